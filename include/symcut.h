@@ -1,0 +1,12 @@
+/* symcut — symbolic shapes and min-cut partitioning for ML compiler front
+ * ends.  The umbrella header: includes every public part. */
+#ifndef SYMCUT_H
+#define SYMCUT_H
+
+#include <symcut/error.h>
+#include <symcut/symint.h>
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char *sc_version(void);
+
+#endif /* SYMCUT_H */

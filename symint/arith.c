@@ -1,0 +1,1 @@
+/* symcut — symint/arith.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/cprint.c (being written) */

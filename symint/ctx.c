@@ -1,0 +1,1 @@
+/* symcut — symint/ctx.c (being written) */

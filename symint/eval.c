@@ -1,0 +1,1 @@
+/* symcut — symint/eval.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/int.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/logic.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/parse.c (being written) */

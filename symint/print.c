@@ -1,0 +1,1 @@
+/* symcut — symint/print.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/prog.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/range.c (being written) */

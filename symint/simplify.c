@@ -1,0 +1,1 @@
+/* symcut — symint/simplify.c (being written) */

@@ -1,0 +1,1 @@
+/* symcut — symint/symmap.c (being written) */

@@ -1,0 +1,21 @@
+/* symcut tests — the one Check runner: one suite per part. */
+#include <stdlib.h>
+
+#include <check.h>
+
+#include "tests/testutil.h"
+
+Suite *symint_suite(void);
+
+int main(void)
+{
+    SRunner *sr;
+    int failed;
+
+    sc_test_seed(); /* print the seed before anything runs */
+    sr = srunner_create(symint_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,29 @@
+/* symcut tests — shared helpers: the seeded generator and the environment
+ * knobs of the property tests. */
+#ifndef SYMCUT_TESTS_TESTUTIL_H
+#define SYMCUT_TESTS_TESTUTIL_H
+
+#include <stdint.h>
+
+/* The seed of this run: SYMCUT_SEED from the environment, else one drawn
+ * from the clock.  Printed once ("symcut tests: SYMCUT_SEED=...") so that
+ * a failure can be replayed. */
+uint64_t sc_test_seed(void);
+
+/* The number of cases a property test runs: SYMCUT_CASES from the
+ * environment, else `dflt`. */
+long sc_test_cases(long dflt);
+
+/* A small, fast, seeded generator (xoshiro256**). */
+typedef struct sc_test_rng {
+    uint64_t s[4];
+} sc_test_rng;
+
+void sc_test_rng_init(sc_test_rng *r, uint64_t seed);
+uint64_t sc_test_rng_next(sc_test_rng *r);
+/* Uniform in [0, n); n > 0. */
+uint64_t sc_test_rng_below(sc_test_rng *r, uint64_t n);
+/* Uniform in [lo, hi]. */
+int64_t sc_test_rng_range(sc_test_rng *r, int64_t lo, int64_t hi);
+
+#endif
