@@ -1,0 +1,62 @@
+/* symcut — the command-line tool: dispatch to subcommands. */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    cli_command_fn fn;
+    const char *summary;
+} commands[] = {
+    {"expr", cli_cmd_expr, "simplify, evaluate or bound symbolic integer expressions"},
+    {"env", cli_cmd_env, "run a shape-environment script (symbols, guards, asserts)"},
+};
+
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    size_t i;
+    fprintf(out,
+            "Usage: symcut COMMAND [ARGS...]\n"
+            "       symcut --version | --help\n"
+            "\n"
+            "Symbolic shapes and min-cut partitioning for ML compiler front ends.\n"
+            "\n"
+            "Commands:\n");
+    for (i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\n"
+            "Run 'symcut COMMAND --help' for a command's options.\n"
+            "\n"
+            "Exit status: 0 success; 1 bad command line; 2 bad input or a\n"
+            "failed check.\n");
+}
+
+int main(int argc, char **argv)
+{
+    size_t i;
+
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (cli_is_help(argv[1])) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("symcut %s (library %s)\n", PACKAGE_VERSION, sc_version());
+        return CLI_EXIT_OK;
+    }
+    for (i = 0; i < NCOMMANDS; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    cli_errorf("unknown command '%s'", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}
