@@ -1,0 +1,262 @@
+/* symcut expr — simplify, evaluate or bound symbolic integer expressions.
+ *
+ *   symcut expr simplify [--range s0=2..1024,...] EXPR... | -f FILE
+ *   symcut expr eval --bind s0=5,s1=7 EXPR... | -f FILE
+ *   symcut expr range [--range s0=2..] EXPR... | -f FILE
+ *
+ * One result a line.  An expression that fails prints a located error on
+ * stderr; the others still run, and the exit status is 2. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef enum { MODE_SIMPLIFY, MODE_EVAL, MODE_RANGE } expr_mode;
+
+typedef struct expr_job {
+    sc_ctx *ctx;
+    expr_mode mode;
+    sc_symmap *binding;
+    sc_bounds *bounds;
+} expr_job;
+
+static void usage(FILE *out)
+{
+    fputs("Usage: symcut expr simplify [--range RANGES] (EXPR... | -f FILE)\n"
+          "       symcut expr eval --bind BINDINGS (EXPR... | -f FILE)\n"
+          "       symcut expr range [--range RANGES] (EXPR... | -f FILE)\n"
+          "\n"
+          "Canonicalize and simplify, evaluate, or bound symbolic integer\n"
+          "expressions written as PyTorch prints them (s0*s1 + 2, s0//8,\n"
+          "Mod(s0, 8), Max(1, s1), Eq(s0, s1), s0 >= 2; also %, **, ==, !=,\n"
+          "and/or/not).  Arithmetic is exact, with Python's floor division.\n"
+          "\n"
+          "Options:\n"
+          "  --bind s0=5,s1=7      values of the symbols (eval)\n"
+          "  --range s0=2..1024    ranges of the symbols; an empty side is\n"
+          "                        infinity (s0=2..); repeatable\n"
+          "  -f FILE               read one expression a line ('-' is stdin;\n"
+          "                        blank lines and lines starting with # skipped)\n"
+          "  --                    the remaining arguments are expressions\n"
+          "\n"
+          "Prints one result a line.  Errors name the line and column.\n"
+          "Exit status: 0 all ok; 1 bad command line; 2 an expression failed.\n",
+          out);
+}
+
+/* Run one expression; prints its result or its error.  Returns true on
+ * success. */
+static bool run_one(expr_job *job, const char *text, const char *file,
+                    int line)
+{
+    sc_expr *e = NULL, *r;
+    sc_error err;
+    sc_range range;
+    mpz_t value;
+    char *s;
+    bool ok = false;
+
+    if (sc_expr_parse(job->ctx, text, file, line, &e, &err) != SC_OK) {
+        cli_report(&err);
+        return false;
+    }
+    switch (job->mode) {
+    case MODE_SIMPLIFY:
+        r = sc_expr_simplify(job->ctx, e, job->bounds);
+        s = r ? sc_expr_to_str(job->ctx, r) : NULL;
+        if (!s)
+            break;
+        puts(s);
+        free(s);
+        ok = true;
+        break;
+    case MODE_EVAL:
+        mpz_init(value);
+        if (sc_expr_eval(job->ctx, e, job->binding, value, &err) == SC_OK) {
+            if (sc_expr_is_bool(e))
+                puts(mpz_sgn(value) ? "True" : "False");
+            else {
+                mpz_out_str(stdout, 10, value);
+                putchar('\n');
+            }
+            ok = true;
+        } else {
+            err.line = line;
+            snprintf(err.file, sizeof err.file, "%s", file);
+            cli_report(&err);
+            mpz_clear(value);
+            return false;
+        }
+        mpz_clear(value);
+        break;
+    case MODE_RANGE:
+        sc_range_init(&range);
+        if (sc_expr_range(job->ctx, e, job->bounds, &range, &err) == SC_OK) {
+            s = sc_range_to_str(&range);
+            if (s) {
+                puts(s);
+                free(s);
+                ok = true;
+            }
+        } else {
+            err.line = line;
+            snprintf(err.file, sizeof err.file, "%s", file);
+            cli_report(&err);
+            sc_range_clear(&range);
+            return false;
+        }
+        sc_range_clear(&range);
+        break;
+    }
+    if (!ok) {
+        sc_ctx_take_error(job->ctx, &err);
+        err.line = line;
+        snprintf(err.file, sizeof err.file, "%s", file);
+        cli_report(&err);
+    }
+    return ok;
+}
+
+/* Every non-blank, non-comment line of a file is an expression. */
+static bool run_file(expr_job *job, const char *path)
+{
+    sc_error err;
+    char *text = cli_read_file(path, NULL, &err), *p, *nl;
+    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    bool ok = true;
+    int line = 0;
+
+    if (!text) {
+        cli_report(&err);
+        return false;
+    }
+    for (p = text; *p; p = nl ? nl + 1 : p + strlen(p)) {
+        const char *q;
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        line++;
+        for (q = p; *q == ' ' || *q == '\t' || *q == '\r'; q++)
+            ;
+        if (*q == '\0' || *q == '#')
+            continue;
+        if (!run_one(job, p, name, line))
+            ok = false;
+        if (!nl)
+            break;
+    }
+    free(text);
+    return ok;
+}
+
+int cli_cmd_expr(int argc, char **argv)
+{
+    expr_job job = {0};
+    const char *file = NULL;
+    int i, first_expr = argc, status = CLI_EXIT_USAGE, nexpr = 0;
+    bool ok = true, have_bind = false;
+    sc_error err;
+    char label[32];
+
+    if (argc < 2 || cli_is_help(argv[1])) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "simplify") == 0)
+        job.mode = MODE_SIMPLIFY;
+    else if (strcmp(argv[1], "eval") == 0)
+        job.mode = MODE_EVAL;
+    else if (strcmp(argv[1], "range") == 0)
+        job.mode = MODE_RANGE;
+    else
+        return cli_usage_error("expr", "unknown action '%s' (expected "
+                               "simplify, eval or range)", argv[1]);
+    job.ctx = sc_ctx_new();
+    job.binding = job.ctx ? sc_symmap_new(job.ctx) : NULL;
+    job.bounds = job.ctx ? sc_bounds_new(job.ctx) : NULL;
+    if (!job.binding || !job.bounds) {
+        cli_errorf("out of memory");
+        status = CLI_EXIT_INPUT;
+        goto done;
+    }
+    for (i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            first_expr = i + 1;
+            break;
+        } else if (cli_is_help(a)) {
+            usage(stdout);
+            status = CLI_EXIT_OK;
+            goto done;
+        } else if (strcmp(a, "--bind") == 0 || strcmp(a, "--range") == 0 ||
+                   strcmp(a, "-f") == 0) {
+            if (i + 1 >= argc) {
+                status = cli_usage_error("expr", "%s needs a value", a);
+                goto done;
+            }
+            if (strcmp(a, "-f") == 0)
+                file = argv[++i];
+            else if (strcmp(a, "--bind") == 0) {
+                if (job.mode != MODE_EVAL) {
+                    status = cli_usage_error("expr", "--bind is for eval");
+                    goto done;
+                }
+                have_bind = true;
+                if (cli_parse_bindings(job.ctx, argv[++i], job.binding,
+                                       &err) != SC_OK) {
+                    status = cli_usage_error("expr", "--bind: %s", err.message);
+                    goto done;
+                }
+            } else {
+                if (job.mode == MODE_EVAL) {
+                    status = cli_usage_error("expr", "--range is for simplify "
+                                             "and range");
+                    goto done;
+                }
+                if (cli_parse_ranges(job.ctx, argv[++i], job.bounds, &err) !=
+                    SC_OK) {
+                    status = cli_usage_error("expr", "--range: %s",
+                                             err.message);
+                    goto done;
+                }
+            }
+        } else if (a[0] == '-' && a[1] == '-') {
+            status = cli_usage_error("expr", "unknown option '%s'", a);
+            goto done;
+        } else {
+            first_expr = i;
+            break;
+        }
+    }
+    (void)have_bind;
+    nexpr = argc - first_expr;
+    if (file && nexpr > 0) {
+        status = cli_usage_error("expr", "give expressions or -f FILE, "
+                                 "not both");
+        goto done;
+    }
+    if (!file && nexpr == 0) {
+        status = cli_usage_error("expr", "no expression given");
+        goto done;
+    }
+    if (file)
+        ok = run_file(&job, file);
+    for (i = first_expr; i < argc; i++) {
+        snprintf(label, sizeof label, "argument %d", i - first_expr + 1);
+        if (!run_one(&job, argv[i], label, 1))
+            ok = false;
+    }
+    if (fflush(stdout) != 0) {
+        cli_errorf("cannot write to standard output");
+        ok = false;
+    }
+    status = ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+done:
+    sc_bounds_free(job.bounds);
+    sc_symmap_free(job.binding);
+    sc_ctx_free(job.ctx);
+    return status;
+}

@@ -1,0 +1,277 @@
+/* symcut — helpers shared by the subcommands: messages, files, and the
+ * `name=value` argument syntax. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+void cli_errorf(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("symcut: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+void cli_report(const sc_error *err)
+{
+    char buf[SC_ERROR_MESSAGE_MAX + SC_ERROR_FILE_MAX + 64];
+    sc_error_format(err, buf, sizeof buf);
+    fprintf(stderr, "symcut: %s\n", buf);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("symcut: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'symcut %s --help'.\n", cmd);
+    return CLI_EXIT_USAGE;
+}
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+char *cli_read_file(const char *path, size_t *len, sc_error *err)
+{
+    FILE *f;
+    char *buf = NULL, *p;
+    size_t cap = 0, n = 0, got;
+    bool is_stdin = strcmp(path, "-") == 0;
+
+    sc_error_init(err);
+    f = is_stdin ? stdin : fopen(path, "rb");
+    if (!f) {
+        err->code = SC_ERR_IO;
+        snprintf(err->message, sizeof err->message, "cannot open '%s': %s",
+                 path, strerror(errno));
+        return NULL;
+    }
+    for (;;) {
+        if (cap - n < 4096) {
+            cap = cap ? cap * 2 : 65536;
+            p = realloc(buf, cap + 1);
+            if (!p) {
+                err->code = SC_ERR_NOMEM;
+                snprintf(err->message, sizeof err->message,
+                         "out of memory reading '%s'", path);
+                goto fail;
+            }
+            buf = p;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        err->code = SC_ERR_IO;
+        snprintf(err->message, sizeof err->message, "cannot read '%s'", path);
+        goto fail;
+    }
+    if (memchr(buf, '\0', n)) {
+        err->code = SC_ERR_PARSE;
+        snprintf(err->message, sizeof err->message,
+                 "'%s' is not a text file (it contains NUL bytes)", path);
+        goto fail;
+    }
+    buf[n] = '\0';
+    if (!is_stdin)
+        fclose(f);
+    if (len)
+        *len = n;
+    return buf;
+fail:
+    if (!is_stdin)
+        fclose(f);
+    free(buf);
+    return NULL;
+}
+
+sc_status cli_write_file(const char *path, const char *data, size_t len,
+                         sc_error *err)
+{
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int fd;
+
+    sc_error_init(err);
+    if (!path || strcmp(path, "-") == 0) {
+        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+            err->code = SC_ERR_IO;
+            snprintf(err->message, sizeof err->message,
+                     "cannot write to standard output: %s", strerror(errno));
+            return SC_ERR_IO;
+        }
+        return SC_OK;
+    }
+    tmp = malloc(strlen(path) + 16);
+    if (!tmp) {
+        err->code = SC_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return SC_ERR_NOMEM;
+    }
+    sprintf(tmp, "%s.tmpXXXXXX", path);
+    fd = mkstemp(tmp);
+    if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+        err->code = SC_ERR_IO;
+        snprintf(err->message, sizeof err->message,
+                 "cannot create a file beside '%s': %s", path,
+                 strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return SC_ERR_IO;
+    }
+    if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fclose(f) != 0) {
+        err->code = SC_ERR_IO;
+        snprintf(err->message, sizeof err->message, "cannot write '%s': %s",
+                 path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return SC_ERR_IO;
+    }
+    if (rename(tmp, path) != 0) {
+        err->code = SC_ERR_IO;
+        snprintf(err->message, sizeof err->message, "cannot write '%s': %s",
+                 path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return SC_ERR_IO;
+    }
+    free(tmp);
+    return SC_OK;
+}
+
+/* Split "a=b,c=d" items; calls fn(name, value) for each.  The text is
+ * copied so that it can be cut in place. */
+typedef sc_status (*item_fn)(sc_ctx *ctx, const char *name, const char *value,
+                             void *arg, sc_error *err);
+
+static sc_status for_each_item(sc_ctx *ctx, const char *text, item_fn fn,
+                               void *arg, sc_error *err)
+{
+    char *copy = strdup(text), *item, *save = NULL, *eq;
+    sc_status status = SC_OK;
+
+    if (!copy) {
+        err->code = SC_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return SC_ERR_NOMEM;
+    }
+    for (item = strtok_r(copy, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ')
+            item++;
+        eq = strchr(item, '=');
+        if (!eq || eq == item) {
+            err->code = status = SC_ERR_PARSE;
+            snprintf(err->message, sizeof err->message,
+                     "expected NAME=VALUE, got '%s'", item);
+            break;
+        }
+        *eq = '\0';
+        status = fn(ctx, item, eq + 1, arg, err);
+        if (status != SC_OK)
+            break;
+    }
+    free(copy);
+    return status;
+}
+
+static sc_status bind_item(sc_ctx *ctx, const char *name, const char *value,
+                           void *arg, sc_error *err)
+{
+    sc_expr *sym = sc_expr_symbol(ctx, name);
+    sc_expr *v = sc_expr_int_str(ctx, value);
+    if (!sym || !v) {
+        sc_ctx_take_error(ctx, err);
+        snprintf(err->message, sizeof err->message,
+                 "bad binding '%s=%s': expected a symbol name and an integer",
+                 name, value);
+        return err->code;
+    }
+    return sc_symmap_set(arg, sym, v, err);
+}
+
+sc_status cli_parse_bindings(sc_ctx *ctx, const char *text, sc_symmap *map,
+                             sc_error *err)
+{
+    return for_each_item(ctx, text, bind_item, map, err);
+}
+
+static sc_status range_item(sc_ctx *ctx, const char *name, const char *value,
+                            void *arg, sc_error *err)
+{
+    const char *dots = strstr(value, "..");
+    sc_expr *sym = sc_expr_symbol(ctx, name), *lo = NULL, *hi = NULL;
+    sc_range r;
+    sc_status status;
+    char *lo_text;
+
+    if (!sym) {
+        sc_ctx_take_error(ctx, err);
+        return err->code;
+    }
+    if (!dots) {
+        err->code = SC_ERR_PARSE;
+        snprintf(err->message, sizeof err->message,
+                 "bad range '%s=%s': expected NAME=LO..HI (a side may be empty)",
+                 name, value);
+        return SC_ERR_PARSE;
+    }
+    lo_text = strndup(value, (size_t)(dots - value));
+    if (!lo_text) {
+        err->code = SC_ERR_NOMEM;
+        return SC_ERR_NOMEM;
+    }
+    if (*lo_text)
+        lo = sc_expr_int_str(ctx, lo_text);
+    if (dots[2])
+        hi = sc_expr_int_str(ctx, dots + 2);
+    if ((*lo_text && !lo) || (dots[2] && !hi)) {
+        free(lo_text);
+        sc_ctx_take_error(ctx, err);
+        snprintf(err->message, sizeof err->message,
+                 "bad range '%s=%s': the bounds must be integers", name, value);
+        return err->code;
+    }
+    free(lo_text);
+    sc_range_init(&r);
+    r.lo_inf = !lo;
+    r.hi_inf = !hi;
+    if (lo)
+        sc_expr_get_mpz(lo, r.lo);
+    if (hi)
+        sc_expr_get_mpz(hi, r.hi);
+    if (sc_range_is_empty(&r)) {
+        sc_range_clear(&r);
+        err->code = SC_ERR_INVALID;
+        snprintf(err->message, sizeof err->message,
+                 "empty range '%s=%s'", name, value);
+        return SC_ERR_INVALID;
+    }
+    status = sc_bounds_set(arg, sym, &r, err);
+    sc_range_clear(&r);
+    return status;
+}
+
+sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,
+                           sc_error *err)
+{
+    return for_each_item(ctx, text, range_item, bounds, err);
+}
