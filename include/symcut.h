@@ -5,6 +5,7 @@
 
 #include <symcut/error.h>
 #include <symcut/symint.h>
+#include <symcut/guards.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *sc_version(void);

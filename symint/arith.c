@@ -1,1 +1,1147 @@
-/* symcut — symint/arith.c (being written) */
+/* symcut — integer constructors and their canonical forms: Add, Mul, Pow,
+ * FloorDiv, CeilDiv, Mod, Min, Max.
+ *
+ * Every public constructor takes a scratch mark, works on arrays and
+ * scratch integers of the context, interns its result and releases the
+ * mark; on failure the reason is in the context and nothing was inserted
+ * half-way. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symint/expr.h"
+
+/* coefficient * term (term is neither INT nor ADD), or base ** exponent. */
+typedef struct term {
+    sc_expr *t;
+    sc__int k;
+} term;
+
+typedef struct power {
+    sc_expr *b;
+    uint64_t e;
+} power;
+
+/* Any integer expression seen as constant + sum k[i] * t[i]. */
+typedef struct sum_view {
+    sc__int c;
+    size_t n;
+    sc_expr *const *t;
+    const sc__int *k;
+    sc_expr *one_t;
+    sc__int one_k;
+} sum_view;
+
+static const sc__int one_int = {1, NULL};
+static const sc__int minus_one_int = {-1, NULL};
+
+static void view_sum(sum_view *v, sc_expr *e)
+{
+    if (e->kind == SC_EXPR_ADD) {
+        v->c = e->u.value;
+        v->n = e->nargs;
+        v->t = e->args;
+        v->k = e->coefs;
+    } else if (e->kind == SC_EXPR_INT) {
+        v->c = e->u.value;
+        v->n = 0;
+        v->t = NULL;
+        v->k = NULL;
+    } else {
+        sc__int_set_si(&v->c, 0);
+        v->n = 1;
+        v->one_t = e;
+        sc__int_set_si(&v->one_k, 1);
+        v->t = &v->one_t;
+        v->k = &v->one_k;
+    }
+}
+
+static size_t nterms(const sc_expr *e)
+{
+    if (e->kind == SC_EXPR_ADD)
+        return e->nargs;
+    return e->kind != SC_EXPR_INT;
+}
+
+static sc_expr *type_error(sc_ctx *ctx, const char *op)
+{
+    return sc__ctx_fail(ctx, SC_ERR_TYPE,
+                        "%s: a boolean where an integer is expected", op);
+}
+
+static void *scratch_array(sc_ctx *ctx, size_t n, size_t size)
+{
+    if (n > SIZE_MAX / size) {
+        sc__ctx_nomem(ctx);
+        return NULL;
+    }
+    return sc__ctx_scratch(ctx, n * size);
+}
+
+/* ---- Sums ---------------------------------------------------------------- */
+
+/* The order of Add terms: total degree descending, then sc_expr_cmp. */
+static int term_cmp(const sc_expr *a, const sc_expr *b)
+{
+    if (a == b)
+        return 0;
+    if (a->degree != b->degree)
+        return a->degree > b->degree ? -1 : 1;
+    return sc_expr_cmp(a, b);
+}
+
+static bool sort_terms(sc_ctx *ctx, term *v, size_t n)
+{
+    size_t i, j, w, lo, mid, hi, a, b, o;
+    term x, *src, *dst, *tmp;
+
+    for (i = 1; i < n; i++)
+        if (term_cmp(v[i - 1].t, v[i].t) > 0)
+            break;
+    if (i >= n)
+        return true;
+    if (n <= 32) {
+        for (; i < n; i++) {
+            x = v[i];
+            for (j = i; j > 0 && term_cmp(v[j - 1].t, x.t) > 0; j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return true;
+    }
+    /* Bottom-up merge sort (stable). */
+    tmp = scratch_array(ctx, n, sizeof *tmp);
+    if (!tmp)
+        return false;
+    src = v;
+    dst = tmp;
+    for (w = 1; w < n; w *= 2) {
+        for (lo = 0; lo < n; lo += 2 * w) {
+            mid = lo + w < n ? lo + w : n;
+            hi = lo + 2 * w < n ? lo + 2 * w : n;
+            a = lo;
+            b = mid;
+            o = lo;
+            while (a < mid && b < hi)
+                dst[o++] = term_cmp(src[b].t, src[a].t) < 0 ? src[b++]
+                                                            : src[a++];
+            while (a < mid)
+                dst[o++] = src[a++];
+            while (b < hi)
+                dst[o++] = src[b++];
+        }
+        tmp = src;
+        src = dst;
+        dst = tmp;
+    }
+    if (src != v)
+        memcpy(v, src, n * sizeof *v);
+    return true;
+}
+
+/* Sort v, combine like terms, drop zero coefficients. */
+static bool normalize_terms(sc_ctx *ctx, term *v, size_t *n)
+{
+    size_t i, j = 0, m = 0;
+
+    if (!sort_terms(ctx, v, *n))
+        return false;
+    for (i = 0; i < *n; i++) {
+        if (j > 0 && v[j - 1].t == v[i].t) {
+            if (!sc__int_add(ctx, &v[j - 1].k, &v[j - 1].k, &v[i].k))
+                return false;
+        } else {
+            v[j++] = v[i];
+        }
+    }
+    for (i = 0; i < j; i++)
+        if (sc__int_sgn(&v[i].k) != 0)
+            v[m++] = v[i];
+    *n = m;
+    return true;
+}
+
+/* The node c + sum v[i] for normalized terms v. */
+static sc_expr *make_sum(sc_ctx *ctx, const sc__int *c, const term *v,
+                         size_t n)
+{
+    sc__mark mark;
+    sc_expr p, **args, *r;
+    sc__int *coefs;
+    size_t i;
+
+    if (n == 0)
+        return sc__expr_int(ctx, c);
+    if (n == 1 && sc__int_sgn(c) == 0 && sc__int_is_si(&v[0].k, 1))
+        return v[0].t;
+    if (n > UINT32_MAX)
+        return sc__ctx_fail(ctx, SC_ERR_LIMIT, "too many terms in a sum");
+    mark = sc__ctx_mark(ctx);
+    args = scratch_array(ctx, n, sizeof *args);
+    coefs = scratch_array(ctx, n, sizeof *coefs);
+    if (!args || !coefs) {
+        sc__ctx_release(ctx, mark);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        args[i] = v[i].t;
+        coefs[i] = v[i].k;
+    }
+    memset(&p, 0, sizeof p);
+    p.kind = SC_EXPR_ADD;
+    p.nargs = (uint32_t)n;
+    p.args = args;
+    p.coefs = coefs;
+    p.u.value = *c;
+    r = sc__intern(ctx, &p);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* Append s * e to the terms v[*n...] and the constant *c (s NULL: 1). */
+static bool push_scaled(sc_ctx *ctx, term *v, size_t *n, sc__int *c,
+                        sc_expr *e, const sc__int *s)
+{
+    sum_view sv;
+    sc__int x;
+    size_t i;
+
+    view_sum(&sv, e);
+    if (sc__int_sgn(&sv.c) != 0) {
+        if (s && !sc__int_mul(ctx, &x, &sv.c, s))
+            return false;
+        if (!sc__int_add(ctx, c, c, s ? &x : &sv.c))
+            return false;
+    }
+    for (i = 0; i < sv.n; i++) {
+        v[*n].t = sv.t[i];
+        if (s) {
+            if (!sc__int_mul(ctx, &v[*n].k, &sv.k[i], s))
+                return false;
+        } else {
+            v[*n].k = sv.k[i];
+        }
+        (*n)++;
+    }
+    return true;
+}
+
+static sc_expr *add_core(sc_ctx *ctx, size_t n, sc_expr *const *a,
+                         const sc__int *s, const sc__int *c0);
+
+/* c + sum v with k*d*FloorDiv(x, d) + k*Mod(x, d) replaced by k*x (for a
+ * constant d: x == d*(x // d) + x % d for every integer x). */
+static sc_expr *recombine_divmod(sc_ctx *ctx, term *v, size_t n,
+                                 const sc__int *c)
+{
+    size_t i, j, m;
+    sc__int kd;
+    sc_expr **args, *mod, *div;
+    sc__int *scale;
+
+    for (i = 0; i < n; i++) {
+        mod = v[i].t;
+        if (mod->kind != SC_EXPR_MOD || mod->args[1]->kind != SC_EXPR_INT)
+            continue;
+        if (!sc__int_mul(ctx, &kd, &v[i].k, &mod->args[1]->u.value))
+            return NULL;
+        for (j = 0; j < n; j++) {
+            div = v[j].t;
+            if (div->kind == SC_EXPR_FLOORDIV && div->args[0] == mod->args[0] &&
+                div->args[1] == mod->args[1] && sc__int_eq(&v[j].k, &kd))
+                break;
+        }
+        if (j == n)
+            continue;
+        args = scratch_array(ctx, n, sizeof *args);
+        scale = scratch_array(ctx, n, sizeof *scale);
+        if (!args || !scale)
+            return NULL;
+        for (m = 0, j = 0; j < n; j++) {
+            if (v[j].t == div)
+                continue;
+            args[m] = v[j].t == mod ? mod->args[0] : v[j].t;
+            scale[m++] = v[j].k;
+        }
+        return add_core(ctx, m, args, scale, c);
+    }
+    return make_sum(ctx, c, v, n);
+}
+
+/* c0 + sum s[i] * a[i] (s NULL: all 1; c0 NULL: 0). */
+static sc_expr *add_core(sc_ctx *ctx, size_t n, sc_expr *const *a,
+                         const sc__int *s, const sc__int *c0)
+{
+    size_t i, total = 0, m = 0;
+    sc__int c;
+    term *v;
+
+    for (i = 0; i < n; i++)
+        total += nterms(a[i]);
+    v = scratch_array(ctx, total ? total : 1, sizeof *v);
+    if (!v)
+        return NULL;
+    if (c0)
+        c = *c0;
+    else
+        sc__int_set_si(&c, 0);
+    for (i = 0; i < n; i++)
+        if (!push_scaled(ctx, v, &m, &c, a[i], s ? &s[i] : NULL))
+            return NULL;
+    if (!normalize_terms(ctx, v, &m))
+        return NULL;
+    for (i = 0; i < m; i++)
+        if (v[i].t->kind == SC_EXPR_MOD)
+            return recombine_divmod(ctx, v, m, &c);
+    return make_sum(ctx, &c, v, m);
+}
+
+sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
+                      int64_t kb, int64_t c)
+{
+    sc_expr *args[2];
+    sc__int s[2], cc;
+    sc__mark mark = sc__ctx_mark(ctx);
+    sc_expr *r;
+
+    args[0] = a;
+    args[1] = b;
+    sc__int_set_si(&s[0], ka);
+    sc__int_set_si(&s[1], kb);
+    sc__int_set_si(&cc, c);
+    r = add_core(ctx, b ? 2 : 1, args, s, &cc);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc__expr_affine(sc_ctx *ctx, sc_expr *e, const sc__int *m,
+                         const sc__int *d, const sc__int *c)
+{
+    sc__mark mark;
+    sum_view sv;
+    term *v;
+    sc_expr *r = NULL;
+    size_t i;
+
+    if (sc__int_sgn(m) == 0)
+        return sc__expr_int(ctx, c);
+    mark = sc__ctx_mark(ctx);
+    view_sum(&sv, e);
+    v = scratch_array(ctx, sv.n ? sv.n : 1, sizeof *v);
+    if (!v)
+        goto out;
+    for (i = 0; i < sv.n; i++) {
+        v[i].t = sv.t[i];
+        if (!sc__int_mul(ctx, &v[i].k, &sv.k[i], m) ||
+            (d && !sc__int_divexact(ctx, &v[i].k, &v[i].k, d)))
+            goto out;
+    }
+    /* Scaling by a nonzero factor keeps the order and no term vanishes. */
+    r = make_sum(ctx, c, v, sv.n);
+out:
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc__expr_scale(sc_ctx *ctx, sc_expr *e, const sc__int *m,
+                        const sc__int *d)
+{
+    sc__mark mark;
+    sc__int c;
+    sc_expr *r = NULL;
+
+    if (sc__int_is_si(m, 1) && (!d || sc__int_is_si(d, 1)))
+        return e;
+    mark = sc__ctx_mark(ctx);
+    if (e->kind == SC_EXPR_ADD || e->kind == SC_EXPR_INT)
+        c = e->u.value;
+    else
+        sc__int_set_si(&c, 0);
+    if (sc__int_mul(ctx, &c, &c, m) &&
+        (!d || sc__int_divexact(ctx, &c, &c, d)))
+        r = sc__expr_affine(ctx, e, m, d, &c);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+bool sc__expr_content(sc_ctx *ctx, sc__int *g, const sc_expr *e)
+{
+    uint32_t i;
+
+    if (e->kind == SC_EXPR_INT)
+        return sc__int_abs(ctx, g, &e->u.value);
+    if (e->kind != SC_EXPR_ADD) {
+        sc__int_set_si(g, 1);
+        return true;
+    }
+    if (!sc__int_abs(ctx, g, &e->u.value))
+        return false;
+    for (i = 0; i < e->nargs && !sc__int_is_si(g, 1); i++)
+        if (!sc__int_gcd(ctx, g, g, &e->coefs[i]))
+            return false;
+    return true;
+}
+
+/* ---- Public sums --------------------------------------------------------- */
+
+#define CHECK_INT1(a, op)                                                    \
+    do {                                                                     \
+        if (!(a))                                                            \
+            return NULL;                                                     \
+        if ((a)->is_bool)                                                    \
+            return type_error(ctx, op);                                      \
+    } while (0)
+
+#define CHECK_INT2(a, b, op)                                                 \
+    do {                                                                     \
+        if (!(a) || !(b))                                                    \
+            return NULL;                                                     \
+        if ((a)->is_bool || (b)->is_bool)                                    \
+            return type_error(ctx, op);                                      \
+    } while (0)
+
+sc_expr *sc_expr_add(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    CHECK_INT2(a, b, "+");
+    return sc__expr_lin(ctx, a, 1, b, 1, 0);
+}
+
+sc_expr *sc_expr_sub(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    CHECK_INT2(a, b, "-");
+    return sc__expr_lin(ctx, a, 1, b, -1, 0);
+}
+
+sc_expr *sc_expr_add_si(sc_ctx *ctx, sc_expr *a, int64_t b)
+{
+    CHECK_INT1(a, "+");
+    if (b == 0)
+        return a;
+    return sc__expr_lin(ctx, a, 1, NULL, 0, b);
+}
+
+sc_expr *sc_expr_neg(sc_ctx *ctx, sc_expr *a)
+{
+    sc__int m;
+    CHECK_INT1(a, "-");
+    sc__int_set_si(&m, -1);
+    return sc__expr_scale(ctx, a, &m, NULL);
+}
+
+sc_expr *sc_expr_mul_si(sc_ctx *ctx, sc_expr *a, int64_t b)
+{
+    sc__int m;
+    CHECK_INT1(a, "*");
+    sc__int_set_si(&m, b);
+    return sc__expr_scale(ctx, a, &m, NULL);
+}
+
+sc_expr *sc_expr_add_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+{
+    sc__mark mark;
+    sc_expr *r;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!args[i])
+            return NULL;
+    for (i = 0; i < n; i++)
+        if (args[i]->is_bool)
+            return type_error(ctx, "+");
+    mark = sc__ctx_mark(ctx);
+    r = add_core(ctx, n, args, NULL, NULL);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* ---- Products ------------------------------------------------------------ */
+
+static bool exp_mul(sc_ctx *ctx, uint64_t *r, uint64_t a, uint64_t b)
+{
+    if (__builtin_mul_overflow(a, b, r) || *r > SC__MAX_EXPONENT) {
+        sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                     "exponent too large (the limit is 2**32)");
+        return false;
+    }
+    return true;
+}
+
+/* Append base ** e for a monomial base: a Mul's bases, or the atom. */
+static bool push_mono(sc_ctx *ctx, power *v, size_t *n, sc_expr *x,
+                      uint64_t e)
+{
+    uint32_t i;
+    if (x->kind != SC_EXPR_MUL) {
+        v[*n].b = x;
+        v[(*n)++].e = e;
+        return true;
+    }
+    for (i = 0; i < x->nargs; i++) {
+        v[*n].b = x->args[i];
+        if (!exp_mul(ctx, &v[*n].e, x->exps[i], e))
+            return false;
+        (*n)++;
+    }
+    return true;
+}
+
+/* The monomial prod v[i].b ** v[i].e (sorted and combined here). */
+static sc_expr *make_mono(sc_ctx *ctx, power *v, size_t n)
+{
+    size_t i, j, m = 0;
+    power x;
+    sc_expr p, **args;
+    uint64_t *exps;
+    sc__mark mark;
+    sc_expr *r;
+
+    for (i = 1; i < n; i++) {
+        x = v[i];
+        for (j = i; j > 0 && sc_expr_cmp(v[j - 1].b, x.b) > 0; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+    for (i = 0; i < n; i++) {
+        if (m > 0 && v[m - 1].b == v[i].b) {
+            v[m - 1].e += v[i].e;
+            if (v[m - 1].e > SC__MAX_EXPONENT || v[m - 1].e < v[i].e)
+                return sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                                    "exponent too large (the limit is 2**32)");
+        } else {
+            v[m++] = v[i];
+        }
+    }
+    if (m == 0)
+        return ctx->one;
+    if (m == 1 && v[0].e == 1)
+        return v[0].b;
+    if (m > UINT32_MAX)
+        return sc__ctx_fail(ctx, SC_ERR_LIMIT, "too many factors");
+    mark = sc__ctx_mark(ctx);
+    args = scratch_array(ctx, m, sizeof *args);
+    exps = scratch_array(ctx, m, sizeof *exps);
+    if (!args || !exps) {
+        sc__ctx_release(ctx, mark);
+        return NULL;
+    }
+    for (i = 0; i < m; i++) {
+        args[i] = v[i].b;
+        exps[i] = v[i].e;
+    }
+    memset(&p, 0, sizeof p);
+    p.kind = SC_EXPR_MUL;
+    p.nargs = (uint32_t)m;
+    p.args = args;
+    p.exps = exps;
+    r = sc__intern(ctx, &p);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* x * y for monomials (NULL stands for 1). */
+static sc_expr *mono_mul(sc_ctx *ctx, sc_expr *x, sc_expr *y)
+{
+    sc__mark mark;
+    power *v;
+    size_t n = 0;
+    sc_expr *r = NULL;
+
+    if (!x)
+        return y;
+    if (!y)
+        return x;
+    mark = sc__ctx_mark(ctx);
+    v = scratch_array(ctx, (x->kind == SC_EXPR_MUL ? x->nargs : 1) +
+                               (y->kind == SC_EXPR_MUL ? y->nargs : 1),
+                      sizeof *v);
+    if (v && push_mono(ctx, v, &n, x, 1) && push_mono(ctx, v, &n, y, 1))
+        r = make_mono(ctx, v, n);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* k * m for a monomial m (ctx->one for 1). */
+static sc_expr *coef_mono(sc_ctx *ctx, const sc__int *k, sc_expr *m)
+{
+    term t;
+    sc__int zero;
+
+    if (!m)
+        return NULL;
+    if (m == ctx->one || sc__int_sgn(k) == 0)
+        return sc__expr_int(ctx, k);
+    sc__int_set_si(&zero, 0);
+    t.t = m;
+    t.k = *k;
+    return make_sum(ctx, &zero, &t, 1);
+}
+
+/* Number of monomials of a sum of t entries to the power e, C(e+t-1, t-1),
+ * saturated at UINT64_MAX. */
+static uint64_t count_monomials(uint64_t t, uint64_t e)
+{
+    unsigned __int128 v = 1;
+    uint64_t k = t - 1 < e ? t - 1 : e, nn = e + t - 1, i;
+
+    for (i = 1; i <= k; i++) {
+        v = v * (nn - k + i) / i;
+        if (v >= UINT64_MAX)
+            return UINT64_MAX;
+    }
+    return (uint64_t)v;
+}
+
+/* P * A for a term list P (with constant *pc) and a sum A, normalized. */
+static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
+                        sc_expr *a)
+{
+    sum_view av;
+    term *q;
+    size_t i, j, n = 0;
+    sc__int qc, k;
+    sc_expr *t;
+
+    view_sum(&av, a);
+    q = scratch_array(ctx, (*pn + 1) * (av.n + 1), sizeof *q);
+    if (!q)
+        return false;
+    sc__int_set_si(&qc, 0);
+    for (i = 0; i <= *pn; i++) {
+        const sc__int *ik = i < *pn ? &(*pv)[i].k : pc;
+        sc_expr *it = i < *pn ? (*pv)[i].t : NULL;
+        if (sc__int_sgn(ik) == 0)
+            continue;
+        for (j = 0; j <= av.n; j++) {
+            const sc__int *jk = j < av.n ? &av.k[j] : &av.c;
+            sc_expr *jt = j < av.n ? av.t[j] : NULL;
+            if (sc__int_sgn(jk) == 0)
+                continue;
+            if (!sc__int_mul(ctx, &k, ik, jk))
+                return false;
+            if (!it && !jt) {
+                if (!sc__int_add(ctx, &qc, &qc, &k))
+                    return false;
+                continue;
+            }
+            t = mono_mul(ctx, it, jt);
+            if (!t)
+                return false;
+            q[n].t = t;
+            q[n++].k = k;
+        }
+    }
+    if (!normalize_terms(ctx, q, &n))
+        return false;
+    *pv = q;
+    *pn = n;
+    *pc = qc;
+    return true;
+}
+
+/* A sum that stays a factor: made primitive (content 1, leading coefficient
+ * positive), the content going to *coef (to the power e). */
+static sc_expr *primitive_base(sc_ctx *ctx, sc_expr *a, uint64_t e,
+                               sc__int *coef)
+{
+    sc__int g, ge;
+
+    if (!sc__expr_content(ctx, &g, a))
+        return NULL;
+    if (sc__int_sgn(&a->coefs[0]) < 0 && !sc__int_neg(ctx, &g, &g))
+        return NULL;
+    if (sc__int_is_si(&g, 1))
+        return a;
+    if (!sc__int_pow_ui(ctx, &ge, &g, e) || !sc__int_mul(ctx, coef, coef, &ge))
+        return NULL;
+    return sc__expr_scale(ctx, a, &one_int, &g);
+}
+
+/* prod f[i] ** fe[i] (fe NULL: exponents 1). */
+static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
+                         const uint64_t *fe)
+{
+    sc__int coef, p;
+    power *bases, *sums;
+    size_t i, nb = 0, ns = 0, cap = 0;
+    uint64_t bound = 1, e;
+    sc_expr *x;
+
+    for (i = 0; i < n; i++) {
+        x = f[i];
+        if (x->kind == SC_EXPR_ADD && x->nargs == 1 &&
+            sc__int_sgn(&x->u.value) == 0)
+            x = x->args[0];
+        cap += x->kind == SC_EXPR_MUL ? x->nargs : 1;
+    }
+    bases = scratch_array(ctx, cap + 1, sizeof *bases);
+    sums = scratch_array(ctx, n + 1, sizeof *sums);
+    if (!bases || !sums)
+        return NULL;
+    sc__int_set_si(&coef, 1);
+    for (i = 0; i < n; i++) {
+        x = f[i];
+        e = fe ? fe[i] : 1;
+        if (e == 0)
+            continue;
+        if (x->kind == SC_EXPR_INT) {
+            if (!sc__int_pow_ui(ctx, &p, &x->u.value, e) ||
+                !sc__int_mul(ctx, &coef, &coef, &p))
+                return NULL;
+        } else if (x->kind == SC_EXPR_ADD && x->nargs == 1 &&
+                   sc__int_sgn(&x->u.value) == 0) {
+            if (!sc__int_pow_ui(ctx, &p, &x->coefs[0], e) ||
+                !sc__int_mul(ctx, &coef, &coef, &p) ||
+                !push_mono(ctx, bases, &nb, x->args[0], e))
+                return NULL;
+        } else if (x->kind == SC_EXPR_ADD) {
+            size_t j;
+            for (j = 0; j < ns && sums[j].b != x; j++)
+                ;
+            if (j < ns) {
+                if (__builtin_add_overflow(sums[j].e, e, &sums[j].e) ||
+                    sums[j].e > SC__MAX_EXPONENT)
+                    return sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                                        "exponent too large (the limit is "
+                                        "2**32)");
+            } else {
+                sums[ns].b = x;
+                sums[ns++].e = e;
+            }
+        } else if (!push_mono(ctx, bases, &nb, x, e)) {
+            return NULL;
+        }
+    }
+    if (sc__int_sgn(&coef) == 0)
+        return ctx->zero;
+    if (ns == 0)
+        return coef_mono(ctx, &coef, make_mono(ctx, bases, nb));
+    if (ns == 1 && sums[0].e == 1 && nb == 0)
+        return sc__expr_scale(ctx, sums[0].b, &coef, NULL);
+
+    for (i = 0; i < ns && bound != UINT64_MAX; i++) {
+        uint64_t t = sums[i].b->nargs + (sc__int_sgn(&sums[i].b->u.value) != 0);
+        uint64_t c = count_monomials(t, sums[i].e);
+        if (c != 0 && bound > UINT64_MAX / c)
+            bound = UINT64_MAX;
+        else
+            bound *= c;
+    }
+    if (bound != UINT64_MAX && bound <= ctx->expand_limit) {
+        term *pv;
+        size_t pn = 0, r;
+        sc__int pc;
+        pv = scratch_array(ctx, 1, sizeof *pv);
+        if (!pv)
+            return NULL;
+        if (nb == 0) {
+            pc = coef;
+        } else {
+            sc__int_set_si(&pc, 0);
+            pv[0].t = make_mono(ctx, bases, nb);
+            pv[0].k = coef;
+            if (!pv[0].t)
+                return NULL;
+            pn = 1;
+        }
+        for (i = 0; i < ns; i++)
+            for (r = 0; r < sums[i].e; r++)
+                if (!expand_step(ctx, &pv, &pn, &pc, sums[i].b))
+                    return NULL;
+        return make_sum(ctx, &pc, pv, pn);
+    }
+    for (i = 0; i < ns; i++) {
+        x = primitive_base(ctx, sums[i].b, sums[i].e, &coef);
+        if (!x)
+            return NULL;
+        bases[nb].b = x;
+        bases[nb++].e = sums[i].e;
+    }
+    return coef_mono(ctx, &coef, make_mono(ctx, bases, nb));
+}
+
+sc_expr *sc_expr_mul(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *f[2], *r;
+    sc__mark mark;
+
+    CHECK_INT2(a, b, "*");
+    if (a->kind == SC_EXPR_INT)
+        return sc__expr_scale(ctx, b, &a->u.value, NULL);
+    if (b->kind == SC_EXPR_INT)
+        return sc__expr_scale(ctx, a, &b->u.value, NULL);
+    f[0] = a;
+    f[1] = b;
+    mark = sc__ctx_mark(ctx);
+    r = mul_core(ctx, 2, f, NULL);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc_expr_mul_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+{
+    sc__mark mark;
+    sc_expr *r;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!args[i])
+            return NULL;
+    for (i = 0; i < n; i++)
+        if (args[i]->is_bool)
+            return type_error(ctx, "*");
+    mark = sc__ctx_mark(ctx);
+    r = mul_core(ctx, n, args, NULL);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc_expr_pow(sc_ctx *ctx, sc_expr *base, uint64_t exponent)
+{
+    sc__mark mark;
+    sc_expr *r = NULL;
+    sc__int v;
+
+    CHECK_INT1(base, "**");
+    if (exponent == 0)
+        return ctx->one;
+    if (exponent == 1)
+        return base;
+    mark = sc__ctx_mark(ctx);
+    if (base->kind == SC_EXPR_INT) {
+        if (sc__int_pow_ui(ctx, &v, &base->u.value, exponent))
+            r = sc__expr_int(ctx, &v);
+    } else if (exponent > SC__MAX_EXPONENT) {
+        sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                     "exponent too large (the limit is 2**32)");
+    } else {
+        r = mul_core(ctx, 1, &base, &exponent);
+    }
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* ---- FloorDiv, CeilDiv, Mod ---------------------------------------------- */
+
+enum { OP_FLOOR, OP_CEIL, OP_MOD };
+
+static const char *const div_names[] = {"FloorDiv", "CeilDiv", "Mod"};
+static const sc_expr_kind div_kinds[] = {SC_EXPR_FLOORDIV, SC_EXPR_CEILDIV,
+                                         SC_EXPR_MOD};
+
+static sc_expr *div_node(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
+{
+    sc_expr p, *args[2];
+    memset(&p, 0, sizeof p);
+    args[0] = a;
+    args[1] = b;
+    p.kind = (uint8_t)div_kinds[op];
+    p.nargs = 2;
+    p.args = args;
+    return sc__intern(ctx, &p);
+}
+
+static sc_expr *div_core(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b);
+
+/* a op d for a constant d (|d| > 1, gcd(content(a), d) == 1): split off
+ * the terms of a (and the multiple of d in its constant) divisible by d,
+ * or NULL with *done false when nothing splits. */
+static sc_expr *div_split(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b,
+                          bool *done)
+{
+    const sc__int *d = &b->u.value;
+    sum_view av;
+    term *qv, *rv;
+    size_t i, nq = 0, nr = 0;
+    sc__int cq, cr, rem;
+    sc_expr *q, *r;
+
+    *done = false;
+    view_sum(&av, a);
+    qv = scratch_array(ctx, av.n + 1, sizeof *qv);
+    rv = scratch_array(ctx, av.n + 1, sizeof *rv);
+    if (!qv || !rv)
+        goto fail;
+    for (i = 0; i < av.n; i++) {
+        if (!sc__int_mod(ctx, &rem, &av.k[i], d))
+            goto fail;
+        if (sc__int_sgn(&rem) == 0) {
+            qv[nq].t = av.t[i];
+            if (!sc__int_divexact(ctx, &qv[nq++].k, &av.k[i], d))
+                goto fail;
+        } else {
+            rv[nr++] = (term){av.t[i], av.k[i]};
+        }
+    }
+    if (!sc__int_floordiv(ctx, &cq, &av.c, d) ||
+        !sc__int_mod(ctx, &cr, &av.c, d))
+        goto fail;
+    if (nq == 0 && sc__int_sgn(&cq) == 0)
+        return NULL; /* nothing to split; *done stays false */
+    *done = true;
+    r = make_sum(ctx, &cr, rv, nr);
+    if (!r)
+        return NULL;
+    r = div_core(ctx, op, r, b);
+    if (!r || op == OP_MOD)
+        return r;
+    q = make_sum(ctx, &cq, qv, nq);
+    if (!q)
+        return NULL;
+    return sc__expr_lin(ctx, q, 1, r, 1, 0);
+fail:
+    *done = true;
+    return NULL;
+}
+
+static sc_expr *div_core(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
+{
+    sc__int g, h, v;
+    sc_expr *r, *ga, *gb;
+    bool ok, done;
+
+    if (b->kind == SC_EXPR_INT && sc__int_sgn(&b->u.value) == 0)
+        return sc__ctx_fail(ctx, SC_ERR_DIV_ZERO, "%s: division by zero",
+                            div_names[op]);
+    if (a->kind == SC_EXPR_INT && b->kind == SC_EXPR_INT) {
+        if (op == OP_FLOOR)
+            ok = sc__int_floordiv(ctx, &v, &a->u.value, &b->u.value);
+        else if (op == OP_CEIL)
+            ok = sc__int_ceildiv(ctx, &v, &a->u.value, &b->u.value);
+        else
+            ok = sc__int_mod(ctx, &v, &a->u.value, &b->u.value);
+        return ok ? sc__expr_int(ctx, &v) : NULL;
+    }
+    if (a == ctx->zero)
+        return ctx->zero;
+    if (a == b)
+        return op == OP_MOD ? ctx->zero : ctx->one;
+
+    /* gcd cancellation: (g*a) op (g*b) == a op b, g*Mod(a, b) for Mod. */
+    if (!sc__expr_content(ctx, &g, a) || !sc__expr_content(ctx, &h, b) ||
+        !sc__int_gcd(ctx, &g, &g, &h))
+        return NULL;
+    if (sc__int_cmp_si(&g, 1) > 0) {
+        ga = sc__expr_scale(ctx, a, &one_int, &g);
+        gb = sc__expr_scale(ctx, b, &one_int, &g);
+        if (!ga || !gb)
+            return NULL;
+        r = div_core(ctx, op, ga, gb);
+        if (!r || op != OP_MOD)
+            return r;
+        return sc__expr_scale(ctx, r, &g, NULL);
+    }
+    if (b->kind != SC_EXPR_INT)
+        return div_node(ctx, op, a, b);
+
+    if (sc__int_is_si(&b->u.value, 1))
+        return op == OP_MOD ? ctx->zero : a;
+    if (sc__int_is_si(&b->u.value, -1))
+        return op == OP_MOD ? ctx->zero
+                            : sc__expr_scale(ctx, a, &minus_one_int, NULL);
+    /* (x // c1) // c2 == x // (c1*c2) for c2 > 0; likewise CeilDiv. */
+    if (op != OP_MOD && a->kind == div_kinds[op] &&
+        a->args[1]->kind == SC_EXPR_INT && sc__int_sgn(&b->u.value) > 0) {
+        if (!sc__int_mul(ctx, &v, &a->args[1]->u.value, &b->u.value))
+            return NULL;
+        gb = sc__expr_int(ctx, &v);
+        return gb ? div_core(ctx, op, a->args[0], gb) : NULL;
+    }
+    /* Mod(Mod(x, m), d) == Mod(x, d) when d divides m. */
+    if (op == OP_MOD && a->kind == SC_EXPR_MOD &&
+        a->args[1]->kind == SC_EXPR_INT) {
+        if (!sc__int_divisible(ctx, &ok, &a->args[1]->u.value, &b->u.value))
+            return NULL;
+        if (ok)
+            return div_core(ctx, op, a->args[0], b);
+    }
+    r = div_split(ctx, op, a, b, &done);
+    if (done)
+        return r;
+    return div_node(ctx, op, a, b);
+}
+
+static sc_expr *div_public(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
+{
+    sc__mark mark;
+    sc_expr *r;
+
+    CHECK_INT2(a, b, div_names[op]);
+    mark = sc__ctx_mark(ctx);
+    r = div_core(ctx, op, a, b);
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc_expr_floordiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    return div_public(ctx, OP_FLOOR, a, b);
+}
+
+sc_expr *sc_expr_ceildiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    return div_public(ctx, OP_CEIL, a, b);
+}
+
+sc_expr *sc_expr_mod(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    return div_public(ctx, OP_MOD, a, b);
+}
+
+/* ---- Min, Max ------------------------------------------------------------ */
+
+static int cmp_expr_ptr(const void *a, const void *b)
+{
+    return sc_expr_cmp(*(sc_expr *const *)a, *(sc_expr *const *)b);
+}
+
+/* Does x - y reduce to a constant?  Then store it in *diff. */
+static bool differ_by_constant(sc_ctx *ctx, sc_expr *x, sc_expr *y,
+                               sc__int *diff, bool *ok)
+{
+    sum_view xv, yv;
+    size_t i;
+
+    *ok = true;
+    view_sum(&xv, x);
+    view_sum(&yv, y);
+    if (xv.n != yv.n)
+        return false;
+    for (i = 0; i < xv.n; i++)
+        if (xv.t[i] != yv.t[i] || !sc__int_eq(&xv.k[i], &yv.k[i]))
+            return false;
+    *ok = sc__int_sub(ctx, diff, &xv.c, &yv.c);
+    return *ok;
+}
+
+#define MINMAX_OFFSET_MAX 32
+
+/* Among arguments that differ by a constant only the largest (Max) or
+ * smallest (Min) matters: Max(a, a + 1) == a + 1.  v[0..*m-1) are the
+ * non-constant arguments; the count includes the constant slot. */
+static bool drop_offsets(sc_ctx *ctx, sc_expr_kind kind, sc_expr **v,
+                         size_t *m)
+{
+    size_t n = *m - 1, i, j, k;
+    sc__int d;
+    bool ok, removed = false;
+
+    for (i = 0; i < n; i++) {
+        if (!v[i])
+            continue;
+        for (j = i + 1; j < n && v[i]; j++) {
+            if (!v[j] || !differ_by_constant(ctx, v[i], v[j], &d, &ok)) {
+                if (!ok)
+                    return false;
+                continue;
+            }
+            /* d = v[i] - v[j] != 0 (they are distinct nodes) */
+            if ((sc__int_sgn(&d) > 0) == (kind == SC_EXPR_MAX))
+                v[j] = NULL;
+            else
+                v[i] = NULL;
+            removed = true;
+        }
+    }
+    if (removed) {
+        for (i = 0, k = 0; i < n; i++)
+            if (v[i])
+                v[k++] = v[i];
+        *m = k + 1;
+    }
+    return true;
+}
+
+static sc_expr *minmax(sc_ctx *ctx, sc_expr_kind kind, size_t n,
+                       sc_expr *const *args)
+{
+    const char *name = kind == SC_EXPR_MIN ? "Min" : "Max";
+    sc__mark mark;
+    sc_expr **v, *x, p, *r = NULL;
+    size_t i, j, total = 0, m = 0, k;
+    sc__int c;
+    bool have_c = false;
+
+    for (i = 0; i < n; i++)
+        if (!args[i])
+            return NULL;
+    for (i = 0; i < n; i++)
+        if (args[i]->is_bool)
+            return type_error(ctx, name);
+    if (n == 0)
+        return sc__ctx_fail(ctx, SC_ERR_INVALID, "%s of no arguments", name);
+    for (i = 0; i < n; i++)
+        total += args[i]->kind == kind ? args[i]->nargs : 1;
+    mark = sc__ctx_mark(ctx);
+    v = scratch_array(ctx, total + 1, sizeof *v);
+    if (!v)
+        goto out;
+    m = 1; /* v[0] is kept for the constant */
+    for (i = 0; i < n; i++) {
+        size_t cnt = args[i]->kind == kind ? args[i]->nargs : 1;
+        for (j = 0; j < cnt; j++) {
+            x = args[i]->kind == kind ? args[i]->args[j] : args[i];
+            if (x->kind != SC_EXPR_INT) {
+                v[m++] = x;
+            } else if (!have_c ||
+                       (sc__int_cmp(&x->u.value, &c) < 0) ==
+                           (kind == SC_EXPR_MIN)) {
+                c = x->u.value;
+                have_c = true;
+            }
+        }
+    }
+    if (m > 2)
+        qsort(v + 1, m - 1, sizeof *v, cmp_expr_ptr);
+    for (i = 1, k = 1; i < m; i++)
+        if (k == 1 || v[k - 1] != v[i])
+            v[k++] = v[i];
+    m = k;
+    if (m - 1 <= MINMAX_OFFSET_MAX && !drop_offsets(ctx, kind, v + 1, &m))
+        goto out;
+    if (have_c) {
+        v[0] = sc__expr_int(ctx, &c);
+        if (!v[0])
+            goto out;
+    } else {
+        v++;
+        m--;
+    }
+    if (m == 1) {
+        r = v[0];
+        goto out;
+    }
+    if (m > UINT32_MAX) {
+        sc__ctx_fail(ctx, SC_ERR_LIMIT, "too many arguments");
+        goto out;
+    }
+    memset(&p, 0, sizeof p);
+    p.kind = (uint8_t)kind;
+    p.nargs = (uint32_t)m;
+    p.args = v;
+    r = sc__intern(ctx, &p);
+out:
+    sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc_expr_min(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *v[2] = {a, b};
+    return minmax(ctx, SC_EXPR_MIN, 2, v);
+}
+
+sc_expr *sc_expr_max(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *v[2] = {a, b};
+    return minmax(ctx, SC_EXPR_MAX, 2, v);
+}
+
+sc_expr *sc_expr_min_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+{
+    return minmax(ctx, SC_EXPR_MIN, n, args);
+}
+
+sc_expr *sc_expr_max_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+{
+    return minmax(ctx, SC_EXPR_MAX, n, args);
+}

@@ -1,1 +1,963 @@
-/* symcut — symint/ctx.c (being written) */
+/* symcut — the context: error recording, scratch memory, the intern table
+ * (hash-consing), symbols, and the inspection functions, including the
+ * canonical total order sc_expr_cmp. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symint/expr.h"
+
+#define TABLE_INITIAL 1024
+#define SCRATCH_BLOCK 16384
+
+struct sc__scratch_block {
+    struct sc__scratch_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+/* ---- Errors -------------------------------------------------------------- */
+
+sc_expr *sc__ctx_fail(sc_ctx *ctx, sc_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc__error_vset(&ctx->error, code, fmt, ap);
+    va_end(ap);
+    return NULL;
+}
+
+sc_expr *sc__ctx_nomem(sc_ctx *ctx)
+{
+    sc__error_nomem(&ctx->error);
+    return NULL;
+}
+
+const sc_error *sc_ctx_error(const sc_ctx *ctx) { return &ctx->error; }
+
+sc_status sc_ctx_take_error(sc_ctx *ctx, sc_error *err)
+{
+    sc_status code = ctx->error.code;
+    if (err)
+        *err = ctx->error;
+    sc_error_init(&ctx->error);
+    return code;
+}
+
+/* ---- Scratch memory ------------------------------------------------------ */
+
+static struct sc__scratch_block *scratch_block_new(size_t size)
+{
+    struct sc__scratch_block *b;
+    if (size > SIZE_MAX - sizeof *b)
+        return NULL;
+    b = sc__malloc(sizeof *b + size);
+    if (!b)
+        return NULL;
+    b->next = NULL;
+    b->size = size;
+    b->used = 0;
+    return b;
+}
+
+sc__mark sc__ctx_mark(const sc_ctx *ctx)
+{
+    sc__mark m;
+    m.block = ctx->scratch_cur;
+    m.used = ctx->scratch_cur->used;
+    m.ntmps = ctx->ntmps_used;
+    return m;
+}
+
+void sc__ctx_release(sc_ctx *ctx, sc__mark mark)
+{
+    ctx->scratch_cur = mark.block;
+    mark.block->used = mark.used;
+    ctx->ntmps_used = mark.ntmps;
+}
+
+void *sc__ctx_scratch(sc_ctx *ctx, size_t size)
+{
+    struct sc__scratch_block *b = ctx->scratch_cur, *nb;
+    void *p;
+    size_t want;
+
+    size = (size + 15) & ~(size_t)15;
+    if (size == 0)
+        size = 16;
+    if (b->size - b->used < size) {
+        /* The blocks after the current one are free: reuse or replace. */
+        nb = b->next;
+        if (nb && nb->size >= size) {
+            nb->used = 0;
+        } else {
+            want = b->size * 2 > size ? b->size * 2 : size;
+            nb = scratch_block_new(want);
+            if (!nb) {
+                sc__ctx_nomem(ctx);
+                return NULL;
+            }
+            if (b->next) {
+                struct sc__scratch_block *q = b->next, *qn;
+                while (q) {
+                    qn = q->next;
+                    sc__free(q);
+                    q = qn;
+                }
+            }
+            b->next = nb;
+        }
+        ctx->scratch_cur = b = nb;
+    }
+    p = b->data + b->used;
+    b->used += size;
+    return p;
+}
+
+mpz_ptr sc__ctx_tmp(sc_ctx *ctx)
+{
+    mpz_ptr t;
+    void *items;
+
+    if (ctx->ntmps_used < ctx->ntmps)
+        return ctx->tmps[ctx->ntmps_used++];
+    items = ctx->tmps;
+    if (!sc__grow(&items, &ctx->tmps_cap, ctx->ntmps + 1, sizeof(mpz_ptr))) {
+        sc__ctx_nomem(ctx);
+        return NULL;
+    }
+    ctx->tmps = items;
+    t = sc__malloc(sizeof *t);
+    if (!t) {
+        sc__ctx_nomem(ctx);
+        return NULL;
+    }
+    mpz_init(t); /* allocates nothing with GMP >= 6.2 */
+    ctx->tmps[ctx->ntmps++] = t;
+    ctx->ntmps_used++;
+    return t;
+}
+
+/* ---- Hashing ------------------------------------------------------------- */
+
+static uint64_t hmix(uint64_t h, uint64_t v)
+{
+    h ^= v + UINT64_C(0x9e3779b97f4a7c15) + (h << 6) + (h >> 2);
+    h ^= h >> 31;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    h ^= h >> 29;
+    return h;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+static uint64_t content_hash(const sc_expr *p)
+{
+    uint64_t h = hmix(UINT64_C(0x243f6a8885a308d3) + p->kind, p->nargs);
+    uint32_t i;
+
+    switch (p->kind) {
+    case SC_EXPR_INT:
+        return hmix(h, sc__int_hash(&p->u.value));
+    case SC_EXPR_SYMBOL:
+        return hmix(h, name_hash(p->u.sym.name));
+    case SC_EXPR_ADD:
+        h = hmix(h, sc__int_hash(&p->u.value));
+        for (i = 0; i < p->nargs; i++)
+            h = hmix(hmix(h, p->args[i]->hash), sc__int_hash(&p->coefs[i]));
+        return h;
+    case SC_EXPR_MUL:
+        for (i = 0; i < p->nargs; i++)
+            h = hmix(hmix(h, p->args[i]->hash), p->exps[i]);
+        return h;
+    default:
+        for (i = 0; i < p->nargs; i++)
+            h = hmix(h, p->args[i]->hash);
+        return h;
+    }
+}
+
+static bool same_content(const sc_expr *e, const sc_expr *p)
+{
+    uint32_t i;
+
+    if (e->kind != p->kind || e->nargs != p->nargs)
+        return false;
+    switch (p->kind) {
+    case SC_EXPR_INT:
+        return sc__int_eq(&e->u.value, &p->u.value);
+    case SC_EXPR_SYMBOL:
+        return strcmp(e->u.sym.name, p->u.sym.name) == 0;
+    case SC_EXPR_ADD:
+        if (!sc__int_eq(&e->u.value, &p->u.value))
+            return false;
+        for (i = 0; i < p->nargs; i++)
+            if (e->args[i] != p->args[i] ||
+                !sc__int_eq(&e->coefs[i], &p->coefs[i]))
+                return false;
+        return true;
+    case SC_EXPR_MUL:
+        for (i = 0; i < p->nargs; i++)
+            if (e->args[i] != p->args[i] || e->exps[i] != p->exps[i])
+                return false;
+        return true;
+    default:
+        for (i = 0; i < p->nargs; i++)
+            if (e->args[i] != p->args[i])
+                return false;
+        return true;
+    }
+}
+
+/* ---- Interning ----------------------------------------------------------- */
+
+static void table_grow(sc_ctx *ctx)
+{
+    size_t nsize = ctx->table_size * 2, i, j;
+    sc_expr **nt, *e, *next;
+
+    if (nsize > SIZE_MAX / sizeof *nt)
+        return;
+    nt = sc__calloc(nsize, sizeof *nt);
+    if (!nt)
+        return; /* keep the old table: longer chains, still correct */
+    for (i = 0; i < ctx->table_size; i++) {
+        for (e = ctx->table[i]; e; e = next) {
+            next = e->chain;
+            j = e->hash & (nsize - 1);
+            e->chain = nt[j];
+            nt[j] = e;
+        }
+    }
+    sc__free(ctx->table);
+    ctx->table = nt;
+    ctx->table_size = nsize;
+}
+
+static void node_metrics(sc_expr *e)
+{
+    uint32_t i, d = 0;
+    uint64_t s;
+
+    e->depth = 1;
+    for (i = 0; i < e->nargs; i++)
+        if (e->args[i]->depth + 1 > e->depth)
+            e->depth = e->args[i]->depth + 1;
+    switch (e->kind) {
+    case SC_EXPR_INT:
+        e->degree = 0;
+        break;
+    case SC_EXPR_ADD:
+        for (i = 0; i < e->nargs; i++)
+            if (e->args[i]->degree > d)
+                d = e->args[i]->degree;
+        e->degree = d;
+        break;
+    case SC_EXPR_MUL:
+        s = 0;
+        for (i = 0; i < e->nargs; i++) {
+            s += e->exps[i];
+            if (s > UINT32_MAX)
+                s = UINT32_MAX;
+        }
+        e->degree = (uint32_t)s;
+        break;
+    default:
+        e->degree = e->is_bool ? 0 : 1;
+        break;
+    }
+}
+
+/* Copy the big value *v into a context-owned mpz at m and point v at it. */
+static bool own_big(sc_ctx *ctx, sc__int *v, mpz_ptr m)
+{
+    sc__gmp_guard g;
+    mpz_srcptr src = v->big;
+
+    sc__gmp_push(&g);
+    if (setjmp(g.env)) {
+        sc__gmp_pop(&g);
+        return false;
+    }
+    mpz_init(m);
+    ctx->bigs[ctx->nbigs++] = m;
+    mpz_set(m, src);
+    sc__gmp_pop(&g);
+    v->big = m;
+    return true;
+}
+
+static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
+
+sc_expr *sc__intern(sc_ctx *ctx, const sc_expr *p)
+{
+    uint64_t h = content_hash(p);
+    size_t b = h & (ctx->table_size - 1), nbig = 0, need, name_len = 0;
+    size_t off_args, off_coefs, off_exps, off_bigs, off_name;
+    sc_expr *e;
+    unsigned char *mem;
+    uint32_t i;
+    void *items;
+
+    for (e = ctx->table[b]; e; e = e->chain)
+        if (e->hash == h && same_content(e, p))
+            return e;
+
+    if (p->kind == SC_EXPR_INT && p->u.value.big)
+        nbig = 1;
+    if (p->kind == SC_EXPR_ADD) {
+        nbig += p->u.value.big != NULL;
+        for (i = 0; i < p->nargs; i++)
+            nbig += p->coefs[i].big != NULL;
+    }
+    if (nbig) {
+        items = ctx->bigs;
+        if (!sc__grow(&items, &ctx->bigs_cap, ctx->nbigs + nbig,
+                      sizeof(mpz_ptr)))
+            return sc__ctx_nomem(ctx);
+        ctx->bigs = items;
+    }
+    if (p->kind == SC_EXPR_SYMBOL) {
+        items = ctx->symbols;
+        if (!sc__grow(&items, &ctx->symbols_cap, ctx->nsymbols + 1,
+                      sizeof(sc_expr *)))
+            return sc__ctx_nomem(ctx);
+        ctx->symbols = items;
+        name_len = strlen(p->u.sym.name);
+    }
+
+    off_args = align16(sizeof *e);
+    off_coefs = off_args + align16((size_t)p->nargs * sizeof(sc_expr *));
+    off_exps = off_coefs;
+    if (p->kind == SC_EXPR_ADD)
+        off_exps += align16((size_t)p->nargs * sizeof(sc__int));
+    off_bigs = off_exps;
+    if (p->kind == SC_EXPR_MUL)
+        off_bigs += align16((size_t)p->nargs * sizeof(uint64_t));
+    off_name = off_bigs + align16(nbig * sizeof(__mpz_struct));
+    need = off_name + name_len + 1;
+    mem = sc__arena_alloc(&ctx->arena, need);
+    if (!mem)
+        return sc__ctx_nomem(ctx);
+
+    e = (sc_expr *)mem;
+    *e = *p;
+    e->hash = h;
+    e->chain = NULL;
+    e->args = p->nargs ? (sc_expr **)(mem + off_args) : NULL;
+    e->coefs = NULL;
+    e->exps = NULL;
+    if (p->nargs)
+        memcpy(e->args, p->args, p->nargs * sizeof(sc_expr *));
+    if (p->kind == SC_EXPR_ADD) {
+        e->coefs = (sc__int *)(mem + off_coefs);
+        memcpy(e->coefs, p->coefs, p->nargs * sizeof(sc__int));
+    } else if (p->kind == SC_EXPR_MUL) {
+        e->exps = (uint64_t *)(mem + off_exps);
+        memcpy(e->exps, p->exps, p->nargs * sizeof(uint64_t));
+    }
+    if (nbig) {
+        __mpz_struct *m = (__mpz_struct *)(mem + off_bigs);
+        if (e->u.value.big && !own_big(ctx, &e->u.value, m++))
+            return sc__ctx_nomem(ctx);
+        if (p->kind == SC_EXPR_ADD)
+            for (i = 0; i < p->nargs; i++)
+                if (e->coefs[i].big && !own_big(ctx, &e->coefs[i], m++))
+                    return sc__ctx_nomem(ctx);
+    }
+    if (p->kind == SC_EXPR_SYMBOL) {
+        char *name = (char *)(mem + off_name);
+        memcpy(name, p->u.sym.name, name_len + 1);
+        e->u.sym.name = name;
+        e->u.sym.index = ctx->nsymbols;
+        ctx->symbols[ctx->nsymbols++] = e;
+    }
+    node_metrics(e);
+
+    if (ctx->count >= ctx->table_size) {
+        table_grow(ctx);
+        b = h & (ctx->table_size - 1);
+    }
+    e->chain = ctx->table[b];
+    ctx->table[b] = e;
+    ctx->count++;
+    return e;
+}
+
+/* ---- The context --------------------------------------------------------- */
+
+static sc_expr *intern_leaf(sc_ctx *ctx, sc_expr_kind kind, int64_t v)
+{
+    sc_expr p;
+    memset(&p, 0, sizeof p);
+    p.kind = (uint8_t)kind;
+    p.is_bool = kind == SC_EXPR_TRUE || kind == SC_EXPR_FALSE;
+    sc__int_set_si(&p.u.value, v);
+    return sc__intern(ctx, &p);
+}
+
+sc_ctx *sc_ctx_new(void)
+{
+    sc_ctx *ctx;
+
+    sc__gmp_install();
+    ctx = sc__calloc(1, sizeof *ctx);
+    if (!ctx)
+        return NULL;
+    sc__arena_init(&ctx->arena);
+    sc_error_init(&ctx->error);
+    ctx->expand_limit = 256;
+    ctx->table_size = TABLE_INITIAL;
+    ctx->table = sc__calloc(ctx->table_size, sizeof *ctx->table);
+    ctx->scratch_first = scratch_block_new(SCRATCH_BLOCK);
+    ctx->scratch_cur = ctx->scratch_first;
+    if (!ctx->table || !ctx->scratch_first)
+        goto fail;
+    ctx->zero = intern_leaf(ctx, SC_EXPR_INT, 0);
+    ctx->one = intern_leaf(ctx, SC_EXPR_INT, 1);
+    ctx->minus_one = intern_leaf(ctx, SC_EXPR_INT, -1);
+    ctx->true_ = intern_leaf(ctx, SC_EXPR_TRUE, 0);
+    ctx->false_ = intern_leaf(ctx, SC_EXPR_FALSE, 0);
+    if (!ctx->zero || !ctx->one || !ctx->minus_one || !ctx->true_ ||
+        !ctx->false_)
+        goto fail;
+    return ctx;
+fail:
+    sc_ctx_free(ctx);
+    return NULL;
+}
+
+void sc_ctx_free(sc_ctx *ctx)
+{
+    struct sc__scratch_block *b, *next;
+    size_t i;
+
+    if (!ctx)
+        return;
+    for (i = 0; i < ctx->nbigs; i++)
+        mpz_clear(ctx->bigs[i]);
+    for (i = 0; i < ctx->ntmps; i++) {
+        mpz_clear(ctx->tmps[i]);
+        sc__free(ctx->tmps[i]);
+    }
+    for (b = ctx->scratch_first; b; b = next) {
+        next = b->next;
+        sc__free(b);
+    }
+    sc__free(ctx->tmps);
+    sc__free(ctx->bigs);
+    sc__free(ctx->symbols);
+    sc__free(ctx->table);
+    sc__arena_destroy(&ctx->arena);
+    sc__free(ctx);
+}
+
+size_t sc_ctx_node_count(const sc_ctx *ctx) { return ctx->count; }
+size_t sc_ctx_expand_limit(const sc_ctx *ctx) { return ctx->expand_limit; }
+
+void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit)
+{
+    ctx->expand_limit = limit;
+}
+
+size_t sc_ctx_symbol_count(const sc_ctx *ctx) { return ctx->nsymbols; }
+
+sc_expr *sc_ctx_symbol(const sc_ctx *ctx, size_t index)
+{
+    return index < ctx->nsymbols ? ctx->symbols[index] : NULL;
+}
+
+/* ---- Symbols ------------------------------------------------------------- */
+
+static const char *const reserved_words[] = {
+    "True", "False", "and", "or", "not", "None", "inf",
+    "FloorDiv", "CeilDiv", "Mod", "PythonMod", "Min", "Max", "Pow",
+    "Eq", "Ne", "Lt", "Le", "Gt", "Ge", "And", "Or", "Not",
+};
+
+static bool is_ident_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+sc_expr *sc_expr_symbol(sc_ctx *ctx, const char *name)
+{
+    sc_expr p;
+    const char *s;
+    size_t i;
+
+    if (!name)
+        return NULL;
+    if (!is_ident_start(name[0]))
+        return sc__ctx_fail(ctx, SC_ERR_INVALID,
+                            "invalid symbol name '%s'", name);
+    for (s = name + 1; *s; s++)
+        if (!is_ident_start(*s) && !(*s >= '0' && *s <= '9'))
+            return sc__ctx_fail(ctx, SC_ERR_INVALID,
+                                "invalid symbol name '%s'", name);
+    for (i = 0; i < sizeof reserved_words / sizeof *reserved_words; i++)
+        if (strcmp(name, reserved_words[i]) == 0)
+            return sc__ctx_fail(ctx, SC_ERR_INVALID,
+                                "'%s' is a reserved word, not a symbol name",
+                                name);
+    memset(&p, 0, sizeof p);
+    p.kind = SC_EXPR_SYMBOL;
+    p.u.sym.name = name;
+    return sc__intern(ctx, &p);
+}
+
+/* ---- Inspection ---------------------------------------------------------- */
+
+sc_expr_kind sc_expr_get_kind(const sc_expr *e) { return e->kind; }
+bool sc_expr_is_bool(const sc_expr *e) { return e->is_bool; }
+bool sc_expr_is_int(const sc_expr *e) { return e->kind == SC_EXPR_INT; }
+bool sc_expr_is_symbol(const sc_expr *e) { return e->kind == SC_EXPR_SYMBOL; }
+
+bool sc_expr_get_si(const sc_expr *e, int64_t *out)
+{
+    if (e->kind != SC_EXPR_INT || e->u.value.big)
+        return false;
+    if (out)
+        *out = e->u.value.small;
+    return true;
+}
+
+void sc_expr_get_mpz(const sc_expr *e, mpz_ptr out)
+{
+    if (e->kind == SC_EXPR_INT)
+        sc__int_get_mpz(&e->u.value, out);
+    else
+        mpz_set_ui(out, 0);
+}
+
+const char *sc_expr_symbol_name(const sc_expr *e)
+{
+    return e->kind == SC_EXPR_SYMBOL ? e->u.sym.name : NULL;
+}
+
+size_t sc_expr_symbol_index(const sc_expr *e)
+{
+    return e->kind == SC_EXPR_SYMBOL ? e->u.sym.index : (size_t)-1;
+}
+
+size_t sc_expr_nargs(const sc_expr *e) { return e->nargs; }
+
+sc_expr *sc_expr_arg(const sc_expr *e, size_t i)
+{
+    return i < e->nargs ? e->args[i] : NULL;
+}
+
+void sc_expr_add_coef(const sc_expr *e, size_t i, mpz_ptr out)
+{
+    if (e->kind == SC_EXPR_ADD && i < e->nargs)
+        sc__int_get_mpz(&e->coefs[i], out);
+    else
+        mpz_set_ui(out, 0);
+}
+
+void sc_expr_add_constant(const sc_expr *e, mpz_ptr out)
+{
+    if (e->kind == SC_EXPR_ADD || e->kind == SC_EXPR_INT)
+        sc__int_get_mpz(&e->u.value, out);
+    else
+        mpz_set_ui(out, 0);
+}
+
+uint64_t sc_expr_mul_exponent(const sc_expr *e, size_t i)
+{
+    if (e->kind == SC_EXPR_MUL && i < e->nargs)
+        return e->exps[i];
+    return 0;
+}
+
+uint64_t sc_expr_hash(const sc_expr *e) { return e->hash; }
+
+/* ---- The canonical order ------------------------------------------------- */
+
+/* Natural order of names: the part before the trailing digits by bytes,
+ * then the trailing digits as a number (none sorts first), then the whole
+ * name by bytes (so "s01" and "s1" differ). */
+static int name_cmp(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), pa = la, pb = lb, da, db;
+    const char *na, *nb;
+    int c;
+
+    while (pa > 0 && a[pa - 1] >= '0' && a[pa - 1] <= '9')
+        pa--;
+    while (pb > 0 && b[pb - 1] >= '0' && b[pb - 1] <= '9')
+        pb--;
+    c = memcmp(a, b, pa < pb ? pa : pb);
+    if (c)
+        return c < 0 ? -1 : 1;
+    if (pa != pb)
+        return pa < pb ? -1 : 1;
+    if ((pa == la) != (pb == lb))
+        return pa == la ? -1 : 1;
+    na = a + pa;
+    nb = b + pb;
+    while (*na == '0' && na[1])
+        na++;
+    while (*nb == '0' && nb[1])
+        nb++;
+    da = strlen(na);
+    db = strlen(nb);
+    if (da != db)
+        return da < db ? -1 : 1;
+    c = strcmp(na, nb);
+    if (c)
+        return c < 0 ? -1 : 1;
+    c = strcmp(a, b);
+    return (c > 0) - (c < 0);
+}
+
+int sc_expr_cmp(const sc_expr *a, const sc_expr *b)
+{
+    uint32_t i, n;
+    int c;
+
+    if (a == b)
+        return 0;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    switch (a->kind) {
+    case SC_EXPR_INT:
+        return sc__int_cmp(&a->u.value, &b->u.value);
+    case SC_EXPR_SYMBOL:
+        return name_cmp(a->u.sym.name, b->u.sym.name);
+    default:
+        break;
+    }
+    n = a->nargs < b->nargs ? a->nargs : b->nargs;
+    for (i = 0; i < n; i++) {
+        c = sc_expr_cmp(a->args[i], b->args[i]);
+        if (c)
+            return c;
+        if (a->kind == SC_EXPR_ADD) {
+            c = sc__int_cmp(&a->coefs[i], &b->coefs[i]);
+            if (c)
+                return c;
+        } else if (a->kind == SC_EXPR_MUL && a->exps[i] != b->exps[i]) {
+            /* Higher powers first: s0**2 before s0*s1. */
+            return a->exps[i] > b->exps[i] ? -1 : 1;
+        }
+    }
+    if (a->nargs != b->nargs)
+        return a->nargs < b->nargs ? -1 : 1;
+    if (a->kind == SC_EXPR_ADD)
+        return sc__int_cmp(&a->u.value, &b->u.value);
+    return 0;
+}
+
+/* ---- Traversals ---------------------------------------------------------- */
+
+/* A set of nodes (open addressing) with a value per node, for walks over
+ * the DAG that visit each distinct node once. */
+typedef struct node_map {
+    const sc_expr **keys;
+    uint64_t *vals;
+    size_t cap, count;
+} node_map;
+
+static bool map_init(node_map *m)
+{
+    m->cap = 64;
+    m->count = 0;
+    m->keys = sc__calloc(m->cap, sizeof *m->keys);
+    m->vals = sc__calloc(m->cap, sizeof *m->vals);
+    if (!m->keys || !m->vals) {
+        sc__free(m->keys);
+        sc__free(m->vals);
+        return false;
+    }
+    return true;
+}
+
+static void map_free(node_map *m)
+{
+    sc__free(m->keys);
+    sc__free(m->vals);
+}
+
+/* The slot of e (found or empty). */
+static size_t map_slot(const node_map *m, const sc_expr *e)
+{
+    size_t i = (size_t)e->hash & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != e)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+static bool map_put(node_map *m, const sc_expr *e, uint64_t v)
+{
+    size_t i;
+    if ((m->count + 1) * 2 > m->cap) {
+        node_map n;
+        size_t j;
+        n.cap = m->cap * 2;
+        n.count = m->count;
+        n.keys = sc__calloc(n.cap, sizeof *n.keys);
+        n.vals = sc__calloc(n.cap, sizeof *n.vals);
+        if (!n.keys || !n.vals) {
+            sc__free(n.keys);
+            sc__free(n.vals);
+            return false;
+        }
+        for (j = 0; j < m->cap; j++) {
+            if (m->keys[j]) {
+                i = map_slot(&n, m->keys[j]);
+                n.keys[i] = m->keys[j];
+                n.vals[i] = m->vals[j];
+            }
+        }
+        map_free(m);
+        *m = n;
+    }
+    i = map_slot(m, e);
+    if (!m->keys[i])
+        m->count++;
+    m->keys[i] = e;
+    m->vals[i] = v;
+    return true;
+}
+
+static bool map_get(const node_map *m, const sc_expr *e, uint64_t *v)
+{
+    size_t i = map_slot(m, e);
+    if (!m->keys[i])
+        return false;
+    *v = m->vals[i];
+    return true;
+}
+
+/* Calls visit(node, data) once per distinct node of e, children before
+ * parents, with an explicit stack (no recursion on deep trees).  For
+ * sc_expr_size the map holds each node's tree size.  Returns false on
+ * exhaustion, or when visit returns false (early stop). */
+typedef bool (*visit_fn)(const sc_expr *e, node_map *map, void *data);
+
+static bool walk(const sc_expr *root, visit_fn visit, void *data, bool *ok)
+{
+    node_map map;
+    const sc_expr **stack = NULL;
+    uint32_t *next = NULL;
+    size_t sp = 0, cap = 0;
+    uint64_t dummy;
+    bool result = true;
+
+    *ok = false;
+    if (!map_init(&map))
+        return false;
+    cap = 64;
+    stack = sc__malloc(cap * sizeof *stack);
+    next = sc__malloc(cap * sizeof *next);
+    if (!stack || !next)
+        goto out;
+    stack[0] = root;
+    next[0] = 0;
+    sp = 1;
+    while (sp) {
+        const sc_expr *e = stack[sp - 1];
+        if (next[sp - 1] < e->nargs) {
+            const sc_expr *c = e->args[next[sp - 1]++];
+            if (map_get(&map, c, &dummy))
+                continue;
+            if (sp == cap) {
+                void *ns = sc__realloc(stack, 2 * cap * sizeof *stack);
+                void *nn;
+                if (!ns)
+                    goto out;
+                stack = ns;
+                nn = sc__realloc(next, 2 * cap * sizeof *next);
+                if (!nn)
+                    goto out;
+                next = nn;
+                cap *= 2;
+            }
+            stack[sp] = c;
+            next[sp] = 0;
+            sp++;
+            continue;
+        }
+        sp--;
+        if (map_get(&map, e, &dummy))
+            continue;
+        if (!visit(e, &map, data)) {
+            result = false;
+            break;
+        }
+        if (!map_get(&map, e, &dummy) && !map_put(&map, e, 0))
+            goto out;
+    }
+    *ok = true;
+out:
+    sc__free(stack);
+    sc__free(next);
+    map_free(&map);
+    return result;
+}
+
+typedef struct sym_collect {
+    const sc_expr *target;
+    const sc_expr **syms;
+    size_t count, cap;
+    bool failed;
+} sym_collect;
+
+static bool visit_has(const sc_expr *e, node_map *map, void *data)
+{
+    sym_collect *s = data;
+    return e != s->target;
+}
+
+static bool has_symbol_rec(const sc_expr *e, const sc_expr *sym)
+{
+    uint32_t i;
+    if (e == sym)
+        return true;
+    for (i = 0; i < e->nargs; i++)
+        if (has_symbol_rec(e->args[i], sym))
+            return true;
+    return false;
+}
+
+bool sc_expr_has_symbol(const sc_expr *e, const sc_expr *sym)
+{
+    sym_collect s;
+    bool ok, found;
+
+    if (!e || !sym)
+        return false;
+    if (e->nargs == 0)
+        return e == sym;
+    memset(&s, 0, sizeof s);
+    s.target = sym;
+    found = !walk(e, visit_has, &s, &ok);
+    if (!ok)
+        return has_symbol_rec(e, sym);
+    return found;
+}
+
+static bool visit_sym(const sc_expr *e, node_map *map, void *data)
+{
+    sym_collect *s = data;
+    void *p = s->syms;
+    if (e->kind != SC_EXPR_SYMBOL)
+        return true;
+    if (!sc__grow(&p, &s->cap, s->count + 1, sizeof *s->syms)) {
+        s->failed = true;
+        return false;
+    }
+    s->syms = p;
+    s->syms[s->count++] = e;
+    return true;
+}
+
+static int cmp_sym_index(const void *a, const void *b)
+{
+    size_t x = (*(const sc_expr *const *)a)->u.sym.index;
+    size_t y = (*(const sc_expr *const *)b)->u.sym.index;
+    return (x > y) - (x < y);
+}
+
+/* Fallback when memory is exhausted: recursion, deduplicating into out
+ * (symbols beyond cap are counted with possible repetitions). */
+static void free_symbols_rec(const sc_expr *e, sc_expr **out, size_t cap,
+                             size_t *count)
+{
+    uint32_t i;
+    size_t j, k;
+    if (e->kind == SC_EXPR_SYMBOL) {
+        for (j = 0; j < *count && j < cap; j++)
+            if (out[j] == e)
+                return;
+        if (*count >= cap) {
+            (*count)++;
+            return;
+        }
+        for (j = *count; j > 0 && out[j - 1]->u.sym.index > e->u.sym.index;
+             j--)
+            ;
+        for (k = *count; k > j; k--)
+            out[k] = out[k - 1];
+        out[j] = (sc_expr *)e;
+        (*count)++;
+        return;
+    }
+    for (i = 0; i < e->nargs; i++)
+        free_symbols_rec(e->args[i], out, cap, count);
+}
+
+size_t sc_expr_free_symbols(const sc_expr *e, sc_expr **out, size_t cap)
+{
+    sym_collect s;
+    size_t i, n = 0;
+    bool ok;
+
+    if (!e)
+        return 0;
+    if (e->kind == SC_EXPR_SYMBOL) {
+        if (cap > 0)
+            out[0] = (sc_expr *)e;
+        return 1;
+    }
+    if (e->nargs == 0)
+        return 0;
+    memset(&s, 0, sizeof s);
+    walk(e, visit_sym, &s, &ok);
+    if (!ok || s.failed) {
+        sc__free(s.syms);
+        free_symbols_rec(e, out, cap, &n);
+        return n;
+    }
+    qsort(s.syms, s.count, sizeof *s.syms, cmp_sym_index);
+    for (i = 0; i < s.count && i < cap; i++)
+        out[i] = (sc_expr *)s.syms[i];
+    n = s.count;
+    sc__free(s.syms);
+    return n;
+}
+
+static bool visit_size(const sc_expr *e, node_map *map, void *data)
+{
+    uint64_t s = 1, v = 0;
+    uint32_t i;
+    for (i = 0; i < e->nargs; i++) {
+        map_get(map, e->args[i], &v);
+        s = s + v < s ? UINT64_MAX : s + v;
+    }
+    *(uint64_t *)data = s;
+    return map_put(map, e, s);
+}
+
+static uint64_t size_rec(const sc_expr *e)
+{
+    uint64_t s = 1, v;
+    uint32_t i;
+    for (i = 0; i < e->nargs; i++) {
+        v = size_rec(e->args[i]);
+        s = s + v < s ? UINT64_MAX : s + v;
+    }
+    return s;
+}
+
+size_t sc_expr_size(const sc_expr *e)
+{
+    uint64_t s = 1;
+    bool ok;
+    if (!e)
+        return 0;
+    if (e->nargs == 0)
+        return 1;
+    if (!walk(e, visit_size, &s, &ok) || !ok)
+        s = size_rec(e);
+    return s > SIZE_MAX ? SIZE_MAX : (size_t)s;
+}

@@ -64,6 +64,12 @@ struct sc_ctx {
     size_t expand_limit;
     sc_error error;          /* recorded by failing constructors */
     sc_expr *true_, *false_, *zero, *one, *minus_one;
+    /* Appended by the symint core (ctx.c): scratch memory with a stack
+     * discipline (sc__ctx_mark / sc__ctx_release), so that a failing or
+     * long-jumping constructor leaks nothing. */
+    struct sc__scratch_block *scratch_first, *scratch_cur;
+    mpz_ptr *tmps;           /* scratch mpz's, initialised, reused */
+    size_t ntmps_used, ntmps, tmps_cap;
 };
 
 /* Record an error in the context and return NULL (for constructors). */
@@ -78,5 +84,97 @@ int sc__int_sgn(const sc__int *a);
 int sc__int_cmp(const sc__int *a, const sc__int *b);
 bool sc__int_is_si(const sc__int *a, int64_t v);
 void sc__int_get_mpz(const sc__int *a, mpz_ptr out);
+
+/* ---- Appended by the symint core (int.c, ctx.c, arith.c, logic.c) ------
+ *
+ * Error convention of the sc__ functions below that return bool or a
+ * pointer: false / NULL means failure, and the reason (SC_ERR_NOMEM,
+ * SC_ERR_LIMIT, ...) is recorded in the context as by sc__ctx_fail.
+ *
+ * Scratch memory.  Constructors take a mark, allocate temporaries (arrays,
+ * mpz's) from the context, and release to the mark before returning; an
+ * sc__int whose `big` points to a scratch mpz is valid until the release.
+ * Nothing allocated this way survives the release: interning copies. */
+typedef struct sc__mark {
+    struct sc__scratch_block *block;
+    size_t used;
+    size_t ntmps;
+} sc__mark;
+
+sc__mark sc__ctx_mark(const sc_ctx *ctx);
+void sc__ctx_release(sc_ctx *ctx, sc__mark mark);
+/* size bytes aligned to 16, valid until the release of an earlier mark. */
+void *sc__ctx_scratch(sc_ctx *ctx, size_t size);
+/* An initialised scratch mpz (value unspecified). */
+mpz_ptr sc__ctx_tmp(sc_ctx *ctx);
+/* Record SC_ERR_NOMEM and return NULL. */
+sc_expr *sc__ctx_nomem(sc_ctx *ctx);
+
+/* The interned node equal to the prototype p (kind, is_bool, nargs, args,
+ * coefs, exps, u filled in; the other fields are computed).  p's arrays
+ * and big integers may be scratch: a new node gets copies.  NULL on
+ * exhaustion (nothing is half-inserted). */
+sc_expr *sc__intern(sc_ctx *ctx, const sc_expr *p);
+
+/* ---- sc__int (int.c) ----------------------------------------------------
+ * r may alias a or b.  A big result lives in a scratch mpz of ctx. */
+static inline void sc__int_set_si(sc__int *r, int64_t v)
+{
+    r->small = v;
+    r->big = NULL;
+}
+/* r refers to v without copying it (v must outlive r); normalised. */
+void sc__int_view_mpz(sc__int *r, mpz_srcptr v);
+/* r = a copy of v in a scratch mpz (or small). */
+bool sc__int_set_mpz(sc_ctx *ctx, sc__int *r, mpz_srcptr v);
+bool sc__int_eq(const sc__int *a, const sc__int *b);
+int sc__int_cmp_si(const sc__int *a, int64_t v);
+/* Number of bits of |a| (0 for 0). */
+size_t sc__int_bits(const sc__int *a);
+uint64_t sc__int_hash(const sc__int *a);
+bool sc__int_add(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
+bool sc__int_sub(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
+bool sc__int_mul(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
+bool sc__int_neg(sc_ctx *ctx, sc__int *r, const sc__int *a);
+bool sc__int_abs(sc_ctx *ctx, sc__int *r, const sc__int *a);
+/* Python semantics; b != 0 (not checked). */
+bool sc__int_floordiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
+                      const sc__int *b);
+bool sc__int_ceildiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
+                     const sc__int *b);
+bool sc__int_mod(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
+/* b divides a exactly, b != 0. */
+bool sc__int_divexact(sc_ctx *ctx, sc__int *r, const sc__int *a,
+                      const sc__int *b);
+/* Non-negative gcd; gcd(0, 0) == 0. */
+bool sc__int_gcd(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
+/* *out = (b divides a); b == 0 divides only 0. */
+bool sc__int_divisible(sc_ctx *ctx, bool *out, const sc__int *a,
+                       const sc__int *b);
+/* a ** e; SC_ERR_LIMIT when the result would exceed SC__POW_MAX_BITS. */
+#define SC__POW_MAX_BITS ((size_t)1 << 20)
+bool sc__int_pow_ui(sc_ctx *ctx, sc__int *r, const sc__int *a, uint64_t e);
+
+/* The INT node of value v (v may be scratch). */
+sc_expr *sc__expr_int(sc_ctx *ctx, const sc__int *v);
+
+/* ---- Arithmetic helpers (arith.c) -------------------------------------- */
+/* ka*a + kb*b + c (b may be NULL); a, b integer-valued, non-NULL. */
+sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
+                      int64_t kb, int64_t c);
+/* e * m / d for an integer-valued e (d NULL: 1); d must divide every
+ * coefficient and the constant of e exactly.  m == 0 gives 0. */
+sc_expr *sc__expr_scale(sc_ctx *ctx, sc_expr *e, const sc__int *m,
+                        const sc__int *d);
+/* The same with e's constant replaced: (e - const(e)) * m / d + c (only
+ * e's coefficients need be divisible by d). */
+sc_expr *sc__expr_affine(sc_ctx *ctx, sc_expr *e, const sc__int *m,
+                         const sc__int *d, const sc__int *c);
+/* The gcd of e's coefficients (an Add) and constant; 1 for a non-Add
+ * non-constant, |v| for a constant v. */
+bool sc__expr_content(sc_ctx *ctx, sc__int *g, const sc_expr *e);
+
+/* Exponent limit for a non-constant base. */
+#define SC__MAX_EXPONENT ((uint64_t)1 << 32)
 
 #endif /* SYMCUT_SYMINT_EXPR_H */

@@ -1,1 +1,868 @@
-/* symcut — symint/parse.c (being written) */
+/* symcut — the expression parser: Python syntax, as PyTorch prints it.
+ *
+ * A hand-written recursive-descent parser with Python's precedence, from
+ * loosest to tightest:
+ *     or  <  and  <  not  <  comparisons (chained)  <  + -
+ *         <  * // %  <  unary - +  <  **  (right-associative)
+ * Primaries are decimal integers of any size, identifiers (symbols, True,
+ * False), parenthesized expressions and calls of the known functions.
+ * Nodes are built with the public constructors as soon as an operator is
+ * complete, so the result is canonical.  Tokens are scanned on demand and
+ * nothing is allocated on the common path (names and short literals are
+ * copied into stack buffers; call arguments go to a small stack inside the
+ * parser that spills to the heap only for very wide calls).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "symint/expr.h"
+
+/* Parentheses, calls, unary operators, `not` and exponents nest at most
+ * this deep; beyond it is SC_ERR_LIMIT (the parser recurses). */
+#define PARSE_DEPTH_MAX 1000
+
+typedef enum tok_kind {
+    T_END,
+    T_ERROR, /* a lexical error, already recorded */
+    T_INT,
+    T_NAME,
+    T_TRUE,
+    T_FALSE,
+    T_AND,
+    T_OR,
+    T_NOT,
+    T_LPAREN,
+    T_RPAREN,
+    T_COMMA,
+    T_PLUS,
+    T_MINUS,
+    T_STAR,
+    T_POW,
+    T_FLOORDIV,
+    T_SLASH,
+    T_PERCENT,
+    T_LT,
+    T_LE,
+    T_GT,
+    T_GE,
+    T_EQ,
+    T_NE
+} tok_kind;
+
+typedef struct token {
+    tok_kind kind;
+    const char *start;
+    size_t len;
+    int line, col;
+} token;
+
+#define INLINE_ARGS 32
+#define NAME_CACHE 8
+
+typedef struct parser {
+    sc_ctx *ctx;
+    const char *p;          /* next character to scan */
+    const char *line_start; /* first character of the current line */
+    int line;               /* line of *p */
+    token tok;              /* the current token */
+    const char *file;
+    sc_error *err;
+    sc_status status;       /* the first error (SC_OK while none) */
+    int depth;
+    sc_expr **args;         /* pending call arguments */
+    size_t nargs, args_cap;
+    sc_expr *inline_args[INLINE_ARGS];
+    /* Symbols met in this text (names repeat within an expression). */
+    struct {
+        const char *name;
+        size_t len;
+        sc_expr *sym;
+    } names[NAME_CACHE];
+    unsigned nnames;
+} parser;
+
+/* Binary operator precedences (0: not a binary operator). */
+enum {
+    PREC_OR = 1,
+    PREC_AND,
+    PREC_NOT,
+    PREC_CMP,
+    PREC_ADD,
+    PREC_MUL
+};
+
+/* ---- Errors ------------------------------------------------------------- */
+
+/* Record the first error of the parse at (line, col); returns NULL. */
+static sc_expr *fail_at(parser *P, sc_status code, int line, int col,
+                        const char *fmt, ...) SC__PRINTF(5, 6);
+
+static sc_expr *fail_at(parser *P, sc_status code, int line, int col,
+                        const char *fmt, ...)
+{
+    char msg[SC_ERROR_MESSAGE_MAX];
+    va_list ap;
+
+    if (P->status != SC_OK)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    P->status = code;
+    sc__error_set_at(P->err, code, P->file, line, col, "%s", msg);
+    return NULL;
+}
+
+/* A constructor returned NULL: move the error recorded in the context to
+ * the caller's error, located at the operator t. */
+static sc_expr *fail_ctor(parser *P, const token *t)
+{
+    sc_error e;
+    sc_status code;
+
+    sc_error_init(&e);
+    code = sc_ctx_take_error(P->ctx, &e);
+    if (code == SC_OK)
+        return fail_at(P, SC_ERR_INTERNAL, t->line, t->col,
+                       "constructor failed without reporting an error");
+    return fail_at(P, code, t->line, t->col, "%s",
+                   e.message[0] ? e.message : sc_status_str(code));
+}
+
+static sc_expr *check(parser *P, sc_expr *x, const token *t)
+{
+    return x ? x : fail_ctor(P, t);
+}
+
+/* A token for messages: 'text' (shortened) or "end of input". */
+static void describe(const token *t, char *buf, size_t size)
+{
+    if (t->kind == T_END)
+        snprintf(buf, size, "end of input");
+    else
+        snprintf(buf, size, "'%.*s%s'", (int)(t->len > 40 ? 40 : t->len),
+                 t->start, t->len > 40 ? "..." : "");
+}
+
+static sc_expr *fail_unexpected(parser *P, const char *what)
+{
+    char d[64];
+
+    if (P->tok.kind == T_ERROR)
+        return NULL;
+    describe(&P->tok, d, sizeof d);
+    return fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col,
+                   "expected %s, got %s", what, d);
+}
+
+/* ---- Scanner ------------------------------------------------------------ */
+
+static bool is_ident_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_ident_char(unsigned char c)
+{
+    return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static void skip_space(parser *P)
+{
+    const char *p = P->p;
+
+    for (;;) {
+        switch (*p) {
+        case ' ':
+        case '\t':
+        case '\r':
+        case '\f':
+        case '\v':
+            p++;
+            continue;
+        case '\n':
+            p++;
+            P->line++;
+            P->line_start = p;
+            continue;
+        case '\\': /* Python's explicit line joining */
+            if (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')) {
+                p += p[1] == '\n' ? 2 : 3;
+                P->line++;
+                P->line_start = p;
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        break;
+    }
+    P->p = p;
+}
+
+static void lex_error(parser *P, const char *fmt, unsigned char c)
+{
+    char shown[8];
+
+    if (c >= 0x20 && c < 0x7f)
+        snprintf(shown, sizeof shown, "%c", c);
+    else
+        snprintf(shown, sizeof shown, "\\x%02x", c);
+    P->tok.kind = T_ERROR;
+    fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col, fmt, shown);
+}
+
+/* The keyword kind of an identifier, or T_NAME. */
+static tok_kind keyword(const char *s, size_t n)
+{
+    switch (n) {
+    case 2:
+        return memcmp(s, "or", 2) == 0 ? T_OR : T_NAME;
+    case 3:
+        if (memcmp(s, "and", 3) == 0)
+            return T_AND;
+        return memcmp(s, "not", 3) == 0 ? T_NOT : T_NAME;
+    case 4:
+        return memcmp(s, "True", 4) == 0 ? T_TRUE : T_NAME;
+    case 5:
+        return memcmp(s, "False", 5) == 0 ? T_FALSE : T_NAME;
+    default:
+        return T_NAME;
+    }
+}
+
+/* Scan the next token into P->tok. */
+static void advance(parser *P)
+{
+    const char *p;
+    token *t = &P->tok;
+
+    skip_space(P);
+    p = P->p;
+    t->start = p;
+    t->line = P->line;
+    t->col = (int)(p - P->line_start) + 1;
+    switch (*p) {
+    case '\0':
+        t->kind = T_END;
+        t->len = 0;
+        return;
+    case '(': t->kind = T_LPAREN; p++; break;
+    case ')': t->kind = T_RPAREN; p++; break;
+    case ',': t->kind = T_COMMA; p++; break;
+    case '+': t->kind = T_PLUS; p++; break;
+    case '-': t->kind = T_MINUS; p++; break;
+    case '%': t->kind = T_PERCENT; p++; break;
+    case '*':
+        if (p[1] == '*') { t->kind = T_POW; p += 2; }
+        else { t->kind = T_STAR; p++; }
+        break;
+    case '/':
+        if (p[1] == '/') { t->kind = T_FLOORDIV; p += 2; }
+        else { t->kind = T_SLASH; p++; }
+        break;
+    case '<':
+        if (p[1] == '=') { t->kind = T_LE; p += 2; }
+        else { t->kind = T_LT; p++; }
+        break;
+    case '>':
+        if (p[1] == '=') { t->kind = T_GE; p += 2; }
+        else { t->kind = T_GT; p++; }
+        break;
+    case '=':
+        if (p[1] != '=') {
+            lex_error(P, "unexpected character '%s' (use '==' to compare)",
+                      '=');
+            return;
+        }
+        t->kind = T_EQ;
+        p += 2;
+        break;
+    case '!':
+        if (p[1] != '=') {
+            lex_error(P, "unexpected character '%s'", '!');
+            return;
+        }
+        t->kind = T_NE;
+        p += 2;
+        break;
+    default:
+        if (is_digit((unsigned char)*p)) {
+            while (is_digit((unsigned char)*p))
+                p++;
+            if (is_ident_char((unsigned char)*p) || *p == '.') {
+                t->col += (int)(p - t->start);
+                lex_error(P, *p == '.'
+                                 ? "unexpected character '%s': only integers "
+                                   "are supported"
+                                 : "unexpected character '%s' in a number",
+                          (unsigned char)*p);
+                return;
+            }
+            t->kind = T_INT;
+        } else if (is_ident_start((unsigned char)*p)) {
+            while (is_ident_char((unsigned char)*p))
+                p++;
+            t->kind = keyword(t->start, (size_t)(p - t->start));
+        } else {
+            lex_error(P, "unexpected character '%s'", (unsigned char)*p);
+            return;
+        }
+        break;
+    }
+    t->len = (size_t)(p - t->start);
+    P->p = p;
+}
+
+/* ---- Nesting and the argument stack ------------------------------------- */
+
+static bool enter(parser *P, const token *t)
+{
+    if (++P->depth > PARSE_DEPTH_MAX) {
+        fail_at(P, SC_ERR_LIMIT, t->line, t->col,
+                "expression nested deeper than %d levels", PARSE_DEPTH_MAX);
+        return false;
+    }
+    return true;
+}
+
+static bool push_arg(parser *P, sc_expr *x)
+{
+    sc_expr **n;
+    size_t cap;
+
+    if (P->nargs == P->args_cap) {
+        cap = P->args_cap * 2;
+        if (P->args == P->inline_args) {
+            n = sc__malloc(cap * sizeof *n);
+            if (n)
+                memcpy(n, P->args, P->nargs * sizeof *n);
+        } else {
+            n = sc__realloc(P->args, cap * sizeof *n);
+        }
+        if (!n) {
+            fail_at(P, SC_ERR_NOMEM, P->tok.line, P->tok.col,
+                    "out of memory");
+            return false;
+        }
+        P->args = n;
+        P->args_cap = cap;
+    }
+    P->args[P->nargs++] = x;
+    return true;
+}
+
+/* ---- Primaries ---------------------------------------------------------- */
+
+static sc_expr *parse_expr(parser *P, int minprec);
+static sc_expr *parse_unary(parser *P);
+
+/* A decimal literal: int64 fast path, GMP beyond 18 digits. */
+static sc_expr *make_int(parser *P, const token *t)
+{
+    char small[64];
+    char *s;
+    sc_expr *x;
+    int64_t v = 0;
+    size_t i;
+
+    if (t->len <= 18) {
+        for (i = 0; i < t->len; i++)
+            v = v * 10 + (t->start[i] - '0');
+        return check(P, sc_expr_int_si(P->ctx, v), t);
+    }
+    s = t->len < sizeof small ? small : sc__malloc(t->len + 1);
+    if (!s)
+        return fail_at(P, SC_ERR_NOMEM, t->line, t->col, "out of memory");
+    memcpy(s, t->start, t->len);
+    s[t->len] = '\0';
+    x = sc_expr_int_str(P->ctx, s);
+    if (s != small)
+        sc__free(s);
+    return check(P, x, t);
+}
+
+typedef enum func {
+    F_NONE,
+    F_FLOORDIV,
+    F_CEILDIV,
+    F_MOD,
+    F_PYTHONMOD,
+    F_MIN,
+    F_MAX,
+    F_POW,
+    F_EQ,
+    F_NE,
+    F_LT,
+    F_LE,
+    F_GT,
+    F_GE,
+    F_AND,
+    F_OR,
+    F_NOT
+} func;
+
+/* Name and arity (min, max; max 0: unbounded) of each function. */
+static const struct {
+    const char *name;
+    unsigned min, max;
+} funcs[] = {
+    [F_NONE] = {"", 0, 0},
+    [F_FLOORDIV] = {"FloorDiv", 2, 2},
+    [F_CEILDIV] = {"CeilDiv", 2, 2},
+    [F_MOD] = {"Mod", 2, 2},
+    [F_PYTHONMOD] = {"PythonMod", 2, 2},
+    [F_MIN] = {"Min", 1, 0},
+    [F_MAX] = {"Max", 1, 0},
+    [F_POW] = {"Pow", 2, 2},
+    [F_EQ] = {"Eq", 2, 2},
+    [F_NE] = {"Ne", 2, 2},
+    [F_LT] = {"Lt", 2, 2},
+    [F_LE] = {"Le", 2, 2},
+    [F_GT] = {"Gt", 2, 2},
+    [F_GE] = {"Ge", 2, 2},
+    [F_AND] = {"And", 1, 0},
+    [F_OR] = {"Or", 1, 0},
+    [F_NOT] = {"Not", 1, 1},
+};
+
+static func lookup_func(const char *s, size_t n)
+{
+#define IS(lit) (memcmp(s, lit, n) == 0)
+    if (s[0] < 'A' || s[0] > 'Z')
+        return F_NONE;
+    switch (n) {
+    case 2:
+        return IS("Eq") ? F_EQ : IS("Ne") ? F_NE : IS("Lt") ? F_LT
+             : IS("Le") ? F_LE : IS("Gt") ? F_GT : IS("Ge") ? F_GE
+             : IS("Or") ? F_OR : F_NONE;
+    case 3:
+        return IS("Mod") ? F_MOD : IS("Min") ? F_MIN : IS("Max") ? F_MAX
+             : IS("Pow") ? F_POW : IS("And") ? F_AND : IS("Not") ? F_NOT
+             : F_NONE;
+    case 7:
+        return IS("CeilDiv") ? F_CEILDIV : F_NONE;
+    case 8:
+        return IS("FloorDiv") ? F_FLOORDIV : F_NONE;
+    case 9:
+        return IS("PythonMod") ? F_PYTHONMOD : F_NONE;
+    default:
+        return F_NONE;
+    }
+#undef IS
+}
+
+/* base ** exponent: the exponent must be a natural constant. */
+static sc_expr *make_pow(parser *P, sc_expr *base, sc_expr *exp,
+                         const token *op, const token *at)
+{
+    bool negative;
+
+    if (exp->kind != SC_EXPR_INT)
+        return fail_at(P, SC_ERR_PARSE, at->line, at->col,
+                       "the exponent must be a nonnegative integer "
+                       "constant");
+    negative = exp->u.value.big ? mpz_sgn(exp->u.value.big) < 0
+                                : exp->u.value.small < 0;
+    if (negative)
+        return fail_at(P, SC_ERR_PARSE, at->line, at->col,
+                       "the exponent must be a nonnegative integer "
+                       "constant");
+    if (exp->u.value.big)
+        return fail_at(P, SC_ERR_LIMIT, at->line, at->col,
+                       "exponent too large");
+    return check(P, sc_expr_pow(P->ctx, base, (uint64_t)exp->u.value.small),
+                 op);
+}
+
+static sc_expr *relation(sc_ctx *ctx, tok_kind k, sc_expr *a, sc_expr *b)
+{
+    switch (k) {
+    case T_LT: return sc_expr_lt(ctx, a, b);
+    case T_LE: return sc_expr_le(ctx, a, b);
+    case T_GT: return sc_expr_gt(ctx, a, b);
+    case T_GE: return sc_expr_ge(ctx, a, b);
+    case T_EQ: return sc_expr_eq(ctx, a, b);
+    default: return sc_expr_ne(ctx, a, b);
+    }
+}
+
+static sc_expr *apply_func(parser *P, func f, const token *name,
+                           sc_expr **a, size_t n)
+{
+    sc_ctx *ctx = P->ctx;
+    sc_expr *x = NULL;
+
+    if (n < funcs[f].min || (funcs[f].max && n > funcs[f].max)) {
+        if (funcs[f].min == funcs[f].max)
+            return fail_at(P, SC_ERR_PARSE, name->line, name->col,
+                           "%s takes %u argument%s (%zu given)",
+                           funcs[f].name, funcs[f].min,
+                           funcs[f].min == 1 ? "" : "s", n);
+        return fail_at(P, SC_ERR_PARSE, name->line, name->col,
+                       "%s takes at least %u argument%s (%zu given)",
+                       funcs[f].name, funcs[f].min,
+                       funcs[f].min == 1 ? "" : "s", n);
+    }
+    switch (f) {
+    case F_FLOORDIV: x = sc_expr_floordiv(ctx, a[0], a[1]); break;
+    case F_CEILDIV: x = sc_expr_ceildiv(ctx, a[0], a[1]); break;
+    case F_MOD:
+    case F_PYTHONMOD: x = sc_expr_mod(ctx, a[0], a[1]); break;
+    /* One argument: Min(x) is x, with the constructor's type check. */
+    case F_MIN:
+        x = n == 1 ? sc_expr_min(ctx, a[0], a[0]) : sc_expr_min_n(ctx, n, a);
+        break;
+    case F_MAX:
+        x = n == 1 ? sc_expr_max(ctx, a[0], a[0]) : sc_expr_max_n(ctx, n, a);
+        break;
+    case F_AND:
+        x = n == 1 ? sc_expr_and(ctx, a[0], a[0]) : sc_expr_and_n(ctx, n, a);
+        break;
+    case F_OR:
+        x = n == 1 ? sc_expr_or(ctx, a[0], a[0]) : sc_expr_or_n(ctx, n, a);
+        break;
+    case F_POW: return make_pow(P, a[0], a[1], name, name);
+    case F_EQ: x = sc_expr_eq(ctx, a[0], a[1]); break;
+    case F_NE: x = sc_expr_ne(ctx, a[0], a[1]); break;
+    case F_LT: x = sc_expr_lt(ctx, a[0], a[1]); break;
+    case F_LE: x = sc_expr_le(ctx, a[0], a[1]); break;
+    case F_GT: x = sc_expr_gt(ctx, a[0], a[1]); break;
+    case F_GE: x = sc_expr_ge(ctx, a[0], a[1]); break;
+    case F_NOT: x = sc_expr_not(ctx, a[0]); break;
+    case F_NONE: break;
+    }
+    return check(P, x, name);
+}
+
+/* name '(' args ')' with the current token the '('. */
+static sc_expr *parse_call(parser *P, func f, const token *name)
+{
+    size_t base = P->nargs;
+    sc_expr *x;
+    char msg[64];
+
+    if (!enter(P, name))
+        return NULL;
+    advance(P);
+    while (P->tok.kind != T_RPAREN) {
+        x = parse_expr(P, 0);
+        if (!x || !push_arg(P, x))
+            return NULL;
+        if (P->tok.kind == T_COMMA) {
+            advance(P);
+            continue;
+        }
+        if (P->tok.kind != T_RPAREN) {
+            snprintf(msg, sizeof msg, "')' after arguments of %s",
+                     funcs[f].name);
+            return fail_unexpected(P, msg);
+        }
+    }
+    advance(P);
+    P->depth--;
+    x = apply_func(P, f, name, P->args + base, P->nargs - base);
+    P->nargs = base;
+    return x;
+}
+
+/* A symbol, or a call when a '(' follows the name. */
+static sc_expr *parse_name(parser *P)
+{
+    token name = P->tok;
+    char small[128];
+    char *s;
+    sc_expr *x;
+    unsigned i;
+    func f;
+
+    advance(P);
+    f = lookup_func(name.start, name.len);
+    if (P->tok.kind == T_LPAREN) {
+        if (f == F_NONE)
+            return fail_at(P, SC_ERR_PARSE, name.line, name.col,
+                           "unknown function '%.*s'", (int)name.len,
+                           name.start);
+        return parse_call(P, f, &name);
+    }
+    if (f != F_NONE)
+        return fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col,
+                       "expected '(' after the function name %s",
+                       funcs[f].name);
+    for (i = 0; i < P->nnames && i < NAME_CACHE; i++)
+        if (P->names[i].len == name.len &&
+            memcmp(P->names[i].name, name.start, name.len) == 0)
+            return P->names[i].sym;
+    s = name.len < sizeof small ? small : sc__malloc(name.len + 1);
+    if (!s)
+        return fail_at(P, SC_ERR_NOMEM, name.line, name.col,
+                       "out of memory");
+    memcpy(s, name.start, name.len);
+    s[name.len] = '\0';
+    x = sc_expr_symbol(P->ctx, s);
+    if (s != small)
+        sc__free(s);
+    if (!x)
+        return fail_ctor(P, &name);
+    i = P->nnames++ % NAME_CACHE;
+    P->names[i].name = name.start;
+    P->names[i].len = name.len;
+    P->names[i].sym = x;
+    return x;
+}
+
+static sc_expr *parse_primary(parser *P)
+{
+    token t = P->tok;
+    sc_expr *x;
+
+    switch (t.kind) {
+    case T_INT:
+        advance(P);
+        return make_int(P, &t);
+    case T_NAME:
+        return parse_name(P);
+    case T_TRUE:
+        advance(P);
+        return check(P, sc_expr_true(P->ctx), &t);
+    case T_FALSE:
+        advance(P);
+        return check(P, sc_expr_false(P->ctx), &t);
+    case T_LPAREN:
+        if (!enter(P, &t))
+            return NULL;
+        advance(P);
+        x = parse_expr(P, 0);
+        if (!x)
+            return NULL;
+        if (P->tok.kind != T_RPAREN)
+            return fail_unexpected(P, "')'");
+        advance(P);
+        P->depth--;
+        return x;
+    default:
+        return fail_unexpected(P, "an expression");
+    }
+}
+
+/* ---- Operators ---------------------------------------------------------- */
+
+/* primary ['**' unary]: the exponent binds tighter than a unary minus on
+ * its left (-x**2 is -(x**2)) and is right-associative. */
+static sc_expr *parse_power(parser *P)
+{
+    sc_expr *x, *y;
+    token op, at;
+
+    x = parse_primary(P);
+    if (!x || P->tok.kind != T_POW)
+        return x;
+    op = P->tok;
+    if (!enter(P, &op))
+        return NULL;
+    advance(P);
+    at = P->tok;
+    y = parse_unary(P);
+    if (!y)
+        return NULL;
+    P->depth--;
+    return make_pow(P, x, y, &op, &at);
+}
+
+static sc_expr *parse_unary(parser *P)
+{
+    token op = P->tok;
+    sc_expr *x;
+
+    if (op.kind != T_MINUS && op.kind != T_PLUS)
+        return parse_power(P);
+    if (!enter(P, &op))
+        return NULL;
+    advance(P);
+    x = parse_unary(P);
+    if (!x)
+        return NULL;
+    P->depth--;
+    if (op.kind == T_MINUS)
+        return check(P, sc_expr_neg(P->ctx, x), &op);
+    if (x->is_bool)
+        return fail_at(P, SC_ERR_TYPE, op.line, op.col,
+                       "unary '+' needs an integer operand");
+    return x;
+}
+
+static int binary_prec(tok_kind k)
+{
+    switch (k) {
+    case T_OR: return PREC_OR;
+    case T_AND: return PREC_AND;
+    case T_LT:
+    case T_LE:
+    case T_GT:
+    case T_GE:
+    case T_EQ:
+    case T_NE: return PREC_CMP;
+    case T_PLUS:
+    case T_MINUS: return PREC_ADD;
+    case T_STAR:
+    case T_FLOORDIV:
+    case T_PERCENT:
+    case T_SLASH: return PREC_MUL;
+    default: return 0;
+    }
+}
+
+static sc_expr *binary(sc_ctx *ctx, tok_kind k, sc_expr *a, sc_expr *b)
+{
+    switch (k) {
+    case T_OR: return sc_expr_or(ctx, a, b);
+    case T_AND: return sc_expr_and(ctx, a, b);
+    case T_PLUS: return sc_expr_add(ctx, a, b);
+    case T_MINUS: return sc_expr_sub(ctx, a, b);
+    case T_STAR: return sc_expr_mul(ctx, a, b);
+    case T_FLOORDIV: return sc_expr_floordiv(ctx, a, b);
+    default: return sc_expr_mod(ctx, a, b);
+    }
+}
+
+/* a < b <= c ...: And(a < b, b <= c, ...), with x the first operand and
+ * the current token the first comparison. */
+static sc_expr *parse_chain(parser *P, sc_expr *x)
+{
+    sc_expr *acc = NULL, *y, *r;
+    token op;
+
+    while (binary_prec(P->tok.kind) == PREC_CMP) {
+        op = P->tok;
+        advance(P);
+        y = parse_expr(P, PREC_ADD);
+        if (!y)
+            return NULL;
+        r = check(P, relation(P->ctx, op.kind, x, y), &op);
+        if (!r)
+            return NULL;
+        acc = acc ? check(P, sc_expr_and(P->ctx, acc, r), &op) : r;
+        if (!acc)
+            return NULL;
+        x = y;
+    }
+    return acc;
+}
+
+/* x * y * ...: one n-ary product, so that a product whose sums stay
+ * unexpanded (sc_ctx_expand_limit) is decided on all its factors at once,
+ * as the printer wrote them; the current token is the first '*'. */
+static sc_expr *parse_product(parser *P, sc_expr *x)
+{
+    size_t base = P->nargs;
+    token op = P->tok;
+    sc_expr *y;
+
+    if (!push_arg(P, x))
+        return NULL;
+    while (P->tok.kind == T_STAR) {
+        advance(P);
+        y = parse_expr(P, PREC_MUL + 1);
+        if (!y || !push_arg(P, y))
+            return NULL;
+    }
+    x = P->nargs - base == 2
+            ? sc_expr_mul(P->ctx, P->args[base], P->args[base + 1])
+            : sc_expr_mul_n(P->ctx, P->nargs - base, P->args + base);
+    P->nargs = base;
+    return check(P, x, &op);
+}
+
+/* Precedence climbing over the binary operators of precedence >= minprec
+ * (and `not` when minprec allows it). */
+static sc_expr *parse_expr(parser *P, int minprec)
+{
+    sc_expr *x, *y;
+    token op;
+    int prec;
+
+    if (P->tok.kind == T_NOT && minprec <= PREC_NOT) {
+        op = P->tok;
+        if (!enter(P, &op))
+            return NULL;
+        advance(P);
+        x = parse_expr(P, PREC_NOT);
+        if (!x)
+            return NULL;
+        P->depth--;
+        x = check(P, sc_expr_not(P->ctx, x), &op);
+    } else {
+        x = parse_unary(P);
+    }
+    while (x) {
+        prec = binary_prec(P->tok.kind);
+        if (prec == 0 || prec < minprec)
+            break;
+        if (prec == PREC_CMP) {
+            x = parse_chain(P, x);
+            continue;
+        }
+        op = P->tok;
+        if (op.kind == T_SLASH)
+            return fail_at(P, SC_ERR_PARSE, op.line, op.col,
+                           "true division '/' is not supported; use '//' "
+                           "for floor division");
+        if (op.kind == T_STAR) {
+            x = parse_product(P, x);
+            continue;
+        }
+        advance(P);
+        y = parse_expr(P, prec + 1);
+        if (!y)
+            return NULL;
+        x = check(P, binary(P->ctx, op.kind, x, y), &op);
+    }
+    return x;
+}
+
+/* ---- Entry point -------------------------------------------------------- */
+
+sc_status sc_expr_parse(sc_ctx *ctx, const char *text, const char *file,
+                        int first_line, sc_expr **out, sc_error *err)
+{
+    parser P;
+    sc_expr *x = NULL;
+
+    if (!ctx || !text || !out)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "sc_expr_parse: NULL context, text or output");
+    P.ctx = ctx;
+    P.p = P.line_start = text;
+    P.line = first_line > 0 ? first_line : 1;
+    P.file = file;
+    P.err = err;
+    P.status = SC_OK;
+    P.depth = 0;
+    P.args = P.inline_args;
+    P.nargs = 0;
+    P.args_cap = INLINE_ARGS;
+    P.nnames = 0;
+
+    advance(&P);
+    if (P.tok.kind == T_END)
+        fail_at(&P, SC_ERR_PARSE, P.tok.line, P.tok.col, "empty expression");
+    else
+        x = parse_expr(&P, 0);
+    if (x && P.tok.kind != T_END) {
+        char d[64];
+        describe(&P.tok, d, sizeof d);
+        x = fail_at(&P, SC_ERR_PARSE, P.tok.line, P.tok.col,
+                    "trailing input %s after the expression", d);
+    }
+    if (P.args != P.inline_args)
+        sc__free(P.args);
+    if (!x) {
+        *out = NULL;
+        return P.status != SC_OK ? P.status : SC_ERR_INTERNAL;
+    }
+    *out = x;
+    return SC_OK;
+}

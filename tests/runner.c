@@ -6,6 +6,7 @@
 #include "tests/testutil.h"
 
 Suite *symint_suite(void);
+Suite *guards_suite(void);
 
 int main(void)
 {
@@ -14,6 +15,7 @@ int main(void)
 
     sc_test_seed(); /* print the seed before anything runs */
     sr = srunner_create(symint_suite());
+    srunner_add_suite(sr, guards_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,0 +1,139 @@
+/* symcut — the graph IR's private representation, shared by graph/*.c.
+ * Not installed. */
+#ifndef SYMCUT_GRAPH_INTERNAL_H
+#define SYMCUT_GRAPH_INTERNAL_H
+
+#include <symcut/graph.h>
+#include <symcut/guards.h>
+
+#include "util/internal.h"
+
+/* Node flags. */
+enum {
+    SC__NODE_HAS_STRIDES = 1u << 0,
+    SC__NODE_HAS_DEVICE = 1u << 1,
+    SC__NODE_TUPLE_FIXED = 1u << 2 /* TUPLE count from the op's schema */
+};
+
+/* One node: 64 bytes on LP64, plus its arena data (name, arguments,
+ * dimensions). */
+typedef struct sc__node {
+    const char *name;     /* arena */
+    const char *target;   /* interned in the graph; NULL for placeholders */
+    sc_value *args;       /* arena: nargs values, positional first */
+    const char **kwnames; /* arena: nargs - npos names, or NULL */
+    union {
+        sc_expr **dims;   /* TENSOR: sizes[ndim], then strides[ndim] */
+        sc_expr *expr;    /* SYMINT, SYMBOOL */
+    } meta;
+    int32_t op;           /* op id or SC_OP_UNKNOWN */
+    uint32_t nargs, npos;
+    uint32_t line;
+    uint32_t ndim;        /* TENSOR: rank; TUPLE: element count */
+    uint8_t kind;         /* sc_node_kind */
+    uint8_t role;         /* sc_role */
+    uint8_t rkind;        /* sc_result_kind */
+    uint8_t dtype;        /* sc_dtype */
+    uint8_t flags;        /* SC__NODE_* */
+    uint8_t dev_type;     /* sc_device_type */
+    int16_t dev_index;
+} sc__node;
+
+/* A symbol's hint. */
+typedef struct sc__hint {
+    sc_expr *sym;
+    int64_t value;
+} sc__hint;
+
+typedef struct sc__directive {
+    const char *key, *value; /* arena */
+} sc__directive;
+
+struct sc_graph {
+    sc_ctx *ctx;
+    sc_env *env;
+    bool owns_env;
+    sc__arena arena;
+
+    sc__node *nodes;
+    size_t nnodes, cap;
+    size_t nplaceholders, nprimals, ntangents;
+
+    /* name -> id: open addressing, ids + 1 (0 = empty slot). */
+    uint32_t *name_slots;
+    size_t name_cap;
+
+    /* interned target strings */
+    const char **targets;
+    size_t ntargets, targets_cap;
+
+    sc_node_id *outputs;
+    size_t noutputs, num_fwd_outputs;
+
+    /* users index (CSR), valid when users_valid */
+    bool users_valid;
+    uint32_t *user_off;  /* nnodes + 1 */
+    sc_node_id *users;
+    uint32_t *output_uses; /* nnodes */
+
+    sc__hint *hints;
+    size_t nhints, hints_cap;
+    sc__directive *directives;
+    size_t ndirectives, directives_cap;
+    char **warnings; /* malloc'ed strings */
+    size_t nwarnings, warnings_cap;
+    const char *class_name; /* arena, or NULL */
+};
+
+/* Append a warning (formatted); false on exhaustion. */
+bool sc__graph_warn(sc_graph *g, const char *fmt, ...) SC__PRINTF(2, 3);
+
+/* Copy a value (deeply) into the graph's arena.  depth guards recursion. */
+sc_status sc__graph_copy_value(sc_graph *g, const sc_value *src,
+                               sc_value *dst, int depth, sc_error *err);
+
+/* Append a call node whose arguments (and keyword names) already live in
+ * the graph's arena and refer to existing nodes; the builder's core.  name
+ * NULL: an automatic name.  line: the source line (0: none). */
+sc_status sc__graph_append_call(sc_graph *g, const char *name,
+                                const char *target, size_t npos,
+                                size_t nargs, sc_value *args,
+                                const char **kwnames, const sc_result *meta,
+                                int line, sc_node_id *out, sc_error *err);
+
+/* Intern a target string in the graph. */
+const char *sc__graph_intern_target(sc_graph *g, const char *target);
+
+/* Store a result description into node storage (copied into the arena). */
+sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
+                             sc_error *err);
+
+/* The op id of a target (SC_OP_UNKNOWN when the op table does not know
+ * it). */
+int sc__graph_lookup_op(const char *target);
+
+/* Check call node id against its op's schema (arity, keywords, argument
+ * kinds) when the op table knows the op; set a tuple result's element
+ * count from the schema.  SC_ERR_TYPE on a mismatch. */
+sc_status sc__graph_check_call(sc_graph *g, sc_node_id id, sc_error *err);
+
+/* Register the graph's symbols in env (NULL: a new environment the graph
+ * owns, made only when the graph has symbols): backed with their hints,
+ * the others unbacked. */
+sc_status sc__graph_bind_env(sc_graph *g, sc_env *env, sc_error *err);
+
+/* The shape-rule hook: compute node id's result from its arguments'.
+ * SC_ERR_UNSUPPORTED when there is no rule (for now: always). */
+sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
+                          sc_error *err);
+
+/* Python spelling of an infix operator target ("operator.mul" -> "*"),
+ * or NULL when the target is not one. */
+const char *sc__graph_infix_symbol(const char *target);
+/* The target of an infix operator spelling ("*" -> "operator.mul"). */
+const char *sc__graph_infix_target(const char *sym, size_t n);
+
+/* Maximum nesting of lists in arguments. */
+#define SC__GRAPH_MAX_DEPTH 64
+
+#endif /* SYMCUT_GRAPH_INTERNAL_H */

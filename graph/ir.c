@@ -1,0 +1,1559 @@
+/* symcut — the graph IR: dtypes and friends, values, the graph object, the
+ * builder, queries, the users index, symbols and hints, comparison. */
+#include <config.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph-internal.h"
+
+/* ---- dtypes, devices, layouts, memory formats ------------------------- */
+
+static const struct {
+    const char *code, *torch;
+    size_t size;
+    char kind;
+} dtype_info[] = {
+#define SC__DTYPE_INFO(name, code, torch, size, kind) {code, torch, size, kind},
+    SC_DTYPE_MAP(SC__DTYPE_INFO)
+#undef SC__DTYPE_INFO
+};
+
+const char *sc_dtype_code(sc_dtype d)
+{
+    return (unsigned)d < SC_DTYPE_COUNT_ ? dtype_info[d].code : NULL;
+}
+
+const char *sc_dtype_torch_name(sc_dtype d)
+{
+    return (unsigned)d < SC_DTYPE_COUNT_ ? dtype_info[d].torch : NULL;
+}
+
+size_t sc_dtype_itemsize(sc_dtype d)
+{
+    return (unsigned)d < SC_DTYPE_COUNT_ ? dtype_info[d].size : 0;
+}
+
+char sc_dtype_kind(sc_dtype d)
+{
+    return (unsigned)d < SC_DTYPE_COUNT_ ? dtype_info[d].kind : 0;
+}
+
+static bool span_is(const char *s, size_t n, const char *word)
+{
+    return strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+bool sc_dtype_from_code(const char *code, size_t n, sc_dtype *out)
+{
+    int i;
+    for (i = 0; i < SC_DTYPE_COUNT_; i++)
+        if (span_is(code, n, dtype_info[i].code)) {
+            *out = (sc_dtype)i;
+            return true;
+        }
+    return false;
+}
+
+bool sc_dtype_from_torch_name(const char *name, size_t n, sc_dtype *out)
+{
+    static const struct {
+        const char *alias;
+        sc_dtype dtype;
+    } aliases[] = {
+        {"float", SC_DTYPE_F32},   {"double", SC_DTYPE_F64},
+        {"half", SC_DTYPE_F16},    {"cfloat", SC_DTYPE_C64},
+        {"cdouble", SC_DTYPE_C128}, {"chalf", SC_DTYPE_C32},
+        {"long", SC_DTYPE_I64},    {"int", SC_DTYPE_I32},
+        {"short", SC_DTYPE_I16},
+    };
+    size_t i;
+    for (i = 0; i < SC_DTYPE_COUNT_; i++)
+        if (span_is(name, n, dtype_info[i].torch)) {
+            *out = (sc_dtype)i;
+            return true;
+        }
+    for (i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (span_is(name, n, aliases[i].alias)) {
+            *out = aliases[i].dtype;
+            return true;
+        }
+    return false;
+}
+
+static const char *const device_names[] = {
+#define SC__DEVICE_NAME(name, str) str,
+    SC_DEVICE_TYPE_MAP(SC__DEVICE_NAME)
+#undef SC__DEVICE_NAME
+};
+
+const char *sc_device_type_name(sc_device_type t)
+{
+    return (unsigned)t < SC_DEVICE_TYPE_COUNT_ ? device_names[t] : NULL;
+}
+
+bool sc_device_type_from_name(const char *name, size_t n, sc_device_type *out)
+{
+    int i;
+    for (i = 0; i < SC_DEVICE_TYPE_COUNT_; i++)
+        if (span_is(name, n, device_names[i])) {
+            *out = (sc_device_type)i;
+            return true;
+        }
+    return false;
+}
+
+static const char *const layout_names[] = {
+#define SC__LAYOUT_NAME(name, str) str,
+    SC_LAYOUT_MAP(SC__LAYOUT_NAME)
+#undef SC__LAYOUT_NAME
+};
+
+static const char *const memfmt_names[] = {
+#define SC__MEMFMT_NAME(name, str) str,
+    SC_MEMORY_FORMAT_MAP(SC__MEMFMT_NAME)
+#undef SC__MEMFMT_NAME
+};
+
+const char *sc_layout_name(sc_layout l)
+{
+    return (unsigned)l < SC_LAYOUT_COUNT_ ? layout_names[l] : NULL;
+}
+
+const char *sc_memory_format_name(sc_memory_format f)
+{
+    return (unsigned)f < SC_MEMORY_FORMAT_COUNT_ ? memfmt_names[f] : NULL;
+}
+
+/* ---- Values ------------------------------------------------------------ */
+
+sc_value sc_value_none(void)
+{
+    sc_value v;
+    memset(&v, 0, sizeof v);
+    v.kind = SC_VALUE_NONE;
+    return v;
+}
+
+sc_value sc_value_node(sc_node_id id)
+{
+    sc_value v = sc_value_none();
+    v.kind = SC_VALUE_NODE;
+    v.u.node = id;
+    return v;
+}
+
+sc_value sc_value_int(int64_t i)
+{
+    sc_value v = sc_value_none();
+    v.kind = SC_VALUE_INT;
+    v.u.i = i;
+    return v;
+}
+
+sc_value sc_value_float(double value, const char *repr)
+{
+    sc_value v = sc_value_none();
+    v.kind = SC_VALUE_FLOAT;
+    v.u.f.value = value;
+    v.u.f.repr = repr;
+    return v;
+}
+
+sc_value sc_value_bool(bool b)
+{
+    sc_value v = sc_value_none();
+    v.kind = SC_VALUE_BOOL;
+    v.u.b = b;
+    return v;
+}
+
+sc_value sc_value_list(size_t n, const sc_value *items)
+{
+    sc_value v = sc_value_none();
+    v.kind = SC_VALUE_LIST;
+    v.u.list.n = n;
+    v.u.list.items = items;
+    return v;
+}
+
+void sc_result_init(sc_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = SC_RESULT_UNKNOWN;
+}
+
+/* ---- The graph object -------------------------------------------------- */
+
+sc_graph *sc_graph_new(sc_ctx *ctx)
+{
+    sc_graph *g;
+    if (!ctx)
+        return NULL;
+    g = sc__calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->ctx = ctx;
+    sc__arena_init(&g->arena);
+    return g;
+}
+
+static void invalidate_users(sc_graph *g)
+{
+    sc__free(g->user_off);
+    sc__free(g->users);
+    sc__free(g->output_uses);
+    g->user_off = NULL;
+    g->users = NULL;
+    g->output_uses = NULL;
+    g->users_valid = false;
+}
+
+void sc_graph_free(sc_graph *g)
+{
+    size_t i;
+    if (!g)
+        return;
+    invalidate_users(g);
+    sc__free(g->nodes);
+    sc__free(g->name_slots);
+    sc__free(g->targets);
+    sc__free(g->outputs);
+    sc__free(g->hints);
+    sc__free(g->directives);
+    for (i = 0; i < g->nwarnings; i++)
+        sc__free(g->warnings[i]);
+    sc__free(g->warnings);
+    if (g->owns_env)
+        sc_env_free(g->env);
+    sc__arena_destroy(&g->arena);
+    sc__free(g);
+}
+
+sc_ctx *sc_graph_ctx(const sc_graph *g) { return g->ctx; }
+
+void sc_graph_set_env(sc_graph *g, sc_env *env)
+{
+    if (g->owns_env && g->env != env)
+        sc_env_free(g->env);
+    g->owns_env = false;
+    g->env = env;
+}
+
+sc_env *sc_graph_env(const sc_graph *g) { return g->env; }
+
+const char *sc_graph_class_name(const sc_graph *g)
+{
+    if (g->class_name)
+        return g->class_name;
+    return g->ntangents ? "joint_fn" : "forward_fn";
+}
+
+static bool is_identifier(const char *s)
+{
+    const char *p = s;
+    if (!s || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                *p == '_'))
+        return false;
+    for (p++; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || *p == '_'))
+            return false;
+    return true;
+}
+
+sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
+                                  sc_error *err)
+{
+    char *copy;
+    if (!name) {
+        g->class_name = NULL;
+        return SC_OK;
+    }
+    if (!is_identifier(name))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "class name '%s' is not an identifier", name);
+    copy = sc__arena_strdup(&g->arena, name, strlen(name));
+    if (!copy)
+        return sc__error_nomem(err);
+    g->class_name = copy;
+    return SC_OK;
+}
+
+bool sc__graph_warn(sc_graph *g, const char *fmt, ...)
+{
+    sc__buf b;
+    va_list ap;
+    char *s;
+    void *items = g->warnings;
+    int n;
+
+    if (!sc__grow(&items, &g->warnings_cap, g->nwarnings + 1,
+                  sizeof(char *)))
+        return false;
+    g->warnings = items;
+    sc__buf_init(&b);
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return false;
+    s = sc__malloc((size_t)n + 1);
+    if (!s)
+        return false;
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    g->warnings[g->nwarnings++] = s;
+    return true;
+}
+
+size_t sc_graph_num_warnings(const sc_graph *g) { return g->nwarnings; }
+
+const char *sc_graph_warning(const sc_graph *g, size_t i)
+{
+    return i < g->nwarnings ? g->warnings[i] : NULL;
+}
+
+/* ---- Names ------------------------------------------------------------- */
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static bool name_table_grow(sc_graph *g)
+{
+    size_t ncap = g->name_cap ? g->name_cap * 2 : 64, i, j;
+    uint32_t *slots;
+
+    if (ncap > SIZE_MAX / sizeof *slots)
+        return false;
+    slots = sc__calloc(ncap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (i = 0; i < g->name_cap; i++) {
+        uint32_t id1 = g->name_slots[i];
+        if (!id1)
+            continue;
+        j = hash_str(g->nodes[id1 - 1].name) & (ncap - 1);
+        while (slots[j])
+            j = (j + 1) & (ncap - 1);
+        slots[j] = id1;
+    }
+    sc__free(g->name_slots);
+    g->name_slots = slots;
+    g->name_cap = ncap;
+    return true;
+}
+
+sc_node_id sc_graph_find(const sc_graph *g, const char *name)
+{
+    size_t j;
+    if (!g->name_cap || !name)
+        return SC_NODE_NONE;
+    j = hash_str(name) & (g->name_cap - 1);
+    while (g->name_slots[j]) {
+        uint32_t id1 = g->name_slots[j];
+        if (strcmp(g->nodes[id1 - 1].name, name) == 0)
+            return (sc_node_id)(id1 - 1);
+        j = (j + 1) & (g->name_cap - 1);
+    }
+    return SC_NODE_NONE;
+}
+
+/* Insert node id (whose name is set) into the name table; the table has
+ * room (see reserve_node). */
+static void name_table_insert(sc_graph *g, sc_node_id id)
+{
+    size_t j = hash_str(g->nodes[id].name) & (g->name_cap - 1);
+    while (g->name_slots[j])
+        j = (j + 1) & (g->name_cap - 1);
+    g->name_slots[j] = (uint32_t)id + 1;
+}
+
+static bool is_reserved_name(const char *s)
+{
+    static const char *const words[] = {
+        "None", "True", "False", "and", "or", "not", "if", "else", "elif",
+        "for", "while", "in", "is", "lambda", "return", "class", "def",
+        "del", "pass", "import", "from", "as", "with", "yield", "global",
+        "nonlocal", "assert", "raise", "try", "except", "finally", "break",
+        "continue", "async", "await", "inf", "nan", "self", "torch",
+        "operator", "device", "pytree", "fx_pytree",
+    };
+    size_t i;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(s, words[i]) == 0)
+            return true;
+    return false;
+}
+
+static sc_status check_new_name(const sc_graph *g, const char *name,
+                                sc_error *err)
+{
+    if (!is_identifier(name))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "node name '%s' is not an identifier", name);
+    if (is_reserved_name(name))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "node name '%s' is a reserved word", name);
+    if (sc_graph_find(g, name) != SC_NODE_NONE)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "duplicate node name '%s'", name);
+    return SC_OK;
+}
+
+/* The base of an automatic name: the op's name without namespace and
+ * overload ("torch.ops.aten.mm.default" -> "mm"), or the last component
+ * of a dotted target. */
+static void auto_name_base(const char *target, char *buf, size_t size)
+{
+    const char *s = target, *start, *end;
+    size_t n;
+
+    if (strncmp(s, "torch.ops.", 10) == 0) {
+        s += 10;
+        start = strchr(s, '.'); /* skip the namespace */
+        start = start ? start + 1 : s;
+        end = strchr(start, '.');
+        if (!end)
+            end = start + strlen(start);
+    } else {
+        start = strrchr(s, '.');
+        start = start ? start + 1 : s;
+        end = start + strlen(start);
+    }
+    n = (size_t)(end - start);
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+    while (n > 0 && buf[n - 1] == '_' && n > 1 && buf[0] != '_')
+        buf[--n] = '\0'; /* "and_" -> "and" */
+    if (!is_identifier(buf) || is_reserved_name(buf))
+        snprintf(buf, size, "%s", "node");
+}
+
+static char *make_auto_name(sc_graph *g, const char *target)
+{
+    char base[64], cand[96];
+    unsigned long k;
+
+    auto_name_base(target, base, sizeof base);
+    snprintf(cand, sizeof cand, "%s", base);
+    for (k = 1; sc_graph_find(g, cand) != SC_NODE_NONE ||
+                is_reserved_name(cand);
+         k++)
+        snprintf(cand, sizeof cand, "%s_%lu", base, k);
+    return sc__arena_strdup(&g->arena, cand, strlen(cand));
+}
+
+/* ---- Targets ----------------------------------------------------------- */
+
+const char *sc__graph_intern_target(sc_graph *g, const char *target)
+{
+    size_t i;
+    void *items;
+    char *copy;
+
+    for (i = g->ntargets; i-- > 0;)
+        if (strcmp(g->targets[i], target) == 0)
+            return g->targets[i];
+    items = g->targets;
+    if (!sc__grow(&items, &g->targets_cap, g->ntargets + 1,
+                  sizeof(const char *)))
+        return NULL;
+    g->targets = items;
+    copy = sc__arena_strdup(&g->arena, target, strlen(target));
+    if (!copy)
+        return NULL;
+    g->targets[g->ntargets++] = copy;
+    return copy;
+}
+
+static const struct {
+    const char *sym, *target;
+} infix_ops[] = {
+    {"+", "operator.add"},       {"-", "operator.sub"},
+    {"*", "operator.mul"},       {"//", "operator.floordiv"},
+    {"%", "operator.mod"},       {"/", "operator.truediv"},
+    {"**", "operator.pow"},      {"<", "operator.lt"},
+    {"<=", "operator.le"},       {">", "operator.gt"},
+    {">=", "operator.ge"},       {"==", "operator.eq"},
+    {"!=", "operator.ne"},       {"&", "operator.and_"},
+    {"|", "operator.or_"},
+};
+
+const char *sc__graph_infix_symbol(const char *target)
+{
+    size_t i;
+    if (!target)
+        return NULL;
+    for (i = 0; i < sizeof infix_ops / sizeof infix_ops[0]; i++)
+        if (strcmp(target, infix_ops[i].target) == 0)
+            return infix_ops[i].sym;
+    return NULL;
+}
+
+const char *sc__graph_infix_target(const char *sym, size_t n)
+{
+    size_t i;
+    for (i = 0; i < sizeof infix_ops / sizeof infix_ops[0]; i++)
+        if (span_is(sym, n, infix_ops[i].sym))
+            return infix_ops[i].target;
+    return NULL;
+}
+
+/* ---- Copying values and metadata into the arena ------------------------ */
+
+sc_status sc__graph_copy_value(sc_graph *g, const sc_value *src,
+                               sc_value *dst, int depth, sc_error *err)
+{
+    size_t i;
+    sc_value *items;
+
+    *dst = *src;
+    switch (src->kind) {
+    case SC_VALUE_NONE:
+    case SC_VALUE_INT:
+    case SC_VALUE_BOOL:
+        return SC_OK;
+    case SC_VALUE_NODE:
+        if (src->u.node < 0 || (size_t)src->u.node >= g->nnodes)
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "argument refers to node %ld, which does "
+                                 "not precede the node",
+                                 (long)src->u.node);
+        return SC_OK;
+    case SC_VALUE_SYMINT:
+        if (!src->u.expr)
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "symbolic argument without expression");
+        return SC_OK;
+    case SC_VALUE_FLOAT:
+        if (src->u.f.repr) {
+            dst->u.f.repr = sc__arena_strdup(&g->arena, src->u.f.repr,
+                                             strlen(src->u.f.repr));
+            if (!dst->u.f.repr)
+                return sc__error_nomem(err);
+        }
+        return SC_OK;
+    case SC_VALUE_STRING:
+        if (!src->u.str)
+            return sc__error_set(err, SC_ERR_INVALID, "NULL string value");
+        dst->u.str = sc__arena_strdup(&g->arena, src->u.str,
+                                      strlen(src->u.str));
+        return dst->u.str ? SC_OK : sc__error_nomem(err);
+    case SC_VALUE_DTYPE:
+        return (unsigned)src->u.dtype < SC_DTYPE_COUNT_
+                   ? SC_OK
+                   : sc__error_set(err, SC_ERR_INVALID, "invalid dtype");
+    case SC_VALUE_DEVICE:
+        return (unsigned)src->u.device.type < SC_DEVICE_TYPE_COUNT_ &&
+                       src->u.device.index >= -1 &&
+                       src->u.device.index <= 32767
+                   ? SC_OK
+                   : sc__error_set(err, SC_ERR_INVALID, "invalid device");
+    case SC_VALUE_LAYOUT:
+        return (unsigned)src->u.layout < SC_LAYOUT_COUNT_
+                   ? SC_OK
+                   : sc__error_set(err, SC_ERR_INVALID, "invalid layout");
+    case SC_VALUE_MEMORY_FORMAT:
+        return (unsigned)src->u.memory_format < SC_MEMORY_FORMAT_COUNT_
+                   ? SC_OK
+                   : sc__error_set(err, SC_ERR_INVALID,
+                                   "invalid memory format");
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        if (depth >= SC__GRAPH_MAX_DEPTH)
+            return sc__error_set(err, SC_ERR_LIMIT,
+                                 "lists nested deeper than %d",
+                                 SC__GRAPH_MAX_DEPTH);
+        if (src->u.list.n == 0) {
+            dst->u.list.items = NULL;
+            return SC_OK;
+        }
+        if (!src->u.list.items || src->u.list.n > UINT32_MAX)
+            return sc__error_set(err, SC_ERR_INVALID, "invalid list value");
+        items = sc__arena_alloc(&g->arena, src->u.list.n * sizeof *items);
+        if (!items)
+            return sc__error_nomem(err);
+        for (i = 0; i < src->u.list.n; i++) {
+            sc_status st = sc__graph_copy_value(g, &src->u.list.items[i],
+                                                &items[i], depth + 1, err);
+            if (st != SC_OK)
+                return st;
+        }
+        dst->u.list.items = items;
+        return SC_OK;
+    }
+    return sc__error_set(err, SC_ERR_INVALID, "invalid value kind %d",
+                         (int)src->kind);
+}
+
+sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
+                             sc_error *err)
+{
+    size_t i, nd;
+    sc_expr **dims;
+
+    n->rkind = SC_RESULT_UNKNOWN;
+    n->ndim = 0;
+    n->flags = 0;
+    n->dtype = 0;
+    n->dev_type = 0;
+    n->dev_index = -1;
+    n->meta.dims = NULL;
+    if (!meta)
+        return SC_OK;
+    switch (meta->kind) {
+    case SC_RESULT_UNKNOWN:
+    case SC_RESULT_NONE:
+        break;
+    case SC_RESULT_TENSOR: {
+        const sc_tensor_meta *t = &meta->tensor;
+        if ((unsigned)t->dtype >= SC_DTYPE_COUNT_)
+            return sc__error_set(err, SC_ERR_INVALID, "invalid dtype");
+        if (t->ndim > 4096)
+            return sc__error_set(err, SC_ERR_LIMIT,
+                                 "tensor of rank %zu (at most 4096)",
+                                 t->ndim);
+        if (t->has_device &&
+            ((unsigned)t->device.type >= SC_DEVICE_TYPE_COUNT_ ||
+             t->device.index < -1 || t->device.index > 32767))
+            return sc__error_set(err, SC_ERR_INVALID, "invalid device");
+        nd = t->ndim * (t->has_strides ? 2 : 1);
+        dims = NULL;
+        if (nd) {
+            dims = sc__arena_alloc(&g->arena, nd * sizeof *dims);
+            if (!dims)
+                return sc__error_nomem(err);
+            for (i = 0; i < t->ndim; i++) {
+                if (!t->sizes || !t->sizes[i] || sc_expr_is_bool(t->sizes[i]))
+                    return sc__error_set(err, SC_ERR_INVALID,
+                                         "size %zu is not an integer "
+                                         "expression", i);
+                dims[i] = t->sizes[i];
+                if (t->has_strides) {
+                    if (!t->strides || !t->strides[i] ||
+                        sc_expr_is_bool(t->strides[i]))
+                        return sc__error_set(err, SC_ERR_INVALID,
+                                             "stride %zu is not an integer "
+                                             "expression", i);
+                    dims[t->ndim + i] = t->strides[i];
+                }
+            }
+        }
+        n->meta.dims = dims;
+        n->ndim = (uint32_t)t->ndim;
+        n->dtype = (uint8_t)t->dtype;
+        n->flags = (uint8_t)((t->has_strides ? SC__NODE_HAS_STRIDES : 0) |
+                             (t->has_device ? SC__NODE_HAS_DEVICE : 0));
+        if (t->has_device) {
+            n->dev_type = (uint8_t)t->device.type;
+            n->dev_index = (int16_t)t->device.index;
+        }
+        break;
+    }
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        if (!meta->expr ||
+            sc_expr_is_bool(meta->expr) != (meta->kind == SC_RESULT_SYMBOOL))
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "a Sym%s result needs %s expression",
+                                 meta->kind == SC_RESULT_SYMBOOL ? "Bool"
+                                                                 : "Int",
+                                 meta->kind == SC_RESULT_SYMBOOL
+                                     ? "a boolean"
+                                     : "an integer");
+        n->meta.expr = meta->expr;
+        break;
+    case SC_RESULT_TUPLE:
+        if (meta->count > UINT32_MAX)
+            return sc__error_set(err, SC_ERR_LIMIT, "tuple too long");
+        n->ndim = (uint32_t)meta->count;
+        break;
+    default:
+        return sc__error_set(err, SC_ERR_INVALID, "invalid result kind %d",
+                             (int)meta->kind);
+    }
+    n->rkind = (uint8_t)meta->kind;
+    return SC_OK;
+}
+
+/* ---- Builder ----------------------------------------------------------- */
+
+/* Make room for one more node and its name-table entry. */
+static sc_status reserve_node(sc_graph *g, sc_error *err)
+{
+    void *items = g->nodes;
+    if (g->nnodes >= (size_t)INT32_MAX - 1)
+        return sc__error_set(err, SC_ERR_LIMIT, "too many nodes");
+    if (!sc__grow(&items, &g->cap, g->nnodes + 1, sizeof(sc__node)))
+        return sc__error_nomem(err);
+    g->nodes = items;
+    if ((g->nnodes + 1) * 2 > g->name_cap && !name_table_grow(g))
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
+sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
+                                   sc_role role, const sc_result *meta,
+                                   sc_node_id *out, sc_error *err)
+{
+    sc_status status;
+    sc__node *n;
+    size_t mark_nodes = g->nnodes;
+
+    if (role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "a placeholder is a primal or a tangent");
+    if (!name)
+        return sc__error_set(err, SC_ERR_INVALID, "a placeholder needs a "
+                                                  "name");
+    if (g->nplaceholders != g->nnodes)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "placeholder '%s' after a call node", name);
+    SC_CHECK(check_new_name(g, name, err));
+    SC_CHECK(reserve_node(g, err));
+    n = &g->nodes[g->nnodes];
+    memset(n, 0, sizeof *n);
+    n->kind = SC_NODE_PLACEHOLDER;
+    n->role = (uint8_t)role;
+    n->op = SC_OP_UNKNOWN;
+    SC_CHECK(sc__graph_set_meta(g, n, meta, err));
+    n->name = sc__arena_strdup(&g->arena, name, strlen(name));
+    if (!n->name) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    g->nnodes++;
+    name_table_insert(g, (sc_node_id)mark_nodes);
+    g->nplaceholders++;
+    if (role == SC_ROLE_PRIMAL)
+        g->nprimals++;
+    else
+        g->ntangents++;
+    invalidate_users(g);
+    if (out)
+        *out = (sc_node_id)mark_nodes;
+    return SC_OK;
+fail:
+    /* Arena bytes already taken stay with the graph (freed with it). */
+    return status;
+}
+
+static sc_status check_kwname(const char *kw, sc_error *err)
+{
+    if (!kw || !is_identifier(kw))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "keyword argument name '%s' is not an "
+                             "identifier",
+                             kw ? kw : "(null)");
+    return SC_OK;
+}
+
+static bool is_dotted_name(const char *s)
+{
+    const char *p = s;
+    bool need = true;
+    if (!s || !*s)
+        return false;
+    for (; *p; p++) {
+        if (*p == '.') {
+            if (need)
+                return false;
+            need = true;
+        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                   *p == '_' || (!need && *p >= '0' && *p <= '9')) {
+            need = false;
+        } else {
+            return false;
+        }
+    }
+    return !need;
+}
+
+sc_status sc__graph_append_call(sc_graph *g, const char *name,
+                                const char *target, size_t npos,
+                                size_t nargs, sc_value *args,
+                                const char **kwnames, const sc_result *meta,
+                                int line, sc_node_id *out, sc_error *err)
+{
+    sc_status status;
+    sc__node n;
+    size_t id = g->nnodes;
+
+    memset(&n, 0, sizeof n);
+    if (nargs > UINT32_MAX || npos > nargs)
+        return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
+    if (name)
+        SC_CHECK(check_new_name(g, name, err));
+    SC_CHECK(reserve_node(g, err));
+    n.kind = SC_NODE_CALL;
+    n.role = SC_ROLE_NONE;
+    n.target = sc__graph_intern_target(g, target);
+    if (!n.target)
+        return sc__error_nomem(err);
+    n.op = sc__graph_lookup_op(n.target);
+    n.npos = (uint32_t)npos;
+    n.nargs = (uint32_t)nargs;
+    n.args = nargs ? args : NULL;
+    n.kwnames = nargs > npos ? kwnames : NULL;
+    n.line = line > 0 ? (uint32_t)line : 0;
+    SC_CHECK(sc__graph_set_meta(g, &n, meta, err));
+    n.name = name ? sc__arena_strdup(&g->arena, name, strlen(name))
+                  : make_auto_name(g, target);
+    if (!n.name)
+        return sc__error_nomem(err);
+    g->nodes[id] = n;
+    g->nnodes++;
+    name_table_insert(g, (sc_node_id)id);
+    invalidate_users(g);
+    if (out)
+        *out = (sc_node_id)id;
+    return SC_OK;
+fail:
+    return status;
+}
+
+sc_status sc_graph_add_call(sc_graph *g, const char *name,
+                            const char *target, size_t npos,
+                            const sc_value *args, size_t nkw,
+                            const char *const *kwnames,
+                            const sc_value *kwargs, const sc_result *meta,
+                            sc_node_id *out, sc_error *err)
+{
+    sc_status status;
+    sc_value *vals = NULL;
+    const char **kws = NULL;
+    size_t i, nargs = npos + nkw;
+
+    if (!is_dotted_name(target))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "call target '%s' is not a dotted name",
+                             target ? target : "(null)");
+    if (nargs > UINT32_MAX || nargs < npos)
+        return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
+    if ((npos && !args) || (nkw && (!kwargs || !kwnames)))
+        return sc__error_set(err, SC_ERR_INVALID, "missing argument array");
+    if (name)
+        SC_CHECK(check_new_name(g, name, err));
+    for (i = 0; i < nkw; i++) {
+        size_t j;
+        SC_CHECK(check_kwname(kwnames[i], err));
+        for (j = 0; j < i; j++)
+            if (strcmp(kwnames[i], kwnames[j]) == 0)
+                return sc__error_set(err, SC_ERR_INVALID,
+                                     "keyword argument '%s' repeated",
+                                     kwnames[i]);
+    }
+    if (nargs) {
+        vals = sc__arena_alloc(&g->arena, nargs * sizeof *vals);
+        if (!vals)
+            return sc__error_nomem(err);
+        for (i = 0; i < npos; i++)
+            SC_CHECK(sc__graph_copy_value(g, &args[i], &vals[i], 0, err));
+        for (i = 0; i < nkw; i++)
+            SC_CHECK(sc__graph_copy_value(g, &kwargs[i], &vals[npos + i], 0,
+                                          err));
+    }
+    if (nkw) {
+        kws = sc__arena_alloc(&g->arena, nkw * sizeof *kws);
+        if (!kws)
+            return sc__error_nomem(err);
+        for (i = 0; i < nkw; i++) {
+            kws[i] = sc__arena_strdup(&g->arena, kwnames[i],
+                                      strlen(kwnames[i]));
+            if (!kws[i])
+                return sc__error_nomem(err);
+        }
+    }
+    return sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
+                                 meta, 0, out, err);
+fail:
+    return status;
+}
+
+sc_status sc_graph_set_outputs(sc_graph *g, size_t n, const sc_node_id *ids,
+                               size_t num_fwd_outputs, sc_error *err)
+{
+    sc_node_id *outs = NULL;
+    size_t i;
+
+    if (num_fwd_outputs > n)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "%zu forward outputs, but only %zu outputs",
+                             num_fwd_outputs, n);
+    if (n && !ids)
+        return sc__error_set(err, SC_ERR_INVALID, "missing output array");
+    for (i = 0; i < n; i++)
+        if (ids[i] != SC_NODE_NONE &&
+            (ids[i] < 0 || (size_t)ids[i] >= g->nnodes))
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "output %zu refers to node %ld, which does "
+                                 "not exist",
+                                 i, (long)ids[i]);
+    if (n) {
+        outs = sc__malloc(n * sizeof *outs);
+        if (!outs)
+            return sc__error_nomem(err);
+        memcpy(outs, ids, n * sizeof *outs);
+    }
+    sc__free(g->outputs);
+    g->outputs = outs;
+    g->noutputs = n;
+    g->num_fwd_outputs = num_fwd_outputs;
+    invalidate_users(g);
+    return SC_OK;
+}
+
+/* ---- Validation and the users index ------------------------------------ */
+
+typedef struct users_walk {
+    sc_graph *g;
+    sc_node_id user;
+    int32_t *stamp;  /* last user that counted this producer */
+    uint32_t *count; /* or NULL: fill */
+    uint32_t *fill;
+} users_walk;
+
+static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
+                            sc_error *err)
+{
+    size_t i;
+    sc_node_id p;
+
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
+        if (depth >= SC__GRAPH_MAX_DEPTH)
+            return sc__error_set(err, SC_ERR_LIMIT, "lists nested too deep");
+        for (i = 0; i < v->u.list.n; i++) {
+            sc_status st = walk_value(w, &v->u.list.items[i], depth + 1, err);
+            if (st != SC_OK)
+                return st;
+        }
+        return SC_OK;
+    }
+    if (v->kind != SC_VALUE_NODE)
+        return SC_OK;
+    p = v->u.node;
+    if (p < 0 || p >= w->user)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "node '%s' uses node %ld, which does not "
+                             "precede it",
+                             w->g->nodes[w->user].name, (long)p);
+    if (w->stamp[p] == w->user)
+        return SC_OK;
+    w->stamp[p] = w->user;
+    if (w->count)
+        w->count[p]++;
+    else
+        w->g->users[w->g->user_off[p] + w->fill[p]++] = w->user;
+    return SC_OK;
+}
+
+static sc_status check_node(const sc_graph *g, sc_node_id id, sc_error *err)
+{
+    const sc__node *n = &g->nodes[id];
+
+    if (n->kind == SC_NODE_PLACEHOLDER)
+        return (size_t)id < g->nplaceholders
+                   ? SC_OK
+                   : sc__error_set(err, SC_ERR_INVALID,
+                                   "placeholder '%s' after a call node",
+                                   n->name);
+    if (strcmp(n->target, "operator.getitem") == 0) {
+        const sc_value *a = n->args;
+        if (n->npos != 2 || n->nargs != 2 || a[0].kind != SC_VALUE_NODE ||
+            a[1].kind != SC_VALUE_INT)
+            return sc__error_set(err, SC_ERR_TYPE,
+                                 "getitem node '%s' must take a node and an "
+                                 "integer index",
+                                 n->name);
+        if (a[0].u.node >= 0 && a[0].u.node < id) {
+            const sc__node *t = &g->nodes[a[0].u.node];
+            if (t->rkind == SC_RESULT_TUPLE && t->ndim &&
+                (a[1].u.i < 0 || (uint64_t)a[1].u.i >= t->ndim))
+                return sc__error_set(err, SC_ERR_TYPE,
+                                     "getitem node '%s' reads element %lld "
+                                     "of '%s', which has %u",
+                                     n->name, (long long)a[1].u.i, t->name,
+                                     (unsigned)t->ndim);
+        }
+    }
+    return SC_OK;
+}
+
+sc_status sc_graph_finish(sc_graph *g, sc_error *err)
+{
+    sc_status status = SC_OK;
+    users_walk w;
+    size_t i, j, total = 0;
+    uint32_t *count = NULL;
+
+    invalidate_users(g);
+    memset(&w, 0, sizeof w);
+    w.g = g;
+    w.stamp = sc__malloc((g->nnodes + 1) * sizeof *w.stamp);
+    count = sc__calloc(g->nnodes + 1, sizeof *count);
+    g->user_off = sc__malloc((g->nnodes + 1) * sizeof *g->user_off);
+    g->output_uses = sc__calloc(g->nnodes + 1, sizeof *g->output_uses);
+    if (!w.stamp || !count || !g->user_off || !g->output_uses) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    for (i = 0; i < g->nnodes; i++)
+        w.stamp[i] = -1;
+    w.count = count;
+    for (i = 0; i < g->nnodes; i++) {
+        SC_CHECK(check_node(g, (sc_node_id)i, err));
+        w.user = (sc_node_id)i;
+        for (j = 0; j < g->nodes[i].nargs; j++)
+            SC_CHECK(walk_value(&w, &g->nodes[i].args[j], 0, err));
+    }
+    for (i = 0; i < g->nnodes; i++) {
+        g->user_off[i] = (uint32_t)total;
+        total += count[i];
+        if (total > UINT32_MAX) {
+            status = sc__error_set(err, SC_ERR_LIMIT, "too many uses");
+            goto fail;
+        }
+    }
+    g->user_off[g->nnodes] = (uint32_t)total;
+    g->users = sc__malloc((total ? total : 1) * sizeof *g->users);
+    if (!g->users) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    memset(count, 0, (g->nnodes + 1) * sizeof *count);
+    for (i = 0; i < g->nnodes; i++)
+        w.stamp[i] = -1;
+    w.count = NULL;
+    w.fill = count;
+    for (i = 0; i < g->nnodes; i++) {
+        w.user = (sc_node_id)i;
+        for (j = 0; j < g->nodes[i].nargs; j++)
+            SC_CHECK(walk_value(&w, &g->nodes[i].args[j], 0, err));
+    }
+    for (i = 0; i < g->noutputs; i++)
+        if (g->outputs[i] != SC_NODE_NONE)
+            g->output_uses[g->outputs[i]]++;
+    sc__free(w.stamp);
+    sc__free(count);
+    g->users_valid = true;
+    return SC_OK;
+fail:
+    sc__free(w.stamp);
+    sc__free(count);
+    invalidate_users(g);
+    return status;
+}
+
+/* ---- Queries ----------------------------------------------------------- */
+
+size_t sc_graph_num_nodes(const sc_graph *g) { return g->nnodes; }
+size_t sc_graph_num_primals(const sc_graph *g) { return g->nprimals; }
+size_t sc_graph_num_tangents(const sc_graph *g) { return g->ntangents; }
+size_t sc_graph_num_placeholders(const sc_graph *g)
+{
+    return g->nplaceholders;
+}
+
+static const sc__node *node_at(const sc_graph *g, sc_node_id id)
+{
+    if (id < 0 || (size_t)id >= g->nnodes)
+        return NULL;
+    return &g->nodes[id];
+}
+
+sc_node_kind sc_graph_node_kind(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? (sc_node_kind)n->kind : SC_NODE_CALL;
+}
+
+sc_role sc_graph_node_role(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? (sc_role)n->role : SC_ROLE_NONE;
+}
+
+const char *sc_graph_node_name(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? n->name : NULL;
+}
+
+const char *sc_graph_node_target(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? n->target : NULL;
+}
+
+int sc_graph_node_op(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? n->op : SC_OP_UNKNOWN;
+}
+
+size_t sc_graph_node_num_args(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? n->nargs : 0;
+}
+
+size_t sc_graph_node_num_positional(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? n->npos : 0;
+}
+
+const sc_value *sc_graph_node_arg(const sc_graph *g, sc_node_id id, size_t i)
+{
+    const sc__node *n = node_at(g, id);
+    return n && i < n->nargs ? &n->args[i] : NULL;
+}
+
+const char *sc_graph_node_kwname(const sc_graph *g, sc_node_id id, size_t i)
+{
+    const sc__node *n = node_at(g, id);
+    if (!n || i < n->npos || i >= n->nargs)
+        return NULL;
+    return n->kwnames[i - n->npos];
+}
+
+void sc_graph_node_result(const sc_graph *g, sc_node_id id, sc_result *out)
+{
+    const sc__node *n = node_at(g, id);
+    sc_result_init(out);
+    if (!n)
+        return;
+    out->kind = (sc_result_kind)n->rkind;
+    switch (out->kind) {
+    case SC_RESULT_TENSOR:
+        out->tensor.dtype = (sc_dtype)n->dtype;
+        out->tensor.ndim = n->ndim;
+        out->tensor.sizes = n->meta.dims;
+        out->tensor.has_strides = (n->flags & SC__NODE_HAS_STRIDES) != 0;
+        out->tensor.strides =
+            out->tensor.has_strides && n->meta.dims ? n->meta.dims + n->ndim
+                                                    : NULL;
+        out->tensor.has_device = (n->flags & SC__NODE_HAS_DEVICE) != 0;
+        out->tensor.device.type = (sc_device_type)n->dev_type;
+        out->tensor.device.index = n->dev_index;
+        break;
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        out->expr = n->meta.expr;
+        break;
+    case SC_RESULT_TUPLE:
+        out->count = n->ndim;
+        break;
+    default:
+        break;
+    }
+}
+
+int sc_graph_node_line(const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = node_at(g, id);
+    return n ? (int)n->line : 0;
+}
+
+const sc_node_id *sc_graph_node_users(const sc_graph *g, sc_node_id id,
+                                      size_t *n)
+{
+    if (!g->users_valid || !node_at(g, id)) {
+        *n = 0;
+        return NULL;
+    }
+    *n = g->user_off[id + 1] - g->user_off[id];
+    return g->users + g->user_off[id];
+}
+
+size_t sc_graph_node_num_output_uses(const sc_graph *g, sc_node_id id)
+{
+    if (!g->users_valid || !node_at(g, id))
+        return 0;
+    return g->output_uses[id];
+}
+
+size_t sc_graph_num_outputs(const sc_graph *g) { return g->noutputs; }
+size_t sc_graph_num_fwd_outputs(const sc_graph *g)
+{
+    return g->num_fwd_outputs;
+}
+
+sc_node_id sc_graph_output(const sc_graph *g, size_t i)
+{
+    return i < g->noutputs ? g->outputs[i] : SC_NODE_NONE;
+}
+
+/* ---- Symbols, hints and directives ------------------------------------- */
+
+typedef struct sym_set {
+    sc_ctx *ctx;
+    unsigned char *seen; /* by symbol index */
+    size_t cap;
+    sc_expr *buf[64];
+} sym_set;
+
+static void sym_set_add_expr(sym_set *s, const sc_expr *e)
+{
+    size_t k, i;
+    if (!e)
+        return;
+    k = sc_expr_free_symbols(e, s->buf, 64);
+    if (k > 64) {
+        /* Rare: many symbols in one expression; walk through a big
+         * buffer. */
+        sc_expr **big = sc__malloc(k * sizeof *big);
+        if (!big)
+            return;
+        sc_expr_free_symbols(e, big, k);
+        for (i = 0; i < k; i++) {
+            size_t idx = sc_expr_symbol_index(big[i]);
+            if (idx < s->cap)
+                s->seen[idx] = 1;
+        }
+        sc__free(big);
+        return;
+    }
+    for (i = 0; i < k; i++) {
+        size_t idx = sc_expr_symbol_index(s->buf[i]);
+        if (idx < s->cap)
+            s->seen[idx] = 1;
+    }
+}
+
+static void sym_set_add_value(sym_set *s, const sc_value *v, int depth)
+{
+    size_t i;
+    if (v->kind == SC_VALUE_SYMINT)
+        sym_set_add_expr(s, v->u.expr);
+    else if ((v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) &&
+             depth < SC__GRAPH_MAX_DEPTH)
+        for (i = 0; i < v->u.list.n; i++)
+            sym_set_add_value(s, &v->u.list.items[i], depth + 1);
+}
+
+size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap)
+{
+    sym_set s;
+    size_t i, j, count = 0;
+    const sc_expr *last = NULL;
+
+    memset(&s, 0, sizeof s);
+    s.ctx = g->ctx;
+    s.cap = sc_ctx_symbol_count(g->ctx);
+    s.seen = sc__calloc(s.cap ? s.cap : 1, 1);
+    if (!s.seen)
+        return 0;
+    for (i = 0; i < g->nnodes; i++) {
+        const sc__node *n = &g->nodes[i];
+        if (n->rkind == SC_RESULT_TENSOR) {
+            size_t nd = n->ndim * ((n->flags & SC__NODE_HAS_STRIDES) ? 2 : 1);
+            for (j = 0; j < nd; j++)
+                if (n->meta.dims[j] != last) { /* runs of one expression */
+                    last = n->meta.dims[j];
+                    if (!sc_expr_is_int(last))
+                        sym_set_add_expr(&s, last);
+                }
+        } else if (n->rkind == SC_RESULT_SYMINT ||
+                   n->rkind == SC_RESULT_SYMBOOL) {
+            sym_set_add_expr(&s, n->meta.expr);
+        }
+        for (j = 0; j < n->nargs; j++)
+            sym_set_add_value(&s, &n->args[j], 0);
+    }
+    for (i = 0; i < g->nhints; i++) {
+        size_t idx = sc_expr_symbol_index(g->hints[i].sym);
+        if (idx < s.cap)
+            s.seen[idx] = 1;
+    }
+    for (i = 0; i < s.cap; i++)
+        if (s.seen[i]) {
+            if (count < cap)
+                out[count] = sc_ctx_symbol(g->ctx, i);
+            count++;
+        }
+    sc__free(s.seen);
+    return count;
+}
+
+sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
+                            sc_error *err)
+{
+    size_t i;
+    void *items = g->hints;
+
+    if (!symbol || !sc_expr_is_symbol(symbol))
+        return sc__error_set(err, SC_ERR_INVALID, "a hint needs a symbol");
+    if (value < 0)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "the hint of %s must not be negative (%lld)",
+                             sc_expr_symbol_name(symbol), (long long)value);
+    for (i = 0; i < g->nhints; i++)
+        if (g->hints[i].sym == symbol) {
+            g->hints[i].value = value;
+            return SC_OK;
+        }
+    if (!sc__grow(&items, &g->hints_cap, g->nhints + 1, sizeof(sc__hint)))
+        return sc__error_nomem(err);
+    g->hints = items;
+    g->hints[g->nhints].sym = symbol;
+    g->hints[g->nhints].value = value;
+    g->nhints++;
+    return SC_OK;
+}
+
+bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
+                       int64_t *out)
+{
+    size_t i;
+    for (i = 0; i < g->nhints; i++)
+        if (g->hints[i].sym == symbol) {
+            if (out)
+                *out = g->hints[i].value;
+            return true;
+        }
+    return false;
+}
+
+const char *sc_graph_directive(const sc_graph *g, const char *key)
+{
+    size_t i;
+    for (i = g->ndirectives; i-- > 0;)
+        if (strcmp(g->directives[i].key, key) == 0)
+            return g->directives[i].value;
+    return NULL;
+}
+
+sc_status sc_graph_set_directive(sc_graph *g, const char *key,
+                                 const char *value, sc_error *err)
+{
+    size_t i;
+    void *items = g->directives;
+    const char *v;
+
+    if (!is_identifier(key) || strcmp(key, "hint") == 0)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "directive key '%s' is not an identifier other "
+                             "than 'hint'",
+                             key ? key : "(null)");
+    if (!value || strchr(value, '\n'))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "a directive value is one line");
+    v = sc__arena_strdup(&g->arena, value, strlen(value));
+    if (!v)
+        return sc__error_nomem(err);
+    for (i = 0; i < g->ndirectives; i++)
+        if (strcmp(g->directives[i].key, key) == 0) {
+            g->directives[i].value = v;
+            return SC_OK;
+        }
+    if (!sc__grow(&items, &g->directives_cap, g->ndirectives + 1,
+                  sizeof(sc__directive)))
+        return sc__error_nomem(err);
+    g->directives = items;
+    g->directives[g->ndirectives].key =
+        sc__arena_strdup(&g->arena, key, strlen(key));
+    if (!g->directives[g->ndirectives].key)
+        return sc__error_nomem(err);
+    g->directives[g->ndirectives].value = v;
+    g->ndirectives++;
+    return SC_OK;
+}
+
+/* ---- Comparison -------------------------------------------------------- */
+
+typedef struct cmp_state {
+    const sc_graph *a, *b;
+    unsigned flags;
+    char *why;
+    size_t why_size;
+} cmp_state;
+
+static bool differ(cmp_state *c, const char *fmt, ...) SC__PRINTF(2, 3);
+
+static bool differ(cmp_state *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c->why && c->why_size) {
+        va_start(ap, fmt);
+        vsnprintf(c->why, c->why_size, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static bool expr_same(cmp_state *c, const sc_expr *x, const sc_expr *y)
+{
+    char *sx, *sy;
+    bool same;
+    if (c->a->ctx == c->b->ctx || !x || !y)
+        return x == y;
+    sx = sc_expr_to_str(c->a->ctx, x);
+    sy = sc_expr_to_str(c->b->ctx, y);
+    same = sx && sy && strcmp(sx, sy) == 0;
+    free(sx);
+    free(sy);
+    return same;
+}
+
+static bool value_same(cmp_state *c, const sc_value *x, const sc_value *y,
+                       int depth)
+{
+    size_t i;
+    if (x->kind != y->kind)
+        return false;
+    switch (x->kind) {
+    case SC_VALUE_NONE:
+        return true;
+    case SC_VALUE_NODE:
+        return x->u.node == y->u.node;
+    case SC_VALUE_INT:
+        return x->u.i == y->u.i;
+    case SC_VALUE_SYMINT:
+        return expr_same(c, x->u.expr, y->u.expr);
+    case SC_VALUE_FLOAT:
+        if (x->u.f.repr && y->u.f.repr)
+            return strcmp(x->u.f.repr, y->u.f.repr) == 0;
+        return memcmp(&x->u.f.value, &y->u.f.value, sizeof(double)) == 0 ||
+               x->u.f.value == y->u.f.value;
+    case SC_VALUE_BOOL:
+        return x->u.b == y->u.b;
+    case SC_VALUE_STRING:
+        return strcmp(x->u.str, y->u.str) == 0;
+    case SC_VALUE_DTYPE:
+        return x->u.dtype == y->u.dtype;
+    case SC_VALUE_DEVICE:
+        return x->u.device.type == y->u.device.type &&
+               x->u.device.index == y->u.device.index;
+    case SC_VALUE_LAYOUT:
+        return x->u.layout == y->u.layout;
+    case SC_VALUE_MEMORY_FORMAT:
+        return x->u.memory_format == y->u.memory_format;
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        if (x->u.list.n != y->u.list.n || depth >= SC__GRAPH_MAX_DEPTH)
+            return false;
+        for (i = 0; i < x->u.list.n; i++)
+            if (!value_same(c, &x->u.list.items[i], &y->u.list.items[i],
+                            depth + 1))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+static bool meta_same(cmp_state *c, const sc__node *x, const sc__node *y)
+{
+    size_t i;
+    bool lenient = (c->flags & SC_GRAPH_EQUAL_LENIENT_META) != 0;
+    bool xs = (x->flags & SC__NODE_HAS_STRIDES) != 0;
+    bool ys = (y->flags & SC__NODE_HAS_STRIDES) != 0;
+    bool xd = (x->flags & SC__NODE_HAS_DEVICE) != 0;
+    bool yd = (y->flags & SC__NODE_HAS_DEVICE) != 0;
+
+    if (x->rkind != y->rkind)
+        return differ(c, "node '%s': result kinds differ (%d, %d)", x->name,
+                      x->rkind, y->rkind);
+    switch (x->rkind) {
+    case SC_RESULT_TENSOR:
+        if (x->dtype != y->dtype || x->ndim != y->ndim)
+            return differ(c, "node '%s': dtype or rank differs", x->name);
+        for (i = 0; i < x->ndim; i++)
+            if (!expr_same(c, x->meta.dims[i], y->meta.dims[i]))
+                return differ(c, "node '%s': size %zu differs", x->name, i);
+        if (xs != ys && !lenient)
+            return differ(c, "node '%s': strides given on one side only",
+                          x->name);
+        if (xs && ys)
+            for (i = 0; i < x->ndim; i++)
+                if (!expr_same(c, x->meta.dims[x->ndim + i],
+                               y->meta.dims[y->ndim + i]))
+                    return differ(c, "node '%s': stride %zu differs",
+                                  x->name, i);
+        if (xd != yd && !lenient)
+            return differ(c, "node '%s': device given on one side only",
+                          x->name);
+        if (xd && yd &&
+            (x->dev_type != y->dev_type || x->dev_index != y->dev_index))
+            return differ(c, "node '%s': devices differ", x->name);
+        return true;
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        if (!expr_same(c, x->meta.expr, y->meta.expr))
+            return differ(c, "node '%s': symbolic values differ", x->name);
+        return true;
+    case SC_RESULT_TUPLE:
+        if (x->ndim != y->ndim)
+            return differ(c, "node '%s': tuple sizes differ (%u, %u)",
+                          x->name, (unsigned)x->ndim, (unsigned)y->ndim);
+        return true;
+    default:
+        return true;
+    }
+}
+
+bool sc_graph_equal(const sc_graph *a, const sc_graph *b, unsigned flags,
+                    char *why, size_t why_size)
+{
+    cmp_state c;
+    size_t i, j;
+
+    c.a = a;
+    c.b = b;
+    c.flags = flags;
+    c.why = why;
+    c.why_size = why_size;
+    if (why && why_size)
+        why[0] = '\0';
+    if (a->nnodes != b->nnodes)
+        return differ(&c, "%zu nodes, %zu nodes", a->nnodes, b->nnodes);
+    for (i = 0; i < a->nnodes; i++) {
+        const sc__node *x = &a->nodes[i], *y = &b->nodes[i];
+        if (!(flags & SC_GRAPH_EQUAL_IGNORE_NAMES) &&
+            strcmp(x->name, y->name) != 0)
+            return differ(&c, "node %zu: names '%s' and '%s'", i, x->name,
+                          y->name);
+        if (x->kind != y->kind || x->role != y->role)
+            return differ(&c, "node '%s': kinds or roles differ", x->name);
+        if ((x->target == NULL) != (y->target == NULL) ||
+            (x->target && strcmp(x->target, y->target) != 0))
+            return differ(&c, "node '%s': targets '%s' and '%s'", x->name,
+                          x->target ? x->target : "-",
+                          y->target ? y->target : "-");
+        if (x->nargs != y->nargs || x->npos != y->npos)
+            return differ(&c, "node '%s': argument counts differ", x->name);
+        for (j = 0; j < x->nargs; j++) {
+            if (j >= x->npos &&
+                strcmp(x->kwnames[j - x->npos], y->kwnames[j - y->npos]) != 0)
+                return differ(&c, "node '%s': keyword %zu differs", x->name,
+                              j - x->npos);
+            if (!value_same(&c, &x->args[j], &y->args[j], 0))
+                return differ(&c, "node '%s': argument %zu differs", x->name,
+                              j);
+        }
+        if (!meta_same(&c, x, y))
+            return false;
+    }
+    if (a->noutputs != b->noutputs || a->num_fwd_outputs != b->num_fwd_outputs)
+        return differ(&c, "outputs: %zu (%zu forward), %zu (%zu forward)",
+                      a->noutputs, a->num_fwd_outputs, b->noutputs,
+                      b->num_fwd_outputs);
+    for (i = 0; i < a->noutputs; i++)
+        if (a->outputs[i] != b->outputs[i])
+            return differ(&c, "output %zu differs", i);
+    return true;
+}

@@ -1,0 +1,2066 @@
+/* symcut — the reader of PyTorch's graph text (print_readable, as
+ * TORCH_LOGS=aot_joint_graph and tlparse show it).  See doc/graph.md for
+ * the accepted syntax.
+ *
+ * One pass over the tokens: the class header, the forward signature, the
+ * placeholder declarations and the unpacking line, one statement per
+ * node, the return.  Values parsed for a node go straight into the graph's
+ * arena; lists are assembled on a reusable value stack.  Recursion is
+ * bounded (SC__GRAPH_MAX_DEPTH); every length is checked. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/lex.h"
+
+/* A placeholder declared on the annotation line, waiting for the
+ * unpacking line. */
+typedef struct pending_ph {
+    const char *name; /* arena */
+    sc_result meta;   /* dims in the arena */
+    int line, col;
+} pending_ph;
+
+typedef struct reader {
+    sc__lexer lx;
+    sc__token tok;
+    sc_graph *g;
+    sc_ctx *ctx;
+    const sc_graph_read_options *opts;
+    sc_error *err;
+    const char *file;
+
+    bool pytree;       /* def forward(self, primals[, tangents]) */
+    bool has_tangents; /* the signature has `tangents` */
+    pending_ph *pending;
+    size_t npending, pending_cap;
+    bool placeholders_done;
+
+    sc_value *vstack; /* values being parsed */
+    size_t vlen, vcap;
+    const char **kwstack;
+    size_t kwlen, kwcap;
+    sc_expr **dims; /* annotation sizes then strides */
+    size_t dims_cap;
+    uint32_t *released; /* per node: line of its `= None`, 0 if live */
+    size_t released_cap;
+    sc__buf scratch;
+    const char **unknown; /* unknown targets (interned), in first-seen order */
+    size_t nunknown, unknown_cap;
+} reader;
+
+/* ---- Errors and tokens --------------------------------------------------- */
+
+static sc_status error_at(reader *r, int line, int col, const char *fmt, ...)
+    SC__PRINTF(4, 5);
+
+static sc_status error_at(reader *r, int line, int col, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sc__error_vset(r->err, SC_ERR_PARSE, fmt, ap);
+    va_end(ap);
+    if (r->err) {
+        snprintf(r->err->file, sizeof r->err->file, "%s", r->file);
+        r->err->line = line;
+        r->err->column = col;
+    }
+    return SC_ERR_PARSE;
+}
+
+/* Re-locate an error that a builder call reported without location. */
+static sc_status locate(reader *r, sc_status st, int line, int col)
+{
+    if (st != SC_OK && r->err && r->err->line == 0) {
+        snprintf(r->err->file, sizeof r->err->file, "%s", r->file);
+        r->err->line = line;
+        r->err->column = col;
+    }
+    return st;
+}
+
+static const char *tok_desc(const sc__token *t, char *buf, size_t size)
+{
+    switch (t->kind) {
+    case SC__TOK_EOF:
+        return "the end of the file";
+    case SC__TOK_NEWLINE:
+        return "the end of the line";
+    default:
+        snprintf(buf, size, "'%.*s'", (int)(t->len > 40 ? 40 : t->len),
+                 t->start);
+        return buf;
+    }
+}
+
+static sc_status unexpected(reader *r, const char *expected)
+{
+    char buf[64];
+    return error_at(r, r->tok.line, r->tok.col, "expected %s, found %s",
+                    expected, tok_desc(&r->tok, buf, sizeof buf));
+}
+
+static sc_status advance(reader *r)
+{
+    return sc__lex_next(&r->lx, &r->tok);
+}
+
+static bool at_op(const reader *r, const char *op)
+{
+    return r->tok.kind == SC__TOK_OP && sc__tok_is(&r->tok, op);
+}
+
+static bool at_name(const reader *r, const char *w)
+{
+    return r->tok.kind == SC__TOK_NAME && sc__tok_is(&r->tok, w);
+}
+
+static sc_status expect_op(reader *r, const char *op)
+{
+    char what[16];
+    if (!at_op(r, op)) {
+        snprintf(what, sizeof what, "'%s'", op);
+        return unexpected(r, what);
+    }
+    return advance(r);
+}
+
+static sc_status expect_name(reader *r, const char *w)
+{
+    char what[48];
+    if (!at_name(r, w)) {
+        snprintf(what, sizeof what, "'%s'", w);
+        return unexpected(r, what);
+    }
+    return advance(r);
+}
+
+static sc_status expect_newline(reader *r)
+{
+    if (r->tok.kind != SC__TOK_NEWLINE)
+        return unexpected(r, "the end of the line");
+    return advance(r);
+}
+
+/* A NUL-terminated copy of the current NAME token in the scratch buffer. */
+static const char *tok_text(reader *r)
+{
+    sc__buf_reset(&r->scratch);
+    sc__buf_putn(&r->scratch, r->tok.start, r->tok.len);
+    return r->scratch.failed ? NULL : r->scratch.data;
+}
+
+/* ---- Stacks ------------------------------------------------------------ */
+
+static sc_status push_value(reader *r, const sc_value *v)
+{
+    void *items = r->vstack;
+    if (!sc__grow(&items, &r->vcap, r->vlen + 1, sizeof *r->vstack))
+        return sc__error_nomem(r->err);
+    r->vstack = items;
+    r->vstack[r->vlen++] = *v;
+    return SC_OK;
+}
+
+static sc_status push_kwname(reader *r, const char *kw)
+{
+    void *items = r->kwstack;
+    if (!sc__grow(&items, &r->kwcap, r->kwlen + 1, sizeof *r->kwstack))
+        return sc__error_nomem(r->err);
+    r->kwstack = items;
+    r->kwstack[r->kwlen++] = kw;
+    return SC_OK;
+}
+
+/* Move the top n values of the stack into the arena. */
+static sc_status pop_values(reader *r, size_t n, sc_value **out)
+{
+    sc_value *items = NULL;
+    if (n) {
+        if (n > UINT32_MAX)
+            return error_at(r, r->tok.line, r->tok.col, "list too long");
+        items = sc__arena_alloc(&r->g->arena, n * sizeof *items);
+        if (!items)
+            return sc__error_nomem(r->err);
+        memcpy(items, r->vstack + r->vlen - n, n * sizeof *items);
+    }
+    r->vlen -= n;
+    *out = items;
+    return SC_OK;
+}
+
+static sc_status grow_dims(reader *r, size_t need)
+{
+    void *items = r->dims;
+    if (!sc__grow(&items, &r->dims_cap, need, sizeof *r->dims))
+        return sc__error_nomem(r->err);
+    r->dims = items;
+    return SC_OK;
+}
+
+/* ---- Annotations ------------------------------------------------------- */
+
+static bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+static bool all_digits(const char *s, size_t n)
+{
+    size_t i;
+    if (n == 0 || n > 18)
+        return false;
+    for (i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return true;
+}
+
+static bool is_simple_name(const char *s, size_t n)
+{
+    size_t i;
+    if (n == 0 || n > 64 ||
+        !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') ||
+          s[0] == '_'))
+        return false;
+    for (i = 1; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return false;
+    return true;
+}
+
+/* Parse the symbolic integer expression s[0..n) at line/col. */
+static sc_status parse_expr(reader *r, const char *s, size_t n, int line,
+                            int col, sc_expr **out)
+{
+    sc_status st;
+    sc_error e;
+    char *copy;
+
+    while (n && is_space(*s)) {
+        s++;
+        n--;
+        col++;
+    }
+    while (n && is_space(s[n - 1]))
+        n--;
+    if (n == 0)
+        return error_at(r, line, col, "expected a size expression");
+    if (all_digits(s, n)) {
+        int64_t v = 0;
+        size_t i;
+        for (i = 0; i < n; i++)
+            v = v * 10 + (s[i] - '0');
+        *out = sc_expr_int_si(r->ctx, v);
+    } else if (is_simple_name(s, n) && !(n == 4 && memcmp(s, "True", 4) == 0) &&
+               !(n == 5 && memcmp(s, "False", 5) == 0)) {
+        sc__buf_reset(&r->scratch);
+        sc__buf_putn(&r->scratch, s, n);
+        if (r->scratch.failed)
+            return sc__error_nomem(r->err);
+        *out = sc_expr_symbol(r->ctx, r->scratch.data);
+    } else {
+        copy = sc__strndup(s, n);
+        if (!copy)
+            return sc__error_nomem(r->err);
+        sc_error_init(&e);
+        st = sc_expr_parse(r->ctx, copy, r->file, line, out, &e);
+        sc__free(copy);
+        if (st != SC_OK) {
+            if (r->err) {
+                *r->err = e;
+                snprintf(r->err->file, sizeof r->err->file, "%s", r->file);
+                r->err->line = line;
+                r->err->column = col + (e.column > 0 ? e.column - 1 : 0);
+            }
+            return st;
+        }
+        return SC_OK;
+    }
+    if (!*out) {
+        sc_status cs = sc_ctx_take_error(r->ctx, r->err);
+        return locate(r, cs != SC_OK ? cs : SC_ERR_INTERNAL, line, col);
+    }
+    return SC_OK;
+}
+
+/* Parse a bracketed list of expressions starting at s[*i] == '[' into
+ * r->dims[base..]; *count gets their number.  s[0..n) is the annotation,
+ * whose first character is at column col. */
+static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
+                                int line, int col, size_t base, size_t *count)
+{
+    size_t k = *i + 1, start, depth = 0;
+    sc_status st;
+
+    *count = 0;
+    while (k < n && is_space(s[k]))
+        k++;
+    if (k < n && s[k] == ']') {
+        *i = k + 1;
+        return SC_OK;
+    }
+    start = *i + 1;
+    for (; k < n; k++) {
+        char c = s[k];
+        if (c == '(' || c == '[')
+            depth++;
+        else if ((c == ')' || c == ']') && depth > 0)
+            depth--;
+        else if ((c == ',' || c == ']') && depth == 0) {
+            if (*count > 4096)
+                return error_at(r, line, col + (int)k,
+                                "more than 4096 dimensions");
+            st = grow_dims(r, base + *count + 1);
+            if (st != SC_OK)
+                return st;
+            st = parse_expr(r, s + start, k - start, line, col + (int)start,
+                            &r->dims[base + *count]);
+            if (st != SC_OK)
+                return st;
+            if (sc_expr_is_bool(r->dims[base + *count]))
+                return error_at(r, line, col + (int)start,
+                                "a size must be an integer expression");
+            (*count)++;
+            start = k + 1;
+            if (c == ']') {
+                *i = k + 1;
+                return SC_OK;
+            }
+        }
+    }
+    return error_at(r, line, col + (int)n, "expected ']' to close the list "
+                                           "of sizes");
+}
+
+/* Parse an annotation s[0..n) (the text inside the quotes, or the
+ * unquoted text) whose first character is at line/col.  The tensor's dims
+ * stay in r->dims until the next annotation. */
+static sc_status parse_annotation(reader *r, const char *s, size_t n,
+                                  int line, int col, sc_result *out)
+{
+    size_t i = 0, ndim = 0, nstr = 0;
+    sc_dtype dtype;
+    sc_status st;
+
+    sc_result_init(out);
+    if (n >= 5 && memcmp(s, "Sym(", 4) == 0) {
+        sc_expr *e;
+        if (s[n - 1] != ')')
+            return error_at(r, line, col + (int)n - 1,
+                            "expected ')' to close 'Sym('");
+        st = parse_expr(r, s + 4, n - 5, line, col + 4, &e);
+        if (st != SC_OK)
+            return st;
+        out->kind = sc_expr_is_bool(e) ? SC_RESULT_SYMBOOL : SC_RESULT_SYMINT;
+        out->expr = e;
+        return SC_OK;
+    }
+    while (i < n && ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9')))
+        i++;
+    if (i == 0 || i >= n || s[i] != '[') {
+        if (i > 0 && !sc_dtype_from_code(s, i, &dtype))
+            return error_at(r, line, col, "unknown dtype code '%.*s'",
+                            (int)(i > 20 ? 20 : i), s);
+        return error_at(r, line, col + (int)i,
+                        "expected an annotation like \"f32[s0, 32][32, 1]cpu\" "
+                        "or \"Sym(s0)\"");
+    }
+    if (!sc_dtype_from_code(s, i, &dtype))
+        return error_at(r, line, col, "unknown dtype code '%.*s'",
+                        (int)(i > 20 ? 20 : i), s);
+    st = parse_dim_list(r, s, n, &i, line, col, 0, &ndim);
+    if (st != SC_OK)
+        return st;
+    out->kind = SC_RESULT_TENSOR;
+    out->tensor.dtype = dtype;
+    out->tensor.ndim = ndim;
+    if (i < n && s[i] == '[') {
+        st = parse_dim_list(r, s, n, &i, line, col, ndim, &nstr);
+        if (st != SC_OK)
+            return st;
+        if (nstr != ndim)
+            return error_at(r, line, col, "%zu sizes but %zu strides", ndim,
+                            nstr);
+        out->tensor.has_strides = true;
+    }
+    if (i < n) {
+        size_t d = i, colon;
+        sc_device_type dt;
+        while (d < n && ((s[d] >= 'a' && s[d] <= 'z') || s[d] == '_' ||
+                         (s[d] >= '0' && s[d] <= '9')))
+            d++;
+        colon = d;
+        if (!sc_device_type_from_name(s + i, d - i, &dt))
+            return error_at(r, line, col + (int)i,
+                            "unknown device '%.*s' in annotation",
+                            (int)(n - i > 20 ? 20 : n - i), s + i);
+        out->tensor.has_device = true;
+        out->tensor.device.type = dt;
+        out->tensor.device.index = -1;
+        if (colon < n && s[colon] == ':') {
+            long idx = 0;
+            d = colon + 1;
+            if (d >= n || s[d] < '0' || s[d] > '9')
+                return error_at(r, line, col + (int)d,
+                                "expected a device index");
+            while (d < n && s[d] >= '0' && s[d] <= '9') {
+                idx = idx * 10 + (s[d] - '0');
+                if (idx > 32767)
+                    return error_at(r, line, col + (int)colon + 1,
+                                    "device index too large");
+                d++;
+            }
+            out->tensor.device.index = (int)idx;
+        }
+        if (d != n)
+            return error_at(r, line, col + (int)d,
+                            "unexpected '%c' at the end of the annotation",
+                            s[d]);
+    }
+    out->tensor.sizes = r->dims;
+    out->tensor.strides = out->tensor.has_strides ? r->dims + ndim : NULL;
+    if (ndim == 0)
+        out->tensor.sizes = NULL;
+    return SC_OK;
+}
+
+/* After ':' — the current token is the first of the annotation.  Quoted:
+ * a STRING token.  Unquoted: raw text up to the annotation's end (the
+ * lexer is repositioned after it). */
+static sc_status read_annotation(reader *r, sc_result *out)
+{
+    sc_status st;
+    int line = r->tok.line, col = r->tok.col;
+
+    if (r->tok.kind == SC__TOK_STRING) {
+        if (memchr(r->tok.start, '\\', r->tok.len))
+            return error_at(r, line, col,
+                            "escape sequences are not allowed in an "
+                            "annotation");
+        st = parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
+                              col + 1, out);
+        if (st != SC_OK)
+            return st;
+        return advance(r);
+    }
+    if (r->tok.kind == SC__TOK_NAME) {
+        /* Unquoted (older style): dtype code, brackets, maybe a device. */
+        const char *s = r->tok.start, *q = s, *end = r->lx.end;
+        int depth = 0;
+        while (q < end && *q != '\n') {
+            char c = *q;
+            if (c == '[' || c == '(')
+                depth++;
+            else if (c == ']' || c == ')') {
+                if (depth == 0)
+                    break;
+                depth--;
+            } else if (depth == 0 &&
+                       (c == ' ' || c == '=' || c == ';' || c == ',' ||
+                        c == '\t' || c == '\r'))
+                break;
+            q++;
+        }
+        if (depth != 0)
+            return error_at(r, line, col, "unbalanced brackets in the "
+                                          "annotation");
+        st = parse_annotation(r, s, (size_t)(q - s), line, col, out);
+        if (st != SC_OK)
+            return st;
+        r->lx.p = q;
+        r->lx.last_newline = false;
+        return advance(r);
+    }
+    return unexpected(r, "an annotation (\"f32[...]\" or \"Sym(...)\")");
+}
+
+/* ---- Names and liveness ------------------------------------------------- */
+
+static sc_status grow_released(reader *r)
+{
+    size_t old = r->released_cap;
+    void *items = r->released;
+    if (!sc__grow(&items, &r->released_cap, r->g->nnodes + 1,
+                  sizeof *r->released))
+        return sc__error_nomem(r->err);
+    r->released = items;
+    memset(r->released + old, 0, (r->released_cap - old) * sizeof *r->released);
+    return SC_OK;
+}
+
+/* The node named by the current NAME token, for a use. */
+static sc_status resolve_use(reader *r, sc_node_id *out)
+{
+    const char *name = tok_text(r);
+    sc_node_id id;
+    int def;
+
+    if (!name)
+        return sc__error_nomem(r->err);
+    id = sc_graph_find(r->g, name);
+    if (id == SC_NODE_NONE) {
+        def = sc__lex_find_definition(&r->lx, r->tok.start, r->tok.len);
+        if (def)
+            return error_at(r, r->tok.line, r->tok.col,
+                            "'%s' is used before its definition at line %d",
+                            name, def);
+        return error_at(r, r->tok.line, r->tok.col, "undefined name '%s'",
+                        name);
+    }
+    if (!(r->opts->flags & SC_GRAPH_READ_NO_LIVENESS_CHECK) &&
+        (size_t)id < r->released_cap && r->released[id])
+        return error_at(r, r->tok.line, r->tok.col,
+                        "'%s' is used after line %u released it "
+                        "('%s = None')",
+                        name, (unsigned)r->released[id], name);
+    *out = id;
+    return SC_OK;
+}
+
+/* `;  a = b = None` after a statement (the current token follows ';'). */
+static sc_status read_liveness(reader *r, int line)
+{
+    sc_status st;
+    sc_node_id id;
+    const char *name;
+
+    if (r->tok.kind == SC__TOK_NEWLINE)
+        return SC_OK;
+    for (;;) {
+        if (at_name(r, "None"))
+            break;
+        if (r->tok.kind != SC__TOK_NAME)
+            return unexpected(r, "a name or None (a '; x = None' suffix)");
+        name = tok_text(r);
+        if (!name)
+            return sc__error_nomem(r->err);
+        id = sc_graph_find(r->g, name);
+        if (id == SC_NODE_NONE)
+            return error_at(r, r->tok.line, r->tok.col,
+                            "undefined name '%s' in a '= None' suffix", name);
+        st = grow_released(r);
+        if (st != SC_OK)
+            return st;
+        r->released[id] = (uint32_t)line;
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        st = expect_op(r, "=");
+        if (st != SC_OK)
+            return st;
+    }
+    st = advance(r);
+    if (st != SC_OK)
+        return st;
+    if (at_op(r, ";"))
+        return advance(r);
+    return SC_OK;
+}
+
+/* ---- Values ------------------------------------------------------------ */
+
+static sc_status parse_value(reader *r, int depth, sc_value *out);
+
+static sc_status parse_int_token(reader *r, bool negative, sc_value *out)
+{
+    const sc__token *t = &r->tok;
+    char buf[32];
+
+    if (t->len < 19) {
+        int64_t v = 0;
+        size_t i;
+        for (i = 0; i < t->len; i++)
+            v = v * 10 + (t->start[i] - '0');
+        *out = sc_value_int(negative ? -v : v);
+        return advance(r);
+    }
+    /* Big: an exact constant expression. */
+    {
+        char *s = sc__malloc(t->len + 2);
+        sc_expr *e;
+        if (!s)
+            return sc__error_nomem(r->err);
+        s[0] = '-';
+        memcpy(s + 1, t->start, t->len);
+        s[t->len + 1] = '\0';
+        e = sc_expr_int_str(r->ctx, negative ? s : s + 1);
+        sc__free(s);
+        if (!e)
+            return locate(r, sc_ctx_take_error(r->ctx, r->err), t->line,
+                          t->col);
+        if (sc_expr_get_si(e, &out->u.i)) {
+            *out = sc_value_int(out->u.i);
+        } else {
+            *out = sc_value_none();
+            out->kind = SC_VALUE_SYMINT;
+            out->u.expr = e;
+        }
+        (void)buf;
+        return advance(r);
+    }
+}
+
+static sc_status make_float(reader *r, const char *text, size_t n,
+                            bool negative, int line, int col, sc_value *out)
+{
+    char *repr = sc__arena_alloc(&r->g->arena, n + 2);
+    double v;
+    char *endp;
+
+    if (!repr)
+        return sc__error_nomem(r->err);
+    repr[0] = '-';
+    memcpy(repr + 1, text, n);
+    repr[n + 1] = '\0';
+    if (n == 3 && memcmp(text, "inf", 3) == 0)
+        v = INFINITY;
+    else if (n == 3 && memcmp(text, "nan", 3) == 0)
+        v = NAN;
+    else {
+        errno = 0;
+        v = strtod(repr + 1, &endp);
+        if (*endp != '\0')
+            return error_at(r, line, col, "malformed float '%s'", repr + 1);
+    }
+    *out = sc_value_float(negative ? -v : v, negative ? repr : repr + 1);
+    return SC_OK;
+}
+
+/* torch.<name>: a dtype, layout or memory format. */
+static sc_status parse_torch_constant(reader *r, sc_value *out)
+{
+    sc_status st;
+    sc_dtype dt;
+    int i;
+
+    st = advance(r); /* torch */
+    if (st != SC_OK)
+        return st;
+    st = expect_op(r, ".");
+    if (st != SC_OK)
+        return st;
+    if (r->tok.kind != SC__TOK_NAME)
+        return unexpected(r, "a dtype, layout or memory format after "
+                             "'torch.'");
+    *out = sc_value_none();
+    if (sc_dtype_from_torch_name(r->tok.start, r->tok.len, &dt)) {
+        out->kind = SC_VALUE_DTYPE;
+        out->u.dtype = dt;
+        return advance(r);
+    }
+    for (i = 0; i < SC_LAYOUT_COUNT_; i++)
+        if (sc__tok_is(&r->tok, sc_layout_name((sc_layout)i))) {
+            out->kind = SC_VALUE_LAYOUT;
+            out->u.layout = (sc_layout)i;
+            return advance(r);
+        }
+    for (i = 0; i < SC_MEMORY_FORMAT_COUNT_; i++)
+        if (sc__tok_is(&r->tok, sc_memory_format_name((sc_memory_format)i))) {
+            out->kind = SC_VALUE_MEMORY_FORMAT;
+            out->u.memory_format = (sc_memory_format)i;
+            return advance(r);
+        }
+    return error_at(r, r->tok.line, r->tok.col,
+                    "unknown dtype, layout or memory format 'torch.%.*s'",
+                    (int)(r->tok.len > 40 ? 40 : r->tok.len), r->tok.start);
+}
+
+/* device(type='cuda', index=0), device('cpu'), device('cuda:0') */
+static sc_status parse_device(reader *r, sc_value *out)
+{
+    sc_status st;
+    sc_device dev;
+    bool have_type = false;
+    int line = r->tok.line, col = r->tok.col;
+
+    dev.type = SC_DEVICE_CPU;
+    dev.index = -1;
+    st = advance(r); /* device */
+    if (st != SC_OK)
+        return st;
+    st = expect_op(r, "(");
+    if (st != SC_OK)
+        return st;
+    while (!at_op(r, ")")) {
+        bool is_index = false;
+        if (r->tok.kind == SC__TOK_NAME &&
+            (sc__tok_is(&r->tok, "type") || sc__tok_is(&r->tok, "index"))) {
+            is_index = sc__tok_is(&r->tok, "index");
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+            st = expect_op(r, "=");
+            if (st != SC_OK)
+                return st;
+        } else if (have_type) {
+            is_index = true;
+        }
+        if (!is_index) {
+            const char *s = r->lx.str.data;
+            const char *colon;
+            size_t n;
+            if (r->tok.kind != SC__TOK_STRING)
+                return unexpected(r, "a device type string ('cpu')");
+            n = r->lx.str.len;
+            colon = memchr(s, ':', n);
+            if (!sc_device_type_from_name(s, colon ? (size_t)(colon - s) : n,
+                                          &dev.type))
+                return error_at(r, r->tok.line, r->tok.col,
+                                "unknown device type '%.*s'",
+                                (int)(n > 20 ? 20 : n), s);
+            if (colon) {
+                char *endp;
+                long v = strtol(colon + 1, &endp, 10);
+                if (endp == colon + 1 || *endp || v < 0 || v > 32767)
+                    return error_at(r, r->tok.line, r->tok.col,
+                                    "malformed device index");
+                dev.index = (int)v;
+            }
+            have_type = true;
+        } else {
+            int64_t v = 0;
+            size_t i;
+            if (r->tok.kind != SC__TOK_INT || r->tok.len > 5)
+                return unexpected(r, "a device index");
+            for (i = 0; i < r->tok.len; i++)
+                v = v * 10 + (r->tok.start[i] - '0');
+            if (v > 32767)
+                return error_at(r, r->tok.line, r->tok.col,
+                                "device index too large");
+            dev.index = (int)v;
+        }
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, ","))
+            st = advance(r);
+        else if (!at_op(r, ")"))
+            return unexpected(r, "',' or ')'");
+        if (st != SC_OK)
+            return st;
+    }
+    if (!have_type)
+        return error_at(r, line, col, "device(...) without a type");
+    *out = sc_value_none();
+    out->kind = SC_VALUE_DEVICE;
+    out->u.device = dev;
+    return advance(r);
+}
+
+/* [a, 1, ...] or (a, 1, ...): items on the value stack, then moved. */
+static sc_status parse_sequence(reader *r, int depth, sc_value *out)
+{
+    bool tuple = at_op(r, "(");
+    const char *close = tuple ? ")" : "]";
+    size_t base = r->vlen, n;
+    bool trailing_comma = false;
+    sc_status st;
+    sc_value v, *items;
+
+    if (depth >= SC__GRAPH_MAX_DEPTH)
+        return error_at(r, r->tok.line, r->tok.col,
+                        "lists nested deeper than %d", SC__GRAPH_MAX_DEPTH);
+    st = advance(r);
+    if (st != SC_OK)
+        return st;
+    while (!at_op(r, close)) {
+        st = parse_value(r, depth + 1, &v);
+        if (st != SC_OK)
+            return st;
+        st = push_value(r, &v);
+        if (st != SC_OK)
+            return st;
+        trailing_comma = false;
+        if (at_op(r, ",")) {
+            trailing_comma = true;
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+        } else if (!at_op(r, close)) {
+            return unexpected(r, tuple ? "',' or ')'" : "',' or ']'");
+        }
+    }
+    n = r->vlen - base;
+    if (tuple && n == 1 && !trailing_comma) {
+        /* A parenthesized value, not a tuple. */
+        *out = r->vstack[--r->vlen];
+        return advance(r);
+    }
+    st = pop_values(r, n, &items);
+    if (st != SC_OK)
+        return st;
+    *out = sc_value_list(n, items);
+    if (tuple)
+        out->kind = SC_VALUE_TUPLE;
+    return advance(r);
+}
+
+static sc_status parse_value(reader *r, int depth, sc_value *out)
+{
+    sc_status st;
+    sc_node_id id;
+    int line = r->tok.line, col = r->tok.col;
+
+    switch (r->tok.kind) {
+    case SC__TOK_INT:
+        return parse_int_token(r, false, out);
+    case SC__TOK_FLOAT:
+        st = make_float(r, r->tok.start, r->tok.len, false, line, col, out);
+        return st != SC_OK ? st : advance(r);
+    case SC__TOK_STRING: {
+        char *s = sc__arena_strdup(&r->g->arena, r->lx.str.data,
+                                   r->lx.str.len);
+        if (!s)
+            return sc__error_nomem(r->err);
+        *out = sc_value_none();
+        out->kind = SC_VALUE_STRING;
+        out->u.str = s;
+        return advance(r);
+    }
+    case SC__TOK_OP:
+        if (at_op(r, "-")) {
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+            if (r->tok.kind == SC__TOK_INT)
+                return parse_int_token(r, true, out);
+            if (r->tok.kind == SC__TOK_FLOAT ||
+                at_name(r, "inf") || at_name(r, "nan")) {
+                st = make_float(r, r->tok.start, r->tok.len, true, line, col,
+                                out);
+                return st != SC_OK ? st : advance(r);
+            }
+            return unexpected(r, "a number after '-'");
+        }
+        if (at_op(r, "[") || at_op(r, "("))
+            return parse_sequence(r, depth, out);
+        return unexpected(r, "a value");
+    case SC__TOK_NAME:
+        if (at_name(r, "None")) {
+            *out = sc_value_none();
+            return advance(r);
+        }
+        if (at_name(r, "True") || at_name(r, "False")) {
+            *out = sc_value_bool(at_name(r, "True"));
+            return advance(r);
+        }
+        if (at_name(r, "inf") || at_name(r, "nan")) {
+            st = make_float(r, r->tok.start, r->tok.len, false, line, col,
+                            out);
+            return st != SC_OK ? st : advance(r);
+        }
+        if (at_name(r, "torch"))
+            return parse_torch_constant(r, out);
+        if (at_name(r, "device"))
+            return parse_device(r, out);
+        st = resolve_use(r, &id);
+        if (st != SC_OK)
+            return st;
+        *out = sc_value_node(id);
+        return advance(r);
+    default:
+        return unexpected(r, "a value");
+    }
+}
+
+/* ---- Statements -------------------------------------------------------- */
+
+/* A dotted name starting at the current NAME token, into the scratch
+ * buffer. */
+static sc_status read_dotted(reader *r, int max_parts)
+{
+    sc_status st;
+    int parts = 0;
+
+    sc__buf_reset(&r->scratch);
+    for (;;) {
+        if (r->tok.kind != SC__TOK_NAME)
+            return unexpected(r, "a name");
+        if (++parts > max_parts)
+            return error_at(r, r->tok.line, r->tok.col, "dotted name too "
+                                                        "long");
+        sc__buf_putn(&r->scratch, r->tok.start, r->tok.len);
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (!at_op(r, "."))
+            break;
+        sc__buf_putc(&r->scratch, '.');
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+    }
+    return r->scratch.failed ? sc__error_nomem(r->err) : SC_OK;
+}
+
+static sc_status note_unknown(reader *r, const char *target)
+{
+    size_t i;
+    void *items = r->unknown;
+    for (i = 0; i < r->nunknown; i++)
+        if (r->unknown[i] == target)
+            return SC_OK;
+    if (!sc__grow(&items, &r->unknown_cap, r->nunknown + 1,
+                  sizeof *r->unknown))
+        return sc__error_nomem(r->err);
+    r->unknown = items;
+    r->unknown[r->nunknown++] = target;
+    return SC_OK;
+}
+
+/* Append a call node; args are the top (npos + nkw) values of the stack
+ * and the keyword names the top nkw of the kw stack. */
+static sc_status append_node(reader *r, const char *name, const char *target,
+                             size_t npos, size_t nkw, const sc_result *meta,
+                             int line, int col)
+{
+    sc_value *args;
+    const char **kws = NULL;
+    sc_node_id id;
+    sc_status st;
+    const char *tgt;
+    sc_result inferred;
+    sc_error ierr;
+
+    tgt = sc__graph_intern_target(r->g, target);
+    if (!tgt)
+        return sc__error_nomem(r->err);
+    st = pop_values(r, npos + nkw, &args);
+    if (st != SC_OK)
+        return st;
+    if (nkw) {
+        kws = sc__arena_alloc(&r->g->arena, nkw * sizeof *kws);
+        if (!kws)
+            return sc__error_nomem(r->err);
+        memcpy(kws, r->kwstack + r->kwlen - nkw, nkw * sizeof *kws);
+        r->kwlen -= nkw;
+    }
+    st = sc__graph_append_call(r->g, name, tgt, npos, npos + nkw, args, kws,
+                               meta, line, &id, r->err);
+    if (st != SC_OK)
+        return locate(r, st, line, col);
+    if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
+        strcmp(tgt, "operator.getitem") != 0) {
+        st = note_unknown(r, tgt);
+        if (st != SC_OK)
+            return st;
+    }
+    st = sc__graph_check_call(r->g, id, r->err);
+    if (st != SC_OK)
+        return locate(r, st, line, col);
+    sc_error_init(&ierr);
+    if (sc__shape_infer(r->g, id, &inferred, &ierr) == SC_OK &&
+        meta->kind != SC_RESULT_UNKNOWN) {
+        /* Later: compare inferred with the annotation (shape rules). */
+    }
+    return grow_released(r);
+}
+
+/* getitem bookkeeping: the indexed node becomes a tuple of at least
+ * index + 1 elements when it has no annotation. */
+static void note_getitem(reader *r, sc_node_id of, int64_t index)
+{
+    sc__node *n = &r->g->nodes[of];
+    if (index < 0 || index >= (int64_t)UINT32_MAX)
+        return;
+    if (n->rkind == SC_RESULT_UNKNOWN) {
+        n->rkind = SC_RESULT_TUPLE;
+        n->ndim = 0;
+    }
+    if (n->rkind == SC_RESULT_TUPLE && (uint64_t)index >= n->ndim &&
+        n->kind == SC_NODE_CALL && !(n->flags & SC__NODE_TUPLE_FIXED))
+        n->ndim = (uint32_t)index + 1;
+}
+
+/* An operand of infix arithmetic: a node name or a number. */
+static sc_status parse_operand(reader *r, sc_value *out)
+{
+    if (r->tok.kind == SC__TOK_NAME || r->tok.kind == SC__TOK_INT ||
+        r->tok.kind == SC__TOK_FLOAT || at_op(r, "-"))
+        return parse_value(r, 0, out);
+    return unexpected(r, "a name or a number");
+}
+
+static bool at_infix(const reader *r)
+{
+    return r->tok.kind == SC__TOK_OP &&
+           sc__graph_infix_target(r->tok.start, r->tok.len) != NULL;
+}
+
+/* name[: annotation] = rhs [; liveness] NEWLINE; the name token and the
+ * annotation have been read. */
+static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
+                                const sc_result *meta)
+{
+    sc_status st;
+    sc_value v;
+    size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
+    int rcol = r->tok.col;
+
+    if (r->tok.kind == SC__TOK_NAME && !at_name(r, "None") &&
+        !at_name(r, "True") && !at_name(r, "False") && !at_name(r, "inf") &&
+        !at_name(r, "nan")) {
+        /* A call, an index, or infix arithmetic starting with a name. */
+        const char *first_start = r->tok.start;
+        size_t first_len = r->tok.len;
+        sc__token first = r->tok;
+        sc__lex_mark save;
+        sc__lex_save(&r->lx, &save);
+        char *target;
+
+        st = read_dotted(r, 16);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, "(")) {
+            target = sc__strdup(r->scratch.data);
+            if (!target)
+                return sc__error_nomem(r->err);
+            st = advance(r);
+            while (st == SC_OK && !at_op(r, ")")) {
+                if (r->tok.kind == SC__TOK_NAME) {
+                    /* keyword? look ahead for '=' (not '==') */
+                    sc__lex_mark lsave;
+        sc__lex_save(&r->lx, &lsave);
+                    sc__token tsave = r->tok;
+                    const char *kw;
+                    st = advance(r);
+                    if (st == SC_OK && at_op(r, "=")) {
+                        kw = sc__arena_strdup(&r->g->arena, tsave.start,
+                                              tsave.len);
+                        if (!kw) {
+                            st = sc__error_nomem(r->err);
+                            break;
+                        }
+                        st = advance(r);
+                        if (st == SC_OK)
+                            st = parse_value(r, 0, &v);
+                        if (st == SC_OK)
+                            st = push_value(r, &v);
+                        if (st == SC_OK)
+                            st = push_kwname(r, kw);
+                        nkw++;
+                    } else if (st == SC_OK) {
+                        sc__lex_restore(&r->lx, &lsave);
+                        r->tok = tsave;
+                        if (nkw)
+                            st = error_at(r, r->tok.line, r->tok.col,
+                                          "positional argument after a "
+                                          "keyword argument");
+                        if (st == SC_OK)
+                            st = parse_value(r, 0, &v);
+                        if (st == SC_OK)
+                            st = push_value(r, &v);
+                        npos++;
+                    }
+                } else {
+                    if (nkw)
+                        st = error_at(r, r->tok.line, r->tok.col,
+                                      "positional argument after a keyword "
+                                      "argument");
+                    if (st == SC_OK)
+                        st = parse_value(r, 0, &v);
+                    if (st == SC_OK)
+                        st = push_value(r, &v);
+                    npos++;
+                }
+                if (st != SC_OK)
+                    break;
+                if (at_op(r, ","))
+                    st = advance(r);
+                else if (!at_op(r, ")"))
+                    st = unexpected(r, "',' or ')'");
+            }
+            if (st == SC_OK)
+                st = advance(r); /* ')' */
+            if (st == SC_OK)
+                st = append_node(r, name, target, npos, nkw, meta, line, col);
+            if (st == SC_OK && strcmp(target, "operator.getitem") == 0 &&
+                npos == 2 && nkw == 0) {
+                const sc__node *n = &r->g->nodes[r->g->nnodes - 1];
+                if (n->args[0].kind == SC_VALUE_NODE &&
+                    n->args[1].kind == SC_VALUE_INT)
+                    note_getitem(r, n->args[0].u.node, n->args[1].u.i);
+            }
+            sc__free(target);
+            if (st != SC_OK) {
+                r->vlen = base;
+                r->kwlen = kwbase;
+                return st;
+            }
+        } else {
+            /* Not a call: restart at the first name as an operand. */
+            if (memchr(first_start, '.', first_len) == NULL &&
+                strchr(r->scratch.data, '.') != NULL)
+                return error_at(r, first.line, first.col,
+                                "expected a call after the dotted name "
+                                "'%s'", r->scratch.data);
+            sc__lex_restore(&r->lx, &save);
+            r->tok = first;
+            st = parse_operand(r, &v);
+            if (st != SC_OK)
+                return st;
+            if (at_op(r, "[")) {
+                /* x[0] */
+                sc_value idx;
+                if (v.kind != SC_VALUE_NODE)
+                    return error_at(r, first.line, first.col,
+                                    "only a node can be indexed");
+                st = advance(r);
+                if (st != SC_OK)
+                    return st;
+                if (r->tok.kind != SC__TOK_INT &&
+                    !(at_op(r, "-")))
+                    return unexpected(r, "an integer index");
+                st = parse_value(r, 0, &idx);
+                if (st != SC_OK)
+                    return st;
+                if (idx.kind != SC_VALUE_INT)
+                    return error_at(r, first.line, first.col,
+                                    "index out of range");
+                st = expect_op(r, "]");
+                if (st != SC_OK)
+                    return st;
+                st = push_value(r, &v);
+                if (st == SC_OK)
+                    st = push_value(r, &idx);
+                if (st == SC_OK)
+                    st = append_node(r, name, "operator.getitem", 2, 0, meta,
+                                     line, col);
+                if (st != SC_OK)
+                    return st;
+                note_getitem(r, v.u.node, idx.u.i);
+            } else if (at_infix(r)) {
+                const char *tgt =
+                    sc__graph_infix_target(r->tok.start, r->tok.len);
+                sc_value rhs;
+                st = advance(r);
+                if (st == SC_OK)
+                    st = parse_operand(r, &rhs);
+                if (st == SC_OK)
+                    st = push_value(r, &v);
+                if (st == SC_OK)
+                    st = push_value(r, &rhs);
+                if (st == SC_OK)
+                    st = append_node(r, name, tgt, 2, 0, meta, line, col);
+                if (st != SC_OK)
+                    return st;
+            } else {
+                return unexpected(r, "a call, an index or an operator");
+            }
+        }
+    } else if (at_op(r, "-") || r->tok.kind == SC__TOK_INT ||
+               r->tok.kind == SC__TOK_FLOAT) {
+        /* -x, or a number op x */
+        sc_value lhs, rhs;
+        if (at_op(r, "-")) {
+            sc__lex_mark save;
+        sc__lex_save(&r->lx, &save);
+            sc__token minus = r->tok;
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+            if (r->tok.kind == SC__TOK_NAME && !at_name(r, "inf") &&
+                !at_name(r, "nan")) {
+                st = parse_operand(r, &lhs);
+                if (st == SC_OK)
+                    st = push_value(r, &lhs);
+                if (st == SC_OK)
+                    st = append_node(r, name, "operator.neg", 1, 0, meta,
+                                     line, col);
+                if (st != SC_OK)
+                    return st;
+                goto tail;
+            }
+            sc__lex_restore(&r->lx, &save);
+            r->tok = minus;
+        }
+        st = parse_operand(r, &lhs);
+        if (st != SC_OK)
+            return st;
+        if (!at_infix(r))
+            return unexpected(r, "an operator");
+        {
+            const char *tgt = sc__graph_infix_target(r->tok.start, r->tok.len);
+            st = advance(r);
+            if (st == SC_OK)
+                st = parse_operand(r, &rhs);
+            if (st == SC_OK)
+                st = push_value(r, &lhs);
+            if (st == SC_OK)
+                st = push_value(r, &rhs);
+            if (st == SC_OK)
+                st = append_node(r, name, tgt, 2, 0, meta, line, col);
+            if (st != SC_OK)
+                return st;
+        }
+    } else {
+        (void)rcol;
+        return unexpected(r, "a call, an index or an operator");
+    }
+tail:
+    if (at_op(r, ";")) {
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        st = read_liveness(r, line);
+        if (st != SC_OK)
+            return st;
+    }
+    return expect_newline(r);
+}
+
+/* ---- Placeholders ------------------------------------------------------- */
+
+static sc_role role_of(const reader *r, const char *name)
+{
+    if (strncmp(name, "tangents", 8) == 0 && (!r->pytree || r->has_tangents))
+        return SC_ROLE_TANGENT;
+    return SC_ROLE_PRIMAL;
+}
+
+static sc_status add_placeholder(reader *r, const char *name,
+                                 const sc_result *meta, int line, int col)
+{
+    sc_node_id id;
+    sc_status st;
+
+    if (sc_graph_find(r->g, name) != SC_NODE_NONE)
+        return error_at(r, line, col, "duplicate definition of '%s'", name);
+    st = sc_graph_add_placeholder(r->g, name, role_of(r, name), meta, &id,
+                                  r->err);
+    if (st != SC_OK)
+        return locate(r, st, line, col);
+    r->g->nodes[id].line = (uint32_t)line;
+    return grow_released(r);
+}
+
+static sc_status add_pending(reader *r, const char *name, size_t len,
+                             const sc_result *meta, int line, int col)
+{
+    void *items = r->pending;
+    pending_ph *p;
+    size_t i, nd;
+
+    for (i = 0; i < r->npending; i++)
+        if (strlen(r->pending[i].name) == len &&
+            memcmp(r->pending[i].name, name, len) == 0)
+            return error_at(r, line, col, "duplicate definition of '%.*s'",
+                            (int)len, name);
+    if (!sc__grow(&items, &r->pending_cap, r->npending + 1, sizeof *p))
+        return sc__error_nomem(r->err);
+    r->pending = items;
+    p = &r->pending[r->npending];
+    p->name = sc__arena_strdup(&r->g->arena, name, len);
+    if (!p->name)
+        return sc__error_nomem(r->err);
+    p->meta = *meta;
+    p->line = line;
+    p->col = col;
+    if (meta->kind == SC_RESULT_TENSOR && meta->tensor.ndim) {
+        sc_expr **dims;
+        nd = meta->tensor.ndim * (meta->tensor.has_strides ? 2 : 1);
+        dims = sc__arena_alloc(&r->g->arena, nd * sizeof *dims);
+        if (!dims)
+            return sc__error_nomem(r->err);
+        memcpy(dims, r->dims, nd * sizeof *dims);
+        p->meta.tensor.sizes = dims;
+        p->meta.tensor.strides =
+            meta->tensor.has_strides ? dims + meta->tensor.ndim : NULL;
+    }
+    r->npending++;
+    return SC_OK;
+}
+
+/* Declared placeholders that no unpacking line listed become nodes in
+ * declaration order. */
+static sc_status flush_pending(reader *r)
+{
+    size_t i;
+    sc_status st;
+    for (i = 0; i < r->npending; i++) {
+        st = add_placeholder(r, r->pending[i].name, &r->pending[i].meta,
+                             r->pending[i].line, r->pending[i].col);
+        if (st != SC_OK)
+            return st;
+    }
+    r->npending = 0;
+    r->placeholders_done = true;
+    return SC_OK;
+}
+
+/* `a: "f32[..]"; b: "..."; ` — the first name and ':' have been read and
+ * the current token starts the first annotation. */
+static sc_status parse_declarations(reader *r, sc__token first)
+{
+    sc_status st;
+    sc_result meta;
+    sc__token name = first;
+
+    if (r->placeholders_done || !r->pytree)
+        return error_at(r, first.line, first.col,
+                        "a placeholder declaration after the graph's inputs "
+                        "were defined");
+    for (;;) {
+        st = read_annotation(r, &meta);
+        if (st != SC_OK)
+            return st;
+        st = add_pending(r, name.start, name.len, &meta, name.line, name.col);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, ";")) {
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+        } else if (r->tok.kind != SC__TOK_NEWLINE) {
+            return unexpected(r, "';' or the end of the line");
+        }
+        if (r->tok.kind == SC__TOK_NEWLINE)
+            return advance(r);
+        if (r->tok.kind != SC__TOK_NAME)
+            return unexpected(r, "a placeholder name");
+        name = r->tok;
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        st = expect_op(r, ":");
+        if (st != SC_OK)
+            return st;
+    }
+}
+
+/* `a, b, c, = fx_pytree.tree_flatten_spec([primals, tangents],
+ * self._in_spec)` — the first name has been read (first). */
+static sc_status parse_unpacking(reader *r, sc__token first)
+{
+    sc_status st;
+    sc__token *names = NULL;
+    size_t n = 0, cap = 0, i, j, next;
+    void *items;
+    int depth;
+
+    if (r->placeholders_done)
+        return error_at(r, first.line, first.col,
+                        "an unpacking line after the graph's inputs were "
+                        "defined");
+    items = NULL;
+    if (!sc__grow(&items, &cap, 1, sizeof *names))
+        return sc__error_nomem(r->err);
+    names = items;
+    names[n++] = first;
+    while (at_op(r, ",")) {
+        st = advance(r);
+        if (st != SC_OK)
+            goto done;
+        if (at_op(r, "="))
+            break;
+        if (r->tok.kind != SC__TOK_NAME) {
+            st = unexpected(r, "a placeholder name");
+            goto done;
+        }
+        items = names;
+        if (!sc__grow(&items, &cap, n + 1, sizeof *names)) {
+            st = sc__error_nomem(r->err);
+            goto done;
+        }
+        names = items;
+        names[n++] = r->tok;
+        st = advance(r);
+        if (st != SC_OK)
+            goto done;
+    }
+    st = expect_op(r, "=");
+    if (st != SC_OK)
+        goto done;
+    st = read_dotted(r, 4);
+    if (st != SC_OK)
+        goto done;
+    if (strcmp(r->scratch.data, "fx_pytree.tree_flatten_spec") != 0) {
+        st = error_at(r, first.line, first.col,
+                      "expected 'fx_pytree.tree_flatten_spec(...)' to "
+                      "unpack the inputs");
+        goto done;
+    }
+    if (!at_op(r, "(")) {
+        st = unexpected(r, "'('");
+        goto done;
+    }
+    /* Skip the balanced arguments. */
+    depth = 0;
+    do {
+        if (r->tok.kind == SC__TOK_EOF) {
+            st = unexpected(r, "')'");
+            goto done;
+        }
+        if (at_op(r, "(") || at_op(r, "["))
+            depth++;
+        else if (at_op(r, ")") || at_op(r, "]"))
+            depth--;
+        st = advance(r);
+        if (st != SC_OK)
+            goto done;
+    } while (depth > 0);
+    st = expect_newline(r);
+    if (st != SC_OK)
+        goto done;
+    /* The declared placeholders must appear in the unpacking line in
+     * their order; names not declared have no annotation. */
+    next = 0;
+    for (i = 0; i < n; i++) {
+        const sc_result *meta = NULL;
+        sc_result unknown;
+        char *name = sc__strndup(names[i].start, names[i].len);
+        if (!name) {
+            st = sc__error_nomem(r->err);
+            goto done;
+        }
+        sc_result_init(&unknown);
+        meta = &unknown;
+        for (j = 0; j < r->npending; j++)
+            if (strcmp(r->pending[j].name, name) == 0)
+                break;
+        if (j < r->npending) {
+            if (j != next) {
+                st = error_at(r, names[i].line, names[i].col,
+                              "'%s' is declared at another position on the "
+                              "declaration line",
+                              name);
+                sc__free(name);
+                goto done;
+            }
+            meta = &r->pending[j].meta;
+            next++;
+        }
+        st = add_placeholder(r, name, meta, names[i].line, names[i].col);
+        sc__free(name);
+        if (st != SC_OK)
+            goto done;
+    }
+    if (next < r->npending) {
+        st = error_at(r, r->pending[next].line, r->pending[next].col,
+                      "'%s' is declared but not unpacked",
+                      r->pending[next].name);
+        goto done;
+    }
+    r->npending = 0;
+    r->placeholders_done = true;
+    st = SC_OK;
+done:
+    sc__free(names);
+    return st;
+}
+
+/* ---- Return ------------------------------------------------------------ */
+
+static sc_status parse_output_list(reader *r, const char *close,
+                                   sc_node_id **outs, size_t *n, size_t *cap)
+{
+    sc_status st;
+    sc_node_id id;
+    void *items;
+
+    while (!at_op(r, close)) {
+        if (at_name(r, "None")) {
+            id = SC_NODE_NONE;
+        } else if (r->tok.kind == SC__TOK_NAME) {
+            st = resolve_use(r, &id);
+            if (st != SC_OK)
+                return st;
+        } else {
+            return unexpected(r, "a node name or None in the output list");
+        }
+        items = *outs;
+        if (!sc__grow(&items, cap, *n + 1, sizeof **outs))
+            return sc__error_nomem(r->err);
+        *outs = items;
+        (*outs)[(*n)++] = id;
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, ","))
+            st = advance(r);
+        else if (!at_op(r, close))
+            return unexpected(r, close[0] == ']' ? "',' or ']'" : "',' or ')'");
+        if (st != SC_OK)
+            return st;
+    }
+    return advance(r);
+}
+
+static sc_status parse_return(reader *r)
+{
+    sc_status st;
+    sc_node_id *outs = NULL, id;
+    size_t n = 0, cap = 0, nfwd;
+    int line = r->tok.line, col = r->tok.col;
+
+    st = advance(r); /* return */
+    if (st != SC_OK)
+        return st;
+    if (at_name(r, "pytree")) {
+        st = read_dotted(r, 4);
+        if (st != SC_OK)
+            goto done;
+        if (strcmp(r->scratch.data, "pytree.tree_unflatten") != 0) {
+            st = error_at(r, line, col,
+                          "expected 'pytree.tree_unflatten([...], "
+                          "self._out_spec)'");
+            goto done;
+        }
+        st = expect_op(r, "(");
+        if (st == SC_OK)
+            st = expect_op(r, "[");
+        if (st == SC_OK)
+            st = parse_output_list(r, "]", &outs, &n, &cap);
+        if (st == SC_OK)
+            st = expect_op(r, ",");
+        if (st == SC_OK)
+            st = read_dotted(r, 4);
+        if (st == SC_OK && strcmp(r->scratch.data, "self._out_spec") != 0)
+            st = unexpected(r, "'self._out_spec'");
+        if (st == SC_OK)
+            st = expect_op(r, ")");
+    } else if (at_op(r, "[")) {
+        st = advance(r);
+        if (st == SC_OK)
+            st = parse_output_list(r, "]", &outs, &n, &cap);
+    } else if (at_op(r, "(")) {
+        st = advance(r);
+        if (st == SC_OK)
+            st = parse_output_list(r, ")", &outs, &n, &cap);
+    } else if (r->tok.kind == SC__TOK_NAME) {
+        id = SC_NODE_NONE;
+        if (!at_name(r, "None"))
+            st = resolve_use(r, &id);
+        if (st == SC_OK) {
+            outs = sc__malloc(sizeof *outs);
+            if (!outs)
+                st = sc__error_nomem(r->err);
+            else
+                outs[n++] = id;
+        }
+        if (st == SC_OK)
+            st = advance(r);
+    } else {
+        st = unexpected(r, "the outputs after 'return'");
+    }
+    if (st != SC_OK)
+        goto done;
+    if (r->tok.kind != SC__TOK_NEWLINE && r->tok.kind != SC__TOK_EOF) {
+        st = unexpected(r, "the end of the line");
+        goto done;
+    }
+    if (r->opts->num_fwd_outputs >= 0) {
+        if ((size_t)r->opts->num_fwd_outputs > n) {
+            st = error_at(r, line, col,
+                          "%ld forward outputs requested, but the graph "
+                          "returns %zu values",
+                          r->opts->num_fwd_outputs, n);
+            goto done;
+        }
+        nfwd = (size_t)r->opts->num_fwd_outputs;
+    } else if (r->g->ntangents > 0) {
+        if (n < r->g->nprimals) {
+            st = error_at(r, line, col,
+                          "a joint graph returns its forward outputs and one "
+                          "gradient per primal, but this one returns %zu "
+                          "values for %zu primals (give the number of "
+                          "forward outputs)",
+                          n, r->g->nprimals);
+            goto done;
+        }
+        nfwd = n - r->g->nprimals;
+    } else {
+        nfwd = n;
+    }
+    st = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
+    st = locate(r, st, line, col);
+done:
+    sc__free(outs);
+    return st;
+}
+
+/* ---- Header and body --------------------------------------------------- */
+
+/* def forward(self, ...): */
+static sc_status parse_signature(reader *r)
+{
+    sc_status st;
+    bool any_annotated = false, only_pytree = true;
+    size_t nparams = 0;
+    sc__token params[2];
+    int line = r->tok.line;
+
+    st = expect_name(r, "def");
+    if (st == SC_OK)
+        st = expect_name(r, "forward");
+    if (st == SC_OK)
+        st = expect_op(r, "(");
+    if (st == SC_OK)
+        st = expect_name(r, "self");
+    if (st != SC_OK)
+        return st;
+    /* First pass over a copy of the lexer: which form is it? */
+    {
+        sc__lex_mark save;
+        sc__lex_save(&r->lx, &save);
+        sc__token tsave = r->tok;
+        int depth = 0;
+        while (r->tok.kind != SC__TOK_EOF) {
+            if (depth == 0 && at_op(r, ")"))
+                break;
+            if (at_op(r, "(") || at_op(r, "["))
+                depth++;
+            else if (at_op(r, ")") || at_op(r, "]"))
+                depth--;
+            else if (depth == 0 && at_op(r, ":"))
+                any_annotated = true;
+            else if (depth == 0 && r->tok.kind == SC__TOK_NAME &&
+                     !(r->tok.len == 7 && memcmp(r->tok.start, "primals", 7) == 0) &&
+                     !(r->tok.len == 8 && memcmp(r->tok.start, "tangents", 8) == 0))
+                only_pytree = false;
+            else if (depth == 0 && r->tok.kind == SC__TOK_NAME && nparams < 2)
+                params[nparams++] = r->tok;
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+        }
+        sc__lex_restore(&r->lx, &save);
+        r->tok = tsave;
+    }
+    r->pytree = !any_annotated && only_pytree && nparams > 0;
+    if (r->pytree) {
+        r->has_tangents = nparams == 2 && sc__tok_is(&params[1], "tangents");
+        if (!sc__tok_is(&params[0], "primals") ||
+            (nparams == 2 && !r->has_tangents))
+            return error_at(r, params[0].line, params[0].col,
+                            "expected 'def forward(self, primals, "
+                            "tangents):' or 'def forward(self, primals):'");
+    }
+    while (at_op(r, ",")) {
+        sc__token name;
+        sc_result meta;
+        char *s;
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, ")"))
+            break;
+        if (r->tok.kind != SC__TOK_NAME)
+            return unexpected(r, "a parameter name");
+        name = r->tok;
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (r->pytree)
+            continue;
+        sc_result_init(&meta);
+        if (at_op(r, ":")) {
+            st = advance(r);
+            if (st == SC_OK)
+                st = read_annotation(r, &meta);
+            if (st != SC_OK)
+                return st;
+        }
+        s = sc__strndup(name.start, name.len);
+        if (!s)
+            return sc__error_nomem(r->err);
+        st = add_placeholder(r, s, &meta, name.line, name.col);
+        sc__free(s);
+        if (st != SC_OK)
+            return st;
+    }
+    st = expect_op(r, ")");
+    if (st != SC_OK)
+        return st;
+    if (at_op(r, "->")) {
+        /* a return annotation: skip to ':' */
+        while (r->tok.kind != SC__TOK_EOF && r->tok.kind != SC__TOK_NEWLINE &&
+               !at_op(r, ":")) {
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+        }
+    }
+    st = expect_op(r, ":");
+    if (st == SC_OK)
+        st = expect_newline(r);
+    if (st == SC_OK && !r->pytree)
+        r->placeholders_done = true;
+    (void)line;
+    return st;
+}
+
+static sc_status parse_class_header(reader *r)
+{
+    sc_status st;
+    const char *name;
+
+    st = expect_name(r, "class");
+    if (st != SC_OK)
+        return st;
+    if (r->tok.kind != SC__TOK_NAME)
+        return unexpected(r, "a class name");
+    name = tok_text(r);
+    if (!name)
+        return sc__error_nomem(r->err);
+    st = sc_graph_set_class_name(r->g, name, r->err);
+    if (st != SC_OK)
+        return locate(r, st, r->tok.line, r->tok.col);
+    st = advance(r);
+    if (st == SC_OK && at_op(r, "(")) {
+        st = advance(r);
+        if (st == SC_OK)
+            st = read_dotted(r, 8);
+        if (st == SC_OK)
+            st = expect_op(r, ")");
+    }
+    if (st == SC_OK)
+        st = expect_op(r, ":");
+    if (st == SC_OK)
+        st = expect_newline(r);
+    return st;
+}
+
+static sc_status parse_body(reader *r)
+{
+    sc_status st;
+
+    for (;;) {
+        sc__token first = r->tok;
+        char *name;
+        sc_result meta;
+
+        if (r->tok.kind == SC__TOK_EOF)
+            return error_at(r, r->tok.line, r->tok.col,
+                            "unexpected end of file (expected a 'return' "
+                            "statement)");
+        if (at_name(r, "return")) {
+            if (!r->placeholders_done) {
+                st = flush_pending(r);
+                if (st != SC_OK)
+                    return st;
+            }
+            return parse_return(r);
+        }
+        if (r->tok.kind != SC__TOK_NAME)
+            return unexpected(r, "a statement");
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (at_op(r, ",")) {
+            st = parse_unpacking(r, first);
+            if (st != SC_OK)
+                return st;
+            continue;
+        }
+        sc_result_init(&meta);
+        if (at_op(r, ":")) {
+            st = advance(r);
+            if (st != SC_OK)
+                return st;
+            if (r->pytree && !r->placeholders_done) {
+                /* A declaration line, or the first node statement. */
+                sc__lex_mark save;
+        sc__lex_save(&r->lx, &save);
+                sc__token tsave = r->tok;
+                st = read_annotation(r, &meta);
+                if (st != SC_OK)
+                    return st;
+                if (!at_op(r, "=")) {
+                    sc__lex_restore(&r->lx, &save);
+                    r->tok = tsave;
+                    st = parse_declarations(r, first);
+                    if (st != SC_OK)
+                        return st;
+                    continue;
+                }
+            } else {
+                st = read_annotation(r, &meta);
+                if (st != SC_OK)
+                    return st;
+            }
+        }
+        if (!at_op(r, "="))
+            return unexpected(r, "'=' (a statement 'name: \"annotation\" = "
+                                 "call(...)')");
+        st = advance(r);
+        if (st != SC_OK)
+            return st;
+        if (!r->placeholders_done) {
+            st = flush_pending(r);
+            if (st != SC_OK)
+                return st;
+        }
+        name = sc__strndup(first.start, first.len);
+        if (!name)
+            return sc__error_nomem(r->err);
+        if (sc_graph_find(r->g, name) != SC_NODE_NONE) {
+            st = error_at(r, first.line, first.col,
+                          "duplicate definition of '%s' (first defined at "
+                          "line %d)",
+                          name,
+                          sc_graph_node_line(r->g, sc_graph_find(r->g, name)));
+            sc__free(name);
+            return st;
+        }
+        /* The annotation's dims must survive until the node is made:
+         * they live in r->dims, which only annotations write. */
+        st = parse_node_rhs(r, name, first.line, first.col, &meta);
+        sc__free(name);
+        if (st != SC_OK)
+            return st;
+    }
+}
+
+/* ---- Directives, hints and the environment ----------------------------- */
+
+static sc_status apply_directive(reader *r, const sc__lex_directive *d)
+{
+    const char *s = d->text, *end = d->text + d->len, *k;
+    sc_status st;
+    int col = d->col;
+
+    while (s < end && is_space(*s))
+        s++;
+    k = s;
+    while (s < end && !is_space(*s))
+        s++;
+    if (s == k)
+        return error_at(r, d->line, col, "empty '# symcut:' directive");
+    if (s - k == 4 && memcmp(k, "hint", 4) == 0) {
+        /* hint s0=8 s1=64 (or with commas) */
+        for (;;) {
+            const char *name, *val;
+            size_t nlen;
+            int64_t v = 0;
+            char buf[80];
+            sc_expr *sym;
+            while (s < end && (is_space(*s) || *s == ',' || *s == '\r'))
+                s++;
+            if (s >= end)
+                break;
+            name = s;
+            while (s < end && *s != '=' && !is_space(*s) && *s != ',')
+                s++;
+            nlen = (size_t)(s - name);
+            if (!is_simple_name(name, nlen) || s >= end || *s != '=')
+                return error_at(r, d->line, d->col + (int)(name - d->text),
+                                "expected 'SYMBOL=VALUE' in a hint "
+                                "directive");
+            val = ++s;
+            while (s < end && *s >= '0' && *s <= '9') {
+                if (v > (INT64_MAX - 9) / 10)
+                    return error_at(r, d->line, d->col + (int)(val - d->text),
+                                    "hint too large");
+                v = v * 10 + (*s - '0');
+                s++;
+            }
+            if (s == val || (s < end && !is_space(*s) && *s != ',' &&
+                             *s != '\r'))
+                return error_at(r, d->line, d->col + (int)(val - d->text),
+                                "expected a non-negative integer hint");
+            snprintf(buf, sizeof buf, "%.*s", (int)nlen, name);
+            sym = sc_expr_symbol(r->ctx, buf);
+            if (!sym)
+                return locate(r, sc_ctx_take_error(r->ctx, r->err), d->line,
+                              d->col + (int)(name - d->text));
+            st = sc_graph_set_hint(r->g, sym, v, r->err);
+            if (st != SC_OK)
+                return locate(r, st, d->line, d->col);
+        }
+        return SC_OK;
+    }
+    {
+        char key[64];
+        const char *v = s;
+        size_t vlen;
+        char *value;
+        if (s - k >= (ptrdiff_t)sizeof key)
+            return error_at(r, d->line, col, "directive name too long");
+        memcpy(key, k, (size_t)(s - k));
+        key[s - k] = '\0';
+        while (v < end && is_space(*v))
+            v++;
+        vlen = (size_t)(end - v);
+        while (vlen && (is_space(v[vlen - 1]) || v[vlen - 1] == '\r'))
+            vlen--;
+        value = sc__strndup(v, vlen);
+        if (!value)
+            return sc__error_nomem(r->err);
+        st = sc_graph_set_directive(r->g, key, value, r->err);
+        sc__free(value);
+        return locate(r, st, d->line, d->col + (int)(k - d->text));
+    }
+}
+
+void sc_graph_read_options_init(sc_graph_read_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->num_fwd_outputs = -1;
+}
+
+static sc_status finish_read(reader *r)
+{
+    sc_status st;
+    size_t i;
+
+    for (i = 0; i < r->lx.ndirectives; i++) {
+        st = apply_directive(r, &r->lx.directives[i]);
+        if (st != SC_OK)
+            return st;
+    }
+    for (i = 0; i < r->opts->nhints; i++) {
+        st = sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
+                               r->opts->hint_values[i], r->err);
+        if (st != SC_OK)
+            return st;
+    }
+    if (r->nunknown) {
+        sc__buf b;
+        sc__buf_init(&b);
+        for (i = 0; i < r->nunknown; i++) {
+            const char *t = r->unknown[i];
+            if (strncmp(t, "torch.ops.", 10) == 0)
+                t += 10;
+            sc__buf_printf(&b, "%s%s", i ? ", " : "", t);
+        }
+        if (b.failed || !sc__graph_warn(r->g, "%zu op%s not in the op table, "
+                                              "kept as opaque nodes: %s",
+                                        r->nunknown,
+                                        r->nunknown == 1 ? "" : "s", b.data)) {
+            sc__buf_free(&b);
+            return sc__error_nomem(r->err);
+        }
+        sc__buf_free(&b);
+    }
+    st = sc_graph_finish(r->g, r->err);
+    if (st != SC_OK)
+        return st;
+    return sc__graph_bind_env(r->g, r->opts->env, r->err);
+}
+
+sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
+                             const char *filename,
+                             const sc_graph_read_options *opts,
+                             sc_graph **out, sc_error *err)
+{
+    reader r;
+    sc_graph_read_options defaults;
+    sc_status st;
+    const char *nul;
+    bool more = false;
+
+    *out = NULL;
+    sc_error_init(err);
+    if (!opts) {
+        sc_graph_read_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (!ctx || (!text && len))
+        return sc__error_set(err, SC_ERR_INVALID, "no context or no text");
+    memset(&r, 0, sizeof r);
+    r.file = filename ? filename : "<text>";
+    r.ctx = ctx;
+    r.opts = opts;
+    r.err = err;
+    sc__buf_init(&r.scratch);
+    sc__lex_init(&r.lx, text ? text : "", len, r.file, err);
+    nul = len ? memchr(text, '\0', len) : NULL;
+    if (nul) {
+        int line = 1;
+        const char *p, *ls = text;
+        for (p = text; p < nul; p++)
+            if (*p == '\n') {
+                line++;
+                ls = p + 1;
+            }
+        st = error_at(&r, line, (int)(nul - ls) + 1, "NUL byte in the text");
+        goto done;
+    }
+    r.g = sc_graph_new(ctx);
+    if (!r.g) {
+        st = sc__error_nomem(err);
+        goto done;
+    }
+    st = sc__lex_skip_preamble(&r.lx);
+    if (st == SC_OK)
+        st = advance(&r);
+    if (st == SC_OK && at_name(&r, "class"))
+        st = parse_class_header(&r);
+    if (st == SC_OK)
+        st = parse_signature(&r);
+    if (st == SC_OK)
+        st = parse_body(&r);
+    if (st == SC_OK)
+        st = sc__lex_check_trailer(&r.lx, &more);
+    if (st == SC_OK && more &&
+        !sc__graph_warn(r.g, "the text holds more than one graph; only the "
+                             "first was read"))
+        st = sc__error_nomem(err);
+    if (st == SC_OK)
+        st = finish_read(&r);
+done:
+    if (st == SC_OK) {
+        *out = r.g;
+    } else {
+        sc_graph_free(r.g);
+        if (err && err->code == SC_OK)
+            sc__error_set(err, st, NULL);
+    }
+    sc__lex_destroy(&r.lx);
+    sc__buf_free(&r.scratch);
+    sc__free(r.pending);
+    sc__free(r.vstack);
+    sc__free(r.kwstack);
+    sc__free(r.dims);
+    sc__free(r.released);
+    sc__free(r.unknown);
+    return st;
+}
+
+sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
+                             const sc_graph_read_options *opts,
+                             sc_graph **out, sc_error *err)
+{
+    FILE *f;
+    char *buf = NULL, *p;
+    size_t n = 0, cap = 0, got;
+    sc_status st;
+
+    *out = NULL;
+    sc_error_init(err);
+    f = fopen(path, "rb");
+    if (!f)
+        return sc__error_set(err, SC_ERR_IO, "cannot open '%s': %s", path,
+                             strerror(errno));
+    for (;;) {
+        if (cap - n < 4096) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            p = sc__realloc(buf, ncap);
+            if (!p) {
+                fclose(f);
+                sc__free(buf);
+                return sc__error_nomem(err);
+            }
+            buf = p;
+            cap = ncap;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        sc__free(buf);
+        return sc__error_set(err, SC_ERR_IO, "cannot read '%s'", path);
+    }
+    fclose(f);
+    st = sc_graph_read_text(ctx, buf, n, path, opts, out, err);
+    sc__free(buf);
+    return st;
+}

@@ -1,0 +1,495 @@
+/* symcut — the writer of PyTorch's graph text, in the newer
+ * print_readable style (quoted annotations with strides and device), with
+ * the liveness suffixes PyTorch computes (`;  x = None` after a value's
+ * last use), so that symcut's graphs diff cleanly against PyTorch's. */
+#include <config.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/graph-internal.h"
+
+void sc_graph_write_options_init(sc_graph_write_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+/* ---- Pieces ------------------------------------------------------------- */
+
+static void put_expr(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
+{
+    int64_t v;
+    char *s;
+    if (sc_expr_get_si(e, &v)) {
+        sc__buf_printf(b, "%lld", (long long)v);
+        return;
+    }
+    s = sc_expr_to_str(ctx, e);
+    if (!s) {
+        b->failed = true;
+        return;
+    }
+    sc__buf_puts(b, s);
+    free(s);
+}
+
+/* Python's repr of a float when the text was not kept: the shortest
+ * %.{p}g that reads back exactly, with ".0" when it looks like an int. */
+static void put_float(sc__buf *b, double v)
+{
+    char tmp[40];
+    int p;
+    if (isnan(v)) {
+        sc__buf_puts(b, "nan");
+        return;
+    }
+    if (isinf(v)) {
+        sc__buf_puts(b, v < 0 ? "-inf" : "inf");
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(tmp, sizeof tmp, "%.*g", p, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    sc__buf_puts(b, tmp);
+    if (!strpbrk(tmp, ".eEn"))
+        sc__buf_puts(b, ".0");
+}
+
+/* Python's repr of a string. */
+static void put_string(sc__buf *b, const char *s)
+{
+    char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
+    sc__buf_putc(b, q);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '\\' || c == (unsigned char)q) {
+            sc__buf_putc(b, '\\');
+            sc__buf_putc(b, (char)c);
+        } else if (c == '\n') {
+            sc__buf_puts(b, "\\n");
+        } else if (c == '\t') {
+            sc__buf_puts(b, "\\t");
+        } else if (c == '\r') {
+            sc__buf_puts(b, "\\r");
+        } else if (c < 0x20 || c == 0x7f) {
+            sc__buf_printf(b, "\\x%02x", c);
+        } else {
+            sc__buf_putc(b, (char)c);
+        }
+    }
+    sc__buf_putc(b, q);
+}
+
+static void put_value(sc__buf *b, const sc_graph *g, const sc_value *v,
+                      int depth)
+{
+    size_t i;
+    switch (v->kind) {
+    case SC_VALUE_NONE:
+        sc__buf_puts(b, "None");
+        break;
+    case SC_VALUE_NODE:
+        sc__buf_puts(b, g->nodes[v->u.node].name);
+        break;
+    case SC_VALUE_INT:
+        sc__buf_printf(b, "%lld", (long long)v->u.i);
+        break;
+    case SC_VALUE_SYMINT:
+        put_expr(b, g->ctx, v->u.expr);
+        break;
+    case SC_VALUE_FLOAT:
+        if (v->u.f.repr)
+            sc__buf_puts(b, v->u.f.repr);
+        else
+            put_float(b, v->u.f.value);
+        break;
+    case SC_VALUE_BOOL:
+        sc__buf_puts(b, v->u.b ? "True" : "False");
+        break;
+    case SC_VALUE_STRING:
+        put_string(b, v->u.str);
+        break;
+    case SC_VALUE_DTYPE:
+        sc__buf_printf(b, "torch.%s", sc_dtype_torch_name(v->u.dtype));
+        break;
+    case SC_VALUE_DEVICE:
+        if (v->u.device.index >= 0)
+            sc__buf_printf(b, "device(type='%s', index=%d)",
+                           sc_device_type_name(v->u.device.type),
+                           v->u.device.index);
+        else
+            sc__buf_printf(b, "device(type='%s')",
+                           sc_device_type_name(v->u.device.type));
+        break;
+    case SC_VALUE_LAYOUT:
+        sc__buf_printf(b, "torch.%s", sc_layout_name(v->u.layout));
+        break;
+    case SC_VALUE_MEMORY_FORMAT:
+        sc__buf_printf(b, "torch.%s",
+                       sc_memory_format_name(v->u.memory_format));
+        break;
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        sc__buf_putc(b, v->kind == SC_VALUE_LIST ? '[' : '(');
+        for (i = 0; i < v->u.list.n && depth < SC__GRAPH_MAX_DEPTH; i++) {
+            if (i)
+                sc__buf_puts(b, ", ");
+            put_value(b, g, &v->u.list.items[i], depth + 1);
+        }
+        if (v->kind == SC_VALUE_TUPLE && v->u.list.n == 1)
+            sc__buf_putc(b, ',');
+        sc__buf_putc(b, v->kind == SC_VALUE_LIST ? ']' : ')');
+        break;
+    }
+}
+
+/* The annotation of node n, with quotes; nothing for a node without
+ * one (tuples, unknown). */
+static bool put_annotation(sc__buf *b, const sc_graph *g, const sc__node *n)
+{
+    uint32_t i;
+    switch ((sc_result_kind)n->rkind) {
+    case SC_RESULT_TENSOR:
+        sc__buf_printf(b, "\"%s[", sc_dtype_code((sc_dtype)n->dtype));
+        for (i = 0; i < n->ndim; i++) {
+            if (i)
+                sc__buf_puts(b, ", ");
+            put_expr(b, g->ctx, n->meta.dims[i]);
+        }
+        sc__buf_putc(b, ']');
+        if (n->flags & SC__NODE_HAS_STRIDES) {
+            sc__buf_putc(b, '[');
+            for (i = 0; i < n->ndim; i++) {
+                if (i)
+                    sc__buf_puts(b, ", ");
+                put_expr(b, g->ctx, n->meta.dims[n->ndim + i]);
+            }
+            sc__buf_putc(b, ']');
+        }
+        if (n->flags & SC__NODE_HAS_DEVICE) {
+            sc__buf_puts(b, sc_device_type_name((sc_device_type)n->dev_type));
+            if (n->dev_index >= 0)
+                sc__buf_printf(b, ":%d", n->dev_index);
+        }
+        sc__buf_putc(b, '"');
+        return true;
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        sc__buf_puts(b, "\"Sym(");
+        put_expr(b, g->ctx, n->meta.expr);
+        sc__buf_puts(b, ")\"");
+        return true;
+    default:
+        return false;
+    }
+}
+
+static void put_rhs(sc__buf *b, const sc_graph *g, const sc__node *n)
+{
+    const char *infix = sc__graph_infix_symbol(n->target);
+    uint32_t i;
+
+    if (n->nargs == n->npos) {
+        if (strcmp(n->target, "operator.getitem") == 0 && n->npos == 2 &&
+            n->args[0].kind == SC_VALUE_NODE) {
+            put_value(b, g, &n->args[0], 0);
+            sc__buf_putc(b, '[');
+            put_value(b, g, &n->args[1], 0);
+            sc__buf_putc(b, ']');
+            return;
+        }
+        if (infix && n->npos == 2) {
+            put_value(b, g, &n->args[0], 0);
+            sc__buf_printf(b, " %s ", infix);
+            put_value(b, g, &n->args[1], 0);
+            return;
+        }
+        if (strcmp(n->target, "operator.neg") == 0 && n->npos == 1 &&
+            n->args[0].kind == SC_VALUE_NODE) {
+            sc__buf_putc(b, '-');
+            put_value(b, g, &n->args[0], 0);
+            return;
+        }
+    }
+    sc__buf_puts(b, n->target);
+    sc__buf_putc(b, '(');
+    for (i = 0; i < n->nargs; i++) {
+        if (i)
+            sc__buf_puts(b, ", ");
+        if (i >= n->npos)
+            sc__buf_printf(b, "%s = ", n->kwnames[i - n->npos]);
+        put_value(b, g, &n->args[i], 0);
+    }
+    sc__buf_putc(b, ')');
+}
+
+/* ---- Liveness ---------------------------------------------------------- */
+
+/* For each call node, the values whose last use it is (PyTorch's rule:
+ * walking the nodes backwards, a value's first use seen is its last; the
+ * output list comes last, so returned values are never released; a call
+ * without users releases itself). */
+typedef struct liveness {
+    uint32_t *start, *count; /* per node, into freed */
+    sc_node_id *freed;
+    size_t nfreed, cap;
+} liveness;
+
+static bool live_push(liveness *lv, sc_node_id id)
+{
+    void *items = lv->freed;
+    if (!sc__grow(&items, &lv->cap, lv->nfreed + 1, sizeof *lv->freed))
+        return false;
+    lv->freed = items;
+    lv->freed[lv->nfreed++] = id;
+    return true;
+}
+
+static bool live_walk(liveness *lv, unsigned char *seen, const sc_value *v,
+                      int depth)
+{
+    size_t i;
+    if (v->kind == SC_VALUE_NODE) {
+        if (!seen[v->u.node]) {
+            seen[v->u.node] = 1;
+            return live_push(lv, v->u.node);
+        }
+        return true;
+    }
+    if ((v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) &&
+        depth < SC__GRAPH_MAX_DEPTH)
+        for (i = 0; i < v->u.list.n; i++)
+            if (!live_walk(lv, seen, &v->u.list.items[i], depth + 1))
+                return false;
+    return true;
+}
+
+/* Mark every node v refers to (through lists) as used. */
+static void mark_nested(unsigned char *used, const sc_value *v, int depth)
+{
+    size_t i;
+    if (v->kind == SC_VALUE_NODE)
+        used[v->u.node] = 1;
+    else if ((v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) &&
+             depth < SC__GRAPH_MAX_DEPTH)
+        for (i = 0; i < v->u.list.n; i++)
+            mark_nested(used, &v->u.list.items[i], depth + 1);
+}
+
+static sc_status compute_liveness(const sc_graph *g, liveness *lv,
+                                  sc_error *err)
+{
+    unsigned char *seen = NULL, *used = NULL;
+    size_t i, j;
+
+    memset(lv, 0, sizeof *lv);
+    seen = sc__calloc(g->nnodes + 1, 1);
+    used = sc__calloc(g->nnodes + 1, 1);
+    lv->start = sc__calloc(g->nnodes + 1, sizeof *lv->start);
+    lv->count = sc__calloc(g->nnodes + 1, sizeof *lv->count);
+    if (!seen || !used || !lv->start || !lv->count)
+        goto nomem;
+    for (i = 0; i < g->noutputs; i++)
+        if (g->outputs[i] != SC_NODE_NONE)
+            seen[g->outputs[i]] = used[g->outputs[i]] = 1;
+    for (i = 0; i < g->nnodes; i++)
+        for (j = 0; j < g->nodes[i].nargs; j++)
+            mark_nested(used, &g->nodes[i].args[j], 0);
+    for (i = g->nnodes; i-- > 0;) {
+        const sc__node *n = &g->nodes[i];
+        lv->start[i] = (uint32_t)lv->nfreed;
+        if (n->kind != SC_NODE_CALL)
+            continue;
+        for (j = 0; j < n->nargs; j++)
+            if (!live_walk(lv, seen, &n->args[j], 0))
+                goto nomem;
+        if (!used[i] && !live_push(lv, (sc_node_id)i))
+            goto nomem;
+        lv->count[i] = (uint32_t)(lv->nfreed - lv->start[i]);
+    }
+    sc__free(seen);
+    sc__free(used);
+    return SC_OK;
+nomem:
+    sc__free(seen);
+    sc__free(used);
+    sc__free(lv->start);
+    sc__free(lv->count);
+    sc__free(lv->freed);
+    memset(lv, 0, sizeof *lv);
+    return sc__error_nomem(err);
+}
+
+static void liveness_free(liveness *lv)
+{
+    sc__free(lv->start);
+    sc__free(lv->count);
+    sc__free(lv->freed);
+}
+
+/* ---- The text ----------------------------------------------------------- */
+
+static void put_directives(sc__buf *b, const sc_graph *g)
+{
+    size_t i;
+    if (g->nhints) {
+        sc__buf_puts(b, "# symcut: hint");
+        for (i = 0; i < g->nhints; i++)
+            sc__buf_printf(b, " %s=%lld",
+                           sc_expr_symbol_name(g->hints[i].sym),
+                           (long long)g->hints[i].value);
+        sc__buf_putc(b, '\n');
+    }
+    for (i = 0; i < g->ndirectives; i++)
+        sc__buf_printf(b, "# symcut: %s %s\n", g->directives[i].key,
+                       g->directives[i].value);
+}
+
+static sc_status write_text(const sc_graph *g,
+                            const sc_graph_write_options *opts, sc__buf *b,
+                            sc_error *err)
+{
+    liveness lv;
+    size_t i, j;
+    bool any_annotated = false;
+    const char *ind = "        ";
+    sc_status st;
+
+    memset(&lv, 0, sizeof lv);
+    if (!(opts->flags & SC_GRAPH_WRITE_NO_LIVENESS)) {
+        st = compute_liveness(g, &lv, err);
+        if (st != SC_OK)
+            return st;
+    }
+    if (!(opts->flags & SC_GRAPH_WRITE_NO_DIRECTIVES))
+        put_directives(b, g);
+    sc__buf_printf(b, "class %s(torch.nn.Module):\n",
+                   opts->class_name ? opts->class_name
+                                    : sc_graph_class_name(g));
+    sc__buf_printf(b, "    def forward(self, primals%s):\n",
+                   g->ntangents ? ", tangents" : "");
+    for (i = 0; i < g->nplaceholders; i++)
+        if (g->nodes[i].rkind == SC_RESULT_TENSOR ||
+            g->nodes[i].rkind == SC_RESULT_SYMINT ||
+            g->nodes[i].rkind == SC_RESULT_SYMBOOL)
+            any_annotated = true;
+    if (any_annotated) {
+        sc__buf_puts(b, ind);
+        for (i = 0; i < g->nplaceholders; i++) {
+            size_t mark = b->len;
+            sc__buf_printf(b, "%s: ", g->nodes[i].name);
+            if (put_annotation(b, g, &g->nodes[i]))
+                sc__buf_puts(b, "; ");
+            else if (!b->failed) { /* not annotated: unpacking only */
+                b->len = mark;
+                b->data[mark] = '\0';
+            }
+        }
+        sc__buf_puts(b, "\n    \n");
+    }
+    if (g->nplaceholders) {
+        sc__buf_puts(b, ind);
+        for (i = 0; i < g->nplaceholders; i++)
+            sc__buf_printf(b, "%s, ", g->nodes[i].name);
+        sc__buf_printf(b, "= fx_pytree.tree_flatten_spec([primals%s], "
+                          "self._in_spec)\n",
+                       g->ntangents ? ", tangents" : "");
+    }
+    if (g->nnodes > g->nplaceholders) {
+        sc__buf_puts(b, ind);
+        sc__buf_puts(b, "# No stacktrace found for following nodes\n");
+    }
+    for (i = g->nplaceholders; i < g->nnodes && !b->failed; i++) {
+        const sc__node *n = &g->nodes[i];
+        sc__buf_puts(b, ind);
+        sc__buf_puts(b, n->name);
+        {
+            size_t mark = b->len;
+            sc__buf_puts(b, ": ");
+            if (!put_annotation(b, g, n) && !b->failed) {
+                b->len = mark;
+                b->data[mark] = '\0';
+            }
+        }
+        sc__buf_puts(b, " = ");
+        put_rhs(b, g, n);
+        if (lv.count && lv.count[i]) {
+            sc__buf_puts(b, ";  ");
+            for (j = 0; j < lv.count[i]; j++)
+                sc__buf_printf(b, "%s = ",
+                               g->nodes[lv.freed[lv.start[i] + j]].name);
+            sc__buf_puts(b, "None");
+        }
+        sc__buf_putc(b, '\n');
+    }
+    sc__buf_puts(b, ind);
+    sc__buf_puts(b, "return pytree.tree_unflatten([");
+    for (i = 0; i < g->noutputs; i++) {
+        if (i)
+            sc__buf_puts(b, ", ");
+        sc__buf_puts(b, g->outputs[i] == SC_NODE_NONE
+                            ? "None"
+                            : g->nodes[g->outputs[i]].name);
+    }
+    sc__buf_puts(b, "], self._out_spec)\n");
+    sc__buf_puts(b, ind);
+    sc__buf_putc(b, '\n');
+    liveness_free(&lv);
+    if (b->failed)
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
+sc_status sc_graph_write_text(const sc_graph *g,
+                              const sc_graph_write_options *opts, char **out,
+                              size_t *len, sc_error *err)
+{
+    sc_graph_write_options defaults;
+    sc__buf b;
+    sc_status st;
+    size_t n;
+
+    *out = NULL;
+    if (len)
+        *len = 0;
+    if (!opts) {
+        sc_graph_write_options_init(&defaults);
+        opts = &defaults;
+    }
+    if (opts->class_name && !*opts->class_name)
+        return sc__error_set(err, SC_ERR_INVALID, "empty class name");
+    sc__buf_init(&b);
+    st = write_text(g, opts, &b, err);
+    if (st != SC_OK) {
+        sc__buf_free(&b);
+        return st;
+    }
+    n = b.len;
+    *out = sc__buf_take(&b);
+    if (!*out)
+        return sc__error_nomem(err);
+    if (len)
+        *len = n;
+    return SC_OK;
+}
+
+sc_status sc_graph_write_stream(const sc_graph *g,
+                                const sc_graph_write_options *opts,
+                                FILE *stream, sc_error *err)
+{
+    char *text;
+    size_t n;
+    sc_status st = sc_graph_write_text(g, opts, &text, &n, err);
+    if (st != SC_OK)
+        return st;
+    if (fwrite(text, 1, n, stream) != n || fflush(stream) != 0) {
+        free(text);
+        return sc__error_set(err, SC_ERR_IO, "cannot write the graph");
+    }
+    free(text);
+    return SC_OK;
+}

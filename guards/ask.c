@@ -1,0 +1,392 @@
+/* symcut — the questions of the shape environment: statically known,
+ * guard, guard_or_false/true, size-oblivious, assert (torch._check),
+ * guard_int, and simplify/range/hint. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "guards/env.h"
+
+/* "u0, u1" for the unbacked symbols of e (size_like: only those). */
+static void unbacked_names(sc_env *env, sc_expr *e, bool size_like,
+                           sc__buf *b)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i, k = 0;
+
+    n = sc_expr_free_symbols(e, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms) {
+            b->failed = true;
+            return;
+        }
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; i < n; i++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
+        if (!s || s->backed || (size_like && !s->size_like))
+            continue;
+        if (k++)
+            sc__buf_puts(b, ", ");
+        sc__buf_puts(b, sc_expr_symbol_name(syms[i]));
+    }
+    if (k == 0)
+        sc__buf_puts(b, "none");
+    if (syms != small)
+        sc__free(syms);
+}
+
+/* SC_ERR_DATA_DEPENDENT in PyTorch's words. */
+static sc_status data_dependent(sc_env *env, const char *what, sc_expr *s,
+                                sc_error *err)
+{
+    char *text = sc_expr_to_str(env->ctx, s);
+    sc__buf un, sl;
+    sc_status st;
+
+    sc__buf_init(&un);
+    sc__buf_init(&sl);
+    unbacked_names(env, s, false, &un);
+    unbacked_names(env, s, true, &sl);
+    st = sc__error_set(err, SC_ERR_DATA_DEPENDENT,
+                       "Could not %s data-dependent expression %s "
+                       "(unhinted: %s).  (Size-like symbols: %s)",
+                       what, text ? text : "?",
+                       un.data && !un.failed ? un.data : "?",
+                       sl.data && !sl.failed ? sl.data : "?");
+    free(text);
+    sc__buf_free(&un);
+    sc__buf_free(&sl);
+    return st;
+}
+
+sc_status sc_env_statically_known(sc_env *env, sc_expr *cond, unsigned flags,
+                                  sc_tri *out, sc_error *err)
+{
+    return sc__env_known(env, cond, (flags & SC_ENV_OBLIVIOUS) != 0, NULL,
+                         out, err);
+}
+
+/* Record the guard g (true at the hints) and learn it. */
+static sc_status record_guard(sc_env *env, sc_expr *g, sc_error *err)
+{
+    if (!g)
+        return sc__env_ctx_error(env, err);
+    if (!sc__exprvec_push(&env->guards, g))
+        return sc__error_nomem(err);
+    return sc__env_learn(env, g, err);
+}
+
+static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
+                                sc_error *err)
+{
+    sc_status status;
+    mpz_t v;
+
+    mpz_init(v);
+    status = sc_expr_eval(env->ctx, s, env->hints, v, err);
+    if (status == SC_OK)
+        *out = mpz_sgn(v) != 0;
+    mpz_clear(v);
+    return status;
+}
+
+/* guard, after the static check failed to decide the rewritten s. */
+static sc_status guard_rewritten(sc_env *env, sc_expr *s, bool *out,
+                                 sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    bool v;
+
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked > 0)
+        return data_dependent(env, "guard on", s, err);
+    status = eval_hint_bool(env, s, &v, err);
+    if (status != SC_OK)
+        return status;
+    status = record_guard(env, v ? s : sc_expr_not(env->ctx, s), err);
+    if (status == SC_OK)
+        *out = v;
+    return status;
+}
+
+sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
+{
+    sc_status status;
+    sc_expr *s;
+    sc_tri t;
+
+    status = sc__env_known(env, cond, false, &s, &t, err);
+    if (status != SC_OK)
+        return status;
+    if (t != SC_TRI_UNKNOWN) {
+        *out = t == SC_TRI_TRUE;
+        return SC_OK;
+    }
+    return guard_rewritten(env, s, out, err);
+}
+
+sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
+                          sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    sc_expr *s;
+    sc_tri t;
+
+    status = sc__env_known(env, cond, false, &s, &t, err);
+    if (status != SC_OK)
+        return status;
+    if (t != SC_TRI_UNKNOWN) {
+        *out = t == SC_TRI_TRUE;
+        return SC_OK;
+    }
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked > 0) {
+        *out = dflt;
+        return SC_OK;
+    }
+    return guard_rewritten(env, s, out, err);
+}
+
+sc_status sc_env_size_oblivious(sc_env *env, sc_expr *cond, bool *out,
+                                sc_error *err)
+{
+    sc_status status;
+    sc_tri t;
+
+    status = sc__env_known(env, cond, true, NULL, &t, err);
+    if (status != SC_OK)
+        return status;
+    if (t != SC_TRI_UNKNOWN) {
+        *out = t == SC_TRI_TRUE;
+        return SC_OK;
+    }
+    return sc_env_guard(env, cond, out, err);
+}
+
+sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    sc_expr *s;
+    sc_tri t;
+    bool v;
+
+    status = sc__env_known(env, cond, false, &s, &t, err);
+    if (status != SC_OK)
+        return status;
+    if (t == SC_TRI_TRUE)
+        return SC_OK;
+    if (t == SC_TRI_FALSE) {
+        char *text = sc_expr_to_str(env->ctx, cond);
+        status = sc__error_set(err, SC_ERR_CONTRADICTION,
+                               "assertion %s is false given what is known",
+                               text ? text : "?");
+        free(text);
+        return status;
+    }
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked == 0) {
+        status = eval_hint_bool(env, s, &v, err);
+        if (status != SC_OK)
+            return status;
+        if (!v) {
+            char *text = sc_expr_to_str(env->ctx, s);
+            status = sc__error_set(err, SC_ERR_GUARD,
+                                   "assertion %s fails at the hints",
+                                   text ? text : "?");
+            free(text);
+            return status;
+        }
+        return record_guard(env, s, err);
+    }
+    if (!sc__exprvec_push(&env->asserts, s))
+        return sc__error_nomem(err);
+    return sc__env_learn(env, s, err);
+}
+
+/* The rewritten integer expression, type-checked. */
+static sc_status rewrite_int(sc_env *env, sc_expr *e, sc_expr **out,
+                             sc_error *err)
+{
+    sc_status status;
+
+    if (!e)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    if (sc_expr_is_bool(e))
+        return sc__error_set(err, SC_ERR_TYPE,
+                             "expected an integer expression");
+    status = sc__env_rewrite(env, e, env->bounds, out, err);
+    if (status == SC_OK)
+        status = sc__env_check_symbols(env, *out, NULL, err);
+    return status;
+}
+
+/* A constant when the range of the rewritten s is one value. */
+static sc_status int_constant(sc_env *env, sc_expr *s, sc_expr **out,
+                              sc_error *err)
+{
+    sc_status status;
+    sc_range r;
+    mpz_t v;
+
+    *out = NULL;
+    if (sc_expr_is_int(s)) {
+        *out = s;
+        return SC_OK;
+    }
+    sc_range_init(&r);
+    mpz_init(v);
+    status = sc__env_expr_range(env, s, env->bounds, &r, err);
+    if (status == SC_OK && sc__rng_singleton(&r, v)) {
+        *out = sc_expr_int_mpz(env->ctx, v);
+        if (!*out)
+            status = sc__env_ctx_error(env, err);
+    }
+    sc_range_clear(&r);
+    mpz_clear(v);
+    return status;
+}
+
+sc_status sc_env_guard_int(sc_env *env, sc_expr *e, mpz_ptr out,
+                           sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    sc_expr *s, *c;
+
+    status = rewrite_int(env, e, &s, err);
+    if (status == SC_OK)
+        status = int_constant(env, s, &c, err);
+    if (status != SC_OK)
+        return status;
+    if (c) {
+        sc_expr_get_mpz(c, out);
+        return SC_OK;
+    }
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked > 0)
+        return data_dependent(env, "extract specialized integer from", s,
+                              err);
+    status = sc_expr_eval(env->ctx, s, env->hints, out, err);
+    if (status != SC_OK)
+        return status;
+    return record_guard(env,
+                        sc_expr_eq(env->ctx, s,
+                                   sc_expr_int_mpz(env->ctx, out)),
+                        err);
+}
+
+sc_status sc_env_guard_int_si(sc_env *env, sc_expr *e, int64_t *out,
+                              sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    sc_expr *s, *c;
+    mpz_t v;
+
+    status = rewrite_int(env, e, &s, err);
+    if (status == SC_OK)
+        status = int_constant(env, s, &c, err);
+    if (status != SC_OK)
+        return status;
+    if (c) {
+        if (!sc_expr_get_si(c, out))
+            return sc__error_set(err, SC_ERR_OVERFLOW,
+                                 "the value does not fit in int64_t");
+        return SC_OK;
+    }
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked > 0)
+        return data_dependent(env, "extract specialized integer from", s,
+                              err);
+    mpz_init(v);
+    status = sc_expr_eval(env->ctx, s, env->hints, v, err);
+    if (status == SC_OK) {
+        sc_expr *ve = sc_expr_int_mpz(env->ctx, v);
+        if (!ve)
+            status = sc__env_ctx_error(env, err);
+        else if (!sc_expr_get_si(ve, out))
+            status = sc__error_set(err, SC_ERR_OVERFLOW,
+                                   "the value does not fit in int64_t");
+        else
+            status = record_guard(env, sc_expr_eq(env->ctx, s, ve), err);
+    }
+    mpz_clear(v);
+    return status;
+}
+
+sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
+                          sc_error *err)
+{
+    sc_status status;
+    sc_expr *s, *c;
+    sc_tri t;
+
+    if (!e)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    if (sc_expr_is_bool(e)) {
+        status = sc__env_known(env, e, false, &s, &t, err);
+        if (status != SC_OK)
+            return status;
+        if (t != SC_TRI_UNKNOWN) {
+            s = sc_expr_bool(env->ctx, t == SC_TRI_TRUE);
+            if (!s)
+                return sc__env_ctx_error(env, err);
+        }
+        *out = s;
+        return SC_OK;
+    }
+    status = rewrite_int(env, e, &s, err);
+    if (status == SC_OK)
+        status = int_constant(env, s, &c, err);
+    if (status == SC_OK)
+        *out = c ? c : s;
+    return status;
+}
+
+sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
+{
+    sc_status status;
+    sc_expr *s;
+
+    status = rewrite_int(env, e, &s, err);
+    if (status == SC_OK)
+        status = sc__env_expr_range(env, s, env->bounds, out, err);
+    return status;
+}
+
+sc_status sc_env_hint(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
+{
+    sc_status status;
+    size_t nunbacked;
+    sc_expr *s = e;
+
+    if (!e)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    if (env->nrepl > 0) {
+        s = sc_expr_subst(env->ctx, e, env->repl);
+        if (!s)
+            return sc__env_ctx_error(env, err);
+    }
+    status = sc__env_check_symbols(env, s, &nunbacked, err);
+    if (status != SC_OK)
+        return status;
+    if (nunbacked > 0)
+        return data_dependent(env, "compute the hint of", s, err);
+    return sc_expr_eval(env->ctx, s, env->hints, out, err);
+}

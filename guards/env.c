@@ -1,0 +1,548 @@
+/* symcut — the shape environment: lifetime, symbols, sources, accessors. */
+#include <config.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "guards/env.h"
+
+void sc_env_options_init(sc_env_options *opts)
+{
+    opts->specialize_zero_one = true;
+    opts->duck_shape = true;
+}
+
+sc_status sc_env_new(sc_ctx *ctx, const sc_env_options *opts, sc_env **out,
+                     sc_error *err)
+{
+    sc_env *env;
+
+    *out = NULL;
+    if (!ctx)
+        return sc__error_set(err, SC_ERR_INVALID, "no context");
+    env = sc__calloc(1, sizeof *env);
+    if (!env)
+        return sc__error_nomem(err);
+    env->ctx = ctx;
+    if (opts)
+        env->opts = *opts;
+    else
+        sc_env_options_init(&env->opts);
+    sc__gmap_init(&env->sym_of);
+    sc__gmap_init(&env->duck);
+    sc__gmap_init(&env->source_of);
+    sc__gmap_init(&env->form_of);
+    sc__gmap_init(&env->div_of);
+    sc__gmap_init(&env->or_of);
+    env->bounds = sc_bounds_new(ctx);
+    env->obl_bounds = sc_bounds_new(ctx);
+    env->repl = sc_symmap_new(ctx);
+    env->hints = sc_symmap_new(ctx);
+    env->scratch = sc_symmap_new(ctx);
+    if (!env->bounds || !env->obl_bounds || !env->repl || !env->hints ||
+        !env->scratch) {
+        sc_env_free(env);
+        return sc__error_nomem(err);
+    }
+    *out = env;
+    return SC_OK;
+}
+
+void sc_env_free(sc_env *env)
+{
+    size_t i;
+
+    if (!env)
+        return;
+    for (i = 0; i < env->nsyms; i++) {
+        sc__exprvec_free(&env->syms[i].excluded);
+        sc__free(env->syms[i].facts);
+    }
+    sc__free(env->syms);
+    for (i = 0; i < env->nsources; i++)
+        sc__free(env->sources[i].text);
+    sc__free(env->sources);
+    for (i = 0; i < env->nforms; i++) {
+        sc_range_clear(&env->forms[i].r);
+        sc__exprvec_free(&env->forms[i].excluded);
+    }
+    sc__free(env->forms);
+    sc__free(env->divs);
+    sc__free(env->ors);
+    sc__gmap_destroy(&env->sym_of);
+    sc__gmap_destroy(&env->duck);
+    sc__gmap_destroy(&env->source_of);
+    sc__gmap_destroy(&env->form_of);
+    sc__gmap_destroy(&env->div_of);
+    sc__gmap_destroy(&env->or_of);
+    sc_bounds_free(env->bounds);
+    sc_bounds_free(env->obl_bounds);
+    sc_symmap_free(env->repl);
+    sc_symmap_free(env->hints);
+    sc_symmap_free(env->scratch);
+    sc__exprvec_free(&env->guards);
+    sc__exprvec_free(&env->asserts);
+    sc__exprvec_free(&env->pending);
+    sc__free(env);
+}
+
+sc_ctx *sc_env_ctx(const sc_env *env)
+{
+    return env->ctx;
+}
+
+/* ---- Internal helpers ------------------------------------------------- */
+
+sc__env_sym *sc__env_sym_of(const sc_env *env, const sc_expr *sym)
+{
+    uint64_t id;
+    if (!sym || !sc_expr_is_symbol(sym))
+        return NULL;
+    if (!sc__gmap_get(&env->sym_of, sc_expr_symbol_index(sym), &id))
+        return NULL;
+    return &env->syms[id];
+}
+
+sc_status sc__env_ctx_error(sc_env *env, sc_error *err)
+{
+    sc_status st = sc_ctx_take_error(env->ctx, err);
+    if (st == SC_OK)
+        st = sc__error_set(err, SC_ERR_INTERNAL,
+                           "expression constructor failed without a reason");
+    return st;
+}
+
+const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s)
+{
+    /* Every environment symbol gets a range when it is created. */
+    return sc_bounds_get(env->bounds, s->sym);
+}
+
+sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
+                            sc_error *err)
+{
+    sc_status status;
+    sc_range obl;
+
+    status = sc_bounds_set(env->bounds, s->sym, r, err);
+    if (status != SC_OK)
+        return status;
+    if (!s->size_like || s->backed)
+        return sc_bounds_set(env->obl_bounds, s->sym, r, err);
+    /* Size-oblivious: a size-like unbacked symbol is assumed >= 2, unless
+     * its range leaves no such value. */
+    sc_range_init(&obl);
+    sc_range_set(&obl, r);
+    if (obl.hi_inf || mpz_cmp_si(obl.hi, 2) >= 0) {
+        if (obl.lo_inf || mpz_cmp_si(obl.lo, 2) < 0) {
+            mpz_set_si(obl.lo, 2);
+            obl.lo_inf = false;
+        }
+    }
+    status = sc_bounds_set(env->obl_bounds, s->sym, &obl, err);
+    sc_range_clear(&obl);
+    return status;
+}
+
+static sc_status sym_add_fact(sc__env_sym *s, uint64_t entry, sc_error *err)
+{
+    if (s->nfacts > 0 && s->facts[s->nfacts - 1] == entry)
+        return SC_OK;
+    if (s->nfacts == s->facts_cap) {
+        void *p = s->facts;
+        if (!sc__grow(&p, &s->facts_cap, s->nfacts + 1, sizeof *s->facts))
+            return sc__error_nomem(err);
+        s->facts = p;
+    }
+    s->facts[s->nfacts++] = entry;
+    return SC_OK;
+}
+
+sc_status sc__env_index_fact(sc_env *env, sc_expr *e, uint64_t entry,
+                             sc_error *err)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i;
+    sc_status status = SC_OK;
+
+    n = sc_expr_free_symbols(e, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return sc__error_nomem(err);
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; i < n && status == SC_OK; i++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
+        if (s)
+            status = sym_add_fact(s, entry, err);
+    }
+    if (syms != small)
+        sc__free(syms);
+    return status;
+}
+
+sc_status sc__env_check_symbols(sc_env *env, sc_expr *e, size_t *nunbacked,
+                                sc_error *err)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i, nu = 0;
+    sc_status status = SC_OK;
+
+    n = sc_expr_free_symbols(e, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return sc__error_nomem(err);
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; i < n; i++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
+        if (!s) {
+            status = sc__error_set(err, SC_ERR_UNBOUND,
+                                   "unknown symbol '%s' (not created in the "
+                                   "shape environment)",
+                                   sc_expr_symbol_name(syms[i]));
+            break;
+        }
+        if (!s->backed)
+            nu++;
+    }
+    if (syms != small)
+        sc__free(syms);
+    if (nunbacked)
+        *nunbacked = nu;
+    return status;
+}
+
+/* ---- Symbols ------------------------------------------------------------- */
+
+static sc_status new_sym(sc_env *env, sc_expr *sym, sc__env_sym **out,
+                         sc_error *err)
+{
+    sc__env_sym *s;
+
+    if (env->nsyms == env->syms_cap) {
+        void *p = env->syms;
+        if (!sc__grow(&p, &env->syms_cap, env->nsyms + 1, sizeof *env->syms))
+            return sc__error_nomem(err);
+        env->syms = p;
+    }
+    if (!sc__gmap_put(&env->sym_of, sc_expr_symbol_index(sym), env->nsyms))
+        return sc__error_nomem(err);
+    s = &env->syms[env->nsyms++];
+    memset(s, 0, sizeof *s);
+    s->sym = sym;
+    s->first_source = SIZE_MAX;
+    *out = s;
+    return SC_OK;
+}
+
+/* The symbol for a new environment symbol: the caller's name, which must
+ * not be taken, or the next free prefix<k>. */
+static sc_status pick_symbol(sc_env *env, const char *name, char prefix,
+                             size_t *counter, sc_expr **out, sc_error *err)
+{
+    sc_expr *sym;
+    char buf[32];
+
+    if (name) {
+        sym = sc_expr_symbol(env->ctx, name);
+        if (!sym)
+            return sc__env_ctx_error(env, err);
+        if (sc__env_sym_of(env, sym))
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "symbol '%s' already exists in the shape "
+                                 "environment", name);
+        *out = sym;
+        return SC_OK;
+    }
+    for (;;) {
+        snprintf(buf, sizeof buf, "%c%zu", prefix, (*counter)++);
+        sym = sc_expr_symbol(env->ctx, buf);
+        if (!sym)
+            return sc__env_ctx_error(env, err);
+        if (!sc__env_sym_of(env, sym))
+            break;
+    }
+    *out = sym;
+    return SC_OK;
+}
+
+static sc__env_source *find_source(const sc_env *env, const char *text,
+                                   uint64_t h)
+{
+    uint64_t id;
+    if (!sc__gmap_get(&env->source_of, h, &id))
+        return NULL;
+    while (id != SIZE_MAX) {
+        if (strcmp(env->sources[id].text, text) == 0)
+            return &env->sources[id];
+        id = env->sources[id].next_same_hash;
+    }
+    return NULL;
+}
+
+static sc_status add_source(sc_env *env, const char *text, sc_expr *expr,
+                            sc_expr *hint, sc_error *err)
+{
+    uint64_t h = sc__str_hash(text), first;
+    sc__env_source *src;
+    char *copy;
+
+    if (env->nsources == env->sources_cap) {
+        void *p = env->sources;
+        if (!sc__grow(&p, &env->sources_cap, env->nsources + 1,
+                      sizeof *env->sources))
+            return sc__error_nomem(err);
+        env->sources = p;
+    }
+    copy = sc__strdup(text);
+    if (!copy)
+        return sc__error_nomem(err);
+    if (!sc__gmap_get(&env->source_of, h, &first))
+        first = SIZE_MAX;
+    if (!sc__gmap_put(&env->source_of, h, env->nsources)) {
+        sc__free(copy);
+        return sc__error_nomem(err);
+    }
+    src = &env->sources[env->nsources];
+    src->text = copy;
+    src->expr = expr;
+    src->hint = hint;
+    src->next_same_hash = (size_t)first;
+    if (sc_expr_is_symbol(expr)) {
+        sc__env_sym *s = sc__env_sym_of(env, expr);
+        if (s && s->first_source == SIZE_MAX)
+            s->first_source = env->nsources;
+    }
+    env->nsources++;
+    return SC_OK;
+}
+
+sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
+                               const char *source, const char *name,
+                               const sc_range *range, unsigned flags,
+                               sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    sc_expr *hint_e, *sym = NULL;
+    sc__env_sym *s;
+    sc_range r;
+    uint64_t id;
+    bool duck = env->opts.duck_shape && !(flags & SC_ENV_NO_DUCK);
+    bool spec01 = env->opts.specialize_zero_one &&
+                  !(flags & SC_ENV_NO_SPECIALIZE_01);
+
+    *out = NULL;
+    if (mpz_sgn(hint) < 0)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "a size hint must be >= 0 (got a negative one)");
+    if (range && !sc_range_contains_mpz(range, hint))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "the hint lies outside the given range");
+    if (source && find_source(env, source, sc__str_hash(source)))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "source '%s' already has a size", source);
+    hint_e = sc_expr_int_mpz(env->ctx, hint);
+    if (!hint_e)
+        return sc__env_ctx_error(env, err);
+
+    /* 0/1 specialization: the size is that constant. */
+    if (spec01 && mpz_cmp_ui(hint, 1) <= 0) {
+        char auto_source[40];
+        if (!source && name)
+            source = name;
+        if (!source) {
+            snprintf(auto_source, sizeof auto_source, "size%zu",
+                     env->nsources);
+            source = auto_source;
+        }
+        if (find_source(env, source, sc__str_hash(source)))
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "source '%s' already has a size", source);
+        status = add_source(env, source, hint_e, hint_e, err);
+        if (status == SC_OK)
+            *out = hint_e;
+        return status;
+    }
+    /* Duck sizing: an existing symbol with the same hint. */
+    if (duck && !range && sc__gmap_get(&env->duck, sc__gmap_ptr(hint_e), &id)) {
+        sym = env->syms[id].sym;
+        if (!source)
+            source = sc_expr_symbol_name(sym);
+        if (find_source(env, source, sc__str_hash(source)))
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "source '%s' already has a size", source);
+        status = add_source(env, source, sym, hint_e, err);
+        if (status == SC_OK)
+            *out = sym;
+        return status;
+    }
+
+    status = pick_symbol(env, name, 's', &env->next_s, &sym, err);
+    if (status != SC_OK)
+        return status;
+    if (!source)
+        source = sc_expr_symbol_name(sym);
+    if (find_source(env, source, sc__str_hash(source)))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "source '%s' already has a size", source);
+    status = sc_symmap_set(env->hints, sym, hint_e, err);
+    if (status != SC_OK)
+        return status;
+    status = new_sym(env, sym, &s, err);
+    if (status != SC_OK)
+        return status;
+    s->backed = true;
+    s->size_like = true;
+    s->hint = hint_e;
+    sc_range_init(&r);
+    sc_range_set_si(&r, (spec01 && mpz_cmp_ui(hint, 2) >= 0) ? 2 : 0, 0);
+    r.hi_inf = true;
+    if (range)
+        sc__rng_intersect(&r, range);
+    status = sc__env_set_range(env, s, &r, err);
+    sc_range_clear(&r);
+    if (status != SC_OK)
+        return status;
+    if (duck && !range &&
+        !sc__gmap_put(&env->duck, sc__gmap_ptr(hint_e), env->nsyms - 1))
+        return sc__error_nomem(err);
+    status = add_source(env, source, sym, hint_e, err);
+    if (status == SC_OK)
+        *out = sym;
+    return status;
+}
+
+sc_status sc_env_create_backed_si(sc_env *env, int64_t hint,
+                                  const char *source, const char *name,
+                                  const sc_range *range, unsigned flags,
+                                  sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    mpz_t h;
+    mpz_init(h);
+    if (hint >= LONG_MIN && hint <= LONG_MAX)
+        mpz_set_si(h, (long)hint);
+    else {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%lld", (long long)hint);
+        mpz_set_str(h, buf, 10);
+    }
+    status = sc_env_create_backed(env, h, source, name, range, flags, out,
+                                  err);
+    mpz_clear(h);
+    return status;
+}
+
+sc_status sc_env_create_unbacked(sc_env *env, const char *name,
+                                 const sc_range *range, unsigned flags,
+                                 sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    sc_expr *sym;
+    sc__env_sym *s;
+    sc_range r;
+
+    *out = NULL;
+    sc_range_init(&r);
+    if (flags & SC_ENV_SIZE_LIKE) {
+        mpz_set_ui(r.lo, 0);
+        r.lo_inf = false;
+    }
+    if (range)
+        sc__rng_intersect(&r, range);
+    if (sc_range_is_empty(&r)) {
+        sc_range_clear(&r);
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "the range of an unbacked symbol is empty");
+    }
+    status = pick_symbol(env, name, 'u', &env->next_u, &sym, err);
+    if (status == SC_OK)
+        status = new_sym(env, sym, &s, err);
+    if (status == SC_OK) {
+        s->backed = false;
+        s->size_like = (flags & SC_ENV_SIZE_LIKE) != 0;
+        status = sc__env_set_range(env, s, &r, err);
+    }
+    sc_range_clear(&r);
+    if (status == SC_OK)
+        *out = sym;
+    return status;
+}
+
+/* ---- Accessors ----------------------------------------------------------- */
+
+size_t sc_env_symbol_count(const sc_env *env) { return env->nsyms; }
+
+sc_expr *sc_env_symbol(const sc_env *env, size_t i)
+{
+    return i < env->nsyms ? env->syms[i].sym : NULL;
+}
+
+bool sc_env_has_symbol(const sc_env *env, const sc_expr *sym)
+{
+    return sc__env_sym_of(env, sym) != NULL;
+}
+
+bool sc_env_is_backed(const sc_env *env, const sc_expr *sym)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    return s && s->backed;
+}
+
+bool sc_env_is_size_like(const sc_env *env, const sc_expr *sym)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    return s && s->size_like;
+}
+
+const char *sc_env_symbol_source(const sc_env *env, const sc_expr *sym)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    if (!s || s->first_source == SIZE_MAX)
+        return NULL;
+    return env->sources[s->first_source].text;
+}
+
+sc_expr *sc_env_replacement(const sc_env *env, const sc_expr *sym)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    return s ? s->repl : NULL;
+}
+
+size_t sc_env_source_count(const sc_env *env) { return env->nsources; }
+
+const char *sc_env_source(const sc_env *env, size_t i)
+{
+    return i < env->nsources ? env->sources[i].text : NULL;
+}
+
+sc_expr *sc_env_source_expr(const sc_env *env, size_t i)
+{
+    return i < env->nsources ? env->sources[i].expr : NULL;
+}
+
+sc_expr *sc_env_source_hint(const sc_env *env, size_t i)
+{
+    return i < env->nsources ? env->sources[i].hint : NULL;
+}
+
+size_t sc_env_guard_count(const sc_env *env) { return env->guards.n; }
+
+sc_expr *sc_env_guard_at(const sc_env *env, size_t i)
+{
+    return i < env->guards.n ? env->guards.items[i] : NULL;
+}
+
+size_t sc_env_runtime_assert_count(const sc_env *env)
+{
+    return env->asserts.n;
+}
+
+sc_expr *sc_env_runtime_assert(const sc_env *env, size_t i)
+{
+    return i < env->asserts.n ? env->asserts.items[i] : NULL;
+}

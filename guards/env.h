@@ -1,0 +1,186 @@
+/* symcut — the private layout of the shape environment, shared by the
+ * files of guards/ only. */
+#ifndef SYMCUT_GUARDS_ENV_H
+#define SYMCUT_GUARDS_ENV_H
+
+#include <symcut/guards.h>
+
+#include "util/internal.h"
+
+/* ---- A hash map from 64-bit keys to 64-bit values (guards/map.c) ------- */
+typedef struct sc__gmap {
+    uint64_t *keys;
+    uint64_t *vals;
+    uint8_t *used;
+    size_t cap;   /* power of two, or 0 */
+    size_t count;
+} sc__gmap;
+
+void sc__gmap_init(sc__gmap *m);
+void sc__gmap_destroy(sc__gmap *m);
+bool sc__gmap_get(const sc__gmap *m, uint64_t key, uint64_t *val);
+/* Insert or overwrite; false on exhaustion (the map is unchanged). */
+bool sc__gmap_put(sc__gmap *m, uint64_t key, uint64_t val);
+static inline uint64_t sc__gmap_ptr(const void *p) { return (uint64_t)(uintptr_t)p; }
+uint64_t sc__str_hash(const char *s);
+
+/* ---- A growable array of expressions ------------------------------------ */
+typedef struct sc__exprvec {
+    sc_expr **items;
+    size_t n, cap;
+} sc__exprvec;
+
+bool sc__exprvec_push(sc__exprvec *v, sc_expr *e);
+void sc__exprvec_free(sc__exprvec *v);
+
+/* ---- The environment ----------------------------------------------------- */
+
+/* What an entry of a symbol's fact index refers to. */
+enum { SC__FACT_FORM = 0, SC__FACT_DIV = 1, SC__FACT_OR = 2 };
+#define SC__FACT_ENTRY(kind, id) (((uint64_t)(kind) << 32) | (uint64_t)(id))
+#define SC__FACT_KIND(entry) ((unsigned)((entry) >> 32))
+#define SC__FACT_ID(entry) ((size_t)((entry) & 0xffffffffu))
+
+typedef struct sc__env_sym {
+    sc_expr *sym;
+    bool backed, size_like, replaced;
+    sc_expr *hint;         /* INT; backed only */
+    sc_expr *repl;         /* replacement, in free symbols; NULL if free */
+    size_t first_source;   /* SIZE_MAX if none */
+    sc__exprvec excluded;  /* INT values the symbol never takes */
+    uint64_t *facts;       /* SC__FACT_ENTRY of facts mentioning it */
+    size_t nfacts, facts_cap;
+} sc__env_sym;
+
+/* A fact about an expression L that is not a single symbol: L lies in r
+ * and is none of excluded.  L has no constant term and a positive leading
+ * coefficient, and the gcd of its coefficients is 1. */
+typedef struct sc__env_form {
+    sc_expr *L;
+    sc_range r;
+    sc__exprvec excluded;
+    bool dead;
+} sc__env_form;
+
+/* x is divisible by k: Mod(x, k) == 0. */
+typedef struct sc__env_div {
+    sc_expr *x, *k;
+    size_t next;   /* next fact with the same x, or SIZE_MAX */
+    bool dead;
+} sc__env_div;
+
+/* Any other fact (a disjunction), kept as an expression. */
+typedef struct sc__env_or {
+    sc_expr *e;
+    bool dead;
+} sc__env_or;
+
+typedef struct sc__env_source {
+    char *text;
+    sc_expr *expr;    /* the symbol given, or the specialized constant */
+    sc_expr *hint;    /* INT */
+    size_t next_same_hash;
+} sc__env_source;
+
+struct sc_env {
+    sc_ctx *ctx;
+    sc_env_options opts;
+
+    sc__env_sym *syms;
+    size_t nsyms, syms_cap;
+    sc__gmap sym_of;        /* ctx symbol index -> env symbol id */
+    sc__gmap duck;          /* hint (interned INT) -> env symbol id */
+    size_t next_s, next_u;
+
+    sc__env_source *sources;
+    size_t nsources, sources_cap;
+    sc__gmap source_of;     /* string hash -> source id */
+
+    sc_bounds *bounds;      /* the ranges of the symbols */
+    sc_bounds *obl_bounds;  /* the same, size-like unbacked ones >= 2 */
+    sc_symmap *repl;        /* replacements */
+    size_t nrepl;
+    sc_symmap *hints;       /* backed symbol -> hint */
+    sc_symmap *scratch;     /* one-entry substitutions */
+
+    sc__env_form *forms;
+    size_t nforms, forms_cap;
+    sc__gmap form_of;       /* L -> form id */
+
+    sc__env_div *divs;
+    size_t ndivs, divs_cap, ndivs_alive;
+    sc__gmap div_of;        /* x -> first div id */
+
+    sc__env_or *ors;
+    size_t nors, ors_cap, nors_alive;
+    sc__gmap or_of;         /* e -> or id */
+
+    sc__exprvec guards;
+    sc__exprvec asserts;
+    sc__exprvec pending;    /* facts waiting to be learned */
+};
+
+/* ---- Internal functions (guards/env.c) ----------------------------------- */
+
+/* The environment symbol of sym, or NULL if sym is not one. */
+sc__env_sym *sc__env_sym_of(const sc_env *env, const sc_expr *sym);
+/* Take the error recorded in the context (a constructor returned NULL). */
+sc_status sc__env_ctx_error(sc_env *env, sc_error *err);
+/* The range currently known for a symbol (never NULL: unbounded static). */
+const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s);
+/* Set a symbol's range in both bounds objects. */
+sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
+                            sc_error *err);
+/* Append a fact entry to the index of every symbol of e. */
+sc_status sc__env_index_fact(sc_env *env, sc_expr *e, uint64_t entry,
+                             sc_error *err);
+
+/* ---- Knowledge (guards/know.c) ------------------------------------------- */
+
+/* e through replacements and divisibility facts, simplified over bounds
+ * (env->bounds or env->obl_bounds). */
+sc_status sc__env_rewrite(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                          sc_expr **out, sc_error *err);
+/* Decide a rewritten boolean expression from the facts. */
+sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
+                         sc_tri *out, sc_error *err);
+/* Rewrite and decide in one step; *simplified (may be NULL) receives the
+ * rewritten expression. */
+sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
+                        sc_expr **simplified, sc_tri *out, sc_error *err);
+/* Learn that the boolean fact holds (and everything queued meanwhile). */
+sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err);
+/* The range of an integer expression under everything known. */
+sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                             sc_range *out, sc_error *err);
+/* Split X = c + a*L with L constant-free, positive leading coefficient,
+ * coprime coefficients.  X constant: *L = NULL, a = 0. */
+sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
+                            sc_expr **L, sc_error *err);
+
+/* Check that every free symbol of e is an environment symbol; count the
+ * unbacked ones.  Errors: SC_ERR_UNBOUND. */
+sc_status sc__env_check_symbols(sc_env *env, sc_expr *e, size_t *nunbacked,
+                                sc_error *err);
+
+/* ---- Ranges (guards/rng.c) ----------------------------------------------- */
+void sc__rng_intersect(sc_range *dst, const sc_range *b);
+bool sc__rng_equal(const sc_range *a, const sc_range *b);
+/* Is r one value?  Then store it in v (if non-NULL). */
+bool sc__rng_singleton(const sc_range *r, mpz_ptr v);
+/* dst = c + a * src (a may be 0 or negative). */
+void sc__rng_affine(sc_range *dst, const sc_range *src, mpz_srcptr c,
+                    mpz_srcptr a);
+/* dst = a + b */
+void sc__rng_add(sc_range *dst, const sc_range *a, const sc_range *b);
+/* dst = the L with c + a*L in src (a != 0), over the integers. */
+void sc__rng_solve(sc_range *dst, const sc_range *src, mpz_srcptr c,
+                   mpz_srcptr a);
+/* Is r a subset of s? */
+bool sc__rng_subset(const sc_range *r, const sc_range *s);
+void sc__rng_set_mpz(sc_range *r, mpz_srcptr v);
+void sc__rng_set_lo(sc_range *r, mpz_srcptr lo);   /* hi unbounded */
+void sc__rng_set_hi(sc_range *r, mpz_srcptr hi);   /* lo unbounded */
+bool sc__rng_is_full(const sc_range *r);
+
+#endif /* SYMCUT_GUARDS_ENV_H */

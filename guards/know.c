@@ -1,0 +1,1496 @@
+/* symcut — what the shape environment knows: rewriting through
+ * replacements and divisibility facts, deciding relations from ranges and
+ * facts, and learning new facts (replacements, ranges, divisibility,
+ * bounds on expressions, disjunctions).
+ *
+ * Relations are handled in one normal form: a relation on X is a relation
+ * on c + a*L, where L has no constant, a positive leading coefficient and
+ * coprime coefficients.  Facts about L are kept in the symbol's range when
+ * L is a symbol, else in a "form" keyed by L (interned, so lookup is one
+ * hash probe) and indexed by L's symbols. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "guards/env.h"
+
+#define CTX_CHECK(env, e)                                                    \
+    do {                                                                     \
+        if (!(e)) {                                                          \
+            status = sc__env_ctx_error((env), err);                          \
+            goto fail;                                                       \
+        }                                                                    \
+    } while (0)
+
+static sc_status contradiction(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    char *text = fact ? sc_expr_to_str(env->ctx, fact) : NULL;
+    sc_status st = sc__error_set(err, SC_ERR_CONTRADICTION,
+                                 "%s contradicts what is known",
+                                 text ? text : "a fact");
+    free(text);
+    return st;
+}
+
+/* ---- Divisibility ---------------------------------------------------------- */
+
+static bool divisible(const sc_env *env, const sc_expr *x, const sc_expr *k)
+{
+    uint64_t id;
+    bool found = false;
+
+    if (env->ndivs_alive == 0 || !sc__gmap_get(&env->div_of, sc__gmap_ptr(x), &id))
+        return false;
+    for (; id != SIZE_MAX && !found; id = env->divs[id].next) {
+        const sc__env_div *d = &env->divs[id];
+        if (d->dead)
+            continue;
+        if (d->k == k)
+            found = true;
+        else if (sc_expr_is_int(d->k) && sc_expr_is_int(k)) {
+            mpz_t a, b;
+            mpz_init(a);
+            mpz_init(b);
+            sc_expr_get_mpz(d->k, a);
+            sc_expr_get_mpz(k, b);
+            found = mpz_sgn(b) != 0 && mpz_divisible_p(a, b);
+            mpz_clear(a);
+            mpz_clear(b);
+        }
+    }
+    return found;
+}
+
+typedef struct rewriter {
+    sc_env *env;
+    sc__gmap memo;
+    bool nomem;
+} rewriter;
+
+static sc_expr *rw(rewriter *w, sc_expr *e);
+
+/* An Add term coef*t where t is FloorDiv(x, k) (or a product with such a
+ * factor), x divisible by k and k | coef: (coef/k) * x * (other factors). */
+static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
+{
+    sc_ctx *ctx = w->env->ctx;
+    sc_expr *fd = NULL, *rest = NULL, *res = NULL;
+    size_t i, n;
+    mpz_t k, q;
+
+    if (sc_expr_get_kind(t) == SC_EXPR_FLOORDIV) {
+        fd = t;
+    } else if (sc_expr_get_kind(t) == SC_EXPR_MUL) {
+        n = sc_expr_nargs(t);
+        for (i = 0; i < n; i++) {
+            sc_expr *b = sc_expr_arg(t, i);
+            if (sc_expr_get_kind(b) == SC_EXPR_FLOORDIV &&
+                sc_expr_mul_exponent(t, i) == 1 &&
+                sc_expr_is_int(sc_expr_arg(b, 1)) &&
+                divisible(w->env, sc_expr_arg(b, 0), sc_expr_arg(b, 1))) {
+                fd = b;
+                break;
+            }
+        }
+        if (!fd)
+            return NULL;
+    } else {
+        return NULL;
+    }
+    if (!sc_expr_is_int(sc_expr_arg(fd, 1)) ||
+        !divisible(w->env, sc_expr_arg(fd, 0), sc_expr_arg(fd, 1)))
+        return NULL;
+    mpz_init(k);
+    mpz_init(q);
+    sc_expr_get_mpz(sc_expr_arg(fd, 1), k);
+    if (mpz_sgn(k) != 0 && mpz_divisible_p(coef, k)) {
+        mpz_divexact(q, coef, k);
+        rest = sc_expr_arg(fd, 0);
+        if (fd != t) {
+            n = sc_expr_nargs(t);
+            for (i = 0; i < n && rest; i++) {
+                sc_expr *b = sc_expr_arg(t, i);
+                uint64_t ex = sc_expr_mul_exponent(t, i);
+                if (b == fd) {
+                    if (ex == 1)
+                        continue;
+                    ex--;
+                }
+                rest = sc_expr_mul(ctx, rest, sc_expr_pow(ctx, b, ex));
+            }
+        }
+        res = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, q), rest);
+    }
+    mpz_clear(k);
+    mpz_clear(q);
+    return res;
+}
+
+/* A product containing FloorDiv(x, k) and k (symbolic), x divisible by k. */
+static sc_expr *rw_exact_mul(rewriter *w, sc_expr *m)
+{
+    sc_ctx *ctx = w->env->ctx;
+    size_t i, j, n = sc_expr_nargs(m);
+    sc_expr *res;
+
+    for (i = 0; i < n; i++) {
+        sc_expr *b = sc_expr_arg(m, i), *k;
+        if (sc_expr_get_kind(b) != SC_EXPR_FLOORDIV ||
+            sc_expr_mul_exponent(m, i) != 1)
+            continue;
+        k = sc_expr_arg(b, 1);
+        if (sc_expr_is_int(k) || !divisible(w->env, sc_expr_arg(b, 0), k))
+            continue;
+        for (j = 0; j < n; j++)
+            if (sc_expr_arg(m, j) == k)
+                break;
+        if (j == n)
+            continue;
+        res = sc_expr_arg(b, 0);
+        for (j = 0; j < n && res; j++) {
+            sc_expr *c = sc_expr_arg(m, j);
+            uint64_t ex = sc_expr_mul_exponent(m, j);
+            if (j == i)
+                continue;
+            if (c == k)
+                ex--;
+            if (ex > 0)
+                res = sc_expr_mul(ctx, res, sc_expr_pow(ctx, c, ex));
+        }
+        return res;
+    }
+    return NULL;
+}
+
+static sc_expr *rw_node(rewriter *w, sc_expr *e)
+{
+    sc_ctx *ctx = w->env->ctx;
+    sc_expr_kind kind = sc_expr_get_kind(e);
+    size_t n = sc_expr_nargs(e), i;
+    sc_expr *small[8], **args = small, *res = NULL;
+    bool changed = false;
+
+    if (n > 8) {
+        args = sc__malloc(n * sizeof *args);
+        if (!args) {
+            w->nomem = true;
+            return NULL;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        args[i] = rw(w, sc_expr_arg(e, i));
+        if (!args[i])
+            goto done;
+        if (args[i] != sc_expr_arg(e, i))
+            changed = true;
+    }
+    switch (kind) {
+    case SC_EXPR_ADD: {
+        sc_expr **terms = sc__malloc((n + 1) * sizeof *terms);
+        mpz_t c;
+        if (!terms) {
+            w->nomem = true;
+            goto done;
+        }
+        mpz_init(c);
+        sc_expr_add_constant(e, c);
+        terms[n] = sc_expr_int_mpz(ctx, c);
+        for (i = 0; i < n; i++) {
+            sc_expr *t;
+            sc_expr_add_coef(e, i, c);
+            t = rw_exact_term(w, c, args[i]);
+            if (t)
+                changed = true;
+            else
+                t = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, c), args[i]);
+            terms[i] = t;
+        }
+        mpz_clear(c);
+        if (changed) {
+            for (i = 0; i <= n; i++)
+                if (!terms[i])
+                    break;
+            res = i > n ? sc_expr_add_n(ctx, n + 1, terms) : NULL;
+        } else {
+            res = e;
+        }
+        sc__free(terms);
+        break;
+    }
+    case SC_EXPR_MUL: {
+        sc_expr *m = e;
+        if (changed) {
+            m = sc_expr_int_si(ctx, 1);
+            for (i = 0; i < n && m; i++)
+                m = sc_expr_mul(ctx, m,
+                                sc_expr_pow(ctx, args[i],
+                                            sc_expr_mul_exponent(e, i)));
+        }
+        if (m && sc_expr_get_kind(m) == SC_EXPR_MUL) {
+            sc_expr *x = rw_exact_mul(w, m);
+            if (x)
+                m = x;
+        }
+        res = m;
+        break;
+    }
+    case SC_EXPR_MOD:
+        if (divisible(w->env, args[0], args[1]))
+            res = sc_expr_int_si(ctx, 0);
+        else
+            res = changed ? sc_expr_mod(ctx, args[0], args[1]) : e;
+        break;
+    default:
+        if (!changed) {
+            res = e;
+            break;
+        }
+        switch (kind) {
+        case SC_EXPR_FLOORDIV: res = sc_expr_floordiv(ctx, args[0], args[1]); break;
+        case SC_EXPR_CEILDIV: res = sc_expr_ceildiv(ctx, args[0], args[1]); break;
+        case SC_EXPR_MIN: res = sc_expr_min_n(ctx, n, args); break;
+        case SC_EXPR_MAX: res = sc_expr_max_n(ctx, n, args); break;
+        case SC_EXPR_EQ: res = sc_expr_eq(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
+        case SC_EXPR_NE: res = sc_expr_ne(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
+        case SC_EXPR_LE: res = sc_expr_le(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
+        case SC_EXPR_AND: res = sc_expr_and_n(ctx, n, args); break;
+        case SC_EXPR_OR: res = sc_expr_or_n(ctx, n, args); break;
+        default: res = e; break;
+        }
+    }
+done:
+    if (args != small)
+        sc__free(args);
+    return res;
+}
+
+static sc_expr *rw(rewriter *w, sc_expr *e)
+{
+    uint64_t v;
+    sc_expr *res;
+
+    if (sc_expr_nargs(e) == 0)
+        return e;
+    if (sc__gmap_get(&w->memo, sc__gmap_ptr(e), &v))
+        return (sc_expr *)(uintptr_t)v;
+    res = rw_node(w, e);
+    if (res && !sc__gmap_put(&w->memo, sc__gmap_ptr(e), sc__gmap_ptr(res))) {
+        w->nomem = true;
+        return NULL;
+    }
+    return res;
+}
+
+static sc_status rewrite_divisible(sc_env *env, sc_expr *e, sc_expr **out,
+                                   sc_error *err)
+{
+    rewriter w;
+    sc_expr *res;
+
+    w.env = env;
+    w.nomem = false;
+    sc__gmap_init(&w.memo);
+    res = rw(&w, e);
+    sc__gmap_destroy(&w.memo);
+    if (!res)
+        return w.nomem ? sc__error_nomem(err) : sc__env_ctx_error(env, err);
+    *out = res;
+    return SC_OK;
+}
+
+sc_status sc__env_rewrite(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                          sc_expr **out, sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc_expr *r = e, *r2;
+
+    if (env->nrepl > 0) {
+        r = sc_expr_subst(env->ctx, r, env->repl);
+        CTX_CHECK(env, r);
+    }
+    if (env->ndivs_alive > 0)
+        SC_CHECK(rewrite_divisible(env, r, &r, err));
+    r = sc_expr_simplify(env->ctx, r, bounds);
+    CTX_CHECK(env, r);
+    if (env->ndivs_alive > 0) {
+        SC_CHECK(rewrite_divisible(env, r, &r2, err));
+        if (r2 != r) {
+            r = sc_expr_simplify(env->ctx, r2, bounds);
+            CTX_CHECK(env, r);
+        }
+    }
+    *out = r;
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* ---- The normal form of relations ----------------------------------------- */
+
+sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
+                            sc_expr **L, sc_error *err)
+{
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    size_t n, i;
+    mpz_t g, t;
+
+    if (sc_expr_is_int(X)) {
+        sc_expr_get_mpz(X, c);
+        mpz_set_ui(a, 0);
+        *L = NULL;
+        return SC_OK;
+    }
+    if (sc_expr_get_kind(X) != SC_EXPR_ADD) {
+        mpz_set_ui(c, 0);
+        mpz_set_ui(a, 1);
+        *L = X;
+        return SC_OK;
+    }
+    sc_expr_add_constant(X, c);
+    n = sc_expr_nargs(X);
+    if (n == 1) {
+        sc_expr_add_coef(X, 0, a);
+        *L = sc_expr_arg(X, 0);
+        return SC_OK;
+    }
+    mpz_init(g);
+    mpz_init(t);
+    mpz_set_ui(g, 0);
+    for (i = 0; i < n; i++) {
+        sc_expr_add_coef(X, i, t);
+        mpz_gcd(g, g, t);
+    }
+    sc_expr_add_coef(X, 0, t);
+    if (mpz_sgn(t) < 0)
+        mpz_neg(g, g);
+    mpz_set(a, g);
+    if (mpz_cmp_ui(a, 1) == 0) {
+        *L = mpz_sgn(c) == 0 ? X
+                             : sc_expr_sub(ctx, X, sc_expr_int_mpz(ctx, c));
+    } else {
+        sc_expr *acc = sc_expr_int_si(ctx, 0);
+        for (i = 0; i < n && acc; i++) {
+            sc_expr_add_coef(X, i, t);
+            mpz_divexact(t, t, a);
+            acc = sc_expr_add(ctx, acc,
+                              sc_expr_mul(ctx, sc_expr_int_mpz(ctx, t),
+                                          sc_expr_arg(X, i)));
+        }
+        *L = acc;
+    }
+    if (!*L)
+        status = sc__env_ctx_error(env, err);
+    mpz_clear(g);
+    mpz_clear(t);
+    return status;
+}
+
+/* ---- Ranges of expressions ------------------------------------------------- */
+
+static sc__env_form *form_of(const sc_env *env, const sc_expr *L)
+{
+    uint64_t id;
+    if (env->nforms == 0 || !sc__gmap_get(&env->form_of, sc__gmap_ptr(L), &id))
+        return NULL;
+    return env->forms[id].dead ? NULL : &env->forms[id];
+}
+
+/* The range of L from the bounds and, when there is one, its form. */
+static sc_status base_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                            sc_range *out, sc_error *err)
+{
+    sc_status status;
+    sc__env_form *f;
+
+    if (sc_expr_is_symbol(L)) {
+        const sc_range *r = sc_bounds_get(bounds, L);
+        if (r)
+            sc_range_set(out, r);
+        else
+            sc_range_set_unbounded(out);
+        return SC_OK;
+    }
+    status = sc_expr_range(env->ctx, L, bounds, out, err);
+    if (status != SC_OK)
+        return status;
+    f = form_of(env, L);
+    if (f)
+        sc__rng_intersect(out, &f->r);
+    return SC_OK;
+}
+
+/* The range of any integer expression from the bounds and the form of its
+ * normal form (no combination of facts). */
+static sc_status range_one_step(sc_env *env, sc_expr *D,
+                                const sc_bounds *bounds, sc_range *out,
+                                sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc_expr *L;
+    sc_range r;
+    mpz_t c, a;
+
+    mpz_init(c);
+    mpz_init(a);
+    sc_range_init(&r);
+    SC_CHECK(sc__env_normalize(env, D, c, a, &L, err));
+    if (!L) {
+        sc__rng_set_mpz(out, c);
+    } else {
+        SC_CHECK(base_range(env, L, bounds, &r, err));
+        sc__rng_affine(out, &r, c, a);
+    }
+fail:
+    sc_range_clear(&r);
+    mpz_clear(c);
+    mpz_clear(a);
+    return status;
+}
+
+#define HEURISTIC_SCAN 64
+#define HEURISTIC_SYMS 8
+
+/* Tighten the range of L with the facts about forms F that share a
+ * symbol with it: L = F + (L - F) and L = -F + (L + F), where the range of
+ * the rest comes from the bounds and its own form (one step, so that
+ * u0 <= u1 and u1 <= u2 give u0 <= u2).  At most HEURISTIC_SCAN facts are
+ * looked at, newest first: the cost does not grow with the number of
+ * facts. */
+static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                               sc_range *out, sc_error *err)
+{
+    sc_expr *syms[HEURISTIC_SYMS];
+    size_t n = sc_expr_free_symbols(L, syms, HEURISTIC_SYMS), i, k;
+    size_t scanned = 0;
+    sc_status status = SC_OK;
+    sc_range rd, t;
+    mpz_t zero, minus;
+
+    if (n < 1 || n > HEURISTIC_SYMS || env->nforms == 0)
+        return SC_OK;
+    sc_range_init(&rd);
+    sc_range_init(&t);
+    mpz_init(zero);
+    mpz_init_set_si(minus, -1);
+    for (k = 0; k < n && scanned < HEURISTIC_SCAN; k++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[k]);
+        if (!s)
+            continue;
+        for (i = s->nfacts; i-- > 0 && scanned < HEURISTIC_SCAN;) {
+            uint64_t entry = s->facts[i];
+            sc__env_form *f;
+            int sgn;
+            if (SC__FACT_KIND(entry) != SC__FACT_FORM)
+                continue;
+            f = &env->forms[SC__FACT_ID(entry)];
+            if (f->dead || f->L == L || sc__rng_is_full(&f->r))
+                continue;
+            scanned++;
+            for (sgn = 1; sgn >= -1; sgn -= 2) {
+                sc_expr *D = sgn > 0 ? sc_expr_sub(env->ctx, L, f->L)
+                                     : sc_expr_add(env->ctx, L, f->L);
+                if (!D) {
+                    status = sc__env_ctx_error(env, err);
+                    goto done;
+                }
+                if (sc_expr_is_int(D)) {
+                    mpz_t c;
+                    mpz_init(c);
+                    sc_expr_get_mpz(D, c);
+                    sc__rng_set_mpz(&rd, c);
+                    mpz_clear(c);
+                } else {
+                    status = range_one_step(env, D, bounds, &rd, err);
+                    if (status != SC_OK)
+                        goto done;
+                }
+                if (sgn > 0) {
+                    sc__rng_add(&t, &f->r, &rd);
+                } else {
+                    sc__rng_affine(&t, &f->r, zero, minus);
+                    sc__rng_add(&t, &t, &rd);
+                }
+                sc__rng_intersect(out, &t);
+            }
+        }
+    }
+done:
+    sc_range_clear(&rd);
+    sc_range_clear(&t);
+    mpz_clear(zero);
+    mpz_clear(minus);
+    return status;
+}
+
+/* The range of L (a normal-form expression) and the values it is known
+ * not to take (*excl, may be NULL). */
+static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                            sc_range *out, const sc__exprvec **excl,
+                            sc_error *err)
+{
+    sc_status status = base_range(env, L, bounds, out, err);
+    *excl = NULL;
+    if (status != SC_OK)
+        return status;
+    if (sc_expr_is_symbol(L)) {
+        sc__env_sym *s = sc__env_sym_of(env, L);
+        if (s)
+            *excl = &s->excluded;
+        return SC_OK;
+    } else {
+        sc__env_form *f = form_of(env, L);
+        if (f)
+            *excl = &f->excluded;
+    }
+    return combine_forms(env, L, bounds, out, err);
+}
+
+static bool excluded_has(const sc__exprvec *excl, mpz_srcptr v)
+{
+    size_t i;
+    bool found = false;
+    mpz_t t;
+
+    if (!excl || excl->n == 0)
+        return false;
+    mpz_init(t);
+    for (i = 0; i < excl->n && !found; i++) {
+        sc_expr_get_mpz(excl->items[i], t);
+        found = mpz_cmp(t, v) == 0;
+    }
+    mpz_clear(t);
+    return found;
+}
+
+sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                             sc_range *out, sc_error *err)
+{
+    sc_status status = SC_OK;
+    const sc__exprvec *excl;
+    sc_expr *L;
+    sc_range r;
+    mpz_t c, a;
+
+    mpz_init(c);
+    mpz_init(a);
+    sc_range_init(&r);
+    SC_CHECK(sc__env_normalize(env, e, c, a, &L, err));
+    if (!L) {
+        sc__rng_set_mpz(out, c);
+    } else {
+        SC_CHECK(form_range(env, L, bounds, &r, &excl, err));
+        sc__rng_affine(out, &r, c, a);
+    }
+fail:
+    sc_range_clear(&r);
+    mpz_clear(c);
+    mpz_clear(a);
+    return status;
+}
+
+/* ---- Deciding ---------------------------------------------------------------- */
+
+static sc_status decide_relation(sc_env *env, sc_expr *s,
+                                 const sc_bounds *bounds, sc_tri *out,
+                                 sc_error *err)
+{
+    sc_expr_kind kind = sc_expr_get_kind(s);
+    sc_status status = SC_OK;
+    const sc__exprvec *excl = NULL;
+    sc_expr *L;
+    sc_range r, x;
+    mpz_t c, a, w;
+    sc_tri eq = SC_TRI_UNKNOWN;
+
+    *out = SC_TRI_UNKNOWN;
+    mpz_init(c);
+    mpz_init(a);
+    mpz_init(w);
+    sc_range_init(&r);
+    sc_range_init(&x);
+    SC_CHECK(sc__env_normalize(env, sc_expr_arg(s, 0), c, a, &L, err));
+    if (!L) {
+        int sg = mpz_sgn(c);
+        bool v = kind == SC_EXPR_EQ ? sg == 0 : kind == SC_EXPR_NE ? sg != 0
+                                                                    : sg <= 0;
+        *out = v ? SC_TRI_TRUE : SC_TRI_FALSE;
+        goto fail;
+    }
+    SC_CHECK(form_range(env, L, bounds, &r, &excl, err));
+    sc__rng_affine(&x, &r, c, a);
+    if (sc_range_is_empty(&x)) {
+        /* Nothing is consistent with the facts; say nothing. */
+        goto fail;
+    }
+    if (kind == SC_EXPR_LE) {
+        if (!x.hi_inf && mpz_sgn(x.hi) <= 0)
+            *out = SC_TRI_TRUE;
+        else if (!x.lo_inf && mpz_sgn(x.lo) > 0)
+            *out = SC_TRI_FALSE;
+        goto fail;
+    }
+    /* Eq / Ne: is c + a*L == 0? */
+    mpz_set_ui(w, 0);
+    if (!sc_range_contains_mpz(&x, w)) {
+        eq = SC_TRI_FALSE;
+    } else if (sc__rng_singleton(&x, NULL)) {
+        eq = SC_TRI_TRUE;
+    } else {
+        mpz_neg(w, c);
+        if (!mpz_divisible_p(w, a))
+            eq = SC_TRI_FALSE;
+        else {
+            mpz_divexact(w, w, a);
+            if (excluded_has(excl, w))
+                eq = SC_TRI_FALSE;
+        }
+    }
+    if (eq != SC_TRI_UNKNOWN)
+        *out = kind == SC_EXPR_EQ ? eq
+                                  : (eq == SC_TRI_TRUE ? SC_TRI_FALSE
+                                                       : SC_TRI_TRUE);
+fail:
+    sc_range_clear(&r);
+    sc_range_clear(&x);
+    mpz_clear(c);
+    mpz_clear(a);
+    mpz_clear(w);
+    return status;
+}
+
+static bool or_known(const sc_env *env, const sc_expr *e)
+{
+    uint64_t id;
+    if (env->nors_alive == 0 || !sc__gmap_get(&env->or_of, sc__gmap_ptr(e), &id))
+        return false;
+    return !env->ors[id].dead;
+}
+
+sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
+                         sc_tri *out, sc_error *err)
+{
+    sc_status status;
+    size_t i, n;
+    bool all, any;
+
+    switch (sc_expr_get_kind(s)) {
+    case SC_EXPR_TRUE:
+        *out = SC_TRI_TRUE;
+        return SC_OK;
+    case SC_EXPR_FALSE:
+        *out = SC_TRI_FALSE;
+        return SC_OK;
+    default:
+        break;
+    }
+    if (env->nors_alive > 0) {
+        sc_expr *neg;
+        if (or_known(env, s)) {
+            *out = SC_TRI_TRUE;
+            return SC_OK;
+        }
+        neg = sc_expr_not(env->ctx, s);
+        if (!neg)
+            return sc__env_ctx_error(env, err);
+        if (or_known(env, neg)) {
+            *out = SC_TRI_FALSE;
+            return SC_OK;
+        }
+    }
+    switch (sc_expr_get_kind(s)) {
+    case SC_EXPR_EQ:
+    case SC_EXPR_NE:
+    case SC_EXPR_LE:
+        return decide_relation(env, s, bounds, out, err);
+    case SC_EXPR_AND:
+    case SC_EXPR_OR: {
+        bool is_and = sc_expr_get_kind(s) == SC_EXPR_AND;
+        n = sc_expr_nargs(s);
+        all = true;
+        any = false;
+        for (i = 0; i < n; i++) {
+            sc_tri t;
+            status = sc__env_decide(env, sc_expr_arg(s, i), bounds, &t, err);
+            if (status != SC_OK)
+                return status;
+            if (t == (is_and ? SC_TRI_FALSE : SC_TRI_TRUE)) {
+                *out = t;
+                return SC_OK;
+            }
+            if (t == SC_TRI_UNKNOWN)
+                all = false;
+            else
+                any = true;
+        }
+        (void)any;
+        *out = all ? (is_and ? SC_TRI_TRUE : SC_TRI_FALSE) : SC_TRI_UNKNOWN;
+        return SC_OK;
+    }
+    default:
+        *out = SC_TRI_UNKNOWN;
+        return SC_OK;
+    }
+}
+
+sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
+                        sc_expr **simplified, sc_tri *out, sc_error *err)
+{
+    const sc_bounds *b = oblivious ? env->obl_bounds : env->bounds;
+    sc_status status;
+    sc_expr *s;
+
+    if (!cond)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    if (!sc_expr_is_bool(cond))
+        return sc__error_set(err, SC_ERR_TYPE,
+                             "expected a boolean expression");
+    status = sc__env_rewrite(env, cond, b, &s, err);
+    if (status == SC_OK)
+        status = sc__env_check_symbols(env, s, NULL, err);
+    if (status == SC_OK)
+        status = sc__env_decide(env, s, b, out, err);
+    if (status == SC_OK && simplified)
+        *simplified = s;
+    return status;
+}
+
+/* ---- Learning ---------------------------------------------------------------- */
+
+static sc_status push(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    if (!fact)
+        return sc__env_ctx_error(env, err);
+    if (!sc__exprvec_push(&env->pending, fact))
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
+static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
+                                 sc_error *err);
+
+/* Push the facts "lo <= e <= hi" (finite sides) and "e != v". */
+static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
+                                  const sc__exprvec *excl, sc_error *err)
+{
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    size_t i;
+
+    if (r && !r->lo_inf)
+        SC_CHECK(push(env, sc_expr_ge(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
+    if (r && !r->hi_inf)
+        SC_CHECK(push(env, sc_expr_le(ctx, e, sc_expr_int_mpz(ctx, r->hi)), err));
+    for (i = 0; excl && i < excl->n; i++)
+        SC_CHECK(push(env, sc_expr_ne(ctx, e, excl->items[i]), err));
+fail:
+    return status;
+}
+
+/* Tighten a symbol's candidate range with its divisibility facts and its
+ * excluded values, until stable. */
+static void tighten_sym_range(sc_env *env, sc__env_sym *s, sc_range *r)
+{
+    bool changed = true;
+    uint64_t id;
+    mpz_t k, t;
+
+    mpz_init(k);
+    mpz_init(t);
+    while (changed && !sc_range_is_empty(r)) {
+        changed = false;
+        if (env->ndivs_alive > 0 &&
+            sc__gmap_get(&env->div_of, sc__gmap_ptr(s->sym), &id)) {
+            for (; id != SIZE_MAX; id = env->divs[id].next) {
+                sc__env_div *d = &env->divs[id];
+                if (d->dead || !sc_expr_is_int(d->k))
+                    continue;
+                sc_expr_get_mpz(d->k, k);
+                mpz_abs(k, k);
+                if (mpz_sgn(k) == 0)
+                    continue;
+                if (!r->lo_inf) {
+                    mpz_cdiv_q(t, r->lo, k);
+                    mpz_mul(t, t, k);
+                    if (mpz_cmp(t, r->lo) != 0) {
+                        mpz_set(r->lo, t);
+                        changed = true;
+                    }
+                }
+                if (!r->hi_inf) {
+                    mpz_fdiv_q(t, r->hi, k);
+                    mpz_mul(t, t, k);
+                    if (mpz_cmp(t, r->hi) != 0) {
+                        mpz_set(r->hi, t);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if (!r->lo_inf && excluded_has(&s->excluded, r->lo)) {
+            mpz_add_ui(r->lo, r->lo, 1);
+            changed = true;
+        }
+        if (!r->hi_inf && !sc_range_is_empty(r) &&
+            excluded_has(&s->excluded, r->hi)) {
+            mpz_sub_ui(r->hi, r->hi, 1);
+            changed = true;
+        }
+    }
+    mpz_clear(k);
+    mpz_clear(t);
+}
+
+/* Narrow a symbol's range to r (intersected with what is known). */
+static sc_status narrow_symbol(sc_env *env, sc__env_sym *s, const sc_range *r,
+                               sc_expr *why, sc_error *err)
+{
+    const sc_range *cur = sc__env_sym_range(env, s);
+    sc_status status = SC_OK;
+    sc_range nr;
+    mpz_t v;
+
+    sc_range_init(&nr);
+    mpz_init(v);
+    if (cur)
+        sc_range_set(&nr, cur);
+    if (r)
+        sc__rng_intersect(&nr, r);
+    tighten_sym_range(env, s, &nr);
+    if (sc_range_is_empty(&nr)) {
+        status = contradiction(env, why, err);
+        goto fail;
+    }
+    if (!cur || !sc__rng_equal(&nr, cur)) {
+        SC_CHECK(sc__env_set_range(env, s, &nr, err));
+        if (sc__rng_singleton(&nr, v) && !s->replaced) {
+            sc_expr *c = sc_expr_int_mpz(env->ctx, v);
+            if (!c) {
+                status = sc__env_ctx_error(env, err);
+                goto fail;
+            }
+            SC_CHECK(add_replacement(env, s, c, err));
+        }
+    }
+fail:
+    sc_range_clear(&nr);
+    mpz_clear(v);
+    return status;
+}
+
+static sc_status get_form(sc_env *env, sc_expr *L, sc__env_form **out,
+                          sc_error *err)
+{
+    sc_status status;
+    sc__env_form *f;
+    uint64_t id;
+
+    if (sc__gmap_get(&env->form_of, sc__gmap_ptr(L), &id) &&
+        !env->forms[id].dead) {
+        *out = &env->forms[id];
+        return SC_OK;
+    }
+    if (env->nforms == env->forms_cap) {
+        void *p = env->forms;
+        if (!sc__grow(&p, &env->forms_cap, env->nforms + 1,
+                      sizeof *env->forms))
+            return sc__error_nomem(err);
+        env->forms = p;
+    }
+    if (env->nforms > 0xffffffffu)
+        return sc__error_set(err, SC_ERR_LIMIT, "too many facts");
+    if (!sc__gmap_put(&env->form_of, sc__gmap_ptr(L), env->nforms))
+        return sc__error_nomem(err);
+    f = &env->forms[env->nforms];
+    memset(f, 0, sizeof *f);
+    f->L = L;
+    sc_range_init(&f->r);
+    env->nforms++;
+    status = sc__env_index_fact(env, L, SC__FACT_ENTRY(SC__FACT_FORM,
+                                                       env->nforms - 1), err);
+    *out = f;
+    return status;
+}
+
+static void tighten_form_range(sc__env_form *f)
+{
+    bool changed = true;
+    while (changed && !sc_range_is_empty(&f->r)) {
+        changed = false;
+        if (!f->r.lo_inf && excluded_has(&f->excluded, f->r.lo)) {
+            mpz_add_ui(f->r.lo, f->r.lo, 1);
+            changed = true;
+        }
+        if (!f->r.hi_inf && excluded_has(&f->excluded, f->r.hi)) {
+            mpz_sub_ui(f->r.hi, f->r.hi, 1);
+            changed = true;
+        }
+    }
+}
+
+/* Record L in r as a fact about the form L. */
+static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
+                           sc_expr *why, sc_error *err)
+{
+    sc_status status;
+    sc__env_form *f;
+    sc_range br;
+
+    status = get_form(env, L, &f, err);
+    if (status != SC_OK)
+        return status;
+    sc__rng_intersect(&f->r, r);
+    tighten_form_range(f);
+    if (sc_range_is_empty(&f->r))
+        return contradiction(env, why, err);
+    sc_range_init(&br);
+    status = sc_expr_range(env->ctx, L, env->bounds, &br, err);
+    if (status == SC_OK) {
+        sc__rng_intersect(&br, &f->r);
+        if (sc_range_is_empty(&br))
+            status = contradiction(env, why, err);
+    }
+    sc_range_clear(&br);
+    return status;
+}
+
+static sc_status constrain(sc_env *env, sc_expr *X, const sc_range *R,
+                           sc_expr *why, sc_error *err);
+
+/* L (normal form) lies in R. */
+static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
+                                sc_expr *why, sc_error *err)
+{
+    sc_expr_kind kind = sc_expr_get_kind(L);
+    sc_status status = SC_OK;
+    sc_range r2;
+    mpz_t k;
+    size_t i, n;
+
+    if (kind == SC_EXPR_SYMBOL) {
+        sc__env_sym *s = sc__env_sym_of(env, L);
+        if (!s)
+            return sc__error_set(err, SC_ERR_UNBOUND, "unknown symbol '%s'",
+                                 sc_expr_symbol_name(L));
+        return narrow_symbol(env, s, R, why, err);
+    }
+    sc_range_init(&r2);
+    mpz_init(k);
+    if ((kind == SC_EXPR_FLOORDIV || kind == SC_EXPR_CEILDIV) &&
+        sc_expr_is_int(sc_expr_arg(L, 1))) {
+        sc_expr_get_mpz(sc_expr_arg(L, 1), k);
+        if (mpz_sgn(k) > 0) {
+            /* FloorDiv(Y, k) in [lo, hi]  <=>  Y in [k*lo, k*hi + k - 1];
+             * CeilDiv(Y, k) in [lo, hi]   <=>  Y in [k*lo - k + 1, k*hi]. */
+            r2.lo_inf = R->lo_inf;
+            r2.hi_inf = R->hi_inf;
+            if (!R->lo_inf) {
+                mpz_mul(r2.lo, R->lo, k);
+                if (kind == SC_EXPR_CEILDIV) {
+                    mpz_sub(r2.lo, r2.lo, k);
+                    mpz_add_ui(r2.lo, r2.lo, 1);
+                }
+            }
+            if (!R->hi_inf) {
+                mpz_mul(r2.hi, R->hi, k);
+                if (kind == SC_EXPR_FLOORDIV) {
+                    mpz_add(r2.hi, r2.hi, k);
+                    mpz_sub_ui(r2.hi, r2.hi, 1);
+                }
+            }
+            status = constrain(env, sc_expr_arg(L, 0), &r2, why, err);
+            goto done;
+        }
+    }
+    if ((kind == SC_EXPR_MAX && !R->hi_inf) ||
+        (kind == SC_EXPR_MIN && !R->lo_inf)) {
+        /* Max(args) <= hi: every argument is; Min(args) >= lo likewise.
+         * The other side stays a fact about L. */
+        n = sc_expr_nargs(L);
+        sc_range_set_unbounded(&r2);
+        if (kind == SC_EXPR_MAX) {
+            mpz_set(r2.hi, R->hi);
+            r2.hi_inf = false;
+        } else {
+            mpz_set(r2.lo, R->lo);
+            r2.lo_inf = false;
+        }
+        for (i = 0; i < n && status == SC_OK; i++)
+            status = constrain(env, sc_expr_arg(L, i), &r2, why, err);
+        if (status == SC_OK &&
+            (kind == SC_EXPR_MAX ? !R->lo_inf : !R->hi_inf)) {
+            sc_range_set_unbounded(&r2);
+            if (kind == SC_EXPR_MAX) {
+                mpz_set(r2.lo, R->lo);
+                r2.lo_inf = false;
+            } else {
+                mpz_set(r2.hi, R->hi);
+                r2.hi_inf = false;
+            }
+            status = form_fact(env, L, &r2, why, err);
+        }
+        goto done;
+    }
+    status = form_fact(env, L, R, why, err);
+done:
+    sc_range_clear(&r2);
+    mpz_clear(k);
+    return status;
+}
+
+/* The integer expression X lies in R. */
+static sc_status constrain(sc_env *env, sc_expr *X, const sc_range *R,
+                           sc_expr *why, sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc_expr *L;
+    sc_range rl;
+    mpz_t c, a;
+
+    mpz_init(c);
+    mpz_init(a);
+    sc_range_init(&rl);
+    SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
+    if (!L) {
+        if (!sc_range_contains_mpz(R, c))
+            status = contradiction(env, why, err);
+        goto fail;
+    }
+    sc__rng_solve(&rl, R, c, a);
+    if (sc_range_is_empty(&rl)) {
+        status = contradiction(env, why, err);
+        goto fail;
+    }
+    if (sc__rng_is_full(&rl))
+        goto fail;
+    status = constrain_form(env, L, &rl, why, err);
+fail:
+    sc_range_clear(&rl);
+    mpz_clear(c);
+    mpz_clear(a);
+    return status;
+}
+
+static bool exclude_push(sc__exprvec *v, sc_expr *value, bool *nomem)
+{
+    size_t i;
+    for (i = 0; i < v->n; i++)
+        if (v->items[i] == value)
+            return false;
+    if (!sc__exprvec_push(v, value)) {
+        *nomem = true;
+        return false;
+    }
+    return true;
+}
+
+/* X != 0. */
+static sc_status exclude(sc_env *env, sc_expr *X, sc_expr *why, sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc_expr *L, *wv;
+    sc_range r;
+    mpz_t c, a, w;
+    bool nomem = false;
+
+    mpz_init(c);
+    mpz_init(a);
+    mpz_init(w);
+    sc_range_init(&r);
+    SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
+    if (!L) {
+        if (mpz_sgn(c) == 0)
+            status = contradiction(env, why, err);
+        goto fail;
+    }
+    mpz_neg(w, c);
+    if (!mpz_divisible_p(w, a))
+        goto fail;
+    mpz_divexact(w, w, a);
+    wv = sc_expr_int_mpz(env->ctx, w);
+    if (!wv) {
+        status = sc__env_ctx_error(env, err);
+        goto fail;
+    }
+    if (sc_expr_is_symbol(L)) {
+        sc__env_sym *s = sc__env_sym_of(env, L);
+        const sc_range *cur;
+        if (!s) {
+            status = sc__error_set(err, SC_ERR_UNBOUND, "unknown symbol '%s'",
+                                   sc_expr_symbol_name(L));
+            goto fail;
+        }
+        cur = sc__env_sym_range(env, s);
+        if (cur && !sc_range_contains_mpz(cur, w))
+            goto fail;
+        if (exclude_push(&s->excluded, wv, &nomem))
+            status = narrow_symbol(env, s, NULL, why, err);
+        else if (nomem)
+            status = sc__error_nomem(err);
+    } else {
+        sc__env_form *f;
+        SC_CHECK(sc_expr_range(env->ctx, L, env->bounds, &r, err));
+        if (!sc_range_contains_mpz(&r, w))
+            goto fail;
+        SC_CHECK(get_form(env, L, &f, err));
+        if (!sc_range_contains_mpz(&f->r, w))
+            goto fail;
+        if (exclude_push(&f->excluded, wv, &nomem)) {
+            tighten_form_range(f);
+            if (sc_range_is_empty(&f->r))
+                status = contradiction(env, why, err);
+        } else if (nomem) {
+            status = sc__error_nomem(err);
+        }
+    }
+fail:
+    sc_range_clear(&r);
+    mpz_clear(c);
+    mpz_clear(a);
+    mpz_clear(w);
+    return status;
+}
+
+static sc_status add_div(sc_env *env, sc_expr *x, sc_expr *k, sc_error *err)
+{
+    sc__env_div *d;
+    uint64_t first;
+    size_t id;
+    sc_status status;
+
+    if (divisible(env, x, k))
+        return SC_OK;
+    if (env->ndivs == env->divs_cap) {
+        void *p = env->divs;
+        if (!sc__grow(&p, &env->divs_cap, env->ndivs + 1, sizeof *env->divs))
+            return sc__error_nomem(err);
+        env->divs = p;
+    }
+    if (!sc__gmap_get(&env->div_of, sc__gmap_ptr(x), &first))
+        first = SIZE_MAX;
+    id = env->ndivs;
+    if (!sc__gmap_put(&env->div_of, sc__gmap_ptr(x), id))
+        return sc__error_nomem(err);
+    d = &env->divs[id];
+    d->x = x;
+    d->k = k;
+    d->next = (size_t)first;
+    d->dead = false;
+    env->ndivs++;
+    env->ndivs_alive++;
+    status = sc__env_index_fact(env, x, SC__FACT_ENTRY(SC__FACT_DIV, id), err);
+    if (status == SC_OK)
+        status = sc__env_index_fact(env, k, SC__FACT_ENTRY(SC__FACT_DIV, id),
+                                    err);
+    if (status == SC_OK && sc_expr_is_symbol(x) && sc_expr_is_int(k)) {
+        sc__env_sym *s = sc__env_sym_of(env, x);
+        if (s)
+            status = narrow_symbol(env, s, NULL, NULL, err);
+    }
+    return status;
+}
+
+static sc_status add_or(sc_env *env, sc_expr *e, sc_error *err)
+{
+    size_t id;
+
+    if (or_known(env, e))
+        return SC_OK;
+    if (env->nors == env->ors_cap) {
+        void *p = env->ors;
+        if (!sc__grow(&p, &env->ors_cap, env->nors + 1, sizeof *env->ors))
+            return sc__error_nomem(err);
+        env->ors = p;
+    }
+    id = env->nors;
+    if (!sc__gmap_put(&env->or_of, sc__gmap_ptr(e), id))
+        return sc__error_nomem(err);
+    env->ors[id].e = e;
+    env->ors[id].dead = false;
+    env->nors++;
+    env->nors_alive++;
+    return sc__env_index_fact(env, e, SC__FACT_ENTRY(SC__FACT_OR, id), err);
+}
+
+/* Symbols of e: may x (solved for) be replaced by e?  An unbacked symbol
+ * only by symbols created before it; a backed one only by backed ones. */
+static bool replacement_allowed(sc_env *env, sc__env_sym *x, sc_expr *E)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i;
+    bool ok = true;
+
+    n = sc_expr_free_symbols(E, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return false;
+        sc_expr_free_symbols(E, syms, n);
+    }
+    for (i = 0; i < n && ok; i++) {
+        sc__env_sym *y = sc__env_sym_of(env, syms[i]);
+        if (!y || y == x || y->replaced)
+            ok = false;
+        else if (x->backed)
+            ok = y->backed;
+        else
+            ok = y < x;
+    }
+    if (syms != small)
+        sc__free(syms);
+    return ok;
+}
+
+/* Eq(X, 0): solve for the newest symbol that appears once, linearly, with
+ * coefficient +-1, and whose solution is allowed. */
+static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
+                             sc_error *err)
+{
+    sc_ctx *ctx = env->ctx;
+    sc__env_sym *best = NULL;
+    sc_expr *bestE = NULL;
+    size_t n, i, j;
+    mpz_t coef;
+
+    *done = false;
+    if (sc_expr_is_symbol(X)) {
+        sc__env_sym *s = sc__env_sym_of(env, X);
+        sc_expr *zero = sc_expr_int_si(ctx, 0);
+        if (!zero)
+            return sc__env_ctx_error(env, err);
+        if (!s || s->replaced)
+            return SC_OK;
+        *done = true;
+        return add_replacement(env, s, zero, err);
+    }
+    if (sc_expr_get_kind(X) != SC_EXPR_ADD)
+        return SC_OK;
+    n = sc_expr_nargs(X);
+    mpz_init(coef);
+    for (i = 0; i < n; i++) {
+        sc_expr *t = sc_expr_arg(X, i), *E;
+        sc__env_sym *s;
+        if (!sc_expr_is_symbol(t))
+            continue;
+        s = sc__env_sym_of(env, t);
+        if (!s || s->replaced || (best && s < best))
+            continue;
+        sc_expr_add_coef(X, i, coef);
+        if (mpz_cmpabs_ui(coef, 1) != 0)
+            continue;
+        for (j = 0; j < n; j++)
+            if (j != i && sc_expr_has_symbol(sc_expr_arg(X, j), t))
+                break;
+        if (j < n)
+            continue;
+        E = mpz_sgn(coef) > 0 ? sc_expr_sub(ctx, t, X) : sc_expr_add(ctx, X, t);
+        if (!E) {
+            mpz_clear(coef);
+            return sc__env_ctx_error(env, err);
+        }
+        if (replacement_allowed(env, s, E)) {
+            best = s;
+            bestE = E;
+        }
+    }
+    mpz_clear(coef);
+    if (!best)
+        return SC_OK;
+    *done = true;
+    return add_replacement(env, best, bestE, err);
+}
+
+static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
+                                 sc_error *err)
+{
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    const sc_range *r;
+    size_t i;
+
+    if (x->replaced)
+        return sc__error_set(err, SC_ERR_INTERNAL, "symbol replaced twice");
+    if (sc_expr_is_int(E)) {
+        mpz_t v;
+        bool ok;
+        mpz_init(v);
+        sc_expr_get_mpz(E, v);
+        r = sc__env_sym_range(env, x);
+        ok = (!r || sc_range_contains_mpz(r, v)) &&
+             !excluded_has(&x->excluded, v);
+        mpz_clear(v);
+        if (!ok)
+            return contradiction(env, sc_expr_eq(ctx, x->sym, E), err);
+    }
+    SC_CHECK(sc_symmap_set(env->repl, x->sym, E, err));
+    x->replaced = true;
+    x->repl = E;
+    env->nrepl++;
+    /* Keep every replacement in free symbols. */
+    SC_CHECK(sc_symmap_set(env->scratch, x->sym, E, err));
+    for (i = 0; i < env->nsyms; i++) {
+        sc__env_sym *y = &env->syms[i];
+        sc_expr *F;
+        if (!y->replaced || y == x || !sc_expr_has_symbol(y->repl, x->sym))
+            continue;
+        F = sc_expr_subst(ctx, y->repl, env->scratch);
+        if (!F) {
+            status = sc__env_ctx_error(env, err);
+            sc_symmap_clear(env->scratch);
+            goto fail;
+        }
+        y->repl = F;
+        status = sc_symmap_set(env->repl, y->sym, F, err);
+        if (status != SC_OK) {
+            sc_symmap_clear(env->scratch);
+            goto fail;
+        }
+    }
+    sc_symmap_clear(env->scratch);
+
+    /* What was known about x is now known about E. */
+    SC_CHECK(push_range_facts(env, E, sc__env_sym_range(env, x), &x->excluded,
+                              err));
+    for (i = 0; i < x->nfacts; i++) {
+        uint64_t entry = x->facts[i];
+        size_t id = SC__FACT_ID(entry);
+        switch (SC__FACT_KIND(entry)) {
+        case SC__FACT_FORM: {
+            sc__env_form *f = &env->forms[id];
+            if (f->dead)
+                break;
+            f->dead = true;
+            SC_CHECK(push_range_facts(env, f->L, &f->r, &f->excluded, err));
+            break;
+        }
+        case SC__FACT_DIV: {
+            sc__env_div *d = &env->divs[id];
+            if (d->dead)
+                break;
+            d->dead = true;
+            env->ndivs_alive--;
+            SC_CHECK(push(env, sc_expr_eq(ctx, sc_expr_mod(ctx, d->x, d->k),
+                                          sc_expr_int_si(ctx, 0)),
+                          err));
+            break;
+        }
+        case SC__FACT_OR: {
+            sc__env_or *o = &env->ors[id];
+            if (o->dead)
+                break;
+            o->dead = true;
+            env->nors_alive--;
+            SC_CHECK(push(env, o->e, err));
+            break;
+        }
+        default:
+            break;
+        }
+    }
+fail:
+    return status;
+}
+
+static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    sc_expr *s, *X, *L;
+    sc_tri t;
+    size_t i, n;
+    bool done;
+    mpz_t c, a;
+
+    SC_CHECK(sc__env_rewrite(env, fact, env->bounds, &s, err));
+    SC_CHECK(sc__env_decide(env, s, env->bounds, &t, err));
+    if (t == SC_TRI_TRUE)
+        return SC_OK;
+    if (t == SC_TRI_FALSE)
+        return contradiction(env, fact, err);
+    switch (sc_expr_get_kind(s)) {
+    case SC_EXPR_AND:
+        n = sc_expr_nargs(s);
+        for (i = 0; i < n; i++)
+            SC_CHECK(push(env, sc_expr_arg(s, i), err));
+        break;
+    case SC_EXPR_OR: {
+        /* Drop the disjuncts known false; one left is a plain fact. */
+        sc_expr **keep;
+        size_t nk = 0;
+        n = sc_expr_nargs(s);
+        keep = sc__malloc(n * sizeof *keep);
+        if (!keep)
+            return sc__error_nomem(err);
+        for (i = 0; i < n; i++) {
+            status = sc__env_decide(env, sc_expr_arg(s, i), env->bounds, &t,
+                                    err);
+            if (status != SC_OK)
+                break;
+            if (t != SC_TRI_FALSE)
+                keep[nk++] = sc_expr_arg(s, i);
+        }
+        if (status == SC_OK) {
+            if (nk == 0)
+                status = contradiction(env, fact, err);
+            else if (nk == 1)
+                status = push(env, keep[0], err);
+            else if (nk < n)
+                status = push(env, sc_expr_or_n(ctx, nk, keep), err);
+            else
+                status = add_or(env, s, err);
+        }
+        sc__free(keep);
+        break;
+    }
+    case SC_EXPR_EQ:
+        X = sc_expr_arg(s, 0);
+        SC_CHECK(try_replace(env, X, &done, err));
+        if (done)
+            break;
+        mpz_init(c);
+        mpz_init(a);
+        status = sc__env_normalize(env, X, c, a, &L, err);
+        if (status == SC_OK && L && mpz_sgn(c) == 0 &&
+            sc_expr_get_kind(L) == SC_EXPR_MOD) {
+            status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
+        } else if (status == SC_OK) {
+            sc_range z;
+            sc_range_init(&z);
+            sc_range_set_si(&z, 0, 0);
+            status = constrain(env, X, &z, fact, err);
+            sc_range_clear(&z);
+        }
+        mpz_clear(c);
+        mpz_clear(a);
+        break;
+    case SC_EXPR_LE: {
+        sc_range z;
+        sc_range_init(&z);
+        sc_range_set_si(&z, 0, 0);
+        z.lo_inf = true;
+        status = constrain(env, sc_expr_arg(s, 0), &z, fact, err);
+        sc_range_clear(&z);
+        break;
+    }
+    case SC_EXPR_NE:
+        status = exclude(env, sc_expr_arg(s, 0), fact, err);
+        break;
+    default:
+        break;
+    }
+fail:
+    return status;
+}
+
+sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    sc_status status = push(env, fact, err);
+
+    while (status == SC_OK && env->pending.n > 0) {
+        sc_expr *f = env->pending.items[--env->pending.n];
+        status = learn_one(env, f, err);
+    }
+    env->pending.n = 0;
+    return status;
+}

@@ -1,0 +1,492 @@
+/* symcut — the graph IR and PyTorch's graph text.
+ *
+ * A graph is a list of nodes in topological order, each identified by a
+ * dense id 0, 1, ... (sc_node_id).  A node is either a placeholder (a
+ * primal or a tangent input) or a call: a target (an op of the op table,
+ * `torch.ops.aten.mm.default`, or another Python callable such as
+ * `operator.getitem` or `operator.mul`) applied to arguments (sc_value:
+ * earlier nodes, ints, floats, lists, dtypes, ...).  Every node carries a
+ * result description (sc_result): a tensor with dtype, symbolic sizes and
+ * strides and device, a symbolic integer or boolean, a tuple read by
+ * getitem nodes, or nothing known.  For text input it is the node's
+ * annotation, kept as its declared metadata.  The output list holds node
+ * references or None; for a joint graph its first num_fwd_outputs entries
+ * are the forward outputs, the rest the gradients, one per primal.
+ *
+ * Ownership: a graph is owned by its creator (sc_graph_new / a reader,
+ * then sc_graph_free).  It refers to, and does not own, a symint context
+ * (sc_ctx) whose expressions its metadata uses; the context must outlive
+ * the graph.  Strings and values given to the builder are copied.
+ *
+ * Memory: nodes live in one array, their names, arguments and metadata in
+ * an arena of the graph; a typical node costs about 150-300 bytes.
+ *
+ * The text format is PyTorch's `print_readable` form (see doc/graph.md):
+ *
+ *     mm: "f32[s0, 32][32, 1]cpu" = torch.ops.aten.mm.default(a, b)
+ */
+#ifndef SYMCUT_GRAPH_H
+#define SYMCUT_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <symcut/error.h>
+#include <symcut/symint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sc_graph sc_graph;
+/* The shape environment of guards.h; a graph may point to one. */
+typedef struct sc_env sc_env;
+
+/* Dense node ids: 0 .. sc_graph_num_nodes() - 1, in topological order. */
+typedef int32_t sc_node_id;
+#define SC_NODE_NONE ((sc_node_id)-1)
+
+/* An op of the op table (graph/ops.yaml), or SC_OP_UNKNOWN for a target
+ * the table does not know (an opaque node). */
+#define SC_OP_UNKNOWN (-1)
+
+/* ---- dtypes, devices, layouts, memory formats ------------------------- */
+
+/* X(NAME, code PyTorch prints in annotations, torch name, item size in
+ * bytes, kind: 'f' floating, 'c' complex, 'i' signed, 'u' unsigned, 'b'
+ * bool).  The one list of dtypes. */
+#define SC_DTYPE_MAP(X)                                                      \
+    X(F32, "f32", "float32", 4, 'f')                                         \
+    X(F64, "f64", "float64", 8, 'f')                                         \
+    X(F16, "f16", "float16", 2, 'f')                                         \
+    X(BF16, "bf16", "bfloat16", 2, 'f')                                      \
+    X(C32, "c32", "complex32", 4, 'c')                                       \
+    X(C64, "c64", "complex64", 8, 'c')                                       \
+    X(C128, "c128", "complex128", 16, 'c')                                   \
+    X(I8, "i8", "int8", 1, 'i')                                              \
+    X(I16, "i16", "int16", 2, 'i')                                           \
+    X(I32, "i32", "int32", 4, 'i')                                           \
+    X(I64, "i64", "int64", 8, 'i')                                           \
+    X(U8, "u8", "uint8", 1, 'u')                                             \
+    X(U16, "u16", "uint16", 2, 'u')                                          \
+    X(U32, "u32", "uint32", 4, 'u')                                          \
+    X(U64, "u64", "uint64", 8, 'u')                                          \
+    X(B8, "b8", "bool", 1, 'b')                                              \
+    X(F8E4M3FN, "f8e4m3fn", "float8_e4m3fn", 1, 'f')                         \
+    X(F8E5M2, "f8e5m2", "float8_e5m2", 1, 'f')                               \
+    X(F8E4M3FNUZ, "f8e4m3fnuz", "float8_e4m3fnuz", 1, 'f')                   \
+    X(F8E5M2FNUZ, "f8e5m2fnuz", "float8_e5m2fnuz", 1, 'f')
+
+typedef enum sc_dtype {
+#define SC__DTYPE_ENUM(name, code, torch, size, kind) SC_DTYPE_##name,
+    SC_DTYPE_MAP(SC__DTYPE_ENUM)
+#undef SC__DTYPE_ENUM
+    SC_DTYPE_COUNT_
+} sc_dtype;
+
+/* "f32"; NULL for a value that is not a dtype. */
+const char *sc_dtype_code(sc_dtype dtype);
+/* "float32" (print as torch.float32); NULL for a value not a dtype. */
+const char *sc_dtype_torch_name(sc_dtype dtype);
+/* Item size in bytes; 0 for a value that is not a dtype. */
+size_t sc_dtype_itemsize(sc_dtype dtype);
+/* 'f', 'c', 'i', 'u' or 'b'; 0 for a value that is not a dtype. */
+char sc_dtype_kind(sc_dtype dtype);
+/* The dtype of an annotation code ("f32", n bytes); false if unknown. */
+bool sc_dtype_from_code(const char *code, size_t n, sc_dtype *out);
+/* The dtype of a torch name without "torch." ("float32", also the
+ * aliases float, double, half, cfloat, cdouble, chalf, long, int, short);
+ * false if unknown. */
+bool sc_dtype_from_torch_name(const char *name, size_t n, sc_dtype *out);
+
+#define SC_DEVICE_TYPE_MAP(X)                                                \
+    X(CPU, "cpu") X(CUDA, "cuda") X(META, "meta") X(MPS, "mps")              \
+    X(XPU, "xpu") X(HPU, "hpu") X(XLA, "xla") X(PRIVATEUSE1, "privateuseone")
+
+typedef enum sc_device_type {
+#define SC__DEVICE_ENUM(name, str) SC_DEVICE_##name,
+    SC_DEVICE_TYPE_MAP(SC__DEVICE_ENUM)
+#undef SC__DEVICE_ENUM
+    SC_DEVICE_TYPE_COUNT_
+} sc_device_type;
+
+/* A device: a type and an index (-1: none, as in `cpu`; `cuda:0` has 0). */
+typedef struct sc_device {
+    sc_device_type type;
+    int index;
+} sc_device;
+
+/* "cpu"; NULL for a value that is not a device type. */
+const char *sc_device_type_name(sc_device_type type);
+bool sc_device_type_from_name(const char *name, size_t n, sc_device_type *out);
+
+#define SC_LAYOUT_MAP(X)                                                     \
+    X(STRIDED, "strided") X(SPARSE_COO, "sparse_coo")                        \
+    X(SPARSE_CSR, "sparse_csr") X(SPARSE_CSC, "sparse_csc")                  \
+    X(SPARSE_BSR, "sparse_bsr") X(SPARSE_BSC, "sparse_bsc")                  \
+    X(MKLDNN, "_mkldnn") X(JAGGED, "jagged")
+
+typedef enum sc_layout {
+#define SC__LAYOUT_ENUM(name, str) SC_LAYOUT_##name,
+    SC_LAYOUT_MAP(SC__LAYOUT_ENUM)
+#undef SC__LAYOUT_ENUM
+    SC_LAYOUT_COUNT_
+} sc_layout;
+
+#define SC_MEMORY_FORMAT_MAP(X)                                              \
+    X(CONTIGUOUS, "contiguous_format") X(CHANNELS_LAST, "channels_last")     \
+    X(CHANNELS_LAST_3D, "channels_last_3d") X(PRESERVE, "preserve_format")
+
+typedef enum sc_memory_format {
+#define SC__MEMFMT_ENUM(name, str) SC_MEMORY_FORMAT_##name,
+    SC_MEMORY_FORMAT_MAP(SC__MEMFMT_ENUM)
+#undef SC__MEMFMT_ENUM
+    SC_MEMORY_FORMAT_COUNT_
+} sc_memory_format;
+
+/* "strided" / "contiguous_format" (printed as torch.<name>); NULL when out
+ * of range. */
+const char *sc_layout_name(sc_layout layout);
+const char *sc_memory_format_name(sc_memory_format format);
+
+/* ---- Argument values --------------------------------------------------- */
+
+typedef enum sc_value_kind {
+    SC_VALUE_NONE,          /* None */
+    SC_VALUE_NODE,          /* a reference to an earlier node */
+    SC_VALUE_INT,           /* a Python int that fits in int64_t */
+    SC_VALUE_SYMINT,        /* a symint expression (integer or boolean);
+                               also an integer literal beyond int64_t */
+    SC_VALUE_FLOAT,         /* a float, with its exact text */
+    SC_VALUE_BOOL,
+    SC_VALUE_STRING,
+    SC_VALUE_DTYPE,         /* torch.float32 */
+    SC_VALUE_DEVICE,        /* device(type='cpu') */
+    SC_VALUE_LAYOUT,        /* torch.strided */
+    SC_VALUE_MEMORY_FORMAT, /* torch.contiguous_format */
+    SC_VALUE_LIST,          /* [a, 1, ...] */
+    SC_VALUE_TUPLE          /* (a, 1, ...), same representation as a list */
+} sc_value_kind;
+
+typedef struct sc_value {
+    sc_value_kind kind;
+    union {
+        sc_node_id node;
+        int64_t i;
+        sc_expr *expr;
+        struct {
+            double value;
+            /* Python's repr as read (`1e-05`, `-inf`), written back as is;
+             * NULL: written with %.17g. */
+            const char *repr;
+        } f;
+        bool b;
+        const char *str;    /* NUL-terminated, decoded */
+        sc_dtype dtype;
+        sc_device device;
+        sc_layout layout;
+        sc_memory_format memory_format;
+        struct {
+            size_t n;
+            const struct sc_value *items;
+        } list;
+    } u;
+} sc_value;
+
+/* Convenience constructors (no allocation: a list refers to the caller's
+ * items, and a float's repr, a string, to the caller's text; the graph
+ * builder copies them). */
+sc_value sc_value_none(void);
+sc_value sc_value_node(sc_node_id id);
+sc_value sc_value_int(int64_t i);
+sc_value sc_value_float(double value, const char *repr);
+sc_value sc_value_bool(bool b);
+sc_value sc_value_list(size_t n, const sc_value *items);
+
+/* ---- Node results (metadata) ------------------------------------------- */
+
+typedef enum sc_result_kind {
+    SC_RESULT_UNKNOWN, /* nothing known (no annotation) */
+    SC_RESULT_NONE,    /* the op returns nothing */
+    SC_RESULT_TENSOR,
+    SC_RESULT_SYMINT,  /* "Sym(s0)" */
+    SC_RESULT_SYMBOOL, /* "Sym(Eq(s0, 8))" */
+    SC_RESULT_TUPLE    /* elements read by getitem nodes */
+} sc_result_kind;
+
+typedef struct sc_tensor_meta {
+    sc_dtype dtype;
+    bool has_strides; /* false: the annotation gave none (older style) */
+    bool has_device;  /* false: the annotation gave none */
+    sc_device device;
+    size_t ndim;
+    sc_expr *const *sizes;   /* ndim entries */
+    sc_expr *const *strides; /* ndim entries; NULL when !has_strides */
+} sc_tensor_meta;
+
+typedef struct sc_result {
+    sc_result_kind kind;
+    sc_tensor_meta tensor; /* TENSOR */
+    sc_expr *expr;         /* SYMINT, SYMBOOL */
+    size_t count;          /* TUPLE: number of elements (0 if unknown) */
+} sc_result;
+
+/* A result of kind UNKNOWN. */
+void sc_result_init(sc_result *r);
+
+/* ---- Graphs ------------------------------------------------------------ */
+
+typedef enum sc_node_kind {
+    SC_NODE_PLACEHOLDER,
+    SC_NODE_CALL
+} sc_node_kind;
+
+typedef enum sc_role {
+    SC_ROLE_NONE,    /* call nodes */
+    SC_ROLE_PRIMAL,  /* a forward input: parameter, buffer or data */
+    SC_ROLE_TANGENT  /* an incoming gradient */
+} sc_role;
+
+/* A new empty graph whose expressions live in ctx (not owned; it must
+ * outlive the graph).  NULL on exhaustion. */
+sc_graph *sc_graph_new(sc_ctx *ctx);
+/* Free a graph and everything it owns.  NULL is a no-op. */
+void sc_graph_free(sc_graph *g);
+
+sc_ctx *sc_graph_ctx(const sc_graph *g);
+
+/* The shape environment (guards.h) the graph's symbols live in, if any.
+ * Not owned; it must outlive the graph or be unset first. */
+void sc_graph_set_env(sc_graph *g, sc_env *env);
+sc_env *sc_graph_env(const sc_graph *g);
+
+/* The Python class name the graph was read with or will be written with
+ * (NULL: `joint_fn` for a graph with tangents, else `forward_fn`). */
+const char *sc_graph_class_name(const sc_graph *g);
+sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
+                                  sc_error *err);
+
+/* ---- Building (front ends) ---------------------------------------------
+ * Nodes are appended in topological order: every node an argument refers
+ * to must already exist (SSA), placeholders come before calls, names are
+ * unique identifiers.  A failing call leaves the graph as it was. */
+
+/* Append a placeholder.  meta may be NULL (unknown).  The node's id is
+ * stored in *out (if non-NULL). */
+sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
+                                   sc_role role, const sc_result *meta,
+                                   sc_node_id *out, sc_error *err);
+
+/* Append a call of target (`torch.ops.aten.mm.default`,
+ * `operator.getitem`, `operator.mul`, or any dotted Python callable) to
+ * npos positional arguments args[0..npos) and nkw keyword arguments
+ * kwnames[i] = kwargs[i].  name NULL: a fresh name derived from the
+ * target, as PyTorch derives them (`mm`, `mm_1`, ...).  meta may be NULL.
+ * The op id is looked up in the op table from the target; when the table
+ * knows the op, the arguments are checked against its schema. */
+sc_status sc_graph_add_call(sc_graph *g, const char *name,
+                            const char *target, size_t npos,
+                            const sc_value *args, size_t nkw,
+                            const char *const *kwnames,
+                            const sc_value *kwargs, const sc_result *meta,
+                            sc_node_id *out, sc_error *err);
+
+/* Set the outputs: n node ids (SC_NODE_NONE for None).  num_fwd_outputs
+ * <= n.  Replaces earlier outputs. */
+sc_status sc_graph_set_outputs(sc_graph *g, size_t n, const sc_node_id *ids,
+                               size_t num_fwd_outputs, sc_error *err);
+
+/* Validate the whole graph (SSA order, unique names, argument kinds,
+ * getitem indices, outputs) and build the users index.  Must be called
+ * after the last change and before the users queries; the reader calls
+ * it.  Time: linear in the size of the graph. */
+sc_status sc_graph_finish(sc_graph *g, sc_error *err);
+
+/* ---- Queries ----------------------------------------------------------- */
+
+size_t sc_graph_num_nodes(const sc_graph *g);
+size_t sc_graph_num_primals(const sc_graph *g);
+size_t sc_graph_num_tangents(const sc_graph *g);
+/* Placeholders are nodes 0 .. num_placeholders - 1, in the text's order
+ * (PyTorch's: primals, then tangents); sc_graph_node_role tells which. */
+size_t sc_graph_num_placeholders(const sc_graph *g);
+
+/* The node named name, or SC_NODE_NONE.  Time: O(1) expected. */
+sc_node_id sc_graph_find(const sc_graph *g, const char *name);
+
+/* For 0 <= id < num_nodes (anything else: a defensive default). */
+sc_node_kind sc_graph_node_kind(const sc_graph *g, sc_node_id id);
+sc_role sc_graph_node_role(const sc_graph *g, sc_node_id id);
+const char *sc_graph_node_name(const sc_graph *g, sc_node_id id);
+/* The target as written in Python ("torch.ops.aten.mm.default",
+ * "operator.getitem"); NULL for placeholders. */
+const char *sc_graph_node_target(const sc_graph *g, sc_node_id id);
+/* The op id in the op table, or SC_OP_UNKNOWN. */
+int sc_graph_node_op(const sc_graph *g, sc_node_id id);
+/* Arguments: positional ones first, then keyword ones. */
+size_t sc_graph_node_num_args(const sc_graph *g, sc_node_id id);
+size_t sc_graph_node_num_positional(const sc_graph *g, sc_node_id id);
+const sc_value *sc_graph_node_arg(const sc_graph *g, sc_node_id id,
+                                  size_t i);
+/* The keyword of argument i, NULL for a positional one. */
+const char *sc_graph_node_kwname(const sc_graph *g, sc_node_id id, size_t i);
+/* The node's result description (pointers into the graph). */
+void sc_graph_node_result(const sc_graph *g, sc_node_id id, sc_result *out);
+/* The 1-based line the node was read from (0: built through the API). */
+int sc_graph_node_line(const sc_graph *g, sc_node_id id);
+
+/* Users of a node (each user once, in order), after sc_graph_finish;
+ * NULL and *n = 0 before.  Uses by the output list are not users: see
+ * sc_graph_node_num_output_uses. */
+const sc_node_id *sc_graph_node_users(const sc_graph *g, sc_node_id id,
+                                      size_t *n);
+size_t sc_graph_node_num_output_uses(const sc_graph *g, sc_node_id id);
+
+size_t sc_graph_num_outputs(const sc_graph *g);
+size_t sc_graph_num_fwd_outputs(const sc_graph *g);
+/* Output i: a node id or SC_NODE_NONE (None). */
+sc_node_id sc_graph_output(const sc_graph *g, size_t i);
+
+/* ---- Symbols and hints ------------------------------------------------- */
+
+/* Every symbol that appears in the graph's metadata and arguments, sorted
+ * by index, into out[0..cap); returns the count (which may exceed cap).
+ * Time: linear in the graph's metadata (each distinct expression once). */
+size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap);
+
+/* The hint of a symbol (its value seen while tracing).  A symbol without a
+ * hint is unbacked.  Hints come from `# symcut: hint s0=8` lines and the
+ * callers (sc_graph_set_hint replaces). */
+sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
+                            sc_error *err);
+bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
+                       int64_t *out);
+
+/* `# symcut: KEY VALUE...` lines other than hints, kept for the parts that
+ * read them (e.g. `# symcut: params 4`): the text after the key of the
+ * last such line, or NULL. */
+const char *sc_graph_directive(const sc_graph *g, const char *key);
+sc_status sc_graph_set_directive(sc_graph *g, const char *key,
+                                 const char *value, sc_error *err);
+
+/* Warnings the reader produced (unknown ops, ...), one line each. */
+size_t sc_graph_num_warnings(const sc_graph *g);
+const char *sc_graph_warning(const sc_graph *g, size_t i);
+
+/* ---- Comparison -------------------------------------------------------- */
+
+enum {
+    /* Strides and devices are compared only where both graphs have them
+     * (an older-style annotation has neither). */
+    SC_GRAPH_EQUAL_LENIENT_META = 1u << 0,
+    /* Ignore node names (compare structure only). */
+    SC_GRAPH_EQUAL_IGNORE_NAMES = 1u << 1
+};
+
+/* Are a and b the same graph: the same nodes in the same order with the
+ * same kinds, roles, names, targets, arguments (floats by value and
+ * repr), metadata, outputs and num_fwd_outputs?  Hints, directives,
+ * warnings and the class name are not compared.  The graphs may use two
+ * contexts (expressions then compare by their text).  When they differ and
+ * why is non-NULL, a one-line reason is written there. */
+bool sc_graph_equal(const sc_graph *a, const sc_graph *b, unsigned flags,
+                    char *why, size_t why_size);
+
+/* ---- Reading PyTorch's text ------------------------------------------- */
+
+enum {
+    /* Do not check `;  x = None` suffixes (by default a name used after
+     * the line that released it is an error). */
+    SC_GRAPH_READ_NO_LIVENESS_CHECK = 1u << 0
+};
+
+typedef struct sc_graph_read_options {
+    /* Number of forward outputs; negative: inferred (a joint graph: the
+     * outputs minus one gradient per primal; a graph without tangents:
+     * all outputs). */
+    long num_fwd_outputs;
+    unsigned flags;
+    /* Hints that override the text's `# symcut: hint` lines (the
+     * command line's --hint): hint_values[i] for hint_symbols[i]. */
+    size_t nhints;
+    sc_expr *const *hint_symbols;
+    const int64_t *hint_values;
+    /* The shape environment to register the graph's symbols in (kept,
+     * not owned; it must use the same context and outlive the graph).
+     * NULL: the graph creates and owns one when it has symbols.  A
+     * symbol with a hint becomes a backed symbol, one without an unbacked
+     * symbol (size-like when it is a size). */
+    sc_env *env;
+} sc_graph_read_options;
+
+void sc_graph_read_options_init(sc_graph_read_options *opts);
+
+/* Read a graph from text[0..len) (NUL bytes are an error).  filename
+ * (may be NULL) names the text in errors, which carry line and column.
+ * opts may be NULL (defaults).  On success *out is a new graph (the
+ * caller frees it) that has passed sc_graph_finish; on failure *out is
+ * NULL.  Warnings (unknown ops) are kept in the graph.  Time: linear in
+ * the text. */
+sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
+                             const char *filename,
+                             const sc_graph_read_options *opts,
+                             sc_graph **out, sc_error *err);
+/* Same, reading the file at path. */
+sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
+                             const sc_graph_read_options *opts,
+                             sc_graph **out, sc_error *err);
+
+/* ---- Writing ----------------------------------------------------------- */
+
+enum {
+    /* No `;  x = None` suffixes. */
+    SC_GRAPH_WRITE_NO_LIVENESS = 1u << 0,
+    /* No `# symcut:` lines for hints and directives. */
+    SC_GRAPH_WRITE_NO_DIRECTIVES = 1u << 1
+};
+
+typedef struct sc_graph_write_options {
+    unsigned flags;
+    const char *class_name; /* NULL: the graph's */
+} sc_graph_write_options;
+
+void sc_graph_write_options_init(sc_graph_write_options *opts);
+
+/* Write g in the newer print_readable style into a new malloc'ed,
+ * NUL-terminated string *out (length in *len if non-NULL; free with
+ * free()).  sc_graph_read_text of the text gives a graph equal to g.
+ * opts may be NULL. */
+sc_status sc_graph_write_text(const sc_graph *g,
+                              const sc_graph_write_options *opts, char **out,
+                              size_t *len, sc_error *err);
+/* Same, to a stream (SC_ERR_IO on a write error). */
+sc_status sc_graph_write_stream(const sc_graph *g,
+                                const sc_graph_write_options *opts,
+                                FILE *stream, sc_error *err);
+
+/* A node's fill color for DOT (an X11/SVG color name or "#rrggbb"), or
+ * NULL for the default. */
+typedef const char *(*sc_graph_color_fn)(const sc_graph *g, sc_node_id id,
+                                         void *user);
+
+typedef struct sc_graph_dot_options {
+    sc_graph_color_fn color; /* NULL: by role (primals, tangents, calls) */
+    void *user;
+    const char *title;       /* NULL: the class name */
+} sc_graph_dot_options;
+
+void sc_graph_dot_options_init(sc_graph_dot_options *opts);
+
+/* Write g as a Graphviz digraph: one box per node labelled with its name,
+ * op and shape, edges producer -> user, and an output node. */
+sc_status sc_graph_write_dot(const sc_graph *g,
+                             const sc_graph_dot_options *opts, char **out,
+                             size_t *len, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SYMCUT_GRAPH_H */

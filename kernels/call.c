@@ -1,0 +1,132 @@
+/* symcut — kernels: reading a kernel call's arguments and storing its
+ * results. */
+#include "kernels/kernels-internal.h"
+
+static const char *kind_name(sc__karg_kind k)
+{
+    static const char *const names[] = {
+        "None", "Tensor", "int", "float", "bool", "int[]", "float[]",
+        "bool[]", "Tensor[]", "str", "dtype"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+static sc_status bad_arg(sc__kernel_call *c, size_t i, const char *want)
+{
+    if (i >= c->nargs)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "kernel argument %zu (%s) is missing", i, want);
+    return sc__error_set(c->err, SC_ERR_TYPE,
+                         "kernel argument %zu: expected %s, got %s", i, want,
+                         kind_name(c->args[i].kind));
+}
+
+bool sc__arg_is_none(const sc__kernel_call *c, size_t i)
+{
+    return i >= c->nargs || c->args[i].kind == SC__KARG_NONE;
+}
+
+sc_status sc__arg_tensor(sc__kernel_call *c, size_t i, const sc_tensor **t)
+{
+    if (i >= c->nargs || c->args[i].kind != SC__KARG_TENSOR ||
+        !c->args[i].u.t)
+        return bad_arg(c, i, "Tensor");
+    *t = c->args[i].u.t;
+    return SC_OK;
+}
+
+sc_status sc__arg_opt_tensor(sc__kernel_call *c, size_t i,
+                             const sc_tensor **t)
+{
+    if (sc__arg_is_none(c, i)) {
+        *t = NULL;
+        return SC_OK;
+    }
+    return sc__arg_tensor(c, i, t);
+}
+
+sc_status sc__arg_int(sc__kernel_call *c, size_t i, int64_t *v)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_INT) {
+        *v = c->args[i].u.i;
+        return SC_OK;
+    }
+    if (i < c->nargs && c->args[i].kind == SC__KARG_BOOL) {
+        *v = c->args[i].u.b;
+        return SC_OK;
+    }
+    return bad_arg(c, i, "int");
+}
+
+sc_status sc__arg_double(sc__kernel_call *c, size_t i, double *v)
+{
+    if (i < c->nargs) {
+        switch (c->args[i].kind) {
+        case SC__KARG_FLOAT: *v = c->args[i].u.f; return SC_OK;
+        case SC__KARG_INT: *v = (double)c->args[i].u.i; return SC_OK;
+        case SC__KARG_BOOL: *v = c->args[i].u.b; return SC_OK;
+        default: break;
+        }
+    }
+    return bad_arg(c, i, "float");
+}
+
+sc_status sc__arg_bool(sc__kernel_call *c, size_t i, bool *v)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_BOOL) {
+        *v = c->args[i].u.b;
+        return SC_OK;
+    }
+    if (i < c->nargs && c->args[i].kind == SC__KARG_INT) {
+        *v = c->args[i].u.i != 0;
+        return SC_OK;
+    }
+    return bad_arg(c, i, "bool");
+}
+
+sc_status sc__arg_ints(sc__kernel_call *c, size_t i, size_t *n,
+                       const int64_t **v)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_INTS) {
+        *n = c->args[i].u.ints.n;
+        *v = c->args[i].u.ints.v;
+        return SC_OK;
+    }
+    if (i < c->nargs && c->args[i].kind == SC__KARG_INT) {
+        *n = 1;
+        *v = &c->args[i].u.i;
+        return SC_OK;
+    }
+    return bad_arg(c, i, "int[]");
+}
+
+sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
+                          const sc_tensor *const **v)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_TENSORS) {
+        *n = c->args[i].u.tensors.n;
+        *v = c->args[i].u.tensors.v;
+        return SC_OK;
+    }
+    return bad_arg(c, i, "Tensor[]");
+}
+
+sc_status sc__out(sc__kernel_call *c, sc_tensor *t)
+{
+    if (c->nouts >= c->max_outs) {
+        sc_tensor_free(t);
+        return sc__error_set(c->err, SC_ERR_INTERNAL,
+                             "kernel produces more than %zu outputs",
+                             c->max_outs);
+    }
+    c->outs[c->nouts++] = t;
+    return SC_OK;
+}
+
+void sc__out_reset(sc__kernel_call *c)
+{
+    while (c->nouts > 0) {
+        c->nouts--;
+        sc_tensor_free(c->outs[c->nouts]);
+        c->outs[c->nouts] = NULL;
+    }
+}

@@ -1,0 +1,204 @@
+/* symcut — kernels: dtype sizes, f16/bf16 conversions, type promotion. */
+#include <string.h>
+
+#include "kernels/kernels-internal.h"
+
+bool sc_tensor_dtype_supported(sc_dtype d)
+{
+    switch (d) {
+    case SC_DTYPE_F32: case SC_DTYPE_F64: case SC_DTYPE_F16:
+    case SC_DTYPE_BF16: case SC_DTYPE_I64: case SC_DTYPE_I32:
+    case SC_DTYPE_I16: case SC_DTYPE_I8: case SC_DTYPE_U8: case SC_DTYPE_B8:
+        return true;
+    default:
+        return false;
+    }
+}
+
+size_t sc_tensor_itemsize(sc_dtype d)
+{
+    switch (d) {
+    case SC_DTYPE_F64: case SC_DTYPE_I64: return 8;
+    case SC_DTYPE_F32: case SC_DTYPE_I32: return 4;
+    case SC_DTYPE_F16: case SC_DTYPE_BF16: case SC_DTYPE_I16: return 2;
+    case SC_DTYPE_I8: case SC_DTYPE_U8: case SC_DTYPE_B8: return 1;
+    default: return 0;
+    }
+}
+
+/* ---- 16-bit floats -------------------------------------------------------- */
+
+static uint32_t f32_bits(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    return x;
+}
+
+static float bits_f32(uint32_t x)
+{
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+
+uint16_t sc_f32_to_f16(float f)
+{
+    uint32_t x = f32_bits(f);
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+    uint32_t a = x & 0x7fffffffu;
+
+    if (a > 0x7f800000u)                  /* NaN: PyTorch's canonical NaN */
+        return sign | 0x7e00u;
+    if (a >= 0x47800000u)                 /* >= 65536, or inf */
+        return sign | 0x7c00u;
+    if (a < 0x38800000u) {                /* below 2^-14: subnormal or 0 */
+        uint32_t e = a >> 23, mant, shift, q, rem, half;
+        if (e < 102)                      /* below 2^-25: rounds to 0 */
+            return sign;
+        mant = (a & 0x7fffffu) | 0x800000u;
+        shift = 126 - e;                  /* 14 .. 24 */
+        q = mant >> shift;
+        rem = mant & ((1u << shift) - 1);
+        half = 1u << (shift - 1);
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+        return (uint16_t)(sign | q);
+    } else {
+        uint32_t r = a - 0x38000000u;     /* rebias the exponent 127 -> 15 */
+        uint32_t h = r >> 13, rem = r & 0x1fffu;
+        if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
+            h++;                          /* a carry may give inf: right */
+        return (uint16_t)(sign | h);
+    }
+}
+
+float sc_f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+
+    if (e == 0x1f)
+        return bits_f32(sign | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        float v = (float)m * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
+
+uint16_t sc_f32_to_bf16(float f)
+{
+    uint32_t x = f32_bits(f);
+    if (f != f)
+        return 0x7fc0u;
+    x += 0x7fffu + ((x >> 16) & 1u);
+    return (uint16_t)(x >> 16);
+}
+
+float sc_bf16_to_f32(uint16_t b)
+{
+    return bits_f32((uint32_t)b << 16);
+}
+
+/* ---- Promotion ------------------------------------------------------------ */
+
+static int category(sc_dtype d)
+{
+    if (d == SC_DTYPE_B8)
+        return 0;
+    return sc__is_float(d) ? 2 : 1;
+}
+
+bool sc_dtype_promote(sc_dtype a, sc_dtype b, sc_dtype *out)
+{
+    if (!sc_tensor_dtype_supported(a) || !sc_tensor_dtype_supported(b))
+        return false;
+    if (a == b || b == SC_DTYPE_B8) {
+        *out = a;
+    } else if (a == SC_DTYPE_B8) {
+        *out = b;
+    } else if (category(a) == 2 && category(b) == 2) {
+        if (a == SC_DTYPE_F64 || b == SC_DTYPE_F64)
+            *out = SC_DTYPE_F64;
+        else
+            *out = SC_DTYPE_F32; /* f16+bf16, f32+f16, f32+bf16 */
+    } else if (category(a) == 2) {
+        *out = a;
+    } else if (category(b) == 2) {
+        *out = b;
+    } else if (a == SC_DTYPE_U8 || b == SC_DTYPE_U8) {
+        sc_dtype s = a == SC_DTYPE_U8 ? b : a;
+        *out = s == SC_DTYPE_I8 ? SC_DTYPE_I16 : s;
+    } else {
+        *out = sc_tensor_itemsize(a) >= sc_tensor_itemsize(b) ? a : b;
+    }
+    return true;
+}
+
+#define UNDEF ((int)-1)
+
+static int promote_skip_undef(int a, int b)
+{
+    sc_dtype r;
+    if (a == UNDEF)
+        return b;
+    if (b == UNDEF)
+        return a;
+    sc_dtype_promote((sc_dtype)a, (sc_dtype)b, &r);
+    return (int)r;
+}
+
+/* PyTorch's rule for combining the results of two priority levels. */
+static int combine_categories(int higher, int lower)
+{
+    if (higher != UNDEF && sc__is_float((sc_dtype)higher))
+        return higher;
+    if (higher == (int)SC_DTYPE_B8 ||
+        (lower != UNDEF && sc__is_float((sc_dtype)lower)))
+        return promote_skip_undef(higher, lower);
+    if (higher != UNDEF)
+        return higher;
+    return lower;
+}
+
+sc_status sc_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
+                         sc_error *err)
+{
+    int dim = UNDEF, zero = UNDEF, wrapped = UNDEF, r;
+    size_t i;
+
+    if (n == 0)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "result_type of no operands");
+    for (i = 0; i < n; i++) {
+        switch (ops[i].kind) {
+        case SC_OPERAND_TENSOR:
+        case SC_OPERAND_ZERO_DIM:
+            if (!sc_tensor_dtype_supported(ops[i].dtype))
+                return sc__error_set(err, SC_ERR_UNSUPPORTED,
+                                     "operand %zu: unsupported dtype %d", i,
+                                     (int)ops[i].dtype);
+            if (ops[i].kind == SC_OPERAND_TENSOR)
+                dim = promote_skip_undef(dim, (int)ops[i].dtype);
+            else
+                zero = promote_skip_undef(zero, (int)ops[i].dtype);
+            break;
+        case SC_OPERAND_INT:
+            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_I64);
+            break;
+        case SC_OPERAND_FLOAT:
+            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_F32);
+            break;
+        case SC_OPERAND_BOOL:
+            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_B8);
+            break;
+        default:
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "operand %zu: bad kind", i);
+        }
+    }
+    r = combine_categories(dim, combine_categories(zero, wrapped));
+    *out = (sc_dtype)r;
+    return SC_OK;
+}

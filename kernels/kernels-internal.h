@@ -1,0 +1,309 @@
+/* symcut — kernels: private machinery shared by the kernel files: element
+ * loads and stores, compute types, broadcasting gathers, the kernel call
+ * context and the list of kernels.  Not installed. */
+#ifndef SYMCUT_KERNELS_INTERNAL_H
+#define SYMCUT_KERNELS_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <symcut/kernels.h>
+
+#include "util/internal.h"
+
+/* ---- Element loads and stores ------------------------------------------ */
+
+static inline int64_t sc__sat_i64(double v)
+{
+    if (v != v)
+        return 0;
+    if (v >= 9223372036854775808.0)
+        return INT64_MAX;
+    if (v < -9223372036854775808.0)
+        return INT64_MIN;
+    return (int64_t)v;
+}
+
+static inline double sc__load_f64(const void *p, sc_dtype d)
+{
+    switch (d) {
+    case SC_DTYPE_F32: return *(const float *)p;
+    case SC_DTYPE_F64: return *(const double *)p;
+    case SC_DTYPE_F16: return sc_f16_to_f32(*(const uint16_t *)p);
+    case SC_DTYPE_BF16: return sc_bf16_to_f32(*(const uint16_t *)p);
+    case SC_DTYPE_I64: return (double)*(const int64_t *)p;
+    case SC_DTYPE_I32: return *(const int32_t *)p;
+    case SC_DTYPE_I16: return *(const int16_t *)p;
+    case SC_DTYPE_I8: return *(const int8_t *)p;
+    case SC_DTYPE_U8: return *(const uint8_t *)p;
+    case SC_DTYPE_B8: return *(const uint8_t *)p != 0;
+    default: return 0;
+    }
+}
+
+static inline float sc__load_f32(const void *p, sc_dtype d)
+{
+    switch (d) {
+    case SC_DTYPE_F32: return *(const float *)p;
+    case SC_DTYPE_F16: return sc_f16_to_f32(*(const uint16_t *)p);
+    case SC_DTYPE_BF16: return sc_bf16_to_f32(*(const uint16_t *)p);
+    case SC_DTYPE_I64: return (float)*(const int64_t *)p;
+    default: return (float)sc__load_f64(p, d);
+    }
+}
+
+static inline int64_t sc__load_i64(const void *p, sc_dtype d)
+{
+    switch (d) {
+    case SC_DTYPE_I64: return *(const int64_t *)p;
+    case SC_DTYPE_I32: return *(const int32_t *)p;
+    case SC_DTYPE_I16: return *(const int16_t *)p;
+    case SC_DTYPE_I8: return *(const int8_t *)p;
+    case SC_DTYPE_U8: return *(const uint8_t *)p;
+    case SC_DTYPE_B8: return *(const uint8_t *)p != 0;
+    default: return sc__sat_i64(sc__load_f64(p, d));
+    }
+}
+
+static inline void sc__store_i64(void *p, sc_dtype d, int64_t v)
+{
+    switch (d) {
+    case SC_DTYPE_F32: *(float *)p = (float)v; break;
+    case SC_DTYPE_F64: *(double *)p = (double)v; break;
+    case SC_DTYPE_F16: *(uint16_t *)p = sc_f32_to_f16((float)v); break;
+    case SC_DTYPE_BF16: *(uint16_t *)p = sc_f32_to_bf16((float)v); break;
+    case SC_DTYPE_I64: *(int64_t *)p = v; break;
+    case SC_DTYPE_I32: *(int32_t *)p = (int32_t)(uint32_t)(uint64_t)v; break;
+    case SC_DTYPE_I16: *(int16_t *)p = (int16_t)(uint16_t)(uint64_t)v; break;
+    case SC_DTYPE_I8: *(int8_t *)p = (int8_t)(uint8_t)(uint64_t)v; break;
+    case SC_DTYPE_U8: *(uint8_t *)p = (uint8_t)(uint64_t)v; break;
+    case SC_DTYPE_B8: *(uint8_t *)p = v != 0; break;
+    default: break;
+    }
+}
+
+static inline void sc__store_f64(void *p, sc_dtype d, double v)
+{
+    switch (d) {
+    case SC_DTYPE_F32: *(float *)p = (float)v; break;
+    case SC_DTYPE_F64: *(double *)p = v; break;
+    case SC_DTYPE_F16: *(uint16_t *)p = sc_f32_to_f16((float)v); break;
+    case SC_DTYPE_BF16: *(uint16_t *)p = sc_f32_to_bf16((float)v); break;
+    case SC_DTYPE_B8: *(uint8_t *)p = v != 0; break;
+    default: sc__store_i64(p, d, sc__sat_i64(v)); break;
+    }
+}
+
+static inline void sc__store_f32(void *p, sc_dtype d, float v)
+{
+    switch (d) {
+    case SC_DTYPE_F32: *(float *)p = v; break;
+    case SC_DTYPE_F16: *(uint16_t *)p = sc_f32_to_f16(v); break;
+    case SC_DTYPE_BF16: *(uint16_t *)p = sc_f32_to_bf16(v); break;
+    default: sc__store_f64(p, d, v); break;
+    }
+}
+
+static inline bool sc__is_float(sc_dtype d)
+{
+    return d == SC_DTYPE_F32 || d == SC_DTYPE_F64 || d == SC_DTYPE_F16 ||
+           d == SC_DTYPE_BF16;
+}
+
+/* ---- Compute types ------------------------------------------------------
+ * Kernels compute f32, f16 and bf16 in float, f64 in double, integers and
+ * bool in int64 (stored back with wrapping). */
+typedef enum sc__ctype {
+    SC__CT_F32,
+    SC__CT_F64,
+    SC__CT_I64
+} sc__ctype;
+
+static inline sc__ctype sc__ctype_of(sc_dtype d)
+{
+    if (d == SC_DTYPE_F64)
+        return SC__CT_F64;
+    if (sc__is_float(d))
+        return SC__CT_F32;
+    return SC__CT_I64;
+}
+
+static inline size_t sc__ctype_size(sc__ctype ct)
+{
+    return ct == SC__CT_F32 ? 4 : 8;
+}
+
+/* ---- Shapes and iteration ------------------------------------------------ */
+
+/* Normalize a possibly negative dim against ndim (a 0-d tensor accepts -1
+ * and 0, as PyTorch).  SC_ERR_INVALID when out of range. */
+sc_status sc__wrap_dim(int64_t dim, size_t ndim, size_t *out, sc_error *err);
+
+/* The broadcast shape of a (na dims) and b (nb dims) into out (*nout
+ * dims).  SC_ERR_SHAPE when incompatible. */
+sc_status sc__broadcast_shape(size_t na, const int64_t *a, size_t nb,
+                              const int64_t *b, size_t *nout, int64_t *out,
+                              sc_error *err);
+
+/* Product of sizes; SC_ERR_OVERFLOW if beyond size_t. */
+sc_status sc__numel_checked(size_t ndim, const int64_t *sizes, size_t *out,
+                            sc_error *err);
+
+/* The strides (in elements) of t broadcast to sizes (ndim >= t->ndim; each
+ * of t's sizes 1 or equal).  SC_ERR_SHAPE otherwise. */
+sc_status sc__broadcast_strides(const sc_tensor *t, size_t ndim,
+                                const int64_t *sizes, int64_t *strides,
+                                sc_error *err);
+
+/* Row-major iteration over sizes, advancing a byte offset by strides. */
+typedef struct sc__iter {
+    size_t ndim;
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    int64_t strides[SC_TENSOR_MAX_DIMS]; /* in bytes */
+    int64_t idx[SC_TENSOR_MAX_DIMS];
+    int64_t pos;                        /* current byte offset */
+} sc__iter;
+
+void sc__iter_init(sc__iter *it, size_t ndim, const int64_t *sizes,
+                   const int64_t *elem_strides, size_t itemsize);
+static inline void sc__iter_next(sc__iter *it)
+{
+    size_t d = it->ndim;
+    while (d > 0) {
+        d--;
+        it->pos += it->strides[d];
+        if (++it->idx[d] < it->sizes[d])
+            return;
+        it->pos -= it->strides[d] * it->sizes[d];
+        it->idx[d] = 0;
+    }
+}
+
+/* A new buffer (sc__malloc; the caller frees) of numel(sizes) values of
+ * ct: t broadcast to sizes and converted, row-major.  For an empty shape
+ * a 1-byte allocation is returned. */
+sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
+                     sc__ctype ct, void **out, sc_error *err);
+
+/* Write n values of ct from src into t (row-major over t's view,
+ * converting); t->numel must be n. */
+void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src);
+
+/* A new contiguous tensor like sizes; shorthand for sc_tensor_new. */
+static inline sc_status sc__new(sc_dtype d, size_t ndim, const int64_t *sizes,
+                                sc_tensor **out, sc_error *err)
+{
+    return sc_tensor_new(d, ndim, sizes, out, err);
+}
+
+/* ---- The kernel call ----------------------------------------------------- */
+
+typedef enum sc__karg_kind {
+    SC__KARG_NONE,    /* None / absent optional */
+    SC__KARG_TENSOR,
+    SC__KARG_INT,     /* int, SymInt, or an int Scalar */
+    SC__KARG_FLOAT,   /* float, or a float Scalar */
+    SC__KARG_BOOL,    /* bool, or a bool Scalar */
+    SC__KARG_INTS,    /* int[] / SymInt[] */
+    SC__KARG_FLOATS,  /* float[] */
+    SC__KARG_BOOLS,   /* bool[] */
+    SC__KARG_TENSORS, /* Tensor[] / Tensor?[] (elements may be NULL) */
+    SC__KARG_STR,
+    SC__KARG_DTYPE
+} sc__karg_kind;
+
+typedef struct sc__karg {
+    sc__karg_kind kind;
+    union {
+        const sc_tensor *t;
+        int64_t i;
+        double f;
+        bool b;
+        struct { size_t n; const int64_t *v; } ints;
+        struct { size_t n; const double *v; } floats;
+        struct { size_t n; const bool *v; } bools;
+        struct { size_t n; const sc_tensor *const *v; } tensors;
+        const char *s;
+        sc_dtype dtype;
+    } u;
+} sc__karg;
+
+/* The context of one kernel invocation.  args are in schema order with
+ * defaults filled in (the interpreter binds them).  The kernel writes new
+ * tensors (each owned by the caller afterwards) to outs[0..nouts) and sets
+ * nouts; on failure it leaves nouts 0 and frees whatever it made.
+ * Random kernels draw from Philox keyed by (seed, node_key). */
+struct sc__kernel_call {
+    const sc__karg *args;
+    size_t nargs;
+    sc_tensor **outs;
+    size_t max_outs;
+    size_t nouts;
+    uint64_t seed;
+    uint64_t node_key;
+    sc_error *err;
+};
+typedef struct sc__kernel_call sc__kernel_call;
+
+/* Argument accessors: SC_ERR_TYPE with a message naming the argument
+ * position when the kind does not fit. */
+sc_status sc__arg_tensor(sc__kernel_call *c, size_t i, const sc_tensor **t);
+/* NULL for None. */
+sc_status sc__arg_opt_tensor(sc__kernel_call *c, size_t i,
+                             const sc_tensor **t);
+sc_status sc__arg_int(sc__kernel_call *c, size_t i, int64_t *v);
+/* An int, float or bool as double. */
+sc_status sc__arg_double(sc__kernel_call *c, size_t i, double *v);
+sc_status sc__arg_bool(sc__kernel_call *c, size_t i, bool *v);
+/* An int list; a single int is accepted as a list of one. */
+sc_status sc__arg_ints(sc__kernel_call *c, size_t i, size_t *n,
+                       const int64_t **v);
+sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
+                          const sc_tensor *const **v);
+/* Is argument i absent or None? */
+bool sc__arg_is_none(const sc__kernel_call *c, size_t i);
+/* Store a result tensor (taking ownership; freed on error). */
+sc_status sc__out(sc__kernel_call *c, sc_tensor *t);
+/* Free the outputs made so far (on a failure path). */
+void sc__out_reset(sc__kernel_call *c);
+
+/* ---- Philox 4x32-10 (kernels/random.c) ----------------------------------- */
+void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
+                    uint32_t out[4]);
+
+/* ---- The kernels -----------------------------------------------------------
+ * X(name): sc_status sc__kernel_<name>(sc__kernel_call *call).  The
+ * argument order of each is the schema of the aten op of the same name
+ * (doc/kernels.md). */
+#define SC__KERNEL_LIST(X)                                                   \
+    X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(tanh) X(sigmoid) X(relu)         \
+    X(gelu) X(silu) X(abs) X(reciprocal) X(sin) X(cos) X(logical_not)         \
+    X(tanh_backward) X(sigmoid_backward) X(gelu_backward) X(silu_backward)   \
+    X(threshold_backward)                                                    \
+    X(add) X(sub) X(rsub) X(mul) X(div) X(pow) X(maximum) X(minimum)          \
+    X(eq) X(ne) X(lt) X(le) X(gt) X(ge)                                      \
+    X(where) X(masked_fill)                                                  \
+    X(sum) X(mean) X(amax) X(amin)                                           \
+    X(mm) X(bmm) X(addmm)                                                    \
+    X(softmax) X(log_softmax) X(softmax_backward_data)                       \
+    X(log_softmax_backward_data)                                             \
+    X(native_layer_norm) X(native_layer_norm_backward)                       \
+    X(embedding) X(embedding_dense_backward)                                 \
+    X(nll_loss_forward) X(nll_loss_backward)                                 \
+    X(convolution) X(convolution_backward)                                   \
+    X(max_pool2d_with_indices) X(max_pool2d_with_indices_backward)           \
+    X(native_batch_norm) X(native_batch_norm_backward)                       \
+    X(cat) X(stack) X(clone) X(contiguous) X(to_copy)                         \
+    X(t) X(transpose) X(permute) X(view) X(reshape) X(expand) X(select)      \
+    X(slice) X(unsqueeze) X(squeeze) X(alias) X(as_strided) X(reshape_alias) \
+    X(native_dropout) X(bernoulli) X(rand_like)
+
+#define SC__KERNEL_DECL(name)                                                \
+    sc_status sc__kernel_##name(sc__kernel_call *call);
+SC__KERNEL_LIST(SC__KERNEL_DECL)
+#undef SC__KERNEL_DECL
+
+#endif /* SYMCUT_KERNELS_INTERNAL_H */

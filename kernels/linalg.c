@@ -1,0 +1,218 @@
+/* symcut — kernels: matrix products (mm, bmm, addmm).
+ *
+ * Operands are gathered into contiguous row-major buffers of the compute
+ * type and multiplied by a cache-blocked loop nest whose blocks visit k in
+ * increasing order, so that every output element is the sequential sum
+ * a[i][0]*b[0][j] + a[i][1]*b[1][j] + ... accumulated in the compute type
+ * (float for f32/f16/bf16, double for f64, wrapping int64 for integers):
+ * the same bits whatever the blocking. */
+#include "kernels/kernels-internal.h"
+
+#define BLOCK_I 64
+#define BLOCK_K 128
+#define BLOCK_J 256
+
+#define DEFINE_GEMM(name, T)                                                 \
+    static void name(size_t n, size_t kk, size_t m, const T *a, const T *b,  \
+                     T *c)                                                   \
+    {                                                                        \
+        size_t i0, k0, j0, i, k, j;                                          \
+        for (i0 = 0; i0 < n; i0 += BLOCK_I) {                                \
+            size_t i1 = i0 + BLOCK_I < n ? i0 + BLOCK_I : n;                 \
+            for (k0 = 0; k0 < kk; k0 += BLOCK_K) {                           \
+                size_t k1 = k0 + BLOCK_K < kk ? k0 + BLOCK_K : kk;           \
+                for (j0 = 0; j0 < m; j0 += BLOCK_J) {                        \
+                    size_t j1 = j0 + BLOCK_J < m ? j0 + BLOCK_J : m;         \
+                    for (i = i0; i < i1; i++) {                              \
+                        T *ci = c + i * m;                                   \
+                        for (k = k0; k < k1; k++) {                          \
+                            T aik = a[i * kk + k];                           \
+                            const T *bk = b + k * m;                         \
+                            for (j = j0; j < j1; j++)                        \
+                                ci[j] += aik * bk[j];                        \
+                        }                                                    \
+                    }                                                        \
+                }                                                            \
+            }                                                                \
+        }                                                                    \
+    }
+
+DEFINE_GEMM(gemm_f32, float)
+DEFINE_GEMM(gemm_f64, double)
+DEFINE_GEMM(gemm_u64, uint64_t)
+
+static void gemm(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
+                 const void *b, void *c)
+{
+    if (ct == SC__CT_F32)
+        gemm_f32(n, k, m, a, b, c);
+    else if (ct == SC__CT_F64)
+        gemm_f64(n, k, m, a, b, c);
+    else
+        gemm_u64(n, k, m, a, b, c);
+}
+
+/* Check a (…, n, k) and b (…, k, m) of `nd` dims and the same dtype. */
+static sc_status check_mats(sc__kernel_call *c, const char *op,
+                            const sc_tensor *a, const sc_tensor *b,
+                            size_t nd)
+{
+    if (a->ndim != nd || b->ndim != nd)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s: expected %zu-d tensors, got %zu-d and %zu-d",
+                             op, nd, a->ndim, b->ndim);
+    if (a->dtype != b->dtype)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "%s: both operands must have the same dtype",
+                             op);
+    if (!sc_tensor_dtype_supported(a->dtype))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "%s: unsupported dtype", op);
+    if (a->sizes[nd - 1] != b->sizes[nd - 2] ||
+        (nd == 3 && a->sizes[0] != b->sizes[0]))
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s: shapes [%s%lld, %lld] and [%s%lld, %lld] "
+                             "cannot be multiplied",
+                             op, nd == 3 ? "B, " : "",
+                             (long long)a->sizes[nd - 2],
+                             (long long)a->sizes[nd - 1],
+                             nd == 3 ? "B, " : "",
+                             (long long)b->sizes[nd - 2],
+                             (long long)b->sizes[nd - 1]);
+    return SC_OK;
+}
+
+/* The product of a and b (2-d or 3-d), as a compute-type buffer (the
+ * caller frees) of shape [batch, n, m]. */
+static sc_status product(sc__kernel_call *c, const sc_tensor *a,
+                         const sc_tensor *b, sc__ctype ct, size_t batch,
+                         size_t n, size_t k, size_t m, void **out)
+{
+    void *ba = NULL, *bb = NULL, *bc = NULL;
+    size_t es = sc__ctype_size(ct), t;
+    sc_status status;
+
+    *out = NULL;
+    SC_CHECK(sc__gather(a, a->ndim, a->sizes, ct, &ba, c->err));
+    SC_CHECK(sc__gather(b, b->ndim, b->sizes, ct, &bb, c->err));
+    t = batch * n * m;
+    bc = sc__calloc(t ? t : 1, es);
+    if (!bc) {
+        status = sc__error_nomem(c->err);
+        goto fail;
+    }
+    for (t = 0; t < batch; t++)
+        gemm(ct, n, k, m, (char *)ba + t * n * k * es,
+             (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
+    sc__free(ba);
+    sc__free(bb);
+    *out = bc;
+    return SC_OK;
+fail:
+    sc__free(ba);
+    sc__free(bb);
+    sc__free(bc);
+    return status;
+}
+
+static sc_status run_mm(sc__kernel_call *c, size_t nd)
+{
+    const sc_tensor *a, *b;
+    int64_t sizes[3];
+    sc__ctype ct;
+    size_t batch, n, k, m;
+    void *buf = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &a));
+    SC_CHECK(sc__arg_tensor(c, 1, &b));
+    SC_CHECK(check_mats(c, nd == 2 ? "mm" : "bmm", a, b, nd));
+    ct = sc__ctype_of(a->dtype);
+    batch = nd == 3 ? (size_t)a->sizes[0] : 1;
+    n = (size_t)a->sizes[nd - 2];
+    k = (size_t)a->sizes[nd - 1];
+    m = (size_t)b->sizes[nd - 1];
+    SC_CHECK(product(c, a, b, ct, batch, n, k, m, &buf));
+    sizes[0] = (int64_t)batch;
+    sizes[nd - 2] = (int64_t)n;
+    sizes[nd - 1] = (int64_t)m;
+    SC_CHECK(sc__new(a->dtype, nd, sizes, &r, c->err));
+    sc__scatter(r, ct, buf);
+    sc__free(buf);
+    return sc__out(c, r);
+fail:
+    sc__free(buf);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* mm(Tensor self, Tensor mat2) */
+sc_status sc__kernel_mm(sc__kernel_call *call)
+{
+    return run_mm(call, 2);
+}
+
+/* bmm(Tensor self, Tensor mat2) */
+sc_status sc__kernel_bmm(sc__kernel_call *call)
+{
+    return run_mm(call, 3);
+}
+
+/* addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar
+ * alpha=1): beta * self + alpha * (mat1 @ mat2), self broadcast to the
+ * product's shape; with beta == 0 self is ignored (NaN included). */
+sc_status sc__kernel_addmm(sc__kernel_call *call)
+{
+    const sc_tensor *s, *a, *b;
+    double beta = 1, alpha = 1;
+    int64_t sizes[2];
+    sc__ctype ct;
+    size_t n, k, m, i;
+    void *buf = NULL, *bs = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &s));
+    SC_CHECK(sc__arg_tensor(call, 1, &a));
+    SC_CHECK(sc__arg_tensor(call, 2, &b));
+    if (!sc__arg_is_none(call, 3))
+        SC_CHECK(sc__arg_double(call, 3, &beta));
+    if (!sc__arg_is_none(call, 4))
+        SC_CHECK(sc__arg_double(call, 4, &alpha));
+    SC_CHECK(check_mats(call, "addmm", a, b, 2));
+    if (s->dtype != a->dtype)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "addmm: self must have the dtype of mat1");
+    ct = sc__ctype_of(a->dtype);
+    n = (size_t)a->sizes[0];
+    k = (size_t)a->sizes[1];
+    m = (size_t)b->sizes[1];
+    sizes[0] = (int64_t)n;
+    sizes[1] = (int64_t)m;
+    SC_CHECK(sc__gather(s, 2, sizes, ct, &bs, call->err));
+    SC_CHECK(product(call, a, b, ct, 1, n, k, m, &buf));
+    for (i = 0; i < n * m; i++) {
+        if (ct == SC__CT_F32) {
+            float *p = buf, v = (float)alpha * p[i];
+            p[i] = beta == 0 ? v : v + (float)beta * ((float *)bs)[i];
+        } else if (ct == SC__CT_F64) {
+            double *p = buf, v = alpha * p[i];
+            p[i] = beta == 0 ? v : v + beta * ((double *)bs)[i];
+        } else {
+            uint64_t *p = buf;
+            p[i] = (uint64_t)sc__sat_i64(alpha) * p[i] +
+                   (uint64_t)sc__sat_i64(beta) * ((uint64_t *)bs)[i];
+        }
+    }
+    SC_CHECK(sc__new(a->dtype, 2, sizes, &r, call->err));
+    sc__scatter(r, ct, buf);
+    sc__free(buf);
+    sc__free(bs);
+    return sc__out(call, r);
+fail:
+    sc__free(buf);
+    sc__free(bs);
+    sc_tensor_free(r);
+    return status;
+}

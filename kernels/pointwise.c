@@ -1,0 +1,821 @@
+/* symcut — kernels: elementwise ops with broadcasting and type promotion.
+ *
+ * Every operand (a tensor or a Python scalar) is gathered, broadcast and
+ * converted, into a contiguous buffer of the compute type (float for f32,
+ * f16 and bf16; double for f64; int64 for integers and bool), the op runs
+ * over the buffers, and the result is stored into a new contiguous tensor
+ * of the result dtype.  The formulas are the ones PyTorch's CPU kernels
+ * use, in f32 with the f32 libm functions. */
+#include <math.h>
+
+#include "kernels/kernels-internal.h"
+
+#ifndef M_SQRT1_2
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+#ifndef M_SQRT2
+#define M_SQRT2 1.41421356237309504880
+#endif
+#ifndef M_2_SQRTPI
+#define M_2_SQRTPI 1.12837916709551257390
+#endif
+
+/* ---- Operands ------------------------------------------------------------- */
+
+typedef struct operand {
+    const sc_tensor *t; /* NULL for a scalar */
+    sc_operand_kind kind;
+    double f;
+    int64_t i;
+} operand;
+
+static sc_status get_operand(sc__kernel_call *c, size_t i, operand *o)
+{
+    const sc__karg *a = i < c->nargs ? &c->args[i] : NULL;
+    o->t = NULL;
+    o->f = 0;
+    o->i = 0;
+    if (a && a->kind == SC__KARG_TENSOR && a->u.t) {
+        o->t = a->u.t;
+        o->kind = o->t->ndim ? SC_OPERAND_TENSOR : SC_OPERAND_ZERO_DIM;
+        return SC_OK;
+    }
+    if (a && a->kind == SC__KARG_INT) {
+        o->kind = SC_OPERAND_INT;
+        o->i = a->u.i;
+        o->f = (double)a->u.i;
+        return SC_OK;
+    }
+    if (a && a->kind == SC__KARG_FLOAT) {
+        o->kind = SC_OPERAND_FLOAT;
+        o->f = a->u.f;
+        o->i = sc__sat_i64(a->u.f);
+        return SC_OK;
+    }
+    if (a && a->kind == SC__KARG_BOOL) {
+        o->kind = SC_OPERAND_BOOL;
+        o->i = a->u.b;
+        o->f = a->u.b;
+        return SC_OK;
+    }
+    return sc__arg_tensor(c, i, &o->t); /* the error message */
+}
+
+static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
+                              sc_error *err)
+{
+    sc_operand ops[4];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        ops[i].kind = o[i].kind;
+        ops[i].dtype = o[i].t ? o[i].t->dtype : SC_DTYPE_F32;
+    }
+    return sc_result_type(n, ops, out, err);
+}
+
+/* The broadcast shape of the tensor operands. */
+static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
+                                int64_t *sizes, sc_error *err)
+{
+    sc_status status;
+    size_t i;
+    *ndim = 0;
+    for (i = 0; i < n; i++) {
+        int64_t tmp[SC_TENSOR_MAX_DIMS];
+        if (!o[i].t)
+            continue;
+        memcpy(tmp, sizes, sizeof tmp);
+        if (o[i].t->ndim > SC_TENSOR_MAX_DIMS)
+            return sc__error_set(err, SC_ERR_INVALID, "too many dims");
+        SC_CHECK(sc__broadcast_shape(*ndim, tmp, o[i].t->ndim,
+                                     o[i].t->sizes, ndim, sizes, err));
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+static sc_status operand_gather(const operand *o, size_t ndim,
+                                const int64_t *sizes, sc__ctype ct,
+                                void **out, sc_error *err)
+{
+    size_t n, k;
+    sc_status status;
+    if (o->t)
+        return sc__gather(o->t, ndim, sizes, ct, out, err);
+    SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
+    *out = sc__malloc(n ? n * sc__ctype_size(ct) : 1);
+    if (!*out)
+        return sc__error_nomem(err);
+    for (k = 0; k < n; k++) {
+        if (ct == SC__CT_F32)
+            ((float *)*out)[k] = (float)o->f;
+        else if (ct == SC__CT_F64)
+            ((double *)*out)[k] = o->f;
+        else
+            ((int64_t *)*out)[k] = o->i;
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* ---- Unary ops -------------------------------------------------------------- */
+
+typedef enum unop {
+    U_NEG, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU,
+    U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_SIN, U_COS,
+    U_LOGICAL_NOT
+} unop;
+
+static float gelu_f(float x)
+{
+    return x * 0.5f * (1.0f + erff(x * (float)M_SQRT1_2));
+}
+
+static float gelu_tanh_f(float x)
+{
+    const float beta = (float)(M_SQRT2 * M_2_SQRTPI * 0.5);
+    const float kappa = 0.044715f;
+    float inner = beta * (x + kappa * x * x * x);
+    return 0.5f * x * (1.0f + tanhf(inner));
+}
+
+static double gelu_d(double x)
+{
+    return x * 0.5 * (1.0 + erf(x * M_SQRT1_2));
+}
+
+static double gelu_tanh_d(double x)
+{
+    const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+    double inner = beta * (x + kappa * x * x * x);
+    return 0.5 * x * (1.0 + tanh(inner));
+}
+
+static float unary_f32(unop op, float x)
+{
+    switch (op) {
+    case U_NEG: return -x;
+    case U_EXP: return expf(x);
+    case U_LOG: return logf(x);
+    case U_SQRT: return sqrtf(x);
+    case U_RSQRT: return 1.0f / sqrtf(x);
+    case U_TANH: return tanhf(x);
+    case U_SIGMOID: return 1.0f / (1.0f + expf(-x));
+    case U_RELU: return x > 0 ? x : (x != x ? x : 0.0f);
+    case U_GELU: return gelu_f(x);
+    case U_GELU_TANH: return gelu_tanh_f(x);
+    case U_SILU: return x / (1.0f + expf(-x));
+    case U_ABS: return fabsf(x);
+    case U_RECIPROCAL: return 1.0f / x;
+    case U_SIN: return sinf(x);
+    case U_COS: return cosf(x);
+    case U_LOGICAL_NOT: return x == 0;
+    }
+    return 0;
+}
+
+static double unary_f64(unop op, double x)
+{
+    switch (op) {
+    case U_NEG: return -x;
+    case U_EXP: return exp(x);
+    case U_LOG: return log(x);
+    case U_SQRT: return sqrt(x);
+    case U_RSQRT: return 1.0 / sqrt(x);
+    case U_TANH: return tanh(x);
+    case U_SIGMOID: return 1.0 / (1.0 + exp(-x));
+    case U_RELU: return x > 0 ? x : (x != x ? x : 0.0);
+    case U_GELU: return gelu_d(x);
+    case U_GELU_TANH: return gelu_tanh_d(x);
+    case U_SILU: return x / (1.0 + exp(-x));
+    case U_ABS: return fabs(x);
+    case U_RECIPROCAL: return 1.0 / x;
+    case U_SIN: return sin(x);
+    case U_COS: return cos(x);
+    case U_LOGICAL_NOT: return x == 0;
+    }
+    return 0;
+}
+
+static int64_t unary_i64(unop op, int64_t x)
+{
+    switch (op) {
+    case U_NEG: return (int64_t)(0 - (uint64_t)x);
+    case U_RELU: return x > 0 ? x : 0;
+    case U_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+    case U_LOGICAL_NOT: return x == 0;
+    default: return 0;
+    }
+}
+
+/* Ops that keep integer dtypes (the others promote integers to f32). */
+static bool unop_keeps_int(unop op)
+{
+    return op == U_NEG || op == U_RELU || op == U_ABS;
+}
+
+static sc_status run_unary(sc__kernel_call *c, unop op)
+{
+    const sc_tensor *x;
+    sc_tensor *r = NULL;
+    sc_dtype rd, cd;
+    sc__ctype ct;
+    void *buf = NULL;
+    size_t n, k;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    if (!sc_tensor_dtype_supported(x->dtype))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
+    if (op == U_LOGICAL_NOT) {
+        rd = SC_DTYPE_B8;
+        cd = x->dtype;
+    } else if (sc__is_float(x->dtype)) {
+        rd = cd = x->dtype;
+    } else if (unop_keeps_int(op)) {
+        if (x->dtype == SC_DTYPE_B8 && op == U_NEG)
+            return sc__error_set(c->err, SC_ERR_TYPE,
+                                 "neg is not supported on bool tensors");
+        rd = cd = x->dtype;
+    } else if (op == U_GELU || op == U_GELU_TANH || op == U_SILU) {
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "this activation needs a floating tensor");
+    } else {
+        rd = cd = SC_DTYPE_F32;
+    }
+    ct = sc__ctype_of(cd);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &buf, c->err));
+    n = sc_tensor_numel(x);
+    if (ct == SC__CT_F32) {
+        float *v = buf;
+        for (k = 0; k < n; k++)
+            v[k] = unary_f32(op, v[k]);
+    } else if (ct == SC__CT_F64) {
+        double *v = buf;
+        for (k = 0; k < n; k++)
+            v[k] = unary_f64(op, v[k]);
+    } else {
+        int64_t *v = buf;
+        for (k = 0; k < n; k++)
+            v[k] = unary_i64(op, v[k]);
+    }
+    SC_CHECK(sc__new(rd, x->ndim, x->sizes, &r, c->err));
+    sc__scatter(r, ct, buf);
+    sc__free(buf);
+    return sc__out(c, r);
+fail:
+    sc__free(buf);
+    sc_tensor_free(r);
+    return status;
+}
+
+#define UNARY_KERNEL(name, op)                                               \
+    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
+    {                                                                        \
+        return run_unary(call, op);                                          \
+    }
+UNARY_KERNEL(neg, U_NEG)
+UNARY_KERNEL(exp, U_EXP)
+UNARY_KERNEL(log, U_LOG)
+UNARY_KERNEL(sqrt, U_SQRT)
+UNARY_KERNEL(rsqrt, U_RSQRT)
+UNARY_KERNEL(tanh, U_TANH)
+UNARY_KERNEL(sigmoid, U_SIGMOID)
+UNARY_KERNEL(relu, U_RELU)
+UNARY_KERNEL(silu, U_SILU)
+UNARY_KERNEL(abs, U_ABS)
+UNARY_KERNEL(reciprocal, U_RECIPROCAL)
+UNARY_KERNEL(sin, U_SIN)
+UNARY_KERNEL(cos, U_COS)
+UNARY_KERNEL(logical_not, U_LOGICAL_NOT)
+
+/* `approximate`: "none" (default) or "tanh", argument 1. */
+static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
+{
+    *tanh_mode = false;
+    if (sc__arg_is_none(c, i))
+        return SC_OK;
+    if (c->args[i].kind != SC__KARG_STR)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "gelu: approximate must be a string");
+    if (strcmp(c->args[i].u.s, "tanh") == 0)
+        *tanh_mode = true;
+    else if (strcmp(c->args[i].u.s, "none") != 0)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "gelu: approximate must be 'none' or 'tanh', "
+                             "not '%s'",
+                             c->args[i].u.s);
+    return SC_OK;
+}
+
+/* gelu(Tensor self, *, str approximate='none') */
+sc_status sc__kernel_gelu(sc__kernel_call *call)
+{
+    bool t;
+    sc_status status = gelu_mode(call, 1, &t);
+    if (status != SC_OK)
+        return status;
+    return run_unary(call, t ? U_GELU_TANH : U_GELU);
+}
+
+/* ---- Binary and ternary ops ------------------------------------------------ */
+
+typedef enum binop {
+    B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_DIV_TRUNC, B_DIV_FLOOR, B_POW,
+    B_MAXIMUM, B_MINIMUM, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE,
+    B_TANH_BWD, B_SIGMOID_BWD, B_GELU_BWD, B_GELU_TANH_BWD, B_SILU_BWD,
+    B_THRESHOLD_BWD
+} binop;
+
+static bool binop_is_comparison(binop op)
+{
+    return op >= B_EQ && op <= B_GE;
+}
+
+static float gelu_bwd_f(float dy, float x)
+{
+    const float alpha = (float)M_SQRT1_2;
+    const float beta = (float)(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    float cdf = 0.5f * (1.0f + erff(x * alpha));
+    float pdf = beta * expf(x * x * -0.5f);
+    return dy * (cdf + x * pdf);
+}
+
+static float gelu_tanh_bwd_f(float dy, float x)
+{
+    const float beta = (float)(M_SQRT2 * M_2_SQRTPI * 0.5);
+    const float kappa = 0.044715f;
+    float x_sq = x * x, x_cube = x_sq * x;
+    float inner = beta * (x + kappa * x_cube);
+    float th = tanhf(inner);
+    float left = 0.5f * x, right = 1.0f + th;
+    float left_d = 0.5f * right;
+    float right_d = 1.0f - th * th;
+    float inner_d = beta * (1.0f + 3.0f * kappa * x_sq);
+    return dy * (left_d + left * right_d * inner_d);
+}
+
+static double gelu_bwd_d(double dy, double x)
+{
+    const double alpha = M_SQRT1_2, beta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+    double cdf = 0.5 * (1.0 + erf(x * alpha));
+    double pdf = beta * exp(x * x * -0.5);
+    return dy * (cdf + x * pdf);
+}
+
+static double gelu_tanh_bwd_d(double dy, double x)
+{
+    const double beta = M_SQRT2 * M_2_SQRTPI * 0.5, kappa = 0.044715;
+    double x_sq = x * x, inner = beta * (x + kappa * x_sq * x);
+    double th = tanh(inner), left = 0.5 * x, right = 1.0 + th;
+    double inner_d = beta * (1.0 + 3.0 * kappa * x_sq);
+    return dy * (0.5 * right + left * (1.0 - th * th) * inner_d);
+}
+
+static float pow_f(float a, float b)
+{
+    if (b == 2.0f)
+        return a * a;
+    if (b == 0.5f)
+        return sqrtf(a);
+    if (b == 1.0f)
+        return a;
+    return powf(a, b);
+}
+
+static float binary_f32(binop op, float a, float b, float alpha, float th)
+{
+    switch (op) {
+    case B_ADD: return a + alpha * b;
+    case B_SUB: return a - alpha * b;
+    case B_RSUB: return b - alpha * a;
+    case B_MUL: return a * b;
+    case B_DIV: return a / b;
+    case B_DIV_TRUNC: return truncf(a / b);
+    case B_DIV_FLOOR: {
+        float q;
+        if (b == 0)
+            return a / b;
+        q = floorf(a / b);
+        return q;
+    }
+    case B_POW: return pow_f(a, b);
+    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
+    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
+    case B_EQ: return a == b;
+    case B_NE: return a != b;
+    case B_LT: return a < b;
+    case B_LE: return a <= b;
+    case B_GT: return a > b;
+    case B_GE: return a >= b;
+    case B_TANH_BWD: return a * (1.0f - b * b);
+    case B_SIGMOID_BWD: return a * (1.0f - b) * b;
+    case B_GELU_BWD: return gelu_bwd_f(a, b);
+    case B_GELU_TANH_BWD: return gelu_tanh_bwd_f(a, b);
+    case B_SILU_BWD: {
+        float s = 1.0f / (1.0f + expf(-b));
+        return a * s * (1.0f + b * (1.0f - s));
+    }
+    case B_THRESHOLD_BWD: return b <= th ? 0.0f : a;
+    }
+    return 0;
+}
+
+static double binary_f64(binop op, double a, double b, double alpha,
+                         double th)
+{
+    switch (op) {
+    case B_ADD: return a + alpha * b;
+    case B_SUB: return a - alpha * b;
+    case B_RSUB: return b - alpha * a;
+    case B_MUL: return a * b;
+    case B_DIV: return a / b;
+    case B_DIV_TRUNC: return trunc(a / b);
+    case B_DIV_FLOOR: return b == 0 ? a / b : floor(a / b);
+    case B_POW: return b == 2.0 ? a * a : pow(a, b);
+    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
+    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
+    case B_EQ: return a == b;
+    case B_NE: return a != b;
+    case B_LT: return a < b;
+    case B_LE: return a <= b;
+    case B_GT: return a > b;
+    case B_GE: return a >= b;
+    case B_TANH_BWD: return a * (1.0 - b * b);
+    case B_SIGMOID_BWD: return a * (1.0 - b) * b;
+    case B_GELU_BWD: return gelu_bwd_d(a, b);
+    case B_GELU_TANH_BWD: return gelu_tanh_bwd_d(a, b);
+    case B_SILU_BWD: {
+        double s = 1.0 / (1.0 + exp(-b));
+        return a * s * (1.0 + b * (1.0 - s));
+    }
+    case B_THRESHOLD_BWD: return b <= th ? 0.0 : a;
+    }
+    return 0;
+}
+
+static int64_t ipow(int64_t a, int64_t b)
+{
+    uint64_t r = 1, base = (uint64_t)a;
+    if (b < 0)
+        return a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+    while (b) {
+        if (b & 1)
+            r *= base;
+        base *= base;
+        b >>= 1;
+    }
+    return (int64_t)r;
+}
+
+/* Integer ops wrap (computed in uint64); division by zero is reported by
+ * the caller before the loop. */
+static int64_t binary_i64(binop op, int64_t a, int64_t b, int64_t alpha,
+                          int64_t th)
+{
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b, ual = (uint64_t)alpha;
+    switch (op) {
+    case B_ADD: return (int64_t)(ua + ual * ub);
+    case B_SUB: return (int64_t)(ua - ual * ub);
+    case B_RSUB: return (int64_t)(ub - ual * ua);
+    case B_MUL: return (int64_t)(ua * ub);
+    case B_DIV_TRUNC:
+        if (a == INT64_MIN && b == -1)
+            return INT64_MIN;
+        return a / b;
+    case B_DIV_FLOOR: {
+        int64_t q, r;
+        if (a == INT64_MIN && b == -1)
+            return INT64_MIN;
+        q = a / b;
+        r = a % b;
+        return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
+    }
+    case B_POW: return ipow(a, b);
+    case B_MAXIMUM: return a > b ? a : b;
+    case B_MINIMUM: return a < b ? a : b;
+    case B_EQ: return a == b;
+    case B_NE: return a != b;
+    case B_LT: return a < b;
+    case B_LE: return a <= b;
+    case B_GT: return a > b;
+    case B_GE: return a >= b;
+    case B_THRESHOLD_BWD: return b <= th ? 0 : a;
+    default: return 0;
+    }
+}
+
+/* Run op over operands a and b (with alpha and a threshold scalar).
+ * The result dtype is PyTorch's result_type of the operands, f32 for a
+ * true division of integers, bool for comparisons; `float_only` ops
+ * reject integer operands. */
+static sc_status run_binary(sc__kernel_call *c, binop op, const operand *o,
+                            double alpha, double th, bool float_only)
+{
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    size_t ndim, n, k;
+    sc_dtype common, rd;
+    sc__ctype ct;
+    void *ba = NULL, *bb = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(result_dtype(2, o, &common, c->err));
+    if (op == B_DIV && !sc__is_float(common))
+        common = SC_DTYPE_F32;
+    if (float_only && !sc__is_float(common))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "this op needs floating operands");
+    if (common == SC_DTYPE_B8 &&
+        (op == B_SUB || op == B_RSUB || op == B_DIV_TRUNC ||
+         op == B_DIV_FLOOR))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "this op is not supported on bool tensors");
+    rd = binop_is_comparison(op) ? SC_DTYPE_B8 : common;
+    ct = sc__ctype_of(common);
+    if (!sc__is_float(common) && alpha != floor(alpha))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "alpha must be an integer for integer tensors");
+    SC_CHECK(operands_shape(2, o, &ndim, sizes, c->err));
+    SC_CHECK(operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
+    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
+    SC_CHECK(sc__numel_checked(ndim, sizes, &n, c->err));
+    if (ct == SC__CT_F32) {
+        float *x = ba, *y = bb;
+        float al = (float)alpha, t = (float)th;
+        for (k = 0; k < n; k++)
+            x[k] = binary_f32(op, x[k], y[k], al, t);
+    } else if (ct == SC__CT_F64) {
+        double *x = ba, *y = bb;
+        for (k = 0; k < n; k++)
+            x[k] = binary_f64(op, x[k], y[k], alpha, th);
+    } else {
+        int64_t *x = ba, *y = bb;
+        int64_t al = sc__sat_i64(alpha), t = sc__sat_i64(th);
+        if (op == B_DIV_TRUNC || op == B_DIV_FLOOR)
+            for (k = 0; k < n; k++)
+                if (y[k] == 0) {
+                    status = sc__error_set(c->err, SC_ERR_DIV_ZERO,
+                                           "integer division by zero");
+                    goto fail;
+                }
+        for (k = 0; k < n; k++)
+            x[k] = binary_i64(op, x[k], y[k], al, t);
+    }
+    SC_CHECK(sc__new(rd, ndim, sizes, &r, c->err));
+    sc__scatter(r, ct, ba);
+    sc__free(ba);
+    sc__free(bb);
+    return sc__out(c, r);
+fail:
+    sc__free(ba);
+    sc__free(bb);
+    sc_tensor_free(r);
+    return status;
+}
+
+static sc_status binary_kernel(sc__kernel_call *c, binop op, bool has_alpha)
+{
+    operand o[2];
+    double alpha = 1;
+    sc_status status;
+    SC_CHECK(get_operand(c, 0, &o[0]));
+    SC_CHECK(get_operand(c, 1, &o[1]));
+    if (has_alpha && !sc__arg_is_none(c, 2))
+        SC_CHECK(sc__arg_double(c, 2, &alpha));
+    if (o[0].t == NULL && o[1].t == NULL)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "at least one operand must be a tensor");
+    return run_binary(c, op, o, alpha, 0, false);
+fail:
+    return status;
+}
+
+/* add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) */
+sc_status sc__kernel_add(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_ADD, true);
+}
+
+sc_status sc__kernel_sub(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_SUB, true);
+}
+
+/* rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1):
+ * other - alpha * self. */
+sc_status sc__kernel_rsub(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_RSUB, true);
+}
+
+sc_status sc__kernel_mul(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_MUL, false);
+}
+
+/* div(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) */
+sc_status sc__kernel_div(sc__kernel_call *call)
+{
+    binop op = B_DIV;
+    if (!sc__arg_is_none(call, 2)) {
+        const char *m;
+        if (call->args[2].kind != SC__KARG_STR)
+            return sc__error_set(call->err, SC_ERR_TYPE,
+                                 "div: rounding_mode must be a string");
+        m = call->args[2].u.s;
+        if (strcmp(m, "trunc") == 0)
+            op = B_DIV_TRUNC;
+        else if (strcmp(m, "floor") == 0)
+            op = B_DIV_FLOOR;
+        else
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "div: unknown rounding_mode '%s'", m);
+    }
+    return binary_kernel(call, op, false);
+}
+
+/* pow(Tensor|Scalar self, Tensor|Scalar exponent) */
+sc_status sc__kernel_pow(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_POW, false);
+}
+
+sc_status sc__kernel_maximum(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_MAXIMUM, false);
+}
+
+sc_status sc__kernel_minimum(sc__kernel_call *call)
+{
+    return binary_kernel(call, B_MINIMUM, false);
+}
+
+#define CMP_KERNEL(name, op)                                                 \
+    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
+    {                                                                        \
+        return binary_kernel(call, op, false);                               \
+    }
+CMP_KERNEL(eq, B_EQ)
+CMP_KERNEL(ne, B_NE)
+CMP_KERNEL(lt, B_LT)
+CMP_KERNEL(le, B_LE)
+CMP_KERNEL(gt, B_GT)
+CMP_KERNEL(ge, B_GE)
+
+static sc_status backward_kernel(sc__kernel_call *c, binop op)
+{
+    operand o[2];
+    sc_status status;
+    SC_CHECK(get_operand(c, 0, &o[0]));
+    SC_CHECK(get_operand(c, 1, &o[1]));
+    if (!o[0].t || !o[1].t)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "backward ops take two tensors");
+    return run_binary(c, op, o, 1, 0, true);
+fail:
+    return status;
+}
+
+/* tanh_backward(Tensor grad_output, Tensor output) */
+sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
+{
+    return backward_kernel(call, B_TANH_BWD);
+}
+
+/* sigmoid_backward(Tensor grad_output, Tensor output) */
+sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
+{
+    return backward_kernel(call, B_SIGMOID_BWD);
+}
+
+/* silu_backward(Tensor grad_output, Tensor self) */
+sc_status sc__kernel_silu_backward(sc__kernel_call *call)
+{
+    return backward_kernel(call, B_SILU_BWD);
+}
+
+/* gelu_backward(Tensor grad_output, Tensor self, *, str approximate) */
+sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
+{
+    bool t;
+    sc_status status = gelu_mode(call, 2, &t);
+    if (status != SC_OK)
+        return status;
+    return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD);
+}
+
+/* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */
+sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
+{
+    operand o[2];
+    double th;
+    sc_status status;
+    SC_CHECK(get_operand(call, 0, &o[0]));
+    SC_CHECK(get_operand(call, 1, &o[1]));
+    SC_CHECK(sc__arg_double(call, 2, &th));
+    if (!o[0].t || !o[1].t)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "threshold_backward takes two tensors");
+    return run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
+fail:
+    return status;
+}
+
+/* where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) */
+sc_status sc__kernel_where(sc__kernel_call *call)
+{
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    operand o[3];
+    size_t ndim, n, k, es;
+    sc_dtype rd;
+    sc__ctype ct;
+    void *bc = NULL, *ba = NULL, *bb = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(get_operand(call, 0, &o[0]));
+    SC_CHECK(get_operand(call, 1, &o[1]));
+    SC_CHECK(get_operand(call, 2, &o[2]));
+    if (!o[0].t)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "where: the condition must be a tensor");
+    SC_CHECK(result_dtype(2, &o[1], &rd, call->err));
+    ct = sc__ctype_of(rd);
+    es = sc__ctype_size(ct);
+    SC_CHECK(operands_shape(3, o, &ndim, sizes, call->err));
+    SC_CHECK(operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
+                            call->err));
+    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
+    SC_CHECK(operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
+    SC_CHECK(sc__numel_checked(ndim, sizes, &n, call->err));
+    for (k = 0; k < n; k++)
+        if (!((int64_t *)bc)[k])
+            memcpy((char *)ba + k * es, (char *)bb + k * es, es);
+    SC_CHECK(sc__new(rd, ndim, sizes, &r, call->err));
+    sc__scatter(r, ct, ba);
+    sc__free(bc);
+    sc__free(ba);
+    sc__free(bb);
+    return sc__out(call, r);
+fail:
+    sc__free(bc);
+    sc__free(ba);
+    sc__free(bb);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* masked_fill(Tensor self, Tensor mask, Scalar|Tensor value): self's
+ * dtype and shape (the mask broadcasts to self). */
+sc_status sc__kernel_masked_fill(sc__kernel_call *call)
+{
+    const sc_tensor *self, *mask;
+    operand v;
+    sc__ctype ct;
+    void *bs = NULL, *bm = NULL;
+    sc_tensor *r = NULL;
+    size_t n, k;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &self));
+    SC_CHECK(sc__arg_tensor(call, 1, &mask));
+    SC_CHECK(get_operand(call, 2, &v));
+    if (mask->dtype != SC_DTYPE_B8)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "masked_fill: the mask must be bool");
+    if (v.t) {
+        if (v.t->ndim != 0)
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "masked_fill: the value tensor must be 0-d");
+        v.f = sc_tensor_item_double(v.t, 0);
+        v.i = sc_tensor_item_int64(v.t, 0);
+    }
+    ct = sc__ctype_of(self->dtype);
+    SC_CHECK(sc__gather(self, self->ndim, self->sizes, ct, &bs, call->err));
+    SC_CHECK(sc__gather(mask, self->ndim, self->sizes, SC__CT_I64, &bm,
+                        call->err));
+    n = sc_tensor_numel(self);
+    for (k = 0; k < n; k++) {
+        if (!((int64_t *)bm)[k])
+            continue;
+        if (ct == SC__CT_F32)
+            ((float *)bs)[k] = (float)v.f;
+        else if (ct == SC__CT_F64)
+            ((double *)bs)[k] = v.f;
+        else
+            ((int64_t *)bs)[k] = v.i;
+    }
+    SC_CHECK(sc__new(self->dtype, self->ndim, self->sizes, &r, call->err));
+    sc__scatter(r, ct, bs);
+    sc__free(bs);
+    sc__free(bm);
+    return sc__out(call, r);
+fail:
+    sc__free(bs);
+    sc__free(bm);
+    sc_tensor_free(r);
+    return status;
+}

@@ -1,0 +1,654 @@
+/* symcut — kernels: reductions (sum, mean, amax, amin), softmax and
+ * log-softmax with their backward, and layer norm with its backward.
+ *
+ * Determinism: every reduction visits the reduced elements of one output
+ * element in row-major order of the input, accumulating sequentially (in
+ * double for floating types, in wrapping int64 for integers), whatever
+ * the strides of the input. */
+#include <math.h>
+
+#include "kernels/kernels-internal.h"
+
+/* ---- Reduction layout ----------------------------------------------------- */
+
+typedef struct rlayout {
+    size_t outer;        /* number of output elements */
+    size_t inner;        /* number of reduced elements per output */
+    size_t out_ndim;
+    int64_t out_sizes[SC_TENSOR_MAX_DIMS];
+    sc_tensor *perm;     /* x permuted: kept dims first, reduced last */
+} rlayout;
+
+/* Reduce x over dims (n of them; n == 0 or dims NULL: all dims). */
+static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
+                              const int64_t *dims, bool keepdim,
+                              sc_error *err)
+{
+    bool red[SC_TENSOR_MAX_DIMS] = {false};
+    int64_t perm[SC_TENSOR_MAX_DIMS];
+    size_t i, d, k = 0;
+    sc_status status;
+
+    L->perm = NULL;
+    if (n == 0 || !dims) {
+        for (i = 0; i < x->ndim; i++)
+            red[i] = true;
+    } else {
+        for (i = 0; i < n; i++) {
+            SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, err));
+            if (x->ndim && red[d])
+                return sc__error_set(err, SC_ERR_INVALID,
+                                     "dimension %zu appears twice in the "
+                                     "reduction list", d);
+            if (x->ndim)
+                red[d] = true;
+        }
+    }
+    L->outer = L->inner = 1;
+    L->out_ndim = 0;
+    for (i = 0; i < x->ndim; i++)
+        if (!red[i]) {
+            perm[k++] = (int64_t)i;
+            L->outer *= (size_t)x->sizes[i];
+            L->out_sizes[L->out_ndim++] = x->sizes[i];
+        } else if (keepdim) {
+            L->out_sizes[L->out_ndim++] = 1;
+        }
+    for (i = 0; i < x->ndim; i++)
+        if (red[i]) {
+            perm[k++] = (int64_t)i;
+            L->inner *= (size_t)x->sizes[i];
+        }
+    return sc_tensor_permute(x, perm, &L->perm, err);
+fail:
+    return status;
+}
+
+/* The optional dtype argument at position i (NONE: keep `dflt`). */
+static sc_status opt_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
+                           sc_dtype *out)
+{
+    *out = dflt;
+    if (sc__arg_is_none(c, i))
+        return SC_OK;
+    if (c->args[i].kind != SC__KARG_DTYPE)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "kernel argument %zu: expected a dtype", i);
+    if (!sc_tensor_dtype_supported(c->args[i].u.dtype))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "unsupported dtype");
+    *out = c->args[i].u.dtype;
+    return SC_OK;
+}
+
+typedef enum redop { R_SUM, R_MEAN, R_AMAX, R_AMIN } redop;
+
+/* Arguments: (self, dtype) for the `.default` forms of sum and mean,
+ * (self, dim, keepdim[, dtype]) otherwise; amax/amin (self, dim, keepdim). */
+static sc_status run_reduce(sc__kernel_call *c, redop op)
+{
+    const sc_tensor *x;
+    const int64_t *dims = NULL;
+    size_t ndims = 0, o, k;
+    bool keepdim = false, dim_form = op == R_AMAX || op == R_AMIN ||
+                                     c->nargs >= 3;
+    sc_dtype rd;
+    sc__ctype ct;
+    rlayout L = {0};
+    void *buf = NULL;
+    void *res = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    if (dim_form) {
+        if (!sc__arg_is_none(c, 1))
+            SC_CHECK(sc__arg_ints(c, 1, &ndims, &dims));
+        if (!sc__arg_is_none(c, 2))
+            SC_CHECK(sc__arg_bool(c, 2, &keepdim));
+    }
+    if (op == R_SUM)
+        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1,
+                           sc__is_float(x->dtype) ? x->dtype : SC_DTYPE_I64,
+                           &rd));
+    else if (op == R_MEAN)
+        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1, x->dtype, &rd));
+    else
+        rd = x->dtype;
+    if (op == R_MEAN && !sc__is_float(rd))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "mean needs a floating dtype");
+    SC_CHECK(rlayout_init(&L, x, ndims, dims, keepdim, c->err));
+    if ((op == R_AMAX || op == R_AMIN) && L.inner == 0 && L.outer > 0) {
+        status = sc__error_set(c->err, SC_ERR_SHAPE,
+                               "amax/amin of an empty reduction");
+        goto fail;
+    }
+    ct = sc__is_float(rd) || sc__is_float(x->dtype) ? SC__CT_F64
+                                                     : SC__CT_I64;
+    SC_CHECK(sc__gather(L.perm, L.perm->ndim, L.perm->sizes, ct, &buf,
+                        c->err));
+    res = sc__malloc(L.outer ? L.outer * 8 : 1);
+    if (!res) {
+        status = sc__error_nomem(c->err);
+        goto fail;
+    }
+    for (o = 0; o < L.outer; o++) {
+        if (ct == SC__CT_F64) {
+            const double *v = (const double *)buf + o * L.inner;
+            double acc = op == R_AMAX ? -INFINITY
+                         : op == R_AMIN ? INFINITY : 0.0;
+            for (k = 0; k < L.inner; k++) {
+                double e = v[k];
+                if (op == R_SUM || op == R_MEAN)
+                    acc += e;
+                else if (e != e || acc != acc)
+                    acc = acc != acc ? acc : e;
+                else if (op == R_AMAX ? e > acc : e < acc)
+                    acc = e;
+            }
+            if (op == R_MEAN)
+                acc /= (double)L.inner;
+            if (rd == SC_DTYPE_F32 || rd == SC_DTYPE_F16 ||
+                rd == SC_DTYPE_BF16)
+                acc = (double)(float)acc;
+            ((double *)res)[o] = acc;
+        } else {
+            const int64_t *v = (const int64_t *)buf + o * L.inner;
+            uint64_t acc = 0;
+            int64_t m = op == R_AMAX ? INT64_MIN : INT64_MAX;
+            for (k = 0; k < L.inner; k++) {
+                acc += (uint64_t)v[k];
+                if (op == R_AMAX ? v[k] > m : v[k] < m)
+                    m = v[k];
+            }
+            ((int64_t *)res)[o] = op == R_SUM ? (int64_t)acc : m;
+        }
+    }
+    SC_CHECK(sc__new(rd, L.out_ndim, L.out_sizes, &r, c->err));
+    sc__scatter(r, ct, res);
+    sc__free(res);
+    sc__free(buf);
+    sc_tensor_free(L.perm);
+    return sc__out(c, r);
+fail:
+    sc__free(res);
+    sc__free(buf);
+    sc_tensor_free(L.perm);
+    sc_tensor_free(r);
+    return status;
+}
+
+sc_status sc__kernel_sum(sc__kernel_call *call)
+{
+    return run_reduce(call, R_SUM);
+}
+
+sc_status sc__kernel_mean(sc__kernel_call *call)
+{
+    return run_reduce(call, R_MEAN);
+}
+
+sc_status sc__kernel_amax(sc__kernel_call *call)
+{
+    return run_reduce(call, R_AMAX);
+}
+
+sc_status sc__kernel_amin(sc__kernel_call *call)
+{
+    return run_reduce(call, R_AMIN);
+}
+
+/* ---- Row helpers: a dim moved last ------------------------------------------ */
+
+/* A view of t with dimension d moved to the end. */
+static sc_status dim_last(const sc_tensor *t, size_t d, sc_tensor **out,
+                          sc_error *err)
+{
+    int64_t perm[SC_TENSOR_MAX_DIMS];
+    size_t i, k = 0;
+    for (i = 0; i < t->ndim; i++)
+        if (i != d)
+            perm[k++] = (int64_t)i;
+    if (t->ndim)
+        perm[k] = (int64_t)d;
+    return sc_tensor_permute(t, perm, out, err);
+}
+
+/* Gather t (dim d last) into float or double rows. */
+static sc_status gather_rows(const sc_tensor *t, size_t d, sc__ctype ct,
+                             void **buf, sc_error *err)
+{
+    sc_tensor *v = NULL;
+    sc_status status = dim_last(t, d, &v, err);
+    if (status != SC_OK)
+        return status;
+    status = sc__gather(v, v->ndim, v->sizes, ct, buf, err);
+    sc_tensor_free(v);
+    return status;
+}
+
+/* Store rows (dim d last) into r. */
+static sc_status scatter_rows(sc_tensor *r, size_t d, sc__ctype ct,
+                              const void *buf, sc_error *err)
+{
+    sc_tensor *v = NULL;
+    sc_status status = dim_last(r, d, &v, err);
+    if (status != SC_OK)
+        return status;
+    sc__scatter(v, ct, buf);
+    sc_tensor_free(v);
+    return SC_OK;
+}
+
+static sc_status float_check(sc__kernel_call *c, const sc_tensor *t,
+                             const char *what)
+{
+    if (!sc__is_float(t->dtype))
+        return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
+                                                  "tensor", what);
+    return SC_OK;
+}
+
+/* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float) */
+static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
+{
+    const sc_tensor *x;
+    int64_t dim;
+    bool h2f = false;
+    size_t d, rows, len, i, k;
+    sc_dtype rd;
+    sc__ctype ct;
+    void *buf = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_int(c, 1, &dim));
+    if (!sc__arg_is_none(c, 2))
+        SC_CHECK(sc__arg_bool(c, 2, &h2f));
+    SC_CHECK(float_check(c, x, "softmax"));
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, c->err));
+    rd = h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32 : x->dtype;
+    ct = sc__ctype_of(x->dtype);
+    len = x->ndim ? (size_t)x->sizes[d] : 1;
+    rows = len ? sc_tensor_numel(x) / len : 0;
+    SC_CHECK(gather_rows(x, d, ct, &buf, c->err));
+    for (i = 0; i < rows; i++) {
+        if (ct == SC__CT_F32) {
+            float *v = (float *)buf + i * len, m = -INFINITY;
+            double s = 0;
+            for (k = 0; k < len; k++)
+                m = v[k] > m || v[k] != v[k] ? v[k] : m;
+            for (k = 0; k < len; k++)
+                s += expf(v[k] - m);
+            for (k = 0; k < len; k++)
+                v[k] = log_mode ? v[k] - m - logf((float)s)
+                                : expf(v[k] - m) / (float)s;
+        } else {
+            double *v = (double *)buf + i * len, m = -INFINITY, s = 0;
+            for (k = 0; k < len; k++)
+                m = v[k] > m || v[k] != v[k] ? v[k] : m;
+            for (k = 0; k < len; k++)
+                s += exp(v[k] - m);
+            for (k = 0; k < len; k++)
+                v[k] = log_mode ? v[k] - m - log(s) : exp(v[k] - m) / s;
+        }
+    }
+    SC_CHECK(sc__new(rd, x->ndim, x->sizes, &r, c->err));
+    SC_CHECK(scatter_rows(r, d, ct, buf, c->err));
+    sc__free(buf);
+    return sc__out(c, r);
+fail:
+    sc__free(buf);
+    sc_tensor_free(r);
+    return status;
+}
+
+sc_status sc__kernel_softmax(sc__kernel_call *call)
+{
+    return run_softmax(call, false);
+}
+
+sc_status sc__kernel_log_softmax(sc__kernel_call *call)
+{
+    return run_softmax(call, true);
+}
+
+/* _softmax_backward_data / _log_softmax_backward_data(Tensor grad_output,
+ * Tensor output, int dim, ScalarType input_dtype) */
+static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
+{
+    const sc_tensor *g, *y;
+    int64_t dim;
+    size_t d, rows, len, i, k;
+    sc_dtype rd;
+    sc__ctype ct;
+    void *bg = NULL, *by = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &g));
+    SC_CHECK(sc__arg_tensor(c, 1, &y));
+    SC_CHECK(sc__arg_int(c, 2, &dim));
+    SC_CHECK(opt_dtype(c, 3, g->dtype, &rd));
+    SC_CHECK(float_check(c, g, "softmax backward"));
+    if (!sc_tensor_same_shape(g, y))
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "softmax backward: grad and output shapes "
+                             "differ");
+    SC_CHECK(sc__wrap_dim(dim, g->ndim, &d, c->err));
+    ct = sc__ctype_of(g->dtype) == SC__CT_F64 ? SC__CT_F64 : SC__CT_F32;
+    len = g->ndim ? (size_t)g->sizes[d] : 1;
+    rows = len ? sc_tensor_numel(g) / len : 0;
+    SC_CHECK(gather_rows(g, d, ct, &bg, c->err));
+    SC_CHECK(gather_rows(y, d, ct, &by, c->err));
+    for (i = 0; i < rows; i++) {
+        if (ct == SC__CT_F32) {
+            float *gv = (float *)bg + i * len, *yv = (float *)by + i * len;
+            double s = 0;
+            for (k = 0; k < len; k++)
+                s += log_mode ? gv[k] : gv[k] * yv[k];
+            for (k = 0; k < len; k++)
+                gv[k] = log_mode ? gv[k] - expf(yv[k]) * (float)s
+                                 : yv[k] * (gv[k] - (float)s);
+        } else {
+            double *gv = (double *)bg + i * len, *yv = (double *)by + i * len;
+            double s = 0;
+            for (k = 0; k < len; k++)
+                s += log_mode ? gv[k] : gv[k] * yv[k];
+            for (k = 0; k < len; k++)
+                gv[k] = log_mode ? gv[k] - exp(yv[k]) * s
+                                 : yv[k] * (gv[k] - s);
+        }
+    }
+    SC_CHECK(sc__new(rd, g->ndim, g->sizes, &r, c->err));
+    SC_CHECK(scatter_rows(r, d, ct, bg, c->err));
+    sc__free(bg);
+    sc__free(by);
+    return sc__out(c, r);
+fail:
+    sc__free(bg);
+    sc__free(by);
+    sc_tensor_free(r);
+    return status;
+}
+
+sc_status sc__kernel_softmax_backward_data(sc__kernel_call *call)
+{
+    return run_softmax_bwd(call, false);
+}
+
+sc_status sc__kernel_log_softmax_backward_data(sc__kernel_call *call)
+{
+    return run_softmax_bwd(call, true);
+}
+
+/* ---- Layer norm ------------------------------------------------------------ */
+
+/* Split x into M rows of N = prod(normalized_shape) (checked against x's
+ * trailing sizes); stats_sizes gets x's sizes with the normalized dims 1. */
+static sc_status ln_split(sc__kernel_call *c, const sc_tensor *x, size_t nn,
+                          const int64_t *ns, size_t *M, size_t *N,
+                          int64_t *stats_sizes)
+{
+    size_t i, axis;
+    if (nn > x->ndim || nn == 0)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "layer_norm: normalized_shape of %zu dims for a "
+                             "%zu-d input", nn, x->ndim);
+    axis = x->ndim - nn;
+    for (i = 0; i < nn; i++)
+        if (x->sizes[axis + i] != ns[i])
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "layer_norm: normalized_shape[%zu] = %lld "
+                                 "but the input has %lld",
+                                 i, (long long)ns[i],
+                                 (long long)x->sizes[axis + i]);
+    *M = 1;
+    *N = 1;
+    for (i = 0; i < x->ndim; i++) {
+        if (i < axis) {
+            *M *= (size_t)x->sizes[i];
+            stats_sizes[i] = x->sizes[i];
+        } else {
+            *N *= (size_t)x->sizes[i];
+            stats_sizes[i] = 1;
+        }
+    }
+    return SC_OK;
+}
+
+static sc_status gather_param(sc__kernel_call *c, const sc_tensor *p,
+                              size_t N, const char *what, double **out)
+{
+    size_t k;
+    sc_status status;
+    void *b = NULL;
+    *out = NULL;
+    if (!p)
+        return SC_OK;
+    if (sc_tensor_numel(p) != N)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s has %zu elements; expected %zu", what,
+                             sc_tensor_numel(p), N);
+    SC_CHECK(sc__gather(p, p->ndim, p->sizes, SC__CT_F64, &b, c->err));
+    *out = b;
+    (void)k;
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor?
+ * weight, Tensor? bias, float eps) -> (out, mean, rstd).  Statistics are
+ * computed in double (biased variance, rstd = 1/sqrt(var + eps)) and
+ * rounded to the input dtype; the output is computed in the compute type
+ * as (x - mean) * rstd * weight + bias. */
+sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
+{
+    const sc_tensor *x, *w, *b;
+    const int64_t *ns;
+    size_t nn, M, N, i, k;
+    int64_t ssz[SC_TENSOR_MAX_DIMS];
+    double eps, *bw = NULL, *bb = NULL, *bx = NULL, *mean = NULL,
+                *rstd = NULL;
+    sc_tensor *out = NULL, *tm = NULL, *tr = NULL;
+    bool f32 = false;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &nn, &ns));
+    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, 3, &b));
+    SC_CHECK(sc__arg_double(call, 4, &eps));
+    SC_CHECK(float_check(call, x, "layer_norm"));
+    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
+    f32 = x->dtype != SC_DTYPE_F64;
+    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
+    SC_CHECK(gather_param(call, b, N, "layer_norm bias", &bb));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    mean = sc__malloc((M ? M : 1) * sizeof *mean);
+    rstd = sc__malloc((M ? M : 1) * sizeof *rstd);
+    if (!mean || !rstd) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < M; i++) {
+        double *v = bx + i * N, s = 0, q = 0, mu, rs;
+        for (k = 0; k < N; k++)
+            s += v[k];
+        mu = N ? s / (double)N : 0;
+        for (k = 0; k < N; k++)
+            q += (v[k] - mu) * (v[k] - mu);
+        rs = 1.0 / sqrt((N ? q / (double)N : 0) + eps);
+        if (f32) {
+            float fm = (float)mu, fr = (float)rs;
+            for (k = 0; k < N; k++) {
+                float y = ((float)v[k] - fm) * fr;
+                if (bw)
+                    y = y * (float)bw[k];
+                if (bb)
+                    y = y + (float)bb[k];
+                v[k] = y;
+            }
+            mu = fm;
+            rs = fr;
+        } else {
+            for (k = 0; k < N; k++) {
+                double y = (v[k] - mu) * rs;
+                if (bw)
+                    y *= bw[k];
+                if (bb)
+                    y += bb[k];
+                v[k] = y;
+            }
+        }
+        mean[i] = mu;
+        rstd[i] = rs;
+    }
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &out, call->err));
+    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tm, call->err));
+    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tr, call->err));
+    sc__scatter(out, SC__CT_F64, bx);
+    sc__scatter(tm, SC__CT_F64, mean);
+    sc__scatter(tr, SC__CT_F64, rstd);
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(rstd);
+    status = sc__out(call, out);
+    out = NULL;
+    if (status == SC_OK) {
+        status = sc__out(call, tm);
+        tm = NULL;
+    }
+    if (status == SC_OK) {
+        status = sc__out(call, tr);
+        tr = NULL;
+    }
+    sc_tensor_free(tm);
+    sc_tensor_free(tr);
+    if (status != SC_OK)
+        sc__out_reset(call);
+    return status;
+fail:
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(rstd);
+    sc_tensor_free(out);
+    sc_tensor_free(tm);
+    sc_tensor_free(tr);
+    return status;
+}
+
+/* native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[]
+ * normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor?
+ * bias, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias);
+ * an output not asked for (or grad_weight/bias without weight/bias) is
+ * NULL.  Computed in double, rounded to the dtype. */
+sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *x, *tm, *tr, *w, *b;
+    const int64_t *ns;
+    size_t nn, M, N, i, k;
+    int64_t ssz[SC_TENSOR_MAX_DIMS];
+    bool mask[3] = {true, true, true};
+    double *bg = NULL, *bx = NULL, *bm = NULL, *br = NULL, *bw = NULL,
+           *dw = NULL, *db = NULL;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &g));
+    SC_CHECK(sc__arg_tensor(call, 1, &x));
+    SC_CHECK(sc__arg_ints(call, 2, &nn, &ns));
+    SC_CHECK(sc__arg_tensor(call, 3, &tm));
+    SC_CHECK(sc__arg_tensor(call, 4, &tr));
+    SC_CHECK(sc__arg_opt_tensor(call, 5, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, 6, &b));
+    if (!sc__arg_is_none(call, 7)) {
+        if (call->args[7].kind != SC__KARG_BOOLS ||
+            call->args[7].u.bools.n != 3)
+            return sc__error_set(call->err, SC_ERR_TYPE,
+                                 "layer_norm_backward: output_mask must be "
+                                 "bool[3]");
+        for (i = 0; i < 3; i++)
+            mask[i] = call->args[7].u.bools.v[i];
+    }
+    SC_CHECK(float_check(call, x, "layer_norm_backward"));
+    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
+    if (!sc_tensor_same_shape(g, x) || sc_tensor_numel(tm) != M ||
+        sc_tensor_numel(tr) != M)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "layer_norm_backward: inconsistent shapes");
+    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, SC__CT_F64, (void **)&bg,
+                        call->err));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    SC_CHECK(sc__gather(tm, tm->ndim, tm->sizes, SC__CT_F64, (void **)&bm,
+                        call->err));
+    SC_CHECK(sc__gather(tr, tr->ndim, tr->sizes, SC__CT_F64, (void **)&br,
+                        call->err));
+    dw = sc__calloc(N ? N : 1, sizeof *dw);
+    db = sc__calloc(N ? N : 1, sizeof *db);
+    if (!dw || !db) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < M; i++) {
+        double *gv = bg + i * N, *xv = bx + i * N, mu = bm[i], rs = br[i];
+        double s1 = 0, s2 = 0;
+        for (k = 0; k < N; k++) {
+            double xh = (xv[k] - mu) * rs;
+            double gw = gv[k] * (bw ? bw[k] : 1.0);
+            dw[k] += gv[k] * xh;
+            db[k] += gv[k];
+            s1 += gw;
+            s2 += gw * xh;
+        }
+        s1 /= (double)N;
+        s2 /= (double)N;
+        for (k = 0; k < N; k++) {
+            double xh = (xv[k] - mu) * rs;
+            double gw = gv[k] * (bw ? bw[k] : 1.0);
+            gv[k] = rs * (gw - s1 - xh * s2);
+        }
+    }
+    if (mask[0]) {
+        SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+        sc__scatter(outs[0], SC__CT_F64, bg);
+    }
+    if (mask[1] && w) {
+        SC_CHECK(sc__new(w->dtype, w->ndim, w->sizes, &outs[1], call->err));
+        sc__scatter(outs[1], SC__CT_F64, dw);
+    }
+    if (mask[2] && b) {
+        SC_CHECK(sc__new(b->dtype, b->ndim, b->sizes, &outs[2], call->err));
+        sc__scatter(outs[2], SC__CT_F64, db);
+    }
+    for (i = 0; i < 3; i++) {
+        status = sc__out(call, outs[i]);
+        outs[i] = NULL;
+        if (status != SC_OK) {
+            sc__out_reset(call);
+            goto fail;
+        }
+    }
+    status = SC_OK;
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(bg);
+    sc__free(bx);
+    sc__free(bm);
+    sc__free(br);
+    sc__free(bw);
+    sc__free(dw);
+    sc__free(db);
+    return status;
+}

@@ -1,0 +1,433 @@
+/* symcut — kernels: views (t, transpose, permute, view, reshape, expand,
+ * select, slice, unsqueeze, squeeze, as_strided, alias), copies (clone,
+ * contiguous, _to_copy) and concatenation (cat, stack). */
+#include "kernels/kernels-internal.h"
+
+static sc_status out_or(sc__kernel_call *c, sc_status status, sc_tensor *t)
+{
+    if (status != SC_OK)
+        return status;
+    return sc__out(c, t);
+}
+
+/* t(Tensor self): transpose of a 2-d tensor; 0-d and 1-d unchanged. */
+sc_status sc__kernel_t(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (x->ndim > 2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "t() expects a tensor with <= 2 dimensions");
+    if (x->ndim < 2)
+        return out_or(call, sc_tensor_alias(x, &r, call->err), r);
+    return out_or(call, sc_tensor_transpose(x, 0, 1, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* transpose.int(Tensor self, int dim0, int dim1) */
+sc_status sc__kernel_transpose(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t a, b;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &a));
+    SC_CHECK(sc__arg_int(call, 2, &b));
+    return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* permute(Tensor self, int[] dims) */
+sc_status sc__kernel_permute(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims;
+    size_t n;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &dims));
+    if (n != x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "permute: %zu dims for a %zu-d tensor", n,
+                             x->ndim);
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* view(Tensor self, SymInt[] size); also _unsafe_view. */
+sc_status sc__kernel_view(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* reshape(Tensor self, SymInt[] shape) */
+sc_status sc__kernel_reshape(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* as_strided(Tensor self, SymInt[] size, SymInt[] stride, SymInt?
+ * storage_offset=None) */
+sc_status sc__kernel_as_strided(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes, *strides;
+    size_t n, m;
+    int64_t off;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    SC_CHECK(sc__arg_ints(call, 2, &m, &strides));
+    off = x->offset;
+    if (!sc__arg_is_none(call, 3))
+        SC_CHECK(sc__arg_int(call, 3, &off));
+    if (n != m)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "as_strided: %zu sizes but %zu strides", n, m);
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, n, sizes, strides, off, &r,
+                                            call->err),
+                  r);
+fail:
+    return status;
+}
+
+/* _reshape_alias(Tensor self, SymInt[] size, SymInt[] stride): as_strided
+ * at self's offset. */
+sc_status sc__kernel_reshape_alias(sc__kernel_call *call)
+{
+    return sc__kernel_as_strided(call);
+}
+
+/* expand(Tensor self, SymInt[] size, *, bool implicit=False) */
+sc_status sc__kernel_expand(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* select.int(Tensor self, int dim, SymInt index) */
+sc_status sc__kernel_select(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d, i;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &d));
+    SC_CHECK(sc__arg_int(call, 2, &i));
+    return out_or(call, sc_tensor_select(x, d, i, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt?
+ * end=None, SymInt step=1) */
+sc_status sc__kernel_slice(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d = 0, start = 0, end = INT64_MAX, step = 1;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (!sc__arg_is_none(call, 1))
+        SC_CHECK(sc__arg_int(call, 1, &d));
+    if (!sc__arg_is_none(call, 2))
+        SC_CHECK(sc__arg_int(call, 2, &start));
+    if (!sc__arg_is_none(call, 3))
+        SC_CHECK(sc__arg_int(call, 3, &end));
+    if (!sc__arg_is_none(call, 4))
+        SC_CHECK(sc__arg_int(call, 4, &step));
+    return out_or(call,
+                  sc_tensor_slice(x, d, start, end, step, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* unsqueeze(Tensor self, int dim) */
+sc_status sc__kernel_unsqueeze(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &d));
+    return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* squeeze(Tensor self) / squeeze.dim(Tensor self, int dim) /
+ * squeeze.dims(Tensor self, int[] dim) */
+sc_status sc__kernel_squeeze(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims;
+    bool drop[SC_TENSOR_MAX_DIMS] = {false};
+    int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
+    size_t n, i, d, k = 0;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (sc__arg_is_none(call, 1))
+        return out_or(call, sc_tensor_squeeze(x, &r, call->err), r);
+    SC_CHECK(sc__arg_ints(call, 1, &n, &dims));
+    for (i = 0; i < n; i++) {
+        SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
+        if (x->ndim && x->sizes[d] == 1)
+            drop[d] = true;
+    }
+    for (i = 0; i < x->ndim; i++)
+        if (!drop[i]) {
+            sizes[k] = x->sizes[i];
+            strides[k++] = x->strides[i];
+        }
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, k, sizes, strides, x->offset,
+                                            &r, call->err),
+                  r);
+fail:
+    return status;
+}
+
+/* alias(Tensor self) / detach(Tensor self): the same view. */
+sc_status sc__kernel_alias(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    return out_or(call, sc_tensor_alias(x, &r, call->err), r);
+fail:
+    return status;
+}
+
+/* ---- Copies -------------------------------------------------------------- */
+
+/* Does t's layout cover exactly numel elements without overlap (some
+ * permutation of a contiguous layout)?  Then its strides can be kept. */
+static bool dense_permuted(const sc_tensor *t)
+{
+    size_t order[SC_TENSOR_MAX_DIMS], i, j;
+    int64_t expected = 1;
+    for (i = 0; i < t->ndim; i++)
+        order[i] = i;
+    for (i = 1; i < t->ndim; i++)       /* insertion sort, stride ascending */
+        for (j = i; j > 0 && t->strides[order[j]] < t->strides[order[j - 1]];
+             j--) {
+            size_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    for (i = 0; i < t->ndim; i++) {
+        int64_t s = t->sizes[order[i]];
+        if (s == 1)
+            continue;
+        if (t->strides[order[i]] != expected)
+            return false;
+        expected *= s;
+    }
+    return true;
+}
+
+/* A copy of x converted to dtype; `preserve`: keep x's strides when they
+ * are a permutation of a dense layout (PyTorch's preserve_format). */
+static sc_status copy_to(sc__kernel_call *c, const sc_tensor *x,
+                         sc_dtype dtype, bool preserve)
+{
+    sc_tensor *r = NULL;
+    sc_status status;
+    if (preserve && !sc_tensor_is_contiguous(x) && dense_permuted(x) &&
+        sc_tensor_numel(x) > 0) {
+        SC_CHECK(sc_tensor_new_strided(dtype, x->ndim, x->sizes, x->strides,
+                                       &r, c->err));
+        SC_CHECK(sc_tensor_copy(r, x, c->err));
+    } else {
+        SC_CHECK(sc_tensor_to_dtype(x, dtype, &r, c->err));
+    }
+    return sc__out(c, r);
+fail:
+    sc_tensor_free(r);
+    return status;
+}
+
+/* clone(Tensor self, *, MemoryFormat? memory_format=None) */
+sc_status sc__kernel_clone(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    bool preserve = true;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (!sc__arg_is_none(call, 1) && call->args[1].kind == SC__KARG_STR &&
+        strcmp(call->args[1].u.s, "contiguous_format") == 0)
+        preserve = false;
+    return copy_to(call, x, x->dtype, preserve);
+fail:
+    return status;
+}
+
+/* contiguous(Tensor self): a contiguous copy (the interpreter may alias a
+ * tensor that already is). */
+sc_status sc__kernel_contiguous(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    return copy_to(call, x, x->dtype, false);
+fail:
+    return status;
+}
+
+/* _to_copy(Tensor self, *, ScalarType? dtype=None, ...): argument 1 is
+ * the dtype; layout, device and the rest are ignored (CPU only). */
+sc_status sc__kernel_to_copy(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_dtype d;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    d = x->dtype;
+    if (!sc__arg_is_none(call, 1)) {
+        if (call->args[1].kind != SC__KARG_DTYPE)
+            return sc__error_set(call->err, SC_ERR_TYPE,
+                                 "_to_copy: argument 1 must be a dtype");
+        d = call->args[1].u.dtype;
+    }
+    return copy_to(call, x, d, true);
+fail:
+    return status;
+}
+
+/* ---- cat and stack ---------------------------------------------------------- */
+
+static sc_status concat(sc__kernel_call *c, bool stack)
+{
+    const sc_tensor *const *ts;
+    const sc_tensor *ref = NULL;
+    sc_tensor *r = NULL, *part = NULL;
+    int64_t sizes[SC_TENSOR_MAX_DIMS], dim = 0, pos = 0;
+    size_t n, i, j, d, nd;
+    sc_dtype rd = SC_DTYPE_B8;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensors(c, 0, &n, &ts));
+    if (!sc__arg_is_none(c, 1))
+        SC_CHECK(sc__arg_int(c, 1, &dim));
+    if (n == 0)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "%s of an empty list", stack ? "stack" : "cat");
+    for (i = 0; i < n; i++) {
+        if (!ts[i])
+            return sc__error_set(c->err, SC_ERR_TYPE,
+                                 "%s: element %zu is None",
+                                 stack ? "stack" : "cat", i);
+        if (!sc_dtype_promote(i ? rd : ts[i]->dtype, ts[i]->dtype, &rd))
+            return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                                 "unsupported dtype");
+        /* cat skips legacy empty 1-d tensors */
+        if (!ref && (stack || !(ts[i]->ndim == 1 && ts[i]->sizes[0] == 0)))
+            ref = ts[i];
+    }
+    if (!ref)
+        ref = ts[0];
+    nd = ref->ndim + (stack ? 1 : 0);
+    if (nd == 0)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "cat: zero-dimensional tensors cannot be "
+                             "concatenated");
+    SC_CHECK(sc__wrap_dim(dim, nd, &d, c->err));
+    for (j = 0, i = 0; i < nd; i++)
+        sizes[i] = stack && i == d ? (int64_t)n : ref->sizes[j++];
+    if (!stack)
+        sizes[d] = 0;
+    for (i = 0; i < n; i++) {
+        const sc_tensor *t = ts[i];
+        if (!stack && t->ndim == 1 && t->sizes[0] == 0 && t != ref)
+            continue;
+        if (t->ndim != ref->ndim)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "%s: tensor %zu has %zu dims, expected %zu",
+                                 stack ? "stack" : "cat", i, t->ndim,
+                                 ref->ndim);
+        for (j = 0; j < t->ndim; j++)
+            if ((stack || j != d) && t->sizes[j] != ref->sizes[j])
+                return sc__error_set(c->err, SC_ERR_SHAPE,
+                                     "%s: tensor %zu has size %lld in "
+                                     "dimension %zu, expected %lld",
+                                     stack ? "stack" : "cat", i,
+                                     (long long)t->sizes[j], j,
+                                     (long long)ref->sizes[j]);
+        if (!stack)
+            sizes[d] += t->sizes[d];
+    }
+    SC_CHECK(sc__new(rd, nd, sizes, &r, c->err));
+    for (i = 0; i < n; i++) {
+        const sc_tensor *t = ts[i];
+        if (stack) {
+            SC_CHECK(sc_tensor_select(r, (int64_t)d, (int64_t)i, &part,
+                                      c->err));
+        } else {
+            if (t->ndim == 1 && t->sizes[0] == 0 && t != ref)
+                continue;
+            SC_CHECK(sc_tensor_slice(r, (int64_t)d, pos, pos + t->sizes[d], 1,
+                                     &part, c->err));
+            pos += t->sizes[d];
+        }
+        SC_CHECK(sc_tensor_copy(part, t, c->err));
+        sc_tensor_free(part);
+        part = NULL;
+    }
+    return sc__out(c, r);
+fail:
+    sc_tensor_free(part);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* cat(Tensor[] tensors, int dim=0) */
+sc_status sc__kernel_cat(sc__kernel_call *call)
+{
+    return concat(call, false);
+}
+
+/* stack(Tensor[] tensors, int dim=0) */
+sc_status sc__kernel_stack(sc__kernel_call *call)
+{
+    return concat(call, true);
+}

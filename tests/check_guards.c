@@ -1,0 +1,1066 @@
+/* symcut tests — guards: the shape environment.
+ *
+ * Unit tests of the public API in <symcut/guards.h> (one rule a test), an
+ * allocation-failure sweep, and property tests: for random guard questions
+ * over random backed symbols, (1) every answer is the value at the hints,
+ * (2) the produced guard set holds at the hints, and (3) for random other
+ * sizes the compiled checker agrees with evaluating every recorded guard
+ * (plus the sources' consistency and the symbols' initial ranges)
+ * directly.  The seed and the number of cases come from SYMCUT_SEED and
+ * SYMCUT_CASES (tests/testutil.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmp.h>
+#include <check.h>
+
+#include <symcut/guards.h>
+#include <symcut/symint.h>
+
+#include "tests/testutil.h"
+#include "util/internal.h"
+
+/* ---- Helpers ---------------------------------------------------------------- */
+
+typedef struct fixture {
+    sc_ctx *ctx;
+    sc_env *env;
+    sc_error err;
+} fixture;
+
+static void fx_init(fixture *f, const sc_env_options *opts)
+{
+    f->ctx = sc_ctx_new();
+    ck_assert_ptr_nonnull(f->ctx);
+    sc_error_init(&f->err);
+    ck_assert_int_eq(sc_env_new(f->ctx, opts, &f->env, &f->err), SC_OK);
+}
+
+static void fx_done(fixture *f)
+{
+    sc_env_free(f->env);
+    sc_ctx_free(f->ctx);
+}
+
+static sc_expr *P(fixture *f, const char *text)
+{
+    sc_expr *e = NULL;
+    sc_error err;
+    sc_status st = sc_expr_parse(f->ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_OK, "parse '%s': %s", text, err.message);
+    return e;
+}
+
+static sc_expr *backed(fixture *f, int64_t hint, const char *source,
+                       unsigned flags)
+{
+    sc_expr *s = NULL;
+    sc_status st = sc_env_create_backed_si(f->env, hint, source, NULL, NULL,
+                                           flags, &s, &f->err);
+    ck_assert_msg(st == SC_OK, "create_backed(%" PRId64 "): %s", hint,
+                  f->err.message);
+    return s;
+}
+
+static sc_expr *unbacked(fixture *f, bool size_like)
+{
+    sc_expr *s = NULL;
+    sc_status st = sc_env_create_unbacked(f->env, NULL, NULL,
+                                          size_like ? SC_ENV_SIZE_LIKE : 0,
+                                          &s, &f->err);
+    ck_assert_msg(st == SC_OK, "create_unbacked: %s", f->err.message);
+    return s;
+}
+
+static void expect_str(fixture *f, const sc_expr *e, const char *want)
+{
+    char *s = sc_expr_to_str(f->ctx, e);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(strcmp(s, want) == 0, "got '%s', expected '%s'", s, want);
+    free(s);
+}
+
+static sc_tri known(fixture *f, const char *text)
+{
+    sc_tri t = SC_TRI_UNKNOWN;
+    sc_status st = sc_env_statically_known(f->env, P(f, text), 0, &t, &f->err);
+    ck_assert_msg(st == SC_OK, "known(%s): %s", text, f->err.message);
+    return t;
+}
+
+static bool guard(fixture *f, const char *text)
+{
+    bool b = false;
+    sc_status st = sc_env_guard(f->env, P(f, text), &b, &f->err);
+    ck_assert_msg(st == SC_OK, "guard(%s): %s", text, f->err.message);
+    return b;
+}
+
+static void check_ok(fixture *f, const char *text)
+{
+    sc_status st = sc_env_assert(f->env, P(f, text), &f->err);
+    ck_assert_msg(st == SC_OK, "assert(%s): %s", text, f->err.message);
+}
+
+static void expect_simplify(fixture *f, const char *text, const char *want)
+{
+    sc_expr *r = NULL;
+    sc_status st = sc_env_simplify(f->env, P(f, text), &r, &f->err);
+    ck_assert_msg(st == SC_OK, "simplify(%s): %s", text, f->err.message);
+    expect_str(f, r, want);
+}
+
+static void expect_range(fixture *f, const char *text, const char *want)
+{
+    sc_range r;
+    char *s;
+    sc_range_init(&r);
+    ck_assert_msg(sc_env_range(f->env, P(f, text), &r, &f->err) == SC_OK,
+                  "range(%s): %s", text, f->err.message);
+    s = sc_range_to_str(&r);
+    ck_assert_msg(strcmp(s, want) == 0, "range(%s) = %s, expected %s", text, s,
+                  want);
+    free(s);
+    sc_range_clear(&r);
+}
+
+/* The guard set as one string, lines joined by "; ". */
+static char *guard_text(fixture *f)
+{
+    sc_guard_set *gs = NULL;
+    size_t i, len = 1;
+    char *out;
+
+    ck_assert_msg(sc_env_produce_guards(f->env, &gs, &f->err) == SC_OK,
+                  "produce_guards: %s", f->err.message);
+    for (i = 0; i < sc_guard_set_count(gs); i++)
+        len += strlen(sc_guard_set_text(gs, i)) + 2;
+    out = malloc(len);
+    out[0] = '\0';
+    for (i = 0; i < sc_guard_set_count(gs); i++) {
+        if (i)
+            strcat(out, "; ");
+        strcat(out, sc_guard_set_text(gs, i));
+    }
+    sc_guard_set_free(gs);
+    return out;
+}
+
+static void expect_guards(fixture *f, const char *want)
+{
+    char *got = guard_text(f);
+    ck_assert_msg(strcmp(got, want) == 0, "guards:\n  got      %s\n  expected %s",
+                  got, want);
+    free(got);
+}
+
+/* ---- Symbols ------------------------------------------------------------------- */
+
+START_TEST(test_backed_names_ranges_duck)
+{
+    fixture f;
+    sc_expr *a, *b, *c, *d;
+    fx_init(&f, NULL);
+    a = backed(&f, 8, "x.size(0)", 0);
+    b = backed(&f, 16, "x.size(1)", 0);
+    c = backed(&f, 8, "y.size(0)", 0);            /* duck: same as a */
+    d = backed(&f, 8, "z.size(0)", SC_ENV_NO_DUCK);
+    expect_str(&f, a, "s0");
+    expect_str(&f, b, "s1");
+    ck_assert_ptr_eq(a, c);
+    expect_str(&f, d, "s2");
+    ck_assert_uint_eq(sc_env_symbol_count(f.env), 3);
+    ck_assert_uint_eq(sc_env_source_count(f.env), 4);
+    ck_assert(sc_env_is_backed(f.env, a));
+    ck_assert_str_eq(sc_env_symbol_source(f.env, a), "x.size(0)");
+    ck_assert_ptr_eq(sc_env_source_expr(f.env, 2), a);
+    expect_range(&f, "s0", "[2, inf]");
+    ck_assert_int_eq(known(&f, "s0 >= 2"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0 >= 3"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "Eq(s0, 1)"), SC_TRI_FALSE);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_zero_one_specialization)
+{
+    fixture f;
+    sc_env_options o;
+    sc_expr *a, *b, *c;
+
+    fx_init(&f, NULL);
+    a = backed(&f, 1, "x.size(0)", 0);
+    b = backed(&f, 0, "x.size(1)", 0);
+    c = backed(&f, 1, "y.size(0)", SC_ENV_NO_SPECIALIZE_01);
+    ck_assert(sc_expr_is_int(a));
+    expect_str(&f, a, "1");
+    expect_str(&f, b, "0");
+    expect_str(&f, c, "s0");
+    expect_range(&f, "s0", "[0, inf]");
+    expect_guards(&f, "x.size(0) == 1; x.size(1) == 0; 0 <= y.size(0)");
+    fx_done(&f);
+
+    sc_env_options_init(&o);
+    o.specialize_zero_one = false;
+    o.duck_shape = false;
+    fx_init(&f, &o);
+    a = backed(&f, 1, "x.size(0)", 0);
+    b = backed(&f, 1, "x.size(1)", 0);
+    expect_str(&f, a, "s0");
+    expect_str(&f, b, "s1");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_symbol_errors)
+{
+    fixture f;
+    sc_expr *s;
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 9, "x.size(0)", NULL, NULL,
+                                             0, &s, &f.err),
+                     SC_ERR_INVALID);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, -1, "w", NULL, NULL, 0, &s,
+                                             &f.err),
+                     SC_ERR_INVALID);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 9, "v", "s0", NULL, 0, &s,
+                                             &f.err),
+                     SC_ERR_INVALID);
+    ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "q > 2"), 0,
+                                             &(sc_tri){0}, &f.err),
+                     SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "s0 + 2"), 0,
+                                             &(sc_tri){0}, &f.err),
+                     SC_ERR_TYPE);
+    ck_assert_int_eq(sc_env_guard_int(f.env, P(&f, "s0 > 2"), NULL, &f.err),
+                     SC_ERR_TYPE);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_unbacked_symbols)
+{
+    fixture f;
+    sc_expr *u0, *u1;
+    sc_range r;
+    fx_init(&f, NULL);
+    u0 = unbacked(&f, false);
+    u1 = unbacked(&f, true);
+    expect_str(&f, u0, "u0");
+    expect_str(&f, u1, "u1");
+    ck_assert(!sc_env_is_backed(f.env, u0));
+    ck_assert(sc_env_is_size_like(f.env, u1));
+    expect_range(&f, "u0", "[-inf, inf]");
+    expect_range(&f, "u1", "[0, inf]");
+    sc_range_init(&r);
+    sc_range_set_si(&r, 5, 3);
+    ck_assert_int_eq(sc_env_create_unbacked(f.env, NULL, &r, 0, &u0, &f.err),
+                     SC_ERR_INVALID);
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+/* ---- Questions -------------------------------------------------------------------- */
+
+START_TEST(test_guard_records_and_learns)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    ck_assert(guard(&f, "s0 > 4"));
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    expect_str(&f, sc_env_guard_at(f.env, 0), "s0 >= 5");
+    ck_assert_int_eq(known(&f, "s0 >= 5"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0 < 3"), SC_TRI_FALSE);
+    ck_assert(guard(&f, "s0 >= 3"));                 /* known: not recorded */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert(!guard(&f, "s0 > 10"));                /* records s0 <= 10 */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 2);
+    expect_range(&f, "s0", "[5, 10]");
+    expect_guards(&f, "5 <= x.size(0) <= 10");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_range_narrowing_linear)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    ck_assert(guard(&f, "2*s0 + 1 <= 65"));
+    expect_range(&f, "s0", "[2, 32]");
+    ck_assert(guard(&f, "s0 // 4 >= 2"));            /* FloorDiv bound */
+    expect_range(&f, "s0", "[8, 32]");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_singleton_range_becomes_constant)
+{
+    fixture f;
+    sc_expr *s0;
+    fx_init(&f, NULL);
+    s0 = backed(&f, 8, "x.size(0)", 0);
+    ck_assert(guard(&f, "s0 >= 8"));
+    ck_assert(guard(&f, "s0 <= 8"));
+    ck_assert_ptr_nonnull(sc_env_replacement(f.env, s0));
+    expect_str(&f, sc_env_replacement(f.env, s0), "8");
+    expect_simplify(&f, "s0*2 + 1", "17");
+    expect_guards(&f, "x.size(0) == 8");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_replacement_newer_by_older)
+{
+    fixture f;
+    sc_expr *s0, *s1, *s2;
+    fx_init(&f, NULL);
+    s0 = backed(&f, 4, "x.size(0)", 0);
+    s1 = backed(&f, 8, "y.size(0)", 0);
+    s2 = backed(&f, 9, "z.size(0)", 0);
+    ck_assert(guard(&f, "Eq(2*s0, s1)"));
+    ck_assert_ptr_null(sc_env_replacement(f.env, s0));
+    expect_str(&f, sc_env_replacement(f.env, s1), "2*s0");
+    ck_assert(guard(&f, "Eq(s2, s1 + 1)"));           /* chain */
+    expect_str(&f, sc_env_replacement(f.env, s2), "2*s0 + 1");
+    expect_simplify(&f, "s2 - s1", "1");
+    ck_assert_int_eq(known(&f, "Eq(Mod(s1, 2), 0)"), SC_TRI_TRUE);
+    expect_guards(&f, "y.size(0) == 2*x.size(0); "
+                      "z.size(0) == 2*x.size(0) + 1; 2 <= x.size(0)");
+    (void)s2;
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_unbacked_no_forward_reference)
+{
+    fixture f;
+    sc_expr *u0, *u1, *u2;
+    fx_init(&f, NULL);
+    u0 = unbacked(&f, false);
+    u1 = unbacked(&f, false);
+    u2 = unbacked(&f, false);
+    check_ok(&f, "Eq(u0, 2*u1)");   /* u0 may not be replaced by u1 */
+    ck_assert_ptr_null(sc_env_replacement(f.env, u0));
+    ck_assert_ptr_null(sc_env_replacement(f.env, u1));
+    ck_assert_int_eq(known(&f, "Eq(u0, 2*u1)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "Ne(u0 - 2*u1, 0)"), SC_TRI_FALSE);
+    check_ok(&f, "Eq(u0, u2 + 1)");  /* u2 (newer) -> u0 - 1 */
+    ck_assert_ptr_null(sc_env_replacement(f.env, u0));
+    expect_str(&f, sc_env_replacement(f.env, u2), "u0 - 1");
+    ck_assert_uint_eq(sc_env_runtime_assert_count(f.env), 2);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_unbacked_replaced_by_backed)
+{
+    fixture f;
+    sc_expr *s0, *u0;
+    fx_init(&f, NULL);
+    s0 = backed(&f, 8, "x.size(0)", 0);
+    u0 = unbacked(&f, true);
+    check_ok(&f, "Eq(u0, s0)");
+    ck_assert_ptr_eq(sc_env_replacement(f.env, u0), s0);
+    ck_assert(guard(&f, "u0 > 4"));                  /* now backed */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_divisibility)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, true);
+    backed(&f, 24, "x.size(0)", 0);
+    check_ok(&f, "Eq(Mod(u0, 2), 0)");
+    expect_simplify(&f, "Mod(u0, 2)", "0");
+    expect_simplify(&f, "FloorDiv(u0, 2)*2", "u0");
+    expect_simplify(&f, "6*(u0//2)", "3*u0");
+    ck_assert_int_eq(known(&f, "Eq(Mod(u0, 2), 0)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "Eq(Mod(u0, 4), 0)"), SC_TRI_UNKNOWN);
+    ck_assert(guard(&f, "Eq(Mod(s0, 8), 0)"));
+    expect_range(&f, "s0", "[8, inf]");              /* rounded to a multiple */
+    expect_simplify(&f, "Mod(s0, 4)", "0");
+    ck_assert(guard(&f, "s0 < 30"));
+    expect_range(&f, "s0", "[8, 24]");
+    expect_guards(&f, "8 <= x.size(0) <= 24; Eq(Mod(x.size(0), 8), 0)");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_data_dependent_errors)
+{
+    fixture f;
+    bool b;
+    mpz_t v;
+    fx_init(&f, NULL);
+    unbacked(&f, true);
+    unbacked(&f, false);
+    backed(&f, 8, NULL, 0);
+    ck_assert_int_eq(sc_env_guard(f.env, P(&f, "Eq(u0, 0)"), &b, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    ck_assert_str_eq(f.err.message,
+                     "Could not guard on data-dependent expression Eq(u0, 0) "
+                     "(unhinted: u0).  (Size-like symbols: u0)");
+    ck_assert_int_eq(sc_env_guard(f.env, P(&f, "u1 + s0 > u0"), &b, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    ck_assert_msg(strstr(f.err.message, "(unhinted: u0, u1)") != NULL, "%s",
+                  f.err.message);
+    ck_assert_msg(strstr(f.err.message, "(Size-like symbols: u0)") != NULL,
+                  "%s", f.err.message);
+    mpz_init(v);
+    ck_assert_int_eq(sc_env_guard_int(f.env, P(&f, "u1 + 1"), v, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    ck_assert_msg(strncmp(f.err.message,
+                          "Could not extract specialized integer from "
+                          "data-dependent expression u1 + 1", 70) == 0,
+                  "%s", f.err.message);
+    mpz_clear(v);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_or_defaults)
+{
+    fixture f;
+    bool b = true;
+    fx_init(&f, NULL);
+    unbacked(&f, true);
+    backed(&f, 8, NULL, 0);
+    ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "Eq(u0, 0)"), false, &b,
+                                     &f.err), SC_OK);
+    ck_assert(!b);
+    ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "Eq(u0, 0)"), true, &b,
+                                     &f.err), SC_OK);
+    ck_assert(b);
+    ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "u0 >= 0"), false, &b,
+                                     &f.err), SC_OK);
+    ck_assert(b);                                  /* statically known */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "s0 > 5"), false, &b,
+                                     &f.err), SC_OK);
+    ck_assert(b);                                  /* backed: guarded */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_size_oblivious)
+{
+    fixture f;
+    bool b = true;
+    sc_tri t;
+    fx_init(&f, NULL);
+    unbacked(&f, true);
+    unbacked(&f, false);
+    ck_assert_int_eq(sc_env_size_oblivious(f.env, P(&f, "Eq(u0, 1)"), &b,
+                                           &f.err), SC_OK);
+    ck_assert(!b);
+    ck_assert_int_eq(sc_env_size_oblivious(f.env, P(&f, "u0 >= 2"), &b,
+                                           &f.err), SC_OK);
+    ck_assert(b);
+    ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "Eq(u0, 0)"),
+                                             SC_ENV_OBLIVIOUS, &t, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(t, SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "Eq(u0, 0)"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(sc_env_size_oblivious(f.env, P(&f, "Eq(u1, 1)"), &b,
+                                           &f.err), SC_ERR_DATA_DEPENDENT);
+    ck_assert_int_eq(sc_env_size_oblivious(f.env, P(&f, "u0 >= 3"), &b,
+                                           &f.err), SC_ERR_DATA_DEPENDENT);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_assert_becomes_fact)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, false);
+    check_ok(&f, "u0 > 4");
+    ck_assert_int_eq(known(&f, "Ne(u0, 3)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0 >= 5"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "Ne(u0, 5)"), SC_TRI_UNKNOWN);
+    check_ok(&f, "Ne(u0, 5)");
+    ck_assert_int_eq(known(&f, "Ne(u0, 5)"), SC_TRI_TRUE);
+    expect_range(&f, "u0", "[6, inf]");             /* 5 excluded */
+    check_ok(&f, "u0 >= 3");                          /* statically true */
+    ck_assert_uint_eq(sc_env_runtime_assert_count(f.env), 2);
+    expect_str(&f, sc_env_runtime_assert(f.env, 0), "u0 >= 5");
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_facts_on_expressions)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, true);
+    unbacked(&f, true);
+    unbacked(&f, true);
+    check_ok(&f, "u0 <= u1");
+    ck_assert_int_eq(known(&f, "u0 < u1 + 1"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0 > u1"), SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "u0 <= u1 + u2"), SC_TRI_TRUE);  /* u2 >= 0 */
+    ck_assert_int_eq(known(&f, "u0 < u1"), SC_TRI_UNKNOWN);
+    check_ok(&f, "u1 <= u2");
+    ck_assert_int_eq(known(&f, "u0 <= u2"), SC_TRI_TRUE);      /* transitive */
+    check_ok(&f, "Ne(u0*u1, 7)");
+    ck_assert_int_eq(known(&f, "Eq(u0*u1, 7)"), SC_TRI_FALSE);
+    check_ok(&f, "Or(Eq(u0, 3), Eq(u0, 5))");
+    ck_assert_int_eq(known(&f, "Or(Eq(u0, 3), Eq(u0, 5))"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "And(Ne(u0, 3), Ne(u0, 5))"), SC_TRI_FALSE);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_assert_errors)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, false);
+    backed(&f, 8, NULL, 0);
+    check_ok(&f, "u0 > 4");
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "u0 <= 2"), &f.err),
+                     SC_ERR_CONTRADICTION);
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "s0 > 10"), &f.err),
+                     SC_ERR_GUARD);
+    check_ok(&f, "s0 < 10");
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert_uint_eq(sc_env_runtime_assert_count(f.env), 1);
+    /* divisibility rounding empties the range: found while learning */
+    check_ok(&f, "u0 <= 7");
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "Eq(Mod(u0, 8), 0)"), &f.err),
+                     SC_ERR_CONTRADICTION);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_int)
+{
+    fixture f;
+    int64_t v = 0;
+    fx_init(&f, NULL);
+    backed(&f, 9, "x.size(0)", 0);
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "s0 // 2"), &v, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(v, 4);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    expect_str(&f, sc_env_guard_at(f.env, 0), "Eq(s0//2, 4)");
+    expect_range(&f, "s0", "[8, 9]");
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "s0 // 2 + 1"), &v,
+                                         &f.err), SC_OK);
+    ck_assert_int_eq(v, 5);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);  /* known: not recorded */
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "s0"), &v, &f.err), SC_OK);
+    ck_assert_int_eq(v, 9);
+    expect_guards(&f, "x.size(0) == 9");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_hint)
+{
+    fixture f;
+    mpz_t v;
+    fx_init(&f, NULL);
+    backed(&f, 9, NULL, 0);
+    backed(&f, 5, NULL, 0);
+    unbacked(&f, false);
+    mpz_init(v);
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "s0*s1 + 1"), v, &f.err), SC_OK);
+    ck_assert_int_eq(mpz_get_si(v), 46);
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "u0"), v, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    mpz_clear(v);
+    fx_done(&f);
+}
+END_TEST
+
+/* ---- The guard set ------------------------------------------------------------------ */
+
+START_TEST(test_guard_set_minimal)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 <= 100"));
+    ck_assert(guard(&f, "s0 + s1 <= 50"));          /* implies the first */
+    ck_assert(guard(&f, "s0 <= 1024"));
+    ck_assert(guard(&f, "s0 <= 2048"));             /* known: not recorded */
+    ck_assert(guard(&f, "s0*s1 >= 4"));             /* implied by ranges */
+    ck_assert(!guard(&f, "Eq(s0, s1)"));
+    expect_guards(&f, "2 <= x.size(0) <= 1024; 2 <= y.size(0); "
+                      "x.size(0) + y.size(0) <= 50; "
+                      "Ne(x.size(0) - y.size(0), 0)");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_set_c_and_checker)
+{
+    fixture f;
+    sc_guard_set *gs;
+    sc_guard_checker *chk;
+    char *c;
+    size_t first;
+    int64_t ok[] = {8, 8, 16}, bad1[] = {8, 9, 16}, bad2[] = {1, 1, 2},
+            bad3[] = {8, 8, 17};
+
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    backed(&f, 8, "y.size(0)", 0);
+    backed(&f, 16, "x.size(1)", 0);
+    ck_assert(guard(&f, "Eq(Mod(s1, 8), 0)"));
+    ck_assert_int_eq(sc_env_produce_guards(f.env, &gs, &f.err), SC_OK);
+    ck_assert_uint_eq(sc_guard_set_source_count(gs), 3);
+    ck_assert_str_eq(sc_guard_set_var(gs, 0), "x_size_0");
+    ck_assert_str_eq(sc_guard_set_var(gs, 2), "x_size_1");
+    ck_assert_uint_eq(sc_guard_set_count(gs), 4);
+    ck_assert_str_eq(sc_guard_set_text(gs, 0), "y.size(0) == x.size(0)");
+    ck_assert_int_eq(sc_guard_set_to_c(gs, &c, &f.err), SC_OK);
+    ck_assert_msg(strstr(c, "x_size_0") && strstr(c, "y_size_0") &&
+                  strstr(c, "&&"), "%s", c);
+    free(c);
+    ck_assert_int_eq(sc_guard_set_compile(gs, &chk, &f.err), SC_OK);
+    ck_assert_uint_eq(sc_guard_checker_count(chk), 4);
+    ck_assert_int_eq(sc_guard_checker_check(chk, ok, &first, &f.err), SC_OK);
+    ck_assert_uint_eq(first, 4);
+    ck_assert_int_eq(sc_guard_checker_check(chk, bad1, &first, &f.err), SC_OK);
+    ck_assert_uint_eq(first, 0);
+    ck_assert_int_eq(sc_guard_checker_check(chk, bad2, &first, &f.err), SC_OK);
+    ck_assert_uint_eq(first, 1);
+    ck_assert_int_eq(sc_guard_checker_check(chk, bad3, &first, &f.err), SC_OK);
+    ck_assert_uint_eq(first, 3);
+    sc_guard_checker_free(chk);
+    sc_guard_set_free(gs);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_facts_indexed_by_symbol)
+{
+    /* Many facts about other symbols do not slow down a question about
+     * s0: the count of interned nodes a question creates stays flat. */
+    fixture f;
+    size_t i, before, after_small, after_big;
+    char buf[64];
+    fx_init(&f, NULL);
+    backed(&f, 1000, "x", 0);
+    for (i = 0; i < 50; i++)
+        backed(&f, 2000 + (int64_t)i, NULL, SC_ENV_NO_DUCK);
+    for (i = 0; i < 5; i++) {
+        snprintf(buf, sizeof buf, "s%zu + s%zu <= %zu", i + 1, i + 2, 10000 + i);
+        guard(&f, buf);
+    }
+    before = sc_ctx_node_count(f.ctx);
+    known(&f, "s0 + 7 <= 5000");
+    after_small = sc_ctx_node_count(f.ctx) - before;
+    for (i = 5; i < 48; i++) {
+        snprintf(buf, sizeof buf, "s%zu + 2*s%zu <= %zu", i + 1, i + 2,
+                 100000 + i);
+        guard(&f, buf);
+    }
+    before = sc_ctx_node_count(f.ctx);
+    known(&f, "s0 + 9 <= 5000");
+    after_big = sc_ctx_node_count(f.ctx) - before;
+    ck_assert_msg(after_big <= after_small + 2, "%zu vs %zu nodes", after_big,
+                  after_small);
+    fx_done(&f);
+}
+END_TEST
+
+/* ---- Allocation failures --------------------------------------------------------------- */
+
+static sc_status oom_scenario(sc_ctx *ctx, sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc_env *env = NULL;
+    sc_guard_set *gs = NULL;
+    sc_guard_checker *chk = NULL;
+    sc_expr *s0, *s1, *u0, *e;
+    int64_t vals[2] = {8, 16};
+    size_t first;
+    bool b;
+
+    SC_CHECK(sc_env_new(ctx, NULL, &env, err));
+    SC_CHECK(sc_env_create_backed_si(env, 8, "x.size(0)", NULL, NULL, 0, &s0,
+                                     err));
+    SC_CHECK(sc_env_create_backed_si(env, 16, "y.size(0)", NULL, NULL, 0, &s1,
+                                     err));
+    SC_CHECK(sc_env_create_unbacked(env, NULL, NULL, SC_ENV_SIZE_LIKE, &u0,
+                                    err));
+    e = sc_expr_eq(ctx, sc_expr_mul_si(ctx, s0, 2), s1);
+    if (!e)
+        return sc_ctx_take_error(ctx, err);
+    SC_CHECK(sc_env_guard(env, e, &b, err));
+    e = sc_expr_eq(ctx, sc_expr_mod(ctx, u0, sc_expr_int_si(ctx, 4)),
+                   sc_expr_int_si(ctx, 0));
+    if (!e)
+        return sc_ctx_take_error(ctx, err);
+    SC_CHECK(sc_env_assert(env, e, err));
+    e = sc_expr_le(ctx, sc_expr_add(ctx, s0, u0), sc_expr_int_si(ctx, 100));
+    if (!e)
+        return sc_ctx_take_error(ctx, err);
+    SC_CHECK(sc_env_assert(env, e, err));
+    SC_CHECK(sc_env_produce_guards(env, &gs, err));
+    SC_CHECK(sc_guard_set_compile(gs, &chk, err));
+    SC_CHECK(sc_guard_checker_check(chk, vals, &first, err));
+fail:
+    sc_guard_checker_free(chk);
+    sc_guard_set_free(gs);
+    sc_env_free(env);
+    return status;
+}
+
+START_TEST(test_allocation_failures)
+{
+    long n;
+    int failures = 0;
+    for (n = 0; n < 2000; n++) {
+        sc_ctx *ctx = sc_ctx_new();
+        sc_error err;
+        sc_status st;
+        ck_assert_ptr_nonnull(ctx);
+        sc_error_init(&err);
+        sc__alloc_fail_after(n);
+        st = oom_scenario(ctx, &err);
+        sc__alloc_fail_after(-1);
+        sc_ctx_free(ctx);
+        if (st == SC_OK)
+            break;
+        ck_assert_msg(st == SC_ERR_NOMEM, "allocation %ld: %s (%s)", n,
+                      sc_status_name(st), err.message);
+        failures++;
+    }
+    ck_assert_msg(n < 2000, "the scenario never completed");
+    ck_assert_int_gt(failures, 10);
+}
+END_TEST
+
+/* ---- Property tests ------------------------------------------------------------------- */
+
+#define PMAX_SYMS 4
+
+typedef struct pcase {
+    sc_ctx *ctx;
+    sc_env *env;
+    sc_test_rng *rng;
+    sc_expr *given[PMAX_SYMS];   /* what each creation returned */
+    size_t ngiven;
+} pcase;
+
+static sc_expr *rand_int_expr(pcase *c, int depth)
+{
+    sc_ctx *ctx = c->ctx;
+    uint64_t k = sc_test_rng_below(c->rng, depth <= 0 ? 3 : 11);
+    sc_expr *a, *b;
+
+    if (k < 2)
+        return c->given[sc_test_rng_below(c->rng, c->ngiven)];
+    if (k == 2)
+        return sc_expr_int_si(ctx, sc_test_rng_range(c->rng, 0, 12));
+    a = rand_int_expr(c, depth - 1);
+    b = rand_int_expr(c, depth - 1);
+    switch (k) {
+    case 3: return sc_expr_add(ctx, a, b);
+    case 4: return sc_expr_sub(ctx, a, b);
+    case 5: return sc_expr_mul(ctx, a, sc_expr_int_si(ctx, sc_test_rng_range(c->rng, -3, 3)));
+    case 6: return sc_expr_mul(ctx, a, b);
+    case 7: return sc_expr_floordiv(ctx, a, sc_expr_int_si(ctx, sc_test_rng_range(c->rng, 1, 4)));
+    case 8: return sc_expr_mod(ctx, a, sc_expr_int_si(ctx, sc_test_rng_range(c->rng, 2, 4)));
+    case 9: return sc_expr_max(ctx, a, b);
+    default: return sc_expr_min(ctx, a, b);
+    }
+}
+
+static sc_expr *rand_bool_expr(pcase *c)
+{
+    sc_ctx *ctx = c->ctx;
+    sc_expr *a = rand_int_expr(c, 2), *b = rand_int_expr(c, 1);
+    switch (sc_test_rng_below(c->rng, 8)) {
+    case 0: return sc_expr_eq(ctx, a, b);
+    case 1: return sc_expr_ne(ctx, a, b);
+    case 2: return sc_expr_lt(ctx, a, b);
+    case 3: return sc_expr_le(ctx, a, b);
+    case 4: return sc_expr_gt(ctx, a, b);
+    case 5: return sc_expr_ge(ctx, a, b);
+    case 6: return sc_expr_or(ctx, sc_expr_eq(ctx, a, b), sc_expr_lt(ctx, b, a));
+    default: return sc_expr_eq(ctx, sc_expr_mod(ctx, a, sc_expr_int_si(ctx, sc_test_rng_range(c->rng, 2, 4))), sc_expr_int_si(ctx, 0));
+    }
+}
+
+static bool eval_bool(sc_ctx *ctx, sc_expr *e, const sc_symmap *bind)
+{
+    sc_error err;
+    mpz_t v;
+    bool r;
+    mpz_init(v);
+    ck_assert_msg(sc_expr_eval(ctx, e, bind, v, &err) == SC_OK, "eval: %s",
+                  err.message);
+    r = mpz_sgn(v) != 0;
+    mpz_clear(v);
+    return r;
+}
+
+static void print_case(pcase *c, sc_guard_set *gs, const int64_t *vals)
+{
+    size_t i, n = sc_env_source_count(c->env);
+    fprintf(stderr, "  sources:");
+    for (i = 0; i < n; i++) {
+        char *s = sc_expr_to_str(c->ctx, sc_env_source_expr(c->env, i));
+        fprintf(stderr, " %s=%s", sc_env_source(c->env, i), s);
+        if (vals)
+            fprintf(stderr, "(value %" PRId64 ")", vals[i]);
+        free(s);
+    }
+    fprintf(stderr, "\n  recorded guards:\n");
+    for (i = 0; i < sc_env_guard_count(c->env); i++) {
+        char *s = sc_expr_to_str(c->ctx, sc_env_guard_at(c->env, i));
+        fprintf(stderr, "    %s\n", s);
+        free(s);
+    }
+    if (gs) {
+        fprintf(stderr, "  guard set:\n");
+        for (i = 0; i < sc_guard_set_count(gs); i++)
+            fprintf(stderr, "    %s\n", sc_guard_set_text(gs, i));
+    }
+}
+
+static void property_case(uint64_t seed, long index)
+{
+    sc_test_rng rng;
+    pcase c;
+    sc_env_options o;
+    sc_error err;
+    sc_symmap *hints, *bind, *vars;
+    sc_guard_set *gs = NULL;
+    sc_guard_checker *chk = NULL;
+    int64_t vals[PMAX_SYMS], *symval;
+    size_t i, j, nq, nsrc, first;
+    char src[32];
+    bool spec01;
+
+    sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(index + 1)));
+    memset(&c, 0, sizeof c);
+    c.rng = &rng;
+    c.ctx = sc_ctx_new();
+    sc_env_options_init(&o);
+    o.specialize_zero_one = spec01 = sc_test_rng_below(&rng, 4) != 0;
+    o.duck_shape = sc_test_rng_below(&rng, 2) != 0;
+    ck_assert_int_eq(sc_env_new(c.ctx, &o, &c.env, &err), SC_OK);
+    hints = sc_symmap_new(c.ctx);
+    c.ngiven = 2 + sc_test_rng_below(&rng, PMAX_SYMS - 1);
+    for (i = 0; i < c.ngiven; i++) {
+        snprintf(src, sizeof src, "x%zu.size(0)", i);
+        ck_assert_int_eq(sc_env_create_backed_si(c.env,
+                                                 sc_test_rng_range(&rng, 0, 12),
+                                                 src, NULL, NULL, 0,
+                                                 &c.given[i], &err), SC_OK);
+    }
+    for (i = 0; i < sc_env_symbol_count(c.env); i++) {
+        sc_expr *s = sc_env_symbol(c.env, i);
+        mpz_t h;
+        mpz_init(h);
+        ck_assert_int_eq(sc_env_hint(c.env, s, h, &err), SC_OK);
+        ck_assert_int_eq(sc_symmap_set(hints, s, sc_expr_int_mpz(c.ctx, h), &err), SC_OK);
+        mpz_clear(h);
+    }
+
+    /* (1) every answer is the value at the hints */
+    nq = 1 + sc_test_rng_below(&rng, 6);
+    for (i = 0; i < nq; i++) {
+        bool b;
+        sc_status st;
+        if (sc_test_rng_below(&rng, 5) == 0) {
+            sc_expr *ie = rand_int_expr(&c, 2);
+            mpz_t v, w;
+            ck_assert_ptr_nonnull(ie);
+            mpz_init(v);
+            mpz_init(w);
+            st = sc_env_guard_int(c.env, ie, v, &err);
+            ck_assert_msg(st == SC_OK, "seed %llu case %ld: guard_int: %s",
+                          (unsigned long long)seed, index, err.message);
+            ck_assert_int_eq(sc_expr_eval(c.ctx, ie, hints, w, &err), SC_OK);
+            ck_assert_msg(mpz_cmp(v, w) == 0, "seed %llu case %ld: guard_int "
+                          "differs from the hint", (unsigned long long)seed, index);
+            mpz_clear(v);
+            mpz_clear(w);
+            continue;
+        }
+        {
+            sc_expr *e = rand_bool_expr(&c);
+            ck_assert_ptr_nonnull(e);
+            st = sc_env_guard(c.env, e, &b, &err);
+            if (st != SC_OK || b != eval_bool(c.ctx, e, hints)) {
+                char *t = sc_expr_to_str(c.ctx, e);
+                fprintf(stderr, "guards property: SYMCUT_SEED=%llu case %ld: "
+                        "guard(%s) -> %s %d\n", (unsigned long long)seed,
+                        index, t, st == SC_OK ? "answer" : err.message, b);
+                print_case(&c, NULL, NULL);
+                free(t);
+                ck_abort_msg("guard answer differs from the hints");
+            }
+        }
+    }
+
+    /* (2) the guard set holds at the hints */
+    ck_assert_int_eq(sc_env_produce_guards(c.env, &gs, &err), SC_OK);
+    ck_assert_msg(sc_guard_set_compile(gs, &chk, &err) == SC_OK, "compile: %s",
+                  err.message);
+    nsrc = sc_env_source_count(c.env);
+    vars = sc_symmap_new(c.ctx);
+    for (j = 0; j < nsrc; j++) {
+        int64_t h;
+        ck_assert(sc_expr_get_si(sc_env_source_hint(c.env, j), &h));
+        vals[j] = h;
+        sc_symmap_set_si(vars, sc_guard_set_var_expr(gs, j), h, &err);
+    }
+    for (j = 0; j < sc_guard_set_count(gs); j++)
+        if (!eval_bool(c.ctx, sc_guard_set_expr(gs, j), vars)) {
+            fprintf(stderr, "guards property: SYMCUT_SEED=%llu case %ld: "
+                    "guard '%s' is false at the hints\n",
+                    (unsigned long long)seed, index, sc_guard_set_text(gs, j));
+            print_case(&c, gs, vals);
+            ck_abort_msg("guard false at the hints");
+        }
+    ck_assert_int_eq(sc_guard_checker_check(chk, vals, &first, &err), SC_OK);
+    ck_assert_uint_eq(first, sc_guard_set_count(gs));
+
+    /* (3) the checker agrees with the recorded guards on other sizes */
+    symval = calloc(sc_env_symbol_count(c.env) + 1, sizeof *symval);
+    bind = sc_symmap_new(c.ctx);
+    for (i = 0; i < 30; i++) {
+        bool direct = true, compiled;
+        size_t k;
+        for (j = 0; j < nsrc; j++)
+            vals[j] = sc_test_rng_range(&rng, 0, 14);
+        /* Often make the sources consistent, so that the interesting
+         * guards decide. */
+        if (sc_test_rng_below(&rng, 4) != 0) {
+            for (j = 0; j < nsrc; j++) {
+                sc_expr *e = sc_env_source_expr(c.env, j);
+                int64_t v;
+                if (sc_expr_get_si(e, &v))
+                    vals[j] = v;
+                else
+                    for (k = 0; k < j; k++)
+                        if (sc_env_source_expr(c.env, k) == e)
+                            vals[j] = vals[k];
+            }
+        }
+        sc_symmap_clear(bind);
+        for (k = 0; k < sc_env_symbol_count(c.env); k++) {
+            sc_expr *s = sc_env_symbol(c.env, k);
+            const char *first_src = sc_env_symbol_source(c.env, s);
+            for (j = 0; j < nsrc; j++)
+                if (strcmp(sc_env_source(c.env, j), first_src) == 0)
+                    break;
+            symval[k] = vals[j];
+            sc_symmap_set_si(bind, s, vals[j], &err);
+            /* the initial range */
+            if (vals[j] < (spec01 ? 2 : 0))
+                direct = false;
+        }
+        for (j = 0; j < nsrc && direct; j++) {
+            mpz_t v;
+            mpz_init(v);
+            ck_assert_int_eq(sc_expr_eval(c.ctx, sc_env_source_expr(c.env, j),
+                                          bind, v, &err), SC_OK);
+            direct = mpz_cmp_si(v, (long)vals[j]) == 0;
+            mpz_clear(v);
+        }
+        for (j = 0; j < sc_env_guard_count(c.env) && direct; j++)
+            direct = eval_bool(c.ctx, sc_env_guard_at(c.env, j), bind);
+        ck_assert_int_eq(sc_guard_checker_check(chk, vals, &first, &err), SC_OK);
+        compiled = first == sc_guard_set_count(gs);
+        if (compiled != direct) {
+            fprintf(stderr, "guards property: SYMCUT_SEED=%llu case %ld: "
+                    "checker says %s, the recorded guards say %s\n",
+                    (unsigned long long)seed, index,
+                    compiled ? "pass" : "fail", direct ? "pass" : "fail");
+            if (!compiled)
+                fprintf(stderr, "  first failing: %s\n",
+                        sc_guard_set_text(gs, first));
+            print_case(&c, gs, vals);
+            ck_abort_msg("checker and recorded guards disagree");
+        }
+    }
+    free(symval);
+    sc_symmap_free(bind);
+    sc_symmap_free(vars);
+    sc_symmap_free(hints);
+    sc_guard_checker_free(chk);
+    sc_guard_set_free(gs);
+    sc_env_free(c.env);
+    sc_ctx_free(c.ctx);
+}
+
+START_TEST(test_property_guard_sets)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(400), i;
+    for (i = 0; i < n; i++)
+        property_case(seed, i);
+}
+END_TEST
+
+/* ---- The suite ------------------------------------------------------------------------- */
+
+Suite *guards_suite(void);
+
+Suite *guards_suite(void)
+{
+    Suite *s = suite_create("guards");
+    TCase *tc = tcase_create("env");
+
+    tcase_add_test(tc, test_backed_names_ranges_duck);
+    tcase_add_test(tc, test_zero_one_specialization);
+    tcase_add_test(tc, test_symbol_errors);
+    tcase_add_test(tc, test_unbacked_symbols);
+    tcase_add_test(tc, test_guard_records_and_learns);
+    tcase_add_test(tc, test_range_narrowing_linear);
+    tcase_add_test(tc, test_singleton_range_becomes_constant);
+    tcase_add_test(tc, test_replacement_newer_by_older);
+    tcase_add_test(tc, test_unbacked_no_forward_reference);
+    tcase_add_test(tc, test_unbacked_replaced_by_backed);
+    tcase_add_test(tc, test_divisibility);
+    tcase_add_test(tc, test_data_dependent_errors);
+    tcase_add_test(tc, test_guard_or_defaults);
+    tcase_add_test(tc, test_size_oblivious);
+    tcase_add_test(tc, test_assert_becomes_fact);
+    tcase_add_test(tc, test_facts_on_expressions);
+    tcase_add_test(tc, test_assert_errors);
+    tcase_add_test(tc, test_guard_int);
+    tcase_add_test(tc, test_hint);
+    tcase_add_test(tc, test_guard_set_minimal);
+    tcase_add_test(tc, test_guard_set_c_and_checker);
+    tcase_add_test(tc, test_facts_indexed_by_symbol);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("allocation_failures");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_allocation_failures);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("properties");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_property_guard_sets);
+    suite_add_tcase(s, tc);
+    return s;
+}

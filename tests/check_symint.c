@@ -1,0 +1,3816 @@
+/* symcut tests — symint: symbolic integers.
+ *
+ * Black-box tests of the public API in <symcut/symint.h>:
+ *  - tables (input, expected) for the parser, the printer and every
+ *    canonicalization and simplification rule of the header and issue 2;
+ *  - value ranges, simplification under ranges, evaluation, compiled
+ *    programs, substitution, inspection;
+ *  - the C printer, compiled with the system compiler and run;
+ *  - property tests on random expression trees built here and evaluated by
+ *    a reference evaluator written directly on GMP (Python semantics).
+ *
+ * Notes printed as "symint NOTE: ..." are spellings or canonical forms
+ * where the library made a different but sound choice than the one this
+ * file prefers; they do not fail the suite.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gmp.h>
+#include <check.h>
+
+#include <symcut/symint.h>
+
+#include "tests/testutil.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Check's ck_assert records a checkpoint (a write) even when it passes;
+ * hot loops use these, which only act on failure. */
+#define REQUIRE(cond)                                                        \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            ck_abort_msg("%s:%d: requirement failed: %s", __FILE__,         \
+                         __LINE__, #cond);                                   \
+    } while (0)
+#define REQUIRE_MSG(cond, ...)                                               \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            ck_abort_msg(__VA_ARGS__);                                       \
+    } while (0)
+
+/* ======================================================================
+ * Helpers
+ * ====================================================================== */
+
+/* Symbols created, in this order, in every table test's context, so that
+ * orderings by creation index and by name agree. */
+static const char *const table_symbols[] = {
+    "s0", "s1", "s2", "s3", "s4", "s5", "a", "b", "c", "d", "x", "y", "z",
+};
+
+static sc_ctx *ctx_with_symbols(void)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    size_t i;
+
+    REQUIRE_MSG(ctx != NULL, "sc_ctx_new failed");
+    for (i = 0; i < ARRAY_SIZE(table_symbols); i++)
+        REQUIRE_MSG(sc_expr_symbol(ctx, table_symbols[i]) != NULL,
+                      "sc_expr_symbol(%s) failed", table_symbols[i]);
+    return ctx;
+}
+
+static sc_expr *sym(sc_ctx *ctx, const char *name)
+{
+    sc_expr *e = sc_expr_symbol(ctx, name);
+    REQUIRE_MSG(e != NULL, "sc_expr_symbol(%s) failed", name);
+    return e;
+}
+
+/* Parse text; the test fails with the error if parsing fails. */
+static sc_expr *parse_ok(sc_ctx *ctx, const char *text)
+{
+    sc_error err;
+    sc_expr *e = NULL;
+    sc_status st;
+
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    REQUIRE_MSG(st == SC_OK && e != NULL,
+                  "parse of \"%s\" failed: %s at %d:%d: %s", text,
+                  sc_status_name(st), err.line, err.column, err.message);
+    return e;
+}
+
+/* Print e (malloc'ed); the test fails if printing fails. */
+static char *print_ok(sc_ctx *ctx, const sc_expr *e)
+{
+    char *s = sc_expr_to_str(ctx, e);
+    REQUIRE_MSG(s != NULL, "sc_expr_to_str failed");
+    return s;
+}
+
+/* Check that print(e) parses back to e (pointer equality). */
+static void assert_roundtrip(sc_ctx *ctx, sc_expr *e, const char *origin)
+{
+    char *s = print_ok(ctx, e);
+    sc_expr *back = parse_ok(ctx, s);
+    ck_assert_msg(back == e,
+                  "parse(print(e)) != e for input \"%s\": printed \"%s\"",
+                  origin, s);
+    free(s);
+}
+
+/* A binding from text "s0=5,s1=-7,s2=2**70" (values parsed as
+ * expressions, so big numbers are easy to write). */
+static sc_symmap *binding_from_text(sc_ctx *ctx, const char *text)
+{
+    sc_symmap *map = sc_symmap_new(ctx);
+    char buf[512], *tok, *save = NULL;
+    sc_error err;
+
+    ck_assert_msg(map != NULL, "sc_symmap_new failed");
+    ck_assert(strlen(text) < sizeof buf);
+    strcpy(buf, text);
+    for (tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        sc_expr *v;
+        ck_assert_msg(eq != NULL, "bad binding text %s", text);
+        *eq = '\0';
+        v = parse_ok(ctx, eq + 1);
+        ck_assert_msg(sc_expr_is_int(v), "binding value %s not constant",
+                      eq + 1);
+        sc_error_init(&err);
+        ck_assert_msg(sc_symmap_set(map, sym(ctx, tok), v, &err) == SC_OK,
+                      "sc_symmap_set(%s) failed: %s", tok, err.message);
+    }
+    return map;
+}
+
+/* Bounds from text "x=0..7,y=..-1,z=2.." (empty side: infinity). */
+static sc_bounds *bounds_from_text(sc_ctx *ctx, const char *text)
+{
+    sc_bounds *b = sc_bounds_new(ctx);
+    char buf[512], *tok, *save = NULL;
+    sc_error err;
+
+    ck_assert_msg(b != NULL, "sc_bounds_new failed");
+    ck_assert(strlen(text) < sizeof buf);
+    strcpy(buf, text);
+    for (tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *dots;
+        sc_range r;
+        ck_assert_msg(eq != NULL, "bad bounds text %s", text);
+        *eq = '\0';
+        dots = strstr(eq + 1, "..");
+        ck_assert_msg(dots != NULL, "bad bounds text %s", text);
+        *dots = '\0';
+        sc_range_init(&r);
+        r.lo_inf = eq[1] == '\0';
+        r.hi_inf = dots[2] == '\0';
+        if (!r.lo_inf)
+            ck_assert(mpz_set_str(r.lo, eq + 1, 10) == 0);
+        if (!r.hi_inf)
+            ck_assert(mpz_set_str(r.hi, dots + 2, 10) == 0);
+        sc_error_init(&err);
+        ck_assert_msg(sc_bounds_set(b, sym(ctx, tok), &r, &err) == SC_OK,
+                      "sc_bounds_set(%s) failed: %s", tok, err.message);
+        sc_range_clear(&r);
+    }
+    return b;
+}
+
+/* Evaluate e under binding to a decimal string (malloc'ed), or NULL and
+ * *status set on error. */
+static char *eval_to_str(sc_ctx *ctx, sc_expr *e, const sc_symmap *binding,
+                         sc_status *status, sc_error *err)
+{
+    mpz_t v;
+    char *s = NULL;
+
+    mpz_init(v);
+    sc_error_init(err);
+    *status = sc_expr_eval(ctx, e, binding, v, err);
+    if (*status == SC_OK)
+        s = mpz_get_str(NULL, 10, v);
+    mpz_clear(v);
+    return s;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("symint NOTE: ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    fflush(stdout);
+    va_end(ap);
+}
+
+/* Are a and b equal on a grid of random bindings of the table symbols?
+ * Bindings where either evaluation fails are skipped (but both failing
+ * differently from the other on a binding is reported through *why). */
+static bool agree_on_samples(sc_ctx *ctx, sc_expr *a, sc_expr *b,
+                             char *why, size_t whysz)
+{
+    sc_test_rng rng;
+    sc_symmap *map = sc_symmap_new(ctx);
+    mpz_t va, vb;
+    sc_error err;
+    int round;
+    size_t i;
+    bool ok = true;
+
+    REQUIRE(map != NULL);
+    mpz_init(va);
+    mpz_init(vb);
+    sc_test_rng_init(&rng, 12345);
+    for (round = 0; round < 200 && ok; round++) {
+        sc_status sa, sb;
+        for (i = 0; i < ARRAY_SIZE(table_symbols); i++) {
+            int64_t v = round < 100 ? sc_test_rng_range(&rng, -9, 9)
+                                    : sc_test_rng_range(&rng, -1000, 1000);
+            REQUIRE(sc_symmap_set_si(map, sym(ctx, table_symbols[i]), v,
+                                       &err) == SC_OK);
+        }
+        sc_error_init(&err);
+        sa = sc_expr_eval(ctx, a, map, va, &err);
+        sc_error_init(&err);
+        sb = sc_expr_eval(ctx, b, map, vb, &err);
+        if (sa == SC_OK && sb == SC_OK && mpz_cmp(va, vb) != 0) {
+            char *sva = mpz_get_str(NULL, 10, va);
+            char *svb = mpz_get_str(NULL, 10, vb);
+            snprintf(why, whysz, "values differ at sample %d: %s vs %s",
+                     round, sva, svb);
+            free(sva);
+            free(svb);
+            ok = false;
+        }
+    }
+    mpz_clear(va);
+    mpz_clear(vb);
+    sc_symmap_free(map);
+    return ok;
+}
+
+/* ======================================================================
+ * Tables: printing (exact spelling required)
+ * ====================================================================== */
+
+typedef struct text_row {
+    const char *input;
+    const char *expected;
+} text_row;
+
+/* The spellings named in the header and issue 2: print(parse(input)) must
+ * be exactly `expected`. */
+static const text_row print_required_rows[] = {
+    {"s0*s1 + 2", "s0*s1 + 2"},
+    {"2 + s1*s0", "s0*s1 + 2"},
+    {"s1*s0 + 1 + 1", "s0*s1 + 2"},
+    {"4*s0*s1 + 512*s0", "4*s0*s1 + 512*s0"},
+    {"512*s0 + 4*s0*s1", "4*s0*s1 + 512*s0"},
+    {"4*s0*(s1 + 128)", "4*s0*s1 + 512*s0"},
+    {"s0//8", "s0//8"},
+    {"s0 // 8", "s0//8"},
+    {"FloorDiv(s0, 8)", "s0//8"},
+    {"2*(s0//8)", "2*(s0//8)"},
+    {"(s0//8) + FloorDiv(s0, 8)", "2*(s0//8)"},
+    {"Mod(s0, 8)", "Mod(s0, 8)"},
+    {"s0 % 8", "Mod(s0, 8)"},
+    {"PythonMod(s0, 8)", "Mod(s0, 8)"},
+    {"Mod(s0*s1, 8)", "Mod(s0*s1, 8)"},
+    {"CeilDiv(s0, 8)", "CeilDiv(s0, 8)"},
+    {"Max(1, s1)", "Max(1, s1)"},
+    {"Max(s1, 1)", "Max(1, s1)"},
+    {"Max(1, Max(s1, 3))", "Max(3, s1)"},
+    {"Max(s1, 2, 3, 1)", "Max(3, s1)"},
+    {"Min(s1, s0)", "Min(s0, s1)"},
+    {"Eq(s0, s1)", "Eq(s0, s1)"},
+    {"s0 == s1", "Eq(s0, s1)"},
+    {"Eq(s1, s0)", "Eq(s0, s1)"},
+    {"Eq(2*s0, 4)", "Eq(s0, 2)"},
+    {"s0 >= 2", "s0 >= 2"},
+    {"s0 > 1", "s0 >= 2"},
+    {"2*s0 >= 4", "s0 >= 2"},
+    {"1 < s0", "s0 >= 2"},
+    {"Ge(s0, 2)", "s0 >= 2"},
+    {"Gt(s0, 1)", "s0 >= 2"},
+    {"not s0 < 2", "s0 >= 2"},
+    {"s0 <= 1024", "s0 <= 1024"},
+    {"s0 < 1025", "s0 <= 1024"},
+    {"1024 >= s0", "s0 <= 1024"},
+    {"Le(s0, 1024)", "s0 <= 1024"},
+    {"Lt(s0, 1025)", "s0 <= 1024"},
+    {"s0**2", "s0**2"},
+    {"s0*s0", "s0**2"},
+    {"Pow(s0, 2)", "s0**2"},
+    {"2*s0 - s0", "s0"},
+    {"(a + b) + c", "a + b + c"},
+    {"c + (b + a)", "a + b + c"},
+    {"FloorDiv(FloorDiv(a, 2), 3)", "a//6"},
+    {"a // 2 // 3", "a//6"},
+    {"FloorDiv(8*x + 16, 8)", "x + 2"},
+    {"Mod(6*x + 5, 3)", "2"},
+    {"Mod(Mod(x, 4), 4)", "Mod(x, 4)"},
+    {"True", "True"},
+    {"False", "False"},
+    {"2 < 3", "True"},
+    {"Eq(s0, s0)", "True"},
+    {"s0 < s0", "False"},
+    {"s0 + 1 <= s0", "False"},
+};
+
+/* Python integer semantics on constants, and Python's precedence. */
+static const text_row python_constant_rows[] = {
+    {"-7 // 2", "-4"},
+    {"-7 % 2", "1"},
+    {"7 % -2", "-1"},
+    {"7 // -2", "-4"},
+    {"-7 // -2", "3"},
+    {"-7 % -2", "-1"},
+    {"7 // 2", "3"},
+    {"7 % 2", "1"},
+    {"FloorDiv(-7, 2)", "-4"},
+    {"Mod(-7, 2)", "1"},
+    {"Mod(7, -2)", "-1"},
+    {"PythonMod(-7, 2)", "1"},
+    {"CeilDiv(7, 2)", "4"},
+    {"CeilDiv(-7, 2)", "-3"},
+    {"CeilDiv(7, -2)", "-3"},
+    {"CeilDiv(-7, -2)", "4"},
+    {"CeilDiv(6, 2)", "3"},
+    {"-(7 // 2)", "-3"},
+    {"0 // 5", "0"},
+    {"0 % -5", "0"},
+    {"-6 % 3", "0"},
+    {"-6 // 3", "-2"},
+    {"2**10", "1024"},
+    {"0**0", "1"},
+    {"(-2)**3", "-8"},
+    {"-2**2", "-4"},
+    {"2**3**2", "512"},
+    {"Pow(-3, 2)", "9"},
+    {"10 - 2 - 3", "5"},
+    {"100 // 10 // 3", "3"},
+    {"2 * 3 % 4", "2"},
+    {"7 % 4 * 3", "9"},
+    {"-3 % 5", "2"},
+    {"- -3", "3"},
+    {"2 - -3", "5"},
+    {"Max(3, 7, -1)", "7"},
+    {"Min(3, 7, -1)", "-1"},
+    {"1 < 2 < 3", "True"},
+    {"1 < 3 < 2", "False"},
+    {"3 == 3", "True"},
+    {"3 != 3", "False"},
+    {"True and False", "False"},
+    {"True or False", "True"},
+    {"not True", "False"},
+    {"not (1 < 2)", "False"},
+};
+
+/* Numbers far beyond 64 bits, negative big divisors, int64 corners. */
+static const text_row big_number_rows[] = {
+    {"2**200",
+     "1606938044258990275541962092341162602522202993782792835301376"},
+    {"10**40 // 3", "3333333333333333333333333333333333333333"},
+    {"10**40 // -3", "-3333333333333333333333333333333333333334"},
+    {"-(10**40) % 7", "3"},
+    {"10**40 % -7", "-3"},
+    {"CeilDiv(10**40, 3)", "3333333333333333333333333333333333333334"},
+    {"-(10**40) // -(10**20)", "100000000000000000000"},
+    {"18446744073709551616 - 1", "18446744073709551615"},
+    {"9223372036854775807 + 1", "9223372036854775808"},
+    {"-9223372036854775808 // -1", "9223372036854775808"},
+    {"-9223372036854775808 % -1", "0"},
+    {"(-9223372036854775807 - 1) * -1", "9223372036854775808"},
+    {"-(-9223372036854775807 - 1)", "9223372036854775808"},
+    {"3037000500*3037000500", "9223372037000250000"},
+    {"3*2**64 // -(2**64 + 1)", "-3"},
+    {"3*2**64 % -(2**64 + 1)", "-3"},
+    {"-(2**70) % (-(2**65) - 1)", "-36893488147419103201"},
+    {"2**64*s0 - 2**64*s0", "0"},
+    {"2**100*s0 + 2**100*s1",
+     "1267650600228229401496703205376*s0 + "
+     "1267650600228229401496703205376*s1"},
+    {"FloorDiv(2**70*x, 2**68)", "4*x"},
+    {"Mod(2**70*x + 5, 2**68)", "5"},
+    {"Eq(2**70*x, 2**71)", "Eq(x, 2)"},
+    {"18446744073709551616*x >= 36893488147419103232", "x >= 2"},
+    {"Max(2**70, 2**71, x)", "Max(2361183241434822606848, x)"},
+};
+
+static void check_text_row(const text_row *row, const char *table)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = parse_ok(ctx, row->input);
+    char *s = print_ok(ctx, e);
+    sc_expr *again;
+
+    ck_assert_msg(strcmp(s, row->expected) == 0,
+                  "%s: input \"%s\": expected \"%s\", got \"%s\"", table,
+                  row->input, row->expected, s);
+    again = parse_ok(ctx, row->expected);
+    ck_assert_msg(again == e,
+                  "%s: \"%s\" and \"%s\" are not one pointer", table,
+                  row->input, row->expected);
+    assert_roundtrip(ctx, e, row->input);
+    free(s);
+    sc_ctx_free(ctx);
+}
+
+START_TEST(test_print_required_spelling)
+{
+    check_text_row(&print_required_rows[_i], "print_required");
+}
+END_TEST
+
+START_TEST(test_python_semantics_on_constants)
+{
+    check_text_row(&python_constant_rows[_i], "python_constants");
+}
+END_TEST
+
+START_TEST(test_big_numbers)
+{
+    check_text_row(&big_number_rows[_i], "big_numbers");
+}
+END_TEST
+
+/* ======================================================================
+ * Tables: canonical forms (one pointer)
+ * ====================================================================== */
+
+/* parse(input) == parse(expected): equivalent spellings intern to one
+ * node.  Each row is a rule of the header or of issue 2. */
+static const text_row same_pointer_rows[] = {
+    /* sums and products */
+    {"(a + b) + c", "a + b + c"},
+    {"c + (b + a)", "a + b + c"},
+    {"b + c + a", "(a + b) + c"},
+    {"a*(b*c)", "c*b*a"},
+    {"a*b + b*a", "2*a*b"},
+    {"a - a", "0"},
+    {"a + 0", "a"},
+    {"1*a", "a"},
+    {"a*0", "0"},
+    {"a**0", "1"},
+    {"a**1", "a"},
+    {"(a*b)**2", "a**2*b**2"},
+    {"a**2*a**3", "a**5"},
+    {"(a**2)**3", "a**6"},
+    {"(a + b)*(a - b)", "a**2 - b**2"},
+    {"(a + 1)**2", "a**2 + 2*a + 1"},
+    {"-(a - b)", "b - a"},
+    {"2*(a + b)", "2*a + 2*b"},
+    {"a*(b + c) - a*b", "a*c"},
+    {"2*s0 - s0", "s0"},
+    {"s0 - -s1", "s0 + s1"},
+    {"s0*-1", "-s0"},
+    {"-(-(s0))", "s0"},
+    {"((((s0))))", "s0"},
+    {"  s0\t+\n1 ", "s0 + 1"},
+    {"s0 ** 3", "s0*s0*s0"},
+    {"Pow(s0, 3)", "s0**3"},
+    /* relations */
+    {"2*s0 >= 4", "s0 > 1"},
+    {"s0 >= 2", "s0 > 1"},
+    {"Ge(s0, 2)", "Gt(s0, 1)"},
+    {"2*s0 > 3", "s0 >= 2"},
+    {"2*s0 <= 5", "s0 <= 2"},
+    {"2*s0 < 5", "s0 <= 2"},
+    {"-2*s0 <= -3", "s0 >= 2"},
+    {"s0 <= s1", "s1 >= s0"},
+    {"s0 < s1 + 1", "s0 <= s1"},
+    {"Le(s0, s1)", "0 <= s1 - s0"},
+    {"Lt(a, b)", "a < b"},
+    {"Gt(a, b)", "b < a"},
+    {"Ge(a, b)", "b <= a"},
+    {"Ne(a, b)", "a != b"},
+    {"Eq(a, b)", "a == b"},
+    {"Eq(s0, s1)", "Eq(s1, s0)"},
+    {"Eq(2*s0, 4)", "Eq(s0, 2)"},
+    {"Eq(-s0, -2)", "Eq(s0, 2)"},
+    {"Eq(2 - s0, 0)", "s0 == 2"},
+    {"Eq(6*a + 4*b, 2)", "Eq(3*a + 2*b, 1)"},
+    {"Ne(2*s0, 4)", "s0 != 2"},
+    {"Ne(s1, s0)", "Ne(s0, s1)"},
+    {"Eq(s0*s1, s1*s0)", "True"},
+    {"s0 + s1 < s1 + s0", "False"},
+    /* floor division, modulo, ceiling division */
+    {"FloorDiv(FloorDiv(a, 2), 3)", "a//6"},
+    {"FloorDiv(8*x + 16, 8)", "x + 2"},
+    {"(8*x + 16)//8", "x + 2"},
+    {"FloorDiv(8*x + 17, 8)", "x + 2"},
+    {"FloorDiv(8*x + 23, 8)", "x + 2"},
+    {"FloorDiv(-8*x - 16, 8)", "-x - 2"},
+    {"FloorDiv(8*x, -8)", "-x"},
+    {"FloorDiv(6*x, 3)", "2*x"},
+    {"FloorDiv(4*x, 6)", "FloorDiv(2*x, 3)"},
+    {"FloorDiv(6*x + 4, 4)", "FloorDiv(3*x + 2, 2)"},
+    {"FloorDiv(x, 1)", "x"},
+    {"FloorDiv(x, -1)", "-x"},
+    {"CeilDiv(x, 1)", "x"},
+    {"CeilDiv(x, -1)", "-x"},
+    {"CeilDiv(8*x + 16, 8)", "x + 2"},
+    {"CeilDiv(8*x + 17, 8)", "x + 3"},
+    {"Mod(6*x + 5, 3)", "2"},
+    {"Mod(6*x + 3*y + 5, 3)", "2"},
+    {"Mod(6*x + 5, -3)", "-1"},
+    {"Mod(Mod(x, 4), 4)", "Mod(x, 4)"},
+    {"Mod(x + 4, 4)", "Mod(x, 4)"},
+    {"Mod(x - 8, 4)", "Mod(x, 4)"},
+    {"Mod(x, 1)", "0"},
+    {"Mod(x, -1)", "0"},
+    {"Mod(2*x, 2)", "0"},
+    {"x % 8", "PythonMod(x, 8)"},
+    /* Min / Max */
+    {"Max(1, Max(s1, 3))", "Max(3, s1)"},
+    {"Max(s1, s1)", "s1"},
+    {"Min(s0, s0, s0)", "s0"},
+    {"Max(Max(a, b), c)", "Max(a, Max(b, c))"},
+    {"Max(c, b, a)", "Max(a, b, c)"},
+    {"Min(Min(a, 2), Min(b, 5))", "Min(2, a, b)"},
+    {"Min(3, 7)", "3"},
+    {"Max(a, 2, 5)", "Max(5, a)"},
+    {"Max(a, b, a, b)", "Max(b, a)"},
+    /* booleans */
+    {"not not (s0 >= 2)", "s0 >= 2"},
+    {"Not(Not(s0 >= 2))", "s0 >= 2"},
+    {"not (a < b)", "a >= b"},
+    {"Not(a < b)", "not a < b"},
+    {"not (a <= b)", "a > b"},
+    {"not Eq(a, b)", "Ne(a, b)"},
+    {"not (a != b)", "Eq(a, b)"},
+    {"Not(And(a < b, c < d))", "Or(a >= b, c >= d)"},
+    {"not (a < b or c < d)", "a >= b and c >= d"},
+    {"And(True, s0 >= 2)", "s0 >= 2"},
+    {"And(False, s0 >= 2)", "False"},
+    {"Or(True, s0 >= 2)", "True"},
+    {"Or(False, s0 >= 2)", "s0 >= 2"},
+    {"And(s0 >= 2, s0 >= 2)", "s0 >= 2"},
+    {"And(s0 > 1, 2*s0 >= 4)", "s0 >= 2"},
+    {"And(a < b, And(b < c, c < d))", "And(And(a < b, b < c), c < d)"},
+    {"And(c < d, a < b)", "And(a < b, c < d)"},
+    {"Or(a < b, Or(c < d, a < b))", "Or(a < b, c < d)"},
+    {"a < b and c < d", "And(a < b, c < d)"},
+    {"a < b or c < d and a < d", "Or(a < b, And(c < d, a < d))"},
+    {"Or(a < b, c < d)", "a < b or c < d"},
+    {"0 <= s0 < 8", "And(s0 >= 0, s0 <= 7)"},
+    {"s0 < s1 < s2", "And(s0 < s1, s1 < s2)"},
+    {"not True", "False"},
+    {"And(True, True)", "True"},
+    {"Or(False, False)", "False"},
+};
+
+START_TEST(test_canonical_same_pointer)
+{
+    const text_row *row = &same_pointer_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *a = parse_ok(ctx, row->input);
+    sc_expr *b = parse_ok(ctx, row->expected);
+
+    if (a != b) {
+        char *sa = print_ok(ctx, a), *sb = print_ok(ctx, b);
+        char why[256] = "";
+        bool agree = agree_on_samples(ctx, a, b, why, sizeof why);
+        ck_assert_msg(0,
+                      "\"%s\" and \"%s\" are not one pointer: they print "
+                      "\"%s\" and \"%s\"%s%s",
+                      row->input, row->expected, sa, sb,
+                      agree ? "" : "; and they DIFFER in value: ", why);
+    }
+    assert_roundtrip(ctx, a, row->input);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Canonical forms that are reasonable but not required by the contract:
+ * a difference is printed as a NOTE (after checking that both sides agree
+ * in value, which is required). */
+static const text_row same_pointer_preferred_rows[] = {
+    {"Eq(2*s0, 5)", "False"},
+    {"Ne(2*s0, 5)", "True"},
+    {"FloorDiv(8*x + y, 8)", "x + y//8"},
+    {"Mod(8*x + y, 8)", "Mod(y, 8)"},
+    {"CeilDiv(CeilDiv(a, 2), 3)", "CeilDiv(a, 6)"},
+    {"FloorDiv(a, 2)*2 + Mod(a, 2)", "a"},
+    {"Max(a, a + 1)", "a + 1"},
+    {"Min(a, a - 3)", "a - 3"},
+    {"And(a < b, a >= b)", "False"},
+    {"Or(a < b, a >= b)", "True"},
+    {"And(a < b, Or(a < b, c < d))", "a < b"},
+    {"Mod(4*x, 6)", "2*Mod(2*x, 3)"},
+    {"Max(-a, -b)", "-Min(a, b)"},
+    {"FloorDiv(-a, 2)", "-CeilDiv(a, 2)"},
+};
+
+START_TEST(test_canonical_same_pointer_preferred)
+{
+    const text_row *row = &same_pointer_preferred_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *a = parse_ok(ctx, row->input);
+    sc_expr *b = parse_ok(ctx, row->expected);
+    char why[256] = "";
+
+    ck_assert_msg(agree_on_samples(ctx, a, b, why, sizeof why),
+                  "\"%s\" and \"%s\" must be equal: %s", row->input,
+                  row->expected, why);
+    if (a != b) {
+        char *sa = print_ok(ctx, a), *sb = print_ok(ctx, b);
+        note("canonical form: \"%s\" prints \"%s\", not the same node as "
+             "\"%s\" (\"%s\")",
+             row->input, sa, row->expected, sb);
+        free(sa);
+        free(sb);
+    }
+    assert_roundtrip(ctx, a, row->input);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Spellings that the contract does not fix: a different spelling is a
+ * NOTE; the round trip is required. */
+static const text_row print_preferred_rows[] = {
+    {"s0 - s1", "s0 - s1"},
+    {"2 - s0", "2 - s0"},
+    {"-s0", "-s0"},
+    {"2*s0 - 3", "2*s0 - 3"},
+    {"(s0 + 1)**2", "s0**2 + 2*s0 + 1"},
+    {"(a + b)*(a - b)", "a**2 - b**2"},
+    {"2*s0**2", "2*s0**2"},
+    {"s1*s0**2", "s0**2*s1"},
+    {"(s0 + 1)//8", "(s0 + 1)//8"},
+    {"(s0*s1)//8", "(s0*s1)//8"},
+    {"(s0 - 1)//2 + 1", "(s0 - 1)//2 + 1"},
+    {"-(s0//8)", "-(s0//8)"},
+    {"(s0//8)**2", "(s0//8)**2"},
+    {"s1*Mod(s0, 8)", "s1*Mod(s0, 8)"},
+    {"Ne(s0, 2)", "Ne(s0, 2)"},
+    {"Eq(Mod(s1, 8), 0)", "Eq(Mod(s1, 8), 0)"},
+    {"s0 <= s1", "s0 <= s1"},
+    {"s0 < s1", "s0 < s1"},
+    {"s0 + s1 >= 8", "s0 + s1 >= 8"},
+    {"And(s0 >= 2, s1 >= 2)", "And(s0 >= 2, s1 >= 2)"},
+    {"Or(s0 >= 2, s1 <= 7)", "Or(s0 >= 2, s1 <= 7)"},
+    {"Min(s0, s1)", "Min(s0, s1)"},
+    {"Max(1, s0 - 1)", "Max(1, s0 - 1)"},
+    {"CeilDiv(s0, 8)*8", "8*CeilDiv(s0, 8)"},
+    {"s0*s1*64", "64*s0*s1"},
+    {"-s0 - 1", "-s0 - 1"},
+};
+
+START_TEST(test_print_preferred_spelling)
+{
+    const text_row *row = &print_preferred_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = parse_ok(ctx, row->input);
+    char *s = print_ok(ctx, e);
+
+    if (strcmp(s, row->expected) != 0)
+        note("spelling: \"%s\" prints \"%s\" (preferred \"%s\")",
+             row->input, s, row->expected);
+    assert_roundtrip(ctx, e, row->input);
+    free(s);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Parse errors: codes and locations
+ * ====================================================================== */
+
+#define ANY_COLUMN (-1) /* the column must be set (>= 1), any value */
+#define ANY_FAILURE SC_STATUS_COUNT_ /* any status but SC_OK */
+
+typedef struct parse_error_row {
+    const char *input;
+    sc_status code;
+    int line;
+    int column;
+} parse_error_row;
+
+static const parse_error_row parse_error_rows[] = {
+    /* end of input: the column just past the text */
+    {"s0 + ", SC_ERR_PARSE, 1, 6},
+    {"Max(s0,", SC_ERR_PARSE, 1, 8},
+    {"(s0 + 1", SC_ERR_PARSE, 1, 8},
+    {"2 ** ", SC_ERR_PARSE, 1, 6},
+    {"", SC_ERR_PARSE, 1, 1},
+    {"   ", SC_ERR_PARSE, 1, 4},
+    {"not", SC_ERR_PARSE, 1, 4},
+    /* an unexpected character or token: its column */
+    {"s0 $ 1", SC_ERR_PARSE, 1, 4},
+    {"s0 / 2", SC_ERR_PARSE, 1, 4},
+    {"s0 @ 2", SC_ERR_PARSE, 1, 4},
+    {"()", SC_ERR_PARSE, 1, 2},
+    {"s0 + 1)", SC_ERR_PARSE, 1, 7},
+    {"s0 s1", SC_ERR_PARSE, 1, 4},
+    {"Max(s0,, s1)", SC_ERR_PARSE, 1, 8},
+    {"s0 + * s1", SC_ERR_PARSE, 1, 6},
+    {"Mod(s0 8)", SC_ERR_PARSE, 1, 8},
+    /* malformed calls and literals: a located syntax error */
+    {"Mod(s0)", SC_ERR_PARSE, 1, ANY_COLUMN},
+    {"FloorDiv(s0, 2, 3)", SC_ERR_PARSE, 1, ANY_COLUMN},
+    {"Eq(s0)", SC_ERR_PARSE, 1, ANY_COLUMN},
+    {"Foo(s0)", SC_ERR_PARSE, 1, ANY_COLUMN},
+    {"1.5", SC_ERR_PARSE, 1, ANY_COLUMN},
+    {"s0 ** -1", ANY_FAILURE, 1, ANY_COLUMN},
+    {"s0 ** s1", ANY_FAILURE, 1, ANY_COLUMN},
+    /* division by a constant zero: an error at construction */
+    {"s0 // 0", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    {"Mod(s0, 0)", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    {"s0 % 0", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    {"CeilDiv(s0, 2 - 2)", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    {"s0 % (s1 - s1)", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    {"7 // 0", SC_ERR_DIV_ZERO, 1, ANY_COLUMN},
+    /* mixing integers and booleans */
+    {"s0 + (s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"And(s0, s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"not s0", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"True + 1", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"Max(s0, True)", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"s0 < (s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
+};
+
+START_TEST(test_parse_error_code_and_location)
+{
+    const parse_error_row *row = &parse_error_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = (sc_expr *)&e; /* must be left alone or set to NULL */
+    sc_error err;
+    sc_status st;
+    size_t before = sc_ctx_node_count(ctx);
+
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, row->input, NULL, 1, &e, &err);
+    if (row->code == ANY_FAILURE)
+        ck_assert_msg(st != SC_OK, "\"%s\": expected an error, got SC_OK",
+                      row->input);
+    else
+        ck_assert_msg(st == row->code,
+                      "\"%s\": expected %s, got %s (%s)", row->input,
+                      sc_status_name(row->code), sc_status_name(st),
+                      err.message);
+    ck_assert_msg(err.code == st, "\"%s\": err.code %s != returned %s",
+                  row->input, sc_status_name(err.code),
+                  sc_status_name(st));
+    ck_assert_msg(err.message[0] != '\0', "\"%s\": empty error message",
+                  row->input);
+    ck_assert_msg(err.line == row->line, "\"%s\": expected line %d, got %d",
+                  row->input, row->line, err.line);
+    if (row->column == ANY_COLUMN)
+        ck_assert_msg(err.column >= 1 &&
+                          err.column <= (int)strlen(row->input) + 1,
+                      "\"%s\": column %d outside the text", row->input,
+                      err.column);
+    else
+        ck_assert_msg(err.column == row->column,
+                      "\"%s\": expected column %d, got %d (%s)", row->input,
+                      row->column, err.column, err.message);
+    ck_assert_msg(e == (sc_expr *)&e || e == NULL,
+                  "\"%s\": *out set to a node on failure", row->input);
+    ck_assert_msg(sc_ctx_node_count(ctx) >= before, "node count shrank");
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_parse_error_location_in_file)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = NULL;
+    sc_error err;
+    char buf[1024];
+    size_t n;
+
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_parse(ctx, "s0 +\n  s1 $ 2", "guards.txt", 10,
+                                   &e, &err),
+                     SC_ERR_PARSE);
+    ck_assert_str_eq(err.file, "guards.txt");
+    ck_assert_int_eq(err.line, 11);
+    ck_assert_int_eq(err.column, 6);
+    n = sc_error_format(&err, buf, sizeof buf);
+    ck_assert_uint_eq(n, strlen(buf));
+    ck_assert_msg(strncmp(buf, "guards.txt:11:6: ", 17) == 0,
+                  "sc_error_format gave \"%s\"", buf);
+
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_parse(ctx, "Max(s0,\n\n   $)", NULL, 1, &e, &err),
+                     SC_ERR_PARSE);
+    ck_assert_int_eq(err.line, 3);
+    ck_assert_int_eq(err.column, 4);
+
+    /* an error on the first line honours first_line */
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_parse(ctx, "s0 $", "f", 7, &e, &err),
+                     SC_ERR_PARSE);
+    ck_assert_int_eq(err.line, 7);
+    ck_assert_int_eq(err.column, 4);
+
+    /* a good parse after errors still works, and sets *out */
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_parse(ctx, "s0\n+\n1", "f", 3, &e, &err), SC_OK);
+    ck_assert_ptr_eq(e, parse_ok(ctx, "s0 + 1"));
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+static char *repeat_text(const char *prefix, long n, const char *middle,
+                         const char *suffix)
+{
+    size_t lp = strlen(prefix), lm = strlen(middle), ls = strlen(suffix);
+    char *s = malloc(lp * n + lm + ls * n + 1), *p = s;
+    long i;
+
+    ck_assert(s != NULL);
+    for (i = 0; i < n; i++, p += lp)
+        memcpy(p, prefix, lp);
+    memcpy(p, middle, lm);
+    p += lm;
+    for (i = 0; i < n; i++, p += ls)
+        memcpy(p, suffix, ls);
+    *p = '\0';
+    return s;
+}
+
+/* Deep nesting is SC_ERR_LIMIT, never a stack overflow. */
+START_TEST(test_parse_deep_nesting_is_limit_error)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = NULL;
+    sc_error err;
+    sc_status st;
+    char *text;
+
+    text = repeat_text("(", 5000, "s0", ")");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT, "5000 parentheses: expected "
+                  "ERR_LIMIT, got %s", sc_status_name(st));
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_msg(err.column >= 1, "no column on the limit error");
+    free(text);
+
+    text = repeat_text("(", 100000, "s0", ")");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT, "100000 parentheses: got %s",
+                  sc_status_name(st));
+    free(text);
+
+    text = repeat_text("Max(s1, ", 5000, "s0", ")");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT, "5000 nested Max: got %s",
+                  sc_status_name(st));
+    free(text);
+
+    /* 900 levels are within the limit of 1000 */
+    text = repeat_text("(", 900, "s0", ")");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_OK, "900 parentheses: got %s (%s)",
+                  sc_status_name(st), err.message);
+    ck_assert_ptr_eq(e, sym(ctx, "s0"));
+    free(text);
+
+    /* unary operators and right-associative ** may recurse: either the
+     * limit error or the right value, never a crash */
+    text = repeat_text("-", 5000, "s0", "");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT || (st == SC_OK && e == sym(ctx, "s0")),
+                  "5000 unary minus: got %s", sc_status_name(st));
+    free(text);
+
+    text = repeat_text("not ", 5000, "s0 >= 2", "");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT ||
+                      (st == SC_OK && e == parse_ok(ctx, "s0 >= 2")),
+                  "5000 not: got %s", sc_status_name(st));
+    free(text);
+
+    text = repeat_text("1**", 5000, "1", "");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_ERR_LIMIT || (st == SC_OK && e == parse_ok(ctx, "1")),
+                  "5000 chained **: got %s", sc_status_name(st));
+    free(text);
+
+    /* long flat expressions are not deep */
+    text = repeat_text("s0 + ", 20000, "s0", "");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_OK, "20001 terms: got %s (%s)", sc_status_name(st),
+                  err.message);
+    ck_assert_ptr_eq(e, parse_ok(ctx, "20001*s0"));
+    free(text);
+
+    text = repeat_text("", 0, "Max(s1", "");
+    free(text);
+    text = repeat_text("s0 < ", 3000, "s0", "");
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    ck_assert_msg(st == SC_OK || st == SC_ERR_LIMIT,
+                  "3000 chained comparisons: got %s", sc_status_name(st));
+    if (st == SC_OK)
+        ck_assert_ptr_eq(e, parse_ok(ctx, "False"));
+    free(text);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Value ranges
+ * ====================================================================== */
+
+typedef struct range_row {
+    const char *bounds; /* "x=0..7" etc., "" for none */
+    const char *input;
+    const char *expected; /* sc_range_to_str */
+} range_row;
+
+static const range_row range_rows[] = {
+    {"", "Mod(x, 4)", "[0, 3]"},
+    {"", "Mod(x, -4)", "[-3, 0]"},
+    {"", "x % 4 + 1", "[1, 4]"},
+    {"", "x", "[-inf, inf]"},
+    {"", "x**2", "[0, inf]"},
+    {"", "-x**2", "[-inf, 0]"},
+    {"", "x**2 + 1", "[1, inf]"},
+    {"", "Mod(x, 1)", "[0, 0]"},
+    {"", "Eq(x, y)", "[0, 1]"},
+    {"", "True", "[1, 1]"},
+    {"", "False", "[0, 0]"},
+    {"", "2**100", "[1267650600228229401496703205376, "
+                   "1267650600228229401496703205376]"},
+    {"x=-2..3", "x**2", "[0, 9]"},
+    {"x=-2..3", "x*x", "[0, 9]"},
+    {"x=-2..3", "x**3", "[-8, 27]"},
+    {"x=-2..3", "x + 1", "[-1, 4]"},
+    {"x=-2..3", "-x", "[-3, 2]"},
+    {"x=-2..3", "2*x - 1", "[-5, 5]"},
+    {"x=-2..3", "x//2", "[-1, 1]"},
+    {"x=-2..3", "x//-2", "[-2, 1]"},
+    {"x=-2..3", "CeilDiv(x, 2)", "[-1, 2]"},
+    {"x=-2..3", "Mod(x, 8)", "[0, 7]"},
+    {"x=-2..3", "Mod(x, -4)", "[-3, 0]"},
+    {"x=2..5", "Mod(x, 8)", "[2, 5]"},
+    {"x=-2..3", "Max(x, 0)", "[0, 3]"},
+    {"x=-2..3", "Min(x, 0)", "[-2, 0]"},
+    {"x=-2..3", "x <= 3", "[1, 1]"},
+    {"x=-2..3", "x <= 0", "[0, 1]"},
+    {"x=-2..3", "Eq(x, 5)", "[0, 0]"},
+    {"x=-2..3", "Ne(x, 5)", "[1, 1]"},
+    {"x=-2..3", "And(x >= -2, x <= 3)", "[1, 1]"},
+    {"x=-2..3", "Or(x > 3, x < -2)", "[0, 0]"},
+    {"x=-2..3,y=1..4", "x*y", "[-8, 12]"},
+    {"x=-2..3,y=1..4", "x + y", "[-1, 7]"},
+    {"x=-2..3,y=1..4", "x - y", "[-6, 2]"},
+    {"x=-2..3,y=1..4", "x//y", "[-2, 3]"},
+    {"x=-2..3,y=1..4", "Mod(x, y)", "[0, 3]"},
+    {"x=-2..3,y=1..4", "Max(x, y)", "[1, 4]"},
+    {"x=-2..3,y=1..4", "Min(x, y)", "[-2, 3]"},
+    {"x=2..", "x - 1", "[1, inf]"},
+    {"x=2..", "-x", "[-inf, -2]"},
+    {"x=2..", "x//2", "[1, inf]"},
+    {"x=2..", "CeilDiv(x, 2)", "[1, inf]"},
+    {"x=2..", "Mod(x, 8)", "[0, 7]"},
+    {"x=2..", "x**2", "[4, inf]"},
+    {"x=2..", "x >= 1", "[1, 1]"},
+    {"x=..-1", "x**3", "[-inf, -1]"},
+    {"x=..-1", "x**2", "[1, inf]"},
+    {"x=0..", "x + 2**100", "[1267650600228229401496703205376, inf]"},
+    {"x=-36893488147419103232..36893488147419103232", "x//2",
+     "[-18446744073709551616, 18446744073709551616]"},
+};
+
+START_TEST(test_range_of_expression)
+{
+    const range_row *row = &range_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_bounds *b = bounds_from_text(ctx, row->bounds);
+    sc_expr *e = parse_ok(ctx, row->input);
+    sc_range r;
+    sc_error err;
+    sc_status st;
+    char *s;
+
+    sc_range_init(&r);
+    sc_error_init(&err);
+    st = sc_expr_range(ctx, e, b, &r, &err);
+    ck_assert_msg(st == SC_OK, "range of \"%s\" with %s: %s (%s)",
+                  row->input, row->bounds, sc_status_name(st), err.message);
+    s = sc_range_to_str(&r);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(strcmp(s, row->expected) == 0,
+                  "range of \"%s\" with {%s}: expected %s, got %s",
+                  row->input, row->bounds, row->expected, s);
+    free(s);
+    sc_range_clear(&r);
+    sc_bounds_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_range_api)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_range r, q;
+    mpz_t v;
+    char *s;
+    sc_bounds *b, *c;
+    sc_error err;
+    const sc_range *got;
+
+    mpz_init(v);
+    sc_range_init(&r);
+    sc_range_init(&q);
+    ck_assert(r.lo_inf && r.hi_inf);
+    s = sc_range_to_str(&r);
+    ck_assert_str_eq(s, "[-inf, inf]");
+    free(s);
+    sc_range_set_si(&r, -3, 5);
+    ck_assert(!r.lo_inf && !r.hi_inf);
+    s = sc_range_to_str(&r);
+    ck_assert_str_eq(s, "[-3, 5]");
+    free(s);
+    mpz_set_si(v, 5);
+    ck_assert(sc_range_contains_mpz(&r, v));
+    mpz_set_si(v, 6);
+    ck_assert(!sc_range_contains_mpz(&r, v));
+    mpz_set_si(v, -4);
+    ck_assert(!sc_range_contains_mpz(&r, v));
+    ck_assert(!sc_range_is_empty(&r));
+    sc_range_set_si(&q, 4, 3);
+    ck_assert(sc_range_is_empty(&q));
+    sc_range_set(&q, &r);
+    s = sc_range_to_str(&q);
+    ck_assert_str_eq(s, "[-3, 5]");
+    free(s);
+    sc_range_set_unbounded(&q);
+    ck_assert(q.lo_inf && q.hi_inf);
+    mpz_ui_pow_ui(v, 10, 30);
+    ck_assert(sc_range_contains_mpz(&q, v));
+    q.lo_inf = false;
+    mpz_set_si(q.lo, 0);
+    s = sc_range_to_str(&q);
+    ck_assert_str_eq(s, "[0, inf]");
+    free(s);
+
+    b = sc_bounds_new(ctx);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_null(sc_bounds_get(b, sym(ctx, "x")));
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_bounds_set_si(b, sym(ctx, "x"), false, 2, true, 0,
+                                      &err),
+                     SC_OK);
+    got = sc_bounds_get(b, sym(ctx, "x"));
+    ck_assert_ptr_nonnull(got);
+    s = sc_range_to_str(got);
+    ck_assert_str_eq(s, "[2, inf]");
+    free(s);
+    ck_assert_int_eq(sc_bounds_set(b, sym(ctx, "y"), &r, &err), SC_OK);
+    c = sc_bounds_new(ctx);
+    ck_assert_int_eq(sc_bounds_copy(c, b, &err), SC_OK);
+    got = sc_bounds_get(c, sym(ctx, "y"));
+    ck_assert_ptr_nonnull(got);
+    s = sc_range_to_str(got);
+    ck_assert_str_eq(s, "[-3, 5]");
+    free(s);
+    /* replacing an entry */
+    ck_assert_int_eq(sc_bounds_set_si(c, sym(ctx, "y"), true, 0, false, 9,
+                                      &err),
+                     SC_OK);
+    s = sc_range_to_str(sc_bounds_get(c, sym(ctx, "y")));
+    ck_assert_str_eq(s, "[-inf, 9]");
+    free(s);
+    /* the copy is independent */
+    s = sc_range_to_str(sc_bounds_get(b, sym(ctx, "y")));
+    ck_assert_str_eq(s, "[-3, 5]");
+    free(s);
+    /* a bound on something that is not a symbol is rejected */
+    ck_assert_int_ne(sc_bounds_set(b, parse_ok(ctx, "x + 1"), &r, &err),
+                     SC_OK);
+
+    sc_bounds_free(b);
+    sc_bounds_free(c);
+    sc_range_clear(&r);
+    sc_range_clear(&q);
+    mpz_clear(v);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Simplification under ranges
+ * ====================================================================== */
+
+typedef struct simplify_row {
+    const char *bounds;
+    const char *input;
+    const char *expected; /* parsed and compared by pointer */
+} simplify_row;
+
+static const simplify_row simplify_rows[] = {
+    {"x=0..7", "FloorDiv(x, 8)", "0"},
+    {"x=0..7", "Mod(x, 8)", "x"},
+    {"x=0..7", "x // 16", "0"},
+    {"x=0..7", "Mod(x, 16)", "x"},
+    {"x=0..7", "CeilDiv(x + 1, 8)", "1"},
+    {"x=0..7", "(x + 8)//8", "1"},
+    {"x=0..7", "Mod(x + 8, 8)", "x"},
+    {"x=0..7", "FloorDiv(x, 8) + Mod(x, 8)", "x"},
+    {"x=0..7", "Max(x, 8)", "8"},
+    {"x=0..7", "Max(x, -1)", "x"},
+    {"x=0..7", "Min(x, 7)", "x"},
+    {"x=0..7", "Min(x, 0)", "0"},
+    {"x=0..7", "x < 8", "True"},
+    {"x=0..7", "x >= 8", "False"},
+    {"x=0..7", "Eq(x, 9)", "False"},
+    {"x=0..7", "Ne(x, -1)", "True"},
+    {"x=0..7", "And(x >= 0, x <= 7)", "True"},
+    {"x=0..7", "Or(x < 0, x >= 8)", "False"},
+    {"x=0..7", "And(x >= 0, y >= 0)", "y >= 0"},
+    {"x=0..7,y=1..3", "Max(x, y + 10)", "y + 10"},
+    {"x=0..7,y=1..3", "Min(x - 8, y)", "x - 8"},
+    {"x=0..7,y=1..3", "x*y <= 21", "True"},
+    {"x=0..7,y=1..3", "Max(1, x, y)", "Max(x, y)"},
+    {"x=-7..-1", "x // 8", "-1"},
+    {"x=-7..-1", "Mod(x, 8)", "x + 8"},
+    {"x=-7..-1", "Mod(x, -8)", "x"},
+    {"x=-7..-1", "x // -8", "0"},
+    {"x=2..", "Max(1, x)", "x"},
+    {"x=2..", "Max(1, x - 1)", "x - 1"},
+    {"x=2..", "Min(1, x - 1)", "1"},
+    {"x=2..", "Eq(x, 0)", "False"},
+    {"x=2..", "x >= 1", "True"},
+    {"x=2..", "x**2 >= 4", "True"},
+    {"x=..-1", "Max(x, 0)", "0"},
+    {"", "Max(x**2, -1)", "x**2"},
+    {"", "Mod(x, 4) < 4", "True"},
+    {"", "Mod(x, 4) >= 0", "True"},
+    {"", "Mod(x, -4) <= 0", "True"},
+    {"", "Max(Mod(x, 4), 3)", "3"},
+    {"x=0..1000", "x + 1 >= 1", "True"},
+    {"x=0..18446744073709551615", "x // 18446744073709551616", "0"},
+};
+
+START_TEST(test_simplify_with_ranges)
+{
+    const simplify_row *row = &simplify_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_bounds *b = row->bounds[0] ? bounds_from_text(ctx, row->bounds) : NULL;
+    sc_expr *e = parse_ok(ctx, row->input);
+    sc_expr *want = parse_ok(ctx, row->expected);
+    sc_expr *got;
+
+    got = sc_expr_simplify(ctx, e, b);
+    ck_assert_msg(got != NULL, "simplify \"%s\" failed: %s", row->input,
+                  sc_ctx_error(ctx)->message);
+    if (got != want) {
+        char *s = print_ok(ctx, got);
+        ck_assert_msg(0, "simplify \"%s\" with {%s}: expected %s, got %s",
+                      row->input, row->bounds, row->expected, s);
+    }
+    sc_bounds_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Undecidable under the ranges: simplification must leave the value
+ * alone (checked on every binding inside the ranges). */
+START_TEST(test_simplify_keeps_undecided)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_bounds *b = bounds_from_text(ctx, "x=-3..9,y=1..4");
+    static const char *const inputs[] = {
+        "x // 8", "Mod(x, 8)", "CeilDiv(x, 8)", "Max(x, 2)", "Min(x, y)",
+        "x < 4", "Eq(x, y)", "x*y <= 20", "Mod(x, y)", "x // y",
+        "And(x >= 0, x <= y)", "Max(x - y, 0)",
+    };
+    size_t i;
+    sc_symmap *map = sc_symmap_new(ctx);
+    sc_error err;
+
+    for (i = 0; i < ARRAY_SIZE(inputs); i++) {
+        sc_expr *e = parse_ok(ctx, inputs[i]);
+        sc_expr *s = sc_expr_simplify(ctx, e, b);
+        int64_t xv, yv;
+        REQUIRE_MSG(s != NULL, "simplify %s failed", inputs[i]);
+        for (xv = -3; xv <= 9; xv++)
+            for (yv = 1; yv <= 4; yv++) {
+                int64_t v1, v2;
+                REQUIRE((sc_symmap_set_si(map, sym(ctx, "x"), xv,
+                                                  &err)) == SC_OK);
+                REQUIRE((sc_symmap_set_si(map, sym(ctx, "y"), yv,
+                                                  &err)) == SC_OK);
+                REQUIRE((sc_expr_eval_si(ctx, e, map, &v1, &err)) == SC_OK);
+                REQUIRE((sc_expr_eval_si(ctx, s, map, &v2, &err)) == SC_OK);
+                REQUIRE_MSG(v1 == v2, "simplify(%s) differs at x=%" PRId64
+                              " y=%" PRId64 ": %" PRId64 " vs %" PRId64,
+                              inputs[i], xv, yv, v1, v2);
+            }
+    }
+    sc_symmap_free(map);
+    sc_bounds_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Evaluation
+ * ====================================================================== */
+
+typedef struct eval_row {
+    const char *binding;
+    const char *input;
+    const char *expected; /* decimal, or NULL for an error */
+    sc_status code;       /* SC_OK or the expected error */
+} eval_row;
+
+#define EVAL_BIND "s0=5,s1=7,s2=-3,s3=2**70"
+
+static const eval_row eval_rows[] = {
+    {EVAL_BIND, "s0*s1 + 2", "37", SC_OK},
+    {EVAL_BIND, "s0 - s1", "-2", SC_OK},
+    {EVAL_BIND, "s0//s1", "0", SC_OK},
+    {EVAL_BIND, "-s0//s1", "-1", SC_OK},
+    {EVAL_BIND, "s2 // 2", "-2", SC_OK},
+    {EVAL_BIND, "Mod(s2, 2)", "1", SC_OK},
+    {EVAL_BIND, "Mod(s0, s2)", "-1", SC_OK},
+    {EVAL_BIND, "s0 // s2", "-2", SC_OK},
+    {EVAL_BIND, "CeilDiv(s0, s2)", "-1", SC_OK},
+    {EVAL_BIND, "CeilDiv(s1, 2)", "4", SC_OK},
+    {EVAL_BIND, "CeilDiv(s2, 2)", "-1", SC_OK},
+    {EVAL_BIND, "s3 + 1", "1180591620717411303425", SC_OK},
+    {EVAL_BIND, "s3 // s1", "168655945816773043346", SC_OK},
+    {EVAL_BIND, "Mod(s3, 1000)", "424", SC_OK},
+    {EVAL_BIND, "Mod(-s3, s1)", "5", SC_OK},
+    {EVAL_BIND, "s3*s3", "1393796574908163946345982392040522594123776",
+     SC_OK},
+    {EVAL_BIND, "Max(s0, s1, s2)", "7", SC_OK},
+    {EVAL_BIND, "Min(s0, s1, s2)", "-3", SC_OK},
+    {EVAL_BIND, "Max(s0, s3)", "1180591620717411303424", SC_OK},
+    {EVAL_BIND, "s0**3", "125", SC_OK},
+    {EVAL_BIND, "s2**3", "-27", SC_OK},
+    {EVAL_BIND, "s2**0", "1", SC_OK},
+    {EVAL_BIND, "s0 >= 2", "1", SC_OK},
+    {EVAL_BIND, "s0 >= 6", "0", SC_OK},
+    {EVAL_BIND, "Eq(s0, s1)", "0", SC_OK},
+    {EVAL_BIND, "Ne(s0, s1)", "1", SC_OK},
+    {EVAL_BIND, "Eq(Mod(s3, 8), 0)", "1", SC_OK},
+    {EVAL_BIND, "And(s0 > 1, s1 > 1)", "1", SC_OK},
+    {EVAL_BIND, "Or(s0 < 0, s2 > 0)", "0", SC_OK},
+    {EVAL_BIND, "True", "1", SC_OK},
+    {EVAL_BIND, "False", "0", SC_OK},
+    {EVAL_BIND, "42", "42", SC_OK},
+    {EVAL_BIND, "s0 + s4", NULL, SC_ERR_UNBOUND},
+    {EVAL_BIND, "Max(s5, 1)", NULL, SC_ERR_UNBOUND},
+    {EVAL_BIND, "s0 // (s1 - 7)", NULL, SC_ERR_DIV_ZERO},
+    {EVAL_BIND, "Mod(s0, s1 - 7)", NULL, SC_ERR_DIV_ZERO},
+    {EVAL_BIND, "CeilDiv(s0, s1 - 7)", NULL, SC_ERR_DIV_ZERO},
+    {EVAL_BIND, "Mod(s0, s1 - 7) >= 1", NULL, SC_ERR_DIV_ZERO},
+    {EVAL_BIND, "s0 + s1 // (s2 + 3)", NULL, SC_ERR_DIV_ZERO},
+    {"s0=-9223372036854775808", "s0 // -1", "9223372036854775808", SC_OK},
+    {"s0=-9223372036854775808", "Mod(s0, -1)", "0", SC_OK},
+    {"s0=-9223372036854775808", "-s0", "9223372036854775808", SC_OK},
+    {"s0=9223372036854775807", "s0 + 1", "9223372036854775808", SC_OK},
+    {"s0=4294967296", "s0*s0", "18446744073709551616", SC_OK},
+    {"s0=-2097152", "s0**3", "-9223372036854775808", SC_OK},
+};
+
+START_TEST(test_eval_table)
+{
+    const eval_row *row = &eval_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = binding_from_text(ctx, row->binding);
+    sc_expr *e = parse_ok(ctx, row->input);
+    sc_error err;
+    sc_status st;
+    char *got = eval_to_str(ctx, e, map, &st, &err);
+
+    if (row->code == SC_OK) {
+        ck_assert_msg(st == SC_OK, "eval \"%s\" {%s}: %s (%s)", row->input,
+                      row->binding, sc_status_name(st), err.message);
+        ck_assert_msg(strcmp(got, row->expected) == 0,
+                      "eval \"%s\" {%s}: expected %s, got %s", row->input,
+                      row->binding, row->expected, got);
+    } else {
+        ck_assert_msg(st == row->code, "eval \"%s\" {%s}: expected %s, got %s",
+                      row->input, row->binding, sc_status_name(row->code),
+                      sc_status_name(st));
+        ck_assert_int_eq(err.code, st);
+        ck_assert_msg(err.message[0] != '\0', "no message");
+    }
+    free(got);
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_eval_unbound_names_symbol_and_eval_si)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = binding_from_text(ctx, "s0=5,s3=2**70");
+    sc_error err;
+    int64_t v = 77;
+    mpz_t z;
+
+    mpz_init(z);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval(ctx, parse_ok(ctx, "s0 + s4*2"), map, z,
+                                  &err),
+                     SC_ERR_UNBOUND);
+    ck_assert_msg(strstr(err.message, "s4") != NULL,
+                  "unbound error does not name s4: \"%s\"", err.message);
+
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval_si(ctx, parse_ok(ctx, "s0*2"), map, &v,
+                                     &err),
+                     SC_OK);
+    ck_assert_int_eq(v, 10);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval_si(ctx, parse_ok(ctx, "s3"), map, &v, &err),
+                     SC_ERR_OVERFLOW);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval_si(ctx, parse_ok(ctx, "s3 // 2**10"), map,
+                                     &v, &err),
+                     SC_OK);
+    ck_assert_int_eq(v, INT64_C(1152921504606846976));
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval_si(ctx, parse_ok(ctx, "s0 < 9"), map, &v,
+                                     &err),
+                     SC_OK);
+    ck_assert_int_eq(v, 1);
+    /* NULL binding: constants evaluate, symbols are unbound */
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval_si(ctx, parse_ok(ctx, "7 // 2"), NULL, &v,
+                                     &err),
+                     SC_OK);
+    ck_assert_int_eq(v, 3);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_eval(ctx, parse_ok(ctx, "s0"), NULL, z, &err),
+                     SC_ERR_UNBOUND);
+    mpz_clear(z);
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_symmap_api)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = sc_symmap_new(ctx);
+    sc_expr *s0 = sym(ctx, "s0"), *s1 = sym(ctx, "s1");
+    sc_expr *five = sc_expr_int_si(ctx, 5);
+    sc_error err;
+
+    ck_assert_ptr_nonnull(map);
+    ck_assert_ptr_null(sc_symmap_get(map, s0));
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_symmap_set(map, s0, five, &err), SC_OK);
+    ck_assert_ptr_eq(sc_symmap_get(map, s0), five);
+    ck_assert_int_eq(sc_symmap_set_si(map, s0, 6, &err), SC_OK);
+    ck_assert_ptr_eq(sc_symmap_get(map, s0), sc_expr_int_si(ctx, 6));
+    ck_assert_int_eq(sc_symmap_set(map, s1, parse_ok(ctx, "s0 + 1"), &err),
+                     SC_OK);
+    ck_assert_ptr_eq(sc_symmap_get(map, s1), parse_ok(ctx, "s0 + 1"));
+    ck_assert_int_eq(sc_symmap_set(map, s0, NULL, &err), SC_OK);
+    ck_assert_ptr_null(sc_symmap_get(map, s0));
+    ck_assert_ptr_nonnull(sc_symmap_get(map, s1));
+    sc_symmap_clear(map);
+    ck_assert_ptr_null(sc_symmap_get(map, s1));
+    /* keys must be symbols */
+    ck_assert_int_ne(sc_symmap_set(map, parse_ok(ctx, "s0 + 1"), five, &err),
+                     SC_OK);
+    sc_symmap_free(map);
+    sc_symmap_free(NULL);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+typedef struct subst_row {
+    const char *input;
+    const char *map; /* "s0=expr;s1=expr" */
+    const char *expected;
+} subst_row;
+
+static const subst_row subst_rows[] = {
+    {"s0*s1", "s0=s1 + 1", "s1**2 + s1"},
+    {"s0 + s1", "s0=s1;s1=s0", "s0 + s1"}, /* simultaneous */
+    {"Mod(s0, 8)", "s0=8*s1 + 3", "3"},
+    {"s0 // 2", "s0=2*s1", "s1"},
+    {"s0 >= 2", "s0=5", "True"},
+    {"Eq(s0, s1)", "s0=s1", "True"},
+    {"Max(s0, s1)", "s0=3;s1=4", "4"},
+    {"s0**2 - s1", "s0=2**40;s1=2**80", "0"},
+    {"And(s0 >= 2, s1 >= 2)", "s0=2", "s1 >= 2"},
+    {"s2 + 1", "s0=1", "s2 + 1"},
+};
+
+START_TEST(test_subst_table)
+{
+    const subst_row *row = &subst_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = sc_symmap_new(ctx);
+    char buf[256], *tok, *save = NULL;
+    sc_expr *got, *want;
+    sc_error err;
+
+    strcpy(buf, row->map);
+    for (tok = strtok_r(buf, ";", &save); tok;
+         tok = strtok_r(NULL, ";", &save)) {
+        char *eq = strchr(tok, '=');
+        *eq = '\0';
+        ck_assert_int_eq(sc_symmap_set(map, sym(ctx, tok),
+                                       parse_ok(ctx, eq + 1), &err),
+                         SC_OK);
+    }
+    got = sc_expr_subst(ctx, parse_ok(ctx, row->input), map);
+    ck_assert_msg(got != NULL, "subst failed: %s",
+                  sc_ctx_error(ctx)->message);
+    want = parse_ok(ctx, row->expected);
+    if (got != want) {
+        char *s = print_ok(ctx, got);
+        ck_assert_msg(0, "subst {%s} into \"%s\": expected %s, got %s",
+                      row->map, row->input, row->expected, s);
+    }
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_subst_division_by_zero)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = sc_symmap_new(ctx);
+    sc_error err;
+    sc_expr *e = parse_ok(ctx, "s1 // s0 + 1");
+
+    ck_assert_int_eq(sc_symmap_set_si(map, sym(ctx, "s0"), 0, &err), SC_OK);
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_OK);
+    ck_assert_ptr_null(sc_expr_subst(ctx, e, map));
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_ERR_DIV_ZERO);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+    ck_assert_int_eq(err.code, SC_ERR_DIV_ZERO);
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_OK);
+    /* the divisor can also vanish symbolically */
+    sc_symmap_clear(map);
+    ck_assert_int_eq(sc_symmap_set(map, sym(ctx, "s0"), parse_ok(ctx, "-s3"),
+                                   &err),
+                     SC_OK);
+    ck_assert_ptr_null(
+        sc_expr_subst(ctx, parse_ok(ctx, "Mod(s1, s0 + s3)"), map));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_DIV_ZERO);
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_OK);
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_free_symbols)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = parse_ok(ctx, "s2 + s0*s1 // s5 >= Max(s1, 3)");
+    sc_expr *out[8];
+    size_t n;
+
+    n = sc_expr_free_symbols(e, out, 8);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_ptr_eq(out[0], sym(ctx, "s0"));
+    ck_assert_ptr_eq(out[1], sym(ctx, "s1"));
+    ck_assert_ptr_eq(out[2], sym(ctx, "s2"));
+    ck_assert_ptr_eq(out[3], sym(ctx, "s5"));
+    n = sc_expr_free_symbols(e, out, 2);
+    ck_assert_uint_eq(n, 4);
+    ck_assert_ptr_eq(out[0], sym(ctx, "s0"));
+    ck_assert_ptr_eq(out[1], sym(ctx, "s1"));
+    ck_assert_uint_eq(sc_expr_free_symbols(parse_ok(ctx, "s0 - s0 + 3"), out,
+                                           8),
+                      0);
+    ck_assert(sc_expr_has_symbol(e, sym(ctx, "s5")));
+    ck_assert(!sc_expr_has_symbol(e, sym(ctx, "s3")));
+    ck_assert(!sc_expr_has_symbol(parse_ok(ctx, "2*s0 - s0 - s0"),
+                                  sym(ctx, "s0")));
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Inspection, constructors, interning
+ * ====================================================================== */
+
+typedef struct kind_row {
+    const char *input;
+    sc_expr_kind kind;
+} kind_row;
+
+static const kind_row kind_rows[] = {
+    {"5", SC_EXPR_INT},
+    {"-2**100", SC_EXPR_INT},
+    {"s0", SC_EXPR_SYMBOL},
+    {"2*s0", SC_EXPR_ADD},
+    {"s0 + 1", SC_EXPR_ADD},
+    {"-s0", SC_EXPR_ADD},
+    {"s0*s1", SC_EXPR_MUL},
+    {"s0**2", SC_EXPR_MUL},
+    {"s0//8", SC_EXPR_FLOORDIV},
+    {"CeilDiv(s0, 8)", SC_EXPR_CEILDIV},
+    {"Mod(s0, 8)", SC_EXPR_MOD},
+    {"Min(s0, s1)", SC_EXPR_MIN},
+    {"Max(s0, 1)", SC_EXPR_MAX},
+    {"True", SC_EXPR_TRUE},
+    {"False", SC_EXPR_FALSE},
+    {"Eq(s0, 2)", SC_EXPR_EQ},
+    {"Ne(s0, 2)", SC_EXPR_NE},
+    {"s0 < 2", SC_EXPR_LE},
+    {"s0 <= 2", SC_EXPR_LE},
+    {"s0 > 2", SC_EXPR_LE},
+    {"s0 >= 2", SC_EXPR_LE},
+    {"not Eq(s0, 2)", SC_EXPR_NE},
+    {"And(s0 < 2, s1 < 2)", SC_EXPR_AND},
+    {"Or(s0 < 2, s1 < 2)", SC_EXPR_OR},
+    {"not (s0 < 2 and s1 < 2)", SC_EXPR_OR},
+};
+
+START_TEST(test_kind_of_parsed_expression)
+{
+    const kind_row *row = &kind_rows[_i];
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = parse_ok(ctx, row->input);
+    sc_expr_kind k = sc_expr_get_kind(e);
+    bool is_bool = k >= SC_EXPR_TRUE;
+
+    ck_assert_msg(k == row->kind, "\"%s\": expected kind %d, got %d",
+                  row->input, (int)row->kind, (int)k);
+    ck_assert_msg(sc_expr_is_bool(e) == is_bool, "\"%s\": is_bool wrong",
+                  row->input);
+    ck_assert(sc_expr_is_int(e) == (k == SC_EXPR_INT));
+    ck_assert(sc_expr_is_symbol(e) == (k == SC_EXPR_SYMBOL));
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_inspect_canonical_structure)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *s0 = sym(ctx, "s0"), *s1 = sym(ctx, "s1");
+    sc_expr *e;
+    mpz_t z;
+    int64_t v;
+
+    mpz_init(z);
+    /* 2*s0: an Add with constant 0 and one term */
+    e = parse_ok(ctx, "2*s0");
+    ck_assert_uint_eq(sc_expr_nargs(e), 1);
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), s0);
+    sc_expr_add_coef(e, 0, z);
+    ck_assert_int_eq(mpz_get_si(z), 2);
+    sc_expr_add_constant(e, z);
+    ck_assert_int_eq(mpz_sgn(z), 0);
+
+    /* 4*s0*s1 + 512*s0 + 3: degree 2 first */
+    e = parse_ok(ctx, "512*s0 + 3 + 4*s1*s0");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0*s1"));
+    ck_assert_ptr_eq(sc_expr_arg(e, 1), s0);
+    sc_expr_add_coef(e, 0, z);
+    ck_assert_int_eq(mpz_get_si(z), 4);
+    sc_expr_add_coef(e, 1, z);
+    ck_assert_int_eq(mpz_get_si(z), 512);
+    sc_expr_add_constant(e, z);
+    ck_assert_int_eq(mpz_get_si(z), 3);
+
+    /* big coefficient */
+    e = parse_ok(ctx, "2**70*s1 - 1");
+    sc_expr_add_coef(e, 0, z);
+    ck_assert_msg(mpz_sizeinbase(z, 2) == 71 && mpz_scan1(z, 0) == 70,
+                  "coefficient is not 2**70");
+
+    /* s0**3*s1: exponents */
+    e = parse_ok(ctx, "s1*s0*s0*s0");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_MUL);
+    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    {
+        size_t i, i0 = sc_expr_arg(e, 0) == s0 ? 0 : 1;
+        ck_assert_ptr_eq(sc_expr_arg(e, i0), s0);
+        ck_assert_ptr_eq(sc_expr_arg(e, 1 - i0), s1);
+        ck_assert_uint_eq(sc_expr_mul_exponent(e, i0), 3);
+        ck_assert_uint_eq(sc_expr_mul_exponent(e, 1 - i0), 1);
+        (void)i;
+    }
+
+    /* relations: one side, gcd divided, Gt/Ge into Le */
+    e = parse_ok(ctx, "s0 > 1");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_LE);
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "2 - s0"));
+    e = parse_ok(ctx, "s0 < s1");
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - s1 + 1"));
+    e = parse_ok(ctx, "6*s0 <= 4*s1 + 3");
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "3*s0 - 2*s1 - 1"));
+    e = parse_ok(ctx, "Eq(4, 2*s0)");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_EQ);
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - 2"));
+    e = parse_ok(ctx, "Ne(s1, s0)");
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - s1"));
+
+    /* FloorDiv operands */
+    e = parse_ok(ctx, "(s0 + 1)//8");
+    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 + 1"));
+    ck_assert_ptr_eq(sc_expr_arg(e, 1), sc_expr_int_si(ctx, 8));
+
+    /* integers */
+    e = parse_ok(ctx, "-9223372036854775808");
+    ck_assert(sc_expr_get_si(e, &v));
+    ck_assert(v == INT64_MIN);
+    e = parse_ok(ctx, "9223372036854775808");
+    ck_assert(!sc_expr_get_si(e, &v));
+    sc_expr_get_mpz(e, z);
+    {
+        char *t = mpz_get_str(NULL, 10, z);
+        ck_assert_str_eq(t, "9223372036854775808");
+        free(t);
+    }
+
+    /* symbols */
+    ck_assert_str_eq(sc_expr_symbol_name(s1), "s1");
+    ck_assert_uint_eq(sc_expr_symbol_index(s0), 0);
+    ck_assert_uint_eq(sc_expr_symbol_index(s1), 1);
+    ck_assert_uint_eq(sc_ctx_symbol_count(ctx), ARRAY_SIZE(table_symbols));
+    ck_assert_ptr_eq(sc_ctx_symbol(ctx, 6), sym(ctx, "a"));
+    ck_assert_uint_eq(sc_ctx_symbol_count(ctx), ARRAY_SIZE(table_symbols));
+    sym(ctx, "new_symbol");
+    ck_assert_uint_eq(sc_ctx_symbol_count(ctx),
+                      ARRAY_SIZE(table_symbols) + 1);
+
+    /* sizes grow with the tree */
+    ck_assert_uint_eq(sc_expr_size(s0), 1);
+    ck_assert_uint_lt(sc_expr_size(parse_ok(ctx, "s0 + s1")),
+                      sc_expr_size(parse_ok(ctx, "s0 + s1*s2")));
+    ck_assert_uint_lt(sc_expr_size(parse_ok(ctx, "s0//8")),
+                      sc_expr_size(parse_ok(ctx, "Max(1, s0//8)")));
+    mpz_clear(z);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_constructors_match_parser)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *s0 = sym(ctx, "s0"), *s1 = sym(ctx, "s1"), *s2 = sym(ctx, "s2");
+    sc_expr *two = sc_expr_int_si(ctx, 2), *eight = sc_expr_int_si(ctx, 8);
+    sc_expr *args[3];
+    mpz_t z;
+
+    mpz_init(z);
+    ck_assert_ptr_eq(sc_expr_add(ctx, s0, s1), parse_ok(ctx, "s0 + s1"));
+    ck_assert_ptr_eq(sc_expr_sub(ctx, s0, s1), parse_ok(ctx, "s0 - s1"));
+    ck_assert_ptr_eq(sc_expr_mul(ctx, s0, s1), parse_ok(ctx, "s0*s1"));
+    ck_assert_ptr_eq(sc_expr_neg(ctx, s0), parse_ok(ctx, "-s0"));
+    ck_assert_ptr_eq(sc_expr_add_si(ctx, s0, -3), parse_ok(ctx, "s0 - 3"));
+    ck_assert_ptr_eq(sc_expr_mul_si(ctx, s0, 4), parse_ok(ctx, "4*s0"));
+    ck_assert_ptr_eq(sc_expr_mul_si(ctx, s0, 0), sc_expr_int_si(ctx, 0));
+    args[0] = s2; args[1] = s1; args[2] = s0;
+    ck_assert_ptr_eq(sc_expr_add_n(ctx, 3, args), parse_ok(ctx, "s0+s1+s2"));
+    ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, args), parse_ok(ctx, "s0*s1*s2"));
+    ck_assert_ptr_eq(sc_expr_min_n(ctx, 3, args),
+                     parse_ok(ctx, "Min(s0, s1, s2)"));
+    ck_assert_ptr_eq(sc_expr_max_n(ctx, 3, args),
+                     parse_ok(ctx, "Max(s0, s1, s2)"));
+    ck_assert_ptr_eq(sc_expr_add_n(ctx, 0, args), sc_expr_int_si(ctx, 0));
+    ck_assert_ptr_eq(sc_expr_mul_n(ctx, 0, args), sc_expr_int_si(ctx, 1));
+    ck_assert_ptr_eq(sc_expr_pow(ctx, s0, 3), parse_ok(ctx, "s0**3"));
+    ck_assert_ptr_eq(sc_expr_pow(ctx, sc_expr_int_si(ctx, 0), 0),
+                     sc_expr_int_si(ctx, 1));
+    ck_assert_ptr_eq(sc_expr_floordiv(ctx, s0, eight),
+                     parse_ok(ctx, "s0//8"));
+    ck_assert_ptr_eq(sc_expr_ceildiv(ctx, s0, eight),
+                     parse_ok(ctx, "CeilDiv(s0, 8)"));
+    ck_assert_ptr_eq(sc_expr_mod(ctx, s0, eight), parse_ok(ctx, "s0 % 8"));
+    ck_assert_ptr_eq(sc_expr_min(ctx, s0, two), parse_ok(ctx, "Min(2, s0)"));
+    ck_assert_ptr_eq(sc_expr_max(ctx, s0, two), parse_ok(ctx, "Max(2, s0)"));
+    ck_assert_ptr_eq(sc_expr_eq(ctx, s0, s1), parse_ok(ctx, "Eq(s0, s1)"));
+    ck_assert_ptr_eq(sc_expr_ne(ctx, s0, s1), parse_ok(ctx, "Ne(s0, s1)"));
+    ck_assert_ptr_eq(sc_expr_lt(ctx, s0, s1), parse_ok(ctx, "s0 < s1"));
+    ck_assert_ptr_eq(sc_expr_le(ctx, s0, s1), parse_ok(ctx, "s0 <= s1"));
+    ck_assert_ptr_eq(sc_expr_gt(ctx, s0, s1), parse_ok(ctx, "s0 > s1"));
+    ck_assert_ptr_eq(sc_expr_ge(ctx, s0, s1), parse_ok(ctx, "s0 >= s1"));
+    ck_assert_ptr_eq(sc_expr_gt(ctx, s0, s1), sc_expr_lt(ctx, s1, s0));
+    args[0] = parse_ok(ctx, "s0 < 1");
+    args[1] = parse_ok(ctx, "s1 < 1");
+    args[2] = parse_ok(ctx, "s2 < 1");
+    ck_assert_ptr_eq(sc_expr_and(ctx, args[0], args[1]),
+                     parse_ok(ctx, "s0 < 1 and s1 < 1"));
+    ck_assert_ptr_eq(sc_expr_or(ctx, args[0], args[1]),
+                     parse_ok(ctx, "s0 < 1 or s1 < 1"));
+    ck_assert_ptr_eq(sc_expr_not(ctx, args[0]), parse_ok(ctx, "s0 >= 1"));
+    ck_assert_ptr_eq(sc_expr_and_n(ctx, 3, args),
+                     parse_ok(ctx, "And(s0 < 1, s1 < 1, s2 < 1)"));
+    ck_assert_ptr_eq(sc_expr_or_n(ctx, 3, args),
+                     parse_ok(ctx, "Or(s0 < 1, s1 < 1, s2 < 1)"));
+    ck_assert_ptr_eq(sc_expr_and_n(ctx, 0, args), sc_expr_true(ctx));
+    ck_assert_ptr_eq(sc_expr_or_n(ctx, 0, args), sc_expr_false(ctx));
+    ck_assert_ptr_eq(sc_expr_bool(ctx, true), parse_ok(ctx, "True"));
+    ck_assert_ptr_eq(sc_expr_bool(ctx, false), sc_expr_false(ctx));
+    ck_assert_ptr_ne(sc_expr_true(ctx), sc_expr_false(ctx));
+
+    /* integers: every spelling of one value is one node */
+    mpz_set_si(z, 1024);
+    ck_assert_ptr_eq(sc_expr_int_mpz(ctx, z), sc_expr_int_si(ctx, 1024));
+    ck_assert_ptr_eq(sc_expr_int_str(ctx, "1024"), sc_expr_int_si(ctx, 1024));
+    ck_assert_ptr_eq(sc_expr_int_str(ctx, "+7"), sc_expr_int_si(ctx, 7));
+    ck_assert_ptr_eq(sc_expr_int_str(ctx, "-9223372036854775808"),
+                     sc_expr_int_si(ctx, INT64_MIN));
+    mpz_ui_pow_ui(z, 2, 64);
+    ck_assert_ptr_eq(sc_expr_int_mpz(ctx, z),
+                     sc_expr_int_str(ctx, "18446744073709551616"));
+    ck_assert_ptr_eq(sc_expr_int_mpz(ctx, z),
+                     parse_ok(ctx, "18446744073709551616"));
+    mpz_neg(z, z);
+    ck_assert_ptr_eq(sc_expr_int_mpz(ctx, z),
+                     sc_expr_int_str(ctx, "-18446744073709551616"));
+    mpz_clear(z);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_constructor_errors)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *s0 = sym(ctx, "s0"), *t = sc_expr_true(ctx);
+    sc_expr *zero = sc_expr_int_si(ctx, 0);
+    sc_error err;
+    static const char *const bad_names[] = {
+        "", "1abc", "a-b", "a b", "Mod", "Max", "FloorDiv", "True", "False",
+        "and", "or", "not", "Eq", "Pow", "s0.5",
+    };
+    static const char *const bad_ints[] = {"", "-", "12a", "1.0", "0x10",
+                                           " 1", "1e3", "--1"};
+    size_t i;
+
+    /* NULL arguments: NULL, and the recorded error is left alone */
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_OK);
+    ck_assert_ptr_null(sc_expr_add(ctx, NULL, s0));
+    ck_assert_ptr_null(sc_expr_floordiv(ctx, s0, NULL));
+    ck_assert_ptr_null(sc_expr_not(ctx, NULL));
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_OK);
+
+    /* a constant zero divisor */
+    ck_assert_ptr_null(sc_expr_floordiv(ctx, s0, zero));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+    ck_assert_ptr_null(sc_expr_mod(ctx, s0, parse_ok(ctx, "s1 - s1")));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+    ck_assert_ptr_null(sc_expr_ceildiv(ctx, sc_expr_int_si(ctx, 5), zero));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+    /* the error stays recorded through later NULL propagation */
+    ck_assert_ptr_null(
+        sc_expr_add(ctx, sc_expr_mod(ctx, s0, zero), s0));
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_ERR_DIV_ZERO);
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_DIV_ZERO);
+
+    /* type errors */
+    ck_assert_ptr_null(sc_expr_add(ctx, t, s0));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_mul_si(ctx, t, 2));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_and(ctx, s0, t));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_not(ctx, s0));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_lt(ctx, t, s0));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_max(ctx, t, s0));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_floordiv(ctx, s0, t));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+    ck_assert_ptr_null(sc_expr_pow(ctx, t, 2));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_TYPE);
+
+    /* symbol names */
+    for (i = 0; i < ARRAY_SIZE(bad_names); i++) {
+        ck_assert_msg(sc_expr_symbol(ctx, bad_names[i]) == NULL,
+                      "symbol name \"%s\" accepted", bad_names[i]);
+        ck_assert_msg(sc_ctx_take_error(ctx, NULL) == SC_ERR_INVALID,
+                      "symbol name \"%s\": not ERR_INVALID", bad_names[i]);
+    }
+    ck_assert_ptr_nonnull(sc_expr_symbol(ctx, "_x1"));
+    ck_assert_ptr_nonnull(sc_expr_symbol(ctx, "Max_"));
+    ck_assert_ptr_eq(sc_expr_symbol(ctx, "_x1"), parse_ok(ctx, "_x1"));
+
+    /* decimal integers */
+    for (i = 0; i < ARRAY_SIZE(bad_ints); i++) {
+        ck_assert_msg(sc_expr_int_str(ctx, bad_ints[i]) == NULL,
+                      "integer \"%s\" accepted", bad_ints[i]);
+        ck_assert_msg(sc_ctx_take_error(ctx, NULL) == SC_ERR_PARSE,
+                      "integer \"%s\": not ERR_PARSE", bad_ints[i]);
+    }
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_interning_and_contexts)
+{
+    sc_ctx *ctx = ctx_with_symbols(), *ctx2 = ctx_with_symbols();
+    static const char *const texts[] = {
+        "s0*s1 + 2", "Max(1, s1)", "Mod(s0*s1, 8)", "s0 >= 2",
+        "Eq(Mod(s1, 8), 0)", "(s0 + 2*s1 - 3)//2 + 1", "2**100*s2 - 7",
+        "And(s0 >= 2, s1 <= 1024)",
+    };
+    size_t i, count;
+    sc_expr *e[ARRAY_SIZE(texts)];
+
+    for (i = 0; i < ARRAY_SIZE(texts); i++)
+        e[i] = parse_ok(ctx, texts[i]);
+    count = sc_ctx_node_count(ctx);
+    ck_assert_uint_gt(count, ARRAY_SIZE(table_symbols));
+    for (i = 0; i < ARRAY_SIZE(texts); i++)
+        ck_assert_ptr_eq(parse_ok(ctx, texts[i]), e[i]);
+    ck_assert_uint_eq(sc_ctx_node_count(ctx), count);
+
+    for (i = 0; i < ARRAY_SIZE(texts); i++) {
+        sc_expr *f = parse_ok(ctx2, texts[i]);
+        char *a = print_ok(ctx, e[i]), *b = print_ok(ctx2, f);
+        size_t j;
+        ck_assert_str_eq(a, b);
+        ck_assert_msg(sc_expr_hash(e[i]) == sc_expr_hash(f),
+                      "hash of \"%s\" differs across contexts", texts[i]);
+        ck_assert_int_eq(sc_expr_cmp(e[i], e[i]), 0);
+        for (j = 0; j < ARRAY_SIZE(texts); j++) {
+            int c1 = sc_expr_cmp(e[i], e[j]);
+            int c2 = sc_expr_cmp(f, parse_ok(ctx2, texts[j]));
+            ck_assert_msg((c1 > 0) - (c1 < 0) == (c2 > 0) - (c2 < 0),
+                          "order of \"%s\" vs \"%s\" differs across contexts",
+                          texts[i], texts[j]);
+            ck_assert_msg((c1 > 0) - (c1 < 0) ==
+                              -((sc_expr_cmp(e[j], e[i]) > 0) -
+                                (sc_expr_cmp(e[j], e[i]) < 0)),
+                          "order not antisymmetric");
+            ck_assert_msg((c1 == 0) == (i == j), "distinct nodes compare 0");
+        }
+        free(a);
+        free(b);
+    }
+    sc_ctx_free(ctx);
+    sc_ctx_free(ctx2);
+    sc_ctx_free(NULL);
+}
+END_TEST
+
+START_TEST(test_expand_limit)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e, *f;
+    char why[256] = "";
+
+    ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 256);
+    e = parse_ok(ctx, "(a + b)*(c + d)");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_nargs(e), 4);
+    sc_ctx_set_expand_limit(ctx, 3);
+    ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 3);
+    f = parse_ok(ctx, "(a + b)*(c + d)");
+    ck_assert_int_eq(sc_expr_get_kind(f), SC_EXPR_MUL);
+    ck_assert_ptr_eq(f, parse_ok(ctx, "(c + d)*(b + a)"));
+    assert_roundtrip(ctx, f, "(a + b)*(c + d) with limit 3");
+    ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
+    /* (a + b + c + d)**4 has 35 terms: over the limit stays a power */
+    sc_ctx_set_expand_limit(ctx, 34);
+    f = parse_ok(ctx, "(a + b + c + d)**4");
+    ck_assert_int_eq(sc_expr_get_kind(f), SC_EXPR_MUL);
+    sc_ctx_set_expand_limit(ctx, 35);
+    e = parse_ok(ctx, "(a + b + c + d)**4");
+    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_nargs(e), 35);
+    ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_fprint)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *e = parse_ok(ctx, "Max(1, s1) + 4*s0*s1");
+    char *s = print_ok(ctx, e);
+    char buf[256] = "";
+    FILE *f = tmpfile();
+    sc_error err;
+
+    ck_assert_ptr_nonnull(f);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_fprint(f, e, &err), SC_OK);
+    rewind(f);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof buf, f));
+    ck_assert_str_eq(buf, s);
+    fclose(f);
+
+    /* a stream that cannot be written */
+    f = fopen("/dev/null", "r");
+    if (f) {
+        sc_error_init(&err);
+        ck_assert_int_eq(sc_expr_fprint(f, e, &err), SC_ERR_IO);
+        ck_assert_int_eq(err.code, SC_ERR_IO);
+        fclose(f);
+    }
+    free(s);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_status_names)
+{
+    ck_assert_str_eq(sc_status_name(SC_OK), "OK");
+    ck_assert_str_eq(sc_status_name(SC_ERR_PARSE), "ERR_PARSE");
+    ck_assert_str_eq(sc_status_name(SC_ERR_DIV_ZERO), "ERR_DIV_ZERO");
+    ck_assert_str_eq(sc_status_name((sc_status)9999), "UNKNOWN");
+    ck_assert_str_eq(sc_status_str(SC_ERR_UNBOUND), "unbound symbol");
+}
+END_TEST
+
+/* ======================================================================
+ * Compiled programs
+ * ====================================================================== */
+
+static sc_prog *prog_of(sc_ctx *ctx, size_t n, const char *const *texts)
+{
+    sc_expr *e[16];
+    sc_prog *p = NULL;
+    sc_error err;
+    size_t i;
+
+    ck_assert(n <= 16);
+    for (i = 0; i < n; i++)
+        e[i] = parse_ok(ctx, texts[i]);
+    sc_error_init(&err);
+    ck_assert_msg(sc_prog_new(ctx, n, e, &p, &err) == SC_OK && p != NULL,
+                  "sc_prog_new failed: %s", err.message);
+    return p;
+}
+
+START_TEST(test_prog_agrees_with_eval_on_grid)
+{
+    static const char *const texts[] = {
+        "s0*s1 + 2", "Mod(s0*s1, 8)", "s1 // s0", "Max(1, s1)",
+        "s0 >= 2",   "CeilDiv(s1, s0)", "Mod(s1, s0)", "(s0 + 2*s1 - 3)//2 + 1",
+        "Min(s0, s1, 3)", "s0**3 - s1**2", "Eq(Mod(s1, 4), 0)",
+        "And(s0 >= 0, s1 < 3)", "Or(s0 >= 2, Ne(s1, 0))", "-s1 // 3",
+    };
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_symmap *map = sc_symmap_new(ctx);
+    size_t k;
+    sc_error err;
+
+    for (k = 0; k < ARRAY_SIZE(texts); k++) {
+        sc_prog *p = prog_of(ctx, 1, &texts[k]);
+        sc_expr *e = parse_ok(ctx, texts[k]);
+        int64_t s0v, s1v;
+        ck_assert_uint_eq(sc_prog_num_outputs(p), 1);
+        for (s0v = -6; s0v <= 6; s0v++)
+            for (s1v = -6; s1v <= 6; s1v++) {
+                int64_t in[2], out = 12345, want = 0;
+                sc_status st1, st2;
+                size_t i;
+                for (i = 0; i < sc_prog_num_inputs(p); i++)
+                    in[i] = sc_expr_symbol_index(sc_prog_input(p, i)) == 0
+                                ? s0v
+                                : s1v;
+                REQUIRE((sc_symmap_set_si(map, sym(ctx, "s0"), s0v,
+                                                  &err)) == SC_OK);
+                REQUIRE((sc_symmap_set_si(map, sym(ctx, "s1"), s1v,
+                                                  &err)) == SC_OK);
+                sc_error_init(&err);
+                st1 = sc_expr_eval_si(ctx, e, map, &want, &err);
+                sc_error_init(&err);
+                st2 = sc_prog_eval(p, in, &out, &err);
+                REQUIRE_MSG(st1 == st2,
+                              "\"%s\" at s0=%" PRId64 " s1=%" PRId64
+                              ": eval %s, prog %s",
+                              texts[k], s0v, s1v, sc_status_name(st1),
+                              sc_status_name(st2));
+                if (st1 == SC_OK)
+                    REQUIRE_MSG(out == want,
+                                  "\"%s\" at s0=%" PRId64 " s1=%" PRId64
+                                  ": eval %" PRId64 ", prog %" PRId64,
+                                  texts[k], s0v, s1v, want, out);
+            }
+        sc_prog_free(p);
+    }
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_prog_inputs_outputs_and_overflow)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    static const char *const texts[] = {"s2 + s0", "s2 * 3", "7"};
+    static const char *const big[] = {
+        "Mod(s0*s1, 7)", "Max(5, s0*s1) - s0*s1", "s0*s1 // s1 // s0",
+        "(s0*s1*s0) // (s0*s0)",
+    };
+    sc_prog *p = prog_of(ctx, 3, texts);
+    int64_t in[4], out[4];
+    sc_error err;
+    sc_status st;
+
+    ck_assert_uint_eq(sc_prog_num_inputs(p), 2);
+    ck_assert_ptr_eq(sc_prog_input(p, 0), sym(ctx, "s0"));
+    ck_assert_ptr_eq(sc_prog_input(p, 1), sym(ctx, "s2"));
+    ck_assert_uint_eq(sc_prog_num_outputs(p), 3);
+    in[0] = 10;
+    in[1] = -4;
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_prog_eval(p, in, out, &err), SC_OK);
+    ck_assert_int_eq(out[0], 6);
+    ck_assert_int_eq(out[1], -12);
+    ck_assert_int_eq(out[2], 7);
+    sc_prog_free(p);
+
+    /* intermediate overflow: the result is still exact */
+    p = prog_of(ctx, 4, big);
+    in[0] = INT64_C(1) << 40;
+    in[1] = (INT64_C(1) << 40) + 3;
+    sc_error_init(&err);
+    st = sc_prog_eval(p, in, out, &err);
+    ck_assert_msg(st == SC_OK, "intermediate overflow: %s (%s)",
+                  sc_status_name(st), err.message);
+    {
+        mpz_t a;
+        mpz_init_set_si(a, in[0]);
+        mpz_mul_si(a, a, in[1]);
+        ck_assert_int_eq(out[0], (int64_t)mpz_fdiv_ui(a, 7));
+        mpz_clear(a);
+    }
+    ck_assert_int_eq(out[1], 0);
+    ck_assert_int_eq(out[2], 1);
+    ck_assert_int_eq(out[3], in[1]);
+    sc_prog_free(p);
+
+    /* outputs that do not fit, and int64 corners that C traps on */
+    {
+        static const struct {
+            const char *text;
+            int64_t s0, s1;
+            sc_status code;
+            int64_t value;
+        } rows[] = {
+            {"s0*s1", INT64_C(1) << 40, INT64_C(1) << 40, SC_ERR_OVERFLOW, 0},
+            {"s0**3", INT64_C(2097152), 0, SC_ERR_OVERFLOW, 0},
+            {"s0**3", -INT64_C(2097152), 0, SC_OK, INT64_MIN},
+            {"-s0", INT64_MIN, 0, SC_ERR_OVERFLOW, 0},
+            {"s0 // s1", INT64_MIN, -1, SC_ERR_OVERFLOW, 0},
+            {"Mod(s0, s1)", INT64_MIN, -1, SC_OK, 0},
+            {"CeilDiv(s0, s1)", INT64_MIN, -1, SC_ERR_OVERFLOW, 0},
+            {"s0 // s1", INT64_MIN, 1, SC_OK, INT64_MIN},
+            {"Mod(s0, s1)", INT64_MIN, INT64_MAX, SC_OK, INT64_MAX - 1},
+            {"s0 // s1", INT64_MIN, INT64_MAX, SC_OK, -2},
+            {"s0 + s1", INT64_MAX, 1, SC_ERR_OVERFLOW, 0},
+            {"s0 - s1", INT64_MIN, 1, SC_ERR_OVERFLOW, 0},
+            {"s0 + s1 - 1", INT64_MAX, 1, SC_OK, INT64_MAX},
+            {"s0 // s1", 7, 0, SC_ERR_DIV_ZERO, 0},
+            {"Mod(s0, s1)", 7, 0, SC_ERR_DIV_ZERO, 0},
+            {"Max(s0, s1) - Min(s0, s1)", INT64_MIN, INT64_MAX,
+             SC_ERR_OVERFLOW, 0},
+            {"Max(s0, s1) + Min(s0, s1)", INT64_MIN, INT64_MAX, SC_OK, -1},
+            {"s0 >= s1", INT64_MIN, INT64_MAX, SC_OK, 0},
+            {"s0*s1 >= 0", INT64_MAX, INT64_MAX, SC_OK, 1},
+        };
+        size_t k;
+        for (k = 0; k < ARRAY_SIZE(rows); k++) {
+            const char *t = rows[k].text;
+            sc_symmap *map = sc_symmap_new(ctx);
+            int64_t v = 0, inputs[2];
+            size_t i;
+            sc_status st2;
+            p = prog_of(ctx, 1, &t);
+            for (i = 0; i < sc_prog_num_inputs(p); i++)
+                inputs[i] = sc_prog_input(p, i) == sym(ctx, "s0")
+                                ? rows[k].s0
+                                : rows[k].s1;
+            sc_error_init(&err);
+            st = sc_prog_eval(p, inputs, out, &err);
+            ck_assert_msg(st == rows[k].code, "prog \"%s\" (%" PRId64
+                          ", %" PRId64 "): expected %s, got %s", t,
+                          rows[k].s0, rows[k].s1,
+                          sc_status_name(rows[k].code), sc_status_name(st));
+            if (st == SC_OK)
+                ck_assert_msg(out[0] == rows[k].value,
+                              "prog \"%s\": expected %" PRId64 ", got %" PRId64,
+                              t, rows[k].value, out[0]);
+            /* sc_expr_eval_si agrees */
+            sc_symmap_set_si(map, sym(ctx, "s0"), rows[k].s0, &err);
+            sc_symmap_set_si(map, sym(ctx, "s1"), rows[k].s1, &err);
+            sc_error_init(&err);
+            st2 = sc_expr_eval_si(ctx, parse_ok(ctx, t), map, &v, &err);
+            ck_assert_msg(st2 == rows[k].code, "eval_si \"%s\": expected %s, "
+                          "got %s", t, sc_status_name(rows[k].code),
+                          sc_status_name(st2));
+            if (st2 == SC_OK)
+                ck_assert_msg(v == rows[k].value, "eval_si \"%s\": expected %"
+                              PRId64 ", got %" PRId64, t, rows[k].value, v);
+            sc_symmap_free(map);
+            sc_prog_free(p);
+        }
+    }
+    sc_prog_free(NULL);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_prog_first_false)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    static const char *const guards[] = {"s0 >= 2", "Eq(Mod(s1, 8), 0)",
+                                         "s0 <= 1024", "Ne(s0, s1)"};
+    static const struct {
+        int64_t s0, s1;
+        size_t expected;
+    } rows[] = {
+        {5, 16, 4}, {5, 12, 1}, {1, 16, 0}, {2000, 16, 2}, {16, 16, 3},
+        {1, 3, 0},  {2, 0, 4},  {1024, 8, 4}, {1025, 8, 2},
+    };
+    sc_prog *p = prog_of(ctx, 4, guards);
+    size_t k;
+    sc_error err;
+
+    ck_assert_uint_eq(sc_prog_num_inputs(p), 2);
+    for (k = 0; k < ARRAY_SIZE(rows); k++) {
+        int64_t in[2] = {rows[k].s0, rows[k].s1};
+        size_t idx = 999;
+        sc_error_init(&err);
+        ck_assert_int_eq(sc_prog_first_false(p, in, &idx, &err), SC_OK);
+        ck_assert_msg(idx == rows[k].expected,
+                      "first_false at s0=%" PRId64 " s1=%" PRId64
+                      ": expected %zu, got %zu",
+                      rows[k].s0, rows[k].s1, rows[k].expected, idx);
+    }
+    sc_prog_free(p);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * Random expression trees, kept in the test's own structure, with a
+ * reference evaluator written directly on GMP (Python semantics).
+ * ====================================================================== */
+
+#define NSYM 4
+static const char *const prop_names[NSYM] = {"s0", "s1", "s2", "s3"};
+
+enum {
+    OP_INT, OP_SYM, OP_TRUE, OP_FALSE,
+    OP_ADD, OP_SUB, OP_MUL, OP_NEG, OP_FLOORDIV, OP_CEILDIV, OP_MOD,
+    OP_MIN, OP_MAX, OP_POW,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_AND, OP_OR, OP_NOT,
+};
+
+static bool op_is_bool(int op)
+{
+    return op == OP_TRUE || op == OP_FALSE || op >= OP_EQ;
+}
+
+#define TREE_MAX 192
+#define TREE_SOFT 110 /* past this many nodes, only leaves are added */
+
+typedef struct tnode {
+    int op;
+    int nkids;
+    int kid[3];
+    int sym;
+    unsigned exp;
+    unsigned variant; /* random bits: which constructor / spelling */
+} tnode;
+
+typedef struct ttree {
+    tnode n[TREE_MAX];
+    mpz_t val[TREE_MAX];
+    int count;
+    int root;
+} ttree;
+
+static void tree_init(ttree *t)
+{
+    int i;
+    for (i = 0; i < TREE_MAX; i++)
+        mpz_init(t->val[i]);
+    t->count = 0;
+    t->root = -1;
+}
+
+static void tree_clear(ttree *t)
+{
+    int i;
+    for (i = 0; i < TREE_MAX; i++)
+        mpz_clear(t->val[i]);
+}
+
+static void tree_copy(ttree *dst, const ttree *src)
+{
+    int i;
+    for (i = 0; i < src->count; i++) {
+        dst->n[i] = src->n[i];
+        mpz_set(dst->val[i], src->val[i]);
+    }
+    dst->count = src->count;
+    dst->root = src->root;
+}
+
+typedef struct gen {
+    sc_test_rng *rng;
+    ttree *t;
+    bool c_safe; /* for the C printer: small constants, nonzero divisors */
+} gen;
+
+static uint64_t below(gen *g, uint64_t n) { return sc_test_rng_below(g->rng, n); }
+
+static int node_new(gen *g, int op)
+{
+    ttree *t = g->t;
+    tnode *n;
+    REQUIRE_MSG(t->count < TREE_MAX, "test tree overflow");
+    n = &t->n[t->count];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->variant = (unsigned)sc_test_rng_next(g->rng);
+    mpz_set_ui(t->val[t->count], 0);
+    return t->count++;
+}
+
+/* A random integer: mostly small, sometimes near powers of two, beyond
+ * 2**64, or a random value of up to 200 bits; either sign. */
+static void gen_value(gen *g, mpz_ptr v)
+{
+    uint64_t r = below(g, 100);
+    if (r < 45 || (g->c_safe && r < 75)) {
+        mpz_set_si(v, sc_test_rng_range(g->rng, -5, 5));
+    } else if (r < 65 || g->c_safe) {
+        mpz_set_si(v, sc_test_rng_range(g->rng, -100, 100));
+    } else if (r < 75) {
+        mpz_set_ui(v, 1);
+        mpz_mul_2exp(v, v, 1 + below(g, 62));
+        if (below(g, 2))
+            mpz_sub_ui(v, v, below(g, 3));
+        else
+            mpz_add_ui(v, v, below(g, 3));
+        if (below(g, 2))
+            mpz_neg(v, v);
+    } else if (r < 88) {
+        mpz_set_ui(v, 1);
+        mpz_mul_2exp(v, v, below(g, 2) ? 64 : 63 + below(g, 68));
+        mpz_add_ui(v, v, below(g, 4));
+        if (below(g, 2))
+            mpz_neg(v, v);
+    } else {
+        int words = 1 + (int)below(g, 4), i;
+        mpz_set_ui(v, 0);
+        for (i = 0; i < words; i++) {
+            mpz_mul_2exp(v, v, 64);
+            mpz_add_ui(v, v, (unsigned long)sc_test_rng_next(g->rng));
+        }
+        mpz_tdiv_r_2exp(v, v, 1 + below(g, 200));
+        if (below(g, 2))
+            mpz_neg(v, v);
+    }
+}
+
+static int gen_int(gen *g, int depth);
+
+static int gen_leaf(gen *g)
+{
+    int i;
+    if (below(g, 100) < 50) {
+        i = node_new(g, OP_SYM);
+        g->t->n[i].sym = (int)below(g, NSYM);
+    } else {
+        i = node_new(g, OP_INT);
+        gen_value(g, g->t->val[i]);
+    }
+    return i;
+}
+
+static int gen_nonzero_const(gen *g)
+{
+    int i = node_new(g, OP_INT);
+    do
+        gen_value(g, g->t->val[i]);
+    while (mpz_sgn(g->t->val[i]) == 0);
+    return i;
+}
+
+/* A divisor: a nonzero constant, sometimes zero, sometimes any
+ * expression (which may be zero for some bindings).  In C-safe mode the
+ * divisor is never zero: Max(1, e) or Min(-1, e). */
+static int gen_divisor(gen *g, int depth)
+{
+    uint64_t r = below(g, 100);
+    int i, k;
+    if (g->c_safe) {
+        if (r < 60 || depth < 1)
+            return gen_nonzero_const(g);
+        i = node_new(g, r < 80 ? OP_MAX : OP_MIN);
+        k = node_new(g, OP_INT);
+        mpz_set_si(g->t->val[k], r < 80 ? 1 : -1);
+        g->t->n[i].nkids = 2;
+        g->t->n[i].kid[0] = k;
+        g->t->n[i].kid[1] = gen_int(g, depth);
+        return i;
+    }
+    if (r < 2) {
+        i = node_new(g, OP_INT);
+        return i; /* constant zero */
+    }
+    if (r < 55 || depth < 1)
+        return gen_nonzero_const(g);
+    return gen_int(g, depth);
+}
+
+static int gen_int(gen *g, int depth)
+{
+    static const int ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_NEG, OP_FLOORDIV,
+                              OP_CEILDIV, OP_MOD, OP_MIN, OP_MAX, OP_POW};
+    static const int weights[] = {14, 8, 12, 4, 10, 6, 10, 7, 7, 6};
+    uint64_t r, acc = 0;
+    int op = OP_ADD, i, k, nk;
+    size_t j;
+
+    if (depth <= 1 || g->t->count >= TREE_SOFT || below(g, 100) < 15)
+        return gen_leaf(g);
+    r = below(g, 84);
+    for (j = 0; j < ARRAY_SIZE(ops); j++) {
+        acc += (uint64_t)weights[j];
+        if (r < acc) {
+            op = ops[j];
+            break;
+        }
+    }
+    switch (op) {
+    case OP_NEG:
+        k = gen_int(g, depth - 1);
+        i = node_new(g, op);
+        g->t->n[i].nkids = 1;
+        g->t->n[i].kid[0] = k;
+        return i;
+    case OP_POW:
+        k = gen_int(g, depth - 1 < 3 ? depth - 1 : 3);
+        i = node_new(g, op);
+        g->t->n[i].nkids = 1;
+        g->t->n[i].kid[0] = k;
+        g->t->n[i].exp = below(g, 10) == 0 ? 0 : 1 + (unsigned)below(g, 3);
+        return i;
+    case OP_FLOORDIV:
+    case OP_CEILDIV:
+    case OP_MOD: {
+        int a = gen_int(g, depth - 1), b = gen_divisor(g, depth - 1);
+        i = node_new(g, op);
+        g->t->n[i].nkids = 2;
+        g->t->n[i].kid[0] = a;
+        g->t->n[i].kid[1] = b;
+        return i;
+    }
+    default:
+        nk = (op != OP_SUB && below(g, 4) == 0) ? 3 : 2;
+        {
+            int kids[3];
+            for (j = 0; j < (size_t)nk; j++)
+                kids[j] = gen_int(g, depth - 1);
+            i = node_new(g, op);
+            g->t->n[i].nkids = nk;
+            for (j = 0; j < (size_t)nk; j++)
+                g->t->n[i].kid[j] = kids[j];
+        }
+        return i;
+    }
+}
+
+static int gen_bool(gen *g, int depth)
+{
+    uint64_t r = below(g, 100);
+    int i, j, nk, kids[3];
+
+    if (depth <= 1 || (g->t->count >= TREE_SOFT && r < 50))
+        return node_new(g, below(g, 2) ? OP_TRUE : OP_FALSE);
+    if (r < 60 || depth == 2 || g->t->count >= TREE_SOFT) {
+        int a = gen_int(g, depth - 1), b = gen_int(g, depth - 1);
+        i = node_new(g, OP_EQ + (int)below(g, 6));
+        g->t->n[i].nkids = 2;
+        g->t->n[i].kid[0] = a;
+        g->t->n[i].kid[1] = b;
+        return i;
+    }
+    if (r < 88) {
+        nk = below(g, 4) == 0 ? 3 : 2;
+        for (j = 0; j < nk; j++)
+            kids[j] = gen_bool(g, depth - 1);
+        i = node_new(g, r < 74 ? OP_AND : OP_OR);
+        g->t->n[i].nkids = nk;
+        for (j = 0; j < nk; j++)
+            g->t->n[i].kid[j] = kids[j];
+        return i;
+    }
+    kids[0] = gen_bool(g, depth - 1);
+    i = node_new(g, OP_NOT);
+    g->t->n[i].nkids = 1;
+    g->t->n[i].kid[0] = kids[0];
+    return i;
+}
+
+/* A random tree of depth at most 6 (1 for a leaf). */
+static void gen_tree(gen *g, bool allow_bool)
+{
+    int depth = below(g, 8) == 0 ? 1 + (int)below(g, 2) : 3 + (int)below(g, 4);
+    g->t->count = 0;
+    if (allow_bool && below(g, 100) < 35)
+        g->t->root = gen_bool(g, depth);
+    else
+        g->t->root = gen_int(g, depth);
+}
+
+/* ---- reference evaluation --------------------------------------------- */
+
+/* Evaluate node i with symbol values bind[]; 0 on success, 1 when a
+ * division by zero happens anywhere (every subtree is evaluated). */
+static int ref_eval(const ttree *t, int i, mpz_t *bind, mpz_ptr out)
+{
+    const tnode *n = &t->n[i];
+    mpz_t a, b;
+    int dz = 0, j;
+
+    switch (n->op) {
+    case OP_INT:
+        mpz_set(out, t->val[i]);
+        return 0;
+    case OP_SYM:
+        mpz_set(out, bind[n->sym]);
+        return 0;
+    case OP_TRUE:
+        mpz_set_ui(out, 1);
+        return 0;
+    case OP_FALSE:
+        mpz_set_ui(out, 0);
+        return 0;
+    default:
+        break;
+    }
+    mpz_init(a);
+    mpz_init(b);
+    dz |= ref_eval(t, n->kid[0], bind, out);
+    switch (n->op) {
+    case OP_NEG:
+        mpz_neg(out, out);
+        break;
+    case OP_POW:
+        mpz_pow_ui(out, out, n->exp);
+        break;
+    case OP_NOT:
+        mpz_set_ui(out, mpz_sgn(out) == 0);
+        break;
+    case OP_FLOORDIV:
+    case OP_CEILDIV:
+    case OP_MOD:
+        dz |= ref_eval(t, n->kid[1], bind, b);
+        if (mpz_sgn(b) == 0)
+            dz = 1;
+        else if (n->op == OP_FLOORDIV)
+            mpz_fdiv_q(out, out, b);
+        else if (n->op == OP_CEILDIV)
+            mpz_cdiv_q(out, out, b);
+        else
+            mpz_fdiv_r(out, out, b);
+        break;
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
+        int c;
+        dz |= ref_eval(t, n->kid[1], bind, b);
+        c = mpz_cmp(out, b);
+        c = n->op == OP_EQ ? c == 0 : n->op == OP_NE ? c != 0
+            : n->op == OP_LT ? c < 0 : n->op == OP_LE ? c <= 0
+            : n->op == OP_GT ? c > 0 : c >= 0;
+        mpz_set_ui(out, (unsigned long)c);
+        break;
+    }
+    default: /* n-ary */
+        for (j = 1; j < n->nkids; j++) {
+            dz |= ref_eval(t, n->kid[j], bind, b);
+            switch (n->op) {
+            case OP_ADD: mpz_add(out, out, b); break;
+            case OP_SUB: mpz_sub(out, out, b); break;
+            case OP_MUL: mpz_mul(out, out, b); break;
+            case OP_MIN: if (mpz_cmp(b, out) < 0) mpz_set(out, b); break;
+            case OP_MAX: if (mpz_cmp(b, out) > 0) mpz_set(out, b); break;
+            case OP_AND: mpz_set_ui(out, mpz_sgn(out) && mpz_sgn(b)); break;
+            case OP_OR: mpz_set_ui(out, mpz_sgn(out) || mpz_sgn(b)); break;
+            default: ck_abort_msg("bad op %d", n->op);
+            }
+        }
+        break;
+    }
+    mpz_clear(a);
+    mpz_clear(b);
+    return dz;
+}
+
+/* ---- building the interned expression through the constructors -------- */
+
+static sc_expr *build(sc_ctx *ctx, const ttree *t, int i)
+{
+    const tnode *n = &t->n[i];
+    sc_expr *k[3] = {NULL, NULL, NULL};
+    int j;
+    unsigned v = n->variant;
+
+    for (j = 0; j < n->nkids; j++)
+        k[j] = build(ctx, t, n->kid[j]);
+    switch (n->op) {
+    case OP_INT:
+        if (mpz_fits_slong_p(t->val[i]) && (v & 1))
+            return sc_expr_int_si(ctx, mpz_get_si(t->val[i]));
+        if (v & 2) {
+            char *s = mpz_get_str(NULL, 10, t->val[i]);
+            sc_expr *e = sc_expr_int_str(ctx, s);
+            free(s);
+            return e;
+        }
+        return sc_expr_int_mpz(ctx, t->val[i]);
+    case OP_SYM:
+        return (v & 1) ? sc_ctx_symbol(ctx, (size_t)n->sym)
+                       : sc_expr_symbol(ctx, prop_names[n->sym]);
+    case OP_TRUE:
+        return (v & 1) ? sc_expr_true(ctx) : sc_expr_bool(ctx, true);
+    case OP_FALSE:
+        return (v & 1) ? sc_expr_false(ctx) : sc_expr_bool(ctx, false);
+    case OP_ADD:
+        if (n->nkids == 3)
+            return sc_expr_add_n(ctx, 3, k);
+        if ((v & 1) && t->n[n->kid[1]].op == OP_INT &&
+            mpz_fits_slong_p(t->val[n->kid[1]]))
+            return sc_expr_add_si(ctx, k[0], mpz_get_si(t->val[n->kid[1]]));
+        return sc_expr_add(ctx, k[0], k[1]);
+    case OP_SUB:
+        return sc_expr_sub(ctx, k[0], k[1]);
+    case OP_MUL:
+        if (n->nkids == 3)
+            return sc_expr_mul_n(ctx, 3, k);
+        if ((v & 1) && t->n[n->kid[1]].op == OP_INT &&
+            mpz_fits_slong_p(t->val[n->kid[1]]))
+            return sc_expr_mul_si(ctx, k[0], mpz_get_si(t->val[n->kid[1]]));
+        return sc_expr_mul(ctx, k[0], k[1]);
+    case OP_NEG:
+        return sc_expr_neg(ctx, k[0]);
+    case OP_POW:
+        return sc_expr_pow(ctx, k[0], n->exp);
+    case OP_FLOORDIV:
+        return sc_expr_floordiv(ctx, k[0], k[1]);
+    case OP_CEILDIV:
+        return sc_expr_ceildiv(ctx, k[0], k[1]);
+    case OP_MOD:
+        return sc_expr_mod(ctx, k[0], k[1]);
+    case OP_MIN:
+        return n->nkids == 3 ? sc_expr_min_n(ctx, 3, k)
+                             : sc_expr_min(ctx, k[0], k[1]);
+    case OP_MAX:
+        return n->nkids == 3 ? sc_expr_max_n(ctx, 3, k)
+                             : sc_expr_max(ctx, k[0], k[1]);
+    case OP_EQ: return sc_expr_eq(ctx, k[0], k[1]);
+    case OP_NE: return sc_expr_ne(ctx, k[0], k[1]);
+    case OP_LT: return sc_expr_lt(ctx, k[0], k[1]);
+    case OP_LE: return sc_expr_le(ctx, k[0], k[1]);
+    case OP_GT: return sc_expr_gt(ctx, k[0], k[1]);
+    case OP_GE: return sc_expr_ge(ctx, k[0], k[1]);
+    case OP_AND:
+        return n->nkids == 3 ? sc_expr_and_n(ctx, 3, k)
+                             : sc_expr_and(ctx, k[0], k[1]);
+    case OP_OR:
+        return n->nkids == 3 ? sc_expr_or_n(ctx, 3, k)
+                             : sc_expr_or(ctx, k[0], k[1]);
+    case OP_NOT:
+        return sc_expr_not(ctx, k[0]);
+    }
+    ck_abort_msg("bad op %d", n->op);
+    return NULL;
+}
+
+/* ---- the test's own printer: fully parenthesized, mixed spellings ------ */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+} sbuf;
+
+static void sb_put(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        b->cap = (b->len + n + 1) * 2;
+        b->p = realloc(b->p, b->cap);
+        REQUIRE(b->p != NULL);
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+}
+
+static void tree_text_rec(sbuf *b, const ttree *t, int i)
+{
+    const tnode *n = &t->n[i];
+    unsigned v = n->variant >> 4;
+    static const char *const infix_rel[] = {"==", "!=", "<", "<=", ">", ">="};
+    static const char *const fn_rel[] = {"Eq", "Ne", "Lt", "Le", "Gt", "Ge"};
+    char tmp[32];
+    int j;
+
+    switch (n->op) {
+    case OP_INT: {
+        char *s = mpz_get_str(NULL, 10, t->val[i]);
+        if (mpz_sgn(t->val[i]) < 0) {
+            sb_put(b, "(");
+            sb_put(b, s);
+            sb_put(b, ")");
+        } else {
+            sb_put(b, s);
+        }
+        free(s);
+        return;
+    }
+    case OP_SYM: sb_put(b, prop_names[n->sym]); return;
+    case OP_TRUE: sb_put(b, "True"); return;
+    case OP_FALSE: sb_put(b, "False"); return;
+    case OP_NEG:
+        sb_put(b, "(-");
+        tree_text_rec(b, t, n->kid[0]);
+        sb_put(b, ")");
+        return;
+    case OP_NOT:
+        sb_put(b, (v & 1) ? "Not(" : "(not ");
+        tree_text_rec(b, t, n->kid[0]);
+        sb_put(b, ")");
+        return;
+    case OP_POW:
+        snprintf(tmp, sizeof tmp, "%u", n->exp);
+        if (v & 1) {
+            sb_put(b, "Pow(");
+            tree_text_rec(b, t, n->kid[0]);
+            sb_put(b, ", ");
+            sb_put(b, tmp);
+            sb_put(b, ")");
+        } else {
+            sb_put(b, "((");
+            tree_text_rec(b, t, n->kid[0]);
+            sb_put(b, ")**");
+            sb_put(b, tmp);
+            sb_put(b, ")");
+        }
+        return;
+    default:
+        break;
+    }
+    {
+        const char *fn = NULL, *infix = NULL;
+        switch (n->op) {
+        case OP_ADD: infix = " + "; break;
+        case OP_SUB: infix = " - "; break;
+        case OP_MUL: infix = (v & 1) ? "*" : " * "; break;
+        case OP_FLOORDIV: if (v & 1) infix = " // "; else fn = "FloorDiv"; break;
+        case OP_CEILDIV: fn = "CeilDiv"; break;
+        case OP_MOD:
+            if ((v & 3) == 0) infix = " % ";
+            else fn = (v & 3) == 1 ? "PythonMod" : "Mod";
+            break;
+        case OP_MIN: fn = "Min"; break;
+        case OP_MAX: fn = "Max"; break;
+        case OP_AND: if (v & 1) infix = " and "; else fn = "And"; break;
+        case OP_OR: if (v & 1) infix = " or "; else fn = "Or"; break;
+        default: /* relations */
+            if (v & 1) infix = infix_rel[n->op - OP_EQ];
+            else fn = fn_rel[n->op - OP_EQ];
+            if (infix) {
+                snprintf(tmp, sizeof tmp, " %s ", infix);
+                infix = tmp;
+            }
+            break;
+        }
+        sb_put(b, fn ? fn : "");
+        sb_put(b, "(");
+        for (j = 0; j < n->nkids; j++) {
+            if (j)
+                sb_put(b, fn ? ", " : infix);
+            tree_text_rec(b, t, n->kid[j]);
+        }
+        sb_put(b, ")");
+    }
+}
+
+/* The tree as text (malloc'ed). */
+static char *tree_text(const ttree *t)
+{
+    sbuf b = {NULL, 0, 0};
+    tree_text_rec(&b, t, t->root);
+    return b.p;
+}
+
+/* ---- cases: tree, symbol bounds, bindings inside the bounds ------------ */
+
+#define NBIND 4
+
+typedef struct pcase {
+    ttree tree;
+    bool lo_inf[NSYM], hi_inf[NSYM];
+    mpz_t lo[NSYM], hi[NSYM];
+    mpz_t bind[NBIND][NSYM];
+    int ref_dz[NBIND];  /* the reference divides by zero */
+    mpz_t ref[NBIND];   /* else its value */
+} pcase;
+
+static void pcase_init(pcase *c)
+{
+    int s, k;
+    tree_init(&c->tree);
+    for (s = 0; s < NSYM; s++) {
+        mpz_init(c->lo[s]);
+        mpz_init(c->hi[s]);
+        for (k = 0; k < NBIND; k++)
+            mpz_init(c->bind[k][s]);
+    }
+    for (k = 0; k < NBIND; k++)
+        mpz_init(c->ref[k]);
+}
+
+static void pcase_clear(pcase *c)
+{
+    int s, k;
+    tree_clear(&c->tree);
+    for (s = 0; s < NSYM; s++) {
+        mpz_clear(c->lo[s]);
+        mpz_clear(c->hi[s]);
+        for (k = 0; k < NBIND; k++)
+            mpz_clear(c->bind[k][s]);
+    }
+    for (k = 0; k < NBIND; k++)
+        mpz_clear(c->ref[k]);
+}
+
+/* An offset >= 0: mostly small, sometimes up to 2**40 or 2**70. */
+static void gen_offset(gen *g, mpz_ptr v)
+{
+    uint64_t r = below(g, 100);
+    if (r < 70) {
+        mpz_set_ui(v, below(g, 21));
+    } else if (r < 92) {
+        mpz_set_ui(v, sc_test_rng_next(g->rng) >> 24);
+    } else {
+        mpz_set_ui(v, sc_test_rng_next(g->rng));
+        mpz_mul_2exp(v, v, 6);
+    }
+}
+
+static void gen_bounds_and_bindings(gen *g, pcase *c)
+{
+    int s, k;
+    mpz_t off;
+
+    mpz_init(off);
+    for (s = 0; s < NSYM; s++) {
+        uint64_t r = below(g, 100);
+        c->lo_inf[s] = r < 25 || (r >= 40 && r < 50);
+        c->hi_inf[s] = r < 40;
+        if (g->c_safe) {
+            int64_t lo = sc_test_rng_range(g->rng, -1000, 1000);
+            int64_t hi = lo + sc_test_rng_range(g->rng, 0, 300);
+            c->lo_inf[s] = c->hi_inf[s] = false;
+            mpz_set_si(c->lo[s], lo);
+            mpz_set_si(c->hi[s], hi > 1000 ? 1000 : hi);
+            continue;
+        }
+        if (below(g, 10) == 0) {
+            mpz_set_ui(c->lo[s], sc_test_rng_next(g->rng));
+            mpz_mul_2exp(c->lo[s], c->lo[s], below(g, 20));
+            if (below(g, 2))
+                mpz_neg(c->lo[s], c->lo[s]);
+        } else {
+            mpz_set_si(c->lo[s], sc_test_rng_range(g->rng, -20, 20));
+        }
+        gen_offset(g, off);
+        mpz_add(c->hi[s], c->lo[s], off);
+        if (c->lo_inf[s] && !c->hi_inf[s])
+            mpz_set(c->hi[s], c->lo[s]); /* (-inf, lo]: hi is lo */
+    }
+    for (k = 0; k < NBIND; k++)
+        for (s = 0; s < NSYM; s++) {
+            mpz_ptr v = c->bind[k][s];
+            gen_offset(g, off);
+            if (!c->lo_inf[s] && !c->hi_inf[s]) {
+                mpz_t w;
+                mpz_init(w);
+                mpz_sub(w, c->hi[s], c->lo[s]);
+                mpz_add_ui(w, w, 1);
+                if (below(g, 3) == 0)
+                    mpz_set(v, below(g, 2) ? c->lo[s] : c->hi[s]);
+                else {
+                    mpz_mod(off, off, w);
+                    mpz_add(v, c->lo[s], off);
+                }
+                mpz_clear(w);
+            } else if (!c->lo_inf[s]) {
+                mpz_add(v, c->lo[s], off);
+            } else if (!c->hi_inf[s]) {
+                mpz_sub(v, c->hi[s], off);
+            } else {
+                mpz_set_si(v, sc_test_rng_range(g->rng, -10, 10));
+                if (below(g, 4) == 0) {
+                    mpz_set(v, off);
+                    if (below(g, 2))
+                        mpz_neg(v, v);
+                }
+            }
+        }
+    mpz_clear(off);
+}
+
+/* Draw case number `index` of a run: deterministic in (seed, index). */
+static void gen_case(pcase *c, uint64_t seed, long index, bool c_safe,
+                     bool allow_bool)
+{
+    sc_test_rng rng;
+    gen g;
+    int k;
+
+    sc_test_rng_init(&rng, seed ^ (UINT64_C(0x9E3779B97F4A7C15) *
+                                   (uint64_t)(index + 1)));
+    g.rng = &rng;
+    g.t = &c->tree;
+    g.c_safe = c_safe;
+    gen_tree(&g, allow_bool);
+    gen_bounds_and_bindings(&g, c);
+    for (k = 0; k < NBIND; k++)
+        c->ref_dz[k] = ref_eval(&c->tree, c->tree.root, c->bind[k], c->ref[k]);
+}
+
+static void recompute_reference(pcase *c)
+{
+    int k;
+    for (k = 0; k < NBIND; k++)
+        c->ref_dz[k] = ref_eval(&c->tree, c->tree.root, c->bind[k], c->ref[k]);
+}
+
+static sc_bounds *case_bounds(sc_ctx *ctx, const pcase *c)
+{
+    sc_bounds *b = sc_bounds_new(ctx);
+    sc_range r;
+    sc_error err;
+    int s;
+
+    REQUIRE(b != NULL);
+    sc_range_init(&r);
+    for (s = 0; s < NSYM; s++) {
+        if (c->lo_inf[s] && c->hi_inf[s] && (s & 1))
+            continue; /* no entry: unbounded */
+        r.lo_inf = c->lo_inf[s];
+        r.hi_inf = c->hi_inf[s];
+        mpz_set(r.lo, c->lo[s]);
+        mpz_set(r.hi, c->hi[s]);
+        sc_error_init(&err);
+        REQUIRE_MSG(sc_bounds_set(b, sc_ctx_symbol(ctx, (size_t)s), &r,
+                                    &err) == SC_OK,
+                      "sc_bounds_set: %s", err.message);
+    }
+    sc_range_clear(&r);
+    return b;
+}
+
+static void set_binding(sc_ctx *ctx, sc_symmap *map, const pcase *c, int k)
+{
+    sc_error err;
+    int s;
+    for (s = 0; s < NSYM; s++) {
+        sc_expr *v = sc_expr_int_mpz(ctx, c->bind[k][s]);
+        REQUIRE(v != NULL);
+        REQUIRE(sc_symmap_set(map, sc_ctx_symbol(ctx, (size_t)s), v,
+                                &err) == SC_OK);
+    }
+}
+
+static void describe_binding(char *buf, size_t size, const pcase *c, int k)
+{
+    size_t len = 0;
+    int s;
+    buf[0] = '\0';
+    for (s = 0; s < NSYM && len < size; s++) {
+        char *v = mpz_get_str(NULL, 10, c->bind[k][s]);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", s ? "," : "",
+                                prop_names[s], v);
+        free(v);
+    }
+}
+
+static void describe_bounds(char *buf, size_t size, const pcase *c)
+{
+    size_t len = 0;
+    int s;
+    buf[0] = '\0';
+    for (s = 0; s < NSYM && len < size; s++) {
+        char *lo = mpz_get_str(NULL, 10, c->lo[s]);
+        char *hi = mpz_get_str(NULL, 10, c->hi[s]);
+        len += (size_t)snprintf(buf + len, size - len, "%s%s=%s..%s",
+                                s ? "," : "", prop_names[s],
+                                c->lo_inf[s] ? "" : lo, c->hi_inf[s] ? "" : hi);
+        free(lo);
+        free(hi);
+    }
+}
+
+/* ---- the properties ---------------------------------------------------- */
+
+enum {
+    P_EVAL = 1,      /* sc_expr_eval (and eval_si, subst) == reference */
+    P_RANGE = 2,     /* every value lies in sc_expr_range */
+    P_ROUNDTRIP = 4, /* parse(print(e)) == e; parse(tree text) == e */
+    P_SIMPLIFY = 8,  /* simplify(e, bounds) evaluates like e */
+    P_PROG = 16,     /* sc_prog_eval == sc_expr_eval */
+};
+
+typedef struct pstats {
+    long cases, built, construct_div_zero, compared, skipped_div_zero;
+} pstats;
+
+typedef struct penv {
+    sc_ctx *ctx;  /* every case of a run is interned here */
+    sc_ctx *ctx2; /* a second context, for cross-context checks */
+    sc_symmap *map;
+} penv;
+
+static sc_ctx *prop_ctx_new(void)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    int s;
+    REQUIRE(ctx != NULL);
+    for (s = 0; s < NSYM; s++)
+        REQUIRE(sc_expr_symbol(ctx, prop_names[s]) != NULL);
+    return ctx;
+}
+
+static bool value_is_bool_result(const sc_expr *e)
+{
+    return sc_expr_get_kind(e) == SC_EXPR_TRUE ||
+           sc_expr_get_kind(e) == SC_EXPR_FALSE;
+}
+
+/* Check properties `props` on case c.  Returns true if they hold; else
+ * false with a description in msg. */
+static bool check_case(penv *pe, pcase *c, int props, char *msg, size_t size,
+                       pstats *st)
+{
+    sc_ctx *ctx = pe->ctx;
+    sc_expr *e, *f;
+    sc_status code;
+    sc_error err;
+    mpz_t v, w;
+    char bind_s[600];
+    char *printed = NULL, *tt = NULL, *s2 = NULL;
+    sc_bounds *bounds = NULL;
+    sc_prog *prog = NULL;
+    sc_range r, r0;
+    int k;
+    bool ok = true;
+
+#define FAIL(...)                                                            \
+    do {                                                                     \
+        snprintf(msg, size, __VA_ARGS__);                                    \
+        ok = false;                                                          \
+        goto done;                                                           \
+    } while (0)
+
+    mpz_init(v);
+    mpz_init(w);
+    sc_range_init(&r);
+    sc_range_init(&r0);
+    st->cases++;
+    sc_ctx_take_error(ctx, NULL);
+    e = build(ctx, &c->tree, c->tree.root);
+    if (e == NULL) {
+        code = sc_ctx_take_error(ctx, &err);
+        if (code != SC_ERR_DIV_ZERO)
+            FAIL("construction failed: %s (%s)", sc_status_name(code),
+                 err.message);
+        for (k = 0; k < NBIND; k++)
+            if (!c->ref_dz[k]) {
+                char *rv = mpz_get_str(NULL, 10, c->ref[k]);
+                describe_binding(bind_s, sizeof bind_s, c, k);
+                snprintf(msg, size, "constructors report a division by zero, "
+                         "but the reference evaluates to %s at {%s}", rv,
+                         bind_s);
+                free(rv);
+                ok = false;
+                goto done;
+            }
+        st->construct_div_zero++;
+        if (props & P_ROUNDTRIP) {
+            tt = tree_text(&c->tree);
+            sc_error_init(&err);
+            code = sc_expr_parse(ctx, tt, NULL, 1, &f, &err);
+            if (code != SC_ERR_DIV_ZERO)
+                FAIL("constructors report a division by zero, parsing the "
+                     "tree text gives %s (%s)", sc_status_name(code),
+                     err.message);
+        }
+        goto done;
+    }
+    st->built++;
+    if (c->tree.n[c->tree.root].op >= OP_EQ ||
+        c->tree.n[c->tree.root].op == OP_TRUE ||
+        c->tree.n[c->tree.root].op == OP_FALSE) {
+        if (!sc_expr_is_bool(e))
+            FAIL("a boolean tree gave a non-boolean expression");
+    } else if (sc_expr_is_bool(e)) {
+        FAIL("an integer tree gave a boolean expression");
+    }
+
+    if (props & P_ROUNDTRIP) {
+        printed = sc_expr_to_str(ctx, e);
+        if (!printed)
+            FAIL("sc_expr_to_str failed");
+        sc_error_init(&err);
+        code = sc_expr_parse(ctx, printed, NULL, 1, &f, &err);
+        if (code != SC_OK)
+            FAIL("parsing the printed text \"%s\" fails: %s at %d:%d (%s)",
+                 printed, sc_status_name(code), err.line, err.column,
+                 err.message);
+        if (f != e) {
+            s2 = sc_expr_to_str(ctx, f);
+            FAIL("parse(print(e)) != e: printed \"%s\", which parses to "
+                 "\"%s\"", printed, s2 ? s2 : "?");
+        }
+        tt = tree_text(&c->tree);
+        sc_error_init(&err);
+        code = sc_expr_parse(ctx, tt, NULL, 1, &f, &err);
+        if (code != SC_OK)
+            FAIL("parsing the tree text fails: %s at %d:%d (%s)",
+                 sc_status_name(code), err.line, err.column, err.message);
+        if (f != e) {
+            s2 = sc_expr_to_str(ctx, f);
+            FAIL("parsing the tree text gives \"%s\", the constructors "
+                 "give \"%s\"", s2 ? s2 : "?", printed);
+        }
+        sc_error_init(&err);
+        code = sc_expr_parse(pe->ctx2, printed, NULL, 1, &f, &err);
+        if (code != SC_OK)
+            FAIL("parsing \"%s\" in a second context fails: %s", printed,
+                 sc_status_name(code));
+        s2 = sc_expr_to_str(pe->ctx2, f);
+        if (!s2 || strcmp(s2, printed) != 0)
+            FAIL("printed \"%s\", but \"%s\" in a second context", printed,
+                 s2 ? s2 : "?");
+        if (sc_expr_hash(f) != sc_expr_hash(e))
+            FAIL("hash of \"%s\" differs across contexts", printed);
+    }
+
+    if (props & (P_RANGE | P_SIMPLIFY))
+        bounds = case_bounds(ctx, c);
+
+    if (props & P_RANGE) {
+        sc_status st1, st0;
+        sc_error_init(&err);
+        st1 = sc_expr_range(ctx, e, bounds, &r, &err);
+        sc_error_init(&err);
+        st0 = sc_expr_range(ctx, e, NULL, &r0, &err);
+        if (st0 != SC_OK)
+            FAIL("sc_expr_range without bounds fails: %s (%s)",
+                 sc_status_name(st0), err.message);
+        if (sc_expr_is_bool(e)) {
+            if (r0.lo_inf || r0.hi_inf || mpz_sgn(r0.lo) < 0 ||
+                mpz_cmp_ui(r0.hi, 1) > 0)
+                FAIL("range of a boolean is not within [0, 1]");
+        }
+        for (k = 0; k < NBIND; k++) {
+            if (c->ref_dz[k])
+                continue;
+            describe_binding(bind_s, sizeof bind_s, c, k);
+            if (st1 != SC_OK)
+                FAIL("sc_expr_range fails: %s, but the value at {%s} exists",
+                     sc_status_name(st1), bind_s);
+            if (!sc_range_contains_mpz(&r, c->ref[k])) {
+                char *rs = sc_range_to_str(&r), *vs = mpz_get_str(NULL, 10,
+                                                                  c->ref[k]);
+                char bs[600];
+                describe_bounds(bs, sizeof bs, c);
+                snprintf(msg, size, "value %s at {%s} is outside the range "
+                         "%s computed for bounds {%s}", vs, bind_s, rs, bs);
+                free(rs);
+                free(vs);
+                ok = false;
+                goto done;
+            }
+            if (!sc_range_contains_mpz(&r0, c->ref[k])) {
+                char *rs = sc_range_to_str(&r0), *vs = mpz_get_str(NULL, 10,
+                                                                   c->ref[k]);
+                snprintf(msg, size, "value %s at {%s} is outside the range "
+                         "%s computed without bounds", vs, bind_s, rs);
+                free(rs);
+                free(vs);
+                ok = false;
+                goto done;
+            }
+            st->compared++;
+        }
+    }
+
+    if (props & P_EVAL) {
+        for (k = 0; k < NBIND; k++) {
+            int64_t si = 0;
+            if (c->ref_dz[k]) {
+                st->skipped_div_zero++;
+                continue;
+            }
+            describe_binding(bind_s, sizeof bind_s, c, k);
+            set_binding(ctx, pe->map, c, k);
+            sc_error_init(&err);
+            code = sc_expr_eval(ctx, e, pe->map, v, &err);
+            if (code != SC_OK)
+                FAIL("sc_expr_eval at {%s} fails: %s (%s)", bind_s,
+                     sc_status_name(code), err.message);
+            if (mpz_cmp(v, c->ref[k]) != 0) {
+                char *a = mpz_get_str(NULL, 10, v);
+                char *b = mpz_get_str(NULL, 10, c->ref[k]);
+                snprintf(msg, size, "sc_expr_eval at {%s} gives %s, the "
+                         "reference %s", bind_s, a, b);
+                free(a);
+                free(b);
+                ok = false;
+                goto done;
+            }
+            sc_error_init(&err);
+            code = sc_expr_eval_si(ctx, e, pe->map, &si, &err);
+            if (mpz_fits_slong_p(v)) {
+                if (code != SC_OK || si != mpz_get_si(v))
+                    FAIL("sc_expr_eval_si at {%s}: %s, %" PRId64, bind_s,
+                         sc_status_name(code), si);
+            } else if (code != SC_ERR_OVERFLOW) {
+                FAIL("sc_expr_eval_si at {%s} of a value beyond int64: %s",
+                     bind_s, sc_status_name(code));
+            }
+            sc_ctx_take_error(ctx, NULL);
+            f = sc_expr_subst(ctx, e, pe->map);
+            if (!f)
+                FAIL("sc_expr_subst of {%s} fails: %s", bind_s,
+                     sc_status_name(sc_ctx_take_error(ctx, NULL)));
+            if (sc_expr_is_int(f)) {
+                sc_expr_get_mpz(f, w);
+            } else if (value_is_bool_result(f)) {
+                mpz_set_ui(w, sc_expr_get_kind(f) == SC_EXPR_TRUE);
+            } else {
+                s2 = sc_expr_to_str(ctx, f);
+                FAIL("sc_expr_subst of {%s} is not a constant: \"%s\"",
+                     bind_s, s2 ? s2 : "?");
+            }
+            if (mpz_cmp(w, v) != 0)
+                FAIL("sc_expr_subst of {%s} differs from the value", bind_s);
+            st->compared++;
+        }
+    }
+
+    if (props & P_SIMPLIFY) {
+        sc_expr *g[2];
+        int m;
+        for (m = 0; m < 2; m++) {
+            sc_ctx_take_error(ctx, NULL);
+            g[m] = sc_expr_simplify(ctx, e, m ? NULL : bounds);
+            if (!g[m]) {
+                code = sc_ctx_take_error(ctx, &err);
+                for (k = 0; k < NBIND; k++)
+                    if (!c->ref_dz[k])
+                        FAIL("sc_expr_simplify (%s bounds) fails: %s (%s)",
+                             m ? "without" : "with", sc_status_name(code),
+                             err.message);
+                continue;
+            }
+            if (sc_expr_is_bool(g[m]) != sc_expr_is_bool(e))
+                FAIL("simplification changed the type");
+            for (k = 0; k < NBIND; k++) {
+                if (c->ref_dz[k])
+                    continue;
+                describe_binding(bind_s, sizeof bind_s, c, k);
+                set_binding(ctx, pe->map, c, k);
+                sc_error_init(&err);
+                code = sc_expr_eval(ctx, g[m], pe->map, v, &err);
+                if (code != SC_OK || mpz_cmp(v, c->ref[k]) != 0) {
+                    char *a = code == SC_OK ? mpz_get_str(NULL, 10, v) : NULL;
+                    char *b = mpz_get_str(NULL, 10, c->ref[k]);
+                    s2 = sc_expr_to_str(ctx, g[m]);
+                    snprintf(msg, size, "simplified %s bounds to \"%s\", "
+                             "which at {%s} gives %s, the original %s",
+                             m ? "without" : "with", s2 ? s2 : "?", bind_s,
+                             a ? a : sc_status_name(code), b);
+                    free(a);
+                    free(b);
+                    ok = false;
+                    goto done;
+                }
+                st->compared++;
+            }
+        }
+    }
+
+    if (props & P_PROG) {
+        int64_t in[NSYM], out = 0;
+        size_t i, nin;
+        sc_error_init(&err);
+        code = sc_prog_new(ctx, 1, &e, &prog, &err);
+        if (code != SC_OK)
+            FAIL("sc_prog_new fails: %s (%s)", sc_status_name(code),
+                 err.message);
+        nin = sc_prog_num_inputs(prog);
+        for (k = 0; k < NBIND; k++) {
+            bool fits = true;
+            if (c->ref_dz[k])
+                continue;
+            for (i = 0; i < nin; i++) {
+                size_t s = sc_expr_symbol_index(sc_prog_input(prog, i));
+                if (s >= NSYM)
+                    FAIL("program input %zu is not a symbol of the case", i);
+                if (!mpz_fits_slong_p(c->bind[k][s]))
+                    fits = false;
+                else
+                    in[i] = mpz_get_si(c->bind[k][s]);
+            }
+            if (!fits)
+                continue;
+            describe_binding(bind_s, sizeof bind_s, c, k);
+            sc_error_init(&err);
+            code = sc_prog_eval(prog, in, &out, &err);
+            if (mpz_fits_slong_p(c->ref[k])) {
+                if (code != SC_OK || out != mpz_get_si(c->ref[k])) {
+                    char *b = mpz_get_str(NULL, 10, c->ref[k]);
+                    snprintf(msg, size, "sc_prog_eval at {%s}: %s, %" PRId64
+                             "; sc_expr_eval gives %s", bind_s,
+                             sc_status_name(code), out, b);
+                    free(b);
+                    ok = false;
+                    goto done;
+                }
+            } else if (code != SC_ERR_OVERFLOW) {
+                FAIL("sc_prog_eval at {%s} of a value beyond int64: %s",
+                     bind_s, sc_status_name(code));
+            }
+            if (sc_expr_is_bool(e)) {
+                size_t idx = 99;
+                sc_error_init(&err);
+                code = sc_prog_first_false(prog, in, &idx, &err);
+                if (code != SC_OK ||
+                    idx != (mpz_sgn(c->ref[k]) ? (size_t)1 : (size_t)0))
+                    FAIL("sc_prog_first_false at {%s}: %s, %zu", bind_s,
+                         sc_status_name(code), idx);
+            }
+            st->compared++;
+        }
+    }
+#undef FAIL
+done:
+    if (prog)
+        sc_prog_free(prog);
+    sc_bounds_free(bounds);
+    sc_range_clear(&r);
+    sc_range_clear(&r0);
+    free(printed);
+    free(tt);
+    free(s2);
+    mpz_clear(v);
+    mpz_clear(w);
+    return ok;
+}
+
+/* ---- shrinking a failing case ------------------------------------------ */
+
+static void mark_reachable(const ttree *t, int i, bool *seen)
+{
+    int j;
+    seen[i] = true;
+    for (j = 0; j < t->n[i].nkids; j++)
+        mark_reachable(t, t->n[i].kid[j], seen);
+}
+
+/* Apply candidate `cand` to node i; false if it does not apply. */
+static bool shrink_step(ttree *t, int i, int cand)
+{
+    tnode *n = &t->n[i];
+    bool is_bool = op_is_bool(n->op);
+
+    if (cand < 3) {
+        int kid;
+        if (cand >= n->nkids)
+            return false;
+        kid = n->kid[cand];
+        if (op_is_bool(t->n[kid].op) != is_bool)
+            return false;
+        t->n[i] = t->n[kid];
+        mpz_set(t->val[i], t->val[kid]);
+        return true;
+    }
+    if (cand == 3 && !is_bool &&
+        !(n->op == OP_INT && mpz_cmpabs_ui(t->val[i], 1) <= 0)) {
+        n->op = OP_INT;
+        n->nkids = 0;
+        mpz_set_ui(t->val[i], 1);
+        return true;
+    }
+    if (cand == 4 && !is_bool && n->op != OP_SYM && n->op != OP_INT) {
+        n->op = OP_SYM;
+        n->nkids = 0;
+        n->sym = 0;
+        return true;
+    }
+    if (cand == 5 && is_bool && n->op != OP_TRUE && n->op != OP_FALSE) {
+        n->op = OP_TRUE;
+        n->nkids = 0;
+        return true;
+    }
+    if (cand == 6 && n->op == OP_INT && mpz_cmpabs_ui(t->val[i], 1) > 0) {
+        mpz_tdiv_q_2exp(t->val[i], t->val[i], 1);
+        return true;
+    }
+    if (cand == 7 && n->op == OP_POW && n->exp > 1) {
+        n->exp--;
+        return true;
+    }
+    return false;
+}
+
+/* Shrink c while it still fails; msg gets the last failure. */
+static void shrink_case(penv *pe, pcase *c, int props, char *msg, size_t size)
+{
+    ttree *save = malloc(sizeof *save);
+    bool seen[TREE_MAX];
+    bool progress = true;
+    int attempts = 0, i, cand;
+    pstats st;
+    char *m2 = malloc(size);
+
+    REQUIRE(save != NULL && m2 != NULL);
+    tree_init(save);
+    while (progress && attempts < 600) {
+        progress = false;
+        memset(seen, 0, sizeof seen);
+        mark_reachable(&c->tree, c->tree.root, seen);
+        for (i = 0; i < c->tree.count && !progress; i++) {
+            if (!seen[i])
+                continue;
+            for (cand = 0; cand < 8 && !progress; cand++) {
+                tree_copy(save, &c->tree);
+                if (!shrink_step(&c->tree, i, cand))
+                    continue;
+                recompute_reference(c);
+                attempts++;
+                memset(&st, 0, sizeof st);
+                if (!check_case(pe, c, props, m2, size, &st)) {
+                    progress = true;
+                    memcpy(msg, m2, size);
+                } else {
+                    tree_copy(&c->tree, save);
+                    recompute_reference(c);
+                }
+            }
+        }
+    }
+    tree_clear(save);
+    free(save);
+    free(m2);
+}
+
+static const char *prop_name(int props)
+{
+    switch (props) {
+    case P_EVAL: return "eval == reference";
+    case P_RANGE: return "value in range";
+    case P_ROUNDTRIP: return "parse(print(e)) == e";
+    case P_SIMPLIFY: return "simplify preserves values";
+    case P_PROG: return "sc_prog_eval == sc_expr_eval";
+    }
+    return "?";
+}
+
+#define PROP_DEFAULT_CASES 10000L
+
+static void run_property(int props)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(PROP_DEFAULT_CASES), i;
+    pcase *c = malloc(sizeof *c);
+    penv pe;
+    pstats st;
+    char msg[4096];
+
+    struct timespec t0, t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    REQUIRE(c != NULL);
+    memset(&st, 0, sizeof st);
+    pcase_init(c);
+    pe.ctx = prop_ctx_new();
+    pe.ctx2 = prop_ctx_new();
+    pe.map = sc_symmap_new(pe.ctx);
+    REQUIRE(pe.map != NULL);
+    for (i = 0; i < n; i++) {
+        gen_case(c, seed, i, false, true);
+        if (!check_case(&pe, c, props, msg, sizeof msg, &st)) {
+            char *orig = tree_text(&c->tree), *shrunk;
+            char bs[600], first[4096];
+            static char report[16384];
+            sc_expr *e;
+            char *canon = NULL;
+
+            memcpy(first, msg, sizeof first);
+            describe_bounds(bs, sizeof bs, c);
+            sc_ctx_take_error(pe.ctx, NULL);
+            e = build(pe.ctx, &c->tree, c->tree.root);
+            if (e)
+                canon = sc_expr_to_str(pe.ctx, e);
+            shrink_case(&pe, c, props, msg, sizeof msg);
+            shrunk = tree_text(&c->tree);
+            snprintf(report, sizeof report,
+                     "property \"%s\" failed at case %ld with SYMCUT_SEED=%"
+                     PRIu64 "\n  failure: %s\n  tree: %s\n  canonical: %s\n"
+                     "  bounds: {%s}\n  shrunk tree: %s\n  shrunk failure: %s",
+                     prop_name(props), i, seed, first, orig,
+                     canon ? canon : "(construction failed)", bs, shrunk, msg);
+            fprintf(stderr, "%s\n", report);
+            free(orig);
+            free(shrunk);
+            free(canon);
+            ck_abort_msg("%s", report);
+        }
+    }
+    /* the property was exercised, not skipped */
+    REQUIRE_MSG(st.built >= n / 2, "only %ld of %ld cases built", st.built,
+                  n);
+    if (props != P_ROUNDTRIP)
+        REQUIRE_MSG(st.compared >= n, "only %ld comparisons in %ld cases",
+                      st.compared, n);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    printf("symint property \"%s\": %ld cases, %ld built, %ld with a "
+           "constant zero divisor, %ld value comparisons, %.2f s\n",
+           prop_name(props), n, st.built, st.construct_div_zero, st.compared,
+           (double)(t1.tv_sec - t0.tv_sec) +
+               (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    fflush(stdout);
+    sc_symmap_free(pe.map);
+    sc_ctx_free(pe.ctx);
+    sc_ctx_free(pe.ctx2);
+    pcase_clear(c);
+    free(c);
+}
+
+START_TEST(test_property_eval_matches_reference) { run_property(P_EVAL); }
+END_TEST
+START_TEST(test_property_value_in_range) { run_property(P_RANGE); }
+END_TEST
+START_TEST(test_property_print_parse_roundtrip) { run_property(P_ROUNDTRIP); }
+END_TEST
+START_TEST(test_property_simplify_preserves_value)
+{
+    run_property(P_SIMPLIFY);
+}
+END_TEST
+START_TEST(test_property_prog_matches_eval) { run_property(P_PROG); }
+END_TEST
+
+/* ======================================================================
+ * The C printer: generated code compiled with the system compiler
+ * ====================================================================== */
+
+#define C_EXPRS 400
+
+static bool have_c_compiler(void)
+{
+    return system("cc --version >/dev/null 2>&1") == 0;
+}
+
+static void remove_dir(const char *dir)
+{
+    static const char *const files[] = {"gen.c", "prog", "cc.log"};
+    char path[1024];
+    size_t i;
+    for (i = 0; i < ARRAY_SIZE(files); i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+START_TEST(test_c_printer_compiles_and_agrees_with_eval)
+{
+    uint64_t seed = sc_test_seed();
+    sc_ctx *ctx = prop_ctx_new();
+    sc_symmap *map = sc_symmap_new(ctx);
+    pcase *c = malloc(sizeof *c);
+    const char *tmp = getenv("TMPDIR");
+    char dir[512], path[1024], cmd[3200], line[256];
+    char **texts = calloc(C_EXPRS, sizeof *texts);
+    int64_t(*vec)[1 + NSYM] = calloc(C_EXPRS * NBIND, sizeof *vec);
+    int64_t *want = calloc(C_EXPRS * NBIND, sizeof *want);
+    int *vec_case = calloc(C_EXPRS * NBIND, sizeof *vec_case);
+    size_t nvec = 0, nfn = 0, i, rejected = 0;
+    long index;
+    FILE *f, *p;
+    mpz_t v;
+    sc_error err;
+    const char *prelude = sc_expr_c_prelude();
+
+    REQUIRE(c && texts && vec && want && vec_case && map);
+    REQUIRE_MSG(prelude != NULL && prelude[0] != '\0', "empty C prelude");
+    if (!have_c_compiler()) {
+        printf("symint NOTE: *** no C compiler (cc) found: the C printer "
+               "test is SKIPPED ***\n");
+        fflush(stdout);
+        free(c);
+        free(texts);
+        free(vec);
+        free(want);
+        free(vec_case);
+        sc_symmap_free(map);
+        sc_ctx_free(ctx);
+        return;
+    }
+    mpz_init(v);
+    pcase_init(c);
+    for (index = 0; nfn < C_EXPRS && index < 20 * C_EXPRS; index++) {
+        sc_expr *e;
+        sc_bounds *b;
+        char *text = NULL;
+        int k;
+        sc_status st;
+
+        gen_case(c, seed ^ UINT64_C(0xC0DE), index, true, true);
+        sc_ctx_take_error(ctx, NULL);
+        e = build(ctx, &c->tree, c->tree.root);
+        REQUIRE_MSG(e != NULL, "C-safe tree failed to build: %s",
+                      sc_ctx_error(ctx)->message);
+        b = case_bounds(ctx, c);
+        sc_error_init(&err);
+        st = sc_expr_to_c(ctx, e, b, &text, &err);
+        sc_bounds_free(b);
+        if (st == SC_ERR_OVERFLOW) {
+            rejected++;
+            continue;
+        }
+        {
+            char *pr = sc_expr_to_str(ctx, e);
+            REQUIRE_MSG(st == SC_OK && text != NULL,
+                          "sc_expr_to_c(\"%s\") fails: %s (%s)", pr,
+                          sc_status_name(st), err.message);
+            free(pr);
+        }
+        for (k = 0; k < NBIND; k++) {
+            int s;
+            set_binding(ctx, map, c, k);
+            sc_error_init(&err);
+            st = sc_expr_eval(ctx, e, map, v, &err);
+            REQUIRE_MSG(st == SC_OK, "eval of a C-safe expression fails: %s",
+                          err.message);
+            REQUIRE_MSG(!c->ref_dz[k] && mpz_cmp(v, c->ref[k]) == 0,
+                          "eval differs from the reference");
+            REQUIRE_MSG(mpz_fits_slong_p(v),
+                          "sc_expr_to_c accepted \"%s\" under its bounds, but "
+                          "a value inside them does not fit int64", text);
+            vec[nvec][0] = (int64_t)nfn;
+            for (s = 0; s < NSYM; s++)
+                vec[nvec][1 + s] = mpz_get_si(c->bind[k][s]);
+            want[nvec] = mpz_get_si(v);
+            vec_case[nvec] = (int)index;
+            nvec++;
+        }
+        texts[nfn++] = text;
+    }
+    REQUIRE_MSG(nfn >= C_EXPRS / 2,
+                  "sc_expr_to_c accepted only %zu expressions (%zu rejected)",
+                  nfn, rejected);
+
+    snprintf(dir, sizeof dir, "%s/symcut-ctest-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    REQUIRE_MSG(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+    snprintf(path, sizeof path, "%s/gen.c", dir);
+    f = fopen(path, "w");
+    REQUIRE(f != NULL);
+    fprintf(f, "#include <stdint.h>\n#include <stdio.h>\n"
+               "#include <inttypes.h>\n%s\n", prelude);
+    for (i = 0; i < nfn; i++)
+        fprintf(f, "static int64_t f%zu(int64_t s0, int64_t s1, int64_t s2, "
+                   "int64_t s3)\n{\n    (void)s0; (void)s1; (void)s2; "
+                   "(void)s3;\n    return (int64_t)(%s);\n}\n",
+                i, texts[i]);
+    fprintf(f, "typedef int64_t (*fn_t)(int64_t, int64_t, int64_t, "
+               "int64_t);\nstatic const fn_t fns[] = {\n");
+    for (i = 0; i < nfn; i++)
+        fprintf(f, "    f%zu,\n", i);
+    fprintf(f, "};\nstatic const int64_t vec[][5] = {\n");
+    for (i = 0; i < nvec; i++)
+        fprintf(f, "    {%" PRId64 ", %" PRId64 "LL, %" PRId64 "LL, %" PRId64
+                   "LL, %" PRId64 "LL},\n",
+                vec[i][0], vec[i][1], vec[i][2], vec[i][3], vec[i][4]);
+    fprintf(f, "};\nint main(void)\n{\n    size_t i;\n"
+               "    for (i = 0; i < sizeof vec / sizeof vec[0]; i++)\n"
+               "        printf(\"%%\" PRId64 \"\\n\", fns[vec[i][0]](vec[i][1], "
+               "vec[i][2], vec[i][3], vec[i][4]));\n    return 0;\n}\n");
+    REQUIRE(fclose(f) == 0);
+
+    snprintf(cmd, sizeof cmd, "cc -O0 -o '%s/prog' '%s' >'%s/cc.log' 2>&1",
+             dir, path, dir);
+    if (system(cmd) != 0) {
+        char log[3000] = "";
+        size_t n;
+        snprintf(path, sizeof path, "%s/cc.log", dir);
+        f = fopen(path, "r");
+        n = f ? fread(log, 1, sizeof log - 1, f) : 0;
+        log[n] = '\0';
+        if (f)
+            fclose(f);
+        remove_dir(dir);
+        ck_abort_msg("the generated C does not compile:\n%s", log);
+    }
+    snprintf(cmd, sizeof cmd, "'%s/prog'", dir);
+    p = popen(cmd, "r");
+    REQUIRE(p != NULL);
+    for (i = 0; i < nvec; i++) {
+        int64_t got;
+        if (!fgets(line, sizeof line, p))
+            break;
+        got = strtoll(line, NULL, 10);
+        if (got != want[i]) {
+            size_t fi = (size_t)vec[i][0];
+            pclose(p);
+            remove_dir(dir);
+            ck_abort_msg("C code \"%s\" at s0=%" PRId64 " s1=%" PRId64
+                         " s2=%" PRId64 " s3=%" PRId64 " gives %" PRId64
+                         ", sc_expr_eval %" PRId64 " (SYMCUT_SEED=%" PRIu64
+                         ", C case %d)",
+                         texts[fi], vec[i][1], vec[i][2], vec[i][3],
+                         vec[i][4], got, want[i], seed, vec_case[i]);
+        }
+    }
+    REQUIRE_MSG(pclose(p) == 0 && i == nvec,
+                  "the generated program failed after %zu of %zu results", i,
+                  nvec);
+    remove_dir(dir);
+    printf("symint C printer: %zu expressions compiled (%zu rejected for "
+           "possible overflow), %zu evaluations agree\n",
+           nfn, rejected, nvec);
+    fflush(stdout);
+    for (i = 0; i < nfn; i++)
+        free(texts[i]);
+    free(texts);
+    free(vec);
+    free(want);
+    free(vec_case);
+    pcase_clear(c);
+    free(c);
+    mpz_clear(v);
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_c_printer_overflow_rule)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_bounds *b = bounds_from_text(ctx, "s0=0..4611686018427387904,s1=0..100");
+    char *text = NULL;
+    sc_error err;
+
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_to_c(ctx, parse_ok(ctx, "s0*s0"), b, &text, &err),
+                     SC_ERR_OVERFLOW);
+    ck_assert_int_eq(err.code, SC_ERR_OVERFLOW);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_to_c(ctx, parse_ok(ctx, "s0 + s0 + s0"), b,
+                                  &text, &err),
+                     SC_ERR_OVERFLOW);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_to_c(ctx, parse_ok(ctx, "s1*s1 + s0//8"), b,
+                                  &text, &err),
+                     SC_OK);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(strstr(text, "s0") && strstr(text, "s1"),
+                  "C text \"%s\" does not use the symbols", text);
+    free(text);
+    text = NULL;
+    /* a constant beyond int64 cannot be printed as C */
+    sc_error_init(&err);
+    ck_assert_int_ne(sc_expr_to_c(ctx, parse_ok(ctx, "s1 + 2**70"), NULL,
+                                  &text, &err),
+                     SC_OK);
+    free(text);
+    text = NULL;
+    /* no bounds: the caller vouches */
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_expr_to_c(ctx, parse_ok(ctx, "s0*s0"), NULL, &text,
+                                  &err),
+                     SC_OK);
+    free(text);
+    sc_bounds_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * The suite
+ * ====================================================================== */
+
+static TCase *table_case(const char *name, const TTest *test, size_t n)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 60);
+    tcase_add_loop_test(tc, test, 0, (int)n);
+    return tc;
+}
+
+Suite *symint_suite(void);
+
+Suite *symint_suite(void)
+{
+    Suite *s = suite_create("symint");
+    TCase *tc;
+
+    suite_add_tcase(s, table_case("print_required_spelling",
+                                  test_print_required_spelling,
+                                  ARRAY_SIZE(print_required_rows)));
+    suite_add_tcase(s, table_case("print_preferred_spelling",
+                                  test_print_preferred_spelling,
+                                  ARRAY_SIZE(print_preferred_rows)));
+    suite_add_tcase(s, table_case("python_semantics_on_constants",
+                                  test_python_semantics_on_constants,
+                                  ARRAY_SIZE(python_constant_rows)));
+    suite_add_tcase(s, table_case("big_numbers", test_big_numbers,
+                                  ARRAY_SIZE(big_number_rows)));
+    suite_add_tcase(s, table_case("canonical_forms_one_pointer",
+                                  test_canonical_same_pointer,
+                                  ARRAY_SIZE(same_pointer_rows)));
+    suite_add_tcase(s, table_case("canonical_forms_preferred",
+                                  test_canonical_same_pointer_preferred,
+                                  ARRAY_SIZE(same_pointer_preferred_rows)));
+    suite_add_tcase(s, table_case("parse_error_code_and_location",
+                                  test_parse_error_code_and_location,
+                                  ARRAY_SIZE(parse_error_rows)));
+    suite_add_tcase(s, table_case("range_of_expression",
+                                  test_range_of_expression,
+                                  ARRAY_SIZE(range_rows)));
+    suite_add_tcase(s, table_case("simplify_with_ranges",
+                                  test_simplify_with_ranges,
+                                  ARRAY_SIZE(simplify_rows)));
+    suite_add_tcase(s, table_case("eval_table", test_eval_table,
+                                  ARRAY_SIZE(eval_rows)));
+    suite_add_tcase(s, table_case("subst_table", test_subst_table,
+                                  ARRAY_SIZE(subst_rows)));
+    suite_add_tcase(s, table_case("kind_of_parsed_expression",
+                                  test_kind_of_parsed_expression,
+                                  ARRAY_SIZE(kind_rows)));
+
+    tc = tcase_create("parser_locations_and_limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_parse_error_location_in_file);
+    tcase_add_test(tc, test_parse_deep_nesting_is_limit_error);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("ranges_and_simplify_api");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_range_api);
+    tcase_add_test(tc, test_simplify_keeps_undecided);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("eval_subst_symmap");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_eval_unbound_names_symbol_and_eval_si);
+    tcase_add_test(tc, test_symmap_api);
+    tcase_add_test(tc, test_subst_division_by_zero);
+    tcase_add_test(tc, test_free_symbols);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("constructors_inspection_interning");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_inspect_canonical_structure);
+    tcase_add_test(tc, test_constructors_match_parser);
+    tcase_add_test(tc, test_constructor_errors);
+    tcase_add_test(tc, test_interning_and_contexts);
+    tcase_add_test(tc, test_expand_limit);
+    tcase_add_test(tc, test_fprint);
+    tcase_add_test(tc, test_status_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("compiled_programs");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_prog_agrees_with_eval_on_grid);
+    tcase_add_test(tc, test_prog_inputs_outputs_and_overflow);
+    tcase_add_test(tc, test_prog_first_false);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("c_printer");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_c_printer_overflow_rule);
+    tcase_add_test(tc, test_c_printer_compiles_and_agrees_with_eval);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("property_random_trees");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_property_eval_matches_reference);
+    tcase_add_test(tc, test_property_value_in_range);
+    tcase_add_test(tc, test_property_print_parse_roundtrip);
+    tcase_add_test(tc, test_property_simplify_preserves_value);
+    tcase_add_test(tc, test_property_prog_matches_eval);
+    suite_add_tcase(s, tc);
+    return s;
+}
