@@ -20,6 +20,7 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 
 int cli_cmd_expr(int argc, char **argv);
 int cli_cmd_env(int argc, char **argv);
+int cli_cmd_graph(int argc, char **argv);
 
 /* "symcut: <message>" on stderr. */
 void cli_errorf(const char *fmt, ...)

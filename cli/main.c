@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
     {"expr", cli_cmd_expr, "simplify, evaluate or bound symbolic integer expressions"},
     {"env", cli_cmd_env, "run a shape-environment script (symbols, guards, asserts)"},
+    {"graph", cli_cmd_graph, "read a PyTorch graph text: summary, re-print, DOT"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

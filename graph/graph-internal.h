@@ -1,4 +1,4 @@
-/* symcut — the graph IR's private representation, shared by graph/*.c.
+/* symcut — the graph IR's private representation, shared by the graph sources.
  * Not installed. */
 #ifndef SYMCUT_GRAPH_INTERNAL_H
 #define SYMCUT_GRAPH_INTERNAL_H
@@ -112,10 +112,11 @@ sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
  * it). */
 int sc__graph_lookup_op(const char *target);
 
-/* Check call node id against its op's schema (arity, keywords, argument
- * kinds) when the op table knows the op; set a tuple result's element
- * count from the schema.  SC_ERR_TYPE on a mismatch. */
-sc_status sc__graph_check_call(sc_graph *g, sc_node_id id, sc_error *err);
+/* Check call node n (not yet in the graph; its arguments refer to nodes
+ * of g) against its op's schema (arity, keywords, argument kinds) when the
+ * op table knows the op; set a tuple result's element count from the
+ * schema.  SC_ERR_TYPE on a mismatch. */
+sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err);
 
 /* Register the graph's symbols in env (NULL: a new environment the graph
  * owns, made only when the graph has symbols): backed with their hints,

@@ -811,6 +811,7 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     n.kwnames = nargs > npos ? kwnames : NULL;
     n.line = line > 0 ? (uint32_t)line : 0;
     SC_CHECK(sc__graph_set_meta(g, &n, meta, err));
+    SC_CHECK(sc__graph_check_call(g, &n, err));
     n.name = name ? sc__arena_strdup(&g->arena, name, strlen(name))
                   : make_auto_name(g, target);
     if (!n.name)

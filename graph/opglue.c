@@ -34,6 +34,14 @@ int sc__graph_lookup_op(const char *target)
     return op == SC_OP_INVALID_ ? SC_OP_UNKNOWN : (int)op;
 }
 
+const char *sc_graph_node_class(const sc_graph *g, sc_node_id id)
+{
+    int op = sc_graph_node_op(g, id);
+    if (op == SC_OP_UNKNOWN || op < 0 || op >= (int)SC_OP_COUNT_)
+        return NULL;
+    return sc__op_class_name(sc__op_get((sc__op)op)->cls);
+}
+
 /* ---- Schema checks ------------------------------------------------------ */
 
 static const char *value_kind_name(const sc_graph *g, const sc_value *v)
@@ -73,8 +81,12 @@ static bool fits_base(const sc_graph *g, sc__type_base base, const sc_value *v)
         rk = (sc_result_kind)g->nodes[v->u.node].rkind;
     switch (base) {
     case SC_TYPE_TENSOR:
-        return v->kind == SC_VALUE_NODE &&
-               (rk == SC_RESULT_TENSOR || rk == SC_RESULT_UNKNOWN);
+        /* A Python number passed for a Tensor is a wrapped scalar
+         * (`mul.Tensor(x, 0.125)`). */
+        return (v->kind == SC_VALUE_NODE &&
+                (rk == SC_RESULT_TENSOR || rk == SC_RESULT_UNKNOWN)) ||
+               v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
+               v->kind == SC_VALUE_BOOL;
     case SC_TYPE_INT:
     case SC_TYPE_SYMINT:
         return v->kind == SC_VALUE_INT || v->kind == SC_VALUE_SYMINT ||
@@ -123,9 +135,7 @@ static bool fits_type(const sc_graph *g, const sc__type *t, const sc_value *v)
     if (!t->is_list)
         return fits_base(g, t->base, v);
     if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        if (t->list_size && v->u.list.n != t->list_size &&
-            v->u.list.n != 1)
-            return false;
+        /* The N of T[N] is not enforced: `int[1] dim` takes any length. */
         for (i = 0; i < v->u.list.n; i++) {
             const sc_value *e = &v->u.list.items[i];
             if (e->kind == SC_VALUE_NONE ? !t->elem_optional
@@ -146,9 +156,8 @@ static void type_text(const sc__type *t, char *buf, size_t size)
              t->is_list ? "[]" : "", t->optional ? "?" : "");
 }
 
-sc_status sc__graph_check_call(sc_graph *g, sc_node_id id, sc_error *err)
+sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err)
 {
-    sc__node *n = &g->nodes[id];
     const sc__op_info *info;
     const void *pos[SC_OP_MAX_ARGS_ + 1];
     const void *kwv[SC_OP_MAX_ARGS_ + 1];

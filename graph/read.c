@@ -949,9 +949,6 @@ static sc_status append_node(reader *r, const char *name, const char *target,
         if (st != SC_OK)
             return st;
     }
-    st = sc__graph_check_call(r->g, id, r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
     sc_error_init(&ierr);
     if (sc__shape_infer(r->g, id, &inferred, &ierr) == SC_OK &&
         meta->kind != SC_RESULT_UNKNOWN) {

@@ -664,13 +664,13 @@ fail:
     return status;
 }
 
-#define CHECK_STACK_INPUTS 256
+#define CHECK_STACK_INPUTS 128
 
 sc_status sc_guard_checker_check(const sc_guard_checker *chk,
                                  const int64_t *values,
                                  size_t *first_failing, sc_error *err)
 {
-    int64_t stack[CHECK_STACK_INPUTS], *in = stack;
+    int64_t stack[CHECK_STACK_INPUTS] = {0}, *in = stack;
     sc_status status;
     size_t i;
 

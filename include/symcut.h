@@ -6,6 +6,8 @@
 #include <symcut/error.h>
 #include <symcut/symint.h>
 #include <symcut/guards.h>
+#include <symcut/graph.h>
+#include <symcut/kernels.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *sc_version(void);

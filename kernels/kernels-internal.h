@@ -280,7 +280,7 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
  * (doc/kernels.md). */
 #define SC__KERNEL_LIST(X)                                                   \
     X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(tanh) X(sigmoid) X(relu)         \
-    X(gelu) X(silu) X(abs) X(reciprocal) X(sin) X(cos) X(logical_not)         \
+    X(gelu) X(silu) X(abs) X(reciprocal) X(sin) X(cos) X(logical_not) X(erf) \
     X(tanh_backward) X(sigmoid_backward) X(gelu_backward) X(silu_backward)   \
     X(threshold_backward)                                                    \
     X(add) X(sub) X(rsub) X(mul) X(div) X(pow) X(maximum) X(minimum)          \
@@ -291,19 +291,31 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
     X(softmax) X(log_softmax) X(softmax_backward_data)                       \
     X(log_softmax_backward_data)                                             \
     X(native_layer_norm) X(native_layer_norm_backward)                       \
-    X(embedding) X(embedding_dense_backward)                                 \
-    X(nll_loss_forward) X(nll_loss_backward)                                 \
-    X(convolution) X(convolution_backward)                                   \
-    X(max_pool2d_with_indices) X(max_pool2d_with_indices_backward)           \
-    X(native_batch_norm) X(native_batch_norm_backward)                       \
     X(cat) X(stack) X(clone) X(contiguous) X(to_copy)                         \
     X(t) X(transpose) X(permute) X(view) X(reshape) X(expand) X(select)      \
     X(slice) X(unsqueeze) X(squeeze) X(alias) X(as_strided) X(reshape_alias) \
     X(native_dropout) X(bernoulli) X(rand_like)
 
+/* X(name, target): sc__kernel_<name> is sc__kernel_<target>, for the
+ * overload names of graph/ops.yaml (kernels/aliases.c). */
+#define SC__KERNEL_ALIAS_LIST(X)                                             \
+    X(add_tensor, add) X(add_scalar, add) X(sub_tensor, sub)                 \
+    X(sub_scalar, sub) X(rsub_scalar, rsub) X(mul_tensor, mul)               \
+    X(mul_scalar, mul) X(div_tensor, div) X(div_scalar, div)                 \
+    X(div_tensor_mode, div) X(pow_tensor_tensor, pow)                        \
+    X(pow_tensor_scalar, pow) X(pow_scalar, pow)                             \
+    X(eq_tensor, eq) X(eq_scalar, eq) X(ne_tensor, ne) X(ne_scalar, ne)      \
+    X(lt_tensor, lt) X(lt_scalar, lt) X(le_tensor, le) X(le_scalar, le)      \
+    X(gt_tensor, gt) X(gt_scalar, gt) X(ge_tensor, ge) X(ge_scalar, ge)      \
+    X(sum_dim, sum) X(mean_dim, mean)                                        \
+    X(bernoulli_p, bernoulli) X(bernoulli_float, bernoulli)
+
 #define SC__KERNEL_DECL(name)                                                \
     sc_status sc__kernel_##name(sc__kernel_call *call);
+#define SC__KERNEL_ALIAS_DECL(name, target) SC__KERNEL_DECL(name)
 SC__KERNEL_LIST(SC__KERNEL_DECL)
+SC__KERNEL_ALIAS_LIST(SC__KERNEL_ALIAS_DECL)
+#undef SC__KERNEL_ALIAS_DECL
 #undef SC__KERNEL_DECL
 
 #endif /* SYMCUT_KERNELS_INTERNAL_H */

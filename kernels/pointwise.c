@@ -125,7 +125,7 @@ fail:
 typedef enum unop {
     U_NEG, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU,
     U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_SIN, U_COS,
-    U_LOGICAL_NOT
+    U_LOGICAL_NOT, U_ERF
 } unop;
 
 static float gelu_f(float x)
@@ -172,6 +172,7 @@ static float unary_f32(unop op, float x)
     case U_SIN: return sinf(x);
     case U_COS: return cosf(x);
     case U_LOGICAL_NOT: return x == 0;
+    case U_ERF: return erff(x);
     }
     return 0;
 }
@@ -195,6 +196,7 @@ static double unary_f64(unop op, double x)
     case U_SIN: return sin(x);
     case U_COS: return cos(x);
     case U_LOGICAL_NOT: return x == 0;
+    case U_ERF: return erf(x);
     }
     return 0;
 }
@@ -290,6 +292,7 @@ UNARY_KERNEL(reciprocal, U_RECIPROCAL)
 UNARY_KERNEL(sin, U_SIN)
 UNARY_KERNEL(cos, U_COS)
 UNARY_KERNEL(logical_not, U_LOGICAL_NOT)
+UNARY_KERNEL(erf, U_ERF)
 
 /* `approximate`: "none" (default) or "tanh", argument 1. */
 static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)

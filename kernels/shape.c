@@ -3,11 +3,13 @@
  * contiguous, _to_copy) and concatenation (cat, stack). */
 #include "kernels/kernels-internal.h"
 
-static sc_status out_or(sc__kernel_call *c, sc_status status, sc_tensor *t)
+/* Store *t as the result when status is SC_OK (t is read after the call
+ * that produced it has run). */
+static sc_status out_or(sc__kernel_call *c, sc_status status, sc_tensor **t)
 {
     if (status != SC_OK)
         return status;
-    return sc__out(c, t);
+    return sc__out(c, *t);
 }
 
 /* t(Tensor self): transpose of a 2-d tensor; 0-d and 1-d unchanged. */
@@ -21,8 +23,8 @@ sc_status sc__kernel_t(sc__kernel_call *call)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "t() expects a tensor with <= 2 dimensions");
     if (x->ndim < 2)
-        return out_or(call, sc_tensor_alias(x, &r, call->err), r);
-    return out_or(call, sc_tensor_transpose(x, 0, 1, &r, call->err), r);
+        return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
+    return out_or(call, sc_tensor_transpose(x, 0, 1, &r, call->err), &r);
 fail:
     return status;
 }
@@ -37,7 +39,7 @@ sc_status sc__kernel_transpose(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_int(call, 1, &a));
     SC_CHECK(sc__arg_int(call, 2, &b));
-    return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), r);
+    return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), &r);
 fail:
     return status;
 }
@@ -56,7 +58,7 @@ sc_status sc__kernel_permute(sc__kernel_call *call)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "permute: %zu dims for a %zu-d tensor", n,
                              x->ndim);
-    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), r);
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
 fail:
     return status;
 }
@@ -71,7 +73,7 @@ sc_status sc__kernel_view(sc__kernel_call *call)
     sc_status status;
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
-    return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), r);
+    return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
 }
@@ -86,7 +88,7 @@ sc_status sc__kernel_reshape(sc__kernel_call *call)
     sc_status status;
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
-    return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), r);
+    return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
 }
@@ -113,7 +115,7 @@ sc_status sc__kernel_as_strided(sc__kernel_call *call)
     return out_or(call,
                   sc_tensor_view_as_strided(x, n, sizes, strides, off, &r,
                                             call->err),
-                  r);
+                  &r);
 fail:
     return status;
 }
@@ -135,7 +137,7 @@ sc_status sc__kernel_expand(sc__kernel_call *call)
     sc_status status;
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
-    return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), r);
+    return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
 }
@@ -150,7 +152,7 @@ sc_status sc__kernel_select(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_int(call, 1, &d));
     SC_CHECK(sc__arg_int(call, 2, &i));
-    return out_or(call, sc_tensor_select(x, d, i, &r, call->err), r);
+    return out_or(call, sc_tensor_select(x, d, i, &r, call->err), &r);
 fail:
     return status;
 }
@@ -173,7 +175,7 @@ sc_status sc__kernel_slice(sc__kernel_call *call)
     if (!sc__arg_is_none(call, 4))
         SC_CHECK(sc__arg_int(call, 4, &step));
     return out_or(call,
-                  sc_tensor_slice(x, d, start, end, step, &r, call->err), r);
+                  sc_tensor_slice(x, d, start, end, step, &r, call->err), &r);
 fail:
     return status;
 }
@@ -187,7 +189,7 @@ sc_status sc__kernel_unsqueeze(sc__kernel_call *call)
     sc_status status;
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     SC_CHECK(sc__arg_int(call, 1, &d));
-    return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), r);
+    return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), &r);
 fail:
     return status;
 }
@@ -206,7 +208,7 @@ sc_status sc__kernel_squeeze(sc__kernel_call *call)
 
     SC_CHECK(sc__arg_tensor(call, 0, &x));
     if (sc__arg_is_none(call, 1))
-        return out_or(call, sc_tensor_squeeze(x, &r, call->err), r);
+        return out_or(call, sc_tensor_squeeze(x, &r, call->err), &r);
     SC_CHECK(sc__arg_ints(call, 1, &n, &dims));
     for (i = 0; i < n; i++) {
         SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
@@ -221,7 +223,7 @@ sc_status sc__kernel_squeeze(sc__kernel_call *call)
     return out_or(call,
                   sc_tensor_view_as_strided(x, k, sizes, strides, x->offset,
                                             &r, call->err),
-                  r);
+                  &r);
 fail:
     return status;
 }
@@ -233,7 +235,7 @@ sc_status sc__kernel_alias(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
     SC_CHECK(sc__arg_tensor(call, 0, &x));
-    return out_or(call, sc_tensor_alias(x, &r, call->err), r);
+    return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
 fail:
     return status;
 }

@@ -28,7 +28,6 @@ typedef struct sum_view {
     sc_expr *const *t;
     const sc__int *k;
     sc_expr *one_t;
-    sc__int one_k;
 } sum_view;
 
 static const sc__int one_int = {1, NULL};
@@ -50,9 +49,8 @@ static void view_sum(sum_view *v, sc_expr *e)
         sc__int_set_si(&v->c, 0);
         v->n = 1;
         v->one_t = e;
-        sc__int_set_si(&v->one_k, 1);
         v->t = &v->one_t;
-        v->k = &v->one_k;
+        v->k = &one_int;
     }
 }
 
@@ -309,7 +307,7 @@ sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
     sc__int_set_si(&s[0], ka);
     sc__int_set_si(&s[1], kb);
     sc__int_set_si(&cc, c);
-    r = add_core(ctx, b ? 2 : 1, args, s, &cc);
+    r = add_core(ctx, b ? 2 : 1, args, ka == 1 && kb == 1 ? NULL : s, &cc);
     sc__ctx_release(ctx, mark);
     return r;
 }

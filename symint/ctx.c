@@ -279,37 +279,33 @@ static void node_metrics(sc_expr *e)
 /* Copy the big value *v into a context-owned mpz at m and point v at it. */
 static bool own_big(sc_ctx *ctx, sc__int *v, mpz_ptr m)
 {
-    sc__gmp_guard g;
-    mpz_srcptr src = v->big;
-
-    sc__gmp_push(&g);
-    if (setjmp(g.env)) {
-        sc__gmp_pop(&g);
-        return false;
-    }
-    mpz_init(m);
-    ctx->bigs[ctx->nbigs++] = m;
-    mpz_set(m, src);
-    sc__gmp_pop(&g);
+    bool ok = sc__mpz_init_set(ctx, m, v->big);
+    ctx->bigs[ctx->nbigs++] = m; /* initialised either way: cleared at free */
     v->big = m;
-    return true;
+    return ok;
 }
 
 static size_t align16(size_t n) { return (n + 15) & ~(size_t)15; }
 
-sc_expr *sc__intern(sc_ctx *ctx, const sc_expr *p)
+/* The interned node with content p and hash h, or NULL. */
+static sc_expr *intern_find(const sc_ctx *ctx, const sc_expr *p, uint64_t h)
 {
-    uint64_t h = content_hash(p);
-    size_t b = h & (ctx->table_size - 1), nbig = 0, need, name_len = 0;
+    sc_expr *e;
+    for (e = ctx->table[h & (ctx->table_size - 1)]; e; e = e->chain)
+        if (e->hash == h && same_content(e, p))
+            return e;
+    return NULL;
+}
+
+/* Insert a copy of p (not present, hash h). */
+static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
+{
+    size_t b, nbig = 0, need, name_len = 0;
     size_t off_args, off_coefs, off_exps, off_bigs, off_name;
     sc_expr *e;
     unsigned char *mem;
     uint32_t i;
     void *items;
-
-    for (e = ctx->table[b]; e; e = e->chain)
-        if (e->hash == h && same_content(e, p))
-            return e;
 
     if (p->kind == SC_EXPR_INT && p->u.value.big)
         nbig = 1;
@@ -382,14 +378,20 @@ sc_expr *sc__intern(sc_ctx *ctx, const sc_expr *p)
     }
     node_metrics(e);
 
-    if (ctx->count >= ctx->table_size) {
+    if (ctx->count >= ctx->table_size)
         table_grow(ctx);
-        b = h & (ctx->table_size - 1);
-    }
+    b = h & (ctx->table_size - 1);
     e->chain = ctx->table[b];
     ctx->table[b] = e;
     ctx->count++;
     return e;
+}
+
+sc_expr *sc__intern(sc_ctx *ctx, const sc_expr *p)
+{
+    uint64_t h = content_hash(p);
+    sc_expr *e = intern_find(ctx, p, h);
+    return e ? e : intern_insert(ctx, p, h);
 }
 
 /* ---- The context --------------------------------------------------------- */
@@ -490,12 +492,20 @@ static bool is_ident_start(char c)
 
 sc_expr *sc_expr_symbol(sc_ctx *ctx, const char *name)
 {
-    sc_expr p;
+    sc_expr p, *e;
     const char *s;
     size_t i;
+    uint64_t h;
 
     if (!name)
         return NULL;
+    memset(&p, 0, sizeof p);
+    p.kind = SC_EXPR_SYMBOL;
+    p.u.sym.name = name;
+    h = content_hash(&p);
+    e = intern_find(ctx, &p, h);
+    if (e)
+        return e;
     if (!is_ident_start(name[0]))
         return sc__ctx_fail(ctx, SC_ERR_INVALID,
                             "invalid symbol name '%s'", name);
@@ -508,10 +518,7 @@ sc_expr *sc_expr_symbol(sc_ctx *ctx, const char *name)
             return sc__ctx_fail(ctx, SC_ERR_INVALID,
                                 "'%s' is a reserved word, not a symbol name",
                                 name);
-    memset(&p, 0, sizeof p);
-    p.kind = SC_EXPR_SYMBOL;
-    p.u.sym.name = name;
-    return sc__intern(ctx, &p);
+    return intern_insert(ctx, &p, h);
 }
 
 /* ---- Inspection ---------------------------------------------------------- */

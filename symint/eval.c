@@ -1,14 +1,21 @@
 /* symcut — exact evaluation of an expression under a binding, with Python
  * integer semantics.
  *
+ * Errors propagate strictly through every node except And/Or: a false
+ * argument makes an And false (a true one an Or true) whatever errors the
+ * other arguments raise, and only an undecided And/Or raises the first
+ * error of its arguments.  This makes the result independent of the
+ * order of the arguments (canonical forms reorder them), so that
+ * simplification never introduces an error, and an evaluation in any
+ * short-circuit order that succeeds agrees with this one.
+ *
  * Two evaluators give identical results.  The fast one works on int64_t
  * with checked arithmetic, walks the expression as a tree (no memo) with
  * a small fixed stack and a visit budget, and gives up on overflow, on a
- * big constant, on depth or on a large DAG.  The general one is exact
- * (GMP), memoises shared subtrees and keeps an explicit stack, so it is
- * linear in the number of distinct nodes and safe at any depth.  Both
- * evaluate children left to right and And/Or short-circuit in their
- * canonical argument order, so errors are the same too. */
+ * big constant, on depth, on a large DAG, or on an error inside an
+ * And/Or.  The general one is exact (GMP), memoises shared subtrees and
+ * keeps an explicit stack, so it is linear in the number of distinct
+ * nodes and safe at any depth. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +252,17 @@ static bool is_leaf(const sc_expr *e)
            e->kind == SC_EXPR_TRUE || e->kind == SC_EXPR_FALSE;
 }
 
+/* Is an And/Or among the frames?  Then an error may not be the result:
+ * the general evaluator decides. */
+static bool under_andor(const fframe *stack, int sp)
+{
+    int i;
+    for (i = 0; i < sp; i++)
+        if (stack[i].e->kind == SC_EXPR_AND || stack[i].e->kind == SC_EXPR_OR)
+            return true;
+    return false;
+}
+
 /* On FAST_ERROR the status is in *st and err is filled. */
 static fast_result fast_eval(sc_ctx *ctx, const sc_expr *root,
                              const bsrc *b, int64_t *out,
@@ -263,6 +281,8 @@ descend:
         return FAST_GIVE_UP;
     if (is_leaf(e)) {
         fr = fast_leaf(e, b, &v, st, err);
+        if (fr == FAST_ERROR && under_andor(stack, sp))
+            return FAST_GIVE_UP;
         if (fr != FAST_OK)
             return fr;
         goto deliver;
@@ -317,6 +337,8 @@ deliver:
             break;
         }
         if (v == 0) {
+            if (under_andor(stack, sp))
+                return FAST_GIVE_UP;
             *st = fail_div_zero(ctx, e, err);
             return FAST_ERROR;
         }
@@ -370,32 +392,41 @@ deliver:
     goto deliver;
 }
 
-/* ---- The general evaluator --------------------------------------------- */
+/* ---- The general evaluator ---------------------------------------------
+ * Every node evaluated gets a slot: its value, or the error it raised and
+ * the node that caused it (messages are made once, at the end). */
 
 typedef struct gframe {
     sc_expr *e;
     uint32_t i;
+    sc_status err_st;       /* And/Or: first error among the arguments */
+    const sc_expr *err_at;
 } gframe;
+
+typedef struct gslot {
+    mpz_t v;
+    sc_status st;
+    const sc_expr *cause;   /* the node that raised st */
+} gslot;
 
 typedef struct gstate {
     sc_ctx *ctx;
     const bsrc *binding;
-    sc_error *err;
-    sc__memo *memo;   /* node -> index in vals */
-    mpz_t *vals;      /* vals[0..nvals) initialised */
-    size_t nvals, vals_cap;
+    sc__memo *memo;   /* node -> index in slots */
+    gslot *slots;     /* slots[0..nslots) initialised */
+    size_t nslots, slots_cap;
     gframe *stack;
     size_t sp, stack_cap;
-    size_t root;      /* index of the result in vals */
+    size_t root;      /* index of the result */
     mpz_t t;
 } gstate;
 
 static void gstate_free(gstate *g)
 {
     size_t i;
-    for (i = 0; i < g->nvals; i++)
-        mpz_clear(g->vals[i]);
-    sc__free(g->vals);
+    for (i = 0; i < g->nslots; i++)
+        mpz_clear(g->slots[i].v);
+    sc__free(g->slots);
     sc__free(g->stack);
     sc__memo_free(g->memo);
     mpz_clear(g->t);
@@ -403,7 +434,7 @@ static void gstate_free(gstate *g)
 
 static mpz_srcptr gval(const gstate *g, const sc_expr *e)
 {
-    return g->vals[sc__memo_get(g->memo, e)];
+    return g->slots[sc__memo_get(g->memo, e)].v;
 }
 
 static sc_status limit(sc_error *err)
@@ -430,17 +461,17 @@ static sc_status gmul_pow(gstate *g, mpz_ptr r, mpz_srcptr b, uint64_t n)
     bits = mpz_sizeinbase(b, 2);
     /* |b|^n >= 2^((bits-1) n) */
     if (n > EVAL_MAX_BITS / (bits - 1))
-        return limit(g->err);
+        return SC_ERR_LIMIT;
     mpz_pow_ui(g->t, b, (unsigned long)n);
     if (mpz_sizeinbase(r, 2) + mpz_sizeinbase(g->t, 2) > EVAL_MAX_BITS + 1)
-        return limit(g->err);
+        return SC_ERR_LIMIT;
     mpz_mul(r, r, g->t);
     return SC_OK;
 }
 
-/* Compute e into r, its children being in the memo; `decided` says an
- * And/Or stopped early. */
-static sc_status gcompute(gstate *g, sc_expr *e, bool decided, mpz_ptr r)
+/* Compute e (not And/Or) into r, its children having values.  Returns
+ * the error e raises itself, if any (no message). */
+static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
 {
     mpz_srcptr a, b;
     int64_t small;
@@ -455,7 +486,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, bool decided, mpz_ptr r)
             sc__mpz_set_i64(r, e->u.value.small);
         return SC_OK;
     case SC_EXPR_SYMBOL:
-        st = lookup(g->binding, e, &small, &a, g->err);
+        st = lookup(g->binding, e, &small, &a, NULL);
         if (st != SC_OK)
             return st;
         if (a)
@@ -492,7 +523,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, bool decided, mpz_ptr r)
         a = gval(g, e->args[0]);
         b = gval(g, e->args[1]);
         if (mpz_sgn(b) == 0)
-            return fail_div_zero(g->ctx, e, g->err);
+            return SC_ERR_DIV_ZERO;
         if (e->kind == SC_EXPR_FLOORDIV)
             mpz_fdiv_q(r, a, b);
         else if (e->kind == SC_EXPR_CEILDIV)
@@ -524,77 +555,125 @@ static sc_status gcompute(gstate *g, sc_expr *e, bool decided, mpz_ptr r)
     case SC_EXPR_LE:
         mpz_set_ui(r, mpz_sgn(gval(g, e->args[0])) <= 0);
         return SC_OK;
-    case SC_EXPR_AND:
-        mpz_set_ui(r, !decided);
-        return SC_OK;
-    case SC_EXPR_OR:
-        mpz_set_ui(r, decided);
-        return SC_OK;
+    default:
+        return SC_ERR_INTERNAL;
     }
-    return sc__error_set(g->err, SC_ERR_INTERNAL, "unknown node kind %d",
-                         (int)e->kind);
 }
 
 static bool gpush(gstate *g, sc_expr *e)
 {
+    gframe *f;
     if (g->sp == g->stack_cap) {
         void *p = g->stack;
         if (!sc__grow(&p, &g->stack_cap, g->sp + 1, sizeof *g->stack))
             return false;
         g->stack = p;
     }
-    g->stack[g->sp].e = e;
-    g->stack[g->sp++].i = 0;
+    f = &g->stack[g->sp++];
+    f->e = e;
+    f->i = 0;
+    f->err_st = SC_OK;
+    f->err_at = NULL;
     return true;
 }
 
-/* Evaluate root; its value is g->vals[g->root]. */
+/* Evaluate root into g->slots[g->root] (a value or an error).  Children
+ * are evaluated left to right; a node whose child fails fails the same
+ * way, except And/Or: a false (true) argument decides, whatever errors
+ * the others raise; otherwise their first error is the result.  Returns
+ * only the errors that cannot be part of a result (exhaustion). */
 static sc_status gmp_eval(gstate *g, sc_expr *root)
 {
-    sc_status st;
-
     if (!gpush(g, root))
-        return sc__error_nomem(g->err);
+        return SC_ERR_NOMEM;
     while (g->sp) {
         gframe *f = &g->stack[g->sp - 1];
         sc_expr *e = f->e;
         bool is_andor = e->kind == SC_EXPR_AND || e->kind == SC_EXPR_OR;
         bool decided = false;
-        size_t ci, slot;
+        sc_status st = SC_OK;
+        const sc_expr *cause = NULL;
+        size_t ci, idx;
+        gslot *slot;
 
         while (f->i < e->nargs) {
             ci = sc__memo_get(g->memo, e->args[f->i]);
             if (ci == SC__MEMO_NONE)
                 break;
-            if (is_andor && (mpz_sgn(g->vals[ci]) != 0) ==
-                                (e->kind == SC_EXPR_OR)) {
+            if (g->slots[ci].st != SC_OK) {
+                if (!is_andor) {
+                    st = g->slots[ci].st;
+                    cause = g->slots[ci].cause;
+                    break;
+                }
+                if (f->err_st == SC_OK) {
+                    f->err_st = g->slots[ci].st;
+                    f->err_at = g->slots[ci].cause;
+                }
+            } else if (is_andor && (mpz_sgn(g->slots[ci].v) != 0) ==
+                                       (e->kind == SC_EXPR_OR)) {
                 decided = true;
                 break;
             }
             f->i++;
         }
-        if (!decided && f->i < e->nargs) {
+        if (st == SC_OK && !decided && f->i < e->nargs) {
             if (!gpush(g, e->args[f->i]))
-                return sc__error_nomem(g->err);
+                return SC_ERR_NOMEM;
             continue;
         }
-        if (g->nvals == g->vals_cap) {
-            void *p = g->vals;
-            if (!sc__grow(&p, &g->vals_cap, g->nvals + 1, sizeof *g->vals))
-                return sc__error_nomem(g->err);
-            g->vals = p;
+        if (g->nslots == g->slots_cap) {
+            void *p = g->slots;
+            if (!sc__grow(&p, &g->slots_cap, g->nslots + 1,
+                          sizeof *g->slots))
+                return SC_ERR_NOMEM;
+            g->slots = p;
         }
-        slot = g->nvals;
-        mpz_init(g->vals[g->nvals++]);
-        st = gcompute(g, e, decided, g->vals[slot]);
-        if (st != SC_OK)
-            return st;
-        if (!sc__memo_put(g->memo, e, slot))
-            return sc__error_nomem(g->err);
+        idx = g->nslots;
+        slot = &g->slots[g->nslots++];
+        mpz_init(slot->v);
+        if (st == SC_OK && is_andor) {
+            if (decided) {
+                mpz_set_ui(slot->v, e->kind == SC_EXPR_OR);
+            } else {
+                st = f->err_st;
+                cause = f->err_at;
+                mpz_set_ui(slot->v, e->kind == SC_EXPR_AND);
+            }
+        } else if (st == SC_OK) {
+            st = gcompute(g, e, slot->v);
+            cause = e;
+            if (st == SC_ERR_INTERNAL)
+                return st;
+        }
+        slot->st = st;
+        slot->cause = cause;
+        if (!sc__memo_put(g->memo, e, idx))
+            return SC_ERR_NOMEM;
         g->sp--;
     }
     g->root = sc__memo_get(g->memo, root);
     return SC_OK;
+}
+
+/* The message for an error raised by node `at`. */
+static sc_status report(sc_ctx *ctx, sc_status st, const sc_expr *at,
+                        sc_error *err)
+{
+    switch (st) {
+    case SC_ERR_DIV_ZERO:
+        return fail_div_zero(ctx, at, err);
+    case SC_ERR_UNBOUND:
+        return fail_unbound(at, err);
+    case SC_ERR_INVALID:
+        return fail_not_constant(at, err);
+    case SC_ERR_LIMIT:
+        return limit(err);
+    case SC_ERR_NOMEM:
+        return sc__error_nomem(err);
+    default:
+        return sc__error_set(err, st, "evaluation failed");
+    }
 }
 
 /* The general evaluator: the value goes to out_mpz, or to *out_si (then
@@ -606,11 +685,11 @@ static sc_status eval_general(sc_ctx *ctx, sc_expr *e,
     gstate g;
     sc__gmp_guard guard;
     sc_status st;
+    const gslot *r;
 
     memset(&g, 0, sizeof g);
     g.ctx = ctx;
     g.binding = binding;
-    g.err = err;
     mpz_init(g.t);
     g.memo = sc__memo_new();
     if (!g.memo) {
@@ -624,10 +703,15 @@ static sc_status eval_general(sc_ctx *ctx, sc_expr *e,
         return sc__error_nomem(err);
     }
     st = gmp_eval(&g, e);
-    if (st == SC_OK) {
-        if (out_mpz)
-            mpz_set(out_mpz, g.vals[g.root]);
-        else if (!sc__mpz_get_i64(g.vals[g.root], out_si))
+    if (st != SC_OK) {
+        st = report(ctx, st, e, err);
+    } else {
+        r = &g.slots[g.root];
+        if (r->st != SC_OK)
+            st = report(ctx, r->st, r->cause, err);
+        else if (out_mpz)
+            mpz_set(out_mpz, r->v);
+        else if (!sc__mpz_get_i64(r->v, out_si))
             st = sc__error_set(err, SC_ERR_OVERFLOW,
                                "value does not fit in int64_t");
     }

@@ -125,6 +125,8 @@ static inline void sc__int_set_si(sc__int *r, int64_t v)
 }
 /* r refers to v without copying it (v must outlive r); normalised. */
 void sc__int_view_mpz(sc__int *r, mpz_srcptr v);
+/* mpz_init(m) and copy v into it; m is initialised even on failure. */
+bool sc__mpz_init_set(sc_ctx *ctx, mpz_ptr m, mpz_srcptr v);
 /* r = a copy of v in a scratch mpz (or small). */
 bool sc__int_set_mpz(sc_ctx *ctx, sc__int *r, mpz_srcptr v);
 bool sc__int_eq(const sc__int *a, const sc__int *b);

@@ -171,42 +171,40 @@ static bool nomem(sc_ctx *ctx)
     return false;
 }
 
-/* An mpz holding a's value: a->big itself, or a scratch copy of a small. */
-static mpz_srcptr view(sc_ctx *ctx, const sc__int *a)
-{
-    mpz_ptr t;
-    if (a->big)
-        return a->big;
-    t = sc__ctx_tmp(ctx);
-    if (t)
-        mpz_set_i64(t, a->small);
-    return t;
-}
-
 typedef void (*binop_fn)(mpz_ptr, mpz_srcptr, mpz_srcptr);
 
-/* One GMP computation, run under an out-of-memory guard. */
+/* One GMP computation, run under an out-of-memory guard.  Small operands
+ * are converted inside the guard, into scratch mpz's (ta, tb). */
 typedef struct gmp_call {
     enum { CALL_BINOP, CALL_POW, CALL_SET, CALL_SET_STR } kind;
     binop_fn f;
-    mpz_ptr r;
-    mpz_srcptr a, b;
+    mpz_ptr r, ta, tb;
+    const sc__int *a, *b;
+    mpz_srcptr src;
     unsigned long e;
     const char *str;
     bool neg;
 } gmp_call;
 
+static mpz_srcptr operand(const sc__int *a, mpz_ptr t)
+{
+    if (a->big)
+        return a->big;
+    mpz_set_i64(t, a->small);
+    return t;
+}
+
 static void run_call(const gmp_call *c)
 {
     switch (c->kind) {
     case CALL_BINOP:
-        c->f(c->r, c->a, c->b);
+        c->f(c->r, operand(c->a, c->ta), operand(c->b, c->tb));
         break;
     case CALL_POW:
-        mpz_pow_ui(c->r, c->a, c->e);
+        mpz_pow_ui(c->r, operand(c->a, c->ta), c->e);
         break;
     case CALL_SET:
-        mpz_set(c->r, c->a);
+        mpz_set(c->r, c->src);
         break;
     case CALL_SET_STR:
         mpz_set_str(c->r, c->str, 10);
@@ -216,15 +214,43 @@ static void run_call(const gmp_call *c)
     }
 }
 
-/* Run c; false (SC_ERR_NOMEM recorded) when GMP ran out of memory.  The
- * destination keeps a valid (old) allocation in that case. */
+/* A GMP function that runs out of memory may leave its destination
+ * inconsistent (mpz_mul, for one, sets the new size before allocating).
+ * So every destination starts empty (no limbs allocated), and after a
+ * failure one that still has no limbs of its own is reset, while one that
+ * got limbs is consistent. */
+static void make_empty(mpz_ptr m)
+{
+    if (m && m->_mp_alloc != 0) {
+        mpz_clear(m);
+        mpz_init(m); /* allocates nothing with GMP >= 6.2 */
+    }
+}
+
+static void repair(mpz_ptr m, mp_limb_t *d0)
+{
+    if (m && m->_mp_d == d0)
+        mpz_init(m);
+}
+
+/* Run c; false (SC_ERR_NOMEM recorded) when GMP ran out of memory. */
 static bool guarded(sc_ctx *ctx, const gmp_call *c)
 {
     sc__gmp_guard g;
+    mp_limb_t *d0[3];
 
+    make_empty(c->r);
+    make_empty(c->ta);
+    make_empty(c->tb);
+    d0[0] = c->r->_mp_d;
+    d0[1] = c->ta ? c->ta->_mp_d : NULL;
+    d0[2] = c->tb ? c->tb->_mp_d : NULL;
     sc__gmp_push(&g);
     if (setjmp(g.env)) {
         sc__gmp_pop(&g);
+        repair(c->r, d0[0]);
+        repair(c->ta, d0[1]);
+        repair(c->tb, d0[2]);
         return nomem(ctx);
     }
     run_call(c);
@@ -232,37 +258,65 @@ static bool guarded(sc_ctx *ctx, const gmp_call *c)
     return true;
 }
 
+bool sc__mpz_init_set(sc_ctx *ctx, mpz_ptr m, mpz_srcptr v)
+{
+    gmp_call c;
+    memset(&c, 0, sizeof c);
+    c.kind = CALL_SET;
+    c.src = v;
+    c.r = m;
+    mpz_init(m);
+    return guarded(ctx, &c);
+}
+
+/* Scratch mpz's for c's result and its small operands.  The operands'
+ * ones are given back (ctx->ntmps_used) after the call by the caller. */
+static bool call_tmps(sc_ctx *ctx, gmp_call *c, size_t *keep)
+{
+    c->r = sc__ctx_tmp(ctx);
+    if (!c->r)
+        return false;
+    *keep = ctx->ntmps_used;
+    if (c->a && !c->a->big && !(c->ta = sc__ctx_tmp(ctx)))
+        return false;
+    if (c->b && !c->b->big && !(c->tb = sc__ctx_tmp(ctx)))
+        return false;
+    return true;
+}
+
 /* r = f(a, b) computed with GMP into a fresh scratch mpz. */
 static bool slow_binop(sc_ctx *ctx, sc__int *r, const sc__int *a,
                        const sc__int *b, binop_fn f)
 {
-    gmp_call c = {CALL_BINOP, f, NULL, NULL, NULL, 0, NULL, false};
+    gmp_call c;
     size_t keep;
 
-    c.r = sc__ctx_tmp(ctx);
-    if (!c.r)
+    memset(&c, 0, sizeof c);
+    c.kind = CALL_BINOP;
+    c.f = f;
+    c.a = a;
+    c.b = b;
+    if (!call_tmps(ctx, &c, &keep) || !guarded(ctx, &c))
         return false;
-    keep = ctx->ntmps_used;
-    c.a = view(ctx, a);
-    c.b = view(ctx, b);
-    if (!c.a || !c.b || !guarded(ctx, &c))
-        return false;
-    ctx->ntmps_used = keep; /* the operand views are no longer needed */
+    ctx->ntmps_used = keep;
     normalise(r, c.r);
     return true;
 }
 
 bool sc__int_set_mpz(sc_ctx *ctx, sc__int *r, mpz_srcptr v)
 {
-    gmp_call c = {CALL_SET, NULL, NULL, v, NULL, 0, NULL, false};
+    gmp_call c;
+    size_t keep;
     int64_t s;
 
     if (mpz_get_i64(v, &s)) {
         sc__int_set_si(r, s);
         return true;
     }
-    c.r = sc__ctx_tmp(ctx);
-    if (!c.r || !guarded(ctx, &c))
+    memset(&c, 0, sizeof c);
+    c.kind = CALL_SET;
+    c.src = v;
+    if (!call_tmps(ctx, &c, &keep) || !guarded(ctx, &c))
         return false;
     r->big = c.r;
     return true;
@@ -412,7 +466,7 @@ bool sc__int_divisible(sc_ctx *ctx, bool *out, const sc__int *a,
 
 bool sc__int_pow_ui(sc_ctx *ctx, sc__int *r, const sc__int *a, uint64_t e)
 {
-    gmp_call c = {CALL_POW, NULL, NULL, NULL, NULL, 0, NULL, false};
+    gmp_call c;
     size_t bits = sc__int_bits(a), keep;
     int64_t acc = 1, base;
 
@@ -435,6 +489,8 @@ bool sc__int_pow_ui(sc_ctx *ctx, sc__int *r, const sc__int *a, uint64_t e)
                      (unsigned long long)e);
         return false;
     }
+    memset(&c, 0, sizeof c);
+    c.kind = CALL_POW;
     if (!a->big) {
         uint64_t k = e;
         bool ok = true;
@@ -451,13 +507,9 @@ bool sc__int_pow_ui(sc_ctx *ctx, sc__int *r, const sc__int *a, uint64_t e)
             return true;
         }
     }
-    c.r = sc__ctx_tmp(ctx);
-    if (!c.r)
-        return false;
-    keep = ctx->ntmps_used;
-    c.a = view(ctx, a);
+    c.a = a;
     c.e = (unsigned long)e;
-    if (!c.a || !guarded(ctx, &c))
+    if (!call_tmps(ctx, &c, &keep) || !guarded(ctx, &c))
         return false;
     ctx->ntmps_used = keep;
     normalise(r, c.r);
@@ -502,7 +554,8 @@ sc_expr *sc_expr_int_mpz(sc_ctx *ctx, mpz_srcptr value)
 sc_expr *sc_expr_int_str(sc_ctx *ctx, const char *decimal)
 {
     const char *s = decimal, *digits;
-    gmp_call c = {CALL_SET_STR, NULL, NULL, NULL, NULL, 0, NULL, false};
+    gmp_call c;
+    size_t keep;
     sc__mark m;
     sc_expr *r;
     int64_t acc = 0;
@@ -530,10 +583,13 @@ sc_expr *sc_expr_int_str(sc_ctx *ctx, const char *decimal)
     if (small && (neg || acc != INT64_MIN))
         return sc_expr_int_si(ctx, neg ? acc : -acc);
     m = sc__ctx_mark(ctx);
-    c.r = sc__ctx_tmp(ctx);
+    memset(&c, 0, sizeof c);
+    c.kind = CALL_SET_STR;
     c.str = digits;
     c.neg = neg;
-    r = c.r && guarded(ctx, &c) ? sc_expr_int_mpz(ctx, c.r) : NULL;
+    r = call_tmps(ctx, &c, &keep) && guarded(ctx, &c)
+            ? sc_expr_int_mpz(ctx, c.r)
+            : NULL;
     sc__ctx_release(ctx, m);
     return r;
 }

@@ -9,8 +9,10 @@
  * Nodes are built with the public constructors as soon as an operator is
  * complete, so the result is canonical.  Tokens are scanned on demand and
  * nothing is allocated on the common path (names and short literals are
- * copied into stack buffers; call arguments go to a small stack inside the
- * parser that spills to the heap only for very wide calls).
+ * copied into a buffer inside the parser, call arguments go to a small
+ * stack inside the parser that spills to the heap only for very wide
+ * calls).  The recursion keeps its frames small: 1000 levels of nesting
+ * take a few hundred kilobytes of stack.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +81,8 @@ typedef struct parser {
         sc_expr *sym;
     } names[NAME_CACHE];
     unsigned nnames;
+    char text[128]; /* a name or literal, NUL-terminated (kept off the
+                       recursion's stack frames) */
 } parser;
 
 /* Binary operator precedences (0: not a binary operator). */
@@ -144,7 +148,8 @@ static void describe(const token *t, char *buf, size_t size)
                  t->start, t->len > 40 ? "..." : "");
 }
 
-static sc_expr *fail_unexpected(parser *P, const char *what)
+/* "expected <what><name>, got <the current token>". */
+static sc_expr *fail_unexpected(parser *P, const char *what, const char *name)
 {
     char d[64];
 
@@ -152,7 +157,7 @@ static sc_expr *fail_unexpected(parser *P, const char *what)
         return NULL;
     describe(&P->tok, d, sizeof d);
     return fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col,
-                   "expected %s, got %s", what, d);
+                   "expected %s%s, got %s", what, name, d);
 }
 
 /* ---- Scanner ------------------------------------------------------------ */
@@ -363,7 +368,6 @@ static sc_expr *parse_unary(parser *P);
 /* A decimal literal: int64 fast path, GMP beyond 18 digits. */
 static sc_expr *make_int(parser *P, const token *t)
 {
-    char small[64];
     char *s;
     sc_expr *x;
     int64_t v = 0;
@@ -374,13 +378,13 @@ static sc_expr *make_int(parser *P, const token *t)
             v = v * 10 + (t->start[i] - '0');
         return check(P, sc_expr_int_si(P->ctx, v), t);
     }
-    s = t->len < sizeof small ? small : sc__malloc(t->len + 1);
+    s = t->len < sizeof P->text ? P->text : sc__malloc(t->len + 1);
     if (!s)
         return fail_at(P, SC_ERR_NOMEM, t->line, t->col, "out of memory");
     memcpy(s, t->start, t->len);
     s[t->len] = '\0';
     x = sc_expr_int_str(P->ctx, s);
-    if (s != small)
+    if (s != P->text)
         sc__free(s);
     return check(P, x, t);
 }
@@ -543,7 +547,6 @@ static sc_expr *parse_call(parser *P, func f, const token *name)
 {
     size_t base = P->nargs;
     sc_expr *x;
-    char msg[64];
 
     if (!enter(P, name))
         return NULL;
@@ -556,11 +559,9 @@ static sc_expr *parse_call(parser *P, func f, const token *name)
             advance(P);
             continue;
         }
-        if (P->tok.kind != T_RPAREN) {
-            snprintf(msg, sizeof msg, "')' after arguments of %s",
-                     funcs[f].name);
-            return fail_unexpected(P, msg);
-        }
+        if (P->tok.kind != T_RPAREN)
+            return fail_unexpected(P, "')' after arguments of ",
+                                   funcs[f].name);
     }
     advance(P);
     P->depth--;
@@ -573,7 +574,6 @@ static sc_expr *parse_call(parser *P, func f, const token *name)
 static sc_expr *parse_name(parser *P)
 {
     token name = P->tok;
-    char small[128];
     char *s;
     sc_expr *x;
     unsigned i;
@@ -596,14 +596,14 @@ static sc_expr *parse_name(parser *P)
         if (P->names[i].len == name.len &&
             memcmp(P->names[i].name, name.start, name.len) == 0)
             return P->names[i].sym;
-    s = name.len < sizeof small ? small : sc__malloc(name.len + 1);
+    s = name.len < sizeof P->text ? P->text : sc__malloc(name.len + 1);
     if (!s)
         return fail_at(P, SC_ERR_NOMEM, name.line, name.col,
                        "out of memory");
     memcpy(s, name.start, name.len);
     s[name.len] = '\0';
     x = sc_expr_symbol(P->ctx, s);
-    if (s != small)
+    if (s != P->text)
         sc__free(s);
     if (!x)
         return fail_ctor(P, &name);
@@ -639,12 +639,12 @@ static sc_expr *parse_primary(parser *P)
         if (!x)
             return NULL;
         if (P->tok.kind != T_RPAREN)
-            return fail_unexpected(P, "')'");
+            return fail_unexpected(P, "')'", "");
         advance(P);
         P->depth--;
         return x;
     default:
-        return fail_unexpected(P, "an expression");
+        return fail_unexpected(P, "an expression", "");
     }
 }
 

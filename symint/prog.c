@@ -4,8 +4,9 @@
  * Compilation walks every expression once (explicit stack), in order.  A
  * node already compiled is not compiled again: its register is reused
  * (interning makes equal subexpressions the same pointer), across all the
- * expressions.  And/Or short-circuit in their canonical argument order,
- * like sc_expr_eval; nodes first compiled inside the skipped part of an
+ * expressions.  And/Or jump out at the first argument that decides them
+ * (a false one decides an And whatever the others would give, as in
+ * sc_expr_eval); nodes first compiled inside the skippable part of an
  * And/Or are forgotten when it ends, so a later use recomputes them.  Then
  * a linear-scan allocator maps the virtual registers onto few physical
  * ones (jumps only go forward, so live intervals are exact).
@@ -461,7 +462,8 @@ static uint32_t finish(comp *c, cframe *f)
     }
     case M_ANDOR: {
         size_t p, end;
-        emit(c, OP_MOV, f->dst, v[f->nkids - 1], 0, 0);
+        /* the previous arguments' registers were consumed by the jumps */
+        emit(c, OP_MOV, f->dst, c->vals[c->nvals - 1], 0, 0);
         end = c->ncode;
         for (p = f->pbase; p < c->npatches; p++)
             c->code[c->patches[p]].b = (uint32_t)end;

@@ -143,13 +143,19 @@ static sc_expr *rebuild(simp *s, sc_expr *e)
         }
         return sc_expr_mul_n(ctx, n, s->buf);
     case SC_EXPR_FLOORDIV:
-        return sc_expr_floordiv(ctx, result(s, e->args[0]),
-                                result(s, e->args[1]));
     case SC_EXPR_CEILDIV:
-        return sc_expr_ceildiv(ctx, result(s, e->args[0]),
-                               result(s, e->args[1]));
     case SC_EXPR_MOD:
-        return sc_expr_mod(ctx, result(s, e->args[0]), result(s, e->args[1]));
+        x = result(s, e->args[1]);
+        /* A divisor that is 0 wherever the bounds hold: the node has no
+         * value there; keep the divisor's spelling rather than fail. */
+        if (s->ranger && x->kind == SC_EXPR_INT && !x->u.value.big &&
+            x->u.value.small == 0)
+            x = e->args[1];
+        if (e->kind == SC_EXPR_FLOORDIV)
+            return sc_expr_floordiv(ctx, result(s, e->args[0]), x);
+        if (e->kind == SC_EXPR_CEILDIV)
+            return sc_expr_ceildiv(ctx, result(s, e->args[0]), x);
+        return sc_expr_mod(ctx, result(s, e->args[0]), x);
     case SC_EXPR_EQ:
     case SC_EXPR_NE:
     case SC_EXPR_LE:
@@ -205,7 +211,7 @@ static int cmp_lo(const sc_range *a, const sc_range *b)
 }
 
 /* Min/Max without the arguments that another one dominates: for Min, the
- * argument m of least upper bound is kept, and every x with hi(m) <=
+ * argument m of least upper bound is kept, and every other x with hi(m) <=
  * lo(x) goes (Max dually).  Returns r when nothing goes. */
 static sc_expr *drop_dominated(simp *s, sc_expr *r)
 {
@@ -218,7 +224,13 @@ static sc_expr *drop_dominated(simp *s, sc_expr *r)
     for (i = 0; i < r->nargs; i++) {
         if (sc__ranger_range(s->ranger, r->args[i], &ri, &err) != SC_OK)
             return ranger_failed(s, &err);
-        if (!rm || (is_min ? cmp_hi(ri, rm) < 0 : cmp_lo(ri, rm) > 0)) {
+        /* Min: least upper bound, then least lower bound (so that the
+         * others tied with it can go when they are single values). */
+        if (!rm ||
+            (is_min ? cmp_hi(ri, rm) < 0 ||
+                          (cmp_hi(ri, rm) == 0 && cmp_lo(ri, rm) < 0)
+                    : cmp_lo(ri, rm) > 0 ||
+                          (cmp_lo(ri, rm) == 0 && cmp_hi(ri, rm) > 0))) {
             rm = ri;
             m = i;
         }

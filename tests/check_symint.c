@@ -258,6 +258,91 @@ typedef struct text_row {
     const char *expected;
 } text_row;
 
+/* ---- Row checks ----------------------------------------------------------
+ * Each table is one test: every row is checked (in a fresh context) and
+ * all failing rows are reported together, so one failure does not hide
+ * the next, without forking a process per row. */
+
+#define ROW_REQUIRE(cond, ...)                                               \
+    do {                                                                     \
+        if (!(cond)) {                                                       \
+            snprintf(msg, size, __VA_ARGS__);                                \
+            goto fail;                                                       \
+        }                                                                    \
+    } while (0)
+
+/* cond failed and already wrote msg */
+#define ROW_CHECK(cond)                                                      \
+    do {                                                                     \
+        if (!(cond))                                                         \
+            goto fail;                                                       \
+    } while (0)
+
+typedef bool (*row_check)(sc_ctx *ctx, size_t i, char *msg, size_t size);
+
+static void run_rows(const char *table, row_check check, size_t n)
+{
+    static char report[7000];
+    char msg[1024];
+    size_t i, failed = 0, len = 0;
+
+    report[0] = '\0';
+    for (i = 0; i < n; i++) {
+        sc_ctx *ctx = ctx_with_symbols();
+        msg[0] = '\0';
+        if (!check(ctx, i, msg, sizeof msg)) {
+            failed++;
+            printf("symint FAIL: %s row %zu: %s\n", table, i, msg);
+            if (len < sizeof report - 1)
+                len += (size_t)snprintf(report + len, sizeof report - len,
+                                        "\n  row %zu: %s", i, msg);
+        }
+        sc_ctx_free(ctx);
+    }
+    fflush(stdout);
+    ck_assert_msg(failed == 0, "%s: %zu of %zu rows fail:%s", table, failed,
+                  n, report);
+}
+
+/* Parse text; NULL and a message on failure. */
+static sc_expr *try_parse(sc_ctx *ctx, const char *text, char *msg,
+                          size_t size)
+{
+    sc_error err;
+    sc_expr *e = NULL;
+    sc_status st;
+
+    sc_error_init(&err);
+    st = sc_expr_parse(ctx, text, NULL, 1, &e, &err);
+    if (st != SC_OK || e == NULL) {
+        snprintf(msg, size, "parse of \"%s\" failed: %s at %d:%d: %s", text,
+                 sc_status_name(st), err.line, err.column, err.message);
+        return NULL;
+    }
+    return e;
+}
+
+/* Does print(e) parse back to e?  A message if not. */
+static bool try_roundtrip(sc_ctx *ctx, sc_expr *e, const char *origin,
+                          char *msg, size_t size)
+{
+    char *s = sc_expr_to_str(ctx, e);
+    sc_expr *back;
+    bool ok;
+
+    if (!s) {
+        snprintf(msg, size, "printing \"%s\" failed", origin);
+        return false;
+    }
+    back = try_parse(ctx, s, msg, size);
+    ok = back == e;
+    if (back && !ok)
+        snprintf(msg, size, "parse(print(e)) != e for input \"%s\": printed "
+                 "\"%s\"", origin, s);
+    free(s);
+    return ok;
+}
+
 /* The spellings named in the header and issue 2: print(parse(input)) must
  * be exactly `expected`. */
 static const text_row print_required_rows[] = {
@@ -397,40 +482,64 @@ static const text_row big_number_rows[] = {
     {"Max(2**70, 2**71, x)", "Max(2361183241434822606848, x)"},
 };
 
-static void check_text_row(const text_row *row, const char *table)
+static bool check_text_row(sc_ctx *ctx, const text_row *row, char *msg,
+                           size_t size)
 {
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *e = parse_ok(ctx, row->input);
-    char *s = print_ok(ctx, e);
-    sc_expr *again;
+    sc_expr *e, *again;
+    char *s = NULL;
 
-    ck_assert_msg(strcmp(s, row->expected) == 0,
-                  "%s: input \"%s\": expected \"%s\", got \"%s\"", table,
-                  row->input, row->expected, s);
-    again = parse_ok(ctx, row->expected);
-    ck_assert_msg(again == e,
-                  "%s: \"%s\" and \"%s\" are not one pointer", table,
-                  row->input, row->expected);
-    assert_roundtrip(ctx, e, row->input);
+    e = try_parse(ctx, row->input, msg, size);
+    ROW_CHECK(e != NULL);
+    s = sc_expr_to_str(ctx, e);
+    ROW_REQUIRE(s != NULL, "printing failed");
+    ROW_REQUIRE(strcmp(s, row->expected) == 0,
+                "input \"%s\": expected \"%s\", got \"%s\"", row->input,
+                row->expected, s);
+    again = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(again != NULL);
+    ROW_REQUIRE(again == e, "\"%s\" and \"%s\" are not one pointer",
+                row->input, row->expected);
+    ROW_CHECK(try_roundtrip(ctx, e, row->input, msg, size));
     free(s);
-    sc_ctx_free(ctx);
+    return true;
+fail:
+    free(s);
+    return false;
+}
+
+static bool row_print_required(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    return check_text_row(ctx, &print_required_rows[i], msg, size);
+}
+
+static bool row_python_constant(sc_ctx *ctx, size_t i, char *msg,
+                                size_t size)
+{
+    return check_text_row(ctx, &python_constant_rows[i], msg, size);
+}
+
+static bool row_big_number(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    return check_text_row(ctx, &big_number_rows[i], msg, size);
 }
 
 START_TEST(test_print_required_spelling)
 {
-    check_text_row(&print_required_rows[_i], "print_required");
+    run_rows("print_required", row_print_required,
+             ARRAY_SIZE(print_required_rows));
 }
 END_TEST
 
 START_TEST(test_python_semantics_on_constants)
 {
-    check_text_row(&python_constant_rows[_i], "python_constants");
+    run_rows("python_constants", row_python_constant,
+             ARRAY_SIZE(python_constant_rows));
 }
 END_TEST
 
 START_TEST(test_big_numbers)
 {
-    check_text_row(&big_number_rows[_i], "big_numbers");
+    run_rows("big_numbers", row_big_number, ARRAY_SIZE(big_number_rows));
 }
 END_TEST
 
@@ -560,25 +669,37 @@ static const text_row same_pointer_rows[] = {
     {"Or(False, False)", "False"},
 };
 
-START_TEST(test_canonical_same_pointer)
+static bool row_same_pointer(sc_ctx *ctx, size_t i, char *msg, size_t size)
 {
-    const text_row *row = &same_pointer_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *a = parse_ok(ctx, row->input);
-    sc_expr *b = parse_ok(ctx, row->expected);
+    const text_row *row = &same_pointer_rows[i];
+    sc_expr *a = try_parse(ctx, row->input, msg, size), *b;
 
+    ROW_CHECK(a != NULL);
+    b = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(b != NULL);
     if (a != b) {
-        char *sa = print_ok(ctx, a), *sb = print_ok(ctx, b);
+        char *sa = sc_expr_to_str(ctx, a), *sb = sc_expr_to_str(ctx, b);
         char why[256] = "";
         bool agree = agree_on_samples(ctx, a, b, why, sizeof why);
-        ck_assert_msg(0,
-                      "\"%s\" and \"%s\" are not one pointer: they print "
-                      "\"%s\" and \"%s\"%s%s",
-                      row->input, row->expected, sa, sb,
-                      agree ? "" : "; and they DIFFER in value: ", why);
+        snprintf(msg, size,
+                 "\"%s\" and \"%s\" are not one pointer: they print \"%s\" "
+                 "and \"%s\"%s%s",
+                 row->input, row->expected, sa ? sa : "?", sb ? sb : "?",
+                 agree ? "" : "; and they DIFFER in value: ", why);
+        free(sa);
+        free(sb);
+        return false;
     }
-    assert_roundtrip(ctx, a, row->input);
-    sc_ctx_free(ctx);
+    ROW_CHECK(try_roundtrip(ctx, a, row->input, msg, size));
+    return true;
+fail:
+    return false;
+}
+
+START_TEST(test_canonical_same_pointer)
+{
+    run_rows("canonical_same_pointer", row_same_pointer,
+             ARRAY_SIZE(same_pointer_rows));
 }
 END_TEST
 
@@ -602,27 +723,37 @@ static const text_row same_pointer_preferred_rows[] = {
     {"FloorDiv(-a, 2)", "-CeilDiv(a, 2)"},
 };
 
-START_TEST(test_canonical_same_pointer_preferred)
+static bool row_same_pointer_preferred(sc_ctx *ctx, size_t i, char *msg,
+                                       size_t size)
 {
-    const text_row *row = &same_pointer_preferred_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *a = parse_ok(ctx, row->input);
-    sc_expr *b = parse_ok(ctx, row->expected);
+    const text_row *row = &same_pointer_preferred_rows[i];
+    sc_expr *a = try_parse(ctx, row->input, msg, size), *b;
     char why[256] = "";
 
-    ck_assert_msg(agree_on_samples(ctx, a, b, why, sizeof why),
-                  "\"%s\" and \"%s\" must be equal: %s", row->input,
-                  row->expected, why);
+    ROW_CHECK(a != NULL);
+    b = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(b != NULL);
+    ROW_REQUIRE(agree_on_samples(ctx, a, b, why, sizeof why),
+                "\"%s\" and \"%s\" must be equal: %s", row->input,
+                row->expected, why);
     if (a != b) {
-        char *sa = print_ok(ctx, a), *sb = print_ok(ctx, b);
+        char *sa = sc_expr_to_str(ctx, a), *sb = sc_expr_to_str(ctx, b);
         note("canonical form: \"%s\" prints \"%s\", not the same node as "
              "\"%s\" (\"%s\")",
-             row->input, sa, row->expected, sb);
+             row->input, sa ? sa : "?", row->expected, sb ? sb : "?");
         free(sa);
         free(sb);
     }
-    assert_roundtrip(ctx, a, row->input);
-    sc_ctx_free(ctx);
+    ROW_CHECK(try_roundtrip(ctx, a, row->input, msg, size));
+    return true;
+fail:
+    return false;
+}
+
+START_TEST(test_canonical_same_pointer_preferred)
+{
+    run_rows("canonical_preferred", row_same_pointer_preferred,
+             ARRAY_SIZE(same_pointer_preferred_rows));
 }
 END_TEST
 
@@ -657,19 +788,31 @@ static const text_row print_preferred_rows[] = {
     {"-s0 - 1", "-s0 - 1"},
 };
 
+static bool row_print_preferred(sc_ctx *ctx, size_t i, char *msg,
+                                size_t size)
+{
+    const text_row *row = &print_preferred_rows[i];
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
+    char *s = NULL;
+
+    ROW_CHECK(e != NULL);
+    s = sc_expr_to_str(ctx, e);
+    ROW_REQUIRE(s != NULL, "printing failed");
+    if (strcmp(s, row->expected) != 0)
+        note("spelling: \"%s\" prints \"%s\" (preferred \"%s\")", row->input,
+             s, row->expected);
+    ROW_CHECK(try_roundtrip(ctx, e, row->input, msg, size));
+    free(s);
+    return true;
+fail:
+    free(s);
+    return false;
+}
+
 START_TEST(test_print_preferred_spelling)
 {
-    const text_row *row = &print_preferred_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *e = parse_ok(ctx, row->input);
-    char *s = print_ok(ctx, e);
-
-    if (strcmp(s, row->expected) != 0)
-        note("spelling: \"%s\" prints \"%s\" (preferred \"%s\")",
-             row->input, s, row->expected);
-    assert_roundtrip(ctx, e, row->input);
-    free(s);
-    sc_ctx_free(ctx);
+    run_rows("print_preferred", row_print_preferred,
+             ARRAY_SIZE(print_preferred_rows));
 }
 END_TEST
 
@@ -730,45 +873,47 @@ static const parse_error_row parse_error_rows[] = {
     {"s0 < (s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
 };
 
-START_TEST(test_parse_error_code_and_location)
+static bool row_parse_error(sc_ctx *ctx, size_t i, char *msg, size_t size)
 {
-    const parse_error_row *row = &parse_error_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
+    const parse_error_row *row = &parse_error_rows[i];
     sc_expr *e = (sc_expr *)&e; /* must be left alone or set to NULL */
     sc_error err;
     sc_status st;
-    size_t before = sc_ctx_node_count(ctx);
 
     sc_error_init(&err);
     st = sc_expr_parse(ctx, row->input, NULL, 1, &e, &err);
     if (row->code == ANY_FAILURE)
-        ck_assert_msg(st != SC_OK, "\"%s\": expected an error, got SC_OK",
-                      row->input);
+        ROW_REQUIRE(st != SC_OK, "\"%s\": expected an error, got SC_OK",
+                    row->input);
     else
-        ck_assert_msg(st == row->code,
-                      "\"%s\": expected %s, got %s (%s)", row->input,
-                      sc_status_name(row->code), sc_status_name(st),
-                      err.message);
-    ck_assert_msg(err.code == st, "\"%s\": err.code %s != returned %s",
-                  row->input, sc_status_name(err.code),
-                  sc_status_name(st));
-    ck_assert_msg(err.message[0] != '\0', "\"%s\": empty error message",
-                  row->input);
-    ck_assert_msg(err.line == row->line, "\"%s\": expected line %d, got %d",
-                  row->input, row->line, err.line);
+        ROW_REQUIRE(st == row->code, "\"%s\": expected %s, got %s (%s)",
+                    row->input, sc_status_name(row->code),
+                    sc_status_name(st), err.message);
+    ROW_REQUIRE(err.code == st, "\"%s\": err.code %s != returned %s",
+                row->input, sc_status_name(err.code), sc_status_name(st));
+    ROW_REQUIRE(err.message[0] != '\0', "\"%s\": empty error message",
+                row->input);
+    ROW_REQUIRE(err.line == row->line, "\"%s\": expected line %d, got %d",
+                row->input, row->line, err.line);
     if (row->column == ANY_COLUMN)
-        ck_assert_msg(err.column >= 1 &&
-                          err.column <= (int)strlen(row->input) + 1,
-                      "\"%s\": column %d outside the text", row->input,
-                      err.column);
+        ROW_REQUIRE(err.column >= 1 &&
+                        err.column <= (int)strlen(row->input) + 1,
+                    "\"%s\": column %d outside the text", row->input,
+                    err.column);
     else
-        ck_assert_msg(err.column == row->column,
-                      "\"%s\": expected column %d, got %d (%s)", row->input,
-                      row->column, err.column, err.message);
-    ck_assert_msg(e == (sc_expr *)&e || e == NULL,
-                  "\"%s\": *out set to a node on failure", row->input);
-    ck_assert_msg(sc_ctx_node_count(ctx) >= before, "node count shrank");
-    sc_ctx_free(ctx);
+        ROW_REQUIRE(err.column == row->column,
+                    "\"%s\": expected column %d, got %d (%s)", row->input,
+                    row->column, err.column, err.message);
+    ROW_REQUIRE(e == (sc_expr *)&e || e == NULL,
+                "\"%s\": *out set to a node on failure", row->input);
+    return true;
+fail:
+    return false;
+}
+
+START_TEST(test_parse_error_code_and_location)
+{
+    run_rows("parse_errors", row_parse_error, ARRAY_SIZE(parse_error_rows));
 }
 END_TEST
 
@@ -984,31 +1129,39 @@ static const range_row range_rows[] = {
      "[-18446744073709551616, 18446744073709551616]"},
 };
 
-START_TEST(test_range_of_expression)
+static bool row_range(sc_ctx *ctx, size_t i, char *msg, size_t size)
 {
-    const range_row *row = &range_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
+    const range_row *row = &range_rows[i];
     sc_bounds *b = bounds_from_text(ctx, row->bounds);
-    sc_expr *e = parse_ok(ctx, row->input);
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
     sc_range r;
     sc_error err;
     sc_status st;
-    char *s;
+    char *s = NULL;
+    bool ok = false;
 
     sc_range_init(&r);
+    ROW_CHECK(e != NULL);
     sc_error_init(&err);
     st = sc_expr_range(ctx, e, b, &r, &err);
-    ck_assert_msg(st == SC_OK, "range of \"%s\" with %s: %s (%s)",
-                  row->input, row->bounds, sc_status_name(st), err.message);
+    ROW_REQUIRE(st == SC_OK, "range of \"%s\" with {%s}: %s (%s)", row->input,
+                row->bounds, sc_status_name(st), err.message);
     s = sc_range_to_str(&r);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_msg(strcmp(s, row->expected) == 0,
-                  "range of \"%s\" with {%s}: expected %s, got %s",
-                  row->input, row->bounds, row->expected, s);
+    ROW_REQUIRE(s != NULL, "sc_range_to_str failed");
+    ROW_REQUIRE(strcmp(s, row->expected) == 0,
+                "range of \"%s\" with {%s}: expected %s, got %s", row->input,
+                row->bounds, row->expected, s);
+    ok = true;
+fail:
     free(s);
     sc_range_clear(&r);
     sc_bounds_free(b);
-    sc_ctx_free(ctx);
+    return ok;
+}
+
+START_TEST(test_range_of_expression)
+{
+    run_rows("ranges", row_range, ARRAY_SIZE(range_rows));
 }
 END_TEST
 
@@ -1155,25 +1308,36 @@ static const simplify_row simplify_rows[] = {
     {"x=0..18446744073709551615", "x // 18446744073709551616", "0"},
 };
 
+static bool row_simplify(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const simplify_row *row = &simplify_rows[i];
+    sc_bounds *b = row->bounds[0] ? bounds_from_text(ctx, row->bounds) : NULL;
+    sc_expr *e, *want, *got;
+    bool ok = false;
+
+    e = try_parse(ctx, row->input, msg, size);
+    ROW_CHECK(e != NULL);
+    want = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(want != NULL);
+    got = sc_expr_simplify(ctx, e, b);
+    ROW_REQUIRE(got != NULL, "simplify \"%s\" failed: %s", row->input,
+                sc_ctx_error(ctx)->message);
+    if (got != want) {
+        char *s = sc_expr_to_str(ctx, got);
+        snprintf(msg, size, "simplify \"%s\" with {%s}: expected %s, got %s",
+                 row->input, row->bounds, row->expected, s ? s : "?");
+        free(s);
+        goto fail;
+    }
+    ok = true;
+fail:
+    sc_bounds_free(b);
+    return ok;
+}
+
 START_TEST(test_simplify_with_ranges)
 {
-    const simplify_row *row = &simplify_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_bounds *b = row->bounds[0] ? bounds_from_text(ctx, row->bounds) : NULL;
-    sc_expr *e = parse_ok(ctx, row->input);
-    sc_expr *want = parse_ok(ctx, row->expected);
-    sc_expr *got;
-
-    got = sc_expr_simplify(ctx, e, b);
-    ck_assert_msg(got != NULL, "simplify \"%s\" failed: %s", row->input,
-                  sc_ctx_error(ctx)->message);
-    if (got != want) {
-        char *s = print_ok(ctx, got);
-        ck_assert_msg(0, "simplify \"%s\" with {%s}: expected %s, got %s",
-                      row->input, row->bounds, row->expected, s);
-    }
-    sc_bounds_free(b);
-    sc_ctx_free(ctx);
+    run_rows("simplify_with_ranges", row_simplify, ARRAY_SIZE(simplify_rows));
 }
 END_TEST
 
@@ -1279,32 +1443,43 @@ static const eval_row eval_rows[] = {
     {"s0=-2097152", "s0**3", "-9223372036854775808", SC_OK},
 };
 
-START_TEST(test_eval_table)
+static bool row_eval(sc_ctx *ctx, size_t i, char *msg, size_t size)
 {
-    const eval_row *row = &eval_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
+    const eval_row *row = &eval_rows[i];
     sc_symmap *map = binding_from_text(ctx, row->binding);
-    sc_expr *e = parse_ok(ctx, row->input);
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
     sc_error err;
     sc_status st;
-    char *got = eval_to_str(ctx, e, map, &st, &err);
+    char *got = NULL;
+    bool ok = false;
 
+    ROW_CHECK(e != NULL);
+    got = eval_to_str(ctx, e, map, &st, &err);
     if (row->code == SC_OK) {
-        ck_assert_msg(st == SC_OK, "eval \"%s\" {%s}: %s (%s)", row->input,
-                      row->binding, sc_status_name(st), err.message);
-        ck_assert_msg(strcmp(got, row->expected) == 0,
-                      "eval \"%s\" {%s}: expected %s, got %s", row->input,
-                      row->binding, row->expected, got);
+        ROW_REQUIRE(st == SC_OK, "eval \"%s\" {%s}: %s (%s)", row->input,
+                    row->binding, sc_status_name(st), err.message);
+        ROW_REQUIRE(strcmp(got, row->expected) == 0,
+                    "eval \"%s\" {%s}: expected %s, got %s", row->input,
+                    row->binding, row->expected, got);
     } else {
-        ck_assert_msg(st == row->code, "eval \"%s\" {%s}: expected %s, got %s",
-                      row->input, row->binding, sc_status_name(row->code),
-                      sc_status_name(st));
-        ck_assert_int_eq(err.code, st);
-        ck_assert_msg(err.message[0] != '\0', "no message");
+        ROW_REQUIRE(st == row->code, "eval \"%s\" {%s}: expected %s, got %s",
+                    row->input, row->binding, sc_status_name(row->code),
+                    sc_status_name(st));
+        ROW_REQUIRE(err.code == st, "eval \"%s\": err.code not set",
+                    row->input);
+        ROW_REQUIRE(err.message[0] != '\0', "eval \"%s\": no message",
+                    row->input);
     }
+    ok = true;
+fail:
     free(got);
     sc_symmap_free(map);
-    sc_ctx_free(ctx);
+    return ok;
+}
+
+START_TEST(test_eval_table)
+{
+    run_rows("eval", row_eval, ARRAY_SIZE(eval_rows));
 }
 END_TEST
 
@@ -1408,35 +1583,50 @@ static const subst_row subst_rows[] = {
     {"s2 + 1", "s0=1", "s2 + 1"},
 };
 
-START_TEST(test_subst_table)
+static bool row_subst(sc_ctx *ctx, size_t i, char *msg, size_t size)
 {
-    const subst_row *row = &subst_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
+    const subst_row *row = &subst_rows[i];
     sc_symmap *map = sc_symmap_new(ctx);
     char buf[256], *tok, *save = NULL;
-    sc_expr *got, *want;
+    sc_expr *e, *got, *want;
     sc_error err;
+    bool ok = false;
 
+    ck_assert(map != NULL && strlen(row->map) < sizeof buf);
     strcpy(buf, row->map);
     for (tok = strtok_r(buf, ";", &save); tok;
          tok = strtok_r(NULL, ";", &save)) {
         char *eq = strchr(tok, '=');
+        sc_expr *v;
         *eq = '\0';
-        ck_assert_int_eq(sc_symmap_set(map, sym(ctx, tok),
-                                       parse_ok(ctx, eq + 1), &err),
-                         SC_OK);
+        v = try_parse(ctx, eq + 1, msg, size);
+        ROW_CHECK(v != NULL);
+        ROW_REQUIRE(sc_symmap_set(map, sym(ctx, tok), v, &err) == SC_OK,
+                    "sc_symmap_set: %s", err.message);
     }
-    got = sc_expr_subst(ctx, parse_ok(ctx, row->input), map);
-    ck_assert_msg(got != NULL, "subst failed: %s",
-                  sc_ctx_error(ctx)->message);
-    want = parse_ok(ctx, row->expected);
+    e = try_parse(ctx, row->input, msg, size);
+    ROW_CHECK(e != NULL);
+    want = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(want != NULL);
+    got = sc_expr_subst(ctx, e, map);
+    ROW_REQUIRE(got != NULL, "subst {%s} into \"%s\" failed: %s", row->map,
+                row->input, sc_ctx_error(ctx)->message);
     if (got != want) {
-        char *s = print_ok(ctx, got);
-        ck_assert_msg(0, "subst {%s} into \"%s\": expected %s, got %s",
-                      row->map, row->input, row->expected, s);
+        char *s = sc_expr_to_str(ctx, got);
+        snprintf(msg, size, "subst {%s} into \"%s\": expected %s, got %s",
+                 row->map, row->input, row->expected, s ? s : "?");
+        free(s);
+        goto fail;
     }
+    ok = true;
+fail:
     sc_symmap_free(map);
-    sc_ctx_free(ctx);
+    return ok;
+}
+
+START_TEST(test_subst_table)
+{
+    run_rows("subst", row_subst, ARRAY_SIZE(subst_rows));
 }
 END_TEST
 
@@ -1534,21 +1724,32 @@ static const kind_row kind_rows[] = {
     {"not (s0 < 2 and s1 < 2)", SC_EXPR_OR},
 };
 
+static bool row_kind(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const kind_row *row = &kind_rows[i];
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
+    sc_expr_kind k;
+    bool is_bool;
+
+    ROW_CHECK(e != NULL);
+    k = sc_expr_get_kind(e);
+    is_bool = k >= SC_EXPR_TRUE;
+    ROW_REQUIRE(k == row->kind, "\"%s\": expected kind %d, got %d",
+                row->input, (int)row->kind, (int)k);
+    ROW_REQUIRE(sc_expr_is_bool(e) == is_bool, "\"%s\": is_bool wrong",
+                row->input);
+    ROW_REQUIRE(sc_expr_is_int(e) == (k == SC_EXPR_INT),
+                "\"%s\": is_int wrong", row->input);
+    ROW_REQUIRE(sc_expr_is_symbol(e) == (k == SC_EXPR_SYMBOL),
+                "\"%s\": is_symbol wrong", row->input);
+    return true;
+fail:
+    return false;
+}
+
 START_TEST(test_kind_of_parsed_expression)
 {
-    const kind_row *row = &kind_rows[_i];
-    sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *e = parse_ok(ctx, row->input);
-    sc_expr_kind k = sc_expr_get_kind(e);
-    bool is_bool = k >= SC_EXPR_TRUE;
-
-    ck_assert_msg(k == row->kind, "\"%s\": expected kind %d, got %d",
-                  row->input, (int)row->kind, (int)k);
-    ck_assert_msg(sc_expr_is_bool(e) == is_bool, "\"%s\": is_bool wrong",
-                  row->input);
-    ck_assert(sc_expr_is_int(e) == (k == SC_EXPR_INT));
-    ck_assert(sc_expr_is_symbol(e) == (k == SC_EXPR_SYMBOL));
-    sc_ctx_free(ctx);
+    run_rows("kinds", row_kind, ARRAY_SIZE(kind_rows));
 }
 END_TEST
 
@@ -3711,14 +3912,6 @@ END_TEST
  * The suite
  * ====================================================================== */
 
-static TCase *table_case(const char *name, const TTest *test, size_t n)
-{
-    TCase *tc = tcase_create(name);
-    tcase_set_timeout(tc, 60);
-    tcase_add_loop_test(tc, test, 0, (int)n);
-    return tc;
-}
-
 Suite *symint_suite(void);
 
 Suite *symint_suite(void)
@@ -3726,39 +3919,29 @@ Suite *symint_suite(void)
     Suite *s = suite_create("symint");
     TCase *tc;
 
-    suite_add_tcase(s, table_case("print_required_spelling",
-                                  test_print_required_spelling,
-                                  ARRAY_SIZE(print_required_rows)));
-    suite_add_tcase(s, table_case("print_preferred_spelling",
-                                  test_print_preferred_spelling,
-                                  ARRAY_SIZE(print_preferred_rows)));
-    suite_add_tcase(s, table_case("python_semantics_on_constants",
-                                  test_python_semantics_on_constants,
-                                  ARRAY_SIZE(python_constant_rows)));
-    suite_add_tcase(s, table_case("big_numbers", test_big_numbers,
-                                  ARRAY_SIZE(big_number_rows)));
-    suite_add_tcase(s, table_case("canonical_forms_one_pointer",
-                                  test_canonical_same_pointer,
-                                  ARRAY_SIZE(same_pointer_rows)));
-    suite_add_tcase(s, table_case("canonical_forms_preferred",
-                                  test_canonical_same_pointer_preferred,
-                                  ARRAY_SIZE(same_pointer_preferred_rows)));
-    suite_add_tcase(s, table_case("parse_error_code_and_location",
-                                  test_parse_error_code_and_location,
-                                  ARRAY_SIZE(parse_error_rows)));
-    suite_add_tcase(s, table_case("range_of_expression",
-                                  test_range_of_expression,
-                                  ARRAY_SIZE(range_rows)));
-    suite_add_tcase(s, table_case("simplify_with_ranges",
-                                  test_simplify_with_ranges,
-                                  ARRAY_SIZE(simplify_rows)));
-    suite_add_tcase(s, table_case("eval_table", test_eval_table,
-                                  ARRAY_SIZE(eval_rows)));
-    suite_add_tcase(s, table_case("subst_table", test_subst_table,
-                                  ARRAY_SIZE(subst_rows)));
-    suite_add_tcase(s, table_case("kind_of_parsed_expression",
-                                  test_kind_of_parsed_expression,
-                                  ARRAY_SIZE(kind_rows)));
+    tc = tcase_create("tables_print_and_parse");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_print_required_spelling);
+    tcase_add_test(tc, test_print_preferred_spelling);
+    tcase_add_test(tc, test_python_semantics_on_constants);
+    tcase_add_test(tc, test_big_numbers);
+    tcase_add_test(tc, test_parse_error_code_and_location);
+    tcase_add_test(tc, test_kind_of_parsed_expression);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tables_canonical_forms");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_canonical_same_pointer);
+    tcase_add_test(tc, test_canonical_same_pointer_preferred);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("tables_ranges_simplify_eval");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_range_of_expression);
+    tcase_add_test(tc, test_simplify_with_ranges);
+    tcase_add_test(tc, test_eval_table);
+    tcase_add_test(tc, test_subst_table);
+    suite_add_tcase(s, tc);
 
     tc = tcase_create("parser_locations_and_limits");
     tcase_set_timeout(tc, 120);

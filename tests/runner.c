@@ -7,6 +7,8 @@
 
 Suite *symint_suite(void);
 Suite *guards_suite(void);
+Suite *graph_suite(void);
+Suite *kernels_suite(void);
 
 int main(void)
 {
@@ -16,6 +18,8 @@ int main(void)
     sc_test_seed(); /* print the seed before anything runs */
     sr = srunner_create(symint_suite());
     srunner_add_suite(sr, guards_suite());
+    srunner_add_suite(sr, graph_suite());
+    srunner_add_suite(sr, kernels_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

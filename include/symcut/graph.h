@@ -325,6 +325,10 @@ const char *sc_graph_node_name(const sc_graph *g, sc_node_id id);
 const char *sc_graph_node_target(const sc_graph *g, sc_node_id id);
 /* The op id in the op table, or SC_OP_UNKNOWN. */
 int sc_graph_node_op(const sc_graph *g, sc_node_id id);
+/* The op's recompute class from the op table ("pointwise", "view",
+ * "reduction", "compute_intensive", "random", "creation", "symbolic",
+ * "other"), or NULL for placeholders and ops the table does not know. */
+const char *sc_graph_node_class(const sc_graph *g, sc_node_id id);
 /* Arguments: positional ones first, then keyword ones. */
 size_t sc_graph_node_num_args(const sc_graph *g, sc_node_id id);
 size_t sc_graph_node_num_positional(const sc_graph *g, sc_node_id id);

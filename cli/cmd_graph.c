@@ -1,0 +1,402 @@
+/* symcut graph — read a PyTorch graph text, summarize it, re-print it in
+ * the newer print_readable style, or write it as Graphviz DOT.
+ *
+ *   symcut graph FILE [--print | --dot] [--hint s0=8,...]
+ *                [--num-fwd-outputs N] [-o OUT]
+ *
+ * Output goes to OUT atomically (nothing is written when reading fails),
+ * or to standard output. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+#include <symcut/guards.h>
+
+#include "cli/cli.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: symcut graph FILE [--print | --dot] [--hint s0=8,...]\n"
+          "                    [--num-fwd-outputs N] [-o OUT]\n"
+          "\n"
+          "Read a graph as PyTorch prints it (print_readable, TORCH_LOGS=\n"
+          "aot_joint_graph, tlparse; '-' is standard input) and print a\n"
+          "summary: nodes by op and by recompute class, inputs, outputs,\n"
+          "symbols with their hints, guards, unknown ops.\n"
+          "\n"
+          "Options:\n"
+          "  --print               re-print the graph in the newer style\n"
+          "                        (quoted annotations with strides and device)\n"
+          "  --dot                 write the graph as Graphviz DOT\n"
+          "  --hint s0=8,s1=64     hints of symbols (override '# symcut: hint'\n"
+          "                        lines); repeatable.  A symbol without a\n"
+          "                        hint is unbacked\n"
+          "  --num-fwd-outputs N   the number of forward outputs (default: the\n"
+          "                        outputs minus one gradient per primal)\n"
+          "  -o OUT                write to OUT (atomically) instead of\n"
+          "                        standard output\n"
+          "\n"
+          "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
+          "be read.\n",
+          out);
+}
+
+typedef struct hint_list {
+    sc_expr **syms;
+    int64_t *values;
+    size_t n, cap;
+} hint_list;
+
+/* "s0=8,s1=64" */
+static bool parse_hints(sc_ctx *ctx, const char *text, hint_list *h,
+                        char *msg, size_t msgsize)
+{
+    const char *p = text;
+    while (*p) {
+        const char *name = p, *eq;
+        char buf[128], *endp;
+        long long v;
+        sc_expr *sym;
+        size_t i;
+
+        eq = strchr(p, '=');
+        if (!eq || eq == name || (size_t)(eq - name) >= sizeof buf) {
+            snprintf(msg, msgsize, "expected SYMBOL=VALUE in '%s'", text);
+            return false;
+        }
+        memcpy(buf, name, (size_t)(eq - name));
+        buf[eq - name] = '\0';
+        errno = 0;
+        v = strtoll(eq + 1, &endp, 10);
+        if (endp == eq + 1 || (*endp && *endp != ',') || errno || v < 0) {
+            snprintf(msg, msgsize, "the hint of %s must be a non-negative "
+                                   "integer", buf);
+            return false;
+        }
+        sym = sc_expr_symbol(ctx, buf);
+        if (!sym) {
+            snprintf(msg, msgsize, "'%s' is not a symbol name", buf);
+            sc_ctx_take_error(ctx, NULL);
+            return false;
+        }
+        for (i = 0; i < h->n && h->syms[i] != sym; i++)
+            ;
+        if (i == h->n) {
+            if (h->n == h->cap) {
+                size_t ncap = h->cap ? 2 * h->cap : 8;
+                sc_expr **s = realloc(h->syms, ncap * sizeof *s);
+                int64_t *vv;
+                if (!s) {
+                    snprintf(msg, msgsize, "out of memory");
+                    return false;
+                }
+                h->syms = s;
+                vv = realloc(h->values, ncap * sizeof *vv);
+                if (!vv) {
+                    snprintf(msg, msgsize, "out of memory");
+                    return false;
+                }
+                h->values = vv;
+                h->cap = ncap;
+            }
+            h->n++;
+        }
+        h->syms[i] = sym;
+        h->values[i] = v;
+        p = *endp ? endp + 1 : endp;
+    }
+    return true;
+}
+
+typedef struct op_count {
+    const char *target;
+    const char *cls;
+    size_t count;
+} op_count;
+
+static int cmp_op_count(const void *a, const void *b)
+{
+    const op_count *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->target, y->target);
+}
+
+static const char *short_target(const char *t)
+{
+    return strncmp(t, "torch.ops.", 10) == 0 ? t + 10 : t;
+}
+
+static void buf_printf(char **buf, size_t *len, size_t *cap, bool *failed,
+                       const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+
+static void buf_printf(char **buf, size_t *len, size_t *cap, bool *failed,
+                       const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (*failed)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        *failed = true;
+        return;
+    }
+    if (*len + (size_t)n + 1 > *cap) {
+        size_t ncap = *cap ? *cap : 4096;
+        char *p;
+        while (ncap < *len + (size_t)n + 1)
+            ncap *= 2;
+        p = realloc(*buf, ncap);
+        if (!p) {
+            *failed = true;
+            return;
+        }
+        *buf = p;
+        *cap = ncap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(*buf + *len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    *len += (size_t)n;
+}
+
+#define OUT(...) buf_printf(&text, &len, &cap, &failed, __VA_ARGS__)
+
+/* The summary as text (malloc'ed), or NULL on exhaustion. */
+static char *summary(const sc_graph *g, const char *file, size_t *lenp)
+{
+    char *text = NULL;
+    size_t len = 0, cap = 0, i, j, nops = 0, ncalls, nsyms, nnone = 0;
+    bool failed = false;
+    op_count *ops = NULL;
+    sc_expr **syms = NULL;
+    sc_env *env = sc_graph_env(g);
+    size_t nn = sc_graph_num_nodes(g), nph = sc_graph_num_placeholders(g);
+    size_t nout = sc_graph_num_outputs(g), nfwd = sc_graph_num_fwd_outputs(g);
+    size_t nunknown = 0;
+    static const char *const classes[] = {
+        "pointwise", "view", "reduction", "compute_intensive", "random",
+        "creation", "symbolic", "other"};
+    size_t class_counts[sizeof classes / sizeof classes[0] + 1] = {0};
+
+    ncalls = nn - nph;
+    OUT("graph %s (class %s)\n", file, sc_graph_class_name(g));
+    OUT("nodes: %zu (%zu placeholder%s, %zu call%s)\n", nn, nph,
+        nph == 1 ? "" : "s", ncalls, ncalls == 1 ? "" : "s");
+    OUT("inputs: %zu primal%s, %zu tangent%s\n", sc_graph_num_primals(g),
+        sc_graph_num_primals(g) == 1 ? "" : "s", sc_graph_num_tangents(g),
+        sc_graph_num_tangents(g) == 1 ? "" : "s");
+    for (i = 0; i < nout; i++)
+        if (sc_graph_output(g, i) == SC_NODE_NONE)
+            nnone++;
+    OUT("outputs: %zu (%zu forward, %zu gradient%s, %zu None)\n", nout, nfwd,
+        nout - nfwd, nout - nfwd == 1 ? "" : "s", nnone);
+
+    ops = calloc(ncalls ? ncalls : 1, sizeof *ops);
+    if (!ops) {
+        free(text);
+        return NULL;
+    }
+    for (i = nph; i < nn; i++) {
+        const char *t = sc_graph_node_target(g, (sc_node_id)i);
+        const char *cls = sc_graph_node_class(g, (sc_node_id)i);
+        for (j = 0; j < nops && strcmp(ops[j].target, t) != 0; j++)
+            ;
+        if (j == nops) {
+            ops[nops].target = t;
+            ops[nops].cls = cls;
+            nops++;
+        }
+        ops[j].count++;
+        for (j = 0; cls && j < sizeof classes / sizeof classes[0]; j++)
+            if (strcmp(cls, classes[j]) == 0)
+                break;
+        class_counts[cls ? j : sizeof classes / sizeof classes[0]]++;
+    }
+    qsort(ops, nops, sizeof *ops, cmp_op_count);
+    OUT("ops: %zu distinct\n", nops);
+    for (i = 0; i < nops; i++) {
+        OUT("  %6zu  %-44s %s\n", ops[i].count, short_target(ops[i].target),
+            ops[i].cls ? ops[i].cls : "(unknown op)");
+        if (!ops[i].cls && strcmp(ops[i].target, "operator.getitem") != 0)
+            nunknown++;
+    }
+    OUT("recompute classes:");
+    for (i = 0; i <= sizeof classes / sizeof classes[0]; i++)
+        if (class_counts[i])
+            OUT(" %s %zu",
+                i < sizeof classes / sizeof classes[0] ? classes[i]
+                                                       : "unknown",
+                class_counts[i]);
+    OUT("\n");
+
+    nsyms = sc_graph_symbols(g, NULL, 0);
+    if (nsyms) {
+        syms = calloc(nsyms, sizeof *syms);
+        if (!syms) {
+            free(ops);
+            free(text);
+            return NULL;
+        }
+        nsyms = sc_graph_symbols(g, syms, nsyms);
+    }
+    OUT("symbols: %zu\n", nsyms);
+    for (i = 0; i < nsyms; i++) {
+        int64_t hint;
+        const char *src = env ? sc_env_symbol_source(env, syms[i]) : NULL;
+        if (sc_graph_get_hint(g, syms[i], &hint))
+            OUT("  %-8s hint %lld%s%s%s\n", sc_expr_symbol_name(syms[i]),
+                (long long)hint, src ? " (" : "", src ? src : "",
+                src ? ")" : "");
+        else
+            OUT("  %-8s unbacked (no hint)\n", sc_expr_symbol_name(syms[i]));
+    }
+    OUT("guards: %zu recorded while inferring shapes\n",
+        env ? sc_env_guard_count(env) : (size_t)0);
+    if (nunknown) {
+        OUT("unknown ops: %zu (kept as opaque nodes)\n", nunknown);
+    } else {
+        OUT("unknown ops: none\n");
+    }
+    for (i = 0; i < sc_graph_num_warnings(g); i++)
+        OUT("warning: %s\n", sc_graph_warning(g, i));
+    free(syms);
+    free(ops);
+    if (failed) {
+        free(text);
+        return NULL;
+    }
+    *lenp = len;
+    return text;
+}
+
+int cli_cmd_graph(int argc, char **argv)
+{
+    const char *file = NULL, *out_path = NULL;
+    bool do_print = false, do_dot = false;
+    long nfwd = -1;
+    hint_list hints = {0};
+    sc_ctx *ctx = NULL;
+    sc_graph *g = NULL;
+    sc_graph_read_options ropts;
+    sc_error err;
+    char msg[256], *text = NULL, *fdata = NULL, *endp;
+    size_t len = 0, flen = 0;
+    int i, status = CLI_EXIT_USAGE;
+
+    ctx = sc_ctx_new();
+    if (!ctx) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            status = CLI_EXIT_OK;
+            goto done;
+        } else if (strcmp(a, "--print") == 0) {
+            do_print = true;
+        } else if (strcmp(a, "--dot") == 0) {
+            do_dot = true;
+        } else if (strcmp(a, "--hint") == 0 || strcmp(a, "-o") == 0 ||
+                   strcmp(a, "--num-fwd-outputs") == 0) {
+            if (i + 1 >= argc) {
+                status = cli_usage_error("graph", "%s needs a value", a);
+                goto done;
+            }
+            if (strcmp(a, "-o") == 0) {
+                out_path = argv[++i];
+            } else if (strcmp(a, "--hint") == 0) {
+                if (!parse_hints(ctx, argv[++i], &hints, msg, sizeof msg)) {
+                    status = cli_usage_error("graph", "--hint: %s", msg);
+                    goto done;
+                }
+            } else {
+                errno = 0;
+                nfwd = strtol(argv[++i], &endp, 10);
+                if (*endp || endp == argv[i] || errno || nfwd < 0) {
+                    status = cli_usage_error("graph", "--num-fwd-outputs "
+                                             "needs a non-negative integer");
+                    goto done;
+                }
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            status = cli_usage_error("graph", "unknown option '%s'", a);
+            goto done;
+        } else if (file) {
+            status = cli_usage_error("graph", "more than one FILE");
+            goto done;
+        } else {
+            file = a;
+        }
+    }
+    if (!file) {
+        status = cli_usage_error("graph", "no FILE given");
+        goto done;
+    }
+    if (do_print && do_dot) {
+        status = cli_usage_error("graph", "--print and --dot exclude each "
+                                 "other");
+        goto done;
+    }
+    status = CLI_EXIT_INPUT;
+    fdata = cli_read_file(file, &flen, &err);
+    if (!fdata) {
+        cli_report(&err);
+        goto done;
+    }
+    sc_graph_read_options_init(&ropts);
+    ropts.num_fwd_outputs = nfwd;
+    ropts.nhints = hints.n;
+    ropts.hint_symbols = hints.syms;
+    ropts.hint_values = hints.values;
+    if (sc_graph_read_text(ctx, fdata, flen,
+                           strcmp(file, "-") == 0 ? "<stdin>" : file, &ropts,
+                           &g, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    if (do_print) {
+        if (sc_graph_write_text(g, NULL, &text, &len, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+    } else if (do_dot) {
+        if (sc_graph_write_dot(g, NULL, &text, &len, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+    } else {
+        text = summary(g, strcmp(file, "-") == 0 ? "<stdin>" : file, &len);
+        if (!text) {
+            cli_errorf("out of memory");
+            goto done;
+        }
+    }
+    if (cli_write_file(out_path, text, len, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    status = CLI_EXIT_OK;
+done:
+    free(text);
+    free(fdata);
+    free(hints.syms);
+    free(hints.values);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+    return status;
+}

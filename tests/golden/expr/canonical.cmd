@@ -1,0 +1,1 @@
+"$SYMCUT" expr simplify "(a+b)+c" "c+(b+a)" "2*s0 - s0" "2*s0 >= 4" "s0 > 1" "Eq(2*s0, 4)" "s1*s0*4 + 512*s0" "s0*s1 + 2" "FloorDiv(FloorDiv(a, 2), 3)" "FloorDiv(8*x + 16, 8)" "Mod(6*x + 5, 3)" "Mod(Mod(x, 4), 4)" "Max(1, Max(s1, 3))" "not (s0 < s1)" "s0 % 8" "-(s0 // 8) * 2" "(s0 + 1)**2" "2**100 // 3"

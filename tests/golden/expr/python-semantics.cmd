@@ -1,0 +1,1 @@
+"$SYMCUT" expr eval --bind a=-7,b=2,c=-2,big=-100000000000000000000000000000 -- "a // b" "a % b" "7 % c" "7 // c" "CeilDiv(a, b)" "CeilDiv(7, b)" "big // 3" "big % 7" "big % -7" "Eq(a % b, 1)" "a < b and b < 3"

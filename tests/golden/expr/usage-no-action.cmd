@@ -1,0 +1,1 @@
+"$SYMCUT" expr frobnicate s0

@@ -1,0 +1,1 @@
+"$SYMCUT" expr eval --bind s0=1

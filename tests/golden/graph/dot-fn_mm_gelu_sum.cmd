@@ -1,0 +1,1 @@
+$SYMCUT graph --dot ../../../examples/fn_mm_gelu_sum.joint.txt

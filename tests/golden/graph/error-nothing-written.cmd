@@ -1,0 +1,1 @@
+d=$(mktemp -d); printf 'def forward(self, x: "f32[4][1]cpu"):\n    y = torch.ops.aten.relu.default(z)\n    return [y]\n' | $SYMCUT graph --print - -o "$d/out.py"; echo "status $?"; ls "$d"; rm -rf "$d"

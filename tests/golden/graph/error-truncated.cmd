@@ -1,0 +1,1 @@
+head -c 650 ../../../examples/mlp_gelu.joint.txt | $SYMCUT graph -

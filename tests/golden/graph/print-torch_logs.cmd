@@ -1,0 +1,1 @@
+$SYMCUT graph --print ../../../examples/mlp_gelu.joint.torch_logs.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph ../../../examples/mlp_gelu.joint.txt

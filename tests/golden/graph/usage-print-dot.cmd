@@ -1,0 +1,1 @@
+$SYMCUT graph --print --dot ../../../examples/mlp_gelu.joint.txt
