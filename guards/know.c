@@ -769,6 +769,8 @@ static sc_status push(sc_env *env, sc_expr *fact, sc_error *err)
 
 static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
                                  sc_error *err);
+static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
+                             sc_error *err);
 
 /* Push the facts "lo <= e <= hi" (finite sides) and "e != v". */
 static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
@@ -778,6 +780,10 @@ static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
     sc_status status = SC_OK;
     size_t i;
 
+    if (r && sc__rng_singleton(r, NULL)) {
+        SC_CHECK(push(env, sc_expr_eq(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
+        r = NULL;
+    }
     if (r && !r->lo_inf)
         SC_CHECK(push(env, sc_expr_ge(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
     if (r && !r->hi_inf)
@@ -950,6 +956,15 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         sc__rng_intersect(&br, &f->r);
         if (sc_range_is_empty(&br))
             status = contradiction(env, why, err);
+    }
+    if (status == SC_OK && sc__rng_singleton(&f->r, NULL)) {
+        /* L == v: solve it for a symbol if possible. */
+        sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, f->r.lo));
+        bool done;
+        if (!X)
+            status = sc__env_ctx_error(env, err);
+        else
+            status = try_replace(env, X, &done, err);
     }
     sc_range_clear(&br);
     return status;
@@ -1213,8 +1228,11 @@ static sc_status add_or(sc_env *env, sc_expr *e, sc_error *err)
     return sc__env_index_fact(env, e, SC__FACT_ENTRY(SC__FACT_OR, id), err);
 }
 
-/* Symbols of e: may x (solved for) be replaced by e?  An unbacked symbol
- * only by symbols created before it; a backed one only by backed ones. */
+/* May x (solved for) be replaced by E?  A backed symbol only by backed
+ * ones (guards must stay checkable on the inputs).  An unbacked symbol only
+ * by symbols bound before it at run time: backed symbols (bound from the
+ * inputs before any unbacked value exists) and unbacked symbols created
+ * before it -- never by a later unbacked symbol. */
 static bool replacement_allowed(sc_env *env, sc__env_sym *x, sc_expr *E)
 {
     sc_expr *small[16], **syms = small;
@@ -1235,7 +1253,7 @@ static bool replacement_allowed(sc_env *env, sc__env_sym *x, sc_expr *E)
         else if (x->backed)
             ok = y->backed;
         else
-            ok = y < x;
+            ok = y->backed || y < x;
     }
     if (syms != small)
         sc__free(syms);

@@ -130,3 +130,75 @@ void sc__out_reset(sc__kernel_call *c)
         c->outs[c->nouts] = NULL;
     }
 }
+
+sc_status sc__arg_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
+                        sc_dtype *out)
+{
+    *out = dflt;
+    if (sc__arg_is_none(c, i))
+        return SC_OK;
+    if (c->args[i].kind != SC__KARG_DTYPE)
+        return bad_arg(c, i, "dtype");
+    if (!sc_tensor_dtype_supported(c->args[i].u.dtype))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "kernel argument %zu: unsupported dtype", i);
+    *out = c->args[i].u.dtype;
+    return SC_OK;
+}
+
+sc_status sc__arg_mask(sc__kernel_call *c, size_t i, size_t n, bool *mask)
+{
+    size_t k;
+    for (k = 0; k < n; k++)
+        mask[k] = true;
+    if (sc__arg_is_none(c, i))
+        return SC_OK;
+    if (c->args[i].kind != SC__KARG_BOOLS || c->args[i].u.bools.n != n)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "kernel argument %zu: expected bool[%zu]", i, n);
+    for (k = 0; k < n; k++)
+        mask[k] = c->args[i].u.bools.v[k];
+    return SC_OK;
+}
+
+sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t i)
+{
+    bool pin = false;
+    if (!sc__arg_is_none(c, i) &&
+        (c->args[i].kind != SC__KARG_STR ||
+         strcmp(c->args[i].u.s, "strided") != 0))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "kernel argument %zu: only the strided layout "
+                             "is supported", i);
+    if (!sc__arg_is_none(c, i + 1) &&
+        (c->args[i + 1].kind != SC__KARG_STR ||
+         strncmp(c->args[i + 1].u.s, "cpu", 3) != 0))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "kernel argument %zu: only the cpu device is "
+                             "supported", i + 1);
+    if (!sc__arg_is_none(c, i + 2)) {
+        sc_status status = sc__arg_bool(c, i + 2, &pin);
+        if (status != SC_OK)
+            return status;
+    }
+    (void)pin; /* pinned memory means nothing on CPU */
+    return SC_OK;
+}
+
+sc_status sc__out_n(sc__kernel_call *c, size_t n, sc_tensor **ts)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        sc_status status = sc__out(c, ts[k]);
+        ts[k] = NULL;
+        if (status != SC_OK) {
+            for (k++; k < n; k++) {
+                sc_tensor_free(ts[k]);
+                ts[k] = NULL;
+            }
+            sc__out_reset(c);
+            return status;
+        }
+    }
+    return SC_OK;
+}

@@ -265,10 +265,23 @@ sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
                           const sc_tensor *const **v);
 /* Is argument i absent or None? */
 bool sc__arg_is_none(const sc__kernel_call *c, size_t i);
+/* An optional ScalarType: dflt for None, SC_ERR_TYPE for another kind,
+ * SC_ERR_UNSUPPORTED for a dtype tensors cannot have. */
+sc_status sc__arg_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
+                        sc_dtype *out);
+/* A bool[n] output mask (all true when None). */
+sc_status sc__arg_mask(sc__kernel_call *c, size_t i, size_t n, bool *mask);
+/* The optional layout, device and pin_memory arguments of a factory at
+ * positions i, i+1, i+2 (layout and device arrive as STR: "strided",
+ * "cpu"): anything but a strided CPU tensor is SC_ERR_UNSUPPORTED. */
+sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t i);
 /* Store a result tensor (taking ownership; freed on error). */
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t);
 /* Free the outputs made so far (on a failure path). */
 void sc__out_reset(sc__kernel_call *c);
+/* Store n results (entries may be NULL: a None output), taking ownership
+ * of all of them; on failure every one is freed and nouts is 0. */
+sc_status sc__out_n(sc__kernel_call *c, size_t n, sc_tensor **ts);
 
 /* ---- Philox 4x32-10 (kernels/random.c) ----------------------------------- */
 void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
@@ -294,7 +307,20 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
     X(cat) X(stack) X(clone) X(contiguous) X(to_copy)                         \
     X(t) X(transpose) X(permute) X(view) X(reshape) X(expand) X(select)      \
     X(slice) X(unsqueeze) X(squeeze) X(alias) X(as_strided) X(reshape_alias) \
-    X(native_dropout) X(bernoulli) X(rand_like)
+    X(native_dropout) X(bernoulli) X(rand_like)                            \
+    X(clamp) X(native_dropout_backward) X(randn_like)                       \
+    X(sum_to_size) X(split) X(split_with_sizes) X(unbind) X(nonzero)         \
+    X(zeros) X(ones) X(full) X(empty) X(empty_strided) X(zeros_like)         \
+    X(ones_like) X(empty_like) X(full_like) X(new_zeros) X(new_empty)        \
+    X(scalar_tensor) X(fill_scalar)                                          \
+    X(embedding) X(embedding_dense_backward)                                 \
+    X(nll_loss_forward) X(nll_loss_backward)                                 \
+    X(convolution) X(convolution_backward)                                   \
+    X(max_pool2d_with_indices) X(max_pool2d_with_indices_backward)           \
+    X(native_batch_norm) X(native_batch_norm_backward)                       \
+    X(native_group_norm) X(native_group_norm_backward)                       \
+    X(sym_size) X(sym_numel) X(sym_stride) X(sym_add) X(sym_sub) X(sym_mul)  \
+    X(sym_floordiv) X(sym_mod) X(sym_neg) X(getitem)
 
 /* X(name, target): sc__kernel_<name> is sc__kernel_<target>, for the
  * overload names of graph/ops.yaml (kernels/aliases.c). */

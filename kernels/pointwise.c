@@ -822,3 +822,139 @@ fail:
     sc_tensor_free(r);
     return status;
 }
+
+/* clamp(Tensor self, Scalar? min=None, Scalar? max=None): min(max(x, lo),
+ * hi) with NaN kept (a NaN x stays NaN; a NaN bound gives NaN); lo > hi
+ * gives hi, as PyTorch.  The dtype is result_type(self, min, max); at
+ * least one bound is required. */
+sc_status sc__kernel_clamp(sc__kernel_call *call)
+{
+    operand o[3];
+    bool has_lo, has_hi;
+    size_t n, k, no = 1;
+    sc_dtype rd;
+    sc__ctype ct;
+    void *buf = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(get_operand(call, 0, &o[0]));
+    if (!o[0].t)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "clamp: self must be a tensor");
+    has_lo = !sc__arg_is_none(call, 1);
+    has_hi = !sc__arg_is_none(call, 2);
+    if (!has_lo && !has_hi)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "clamp: at least one of 'min' or 'max' must "
+                             "not be None");
+    if (has_lo)
+        SC_CHECK(get_operand(call, 1, &o[no++]));
+    if (has_hi)
+        SC_CHECK(get_operand(call, 2, &o[no++]));
+    SC_CHECK(result_dtype(no, o, &rd, call->err));
+    if (rd == SC_DTYPE_B8)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "clamp is not supported on bool tensors");
+    ct = sc__ctype_of(rd);
+    SC_CHECK(sc__gather(o[0].t, o[0].t->ndim, o[0].t->sizes, ct, &buf,
+                        call->err));
+    n = sc_tensor_numel(o[0].t);
+    {
+        const operand *lo = has_lo ? &o[1] : NULL;
+        const operand *hi = has_hi ? &o[no - 1] : NULL;
+        if (ct == SC__CT_F32) {
+            float *v = buf, l = lo ? (float)lo->f : 0, h = hi ? (float)hi->f
+                                                              : 0;
+            for (k = 0; k < n; k++) {
+                float x = v[k];
+                if (x != x)
+                    continue;
+                if (lo)
+                    x = l != l ? l : x < l ? l : x;
+                if (hi)
+                    x = h != h ? h : x > h ? h : x;
+                v[k] = x;
+            }
+        } else if (ct == SC__CT_F64) {
+            double *v = buf, l = lo ? lo->f : 0, h = hi ? hi->f : 0;
+            for (k = 0; k < n; k++) {
+                double x = v[k];
+                if (x != x)
+                    continue;
+                if (lo)
+                    x = l != l ? l : x < l ? l : x;
+                if (hi)
+                    x = h != h ? h : x > h ? h : x;
+                v[k] = x;
+            }
+        } else {
+            int64_t *v = buf, l = lo ? lo->i : 0, h = hi ? hi->i : 0;
+            for (k = 0; k < n; k++) {
+                if (lo && v[k] < l)
+                    v[k] = l;
+                if (hi && v[k] > h)
+                    v[k] = h;
+            }
+        }
+    }
+    SC_CHECK(sc__new(rd, o[0].t->ndim, o[0].t->sizes, &r, call->err));
+    sc__scatter(r, ct, buf);
+    sc__free(buf);
+    return sc__out(call, r);
+fail:
+    sc__free(buf);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* native_dropout_backward(Tensor grad_output, Tensor mask, float scale):
+ * grad_output * (mask * scale), the mask converted to grad's dtype first,
+ * as PyTorch. */
+sc_status sc__kernel_native_dropout_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *m;
+    double scale;
+    sc__ctype ct;
+    void *bg = NULL, *bm = NULL;
+    sc_tensor *r = NULL;
+    size_t n, k;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &g));
+    SC_CHECK(sc__arg_tensor(call, 1, &m));
+    SC_CHECK(sc__arg_double(call, 2, &scale));
+    if (!sc__is_float(g->dtype))
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "native_dropout_backward needs a floating "
+                             "grad_output");
+    ct = sc__ctype_of(g->dtype);
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
+    SC_CHECK(sc__gather(m, g->ndim, g->sizes, ct, &bm, call->err));
+    n = sc_tensor_numel(g);
+    if (ct == SC__CT_F32) {
+        float *x = bg, *y = bm, s = (float)scale;
+        for (k = 0; k < n; k++) {
+            float ms = y[k] * s;
+            if (g->dtype != SC_DTYPE_F32) /* mask * scale in grad's dtype */
+                ms = g->dtype == SC_DTYPE_F16 ? sc_f16_to_f32(sc_f32_to_f16(ms))
+                                              : sc_bf16_to_f32(
+                                                    sc_f32_to_bf16(ms));
+            x[k] = x[k] * ms;
+        }
+    } else {
+        double *x = bg, *y = bm;
+        for (k = 0; k < n; k++)
+            x[k] = x[k] * (y[k] * scale);
+    }
+    SC_CHECK(sc__new(g->dtype, g->ndim, g->sizes, &r, call->err));
+    sc__scatter(r, ct, bg);
+    sc__free(bg);
+    sc__free(bm);
+    return sc__out(call, r);
+fail:
+    sc__free(bg);
+    sc__free(bm);
+    sc_tensor_free(r);
+    return status;
+}

@@ -210,3 +210,44 @@ fail:
     sc_tensor_free(r);
     return status;
 }
+
+/* randn_like(Tensor self, *, ScalarType? dtype=None, layout, device,
+ * pin_memory, memory_format): standard normal in self's shape (contiguous).
+ * Element i uses the Philox block of counter (i, node_key), keyed by the
+ * seed as rand_like: two 53-bit uniforms u1, u2 from its four words, then
+ * Box-Muller sqrt(-2 ln(1 - u1)) cos(2 pi u2) in double, rounded to the
+ * dtype. */
+sc_status sc__kernel_randn_like(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_dtype d;
+    sc_tensor *r = NULL;
+    size_t n, i, isz;
+    unsigned char *p;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_dtype(call, 1, x->dtype, &d));
+    SC_CHECK(sc__arg_factory_opts(call, 2));
+    if (!sc__is_float(d))
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "randn_like needs a floating dtype");
+    SC_CHECK(sc__new(d, x->ndim, x->sizes, &r, call->err));
+    n = sc_tensor_numel(r);
+    isz = sc_tensor_itemsize(d);
+    p = sc_tensor_data(r);
+    for (i = 0; i < n; i++) {
+        uint32_t w[4];
+        double u1, u2, z;
+        draw(call, i, w);
+        u1 = (double)((((uint64_t)w[0] << 32) | w[1]) >> 11) * 0x1p-53;
+        u2 = (double)((((uint64_t)w[2] << 32) | w[3]) >> 11) * 0x1p-53;
+        z = sqrt(-2.0 * log(1.0 - u1)) *
+            cos(2.0 * 3.14159265358979323846 * u2);
+        sc__store_f64(p + i * isz, d, z);
+    }
+    return sc__out(call, r);
+fail:
+    sc_tensor_free(r);
+    return status;
+}

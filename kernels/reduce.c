@@ -652,3 +652,66 @@ fail:
     sc__free(db);
     return status;
 }
+
+/* sum_to_size(Tensor self, SymInt[] size): self summed over its leading
+ * dims and the dims where size is 1 and self's is not, to `size` (which
+ * self must broadcast to); an alias of self when nothing is summed.  The
+ * dtype is sum's (integers give int64). */
+sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *size;
+    int64_t dims[SC_TENSOR_MAX_DIMS];
+    size_t n, nd = 0, i, lead;
+    sc__karg args[4];
+    sc__kernel_call sub;
+    sc_tensor *outs[1] = {NULL}, *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &size));
+    if (n > x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "sum_to_size: size has %zu dims, self only %zu",
+                             n, x->ndim);
+    lead = x->ndim - n;
+    for (i = 0; i < x->ndim; i++) {
+        if (i < lead) {
+            dims[nd++] = (int64_t)i;
+        } else if (size[i - lead] != x->sizes[i]) {
+            if (size[i - lead] != 1)
+                return sc__error_set(call->err, SC_ERR_SHAPE,
+                                     "sum_to_size: size %lld in dimension "
+                                     "%zu is not expandable to %lld",
+                                     (long long)size[i - lead], i - lead,
+                                     (long long)x->sizes[i]);
+            dims[nd++] = (int64_t)i;
+        }
+    }
+    if (nd == 0) {
+        SC_CHECK(sc_tensor_alias(x, &r, call->err));
+        return sc__out(call, r);
+    }
+    args[0].kind = SC__KARG_TENSOR;
+    args[0].u.t = x;
+    args[1].kind = SC__KARG_INTS;
+    args[1].u.ints.n = nd;
+    args[1].u.ints.v = dims;
+    args[2].kind = SC__KARG_BOOL;
+    args[2].u.b = true;
+    args[3].kind = SC__KARG_NONE;
+    memset(&sub, 0, sizeof sub);
+    sub.args = args;
+    sub.nargs = 4;
+    sub.outs = outs;
+    sub.max_outs = 1;
+    sub.err = call->err;
+    SC_CHECK(sc__kernel_sum(&sub));
+    status = sc_tensor_view(outs[0], n, size, &r, call->err);
+    sc_tensor_free(outs[0]);
+    if (status != SC_OK)
+        return status;
+    return sc__out(call, r);
+fail:
+    return status;
+}

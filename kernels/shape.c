@@ -433,3 +433,187 @@ sc_status sc__kernel_stack(sc__kernel_call *call)
 {
     return concat(call, true);
 }
+
+/* ---- split and unbind: lists of views --------------------------------------- */
+
+/* Store n views of x along d, of the given lengths (which sum to the size
+ * of d), as outputs. */
+static sc_status split_views(sc__kernel_call *c, const sc_tensor *x,
+                             size_t d, size_t n, const int64_t *lens)
+{
+    sc_tensor *part = NULL;
+    int64_t pos = 0;
+    size_t i;
+    sc_status status;
+    if (n > c->max_outs)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "split into %zu pieces, more than the %zu "
+                             "outputs the caller provides", n, c->max_outs);
+    for (i = 0; i < n; i++) {
+        SC_CHECK(sc_tensor_slice(x, (int64_t)d, pos, pos + lens[i], 1, &part,
+                                 c->err));
+        pos += lens[i];
+        status = sc__out(c, part);
+        part = NULL;
+        if (status != SC_OK)
+            goto fail;
+    }
+    return SC_OK;
+fail:
+    sc__out_reset(c);
+    return status;
+}
+
+/* split.Tensor / unsafe_split.Tensor(Tensor self, SymInt split_size, int
+ * dim=0): ceil(size / split_size) views (at least one), the last one
+ * possibly shorter. */
+sc_status sc__kernel_split(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t split = 0, dim = 0, size, *lens = NULL;
+    size_t d, n, i;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &split));
+    if (!sc__arg_is_none(call, 2))
+        SC_CHECK(sc__arg_int(call, 2, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split: a 0-d tensor cannot be split");
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    size = x->sizes[d];
+    if (split < 0 || (split == 0 && size != 0))
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "split: split_size %lld cannot split a "
+                             "dimension of size %lld",
+                             (long long)split, (long long)size);
+    n = split == 0 ? 1 : (size_t)((size + split - 1) / split);
+    if (n == 0)
+        n = 1;
+    lens = sc__malloc(n * sizeof *lens);
+    if (!lens)
+        return sc__error_nomem(call->err);
+    for (i = 0; i < n; i++) {
+        int64_t start = (int64_t)i * split;
+        lens[i] = size - start < split ? size - start : split;
+    }
+    status = split_views(call, x, d, n, lens);
+    sc__free(lens);
+    return status;
+fail:
+    return status;
+}
+
+/* split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) */
+sc_status sc__kernel_split_with_sizes(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *lens;
+    int64_t dim = 0, total = 0;
+    size_t d, n, i;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_ints(call, 1, &n, &lens));
+    if (!sc__arg_is_none(call, 2))
+        SC_CHECK(sc__arg_int(call, 2, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split_with_sizes: a 0-d tensor cannot be split");
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    for (i = 0; i < n; i++) {
+        if (lens[i] < 0)
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "split_with_sizes: negative size %lld",
+                                 (long long)lens[i]);
+        total += lens[i];
+    }
+    if (total != x->sizes[d])
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split_with_sizes: sizes sum to %lld, but "
+                             "dimension %zu has size %lld",
+                             (long long)total, d, (long long)x->sizes[d]);
+    return split_views(call, x, d, n, lens);
+fail:
+    return status;
+}
+
+/* unbind.int(Tensor self, int dim=0): one select per index. */
+sc_status sc__kernel_unbind(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t dim = 0, i;
+    size_t d;
+    sc_tensor *part = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (!sc__arg_is_none(call, 1))
+        SC_CHECK(sc__arg_int(call, 1, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "unbind: a 0-d tensor cannot be unbound");
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    if ((uint64_t)x->sizes[d] > call->max_outs)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "unbind into %lld tensors, more than the %zu "
+                             "outputs the caller provides",
+                             (long long)x->sizes[d], call->max_outs);
+    for (i = 0; i < x->sizes[d]; i++) {
+        status = sc_tensor_select(x, (int64_t)d, i, &part, call->err);
+        if (status == SC_OK)
+            status = sc__out(call, part);
+        part = NULL;
+        if (status != SC_OK) {
+            sc__out_reset(call);
+            return status;
+        }
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* nonzero(Tensor self) -> int64 [n, ndim]: the indices of the non-zero
+ * elements (NaN counts as non-zero) in row-major order. */
+sc_status sc__kernel_nonzero(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t sizes[2], idx[SC_TENSOR_MAX_DIMS] = {0};
+    size_t n, k, count = 0, d;
+    int64_t *buf = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    if (!sc_tensor_dtype_supported(x->dtype))
+        return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
+                             "nonzero: unsupported dtype");
+    n = sc_tensor_numel(x);
+    for (k = 0; k < n; k++)
+        if (sc__is_float(x->dtype) ? sc_tensor_item_double(x, k) != 0
+                                   : sc_tensor_item_int64(x, k) != 0)
+            count++;
+    sizes[0] = (int64_t)count;
+    sizes[1] = (int64_t)x->ndim;
+    SC_CHECK(sc__new(SC_DTYPE_I64, 2, sizes, &r, call->err));
+    buf = sc_tensor_data(r);
+    for (k = 0; k < n; k++) {
+        double v = sc__is_float(x->dtype) ? sc_tensor_item_double(x, k)
+                                          : (double)(sc_tensor_item_int64(
+                                                x, k) != 0);
+        if (v != 0) {
+            for (d = 0; d < x->ndim; d++)
+                *buf++ = idx[d];
+        }
+        for (d = x->ndim; d-- > 0;) {
+            if (++idx[d] < x->sizes[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    return sc__out(call, r);
+fail:
+    return status;
+}

@@ -836,15 +836,40 @@ static bool has_symbol_rec(const sc_expr *e, const sc_expr *sym)
     return false;
 }
 
+/* Small expressions are searched recursively, within a budget of visited
+ * nodes (shared subtrees are visited once per occurrence); the result is
+ * -1 when the budget runs out. */
+#define SMALL_WALK_BUDGET 256
+#define SMALL_SYMBOLS_MAX 32
+
+static int has_symbol_small(const sc_expr *e, const sc_expr *sym,
+                            int *budget)
+{
+    uint32_t i;
+    int r;
+    if (e == sym)
+        return 1;
+    if (--*budget < 0)
+        return -1;
+    for (i = 0; i < e->nargs; i++)
+        if ((r = has_symbol_small(e->args[i], sym, budget)) != 0)
+            return r;
+    return 0;
+}
+
 bool sc_expr_has_symbol(const sc_expr *e, const sc_expr *sym)
 {
     sym_collect s;
     bool ok, found;
+    int budget = SMALL_WALK_BUDGET, r;
 
     if (!e || !sym)
         return false;
     if (e->nargs == 0)
         return e == sym;
+    r = has_symbol_small(e, sym, &budget);
+    if (r >= 0)
+        return r == 1;
     memset(&s, 0, sizeof s);
     s.target = sym;
     found = !walk(e, visit_has, &s, &ok);
@@ -903,11 +928,49 @@ static void free_symbols_rec(const sc_expr *e, sc_expr **out, size_t cap,
         free_symbols_rec(e->args[i], out, cap, count);
 }
 
+/* Collect the distinct symbols of e into v (sorted by index), within the
+ * budget; false when the budget or v's capacity runs out. */
+static bool free_symbols_small(const sc_expr *e, const sc_expr **v,
+                               size_t *n, int *budget)
+{
+    uint32_t i;
+    size_t j, k;
+
+    if (--*budget < 0)
+        return false;
+    if (e->kind == SC_EXPR_SYMBOL) {
+        for (j = *n; j > 0 && v[j - 1]->u.sym.index > e->u.sym.index; j--)
+            ;
+        if (j > 0 && v[j - 1] == e)
+            return true;
+        if (*n == SMALL_SYMBOLS_MAX)
+            return false;
+        for (k = *n; k > j; k--)
+            v[k] = v[k - 1];
+        v[j] = e;
+        (*n)++;
+        return true;
+    }
+    for (i = 0; i < e->nargs; i++)
+        if (!free_symbols_small(e->args[i], v, n, budget))
+            return false;
+    return true;
+}
+
 size_t sc_expr_free_symbols(const sc_expr *e, sc_expr **out, size_t cap)
 {
     sym_collect s;
+    const sc_expr *small[SMALL_SYMBOLS_MAX];
     size_t i, n = 0;
+    int budget = SMALL_WALK_BUDGET;
     bool ok;
+
+    if (e && free_symbols_small(e, small, &n, &budget)) {
+        for (i = 0; i < n && i < cap; i++)
+            out[i] = (sc_expr *)small[i];
+        return n;
+    }
+    n = 0;
 
     if (!e)
         return 0;

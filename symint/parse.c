@@ -162,48 +162,56 @@ static sc_expr *fail_unexpected(parser *P, const char *what, const char *name)
 
 /* ---- Scanner ------------------------------------------------------------ */
 
-static bool is_ident_start(unsigned char c)
+/* Character classes of the scanner. */
+enum { C_SPACE = 1, C_DIGIT = 2, C_ALPHA = 4, C_IDENT = C_DIGIT | C_ALPHA };
+
+static const unsigned char cclass[256] = {
+    [' '] = C_SPACE, ['\t'] = C_SPACE, ['\n'] = C_SPACE, ['\r'] = C_SPACE,
+    ['\f'] = C_SPACE, ['\v'] = C_SPACE,
+    ['0'] = C_DIGIT, ['1'] = C_DIGIT, ['2'] = C_DIGIT, ['3'] = C_DIGIT,
+    ['4'] = C_DIGIT, ['5'] = C_DIGIT, ['6'] = C_DIGIT, ['7'] = C_DIGIT,
+    ['8'] = C_DIGIT, ['9'] = C_DIGIT,
+    ['_'] = C_ALPHA,
+    ['a'] = C_ALPHA, ['b'] = C_ALPHA, ['c'] = C_ALPHA, ['d'] = C_ALPHA,
+    ['e'] = C_ALPHA, ['f'] = C_ALPHA, ['g'] = C_ALPHA, ['h'] = C_ALPHA,
+    ['i'] = C_ALPHA, ['j'] = C_ALPHA, ['k'] = C_ALPHA, ['l'] = C_ALPHA,
+    ['m'] = C_ALPHA, ['n'] = C_ALPHA, ['o'] = C_ALPHA, ['p'] = C_ALPHA,
+    ['q'] = C_ALPHA, ['r'] = C_ALPHA, ['s'] = C_ALPHA, ['t'] = C_ALPHA,
+    ['u'] = C_ALPHA, ['v'] = C_ALPHA, ['w'] = C_ALPHA, ['x'] = C_ALPHA,
+    ['y'] = C_ALPHA, ['z'] = C_ALPHA,
+    ['A'] = C_ALPHA, ['B'] = C_ALPHA, ['C'] = C_ALPHA, ['D'] = C_ALPHA,
+    ['E'] = C_ALPHA, ['F'] = C_ALPHA, ['G'] = C_ALPHA, ['H'] = C_ALPHA,
+    ['I'] = C_ALPHA, ['J'] = C_ALPHA, ['K'] = C_ALPHA, ['L'] = C_ALPHA,
+    ['M'] = C_ALPHA, ['N'] = C_ALPHA, ['O'] = C_ALPHA, ['P'] = C_ALPHA,
+    ['Q'] = C_ALPHA, ['R'] = C_ALPHA, ['S'] = C_ALPHA, ['T'] = C_ALPHA,
+    ['U'] = C_ALPHA, ['V'] = C_ALPHA, ['W'] = C_ALPHA, ['X'] = C_ALPHA,
+    ['Y'] = C_ALPHA, ['Z'] = C_ALPHA,
+};
+
+static bool has_class(char c, unsigned cls)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return (cclass[(unsigned char)c] & cls) != 0;
 }
 
-static bool is_ident_char(unsigned char c)
-{
-    return is_ident_start(c) || (c >= '0' && c <= '9');
-}
-
-static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
+/* Skip blanks, newlines (counting lines) and Python's explicit line
+ * joining (a backslash before a newline). */
 static void skip_space(parser *P)
 {
     const char *p = P->p;
 
     for (;;) {
-        switch (*p) {
-        case ' ':
-        case '\t':
-        case '\r':
-        case '\f':
-        case '\v':
-            p++;
-            continue;
-        case '\n':
-            p++;
-            P->line++;
-            P->line_start = p;
-            continue;
-        case '\\': /* Python's explicit line joining */
-            if (p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')) {
-                p += p[1] == '\n' ? 2 : 3;
+        while (has_class(*p, C_SPACE)) {
+            if (*p++ == '\n') {
                 P->line++;
                 P->line_start = p;
-                continue;
             }
-            break;
-        default:
-            break;
         }
-        break;
+        if (*p != '\\' ||
+            !(p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
+            break;
+        p += p[1] == '\n' ? 2 : 3;
+        P->line++;
+        P->line_start = p;
     }
     P->p = p;
 }
@@ -295,10 +303,10 @@ static void advance(parser *P)
         p += 2;
         break;
     default:
-        if (is_digit((unsigned char)*p)) {
-            while (is_digit((unsigned char)*p))
+        if (has_class(*p, C_DIGIT)) {
+            while (has_class(*p, C_DIGIT))
                 p++;
-            if (is_ident_char((unsigned char)*p) || *p == '.') {
+            if (has_class(*p, C_IDENT) || *p == '.') {
                 t->col += (int)(p - t->start);
                 lex_error(P, *p == '.'
                                  ? "unexpected character '%s': only integers "
@@ -308,8 +316,8 @@ static void advance(parser *P)
                 return;
             }
             t->kind = T_INT;
-        } else if (is_ident_start((unsigned char)*p)) {
-            while (is_ident_char((unsigned char)*p))
+        } else if (has_class(*p, C_ALPHA)) {
+            while (has_class(*p, C_IDENT))
                 p++;
             t->kind = keyword(t->start, (size_t)(p - t->start));
         } else {

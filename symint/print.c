@@ -6,9 +6,10 @@
  *    coefficient becomes " - " (`s0 - 2*s1 + 3`), a negative leading term
  *    prints `-s0`; coefficients 1 and -1 are omitted.
  *  - Mul: factors joined by `*`, powers as `**` (`s0**2*s1`).
- *  - FloorDiv: `a//b`; the left operand in parentheses when it is a sum or
- *    a floor division, the right one unless it is a symbol or a
- *    nonnegative integer (`s0//(-2)`, `s0//(s1*s2)`); a floor division
+ *  - FloorDiv: `a//b`; the left operand in parentheses when it is a sum, a
+ *    product of several factors or a floor division (`(s0 + 1)//8`,
+ *    `(s0*s1)//8`, but `s0**2//8`), the right one unless it is a symbol or
+ *    a nonnegative integer (`s0//(-2)`, `s0//(s1*s2)`); a floor division
  *    that is a factor, has a coefficient or is negated is parenthesized:
  *    `2*(s0//8)`, `(s0//8)*s1`, `-(s0//8)`.
  *  - Function spellings: `Mod(a, b)`, `CeilDiv(a, b)`, `Min(a, b, ...)`,
@@ -163,8 +164,9 @@ static bool needs_parens(const sc_expr *e, place at)
         return false;
     case SC_EXPR_ADD:
         return at != AT_TOP && at != AT_TERM;
-    case SC_EXPR_MUL:
-        return at == AT_BASE || at == AT_FD_RIGHT;
+    case SC_EXPR_MUL: /* a pure power is tighter than `//` */
+        return at == AT_BASE || at == AT_FD_RIGHT ||
+               (at == AT_FD_LEFT && e->nargs > 1);
     case SC_EXPR_FLOORDIV:
         return at != AT_TOP && at != AT_TERM;
     case SC_EXPR_LE:

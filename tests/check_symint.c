@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -2527,6 +2528,104 @@ static int gen_divisor(gen *g, int depth)
     return gen_int(g, depth);
 }
 
+static int node2(gen *g, int op, int a, int b)
+{
+    int i = node_new(g, op);
+    g->t->n[i].nkids = 2;
+    g->t->n[i].kid[0] = a;
+    g->t->n[i].kid[1] = b;
+    return i;
+}
+
+static int const_si(gen *g, long v)
+{
+    int i = node_new(g, OP_INT);
+    mpz_set_si(g->t->val[i], v);
+    return i;
+}
+
+/* A small nonzero divisor of either sign. */
+static long small_divisor(gen *g)
+{
+    long d = (long)sc_test_rng_range(g->rng, 2, 8);
+    return below(g, 3) == 0 ? -d : d;
+}
+
+static int div_op(gen *g)
+{
+    static const int ops[] = {OP_FLOORDIV, OP_CEILDIV, OP_MOD};
+    return ops[below(g, 3)];
+}
+
+/* Shapes that the canonicalizer rewrites: k1*A + k2*B + k3 over a divisor
+ * sharing factors with the k's, nested divisions with mixed signs,
+ * divisors correlated with the numerator, cancelling sums, nested
+ * Min/Max with constants. */
+static int gen_pattern(gen *g, int depth)
+{
+    int sub = depth - 2 < 1 ? 1 : depth - 2;
+    int a, b, i;
+    long d, k;
+
+    switch (below(g, 6)) {
+    case 0: { /* (k1*A + k2*B + k3) op d */
+        d = small_divisor(g);
+        k = d * sc_test_rng_range(g->rng, -3, 3) +
+            (below(g, 2) ? 0 : sc_test_rng_range(g->rng, -2, 2));
+        a = node2(g, OP_MUL, const_si(g, k), gen_int(g, sub));
+        k = d * sc_test_rng_range(g->rng, -3, 3) +
+            (below(g, 3) ? 0 : sc_test_rng_range(g->rng, -2, 2));
+        b = node2(g, OP_MUL, gen_int(g, sub), const_si(g, k));
+        a = node2(g, OP_ADD, a, b);
+        a = node2(g, OP_ADD, a, const_si(g, sc_test_rng_range(g->rng, -20, 20)));
+        return node2(g, div_op(g), a, const_si(g, d));
+    }
+    case 1: /* (A op d1) op d2 */
+        a = node2(g, div_op(g), gen_int(g, sub), const_si(g, small_divisor(g)));
+        return node2(g, div_op(g), a, const_si(g, small_divisor(g)));
+    case 2: /* (A*B + C) op B, (A + B) op B */
+        b = gen_int(g, sub);
+        a = gen_int(g, sub);
+        if (below(g, 2)) {
+            i = node2(g, OP_MUL, a, b);
+            a = node2(g, OP_ADD, i, gen_int(g, sub));
+        } else {
+            a = node2(g, OP_ADD, a, b);
+        }
+        return node2(g, div_op(g), a, b);
+    case 3: /* (A + B) - A, A*B - B*A + C */
+        a = gen_int(g, sub);
+        b = gen_int(g, sub);
+        if (below(g, 2))
+            return node2(g, OP_SUB, node2(g, OP_ADD, a, b), a);
+        i = node2(g, OP_SUB, node2(g, OP_MUL, a, b), node2(g, OP_MUL, b, a));
+        return node2(g, OP_ADD, i, gen_int(g, sub));
+    case 4: /* Max(c1, Min(A, c2), Max(B, c3)) and mirrors */
+        a = node2(g, below(g, 2) ? OP_MIN : OP_MAX, gen_int(g, sub),
+                  const_si(g, sc_test_rng_range(g->rng, -10, 10)));
+        b = node2(g, below(g, 2) ? OP_MIN : OP_MAX, gen_int(g, sub),
+                  const_si(g, sc_test_rng_range(g->rng, -10, 10)));
+        i = node_new(g, below(g, 2) ? OP_MIN : OP_MAX);
+        g->t->n[i].nkids = 3;
+        g->t->n[i].kid[0] = const_si(g, sc_test_rng_range(g->rng, -10, 10));
+        g->t->n[i].kid[1] = a;
+        g->t->n[i].kid[2] = b;
+        return i;
+    default: /* (A op d) * d + A Mod d, and (A + k*d) op d */
+        a = gen_int(g, sub);
+        d = small_divisor(g);
+        if (below(g, 2)) {
+            i = node2(g, OP_MUL, node2(g, OP_FLOORDIV, a, const_si(g, d)),
+                      const_si(g, d));
+            return node2(g, OP_ADD, i,
+                         node2(g, OP_MOD, a, const_si(g, d)));
+        }
+        i = node2(g, OP_ADD, a,
+                  const_si(g, d * sc_test_rng_range(g->rng, -4, 4)));
+        return node2(g, div_op(g), i, const_si(g, d));
+    }
+}
+
 static int gen_int(gen *g, int depth)
 {
     static const int ops[] = {OP_ADD, OP_SUB, OP_MUL, OP_NEG, OP_FLOORDIV,
@@ -2538,6 +2637,8 @@ static int gen_int(gen *g, int depth)
 
     if (depth <= 1 || g->t->count >= TREE_SOFT || below(g, 100) < 15)
         return gen_leaf(g);
+    if (!g->c_safe && depth >= 3 && below(g, 100) < 12)
+        return gen_pattern(g, depth);
     r = below(g, 84);
     for (j = 0; j < ARRAY_SIZE(ops); j++) {
         acc += (uint64_t)weights[j];
@@ -3909,6 +4010,120 @@ START_TEST(test_c_printer_overflow_rule)
 END_TEST
 
 /* ======================================================================
+ * Contexts in threads: no global mutable state
+ * ====================================================================== */
+
+#define THREADS 4
+#define THREAD_CASES 1500
+
+typedef struct thread_job {
+    uint64_t seed;
+    uint64_t digest; /* of every printed form and value */
+    int failed;
+} thread_job;
+
+static uint64_t digest_str(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * UINT64_C(0x100000001b3);
+    return h;
+}
+
+/* Build, print, parse back and evaluate THREAD_CASES random trees in a
+ * context of this thread's own; no Check assertions off the main thread. */
+static void *thread_main(void *arg)
+{
+    thread_job *job = arg;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_symmap *map;
+    pcase *c = malloc(sizeof *c);
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    mpz_t v;
+    long i;
+    int s;
+
+    if (!ctx || !c) {
+        job->failed = 1;
+        free(c);
+        sc_ctx_free(ctx);
+        return NULL;
+    }
+    for (s = 0; s < NSYM; s++)
+        sc_expr_symbol(ctx, prop_names[s]);
+    map = sc_symmap_new(ctx);
+    mpz_init(v);
+    pcase_init(c);
+    for (i = 0; i < THREAD_CASES && !job->failed; i++) {
+        sc_expr *e, *back = NULL;
+        sc_error err;
+        char *text, *vs;
+        int k;
+
+        gen_case(c, job->seed, i, false, true);
+        e = build(ctx, &c->tree, c->tree.root);
+        if (!e) {
+            sc_ctx_take_error(ctx, NULL);
+            h = digest_str(h, "(div zero)");
+            continue;
+        }
+        text = sc_expr_to_str(ctx, e);
+        if (!text || sc_expr_parse(ctx, text, NULL, 1, &back, &err) != SC_OK ||
+            back != e)
+            job->failed = 1;
+        h = digest_str(h, text ? text : "");
+        free(text);
+        for (k = 0; k < NBIND; k++) {
+            for (s = 0; s < NSYM; s++)
+                sc_symmap_set(map, sc_ctx_symbol(ctx, (size_t)s),
+                              sc_expr_int_mpz(ctx, c->bind[k][s]), &err);
+            if (sc_expr_eval(ctx, e, map, v, &err) != SC_OK) {
+                h = digest_str(h, sc_status_name(err.code));
+                continue;
+            }
+            vs = mpz_get_str(NULL, 10, v);
+            h = digest_str(h, vs);
+            free(vs);
+        }
+    }
+    job->digest = h;
+    pcase_clear(c);
+    free(c);
+    mpz_clear(v);
+    sc_symmap_free(map);
+    sc_ctx_free(ctx);
+    return NULL;
+}
+
+START_TEST(test_contexts_in_threads_do_not_interfere)
+{
+    uint64_t seed = sc_test_seed();
+    thread_job solo, jobs[THREADS];
+    pthread_t tid[THREADS];
+    int i;
+
+    memset(&solo, 0, sizeof solo);
+    solo.seed = seed;
+    thread_main(&solo);
+    ck_assert_msg(!solo.failed, "the single-threaded run failed");
+    for (i = 0; i < THREADS; i++) {
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].seed = seed;
+        ck_assert_int_eq(pthread_create(&tid[i], NULL, thread_main, &jobs[i]),
+                         0);
+    }
+    for (i = 0; i < THREADS; i++)
+        ck_assert_int_eq(pthread_join(tid[i], NULL), 0);
+    for (i = 0; i < THREADS; i++) {
+        ck_assert_msg(!jobs[i].failed, "thread %d failed", i);
+        ck_assert_msg(jobs[i].digest == solo.digest,
+                      "thread %d printed or evaluated differently from the "
+                      "single-threaded run (SYMCUT_SEED=%" PRIu64 ")",
+                      i, seed);
+    }
+}
+END_TEST
+
+/* ======================================================================
  * The suite
  * ====================================================================== */
 
@@ -3985,6 +4200,11 @@ Suite *symint_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_c_printer_overflow_rule);
     tcase_add_test(tc, test_c_printer_compiles_and_agrees_with_eval);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("threads");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_contexts_in_threads_do_not_interfere);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("property_random_trees");

@@ -1,0 +1,763 @@
+/* symcut — kernels: convolution (1-, 2- and 3-d, strided, padded, dilated,
+ * grouped, and transposed) with its backward, and 2-d max pooling with
+ * indices and its backward.
+ *
+ * A convolution relates a "big" side and a "small" side: position o of the
+ * small side sees positions o*stride - padding + k*dilation of the big
+ * side, for each kernel offset k.  A plain convolution's input is the big
+ * side and its output the small one; a transposed convolution swaps them.
+ * Three loop nests serve all six computations:
+ *   gather   small[n, a, o] = sum_{b in a's group, k} big[n, b, i(o, k)] * w[a, b', k]
+ *   scatter  big[n, b, i(o, k)] += small[n, a, o] * w[a, b', k]
+ *   wgrad    gw[a, b', k] = sum_{n, o} small[n, a, o] * big[n, b, i(o, k)]
+ * where w is [C_small, C_big / groups, kernel...].  Spatial dims are
+ * padded to three with leading size-1 dims.  Floating tensors only; sums
+ * run in the compute type (float for f32/f16/bf16, double for f64) in a
+ * fixed order (channel, then kernel offsets, row-major), the bias
+ * gradient in double as sum() does. */
+#include "kernels/kernels-internal.h"
+
+typedef struct cgeom {
+    int64_t N, CS, CB, G;
+    int64_t S[3], B[3], K[3], st[3], pd[3], dl[3];
+} cgeom;
+
+#define PLANE(v) ((v)[0] * (v)[1] * (v)[2])
+
+#define DEFINE_CONV(SUF, T)                                                  \
+    static void gather_##SUF(const cgeom *g, T *small, const T *big,         \
+                             const T *w)                                     \
+    {                                                                        \
+        int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
+        int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
+        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
+        for (n = 0; n < g->N; n++)                                           \
+            for (a = 0; a < g->CS; a++) {                                    \
+                int64_t grp = a / CSg;                                       \
+                T *dst = small + (n * g->CS + a) * sp;                       \
+                for (o0 = 0; o0 < g->S[0]; o0++)                             \
+                    for (o1 = 0; o1 < g->S[1]; o1++)                         \
+                        for (o2 = 0; o2 < g->S[2]; o2++) {                   \
+                            T acc = 0;                                       \
+                            for (bl = 0; bl < CBg; bl++) {                   \
+                                const T *src =                               \
+                                    big + (n * g->CB + grp * CBg + bl) * bp; \
+                                const T *wk = w + (a * CBg + bl) * kp;       \
+                                for (k0 = 0; k0 < g->K[0]; k0++) {           \
+                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
+                                                 k0 * g->dl[0];              \
+                                    if (i0 < 0 || i0 >= g->B[0])             \
+                                        continue;                            \
+                                    for (k1 = 0; k1 < g->K[1]; k1++) {       \
+                                        int64_t i1 = o1 * g->st[1] -         \
+                                                     g->pd[1] +              \
+                                                     k1 * g->dl[1];          \
+                                        if (i1 < 0 || i1 >= g->B[1])         \
+                                            continue;                        \
+                                        for (k2 = 0; k2 < g->K[2]; k2++) {   \
+                                            int64_t i2 = o2 * g->st[2] -     \
+                                                         g->pd[2] +          \
+                                                         k2 * g->dl[2];      \
+                                            if (i2 < 0 || i2 >= g->B[2])     \
+                                                continue;                    \
+                                            acc += src[(i0 * g->B[1] + i1) * \
+                                                           g->B[2] +         \
+                                                       i2] *                 \
+                                                   wk[(k0 * g->K[1] + k1) *  \
+                                                          g->K[2] +          \
+                                                      k2];                   \
+                                        }                                    \
+                                    }                                        \
+                                }                                            \
+                            }                                                \
+                            dst[(o0 * g->S[1] + o1) * g->S[2] + o2] = acc;   \
+                        }                                                    \
+            }                                                                \
+    }                                                                        \
+                                                                             \
+    static void scatter_##SUF(const cgeom *g, T *big, const T *small,        \
+                              const T *w)                                    \
+    {                                                                        \
+        int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
+        int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
+        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
+        for (n = 0; n < g->N; n++)                                           \
+            for (a = 0; a < g->CS; a++) {                                    \
+                int64_t grp = a / CSg;                                       \
+                const T *src = small + (n * g->CS + a) * sp;                 \
+                for (o0 = 0; o0 < g->S[0]; o0++)                             \
+                    for (o1 = 0; o1 < g->S[1]; o1++)                         \
+                        for (o2 = 0; o2 < g->S[2]; o2++) {                   \
+                            T v = src[(o0 * g->S[1] + o1) * g->S[2] + o2];   \
+                            for (bl = 0; bl < CBg; bl++) {                   \
+                                T *dst =                                     \
+                                    big + (n * g->CB + grp * CBg + bl) * bp; \
+                                const T *wk = w + (a * CBg + bl) * kp;       \
+                                for (k0 = 0; k0 < g->K[0]; k0++) {           \
+                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
+                                                 k0 * g->dl[0];              \
+                                    if (i0 < 0 || i0 >= g->B[0])             \
+                                        continue;                            \
+                                    for (k1 = 0; k1 < g->K[1]; k1++) {       \
+                                        int64_t i1 = o1 * g->st[1] -         \
+                                                     g->pd[1] +              \
+                                                     k1 * g->dl[1];          \
+                                        if (i1 < 0 || i1 >= g->B[1])         \
+                                            continue;                        \
+                                        for (k2 = 0; k2 < g->K[2]; k2++) {   \
+                                            int64_t i2 = o2 * g->st[2] -     \
+                                                         g->pd[2] +          \
+                                                         k2 * g->dl[2];      \
+                                            if (i2 < 0 || i2 >= g->B[2])     \
+                                                continue;                    \
+                                            dst[(i0 * g->B[1] + i1) *        \
+                                                    g->B[2] +                \
+                                                i2] +=                       \
+                                                v * wk[(k0 * g->K[1] + k1) * \
+                                                           g->K[2] +         \
+                                                       k2];                  \
+                                        }                                    \
+                                    }                                        \
+                                }                                            \
+                            }                                                \
+                        }                                                    \
+            }                                                                \
+    }                                                                        \
+                                                                             \
+    static void wgrad_##SUF(const cgeom *g, T *gw, const T *small,           \
+                            const T *big)                                    \
+    {                                                                        \
+        int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
+        int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
+        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
+        for (a = 0; a < g->CS; a++) {                                        \
+            int64_t grp = a / CSg;                                           \
+            for (bl = 0; bl < CBg; bl++)                                     \
+                for (k0 = 0; k0 < g->K[0]; k0++)                             \
+                    for (k1 = 0; k1 < g->K[1]; k1++)                         \
+                        for (k2 = 0; k2 < g->K[2]; k2++) {                   \
+                            T acc = 0;                                       \
+                            for (n = 0; n < g->N; n++) {                     \
+                                const T *s = small + (n * g->CS + a) * sp;   \
+                                const T *b =                                 \
+                                    big + (n * g->CB + grp * CBg + bl) * bp; \
+                                for (o0 = 0; o0 < g->S[0]; o0++) {           \
+                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
+                                                 k0 * g->dl[0];              \
+                                    if (i0 < 0 || i0 >= g->B[0])             \
+                                        continue;                            \
+                                    for (o1 = 0; o1 < g->S[1]; o1++) {       \
+                                        int64_t i1 = o1 * g->st[1] -         \
+                                                     g->pd[1] +              \
+                                                     k1 * g->dl[1];          \
+                                        if (i1 < 0 || i1 >= g->B[1])         \
+                                            continue;                        \
+                                        for (o2 = 0; o2 < g->S[2]; o2++) {   \
+                                            int64_t i2 = o2 * g->st[2] -     \
+                                                         g->pd[2] +          \
+                                                         k2 * g->dl[2];      \
+                                            if (i2 < 0 || i2 >= g->B[2])     \
+                                                continue;                    \
+                                            acc += s[(o0 * g->S[1] + o1) *   \
+                                                         g->S[2] +           \
+                                                     o2] *                   \
+                                                   b[(i0 * g->B[1] + i1) *   \
+                                                         g->B[2] +           \
+                                                     i2];                    \
+                                        }                                    \
+                                    }                                        \
+                                }                                            \
+                            }                                                \
+                            gw[(a * CBg + bl) * kp +                         \
+                               (k0 * g->K[1] + k1) * g->K[2] + k2] = acc;    \
+                        }                                                    \
+        }                                                                    \
+    }
+
+DEFINE_CONV(f32, float)
+DEFINE_CONV(f64, double)
+
+/* ---- Arguments and geometry ------------------------------------------------ */
+
+typedef struct conv_args {
+    const sc_tensor *x, *w;  /* input and weight */
+    size_t nsp;              /* spatial dims: 1, 2 or 3 */
+    int64_t st[3], pd[3], dl[3], op[3], groups;
+    bool transposed;
+    int64_t out_sizes[SC_TENSOR_MAX_DIMS];
+    cgeom g;
+} conv_args;
+
+/* A list of nsp ints (one value is repeated), right-aligned into out[3]
+ * over `fill`. */
+static sc_status int_list3(sc__kernel_call *c, size_t i, size_t nsp,
+                           int64_t fill, int64_t lo, const char *what,
+                           int64_t *out)
+{
+    const int64_t *v;
+    size_t n, k;
+    sc_status status;
+    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    if (n != nsp && n != 1)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "convolution: %s has %zu entries for %zu "
+                             "spatial dims", what, n, nsp);
+    for (k = 0; k < 3; k++)
+        out[k] = fill;
+    for (k = 0; k < nsp; k++) {
+        int64_t e = v[n == 1 ? 0 : k];
+        if (e < lo)
+            return sc__error_set(c->err, SC_ERR_INVALID,
+                                 "convolution: %s %lld must be >= %lld", what,
+                                 (long long)e, (long long)lo);
+        out[3 - nsp + k] = e;
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* Read (input, weight, ..., stride, padding, dilation, transposed,
+ * output_padding, groups) with input at argument xi, weight at wi and
+ * stride at si; check the shapes and fill the geometry. */
+static sc_status conv_parse(sc__kernel_call *c, conv_args *a, size_t xi,
+                            size_t wi, size_t si)
+{
+    const sc_tensor *x, *w;
+    int64_t cin, cout, in[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, out[3];
+    size_t k;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, xi, &a->x));
+    SC_CHECK(sc__arg_tensor(c, wi, &a->w));
+    x = a->x;
+    w = a->w;
+    if (x->ndim < 3 || x->ndim > 5)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "convolution: input must be [N, C, ...] with 1 "
+                             "to 3 spatial dims, not %zu-d", x->ndim);
+    a->nsp = x->ndim - 2;
+    if (w->ndim != x->ndim)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "convolution: weight is %zu-d for a %zu-d input",
+                             w->ndim, x->ndim);
+    if (!sc__is_float(x->dtype) || w->dtype != x->dtype)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "convolution: input and weight must have the "
+                             "same floating dtype");
+    SC_CHECK(int_list3(c, si, a->nsp, 1, 1, "stride", a->st));
+    SC_CHECK(int_list3(c, si + 1, a->nsp, 0, 0, "padding", a->pd));
+    SC_CHECK(int_list3(c, si + 2, a->nsp, 1, 1, "dilation", a->dl));
+    SC_CHECK(sc__arg_bool(c, si + 3, &a->transposed));
+    SC_CHECK(int_list3(c, si + 4, a->nsp, 0, 0, "output_padding", a->op));
+    SC_CHECK(sc__arg_int(c, si + 5, &a->groups));
+    if (a->groups < 1)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "convolution: groups must be positive");
+    cin = x->sizes[1];
+    for (k = 0; k < a->nsp; k++) {
+        in[3 - a->nsp + k] = x->sizes[2 + k];
+        ker[3 - a->nsp + k] = w->sizes[2 + k];
+    }
+    if (!a->transposed) {
+        for (k = 0; k < 3; k++)
+            if (a->op[k] != 0)
+                return sc__error_set(c->err, SC_ERR_INVALID,
+                                     "convolution: output_padding needs "
+                                     "transposed=True");
+        cout = w->sizes[0];
+        if (w->sizes[1] * a->groups != cin || cout % a->groups != 0)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "convolution: weight [%lld, %lld, ...] does "
+                                 "not fit %lld input channels in %lld groups",
+                                 (long long)w->sizes[0],
+                                 (long long)w->sizes[1], (long long)cin,
+                                 (long long)a->groups);
+    } else {
+        if (w->sizes[0] != cin || cin % a->groups != 0)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "convolution: transposed weight [%lld, %lld, "
+                                 "...] does not fit %lld input channels in "
+                                 "%lld groups",
+                                 (long long)w->sizes[0],
+                                 (long long)w->sizes[1], (long long)cin,
+                                 (long long)a->groups);
+        cout = w->sizes[1] * a->groups;
+    }
+    for (k = 0; k < 3; k++) {
+        int64_t span = a->dl[k] * (ker[k] - 1) + 1;
+        if (a->transposed) {
+            if (a->op[k] >= a->st[k] && a->op[k] >= a->dl[k])
+                return sc__error_set(c->err, SC_ERR_INVALID,
+                                     "convolution: output_padding must be "
+                                     "smaller than stride or dilation");
+            out[k] = (in[k] - 1) * a->st[k] - 2 * a->pd[k] + span + a->op[k];
+        } else {
+            int64_t padded = in[k] + 2 * a->pd[k];
+            out[k] = padded < span ? 0 : (padded - span) / a->st[k] + 1;
+            if (padded < span)
+                return sc__error_set(c->err, SC_ERR_SHAPE,
+                                     "convolution: kernel span %lld is larger "
+                                     "than the padded input %lld",
+                                     (long long)span, (long long)padded);
+        }
+        if (out[k] < 0)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "convolution: negative output size");
+    }
+    a->out_sizes[0] = x->sizes[0];
+    a->out_sizes[1] = cout;
+    for (k = 0; k < a->nsp; k++)
+        a->out_sizes[2 + k] = out[3 - a->nsp + k];
+    a->g.N = x->sizes[0];
+    a->g.G = a->groups;
+    a->g.CS = a->transposed ? cin : cout;
+    a->g.CB = a->transposed ? cout : cin;
+    for (k = 0; k < 3; k++) {
+        a->g.S[k] = a->transposed ? in[k] : out[k];
+        a->g.B[k] = a->transposed ? out[k] : in[k];
+        a->g.K[k] = ker[k];
+        a->g.st[k] = a->st[k];
+        a->g.pd[k] = a->pd[k];
+        a->g.dl[k] = a->dl[k];
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+static void run_gather(sc__ctype ct, const cgeom *g, void *small,
+                       const void *big, const void *w)
+{
+    if (ct == SC__CT_F32)
+        gather_f32(g, small, big, w);
+    else
+        gather_f64(g, small, big, w);
+}
+
+static void run_scatter(sc__ctype ct, const cgeom *g, void *big,
+                        const void *small, const void *w)
+{
+    if (ct == SC__CT_F32)
+        scatter_f32(g, big, small, w);
+    else
+        scatter_f64(g, big, small, w);
+}
+
+static void run_wgrad(sc__ctype ct, const cgeom *g, void *gw,
+                      const void *small, const void *big)
+{
+    if (ct == SC__CT_F32)
+        wgrad_f32(g, gw, small, big);
+    else
+        wgrad_f64(g, gw, small, big);
+}
+
+static sc_status zbuf(sc__kernel_call *c, size_t n, sc__ctype ct, void **out)
+{
+    *out = sc__calloc(n ? n : 1, sc__ctype_size(ct));
+    return *out ? SC_OK : sc__error_nomem(c->err);
+}
+
+/* convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride,
+ * SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[]
+ * output_padding, SymInt groups) */
+sc_status sc__kernel_convolution(sc__kernel_call *call)
+{
+    conv_args a;
+    const sc_tensor *bias;
+    sc__ctype ct;
+    void *bx = NULL, *bw = NULL, *bo = NULL, *bb = NULL;
+    sc_tensor *r = NULL;
+    size_t n;
+    sc_status status;
+
+    SC_CHECK(conv_parse(call, &a, 0, 1, 3));
+    SC_CHECK(sc__arg_opt_tensor(call, 2, &bias));
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != a.out_sizes[1]))
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "convolution: bias must be [%lld]",
+                             (long long)a.out_sizes[1]);
+    ct = sc__ctype_of(a.x->dtype);
+    SC_CHECK(sc__numel_checked(a.x->ndim, a.out_sizes, &n, call->err));
+    SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, ct, &bx, call->err));
+    SC_CHECK(sc__gather(a.w, a.w->ndim, a.w->sizes, ct, &bw, call->err));
+    SC_CHECK(zbuf(call, n, ct, &bo));
+    if (a.transposed)
+        run_scatter(ct, &a.g, bo, bx, bw);
+    else
+        run_gather(ct, &a.g, bo, bx, bw);
+    if (bias) {
+        size_t plane = 1, i, k, c, C = (size_t)a.out_sizes[1];
+        for (k = 2; k < a.x->ndim; k++)
+            plane *= (size_t)a.out_sizes[k];
+        SC_CHECK(sc__gather(bias, 1, bias->sizes, ct, &bb, call->err));
+        for (i = 0; i < (size_t)a.out_sizes[0]; i++)
+            for (c = 0; c < C; c++)
+                for (k = 0; k < plane; k++) {
+                    size_t e = (i * C + c) * plane + k;
+                    if (ct == SC__CT_F32)
+                        ((float *)bo)[e] += ((float *)bb)[c];
+                    else
+                        ((double *)bo)[e] += ((double *)bb)[c];
+                }
+    }
+    SC_CHECK(sc__new(a.x->dtype, a.x->ndim, a.out_sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    sc__free(bx);
+    sc__free(bw);
+    sc__free(bo);
+    sc__free(bb);
+    return sc__out(call, r);
+fail:
+    sc__free(bx);
+    sc__free(bw);
+    sc__free(bo);
+    sc__free(bb);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* convolution_backward(Tensor grad_output, Tensor input, Tensor weight,
+ * SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[]
+ * dilation, bool transposed, SymInt[] output_padding, SymInt groups,
+ * bool[3] output_mask) -> (grad_input, grad_weight, grad_bias), NULL where
+ * the mask is false.  grad_bias is [C_out] (bias_sizes when given). */
+sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
+{
+    conv_args a;
+    const sc_tensor *go;
+    bool mask[3];
+    sc__ctype ct;
+    void *bgo = NULL, *bx = NULL, *bw = NULL, *gi = NULL, *gw = NULL;
+    double *gb = NULL;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    size_t nx, nw, i;
+    int64_t C;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &go));
+    SC_CHECK(conv_parse(call, &a, 1, 2, 4));
+    SC_CHECK(sc__arg_mask(call, 10, 3, mask));
+    if (go->ndim != a.x->ndim || go->dtype != a.x->dtype)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "convolution_backward: grad_output must match "
+                             "the output's rank and dtype");
+    for (i = 0; i < go->ndim; i++)
+        if (go->sizes[i] != a.out_sizes[i])
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "convolution_backward: grad_output size "
+                                 "%lld in dimension %zu, expected %lld",
+                                 (long long)go->sizes[i], i,
+                                 (long long)a.out_sizes[i]);
+    C = a.out_sizes[1];
+    if (mask[2] && !sc__arg_is_none(call, 3)) {
+        const int64_t *bs;
+        size_t nb;
+        SC_CHECK(sc__arg_ints(call, 3, &nb, &bs));
+        if (nb != 1 || bs[0] != C)
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "convolution_backward: bias_sizes must be "
+                                 "[%lld]", (long long)C);
+    }
+    ct = sc__ctype_of(a.x->dtype);
+    nx = sc_tensor_numel(a.x);
+    nw = sc_tensor_numel(a.w);
+    SC_CHECK(sc__gather(go, go->ndim, go->sizes, ct, &bgo, call->err));
+    if (mask[0]) {
+        SC_CHECK(sc__gather(a.w, a.w->ndim, a.w->sizes, ct, &bw, call->err));
+        SC_CHECK(zbuf(call, nx, ct, &gi));
+        if (a.transposed)
+            run_gather(ct, &a.g, gi, bgo, bw);
+        else
+            run_scatter(ct, &a.g, gi, bgo, bw);
+        SC_CHECK(sc__new(a.x->dtype, a.x->ndim, a.x->sizes, &outs[0],
+                         call->err));
+        sc__scatter(outs[0], ct, gi);
+    }
+    if (mask[1]) {
+        SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, ct, &bx, call->err));
+        SC_CHECK(zbuf(call, nw, ct, &gw));
+        if (a.transposed)
+            run_wgrad(ct, &a.g, gw, bx, bgo);
+        else
+            run_wgrad(ct, &a.g, gw, bgo, bx);
+        SC_CHECK(sc__new(a.w->dtype, a.w->ndim, a.w->sizes, &outs[1],
+                         call->err));
+        sc__scatter(outs[1], ct, gw);
+    }
+    if (mask[2]) {
+        size_t plane = sc_tensor_numel(go) / (size_t)(C * go->sizes[0]), k, c;
+        if (go->sizes[0] == 0 || C == 0)
+            plane = 0;
+        SC_CHECK(zbuf(call, (size_t)C, SC__CT_F64, (void **)&gb));
+        for (c = 0; c < (size_t)C; c++)
+            for (i = 0; i < (size_t)go->sizes[0]; i++)
+                for (k = 0; k < plane; k++) {
+                    size_t e = (i * (size_t)C + c) * plane + k;
+                    gb[c] += ct == SC__CT_F32 ? (double)((float *)bgo)[e]
+                                              : ((double *)bgo)[e];
+                }
+        SC_CHECK(sc__new(a.x->dtype, 1, &C, &outs[2], call->err));
+        sc__scatter(outs[2], SC__CT_F64, gb);
+    }
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(bgo);
+    sc__free(bx);
+    sc__free(bw);
+    sc__free(gi);
+    sc__free(gw);
+    sc__free(gb);
+    return status;
+}
+
+/* ---- max_pool2d ---------------------------------------------------------------- */
+
+typedef struct pool_args {
+    const sc_tensor *x;
+    int64_t k[2], st[2], pd[2], dl[2];
+    bool ceil;
+    int64_t planes, H, W, OH, OW;
+    int64_t out_sizes[4];
+} pool_args;
+
+static sc_status pool_list(sc__kernel_call *c, size_t i, const char *what,
+                           bool empty_ok, const int64_t *dflt, int64_t *out)
+{
+    const int64_t *v;
+    size_t n;
+    sc_status status;
+    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    if (n == 0 && empty_ok) {
+        out[0] = dflt[0];
+        out[1] = dflt[1];
+        return SC_OK;
+    }
+    if (n != 1 && n != 2)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "max_pool2d: %s must have 1 or 2 entries", what);
+    out[0] = v[0];
+    out[1] = v[n - 1];
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* PyTorch's pooling_output_shape. */
+static int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t st,
+                        int64_t dil, bool ceil)
+{
+    int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil ? st - 1 : 0);
+    int64_t o = (num >= 0 ? num / st : -((-num + st - 1) / st)) + 1;
+    if (ceil && (o - 1) * st >= in + pad)
+        o--;
+    return o;
+}
+
+/* (self, kernel_size, stride, padding, dilation, ceil_mode) from i0. */
+static sc_status pool_parse(sc__kernel_call *c, pool_args *a, size_t xi,
+                            size_t ki)
+{
+    static const int64_t zero[2] = {0, 0};
+    const sc_tensor *x;
+    size_t k;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, xi, &a->x));
+    x = a->x;
+    SC_CHECK(pool_list(c, ki, "kernel_size", false, zero, a->k));
+    SC_CHECK(pool_list(c, ki + 1, "stride", true, a->k, a->st));
+    SC_CHECK(pool_list(c, ki + 2, "padding", false, zero, a->pd));
+    SC_CHECK(pool_list(c, ki + 3, "dilation", false, zero, a->dl));
+    a->ceil = false;
+    if (!sc__arg_is_none(c, ki + 4))
+        SC_CHECK(sc__arg_bool(c, ki + 4, &a->ceil));
+    if (x->ndim != 3 && x->ndim != 4)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "max_pool2d: input must be 3-d or 4-d, not "
+                             "%zu-d", x->ndim);
+    if (!sc__is_float(x->dtype) && x->dtype != SC_DTYPE_I64 &&
+        x->dtype != SC_DTYPE_I32 && x->dtype != SC_DTYPE_I16 &&
+        x->dtype != SC_DTYPE_I8 && x->dtype != SC_DTYPE_U8)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "max_pool2d: unsupported dtype");
+    for (k = 0; k < 2; k++) {
+        if (a->k[k] < 1 || a->st[k] < 1 || a->dl[k] < 1 || a->pd[k] < 0)
+            return sc__error_set(c->err, SC_ERR_INVALID,
+                                 "max_pool2d: kernel_size, stride and "
+                                 "dilation must be positive, padding "
+                                 "non-negative");
+        if (a->pd[k] > a->k[k] / 2)
+            return sc__error_set(c->err, SC_ERR_INVALID,
+                                 "max_pool2d: padding %lld should be at most "
+                                 "half of the kernel size %lld",
+                                 (long long)a->pd[k], (long long)a->k[k]);
+    }
+    a->H = x->sizes[x->ndim - 2];
+    a->W = x->sizes[x->ndim - 1];
+    a->planes = 1;
+    for (k = 0; k + 2 < x->ndim; k++)
+        a->planes *= x->sizes[k];
+    a->OH = pool_out(a->H, a->k[0], a->pd[0], a->st[0], a->dl[0], a->ceil);
+    a->OW = pool_out(a->W, a->k[1], a->pd[1], a->st[1], a->dl[1], a->ceil);
+    if (a->OH < 1 || a->OW < 1)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "max_pool2d: output size %lldx%lld is too small",
+                             (long long)a->OH, (long long)a->OW);
+    for (k = 0; k + 2 < x->ndim; k++)
+        a->out_sizes[k] = x->sizes[k];
+    a->out_sizes[x->ndim - 2] = a->OH;
+    a->out_sizes[x->ndim - 1] = a->OW;
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2]
+ * stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False)
+ * -> (values, int64 indices into each input plane, h * W + w).  A NaN wins
+ * (the last NaN of a window); a window of -inf keeps its first position. */
+sc_status sc__kernel_max_pool2d_with_indices(sc__kernel_call *call)
+{
+    pool_args a;
+    sc__ctype ct;
+    double *bx = NULL, *bo = NULL;
+    int64_t *bi = NULL;
+    sc_tensor *outs[2] = {NULL, NULL};
+    int64_t p, oh, ow;
+    size_t no;
+    sc_status status;
+
+    SC_CHECK(pool_parse(call, &a, 0, 1));
+    ct = sc__ctype_of(a.x->dtype);
+    no = (size_t)(a.planes * a.OH * a.OW);
+    SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    bo = sc__malloc(no ? no * sizeof *bo : 1);
+    bi = sc__malloc(no ? no * sizeof *bi : 1);
+    if (!bo || !bi) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (p = 0; p < a.planes; p++) {
+        const double *src = bx + p * a.H * a.W;
+        for (oh = 0; oh < a.OH; oh++)
+            for (ow = 0; ow < a.OW; ow++) {
+                int64_t h0 = oh * a.st[0] - a.pd[0], w0 = ow * a.st[1] - a.pd[1];
+                int64_t h1 = h0 + (a.k[0] - 1) * a.dl[0] + 1;
+                int64_t w1 = w0 + (a.k[1] - 1) * a.dl[1] + 1;
+                int64_t h, w, best;
+                double m = -INFINITY;
+                size_t e = (size_t)((p * a.OH + oh) * a.OW + ow);
+                while (h0 < 0)
+                    h0 += a.dl[0];
+                while (w0 < 0)
+                    w0 += a.dl[1];
+                if (h1 > a.H)
+                    h1 = a.H;
+                if (w1 > a.W)
+                    w1 = a.W;
+                best = h0 * a.W + w0;
+                for (h = h0; h < h1; h += a.dl[0])
+                    for (w = w0; w < w1; w += a.dl[1]) {
+                        double v = src[h * a.W + w];
+                        if (v > m || v != v) {
+                            m = v;
+                            best = h * a.W + w;
+                        }
+                    }
+                bo[e] = m;
+                bi[e] = best;
+            }
+    }
+    SC_CHECK(sc__new(a.x->dtype, a.x->ndim, a.out_sizes, &outs[0],
+                     call->err));
+    SC_CHECK(sc__new(SC_DTYPE_I64, a.x->ndim, a.out_sizes, &outs[1],
+                     call->err));
+    sc__scatter(outs[0], SC__CT_F64, bo);
+    memcpy(sc_tensor_data(outs[1]), bi, no * sizeof *bi);
+    (void)ct;
+    sc__free(bx);
+    sc__free(bo);
+    sc__free(bi);
+    return sc__out_n(call, 2, outs);
+fail:
+    sc__free(bx);
+    sc__free(bo);
+    sc__free(bi);
+    sc_tensor_free(outs[0]);
+    sc_tensor_free(outs[1]);
+    return status;
+}
+
+/* max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2]
+ * kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool
+ * ceil_mode, Tensor indices): zeros like self, each grad_output element
+ * added (in output order) at its index. */
+sc_status sc__kernel_max_pool2d_with_indices_backward(sc__kernel_call *call)
+{
+    pool_args a;
+    const sc_tensor *go, *ix;
+    sc__ctype ct;
+    void *bgo = NULL, *gi = NULL;
+    int64_t *bi = NULL, p, o, plane_out;
+    size_t i;
+    sc_status status;
+    sc_tensor *r = NULL;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &go));
+    SC_CHECK(pool_parse(call, &a, 1, 2));
+    SC_CHECK(sc__arg_tensor(call, 7, &ix));
+    if (!sc__is_float(a.x->dtype) || go->dtype != a.x->dtype)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "max_pool2d backward: grad_output and self must "
+                             "have the same floating dtype");
+    if (sc__is_float(ix->dtype) || !sc_tensor_same_shape(go, ix) ||
+        go->ndim != a.x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "max_pool2d backward: grad_output and indices "
+                             "must have the output's shape");
+    for (i = 0; i < go->ndim; i++)
+        if (go->sizes[i] != a.out_sizes[i])
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "max_pool2d backward: grad_output size %lld "
+                                 "in dimension %zu, expected %lld",
+                                 (long long)go->sizes[i], i,
+                                 (long long)a.out_sizes[i]);
+    ct = sc__ctype_of(a.x->dtype);
+    plane_out = a.OH * a.OW;
+    SC_CHECK(sc__gather(go, go->ndim, go->sizes, ct, &bgo, call->err));
+    SC_CHECK(sc__gather(ix, ix->ndim, ix->sizes, SC__CT_I64, (void **)&bi,
+                        call->err));
+    SC_CHECK(zbuf(call, sc_tensor_numel(a.x), ct, &gi));
+    for (p = 0; p < a.planes; p++)
+        for (o = 0; o < plane_out; o++) {
+            int64_t e = p * plane_out + o, t = bi[e];
+            if (t < 0 || t >= a.H * a.W) {
+                status = sc__error_set(call->err, SC_ERR_INVALID,
+                                       "max_pool2d backward: index %lld out "
+                                       "of range [0, %lld)",
+                                       (long long)t, (long long)(a.H * a.W));
+                goto fail;
+            }
+            if (ct == SC__CT_F32)
+                ((float *)gi)[p * a.H * a.W + t] += ((float *)bgo)[e];
+            else
+                ((double *)gi)[p * a.H * a.W + t] += ((double *)bgo)[e];
+        }
+    SC_CHECK(sc__new(a.x->dtype, a.x->ndim, a.x->sizes, &r, call->err));
+    sc__scatter(r, ct, gi);
+    sc__free(bgo);
+    sc__free(bi);
+    sc__free(gi);
+    return sc__out(call, r);
+fail:
+    sc__free(bgo);
+    sc__free(bi);
+    sc__free(gi);
+    sc_tensor_free(r);
+    return status;
+}

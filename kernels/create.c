@@ -1,0 +1,382 @@
+/* symcut — kernels: creation ops (zeros, ones, full, empty, empty_strided,
+ * the *_like and new_* forms, scalar_tensor, fill.Scalar).
+ *
+ * Every new tensor is filled, `empty` ones with zeros, so that a graph's
+ * outputs never depend on uninitialised memory.  dtype None means float32
+ * (PyTorch's default dtype) for the factories, the input's dtype for the
+ * *_like and new_* forms; `full` without a dtype infers it from the fill
+ * value (bool, int64 or float32), as PyTorch does.  layout, device and
+ * pin_memory must describe a strided CPU tensor.  memory_format (a STR):
+ * "contiguous_format", "preserve_format" (the default of *_like: keep the
+ * input's strides when they are a permutation of a dense layout, else
+ * contiguous), "channels_last" (4-d) or "channels_last_3d" (5-d). */
+#include "kernels/kernels-internal.h"
+
+/* A fill value: an INT, FLOAT or BOOL scalar (or a 0-d tensor). */
+typedef struct fill_value {
+    sc__karg_kind kind; /* INT, FLOAT or BOOL */
+    int64_t i;
+    double f;
+} fill_value;
+
+static sc_status get_fill(sc__kernel_call *c, size_t i, fill_value *v)
+{
+    const sc__karg *a = i < c->nargs ? &c->args[i] : NULL;
+    if (a && a->kind == SC__KARG_INT) {
+        v->kind = SC__KARG_INT;
+        v->i = a->u.i;
+        v->f = (double)a->u.i;
+        return SC_OK;
+    }
+    if (a && (a->kind == SC__KARG_FLOAT || a->kind == SC__KARG_BOOL)) {
+        v->kind = a->kind;
+        v->f = a->kind == SC__KARG_FLOAT ? a->u.f : a->u.b;
+        v->i = sc__sat_i64(v->f);
+        return SC_OK;
+    }
+    if (a && a->kind == SC__KARG_TENSOR && a->u.t && a->u.t->ndim == 0) {
+        const sc_tensor *t = a->u.t;
+        v->kind = sc__is_float(t->dtype) ? SC__KARG_FLOAT
+                  : t->dtype == SC_DTYPE_B8 ? SC__KARG_BOOL : SC__KARG_INT;
+        v->f = sc_tensor_item_double(t, 0);
+        v->i = sc_tensor_item_int64(t, 0);
+        return SC_OK;
+    }
+    return sc__error_set(c->err, SC_ERR_TYPE,
+                         "kernel argument %zu: expected a Scalar", i);
+}
+
+/* Store v into every element of t's storage (t is freshly made, so its
+ * storage holds exactly its elements). */
+static void fill_storage(sc_tensor *t, const fill_value *v)
+{
+    size_t isz = sc_tensor_itemsize(t->dtype), n, k;
+    unsigned char *p = t->storage->bytes;
+    n = isz ? t->storage->size / isz : 0;
+    if (v->kind == SC__KARG_INT && !sc__is_float(t->dtype))
+        for (k = 0; k < n; k++)
+            sc__store_i64(p + k * isz, t->dtype, v->i);
+    else
+        for (k = 0; k < n; k++)
+            sc__store_f64(p + k * isz, t->dtype, v->f);
+}
+
+/* Dense strides for sizes in the order `order` (order[ndim-1] varies
+ * fastest). */
+static void dense_strides(size_t ndim, const int64_t *sizes,
+                          const size_t *order, int64_t *strides)
+{
+    int64_t s = 1;
+    size_t k;
+    for (k = ndim; k-- > 0;) {
+        strides[order[k]] = s;
+        s *= sizes[order[k]] > 1 ? sizes[order[k]] : 1;
+    }
+}
+
+/* The strides of a dense tensor whose layout is a permutation of a
+ * contiguous one, or false. */
+static bool dense_permuted_strides(const sc_tensor *t, int64_t *strides)
+{
+    size_t order[SC_TENSOR_MAX_DIMS], i, j;
+    int64_t expected = 1;
+    for (i = 0; i < t->ndim; i++)
+        order[i] = i;
+    for (i = 1; i < t->ndim; i++) /* stable insertion sort, stride down */
+        for (j = i; j > 0 && t->strides[order[j]] > t->strides[order[j - 1]];
+             j--) {
+            size_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    for (i = t->ndim; i-- > 0;) {
+        int64_t s = t->sizes[order[i]];
+        if (s == 1)
+            continue;
+        if (t->strides[order[i]] != expected)
+            return false;
+        expected *= s;
+    }
+    dense_strides(t->ndim, t->sizes, order, strides);
+    return true;
+}
+
+typedef enum memfmt { MF_CONTIGUOUS, MF_PRESERVE, MF_CL, MF_CL3D } memfmt;
+
+static sc_status get_memfmt(sc__kernel_call *c, size_t i, memfmt dflt,
+                            memfmt *out)
+{
+    static const struct {
+        const char *name;
+        memfmt f;
+    } names[] = {{"contiguous_format", MF_CONTIGUOUS},
+                 {"preserve_format", MF_PRESERVE},
+                 {"channels_last", MF_CL},
+                 {"channels_last_3d", MF_CL3D}};
+    size_t k;
+    *out = dflt;
+    if (sc__arg_is_none(c, i))
+        return SC_OK;
+    if (c->args[i].kind == SC__KARG_STR)
+        for (k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(c->args[i].u.s, names[k].name) == 0) {
+                *out = names[k].f;
+                return SC_OK;
+            }
+    return sc__error_set(c->err, SC_ERR_TYPE,
+                         "kernel argument %zu: expected a memory format", i);
+}
+
+/* A new zero-filled tensor of sizes in memory format f (`like` gives the
+ * strides for MF_PRESERVE; NULL: contiguous). */
+static sc_status new_in_format(sc__kernel_call *c, sc_dtype d, size_t ndim,
+                               const int64_t *sizes, memfmt f,
+                               const sc_tensor *like, sc_tensor **out)
+{
+    int64_t strides[SC_TENSOR_MAX_DIMS];
+    size_t order[SC_TENSOR_MAX_DIMS], k;
+    if (ndim > SC_TENSOR_MAX_DIMS)
+        return sc__error_set(c->err, SC_ERR_INVALID, "too many dims");
+    if (f == MF_CL || f == MF_CL3D) {
+        size_t want = f == MF_CL ? 4 : 5;
+        if (ndim != want)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "%s needs a %zu-d tensor, not %zu-d",
+                                 f == MF_CL ? "channels_last"
+                                            : "channels_last_3d",
+                                 want, ndim);
+        order[0] = 0;
+        for (k = 2; k < ndim; k++)
+            order[k - 1] = k;
+        order[ndim - 1] = 1;
+        dense_strides(ndim, sizes, order, strides);
+        return sc_tensor_new_strided(d, ndim, sizes, strides, out, c->err);
+    }
+    if (f == MF_PRESERVE && like && !sc_tensor_is_contiguous(like) &&
+        dense_permuted_strides(like, strides))
+        return sc_tensor_new_strided(d, ndim, sizes, strides, out, c->err);
+    return sc_tensor_new(d, ndim, sizes, out, c->err);
+}
+
+static sc_status finish(sc__kernel_call *c, sc_tensor *t,
+                        const fill_value *v)
+{
+    if (v)
+        fill_storage(t, v);
+    return sc__out(c, t);
+}
+
+/* size, [fill,] dtype, layout, device, pin_memory[, memory_format] */
+static sc_status factory(sc__kernel_call *c, bool has_fill, double constant,
+                         bool has_memfmt)
+{
+    const int64_t *sizes;
+    size_t n, o = has_fill ? 2 : 1;
+    fill_value v;
+    sc_dtype d;
+    memfmt f = MF_CONTIGUOUS;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_ints(c, 0, &n, &sizes));
+    if (has_fill) {
+        SC_CHECK(get_fill(c, 1, &v));
+    } else {
+        v.kind = SC__KARG_FLOAT;
+        v.f = constant;
+        v.i = (int64_t)constant;
+    }
+    SC_CHECK(sc__arg_dtype(c, o,
+                           !has_fill || v.kind == SC__KARG_FLOAT
+                               ? SC_DTYPE_F32
+                           : v.kind == SC__KARG_INT ? SC_DTYPE_I64
+                                                    : SC_DTYPE_B8,
+                           &d));
+    SC_CHECK(sc__arg_factory_opts(c, o + 1));
+    if (has_memfmt) {
+        SC_CHECK(get_memfmt(c, o + 4, MF_CONTIGUOUS, &f));
+        if (f == MF_PRESERVE)
+            f = MF_CONTIGUOUS;
+    }
+    SC_CHECK(new_in_format(c, d, n, sizes, f, NULL, &t));
+    return finish(c, t, has_fill || constant != 0 ? &v : NULL);
+fail:
+    return status;
+}
+
+/* zeros(SymInt[] size, *, dtype, layout, device, pin_memory) */
+sc_status sc__kernel_zeros(sc__kernel_call *call)
+{
+    return factory(call, false, 0, false);
+}
+
+/* ones(SymInt[] size, *, dtype, layout, device, pin_memory) */
+sc_status sc__kernel_ones(sc__kernel_call *call)
+{
+    return factory(call, false, 1, false);
+}
+
+/* full(SymInt[] size, Scalar fill_value, *, dtype, ...) */
+sc_status sc__kernel_full(sc__kernel_call *call)
+{
+    return factory(call, true, 0, false);
+}
+
+/* empty.memory_format(SymInt[] size, *, dtype, layout, device,
+ * pin_memory, memory_format): zero-filled. */
+sc_status sc__kernel_empty(sc__kernel_call *call)
+{
+    return factory(call, false, 0, true);
+}
+
+/* empty_strided(SymInt[] size, SymInt[] stride, *, dtype, layout, device,
+ * pin_memory): zero-filled. */
+sc_status sc__kernel_empty_strided(sc__kernel_call *call)
+{
+    const int64_t *sizes, *strides;
+    size_t n, m, k;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_ints(call, 0, &n, &sizes));
+    SC_CHECK(sc__arg_ints(call, 1, &m, &strides));
+    SC_CHECK(sc__arg_dtype(call, 2, SC_DTYPE_F32, &d));
+    SC_CHECK(sc__arg_factory_opts(call, 3));
+    if (n != m)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "empty_strided: %zu sizes but %zu strides", n, m);
+    for (k = 0; k < m; k++)
+        if (strides[k] < 0)
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "empty_strided: negative stride %lld",
+                                 (long long)strides[k]);
+    SC_CHECK(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
+    return sc__out(call, t);
+fail:
+    return status;
+}
+
+/* self, [fill,] dtype, layout, device, pin_memory, memory_format */
+static sc_status like(sc__kernel_call *c, bool has_fill, double constant)
+{
+    const sc_tensor *x;
+    size_t o = has_fill ? 2 : 1;
+    fill_value v;
+    sc_dtype d;
+    memfmt f;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    if (has_fill) {
+        SC_CHECK(get_fill(c, 1, &v));
+    } else {
+        v.kind = SC__KARG_FLOAT;
+        v.f = constant;
+        v.i = (int64_t)constant;
+    }
+    SC_CHECK(sc__arg_dtype(c, o, x->dtype, &d));
+    SC_CHECK(sc__arg_factory_opts(c, o + 1));
+    SC_CHECK(get_memfmt(c, o + 4, MF_PRESERVE, &f));
+    SC_CHECK(new_in_format(c, d, x->ndim, x->sizes, f, x, &t));
+    return finish(c, t, has_fill || constant != 0 ? &v : NULL);
+fail:
+    return status;
+}
+
+/* zeros_like(Tensor self, *, dtype, layout, device, pin_memory,
+ * memory_format) */
+sc_status sc__kernel_zeros_like(sc__kernel_call *call)
+{
+    return like(call, false, 0);
+}
+
+sc_status sc__kernel_ones_like(sc__kernel_call *call)
+{
+    return like(call, false, 1);
+}
+
+/* empty_like: zero-filled. */
+sc_status sc__kernel_empty_like(sc__kernel_call *call)
+{
+    return like(call, false, 0);
+}
+
+/* full_like(Tensor self, Scalar fill_value, *, dtype, ...): self's dtype
+ * unless dtype is given (the fill value does not change it). */
+sc_status sc__kernel_full_like(sc__kernel_call *call)
+{
+    return like(call, true, 0);
+}
+
+/* new_zeros / new_empty(Tensor self, SymInt[] size, *, dtype, layout,
+ * device, pin_memory): contiguous, self's dtype by default. */
+static sc_status new_factory(sc__kernel_call *c, double constant)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    fill_value v;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_ints(c, 1, &n, &sizes));
+    SC_CHECK(sc__arg_dtype(c, 2, x->dtype, &d));
+    SC_CHECK(sc__arg_factory_opts(c, 3));
+    SC_CHECK(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
+    v.kind = SC__KARG_FLOAT;
+    v.f = constant;
+    v.i = (int64_t)constant;
+    return finish(c, t, constant == 0 ? NULL : &v);
+fail:
+    return status;
+}
+
+sc_status sc__kernel_new_zeros(sc__kernel_call *call)
+{
+    return new_factory(call, 0);
+}
+
+sc_status sc__kernel_new_empty(sc__kernel_call *call)
+{
+    return new_factory(call, 0);
+}
+
+/* scalar_tensor(Scalar s, *, dtype, layout, device, pin_memory): a 0-d
+ * tensor, float32 unless dtype is given (whatever the scalar's type). */
+sc_status sc__kernel_scalar_tensor(sc__kernel_call *call)
+{
+    fill_value v;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(get_fill(call, 0, &v));
+    SC_CHECK(sc__arg_dtype(call, 1, SC_DTYPE_F32, &d));
+    SC_CHECK(sc__arg_factory_opts(call, 2));
+    SC_CHECK(sc_tensor_new(d, 0, NULL, &t, call->err));
+    return finish(call, t, &v);
+fail:
+    return status;
+}
+
+/* fill.Scalar(Tensor self, Scalar value): a new tensor like self (its
+ * dtype and dense layout) holding value everywhere. */
+sc_status sc__kernel_fill_scalar(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    fill_value v;
+    sc_tensor *t = NULL;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(get_fill(call, 1, &v));
+    SC_CHECK(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
+                           &t));
+    return finish(call, t, &v);
+fail:
+    return status;
+}

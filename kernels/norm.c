@@ -1,0 +1,531 @@
+/* symcut — kernels: batch norm and group norm with their backward.
+ *
+ * Statistics are accumulated in double in row-major order (PyTorch's CPU
+ * kernels accumulate float in double too); the normalisation itself
+ * follows PyTorch's formula shapes in the compute type: batch norm folds
+ * each channel into out = x * alpha + beta with alpha = invstd * weight and
+ * beta = bias - mean * alpha.  The backward passes are computed in double
+ * and rounded once, like native_layer_norm_backward. */
+#include "kernels/kernels-internal.h"
+
+static sc_status float_input(sc__kernel_call *c, const sc_tensor *x,
+                             const char *what)
+{
+    if (!sc__is_float(x->dtype))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "%s needs a floating input", what);
+    return SC_OK;
+}
+
+/* An optional per-channel [C] parameter gathered in double (NULL if
+ * absent). */
+static sc_status channel_param(sc__kernel_call *c, const sc_tensor *p,
+                               int64_t C, const char *what, double **out)
+{
+    *out = NULL;
+    if (!p)
+        return SC_OK;
+    if (p->ndim != 1 || p->sizes[0] != C)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s must be [%lld]", what, (long long)C);
+    return sc__gather(p, 1, p->sizes, SC__CT_F64, (void **)out, c->err);
+}
+
+/* Write n doubles into an argument tensor in place (the ops that mutate
+ * their arguments). */
+static sc_status write_arg(sc__kernel_call *c, const sc_tensor *t,
+                           const double *v)
+{
+    sc_tensor *view = NULL;
+    sc_status status = sc_tensor_alias(t, &view, c->err);
+    if (status != SC_OK)
+        return status;
+    sc__scatter(view, SC__CT_F64, v);
+    sc_tensor_free(view);
+    return SC_OK;
+}
+
+/* Input [N, C, *] as N x C x plane. */
+static sc_status nc_split(sc__kernel_call *c, const sc_tensor *x,
+                          const char *what, size_t *N, size_t *C,
+                          size_t *plane)
+{
+    size_t k;
+    if (x->ndim < 2)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s: input must be [N, C, ...], not %zu-d",
+                             what, x->ndim);
+    *N = (size_t)x->sizes[0];
+    *C = (size_t)x->sizes[1];
+    *plane = 1;
+    for (k = 2; k < x->ndim; k++)
+        *plane *= (size_t)x->sizes[k];
+    return SC_OK;
+}
+
+/* ---- batch norm ---------------------------------------------------------------- */
+
+/* native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor?
+ * running_mean, Tensor? running_var, bool training, float momentum, float
+ * eps) -> (out, save_mean, save_invstd).
+ *
+ * Training: per channel c, the batch mean and biased variance over N and
+ * the spatial dims; save_mean [C], save_invstd = 1 / sqrt(var + eps) [C];
+ * running_mean and running_var, when given, are UPDATED IN PLACE (PyTorch
+ * 1.13 keeps this op mutating): r = momentum * stat + (1 - momentum) * r,
+ * with the unbiased variance for running_var.  Eval: the running
+ * statistics normalise, save_mean and save_invstd are empty [0]. */
+sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
+{
+    const sc_tensor *x, *w, *b, *rm, *rv;
+    bool training;
+    double momentum, eps;
+    size_t N, C, P, n, c, k, cnt;
+    double *bw = NULL, *bb = NULL, *brm = NULL, *brv = NULL, *bx = NULL,
+           *mean = NULL, *invstd = NULL;
+    int64_t csz, zero = 0;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    bool f32;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
+    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
+    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
+    SC_CHECK(sc__arg_bool(call, 5, &training));
+    SC_CHECK(sc__arg_double(call, 6, &momentum));
+    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(float_input(call, x, "batch_norm"));
+    SC_CHECK(nc_split(call, x, "batch_norm", &N, &C, &P));
+    csz = (int64_t)C;
+    cnt = N * P;
+    if (!training && (!rm || !rv))
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "batch_norm: eval mode needs running_mean and "
+                             "running_var");
+    if (training && cnt <= 1 && C > 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "batch_norm: expected more than 1 value per "
+                             "channel when training");
+    if ((rm && !sc__is_float(rm->dtype)) || (rv && !sc__is_float(rv->dtype)))
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "batch_norm: running statistics must be "
+                             "floating");
+    SC_CHECK(channel_param(call, w, csz, "batch_norm weight", &bw));
+    SC_CHECK(channel_param(call, b, csz, "batch_norm bias", &bb));
+    SC_CHECK(channel_param(call, rm, csz, "batch_norm running_mean", &brm));
+    SC_CHECK(channel_param(call, rv, csz, "batch_norm running_var", &brv));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    mean = sc__calloc(C ? C : 1, sizeof *mean);
+    invstd = sc__calloc(C ? C : 1, sizeof *invstd);
+    if (!mean || !invstd) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    f32 = x->dtype != SC_DTYPE_F64;
+    for (c = 0; c < C; c++) {
+        if (training) {
+            double s = 0, q = 0, mu, var;
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++)
+                    s += bx[(n * C + c) * P + k];
+            mu = s / (double)cnt;
+            if (f32)
+                mu = (float)mu;
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++) {
+                    double d = bx[(n * C + c) * P + k] - mu;
+                    q += d * d;
+                }
+            if (f32)
+                q = (float)q;
+            var = q / (double)cnt;
+            mean[c] = mu;
+            invstd[c] = 1.0 / sqrt(var + eps);
+            if (brm)
+                brm[c] = momentum * mu + (1 - momentum) * brm[c];
+            if (brv)
+                brv[c] = momentum * (q / (double)(cnt - 1)) +
+                         (1 - momentum) * brv[c];
+        } else {
+            mean[c] = brm[c];
+            invstd[c] = 1.0 / sqrt(brv[c] + eps);
+        }
+        if (f32) {
+            float m = (float)mean[c], is = (float)invstd[c];
+            float alpha = is * (bw ? (float)bw[c] : 1.0f);
+            float beta = (bb ? (float)bb[c] : 0.0f) - m * alpha;
+            invstd[c] = is;
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++) {
+                    double *v = &bx[(n * C + c) * P + k];
+                    *v = (float)*v * alpha + beta;
+                }
+        } else {
+            double alpha = invstd[c] * (bw ? bw[c] : 1.0);
+            double beta = (bb ? bb[c] : 0.0) - mean[c] * alpha;
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++) {
+                    double *v = &bx[(n * C + c) * P + k];
+                    *v = *v * alpha + beta;
+                }
+        }
+    }
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+    SC_CHECK(sc__new(x->dtype, 1, training ? &csz : &zero, &outs[1],
+                     call->err));
+    SC_CHECK(sc__new(x->dtype, 1, training ? &csz : &zero, &outs[2],
+                     call->err));
+    sc__scatter(outs[0], SC__CT_F64, bx);
+    if (training) {
+        sc__scatter(outs[1], SC__CT_F64, mean);
+        sc__scatter(outs[2], SC__CT_F64, invstd);
+        if (rm)
+            SC_CHECK(write_arg(call, rm, brm));
+        if (rv)
+            SC_CHECK(write_arg(call, rv, brv));
+    }
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (c = 0; c < 3; c++)
+        sc_tensor_free(outs[c]);
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(brm);
+    sc__free(brv);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(invstd);
+    return status;
+}
+
+/* native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor?
+ * weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean,
+ * Tensor? save_invstd, bool train, float eps, bool[3] output_mask) ->
+ * (grad_input, grad_weight, grad_bias).  Train: the saved batch
+ * statistics, dx = (dy - mean(dy) - xhat * mean(dy * xhat)) * invstd * w;
+ * eval: the running ones, dx = dy * invstd * w.  grad_weight = sum(dy *
+ * xhat), grad_bias = sum(dy), [C] in weight's dtype (input's without
+ * weight). */
+sc_status sc__kernel_native_batch_norm_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *x, *w, *rm, *rv, *sm, *si, *stat_m, *stat_v;
+    bool train, mask[3];
+    double eps;
+    size_t N, C, P, n, c, k, cnt;
+    double *bg = NULL, *bx = NULL, *bw = NULL, *bm = NULL, *bv = NULL,
+           *gw = NULL, *gb = NULL;
+    int64_t csz;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    sc_dtype pd;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &g));
+    SC_CHECK(sc__arg_tensor(call, 1, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
+    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
+    SC_CHECK(sc__arg_opt_tensor(call, 5, &sm));
+    SC_CHECK(sc__arg_opt_tensor(call, 6, &si));
+    SC_CHECK(sc__arg_bool(call, 7, &train));
+    SC_CHECK(sc__arg_double(call, 8, &eps));
+    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(float_input(call, x, "batch_norm_backward"));
+    SC_CHECK(nc_split(call, x, "batch_norm_backward", &N, &C, &P));
+    if (!sc_tensor_same_shape(g, x))
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "batch_norm_backward: grad_out and input shapes "
+                             "differ");
+    stat_m = train ? sm : rm;
+    stat_v = train ? si : rv;
+    if (!stat_m || !stat_v)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "batch_norm_backward: %s needs %s",
+                             train ? "train mode" : "eval mode",
+                             train ? "save_mean and save_invstd"
+                                   : "running_mean and running_var");
+    csz = (int64_t)C;
+    cnt = N * P;
+    SC_CHECK(channel_param(call, w, csz, "batch_norm weight", &bw));
+    SC_CHECK(channel_param(call, stat_m, csz, "batch_norm mean", &bm));
+    SC_CHECK(channel_param(call, stat_v, csz, "batch_norm invstd/var", &bv));
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, SC__CT_F64, (void **)&bg,
+                        call->err));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    gw = sc__calloc(C ? C : 1, sizeof *gw);
+    gb = sc__calloc(C ? C : 1, sizeof *gb);
+    if (!gw || !gb) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (c = 0; c < C; c++) {
+        double mu = bm[c], is = train ? bv[c] : 1.0 / sqrt(bv[c] + eps);
+        double sum = 0, dot = 0, wc = bw ? bw[c] : 1.0;
+        for (n = 0; n < N; n++)
+            for (k = 0; k < P; k++) {
+                size_t e = (n * C + c) * P + k;
+                sum += bg[e];
+                dot += (bx[e] - mu) * bg[e];
+            }
+        gw[c] = dot * is;
+        gb[c] = sum;
+        for (n = 0; n < N; n++)
+            for (k = 0; k < P; k++) {
+                size_t e = (n * C + c) * P + k;
+                if (train)
+                    bg[e] = (bg[e] - sum / (double)cnt -
+                             (bx[e] - mu) * (dot * is * is / (double)cnt)) *
+                            is * wc;
+                else
+                    bg[e] = bg[e] * is * wc;
+            }
+    }
+    pd = w ? w->dtype : x->dtype;
+    if (mask[0]) {
+        SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+        sc__scatter(outs[0], SC__CT_F64, bg);
+    }
+    if (mask[1]) {
+        SC_CHECK(sc__new(pd, 1, &csz, &outs[1], call->err));
+        sc__scatter(outs[1], SC__CT_F64, gw);
+    }
+    if (mask[2]) {
+        SC_CHECK(sc__new(pd, 1, &csz, &outs[2], call->err));
+        sc__scatter(outs[2], SC__CT_F64, gb);
+    }
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (c = 0; c < 3; c++)
+        sc_tensor_free(outs[c]);
+    sc__free(bg);
+    sc__free(bx);
+    sc__free(bw);
+    sc__free(bm);
+    sc__free(bv);
+    sc__free(gw);
+    sc__free(gb);
+    return status;
+}
+
+/* ---- group norm ---------------------------------------------------------------- */
+
+typedef struct gn_args {
+    int64_t N, C, HxW, G;
+    size_t D;  /* elements per (n, group) */
+} gn_args;
+
+static sc_status gn_check(sc__kernel_call *c, const sc_tensor *x,
+                          gn_args *a)
+{
+    if (a->G < 1 || a->C % a->G != 0)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "group_norm: %lld channels are not divisible "
+                             "into %lld groups",
+                             (long long)a->C, (long long)a->G);
+    if (a->N < 0 || a->HxW < 0 || x->ndim < 2 || x->sizes[0] != a->N ||
+        x->sizes[1] != a->C ||
+        sc_tensor_numel(x) != (size_t)(a->N * a->C * a->HxW))
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "group_norm: input does not have N=%lld, "
+                             "C=%lld, HxW=%lld",
+                             (long long)a->N, (long long)a->C,
+                             (long long)a->HxW);
+    a->D = (size_t)(a->C / a->G * a->HxW);
+    return SC_OK;
+}
+
+/* native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N,
+ * SymInt C, SymInt HxW, int group, float eps) -> (out, mean [N, group],
+ * rstd [N, group]); biased variance. */
+sc_status sc__kernel_native_group_norm(sc__kernel_call *call)
+{
+    const sc_tensor *x, *w, *b;
+    gn_args a;
+    double eps, *bx = NULL, *bw = NULL, *bb = NULL, *mean = NULL,
+                *rstd = NULL;
+    int64_t ssz[2];
+    size_t i, k, ng;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    bool f32;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
+    SC_CHECK(sc__arg_int(call, 3, &a.N));
+    SC_CHECK(sc__arg_int(call, 4, &a.C));
+    SC_CHECK(sc__arg_int(call, 5, &a.HxW));
+    SC_CHECK(sc__arg_int(call, 6, &a.G));
+    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(float_input(call, x, "group_norm"));
+    SC_CHECK(gn_check(call, x, &a));
+    SC_CHECK(channel_param(call, w, a.C, "group_norm weight", &bw));
+    SC_CHECK(channel_param(call, b, a.C, "group_norm bias", &bb));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    ng = (size_t)(a.N * a.G);
+    mean = sc__calloc(ng ? ng : 1, sizeof *mean);
+    rstd = sc__calloc(ng ? ng : 1, sizeof *rstd);
+    if (!mean || !rstd) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    f32 = x->dtype != SC_DTYPE_F64;
+    for (i = 0; i < ng; i++) {
+        double *v = bx + i * a.D, s = 0, q = 0, mu, rs;
+        size_t c0 = (i % (size_t)a.G) * (size_t)(a.C / a.G);
+        for (k = 0; k < a.D; k++)
+            s += v[k];
+        mu = a.D ? s / (double)a.D : 0;
+        for (k = 0; k < a.D; k++)
+            q += (v[k] - mu) * (v[k] - mu);
+        rs = 1.0 / sqrt((a.D ? q / (double)a.D : 0) + eps);
+        if (f32) {
+            mu = (float)mu;
+            rs = (float)rs;
+        }
+        for (k = 0; k < a.D; k++) {
+            size_t ch = c0 + k / (size_t)a.HxW;
+            if (f32) {
+                float y = ((float)v[k] - (float)mu) * (float)rs;
+                if (bw)
+                    y = y * (float)bw[ch];
+                if (bb)
+                    y = y + (float)bb[ch];
+                v[k] = y;
+            } else {
+                double y = (v[k] - mu) * rs;
+                if (bw)
+                    y *= bw[ch];
+                if (bb)
+                    y += bb[ch];
+                v[k] = y;
+            }
+        }
+        mean[i] = mu;
+        rstd[i] = rs;
+    }
+    ssz[0] = a.N;
+    ssz[1] = a.G;
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+    SC_CHECK(sc__new(x->dtype, 2, ssz, &outs[1], call->err));
+    SC_CHECK(sc__new(x->dtype, 2, ssz, &outs[2], call->err));
+    sc__scatter(outs[0], SC__CT_F64, bx);
+    sc__scatter(outs[1], SC__CT_F64, mean);
+    sc__scatter(outs[2], SC__CT_F64, rstd);
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(bx);
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(mean);
+    sc__free(rstd);
+    return status;
+}
+
+/* native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean,
+ * Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group,
+ * bool[3] output_mask) -> (grad_input, grad_weight [C], grad_bias [C]),
+ * NULL where the mask is false; [C] in weight's dtype (input's without
+ * weight). */
+sc_status sc__kernel_native_group_norm_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *x, *tm, *tr, *w;
+    gn_args a;
+    bool mask[3];
+    double *bg = NULL, *bx = NULL, *bm = NULL, *br = NULL, *bw = NULL,
+           *gw = NULL, *gb = NULL;
+    size_t i, k, ng;
+    int64_t csz;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, 0, &g));
+    SC_CHECK(sc__arg_tensor(call, 1, &x));
+    SC_CHECK(sc__arg_tensor(call, 2, &tm));
+    SC_CHECK(sc__arg_tensor(call, 3, &tr));
+    SC_CHECK(sc__arg_opt_tensor(call, 4, &w));
+    SC_CHECK(sc__arg_int(call, 5, &a.N));
+    SC_CHECK(sc__arg_int(call, 6, &a.C));
+    SC_CHECK(sc__arg_int(call, 7, &a.HxW));
+    SC_CHECK(sc__arg_int(call, 8, &a.G));
+    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(float_input(call, x, "group_norm_backward"));
+    SC_CHECK(gn_check(call, x, &a));
+    ng = (size_t)(a.N * a.G);
+    if (!sc_tensor_same_shape(g, x) || sc_tensor_numel(tm) != ng ||
+        sc_tensor_numel(tr) != ng)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "group_norm_backward: inconsistent shapes");
+    SC_CHECK(channel_param(call, w, a.C, "group_norm weight", &bw));
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, SC__CT_F64, (void **)&bg,
+                        call->err));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    SC_CHECK(sc__gather(tm, tm->ndim, tm->sizes, SC__CT_F64, (void **)&bm,
+                        call->err));
+    SC_CHECK(sc__gather(tr, tr->ndim, tr->sizes, SC__CT_F64, (void **)&br,
+                        call->err));
+    gw = sc__calloc(a.C ? (size_t)a.C : 1, sizeof *gw);
+    gb = sc__calloc(a.C ? (size_t)a.C : 1, sizeof *gb);
+    if (!gw || !gb) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < ng; i++) {
+        double *gv = bg + i * a.D, *xv = bx + i * a.D, mu = bm[i], rs = br[i];
+        double s1 = 0, s2 = 0;
+        size_t c0 = (i % (size_t)a.G) * (size_t)(a.C / a.G);
+        for (k = 0; k < a.D; k++) {
+            size_t ch = c0 + k / (size_t)a.HxW;
+            double xh = (xv[k] - mu) * rs;
+            double gwv = gv[k] * (bw ? bw[ch] : 1.0);
+            gw[ch] += gv[k] * xh;
+            gb[ch] += gv[k];
+            s1 += gwv;
+            s2 += gwv * xh;
+        }
+        if (a.D) {
+            s1 /= (double)a.D;
+            s2 /= (double)a.D;
+        }
+        for (k = 0; k < a.D; k++) {
+            size_t ch = c0 + k / (size_t)a.HxW;
+            double xh = (xv[k] - mu) * rs;
+            double gwv = gv[k] * (bw ? bw[ch] : 1.0);
+            gv[k] = rs * (gwv - s1 - xh * s2);
+        }
+    }
+    csz = a.C;
+    if (mask[0]) {
+        SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+        sc__scatter(outs[0], SC__CT_F64, bg);
+    }
+    if (mask[1]) {
+        SC_CHECK(sc__new(w ? w->dtype : x->dtype, 1, &csz, &outs[1],
+                         call->err));
+        sc__scatter(outs[1], SC__CT_F64, gw);
+    }
+    if (mask[2]) {
+        SC_CHECK(sc__new(w ? w->dtype : x->dtype, 1, &csz, &outs[2],
+                         call->err));
+        sc__scatter(outs[2], SC__CT_F64, gb);
+    }
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(bg);
+    sc__free(bx);
+    sc__free(bm);
+    sc__free(br);
+    sc__free(bw);
+    sc__free(gw);
+    sc__free(gb);
+    return status;
+}

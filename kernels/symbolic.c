@@ -1,0 +1,184 @@
+/* symcut — kernels: the symbolic-integer ops (sym_size, sym_numel,
+ * sym_stride, the Python integer operators) and getitem, evaluated on
+ * concrete values.
+ *
+ * A kernel returns tensors only, so a SymInt result is a 0-d int64 tensor
+ * (read it back with sc_tensor_item_int64); SymInt arguments arrive as INT.
+ * getitem takes the tuple or list as a TENSORS argument and returns an
+ * alias of one element (NULL for a None element). */
+#include "kernels/kernels-internal.h"
+
+static sc_status out_int(sc__kernel_call *c, int64_t v)
+{
+    sc_tensor *t = NULL;
+    sc_status status = sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, c->err);
+    if (status != SC_OK)
+        return status;
+    *(int64_t *)sc_tensor_data(t) = v;
+    return sc__out(c, t);
+}
+
+/* An int argument that may also come as a 0-d integer tensor (the result
+ * of another symbolic kernel). */
+static sc_status sym_arg(sc__kernel_call *c, size_t i, int64_t *v)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_TENSOR && c->args[i].u.t &&
+        c->args[i].u.t->ndim == 0 && !sc__is_float(c->args[i].u.t->dtype)) {
+        *v = sc_tensor_item_int64(c->args[i].u.t, 0);
+        return SC_OK;
+    }
+    return sc__arg_int(c, i, v);
+}
+
+/* sym_size.int(Tensor self, int dim) */
+sc_status sc__kernel_sym_size(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t dim;
+    size_t d;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "sym_size: a 0-d tensor has no dimensions");
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    return out_int(call, x->sizes[d]);
+fail:
+    return status;
+}
+
+/* sym_numel(Tensor self) */
+sc_status sc__kernel_sym_numel(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    return out_int(call, (int64_t)sc_tensor_numel(x));
+fail:
+    return status;
+}
+
+/* sym_stride.int(Tensor self, int dim) */
+sc_status sc__kernel_sym_stride(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t dim;
+    size_t d;
+    sc_status status;
+    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_int(call, 1, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "sym_stride: a 0-d tensor has no dimensions");
+    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    return out_int(call, x->strides[d]);
+fail:
+    return status;
+}
+
+typedef enum symop { S_ADD, S_SUB, S_MUL, S_FLOORDIV, S_MOD } symop;
+
+/* Python integer arithmetic; SC_ERR_OVERFLOW beyond int64, SC_ERR_DIV_ZERO
+ * for // and % by zero. */
+static sc_status sym_binary(sc__kernel_call *c, symop op)
+{
+    int64_t a, b, r = 0;
+    bool ovf = false;
+    sc_status status;
+    SC_CHECK(sym_arg(c, 0, &a));
+    SC_CHECK(sym_arg(c, 1, &b));
+    switch (op) {
+    case S_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
+    case S_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
+    case S_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
+    case S_FLOORDIV:
+    case S_MOD: {
+        int64_t q, m;
+        if (b == 0)
+            return sc__error_set(c->err, SC_ERR_DIV_ZERO,
+                                 "integer division or modulo by zero");
+        if (a == INT64_MIN && b == -1) {
+            ovf = op == S_FLOORDIV;
+            r = 0;
+            break;
+        }
+        q = a / b;
+        m = a % b;
+        if (m != 0 && ((m < 0) != (b < 0))) {
+            q -= 1;
+            m += b;
+        }
+        r = op == S_FLOORDIV ? q : m;
+        break;
+    }
+    }
+    if (ovf)
+        return sc__error_set(c->err, SC_ERR_OVERFLOW,
+                             "symbolic integer arithmetic overflows int64");
+    return out_int(c, r);
+fail:
+    return status;
+}
+
+sc_status sc__kernel_sym_add(sc__kernel_call *call)
+{
+    return sym_binary(call, S_ADD);
+}
+
+sc_status sc__kernel_sym_sub(sc__kernel_call *call)
+{
+    return sym_binary(call, S_SUB);
+}
+
+sc_status sc__kernel_sym_mul(sc__kernel_call *call)
+{
+    return sym_binary(call, S_MUL);
+}
+
+sc_status sc__kernel_sym_floordiv(sc__kernel_call *call)
+{
+    return sym_binary(call, S_FLOORDIV);
+}
+
+sc_status sc__kernel_sym_mod(sc__kernel_call *call)
+{
+    return sym_binary(call, S_MOD);
+}
+
+sc_status sc__kernel_sym_neg(sc__kernel_call *call)
+{
+    int64_t a;
+    sc_status status;
+    SC_CHECK(sym_arg(call, 0, &a));
+    if (a == INT64_MIN)
+        return sc__error_set(call->err, SC_ERR_OVERFLOW,
+                             "symbolic integer arithmetic overflows int64");
+    return out_int(call, -a);
+fail:
+    return status;
+}
+
+/* getitem(Any self, int index): self a TENSORS tuple or list; Python
+ * indexing (negative from the end). */
+sc_status sc__kernel_getitem(sc__kernel_call *call)
+{
+    const sc_tensor *const *ts;
+    size_t n;
+    int64_t i;
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc__arg_tensors(call, 0, &n, &ts));
+    SC_CHECK(sc__arg_int(call, 1, &i));
+    if (i < 0)
+        i += (int64_t)n;
+    if (i < 0 || (uint64_t)i >= n)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "getitem: index out of range for a tuple of %zu",
+                             n);
+    if (ts[i])
+        SC_CHECK(sc_tensor_alias(ts[i], &r, call->err));
+    return sc__out(call, r);
+fail:
+    return status;
+}

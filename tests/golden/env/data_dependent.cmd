@@ -1,0 +1,1 @@
+"$SYMCUT" env data_dependent.env

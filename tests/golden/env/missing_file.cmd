@@ -1,0 +1,1 @@
+"$SYMCUT" env no-such-file.env

@@ -1,0 +1,1 @@
+"$SYMCUT" env unbacked_order.env
