@@ -21,6 +21,9 @@ typedef int (*cli_command_fn)(int argc, char **argv);
 int cli_cmd_expr(int argc, char **argv);
 int cli_cmd_env(int argc, char **argv);
 int cli_cmd_graph(int argc, char **argv);
+int cli_cmd_partition(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
+int cli_cmd_validate(int argc, char **argv);
 
 /* "symcut: <message>" on stderr. */
 void cli_errorf(const char *fmt, ...)

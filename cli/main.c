@@ -14,6 +14,9 @@ static const struct {
     {"expr", cli_cmd_expr, "simplify, evaluate or bound symbolic integer expressions"},
     {"env", cli_cmd_env, "run a shape-environment script (symbols, guards, asserts)"},
     {"graph", cli_cmd_graph, "read a PyTorch graph text: summary, re-print, DOT"},
+    {"partition", cli_cmd_partition, "split a joint graph into forward and backward (min cut)"},
+    {"run", cli_cmd_run, "execute a graph with the CPU kernels; output checksums"},
+    {"validate", cli_cmd_validate, "check a forward/backward pair against its joint graph"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

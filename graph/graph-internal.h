@@ -123,10 +123,27 @@ sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err);
  * the others unbacked. */
 sc_status sc__graph_bind_env(sc_graph *g, sc_env *env, sc_error *err);
 
-/* The shape-rule hook: compute node id's result from its arguments'.
- * SC_ERR_UNSUPPORTED when there is no rule (for now: always). */
+/* The shape-rule hook (graph/shape-hook.c): compute call node id's result
+ * from its arguments' results by its op's shape rule, recording guards in
+ * the graph's environment (created on first need; a symbol without a hint
+ * is unbacked).  A tuple or list result is TUPLE with its element count.
+ * Output arrays live in the graph's arena.  SC_ERR_UNSUPPORTED when the op
+ * has no rule or the rule cannot say (an input without metadata);
+ * SC_ERR_SHAPE when the inputs cannot be valid for the op. */
 sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
                           sc_error *err);
+
+/* Infer node id's result and check it against its stored (declared)
+ * result: SC_ERR_SHAPE naming the node, what differs (dtype, rank, the
+ * size or stride of a dim, with both expressions) on a mismatch; strides
+ * of dims whose size is 1 are not compared.  declared false (the node had
+ * no annotation): the inferred result is stored.  A node whose op has no
+ * rule, or whose rule cannot decide, keeps what it has (SC_OK). */
+sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
+                               sc_error *err);
+/* Compare an inferred result with node id's stored result (as above). */
+sc_status sc__shape_compare(sc_graph *g, sc_node_id id,
+                            const sc_result *inferred, sc_error *err);
 
 /* Python spelling of an infix operator target ("operator.mul" -> "*"),
  * or NULL when the target is not one. */

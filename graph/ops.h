@@ -174,9 +174,11 @@ extern const char *const sc__shape_rule_names[];
 extern const char *const sc__kernel_names[];
 extern const char *const sc__flops_formula_names[];
 
-/* The dispatch tables, indexed by rule and by kernel, are generated into
- * graph/ops-dispatch-gen.c, which the build compiles once every
- * sc__shape_<rule> and sc__kernel_<name> exists. */
+/* The dispatch tables, indexed by rule and by kernel.  The kernel table is
+ * generated into graph/ops-kernels-gen.c, which the library compiles (the
+ * interpreter dispatches through it); the shape-rule table into
+ * graph/ops-shapes-gen.c, which the build compiles once every
+ * sc__shape_<rule> exists. */
 extern const sc__shape_fn sc__shape_rule_fns[];
 extern const sc__kernel_fn sc__kernel_fns[];
 

@@ -923,8 +923,6 @@ static sc_status append_node(reader *r, const char *name, const char *target,
     sc_node_id id;
     sc_status st;
     const char *tgt;
-    sc_result inferred;
-    sc_error ierr;
 
     tgt = sc__graph_intern_target(r->g, target);
     if (!tgt)
@@ -949,11 +947,12 @@ static sc_status append_node(reader *r, const char *name, const char *target,
         if (st != SC_OK)
             return st;
     }
-    sc_error_init(&ierr);
-    if (sc__shape_infer(r->g, id, &inferred, &ierr) == SC_OK &&
-        meta->kind != SC_RESULT_UNKNOWN) {
-        /* Later: compare inferred with the annotation (shape rules). */
-    }
+    /* The shape rules against the annotation: a mismatch is an error at
+     * this line; no annotation takes the inferred result. */
+    st = sc__shape_check_node(r->g, id, meta->kind != SC_RESULT_UNKNOWN,
+                              r->err);
+    if (st != SC_OK)
+        return locate(r, st, line, col);
     return grow_released(r);
 }
 

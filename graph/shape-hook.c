@@ -1,16 +1,460 @@
 /* symcut — the shape-rule hook the reader and the builder call for every
- * call node.  The per-op shape rules (graph/ops.yaml's `shape:` field,
- * dispatched through the generated table) replace this file; until then
- * no op has a rule and every annotation is taken as declared. */
+ * call node: bind the node's arguments to its op's schema, make sure the
+ * shape environment knows the symbols of its inputs, and run the op's rule
+ * (graph/ops.yaml's `shape:` field; the rules live in graph/shapes-*.c).
+ * Also the check of an inferred result against a node's annotation. */
 #include <config.h>
 
-#include "graph/graph-internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/shapes.h"
+
+/* The rules by sc__shape_rule (the same table as the generated
+ * sc__shape_rule_fns[], which the build does not compile yet). */
+static const sc__shape_fn rule_fns[SC_SHAPE_RULE_COUNT_] = {
+    [SC_SHAPE_MM] = sc__shape_mm,
+    [SC_SHAPE_BMM] = sc__shape_bmm,
+    [SC_SHAPE_ADDMM] = sc__shape_addmm,
+    [SC_SHAPE_T] = sc__shape_t,
+    [SC_SHAPE_TRANSPOSE] = sc__shape_transpose,
+    [SC_SHAPE_PERMUTE] = sc__shape_permute,
+    [SC_SHAPE_VIEW] = sc__shape_view,
+    [SC_SHAPE_RESHAPE] = sc__shape_reshape,
+    [SC_SHAPE_RESHAPE_ALIAS] = sc__shape_reshape_alias,
+    [SC_SHAPE_AS_STRIDED] = sc__shape_as_strided,
+    [SC_SHAPE_EXPAND] = sc__shape_expand,
+    [SC_SHAPE_SAME_AS_SELF] = sc__shape_same_as_self,
+    [SC_SHAPE_CLONE] = sc__shape_clone,
+    [SC_SHAPE_TO_COPY] = sc__shape_to_copy,
+    [SC_SHAPE_SQUEEZE] = sc__shape_squeeze,
+    [SC_SHAPE_UNSQUEEZE] = sc__shape_unsqueeze,
+    [SC_SHAPE_SLICE] = sc__shape_slice,
+    [SC_SHAPE_SELECT] = sc__shape_select,
+    [SC_SHAPE_SPLIT] = sc__shape_split,
+    [SC_SHAPE_SPLIT_WITH_SIZES] = sc__shape_split_with_sizes,
+    [SC_SHAPE_UNBIND] = sc__shape_unbind,
+    [SC_SHAPE_CAT] = sc__shape_cat,
+    [SC_SHAPE_STACK] = sc__shape_stack,
+    [SC_SHAPE_UNARY_POINTWISE] = sc__shape_unary_pointwise,
+    [SC_SHAPE_BINARY_BROADCAST] = sc__shape_binary_broadcast,
+    [SC_SHAPE_BINARY_SCALAR] = sc__shape_binary_scalar,
+    [SC_SHAPE_SCALAR_BINARY] = sc__shape_scalar_binary,
+    [SC_SHAPE_COMPARE] = sc__shape_compare,
+    [SC_SHAPE_COMPARE_SCALAR] = sc__shape_compare_scalar,
+    [SC_SHAPE_WHERE] = sc__shape_where,
+    [SC_SHAPE_MASKED_FILL] = sc__shape_masked_fill,
+    [SC_SHAPE_REDUCE_DIMS] = sc__shape_reduce_dims,
+    [SC_SHAPE_REDUCE_ALL] = sc__shape_reduce_all,
+    [SC_SHAPE_SUM_TO_SIZE] = sc__shape_sum_to_size,
+    [SC_SHAPE_SOFTMAX] = sc__shape_softmax,
+    [SC_SHAPE_SOFTMAX_BACKWARD] = sc__shape_softmax_backward,
+    [SC_SHAPE_LAYER_NORM] = sc__shape_layer_norm,
+    [SC_SHAPE_LAYER_NORM_BACKWARD] = sc__shape_layer_norm_backward,
+    [SC_SHAPE_GROUP_NORM] = sc__shape_group_norm,
+    [SC_SHAPE_GROUP_NORM_BACKWARD] = sc__shape_group_norm_backward,
+    [SC_SHAPE_BATCH_NORM] = sc__shape_batch_norm,
+    [SC_SHAPE_BATCH_NORM_BACKWARD] = sc__shape_batch_norm_backward,
+    [SC_SHAPE_CONVOLUTION] = sc__shape_convolution,
+    [SC_SHAPE_CONVOLUTION_BACKWARD] = sc__shape_convolution_backward,
+    [SC_SHAPE_MAX_POOL2D] = sc__shape_max_pool2d,
+    [SC_SHAPE_MAX_POOL2D_BACKWARD] = sc__shape_max_pool2d_backward,
+    [SC_SHAPE_EMBEDDING] = sc__shape_embedding,
+    [SC_SHAPE_EMBEDDING_DENSE_BACKWARD] = sc__shape_embedding_dense_backward,
+    [SC_SHAPE_NLL_LOSS_FORWARD] = sc__shape_nll_loss_forward,
+    [SC_SHAPE_NLL_LOSS_BACKWARD] = sc__shape_nll_loss_backward,
+    [SC_SHAPE_NATIVE_DROPOUT] = sc__shape_native_dropout,
+    [SC_SHAPE_LIKE] = sc__shape_like,
+    [SC_SHAPE_NEW_FACTORY] = sc__shape_new_factory,
+    [SC_SHAPE_FACTORY] = sc__shape_factory,
+    [SC_SHAPE_FACTORY_STRIDED] = sc__shape_factory_strided,
+    [SC_SHAPE_SCALAR_TENSOR] = sc__shape_scalar_tensor,
+    [SC_SHAPE_NONZERO] = sc__shape_nonzero,
+    [SC_SHAPE_SYM_SIZE] = sc__shape_sym_size,
+    [SC_SHAPE_SYM_NUMEL] = sc__shape_sym_numel,
+    [SC_SHAPE_SYM_STRIDE] = sc__shape_sym_stride,
+    [SC_SHAPE_SYM_ARITH] = sc__shape_sym_arith,
+    [SC_SHAPE_GETITEM] = sc__shape_getitem,
+};
+
+/* ---- The shape environment ------------------------------------------------ */
+
+static sc_status add_symbols_of(sc_graph *g, sc_expr *e, sc_error *err)
+{
+    sc_expr *syms[16], **all = syms;
+    size_t n, i;
+    sc_status status = SC_OK;
+
+    if (!e)
+        return SC_OK;
+    n = sc_expr_free_symbols(e, syms, 16);
+    if (n == 0)
+        return SC_OK;
+    if (n > 16) {
+        all = sc__malloc(n * sizeof *all);
+        if (!all)
+            return sc__error_nomem(err);
+        n = sc_expr_free_symbols(e, all, n);
+    }
+    if (!g->env) {
+        sc_env *env;
+        SC_CHECK(sc_env_new(g->ctx, NULL, &env, err));
+        g->env = env;
+        g->owns_env = true;
+    }
+    for (i = 0; i < n; i++) {
+        sc_expr *out;
+        int64_t hint;
+        if (sc_env_has_symbol(g->env, all[i]))
+            continue;
+        if (sc_graph_get_hint(g, all[i], &hint)) {
+            unsigned flags = SC_ENV_NO_DUCK;
+            if (hint < 2)
+                flags |= SC_ENV_NO_SPECIALIZE_01;
+            SC_CHECK(sc_env_create_backed_si(g->env, hint, NULL,
+                                             sc_expr_symbol_name(all[i]),
+                                             NULL, flags, &out, err));
+        } else {
+            SC_CHECK(sc_env_create_unbacked(g->env,
+                                            sc_expr_symbol_name(all[i]),
+                                            NULL, SC_ENV_SIZE_LIKE, &out,
+                                            err));
+        }
+    }
+fail:
+    if (all != syms)
+        sc__free(all);
+    return status;
+}
+
+static sc_status add_symbols_of_value(sc_graph *g, const sc_value *v,
+                                      int depth, sc_error *err)
+{
+    sc_status status = SC_OK;
+    size_t i;
+
+    if (depth > SC__GRAPH_MAX_DEPTH)
+        return SC_OK;
+    switch (v->kind) {
+    case SC_VALUE_SYMINT:
+        return add_symbols_of(g, v->u.expr, err);
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        for (i = 0; i < v->u.list.n; i++)
+            SC_CHECK(add_symbols_of_value(g, &v->u.list.items[i], depth + 1,
+                                          err));
+        return SC_OK;
+    case SC_VALUE_NODE: {
+        sc_result r;
+        sc_graph_node_result(g, v->u.node, &r);
+        if (r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL)
+            return add_symbols_of(g, r.expr, err);
+        if (r.kind != SC_RESULT_TENSOR)
+            return SC_OK;
+        for (i = 0; i < r.tensor.ndim; i++) {
+            SC_CHECK(add_symbols_of(g, r.tensor.sizes[i], err));
+            if (r.tensor.has_strides)
+                SC_CHECK(add_symbols_of(g, r.tensor.strides[i], err));
+        }
+        return SC_OK;
+    }
+    default:
+        return SC_OK;
+    }
+fail:
+    return status;
+}
+
+/* ---- Running a rule ------------------------------------------------------------ */
+
+static sc_status run_rule(sc_graph *g, sc_node_id id,
+                          struct sc__shape_call *c, sc_error *err,
+                          int depth);
+
+sc_status sc__shape_getitem(struct sc__shape_call *c)
+{
+    const sc_value *self = sc__shape_arg(c, "self", NULL);
+    int64_t index;
+    struct sc__shape_call inner;
+    sc_status st;
+
+    if (!self || self->kind != SC_VALUE_NODE)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "not a node's element");
+    st = sc__shape_get_int(c, "index", 0, &index);
+    if (st != SC_OK)
+        return st;
+    st = run_rule(c->g, self->u.node, &inner, c->err, 1);
+    if (st != SC_OK)
+        return st;
+    if (!inner.is_tuple)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                              "'%s' is not a tuple",
+                              sc_graph_node_name(c->g, self->u.node));
+    if (index < 0)
+        index += (int64_t)inner.nout;
+    if (index < 0 || (uint64_t)index >= inner.nout)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "index %lld out of range for '%s' of %zu "
+                              "elements",
+                              (long long)index,
+                              sc_graph_node_name(c->g, self->u.node),
+                              inner.nout);
+    st = sc__shape_outputs(c, 1);
+    if (st != SC_OK)
+        return st;
+    c->out[0] = inner.out[index];
+    c->no_strides = inner.no_strides;
+    return SC_OK;
+}
+
+static sc_status run_rule(sc_graph *g, sc_node_id id,
+                          struct sc__shape_call *c, sc_error *err, int depth)
+{
+    const sc__node *n;
+    const void *pos[SC_OP_MAX_ARGS_ + 1], *kwv[SC_OP_MAX_ARGS_ + 1];
+    const sc__op_info *info;
+    sc_status st;
+    size_t i, nkw;
+    sc__shape_fn fn;
+
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->ctx = g->ctx;
+    c->id = id;
+    c->err = err;
+    if (id < 0 || (size_t)id >= g->nnodes)
+        return sc__error_set(err, SC_ERR_INVALID, "no node %d", (int)id);
+    n = &g->nodes[id];
+    if (n->kind != SC_NODE_CALL || n->op == SC_OP_UNKNOWN || n->op < 0 ||
+        n->op >= (int)SC_OP_COUNT_ || depth > 8)
+        return sc__error_set(err, SC_ERR_UNSUPPORTED, "no shape rule");
+    c->op = (sc__op)n->op;
+    info = c->info = sc__op_get(c->op);
+    fn = (unsigned)info->shape < SC_SHAPE_RULE_COUNT_ ? rule_fns[info->shape]
+                                                     : NULL;
+    if (!fn)
+        return sc__error_set(err, SC_ERR_UNSUPPORTED, "no shape rule");
+    nkw = n->nargs - n->npos;
+    if (n->npos > SC_OP_MAX_ARGS_ || nkw > SC_OP_MAX_ARGS_)
+        return sc__error_set(err, SC_ERR_TYPE, "%s: too many arguments",
+                             info->dotted);
+    for (i = 0; i < n->npos; i++)
+        pos[i] = &n->args[i];
+    for (i = 0; i < nkw; i++)
+        kwv[i] = &n->args[n->npos + i];
+    st = sc__op_bind(c->op, n->npos, pos, nkw,
+                     (const char *const *)n->kwnames, kwv, c->args, err);
+    if (st != SC_OK)
+        return st;
+    for (i = 0; i < n->nargs; i++) {
+        st = add_symbols_of_value(g, &n->args[i], 0, err);
+        if (st != SC_OK)
+            return st;
+    }
+    c->env = g->env;
+    c->is_tuple =
+        info->returns_tuple || (info->nrets == 1 && info->rets[0].type.is_list);
+    st = fn(c);
+    if (st != SC_OK)
+        return st;
+    if (c->nout == 0 && !c->is_tuple)
+        return sc__error_set(err, SC_ERR_INTERNAL, "%s: no result",
+                             info->dotted);
+    if (c->no_strides)
+        for (i = 0; i < c->nout; i++)
+            if (c->out[i].kind == SC_RESULT_TENSOR) {
+                c->out[i].tensor.has_strides = false;
+                c->out[i].tensor.strides = NULL;
+            }
+    return SC_OK;
+}
 
 sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
                           sc_error *err)
 {
-    (void)g;
-    (void)id;
+    struct sc__shape_call c;
+    sc_status st;
+
     sc_result_init(out);
-    return sc__error_set(err, SC_ERR_UNSUPPORTED, "no shape rule");
+    st = run_rule(g, id, &c, err, 0);
+    if (st != SC_OK)
+        return st;
+    if (c.is_tuple) {
+        out->kind = SC_RESULT_TUPLE;
+        out->count = c.nout;
+    } else {
+        *out = c.out[0];
+    }
+    return SC_OK;
+}
+
+/* ---- Checking against the annotation ----------------------------------------------- */
+
+static bool same_expr(sc_graph *g, sc_expr *a, sc_expr *b)
+{
+    sc_expr *sa, *sb;
+    sc_tri t;
+    sc_expr *eq;
+
+    if (a == b)
+        return true;
+    if (!g->env)
+        return false;
+    if (sc_env_simplify(g->env, a, &sa, NULL) == SC_OK &&
+        sc_env_simplify(g->env, b, &sb, NULL) == SC_OK && sa == sb)
+        return true;
+    eq = sc_expr_eq(g->ctx, a, b);
+    if (!eq) {
+        sc_ctx_take_error(g->ctx, NULL);
+        return false;
+    }
+    return sc_env_statically_known(g->env, eq, 0, &t, NULL) == SC_OK &&
+           t == SC_TRI_TRUE;
+}
+
+static bool is_size_one(sc_graph *g, sc_expr *size)
+{
+    return same_expr(g, size, sc_expr_int_si(g->ctx, 1));
+}
+
+static const char *kind_name(sc_result_kind k)
+{
+    switch (k) {
+    case SC_RESULT_TENSOR:
+        return "a tensor";
+    case SC_RESULT_SYMINT:
+        return "a SymInt";
+    case SC_RESULT_SYMBOOL:
+        return "a SymBool";
+    case SC_RESULT_NONE:
+        return "None";
+    case SC_RESULT_TUPLE:
+        return "a tuple";
+    default:
+        return "unknown";
+    }
+}
+
+static sc_status expr_mismatch(sc_graph *g, sc_node_id id, const char *what,
+                               size_t dim, sc_expr *inferred,
+                               sc_expr *declared, sc_error *err)
+{
+    char *si = sc_expr_to_str(g->ctx, inferred);
+    char *sd = sc_expr_to_str(g->ctx, declared);
+    char where[48] = "";
+    sc_status st;
+
+    if (dim != (size_t)-1)
+        snprintf(where, sizeof where, " of dim %zu", dim);
+    st = sc__error_set(err, SC_ERR_SHAPE,
+                       "node '%s' (%s): the shape rule gives %s%s = %s, "
+                       "the annotation says %s",
+                       sc_graph_node_name(g, id),
+                       sc_graph_node_target(g, id), what, where,
+                       si ? si : "?", sd ? sd : "?");
+    free(si);
+    free(sd);
+    if (!si || !sd)
+        sc_ctx_take_error(g->ctx, NULL);
+    return st;
+}
+
+/* Compare an inferred result with the declared one. */
+static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
+                         const sc_result *dec, sc_error *err)
+{
+    const sc_tensor_meta *a = &inf->tensor, *b = &dec->tensor;
+    size_t i;
+
+    if (inf->kind == SC_RESULT_UNKNOWN || inf->kind == SC_RESULT_TUPLE ||
+        dec->kind == SC_RESULT_UNKNOWN)
+        return SC_OK;
+    if (inf->kind != dec->kind)
+        return sc__error_set(err, SC_ERR_SHAPE,
+                             "node '%s' (%s): the shape rule gives %s, the "
+                             "annotation says %s",
+                             sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id),
+                             kind_name(inf->kind), kind_name(dec->kind));
+    if (inf->kind == SC_RESULT_SYMINT || inf->kind == SC_RESULT_SYMBOOL) {
+        if (!same_expr(g, inf->expr, dec->expr))
+            return expr_mismatch(g, id, "the value", (size_t)-1, inf->expr,
+                                 dec->expr, err);
+        return SC_OK;
+    }
+    if (inf->kind != SC_RESULT_TENSOR)
+        return SC_OK;
+    if (a->dtype != b->dtype)
+        return sc__error_set(err, SC_ERR_SHAPE,
+                             "node '%s' (%s): the shape rule gives dtype "
+                             "%s, the annotation says %s",
+                             sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id),
+                             sc_dtype_code(a->dtype), sc_dtype_code(b->dtype));
+    if (a->ndim != b->ndim)
+        return sc__error_set(err, SC_ERR_SHAPE,
+                             "node '%s' (%s): the shape rule gives %zu "
+                             "dims, the annotation says %zu",
+                             sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id), a->ndim, b->ndim);
+    for (i = 0; i < a->ndim; i++)
+        if (!same_expr(g, a->sizes[i], b->sizes[i]))
+            return expr_mismatch(g, id, "the size", i, a->sizes[i],
+                                 b->sizes[i], err);
+    if (a->has_strides && b->has_strides)
+        for (i = 0; i < a->ndim; i++)
+            if (!is_size_one(g, b->sizes[i]) &&
+                !same_expr(g, a->strides[i], b->strides[i]))
+                return expr_mismatch(g, id, "the stride", i, a->strides[i],
+                                     b->strides[i], err);
+    if (a->has_device && b->has_device &&
+        (a->device.type != b->device.type ||
+         (a->device.index != b->device.index && a->device.index >= 0 &&
+          b->device.index >= 0)))
+        return sc__error_set(err, SC_ERR_SHAPE,
+                             "node '%s' (%s): the shape rule gives device "
+                             "%s, the annotation says %s",
+                             sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id),
+                             sc_device_type_name(a->device.type),
+                             sc_device_type_name(b->device.type));
+    return SC_OK;
+}
+
+sc_status sc__shape_compare(sc_graph *g, sc_node_id id,
+                            const sc_result *inferred, sc_error *err)
+{
+    sc_result declared;
+    sc_graph_node_result(g, id, &declared);
+    return compare(g, id, inferred, &declared, err);
+}
+
+sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
+                               sc_error *err)
+{
+    sc_result inferred;
+    sc_error ierr;
+    sc_status st;
+
+    sc_error_init(&ierr);
+    st = sc__shape_infer(g, id, &inferred, &ierr);
+    if (st == SC_ERR_SHAPE) {
+        if (err)
+            *err = ierr;
+        return sc__error_set(err, st, "node '%s' (%s): %s",
+                             sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id), ierr.message);
+    }
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(err);
+    if (st != SC_OK)
+        return SC_OK; /* no rule, or it cannot decide: keep the annotation */
+    if (!declared) {
+        if (inferred.kind == SC_RESULT_TENSOR ||
+            inferred.kind == SC_RESULT_SYMINT ||
+            inferred.kind == SC_RESULT_SYMBOOL)
+            return sc__graph_set_meta(g, &g->nodes[id], &inferred, err);
+        return SC_OK;
+    }
+    return sc__shape_compare(g, id, &inferred, err);
 }

@@ -62,11 +62,21 @@ static sc_status data_dependent(sc_env *env, const char *what, sc_expr *s,
     return st;
 }
 
-sc_status sc_env_statically_known(sc_env *env, sc_expr *cond, unsigned flags,
+static sc_status statically_known_impl(sc_env *env, sc_expr *cond, unsigned flags,
                                   sc_tri *out, sc_error *err)
 {
     return sc__env_known(env, cond, (flags & SC_ENV_OBLIVIOUS) != 0, NULL,
                          out, err);
+}
+
+sc_status sc_env_statically_known(sc_env *env, sc_expr *cond, unsigned flags,
+                                  sc_tri *out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = statically_known_impl(env, cond, flags, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
 }
 
 /* Record the guard g (true at the hints) and learn it. */
@@ -82,14 +92,14 @@ static sc_status record_guard(sc_env *env, sc_expr *g, sc_error *err)
 static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
                                 sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
-    mpz_t v;
+    mpz_ptr v = sc__tz(env);
 
-    mpz_init(v);
     status = sc_expr_eval(env->ctx, s, env->hints, v, err);
     if (status == SC_OK)
         *out = mpz_sgn(v) != 0;
-    mpz_clear(v);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -115,7 +125,7 @@ static sc_status guard_rewritten(sc_env *env, sc_expr *s, bool *out,
     return status;
 }
 
-sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
+static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
 {
     sc_status status;
     sc_expr *s;
@@ -131,7 +141,16 @@ sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
     return guard_rewritten(env, s, out, err);
 }
 
-sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
+sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = guard_impl(env, cond, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
                           sc_error *err)
 {
     sc_status status;
@@ -156,7 +175,17 @@ sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
     return guard_rewritten(env, s, out, err);
 }
 
-sc_status sc_env_size_oblivious(sc_env *env, sc_expr *cond, bool *out,
+sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
+                          sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = guard_or_impl(env, cond, dflt, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
                                 sc_error *err)
 {
     sc_status status;
@@ -172,7 +201,17 @@ sc_status sc_env_size_oblivious(sc_env *env, sc_expr *cond, bool *out,
     return sc_env_guard(env, cond, out, err);
 }
 
-sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)
+sc_status sc_env_size_oblivious(sc_env *env, sc_expr *cond, bool *out,
+                                sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = size_oblivious_impl(env, cond, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
 {
     sc_status status;
     size_t nunbacked;
@@ -215,6 +254,15 @@ sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)
     return sc__env_learn(env, s, err);
 }
 
+sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = assert_impl(env, cond, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
 /* The rewritten integer expression, type-checked. */
 static sc_status rewrite_int(sc_env *env, sc_expr *e, sc_expr **out,
                              sc_error *err)
@@ -236,29 +284,27 @@ static sc_status rewrite_int(sc_env *env, sc_expr *e, sc_expr **out,
 static sc_status int_constant(sc_env *env, sc_expr *s, sc_expr **out,
                               sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
-    sc_range r;
-    mpz_t v;
+    sc_range *r = sc__tr(env);
+    mpz_ptr v = sc__tz(env);
 
     *out = NULL;
     if (sc_expr_is_int(s)) {
         *out = s;
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     }
-    sc_range_init(&r);
-    mpz_init(v);
-    status = sc__env_expr_range(env, s, env->bounds, &r, err);
-    if (status == SC_OK && sc__rng_singleton(&r, v)) {
+    status = sc__env_expr_range(env, s, env->bounds, r, err);
+    if (status == SC_OK && sc__rng_singleton(r, v)) {
         *out = sc_expr_int_mpz(env->ctx, v);
         if (!*out)
             status = sc__env_ctx_error(env, err);
     }
-    sc_range_clear(&r);
-    mpz_clear(v);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
-sc_status sc_env_guard_int(sc_env *env, sc_expr *e, mpz_ptr out,
+static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
                            sc_error *err)
 {
     sc_status status;
@@ -289,32 +335,42 @@ sc_status sc_env_guard_int(sc_env *env, sc_expr *e, mpz_ptr out,
                         err);
 }
 
-sc_status sc_env_guard_int_si(sc_env *env, sc_expr *e, int64_t *out,
+sc_status sc_env_guard_int(sc_env *env, sc_expr *e, mpz_ptr out,
+                           sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = guard_int_impl(env, e, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
                               sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
     size_t nunbacked;
     sc_expr *s, *c;
-    mpz_t v;
+    mpz_ptr v = sc__tz(env);
 
     status = rewrite_int(env, e, &s, err);
     if (status == SC_OK)
         status = int_constant(env, s, &c, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     if (c) {
         if (!sc_expr_get_si(c, out))
-            return sc__error_set(err, SC_ERR_OVERFLOW,
-                                 "the value does not fit in int64_t");
-        return SC_OK;
+            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_OVERFLOW,
+                                 "the value does not fit in int64_t"));
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     }
     status = sc__env_check_symbols(env, s, &nunbacked, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     if (nunbacked > 0)
-        return data_dependent(env, "extract specialized integer from", s,
-                              err);
-    mpz_init(v);
+        SC__TMP_RETURN(env, sc_status, data_dependent(env, "extract specialized integer from", s,
+                              err));
     status = sc_expr_eval(env->ctx, s, env->hints, v, err);
     if (status == SC_OK) {
         sc_expr *ve = sc_expr_int_mpz(env->ctx, v);
@@ -326,11 +382,21 @@ sc_status sc_env_guard_int_si(sc_env *env, sc_expr *e, int64_t *out,
         else
             status = record_guard(env, sc_expr_eq(env->ctx, s, ve), err);
     }
-    mpz_clear(v);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
-sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
+sc_status sc_env_guard_int_si(sc_env *env, sc_expr *e, int64_t *out,
+                              sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = guard_int_si_impl(env, e, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status simplify_impl(sc_env *env, sc_expr *e, sc_expr **out,
                           sc_error *err)
 {
     sc_status status;
@@ -359,7 +425,17 @@ sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
     return status;
 }
 
-sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
+sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
+                          sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = simplify_impl(env, e, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status range_impl(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
 {
     sc_status status;
     sc_expr *s;
@@ -370,7 +446,16 @@ sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
     return status;
 }
 
-sc_status sc_env_hint(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
+sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = range_impl(env, e, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
 {
     sc_status status;
     size_t nunbacked;
@@ -389,4 +474,13 @@ sc_status sc_env_hint(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
     if (nunbacked > 0)
         return data_dependent(env, "compute the hint of", s, err);
     return sc_expr_eval(env->ctx, s, env->hints, out, err);
+}
+
+sc_status sc_env_hint(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = hint_impl(env, e, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
 }

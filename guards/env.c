@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "guards/env.h"
@@ -35,6 +36,7 @@ sc_status sc_env_new(sc_ctx *ctx, const sc_env_options *opts, sc_env **out,
     sc__gmap_init(&env->form_of);
     sc__gmap_init(&env->div_of);
     sc__gmap_init(&env->or_of);
+    sc__gmap_init(&env->memo);
     env->bounds = sc_bounds_new(ctx);
     env->obl_bounds = sc_bounds_new(ctx);
     env->repl = sc_symmap_new(ctx);
@@ -84,7 +86,83 @@ void sc_env_free(sc_env *env)
     sc__exprvec_free(&env->guards);
     sc__exprvec_free(&env->asserts);
     sc__exprvec_free(&env->pending);
+    sc__exprvec_free(&env->stk);
+    sc__gmap_destroy(&env->memo);
+    for (i = 0; i < env->tz_cap / SC__TMP_BLOCK; i++) {
+        size_t j;
+        for (j = 0; j < SC__TMP_BLOCK; j++)
+            mpz_clear(env->tz[i][j]);
+        sc__free(env->tz[i]);
+    }
+    sc__free(env->tz);
+    for (i = 0; i < env->tr_cap / SC__TMP_BLOCK; i++) {
+        size_t j;
+        for (j = 0; j < SC__TMP_BLOCK; j++)
+            sc_range_clear(&env->tr[i][j]);
+        sc__free(env->tr[i]);
+    }
+    sc__free(env->tr);
     sc__free(env);
+}
+
+void sc__env_oom(sc_env *env)
+{
+    if (env->jmp)
+        longjmp(*env->jmp, 1);
+    abort(); /* unreachable: every caller runs under an entry point */
+}
+
+void sc__stk_push(sc_env *env, sc_expr *e)
+{
+    if (!sc__exprvec_push(&env->stk, e))
+        sc__env_oom(env);
+}
+
+mpz_ptr sc__tz(sc_env *env)
+{
+    size_t i;
+    if (env->ntz == env->tz_cap) {
+        size_t nb = env->tz_cap / SC__TMP_BLOCK;
+        mpz_t **blocks = sc__realloc(env->tz, (nb + 1) * sizeof *blocks);
+        mpz_t *block;
+        if (!blocks)
+            sc__env_oom(env);
+        env->tz = blocks;
+        block = sc__malloc(SC__TMP_BLOCK * sizeof *block);
+        if (!block)
+            sc__env_oom(env);
+        for (i = 0; i < SC__TMP_BLOCK; i++)
+            mpz_init(block[i]); /* no allocation (GMP >= 6.2 is lazy) */
+        env->tz[nb] = block;
+        env->tz_cap += SC__TMP_BLOCK;
+    }
+    i = env->ntz++;
+    return env->tz[i / SC__TMP_BLOCK][i % SC__TMP_BLOCK];
+}
+
+sc_range *sc__tr(sc_env *env)
+{
+    sc_range *r;
+    size_t i;
+    if (env->ntr == env->tr_cap) {
+        size_t nb = env->tr_cap / SC__TMP_BLOCK;
+        sc_range **blocks = sc__realloc(env->tr, (nb + 1) * sizeof *blocks);
+        sc_range *block;
+        if (!blocks)
+            sc__env_oom(env);
+        env->tr = blocks;
+        block = sc__malloc(SC__TMP_BLOCK * sizeof *block);
+        if (!block)
+            sc__env_oom(env);
+        for (i = 0; i < SC__TMP_BLOCK; i++)
+            sc_range_init(&block[i]);
+        env->tr[nb] = block;
+        env->tr_cap += SC__TMP_BLOCK;
+    }
+    i = env->ntr++;
+    r = &env->tr[i / SC__TMP_BLOCK][i % SC__TMP_BLOCK];
+    sc_range_set_unbounded(r);
+    return r;
 }
 
 sc_ctx *sc_env_ctx(const sc_env *env)
@@ -122,26 +200,26 @@ const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s)
 sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
                             sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
-    sc_range obl;
+    sc_range *obl = sc__tr(env);
 
     status = sc_bounds_set(env->bounds, s->sym, r, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     if (!s->size_like || s->backed)
-        return sc_bounds_set(env->obl_bounds, s->sym, r, err);
+        SC__TMP_RETURN(env, sc_status, sc_bounds_set(env->obl_bounds, s->sym, r, err));
     /* Size-oblivious: a size-like unbacked symbol is assumed >= 2, unless
      * its range leaves no such value. */
-    sc_range_init(&obl);
-    sc_range_set(&obl, r);
-    if (obl.hi_inf || mpz_cmp_si(obl.hi, 2) >= 0) {
-        if (obl.lo_inf || mpz_cmp_si(obl.lo, 2) < 0) {
-            mpz_set_si(obl.lo, 2);
-            obl.lo_inf = false;
+    sc_range_set(obl, r);
+    if (obl->hi_inf || mpz_cmp_si(obl->hi, 2) >= 0) {
+        if (obl->lo_inf || mpz_cmp_si(obl->lo, 2) < 0) {
+            mpz_set_si(obl->lo, 2);
+            obl->lo_inf = false;
         }
     }
-    status = sc_bounds_set(env->obl_bounds, s->sym, &obl, err);
-    sc_range_clear(&obl);
+    status = sc_bounds_set(env->obl_bounds, s->sym, obl, err);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -321,15 +399,16 @@ static sc_status add_source(sc_env *env, const char *text, sc_expr *expr,
     return SC_OK;
 }
 
-sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
+static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
                                const char *source, const char *name,
                                const sc_range *range, unsigned flags,
                                sc_expr **out, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
     sc_expr *hint_e, *sym = NULL;
     sc__env_sym *s;
-    sc_range r;
+    sc_range *r = sc__tr(env);
     uint64_t id;
     bool duck = env->opts.duck_shape && !(flags & SC_ENV_NO_DUCK);
     bool spec01 = env->opts.specialize_zero_one &&
@@ -337,17 +416,17 @@ sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
 
     *out = NULL;
     if (mpz_sgn(hint) < 0)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "a size hint must be >= 0 (got a negative one)");
+        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                             "a size hint must be >= 0 (got a negative one)"));
     if (range && !sc_range_contains_mpz(range, hint))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "the hint lies outside the given range");
+        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                             "the hint lies outside the given range"));
     if (source && find_source(env, source, sc__str_hash(source)))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "source '%s' already has a size", source);
+        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                             "source '%s' already has a size", source));
     hint_e = sc_expr_int_mpz(env->ctx, hint);
     if (!hint_e)
-        return sc__env_ctx_error(env, err);
+        SC__TMP_RETURN(env, sc_status, sc__env_ctx_error(env, err));
 
     /* 0/1 specialization: the size is that constant. */
     if (spec01 && mpz_cmp_ui(hint, 1) <= 0) {
@@ -360,12 +439,12 @@ sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
             source = auto_source;
         }
         if (find_source(env, source, sc__str_hash(source)))
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "source '%s' already has a size", source);
+            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                                 "source '%s' already has a size", source));
         status = add_source(env, source, hint_e, hint_e, err);
         if (status == SC_OK)
             *out = hint_e;
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     }
     /* Duck sizing: an existing symbol with the same hint. */
     if (duck && !range && sc__gmap_get(&env->duck, sc__gmap_ptr(hint_e), &id)) {
@@ -373,57 +452,68 @@ sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
         if (!source)
             source = sc_expr_symbol_name(sym);
         if (find_source(env, source, sc__str_hash(source)))
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "source '%s' already has a size", source);
+            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                                 "source '%s' already has a size", source));
         status = add_source(env, source, sym, hint_e, err);
         if (status == SC_OK)
             *out = sym;
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     }
 
     status = pick_symbol(env, name, 's', &env->next_s, &sym, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     if (!source)
         source = sc_expr_symbol_name(sym);
     if (find_source(env, source, sc__str_hash(source)))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "source '%s' already has a size", source);
+        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
+                             "source '%s' already has a size", source));
     status = sc_symmap_set(env->hints, sym, hint_e, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     status = new_sym(env, sym, &s, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     s->backed = true;
     s->size_like = true;
     s->hint = hint_e;
-    sc_range_init(&r);
-    sc_range_set_si(&r, (spec01 && mpz_cmp_ui(hint, 2) >= 0) ? 2 : 0, 0);
-    r.hi_inf = true;
+    sc_range_set_si(r, (spec01 && mpz_cmp_ui(hint, 2) >= 0) ? 2 : 0, 0);
+    r->hi_inf = true;
     if (range)
-        sc__rng_intersect(&r, range);
-    status = sc__env_set_range(env, s, &r, err);
-    sc_range_clear(&r);
+        sc__rng_intersect(r, range);
+    status = sc__env_set_range(env, s, r, err);
+    SC__TMP_RESTORE(env);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     if (duck && !range &&
         !sc__gmap_put(&env->duck, sc__gmap_ptr(hint_e), env->nsyms - 1))
-        return sc__error_nomem(err);
+        SC__TMP_RETURN(env, sc_status, sc__error_nomem(err));
     status = add_source(env, source, sym, hint_e, err);
     if (status == SC_OK)
         *out = sym;
+    SC__TMP_RETURN(env, sc_status, status);
+}
+
+sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
+                               const char *source, const char *name,
+                               const sc_range *range, unsigned flags,
+                               sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = create_backed_impl(env, hint, source, name, range, flags, out, err);
+    SC__ENV_LEAVE(env);
     return status;
 }
 
-sc_status sc_env_create_backed_si(sc_env *env, int64_t hint,
+static sc_status create_backed_si_impl(sc_env *env, int64_t hint,
                                   const char *source, const char *name,
                                   const sc_range *range, unsigned flags,
                                   sc_expr **out, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
-    mpz_t h;
-    mpz_init(h);
+    mpz_ptr h = sc__tz(env);
     if (hint >= LONG_MIN && hint <= LONG_MAX)
         mpz_set_si(h, (long)hint);
     else {
@@ -433,29 +523,41 @@ sc_status sc_env_create_backed_si(sc_env *env, int64_t hint,
     }
     status = sc_env_create_backed(env, h, source, name, range, flags, out,
                                   err);
-    mpz_clear(h);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
-sc_status sc_env_create_unbacked(sc_env *env, const char *name,
+sc_status sc_env_create_backed_si(sc_env *env, int64_t hint,
+                                  const char *source, const char *name,
+                                  const sc_range *range, unsigned flags,
+                                  sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = create_backed_si_impl(env, hint, source, name, range, flags, out, err);
+    SC__ENV_LEAVE(env);
+    return status;
+}
+
+static sc_status create_unbacked_impl(sc_env *env, const char *name,
                                  const sc_range *range, unsigned flags,
                                  sc_expr **out, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
     sc_expr *sym;
     sc__env_sym *s;
-    sc_range r;
+    sc_range *r = sc__tr(env);
 
     *out = NULL;
-    sc_range_init(&r);
     if (flags & SC_ENV_SIZE_LIKE) {
-        mpz_set_ui(r.lo, 0);
-        r.lo_inf = false;
+        mpz_set_ui(r->lo, 0);
+        r->lo_inf = false;
     }
     if (range)
-        sc__rng_intersect(&r, range);
-    if (sc_range_is_empty(&r)) {
-        sc_range_clear(&r);
+        sc__rng_intersect(r, range);
+    if (sc_range_is_empty(r)) {
+        SC__TMP_RESTORE(env);
         return sc__error_set(err, SC_ERR_INVALID,
                              "the range of an unbacked symbol is empty");
     }
@@ -465,11 +567,22 @@ sc_status sc_env_create_unbacked(sc_env *env, const char *name,
     if (status == SC_OK) {
         s->backed = false;
         s->size_like = (flags & SC_ENV_SIZE_LIKE) != 0;
-        status = sc__env_set_range(env, s, &r, err);
+        status = sc__env_set_range(env, s, r, err);
     }
-    sc_range_clear(&r);
+    SC__TMP_RESTORE(env);
     if (status == SC_OK)
         *out = sym;
+    SC__TMP_RETURN(env, sc_status, status);
+}
+
+sc_status sc_env_create_unbacked(sc_env *env, const char *name,
+                                 const sc_range *range, unsigned flags,
+                                 sc_expr **out, sc_error *err)
+{
+    sc_status status;
+    SC__ENV_ENTER(env, err);
+    status = create_unbacked_impl(env, name, range, flags, out, err);
+    SC__ENV_LEAVE(env);
     return status;
 }
 

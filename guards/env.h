@@ -5,6 +5,8 @@
 
 #include <symcut/guards.h>
 
+#include <setjmp.h>
+
 #include "util/internal.h"
 
 /* ---- A hash map from 64-bit keys to 64-bit values (guards/map.c) ------- */
@@ -18,6 +20,8 @@ typedef struct sc__gmap {
 
 void sc__gmap_init(sc__gmap *m);
 void sc__gmap_destroy(sc__gmap *m);
+/* Empty the map (frees its storage when it has grown large). */
+void sc__gmap_clear(sc__gmap *m);
 bool sc__gmap_get(const sc__gmap *m, uint64_t key, uint64_t *val);
 /* Insert or overwrite; false on exhaustion (the map is unchanged). */
 bool sc__gmap_put(sc__gmap *m, uint64_t key, uint64_t val);
@@ -118,7 +122,76 @@ struct sc_env {
     sc__exprvec guards;
     sc__exprvec asserts;
     sc__exprvec pending;    /* facts waiting to be learned */
+
+    /* GMP temporaries: integers and ranges owned by the environment and
+     * handed out in stack order, so that a GMP allocation failure (a long
+     * jump to the entry point's guard) leaks nothing. */
+    mpz_t **tz;             /* blocks of SC__TMP_BLOCK */
+    size_t ntz, tz_cap;     /* in use, allocated */
+    sc_range **tr;
+    size_t ntr, tr_cap;
+    sc__exprvec stk;        /* scratch arrays of expressions, stack order */
+    sc__gmap memo;          /* scratch map of the divisibility rewriter */
+    jmp_buf *jmp;           /* the innermost entry point's guard */
 };
+
+/* ---- Entry points and temporaries (guards/env.c) ----------------------
+ * Every public function that computes with GMP runs between
+ * SC__ENV_ENTER and SC__ENV_LEAVE: a GMP allocation failure then returns
+ * SC_ERR_NOMEM from the entry point, with the temporaries released and
+ * the pending facts dropped.  Internal functions take their GMP
+ * temporaries from sc__tz / sc__tr between SC__TMP_SAVE and
+ * SC__TMP_RESTORE. */
+#define SC__TMP_BLOCK 32
+
+#define SC__ENV_ENTER(env, err)                                              \
+    sc__gmp_guard gmp_guard__;                                               \
+    const size_t tz_mark__ = (env)->ntz, tr_mark__ = (env)->ntr;             \
+    const size_t stk_mark__ = (env)->stk.n;                                  \
+    jmp_buf *const jmp_prev__ = (env)->jmp;                                  \
+    sc__gmp_push(&gmp_guard__);                                              \
+    if (setjmp(gmp_guard__.env)) {                                           \
+        sc__gmp_pop(&gmp_guard__);                                           \
+        (env)->jmp = jmp_prev__;                                             \
+        (env)->ntz = tz_mark__;                                              \
+        (env)->ntr = tr_mark__;                                              \
+        (env)->stk.n = stk_mark__;                                           \
+        (env)->pending.n = 0;                                                \
+        return sc__error_nomem(err);                                         \
+    }                                                                        \
+    (env)->jmp = &gmp_guard__.env
+
+#define SC__ENV_LEAVE(env)                                                   \
+    do {                                                                     \
+        sc__gmp_pop(&gmp_guard__);                                           \
+        (env)->jmp = jmp_prev__;                                             \
+        (env)->ntz = tz_mark__;                                              \
+        (env)->ntr = tr_mark__;                                              \
+        (env)->stk.n = stk_mark__;                                           \
+    } while (0)
+
+#define SC__TMP_SAVE(env)                                                    \
+    const size_t tmp_tz__ = (env)->ntz, tmp_tr__ = (env)->ntr
+#define SC__TMP_RESTORE(env)                                                 \
+    ((env)->ntz = tmp_tz__, (env)->ntr = tmp_tr__)
+#define SC__TMP_RETURN(env, type, value)                                     \
+    do {                                                                     \
+        type tmp_ret__ = (value);                                            \
+        SC__TMP_RESTORE(env);                                                \
+        return tmp_ret__;                                                    \
+    } while (0)
+
+/* A temporary integer (value unspecified) / range (unbounded).  When the
+ * pool cannot grow, long-jumps to the entry point's guard. */
+mpz_ptr sc__tz(sc_env *env);
+sc_range *sc__tr(sc_env *env);
+/* Push onto env->stk (long-jumps on exhaustion, as above). */
+void sc__stk_push(sc_env *env, sc_expr *e);
+/* Out of memory inside an entry point: long-jump to its guard. */
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void sc__env_oom(sc_env *env);
 
 /* ---- Internal functions (guards/env.c) ----------------------------------- */
 
@@ -168,12 +241,13 @@ void sc__rng_intersect(sc_range *dst, const sc_range *b);
 bool sc__rng_equal(const sc_range *a, const sc_range *b);
 /* Is r one value?  Then store it in v (if non-NULL). */
 bool sc__rng_singleton(const sc_range *r, mpz_ptr v);
-/* dst = c + a * src (a may be 0 or negative). */
+/* dst = c + a * src (a may be 0 or negative).  dst must not be src. */
 void sc__rng_affine(sc_range *dst, const sc_range *src, mpz_srcptr c,
                     mpz_srcptr a);
 /* dst = a + b */
 void sc__rng_add(sc_range *dst, const sc_range *a, const sc_range *b);
-/* dst = the L with c + a*L in src (a != 0), over the integers. */
+/* dst = the L with c + a*L in src (a != 0), over the integers.  dst must
+ * not be src. */
 void sc__rng_solve(sc_range *dst, const sc_range *src, mpz_srcptr c,
                    mpz_srcptr a);
 /* Is r a subset of s? */

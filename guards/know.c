@@ -44,27 +44,21 @@ static bool divisible(const sc_env *env, const sc_expr *x, const sc_expr *k)
         return false;
     for (; id != SIZE_MAX && !found; id = env->divs[id].next) {
         const sc__env_div *d = &env->divs[id];
+        int64_t a, b;
         if (d->dead)
             continue;
         if (d->k == k)
             found = true;
-        else if (sc_expr_is_int(d->k) && sc_expr_is_int(k)) {
-            mpz_t a, b;
-            mpz_init(a);
-            mpz_init(b);
-            sc_expr_get_mpz(d->k, a);
-            sc_expr_get_mpz(k, b);
-            found = mpz_sgn(b) != 0 && mpz_divisible_p(a, b);
-            mpz_clear(a);
-            mpz_clear(b);
-        }
+        else if (sc_expr_get_si(d->k, &a) && sc_expr_get_si(k, &b) && b != 0)
+            /* Big divisors are only matched exactly: sound, not complete. */
+            found = b == -1 || a % b == 0;
     }
     return found;
 }
 
 typedef struct rewriter {
     sc_env *env;
-    sc__gmap memo;
+    sc__gmap *memo;   /* env->memo */
     bool nomem;
 } rewriter;
 
@@ -74,10 +68,11 @@ static sc_expr *rw(rewriter *w, sc_expr *e);
  * factor), x divisible by k and k | coef: (coef/k) * x * (other factors). */
 static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
 {
+    SC__TMP_SAVE(w->env);
     sc_ctx *ctx = w->env->ctx;
     sc_expr *fd = NULL, *rest = NULL, *res = NULL;
     size_t i, n;
-    mpz_t k, q;
+    mpz_ptr k = sc__tz(w->env), q = sc__tz(w->env);
 
     if (sc_expr_get_kind(t) == SC_EXPR_FLOORDIV) {
         fd = t;
@@ -94,15 +89,13 @@ static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
             }
         }
         if (!fd)
-            return NULL;
+            SC__TMP_RETURN(w->env, sc_expr *, NULL);
     } else {
-        return NULL;
+        SC__TMP_RETURN(w->env, sc_expr *, NULL);
     }
     if (!sc_expr_is_int(sc_expr_arg(fd, 1)) ||
         !divisible(w->env, sc_expr_arg(fd, 0), sc_expr_arg(fd, 1)))
-        return NULL;
-    mpz_init(k);
-    mpz_init(q);
+        SC__TMP_RETURN(w->env, sc_expr *, NULL);
     sc_expr_get_mpz(sc_expr_arg(fd, 1), k);
     if (mpz_sgn(k) != 0 && mpz_divisible_p(coef, k)) {
         mpz_divexact(q, coef, k);
@@ -122,8 +115,7 @@ static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
         }
         res = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, q), rest);
     }
-    mpz_clear(k);
-    mpz_clear(q);
+    SC__TMP_RESTORE(w->env);
     return res;
 }
 
@@ -163,63 +155,53 @@ static sc_expr *rw_exact_mul(rewriter *w, sc_expr *m)
     return NULL;
 }
 
+/* Rebuild e with its children rewritten.  Scratch arrays live on
+ * env->stk (indices from `base`), so that a long jump leaks nothing. */
 static sc_expr *rw_node(rewriter *w, sc_expr *e)
 {
-    sc_ctx *ctx = w->env->ctx;
+    sc_env *env = w->env;
+    sc_ctx *ctx = env->ctx;
     sc_expr_kind kind = sc_expr_get_kind(e);
-    size_t n = sc_expr_nargs(e), i;
-    sc_expr *small[8], **args = small, *res = NULL;
+    const size_t n = sc_expr_nargs(e), base = env->stk.n;
+    size_t i;
+    sc_expr *res = NULL, **args;
     bool changed = false;
+    SC__TMP_SAVE(env);
+    mpz_ptr c = sc__tz(env);
 
-    if (n > 8) {
-        args = sc__malloc(n * sizeof *args);
-        if (!args) {
-            w->nomem = true;
-            return NULL;
-        }
-    }
     for (i = 0; i < n; i++) {
-        args[i] = rw(w, sc_expr_arg(e, i));
-        if (!args[i])
+        sc_expr *a = rw(w, sc_expr_arg(e, i));
+        if (!a)
             goto done;
-        if (args[i] != sc_expr_arg(e, i))
+        sc__stk_push(env, a);
+        if (a != sc_expr_arg(e, i))
             changed = true;
     }
     switch (kind) {
     case SC_EXPR_ADD: {
-        sc_expr **terms = sc__malloc((n + 1) * sizeof *terms);
-        mpz_t c;
-        if (!terms) {
-            w->nomem = true;
-            goto done;
-        }
-        mpz_init(c);
-        sc_expr_add_constant(e, c);
-        terms[n] = sc_expr_int_mpz(ctx, c);
+        bool all = true;
         for (i = 0; i < n; i++) {
-            sc_expr *t;
+            sc_expr *t, *a = env->stk.items[base + i];
             sc_expr_add_coef(e, i, c);
-            t = rw_exact_term(w, c, args[i]);
+            t = rw_exact_term(w, c, a);
             if (t)
                 changed = true;
             else
-                t = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, c), args[i]);
-            terms[i] = t;
+                t = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, c), a);
+            all = all && t;
+            sc__stk_push(env, t);
         }
-        mpz_clear(c);
-        if (changed) {
-            for (i = 0; i <= n; i++)
-                if (!terms[i])
-                    break;
-            res = i > n ? sc_expr_add_n(ctx, n + 1, terms) : NULL;
-        } else {
+        sc_expr_add_constant(e, c);
+        sc__stk_push(env, sc_expr_int_mpz(ctx, c));
+        if (!changed)
             res = e;
-        }
-        sc__free(terms);
+        else if (all && env->stk.items[base + 2 * n])
+            res = sc_expr_add_n(ctx, n + 1, env->stk.items + base + n);
         break;
     }
     case SC_EXPR_MUL: {
         sc_expr *m = e;
+        args = env->stk.items + base;
         if (changed) {
             m = sc_expr_int_si(ctx, 1);
             for (i = 0; i < n && m; i++)
@@ -236,12 +218,14 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         break;
     }
     case SC_EXPR_MOD:
-        if (divisible(w->env, args[0], args[1]))
+        args = env->stk.items + base;
+        if (divisible(env, args[0], args[1]))
             res = sc_expr_int_si(ctx, 0);
         else
             res = changed ? sc_expr_mod(ctx, args[0], args[1]) : e;
         break;
     default:
+        args = env->stk.items + base;
         if (!changed) {
             res = e;
             break;
@@ -260,8 +244,8 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         }
     }
 done:
-    if (args != small)
-        sc__free(args);
+    env->stk.n = base;
+    SC__TMP_RESTORE(env);
     return res;
 }
 
@@ -272,10 +256,10 @@ static sc_expr *rw(rewriter *w, sc_expr *e)
 
     if (sc_expr_nargs(e) == 0)
         return e;
-    if (sc__gmap_get(&w->memo, sc__gmap_ptr(e), &v))
+    if (sc__gmap_get(w->memo, sc__gmap_ptr(e), &v))
         return (sc_expr *)(uintptr_t)v;
     res = rw_node(w, e);
-    if (res && !sc__gmap_put(&w->memo, sc__gmap_ptr(e), sc__gmap_ptr(res))) {
+    if (res && !sc__gmap_put(w->memo, sc__gmap_ptr(e), sc__gmap_ptr(res))) {
         w->nomem = true;
         return NULL;
     }
@@ -290,9 +274,9 @@ static sc_status rewrite_divisible(sc_env *env, sc_expr *e, sc_expr **out,
 
     w.env = env;
     w.nomem = false;
-    sc__gmap_init(&w.memo);
+    sc__gmap_clear(&env->memo);
+    w.memo = &env->memo;
     res = rw(&w, e);
-    sc__gmap_destroy(&w.memo);
     if (!res)
         return w.nomem ? sc__error_nomem(err) : sc__env_ctx_error(env, err);
     *out = res;
@@ -331,32 +315,31 @@ fail:
 sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
                             sc_expr **L, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
     sc_status status = SC_OK;
     size_t n, i;
-    mpz_t g, t;
+    mpz_ptr g = sc__tz(env), t = sc__tz(env);
 
     if (sc_expr_is_int(X)) {
         sc_expr_get_mpz(X, c);
         mpz_set_ui(a, 0);
         *L = NULL;
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     }
     if (sc_expr_get_kind(X) != SC_EXPR_ADD) {
         mpz_set_ui(c, 0);
         mpz_set_ui(a, 1);
         *L = X;
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     }
     sc_expr_add_constant(X, c);
     n = sc_expr_nargs(X);
     if (n == 1) {
         sc_expr_add_coef(X, 0, a);
         *L = sc_expr_arg(X, 0);
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     }
-    mpz_init(g);
-    mpz_init(t);
     mpz_set_ui(g, 0);
     for (i = 0; i < n; i++) {
         sc_expr_add_coef(X, i, t);
@@ -382,8 +365,7 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
     }
     if (!*L)
         status = sc__env_ctx_error(env, err);
-    mpz_clear(g);
-    mpz_clear(t);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -427,25 +409,21 @@ static sc_status range_one_step(sc_env *env, sc_expr *D,
                                 const sc_bounds *bounds, sc_range *out,
                                 sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     sc_expr *L;
-    sc_range r;
-    mpz_t c, a;
+    sc_range *r = sc__tr(env);
+    mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
-    mpz_init(c);
-    mpz_init(a);
-    sc_range_init(&r);
     SC_CHECK(sc__env_normalize(env, D, c, a, &L, err));
     if (!L) {
         sc__rng_set_mpz(out, c);
     } else {
-        SC_CHECK(base_range(env, L, bounds, &r, err));
-        sc__rng_affine(out, &r, c, a);
+        SC_CHECK(base_range(env, L, bounds, r, err));
+        sc__rng_affine(out, r, c, a);
     }
 fail:
-    sc_range_clear(&r);
-    mpz_clear(c);
-    mpz_clear(a);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -461,19 +439,17 @@ fail:
 static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                                sc_range *out, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_expr *syms[HEURISTIC_SYMS];
     size_t n = sc_expr_free_symbols(L, syms, HEURISTIC_SYMS), i, k;
     size_t scanned = 0;
     sc_status status = SC_OK;
-    sc_range rd, t;
-    mpz_t zero, minus;
+    sc_range *rd = sc__tr(env), *t = sc__tr(env);
+    mpz_ptr zero = sc__tz(env), minus = sc__tz(env);
 
     if (n < 1 || n > HEURISTIC_SYMS || env->nforms == 0)
-        return SC_OK;
-    sc_range_init(&rd);
-    sc_range_init(&t);
-    mpz_init(zero);
-    mpz_init_set_si(minus, -1);
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    mpz_set_si(minus, -1);
     for (k = 0; k < n && scanned < HEURISTIC_SCAN; k++) {
         sc__env_sym *s = sc__env_sym_of(env, syms[k]);
         if (!s)
@@ -496,31 +472,26 @@ static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                     goto done;
                 }
                 if (sc_expr_is_int(D)) {
-                    mpz_t c;
-                    mpz_init(c);
-                    sc_expr_get_mpz(D, c);
-                    sc__rng_set_mpz(&rd, c);
-                    mpz_clear(c);
+                    sc_expr_get_mpz(D, zero);
+                    sc__rng_set_mpz(rd, zero);
+                    mpz_set_ui(zero, 0);
                 } else {
-                    status = range_one_step(env, D, bounds, &rd, err);
+                    status = range_one_step(env, D, bounds, rd, err);
                     if (status != SC_OK)
                         goto done;
                 }
                 if (sgn > 0) {
-                    sc__rng_add(&t, &f->r, &rd);
+                    sc__rng_add(t, &f->r, rd);
                 } else {
-                    sc__rng_affine(&t, &f->r, zero, minus);
-                    sc__rng_add(&t, &t, &rd);
+                    sc__rng_affine(t, &f->r, zero, minus);
+                    sc__rng_add(t, t, rd);
                 }
-                sc__rng_intersect(out, &t);
+                sc__rng_intersect(out, t);
             }
         }
     }
 done:
-    sc_range_clear(&rd);
-    sc_range_clear(&t);
-    mpz_clear(zero);
-    mpz_clear(minus);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -547,46 +518,45 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
     return combine_forms(env, L, bounds, out, err);
 }
 
-static bool excluded_has(const sc__exprvec *excl, mpz_srcptr v)
+/* Is v among the excluded values (interned constants: compare pointers)?
+ * Exhaustion answers false, which is sound. */
+static bool excluded_has(sc_env *env, const sc__exprvec *excl, mpz_srcptr v)
 {
+    sc_expr *e;
     size_t i;
-    bool found = false;
-    mpz_t t;
 
     if (!excl || excl->n == 0)
         return false;
-    mpz_init(t);
-    for (i = 0; i < excl->n && !found; i++) {
-        sc_expr_get_mpz(excl->items[i], t);
-        found = mpz_cmp(t, v) == 0;
+    e = sc_expr_int_mpz(env->ctx, v);
+    if (!e) {
+        sc_ctx_take_error(env->ctx, NULL);
+        return false;
     }
-    mpz_clear(t);
-    return found;
+    for (i = 0; i < excl->n; i++)
+        if (excl->items[i] == e)
+            return true;
+    return false;
 }
 
 sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     const sc__exprvec *excl;
     sc_expr *L;
-    sc_range r;
-    mpz_t c, a;
+    sc_range *r = sc__tr(env);
+    mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
-    mpz_init(c);
-    mpz_init(a);
-    sc_range_init(&r);
     SC_CHECK(sc__env_normalize(env, e, c, a, &L, err));
     if (!L) {
         sc__rng_set_mpz(out, c);
     } else {
-        SC_CHECK(form_range(env, L, bounds, &r, &excl, err));
-        sc__rng_affine(out, &r, c, a);
+        SC_CHECK(form_range(env, L, bounds, r, &excl, err));
+        sc__rng_affine(out, r, c, a);
     }
 fail:
-    sc_range_clear(&r);
-    mpz_clear(c);
-    mpz_clear(a);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -596,20 +566,16 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
                                  const sc_bounds *bounds, sc_tri *out,
                                  sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_expr_kind kind = sc_expr_get_kind(s);
     sc_status status = SC_OK;
     const sc__exprvec *excl = NULL;
     sc_expr *L;
-    sc_range r, x;
-    mpz_t c, a, w;
+    sc_range *r = sc__tr(env), *x = sc__tr(env);
+    mpz_ptr c = sc__tz(env), a = sc__tz(env), w = sc__tz(env);
     sc_tri eq = SC_TRI_UNKNOWN;
 
     *out = SC_TRI_UNKNOWN;
-    mpz_init(c);
-    mpz_init(a);
-    mpz_init(w);
-    sc_range_init(&r);
-    sc_range_init(&x);
     SC_CHECK(sc__env_normalize(env, sc_expr_arg(s, 0), c, a, &L, err));
     if (!L) {
         int sg = mpz_sgn(c);
@@ -618,24 +584,24 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
         *out = v ? SC_TRI_TRUE : SC_TRI_FALSE;
         goto fail;
     }
-    SC_CHECK(form_range(env, L, bounds, &r, &excl, err));
-    sc__rng_affine(&x, &r, c, a);
-    if (sc_range_is_empty(&x)) {
+    SC_CHECK(form_range(env, L, bounds, r, &excl, err));
+    sc__rng_affine(x, r, c, a);
+    if (sc_range_is_empty(x)) {
         /* Nothing is consistent with the facts; say nothing. */
         goto fail;
     }
     if (kind == SC_EXPR_LE) {
-        if (!x.hi_inf && mpz_sgn(x.hi) <= 0)
+        if (!x->hi_inf && mpz_sgn(x->hi) <= 0)
             *out = SC_TRI_TRUE;
-        else if (!x.lo_inf && mpz_sgn(x.lo) > 0)
+        else if (!x->lo_inf && mpz_sgn(x->lo) > 0)
             *out = SC_TRI_FALSE;
         goto fail;
     }
     /* Eq / Ne: is c + a*L == 0? */
     mpz_set_ui(w, 0);
-    if (!sc_range_contains_mpz(&x, w)) {
+    if (!sc_range_contains_mpz(x, w)) {
         eq = SC_TRI_FALSE;
-    } else if (sc__rng_singleton(&x, NULL)) {
+    } else if (sc__rng_singleton(x, NULL)) {
         eq = SC_TRI_TRUE;
     } else {
         mpz_neg(w, c);
@@ -643,7 +609,7 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
             eq = SC_TRI_FALSE;
         else {
             mpz_divexact(w, w, a);
-            if (excluded_has(excl, w))
+            if (excluded_has(env, excl, w))
                 eq = SC_TRI_FALSE;
         }
     }
@@ -652,11 +618,7 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
                                   : (eq == SC_TRI_TRUE ? SC_TRI_FALSE
                                                        : SC_TRI_TRUE);
 fail:
-    sc_range_clear(&r);
-    sc_range_clear(&x);
-    mpz_clear(c);
-    mpz_clear(a);
-    mpz_clear(w);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -798,12 +760,11 @@ fail:
  * excluded values, until stable. */
 static void tighten_sym_range(sc_env *env, sc__env_sym *s, sc_range *r)
 {
+    SC__TMP_SAVE(env);
     bool changed = true;
     uint64_t id;
-    mpz_t k, t;
+    mpz_ptr k = sc__tz(env), t = sc__tz(env);
 
-    mpz_init(k);
-    mpz_init(t);
     while (changed && !sc_range_is_empty(r)) {
         changed = false;
         if (env->ndivs_alive > 0 &&
@@ -834,43 +795,41 @@ static void tighten_sym_range(sc_env *env, sc__env_sym *s, sc_range *r)
                 }
             }
         }
-        if (!r->lo_inf && excluded_has(&s->excluded, r->lo)) {
+        if (!r->lo_inf && excluded_has(env, &s->excluded, r->lo)) {
             mpz_add_ui(r->lo, r->lo, 1);
             changed = true;
         }
         if (!r->hi_inf && !sc_range_is_empty(r) &&
-            excluded_has(&s->excluded, r->hi)) {
+            excluded_has(env, &s->excluded, r->hi)) {
             mpz_sub_ui(r->hi, r->hi, 1);
             changed = true;
         }
     }
-    mpz_clear(k);
-    mpz_clear(t);
+    SC__TMP_RESTORE(env);
 }
 
 /* Narrow a symbol's range to r (intersected with what is known). */
 static sc_status narrow_symbol(sc_env *env, sc__env_sym *s, const sc_range *r,
                                sc_expr *why, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     const sc_range *cur = sc__env_sym_range(env, s);
     sc_status status = SC_OK;
-    sc_range nr;
-    mpz_t v;
+    sc_range *nr = sc__tr(env);
+    mpz_ptr v = sc__tz(env);
 
-    sc_range_init(&nr);
-    mpz_init(v);
     if (cur)
-        sc_range_set(&nr, cur);
+        sc_range_set(nr, cur);
     if (r)
-        sc__rng_intersect(&nr, r);
-    tighten_sym_range(env, s, &nr);
-    if (sc_range_is_empty(&nr)) {
+        sc__rng_intersect(nr, r);
+    tighten_sym_range(env, s, nr);
+    if (sc_range_is_empty(nr)) {
         status = contradiction(env, why, err);
         goto fail;
     }
-    if (!cur || !sc__rng_equal(&nr, cur)) {
-        SC_CHECK(sc__env_set_range(env, s, &nr, err));
-        if (sc__rng_singleton(&nr, v) && !s->replaced) {
+    if (!cur || !sc__rng_equal(nr, cur)) {
+        SC_CHECK(sc__env_set_range(env, s, nr, err));
+        if (sc__rng_singleton(nr, v) && !s->replaced) {
             sc_expr *c = sc_expr_int_mpz(env->ctx, v);
             if (!c) {
                 status = sc__env_ctx_error(env, err);
@@ -880,8 +839,7 @@ static sc_status narrow_symbol(sc_env *env, sc__env_sym *s, const sc_range *r,
         }
     }
 fail:
-    sc_range_clear(&nr);
-    mpz_clear(v);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -919,16 +877,16 @@ static sc_status get_form(sc_env *env, sc_expr *L, sc__env_form **out,
     return status;
 }
 
-static void tighten_form_range(sc__env_form *f)
+static void tighten_form_range(sc_env *env, sc__env_form *f)
 {
     bool changed = true;
     while (changed && !sc_range_is_empty(&f->r)) {
         changed = false;
-        if (!f->r.lo_inf && excluded_has(&f->excluded, f->r.lo)) {
+        if (!f->r.lo_inf && excluded_has(env, &f->excluded, f->r.lo)) {
             mpz_add_ui(f->r.lo, f->r.lo, 1);
             changed = true;
         }
-        if (!f->r.hi_inf && excluded_has(&f->excluded, f->r.hi)) {
+        if (!f->r.hi_inf && excluded_has(env, &f->excluded, f->r.hi)) {
             mpz_sub_ui(f->r.hi, f->r.hi, 1);
             changed = true;
         }
@@ -939,22 +897,22 @@ static void tighten_form_range(sc__env_form *f)
 static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status;
     sc__env_form *f;
-    sc_range br;
+    sc_range *br = sc__tr(env);
 
     status = get_form(env, L, &f, err);
     if (status != SC_OK)
-        return status;
+        SC__TMP_RETURN(env, sc_status, status);
     sc__rng_intersect(&f->r, r);
-    tighten_form_range(f);
+    tighten_form_range(env, f);
     if (sc_range_is_empty(&f->r))
-        return contradiction(env, why, err);
-    sc_range_init(&br);
-    status = sc_expr_range(env->ctx, L, env->bounds, &br, err);
+        SC__TMP_RETURN(env, sc_status, contradiction(env, why, err));
+    status = sc_expr_range(env->ctx, L, env->bounds, br, err);
     if (status == SC_OK) {
-        sc__rng_intersect(&br, &f->r);
-        if (sc_range_is_empty(&br))
+        sc__rng_intersect(br, &f->r);
+        if (sc_range_is_empty(br))
             status = contradiction(env, why, err);
     }
     if (status == SC_OK && sc__rng_singleton(&f->r, NULL)) {
@@ -966,7 +924,7 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         else
             status = try_replace(env, X, &done, err);
     }
-    sc_range_clear(&br);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -977,44 +935,43 @@ static sc_status constrain(sc_env *env, sc_expr *X, const sc_range *R,
 static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
                                 sc_expr *why, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_expr_kind kind = sc_expr_get_kind(L);
     sc_status status = SC_OK;
-    sc_range r2;
-    mpz_t k;
+    sc_range *r2 = sc__tr(env);
+    mpz_ptr k = sc__tz(env);
     size_t i, n;
 
     if (kind == SC_EXPR_SYMBOL) {
         sc__env_sym *s = sc__env_sym_of(env, L);
         if (!s)
-            return sc__error_set(err, SC_ERR_UNBOUND, "unknown symbol '%s'",
-                                 sc_expr_symbol_name(L));
-        return narrow_symbol(env, s, R, why, err);
+            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_UNBOUND, "unknown symbol '%s'",
+                                 sc_expr_symbol_name(L)));
+        SC__TMP_RETURN(env, sc_status, narrow_symbol(env, s, R, why, err));
     }
-    sc_range_init(&r2);
-    mpz_init(k);
     if ((kind == SC_EXPR_FLOORDIV || kind == SC_EXPR_CEILDIV) &&
         sc_expr_is_int(sc_expr_arg(L, 1))) {
         sc_expr_get_mpz(sc_expr_arg(L, 1), k);
         if (mpz_sgn(k) > 0) {
             /* FloorDiv(Y, k) in [lo, hi]  <=>  Y in [k*lo, k*hi + k - 1];
              * CeilDiv(Y, k) in [lo, hi]   <=>  Y in [k*lo - k + 1, k*hi]. */
-            r2.lo_inf = R->lo_inf;
-            r2.hi_inf = R->hi_inf;
+            r2->lo_inf = R->lo_inf;
+            r2->hi_inf = R->hi_inf;
             if (!R->lo_inf) {
-                mpz_mul(r2.lo, R->lo, k);
+                mpz_mul(r2->lo, R->lo, k);
                 if (kind == SC_EXPR_CEILDIV) {
-                    mpz_sub(r2.lo, r2.lo, k);
-                    mpz_add_ui(r2.lo, r2.lo, 1);
+                    mpz_sub(r2->lo, r2->lo, k);
+                    mpz_add_ui(r2->lo, r2->lo, 1);
                 }
             }
             if (!R->hi_inf) {
-                mpz_mul(r2.hi, R->hi, k);
+                mpz_mul(r2->hi, R->hi, k);
                 if (kind == SC_EXPR_FLOORDIV) {
-                    mpz_add(r2.hi, r2.hi, k);
-                    mpz_sub_ui(r2.hi, r2.hi, 1);
+                    mpz_add(r2->hi, r2->hi, k);
+                    mpz_sub_ui(r2->hi, r2->hi, 1);
                 }
             }
-            status = constrain(env, sc_expr_arg(L, 0), &r2, why, err);
+            status = constrain(env, sc_expr_arg(L, 0), r2, why, err);
             goto done;
         }
     }
@@ -1023,34 +980,33 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
         /* Max(args) <= hi: every argument is; Min(args) >= lo likewise.
          * The other side stays a fact about L. */
         n = sc_expr_nargs(L);
-        sc_range_set_unbounded(&r2);
+        sc_range_set_unbounded(r2);
         if (kind == SC_EXPR_MAX) {
-            mpz_set(r2.hi, R->hi);
-            r2.hi_inf = false;
+            mpz_set(r2->hi, R->hi);
+            r2->hi_inf = false;
         } else {
-            mpz_set(r2.lo, R->lo);
-            r2.lo_inf = false;
+            mpz_set(r2->lo, R->lo);
+            r2->lo_inf = false;
         }
         for (i = 0; i < n && status == SC_OK; i++)
-            status = constrain(env, sc_expr_arg(L, i), &r2, why, err);
+            status = constrain(env, sc_expr_arg(L, i), r2, why, err);
         if (status == SC_OK &&
             (kind == SC_EXPR_MAX ? !R->lo_inf : !R->hi_inf)) {
-            sc_range_set_unbounded(&r2);
+            sc_range_set_unbounded(r2);
             if (kind == SC_EXPR_MAX) {
-                mpz_set(r2.lo, R->lo);
-                r2.lo_inf = false;
+                mpz_set(r2->lo, R->lo);
+                r2->lo_inf = false;
             } else {
-                mpz_set(r2.hi, R->hi);
-                r2.hi_inf = false;
+                mpz_set(r2->hi, R->hi);
+                r2->hi_inf = false;
             }
-            status = form_fact(env, L, &r2, why, err);
+            status = form_fact(env, L, r2, why, err);
         }
         goto done;
     }
     status = form_fact(env, L, R, why, err);
 done:
-    sc_range_clear(&r2);
-    mpz_clear(k);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -1058,32 +1014,28 @@ done:
 static sc_status constrain(sc_env *env, sc_expr *X, const sc_range *R,
                            sc_expr *why, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     sc_expr *L;
-    sc_range rl;
-    mpz_t c, a;
+    sc_range *rl = sc__tr(env);
+    mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
-    mpz_init(c);
-    mpz_init(a);
-    sc_range_init(&rl);
     SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
     if (!L) {
         if (!sc_range_contains_mpz(R, c))
             status = contradiction(env, why, err);
         goto fail;
     }
-    sc__rng_solve(&rl, R, c, a);
-    if (sc_range_is_empty(&rl)) {
+    sc__rng_solve(rl, R, c, a);
+    if (sc_range_is_empty(rl)) {
         status = contradiction(env, why, err);
         goto fail;
     }
-    if (sc__rng_is_full(&rl))
+    if (sc__rng_is_full(rl))
         goto fail;
-    status = constrain_form(env, L, &rl, why, err);
+    status = constrain_form(env, L, rl, why, err);
 fail:
-    sc_range_clear(&rl);
-    mpz_clear(c);
-    mpz_clear(a);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -1103,16 +1055,13 @@ static bool exclude_push(sc__exprvec *v, sc_expr *value, bool *nomem)
 /* X != 0. */
 static sc_status exclude(sc_env *env, sc_expr *X, sc_expr *why, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     sc_expr *L, *wv;
-    sc_range r;
-    mpz_t c, a, w;
+    sc_range *r = sc__tr(env);
+    mpz_ptr c = sc__tz(env), a = sc__tz(env), w = sc__tz(env);
     bool nomem = false;
 
-    mpz_init(c);
-    mpz_init(a);
-    mpz_init(w);
-    sc_range_init(&r);
     SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
     if (!L) {
         if (mpz_sgn(c) == 0)
@@ -1145,14 +1094,14 @@ static sc_status exclude(sc_env *env, sc_expr *X, sc_expr *why, sc_error *err)
             status = sc__error_nomem(err);
     } else {
         sc__env_form *f;
-        SC_CHECK(sc_expr_range(env->ctx, L, env->bounds, &r, err));
-        if (!sc_range_contains_mpz(&r, w))
+        SC_CHECK(sc_expr_range(env->ctx, L, env->bounds, r, err));
+        if (!sc_range_contains_mpz(r, w))
             goto fail;
         SC_CHECK(get_form(env, L, &f, err));
         if (!sc_range_contains_mpz(&f->r, w))
             goto fail;
         if (exclude_push(&f->excluded, wv, &nomem)) {
-            tighten_form_range(f);
+            tighten_form_range(env, f);
             if (sc_range_is_empty(&f->r))
                 status = contradiction(env, why, err);
         } else if (nomem) {
@@ -1160,10 +1109,7 @@ static sc_status exclude(sc_env *env, sc_expr *X, sc_expr *why, sc_error *err)
         }
     }
 fail:
-    sc_range_clear(&r);
-    mpz_clear(c);
-    mpz_clear(a);
-    mpz_clear(w);
+    SC__TMP_RESTORE(env);
     return status;
 }
 
@@ -1265,27 +1211,27 @@ static bool replacement_allowed(sc_env *env, sc__env_sym *x, sc_expr *E)
 static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
                              sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
     sc__env_sym *best = NULL;
     sc_expr *bestE = NULL;
     size_t n, i, j;
-    mpz_t coef;
+    mpz_ptr coef = sc__tz(env);
 
     *done = false;
     if (sc_expr_is_symbol(X)) {
         sc__env_sym *s = sc__env_sym_of(env, X);
         sc_expr *zero = sc_expr_int_si(ctx, 0);
         if (!zero)
-            return sc__env_ctx_error(env, err);
+            SC__TMP_RETURN(env, sc_status, sc__env_ctx_error(env, err));
         if (!s || s->replaced)
-            return SC_OK;
+            SC__TMP_RETURN(env, sc_status, SC_OK);
         *done = true;
-        return add_replacement(env, s, zero, err);
+        SC__TMP_RETURN(env, sc_status, add_replacement(env, s, zero, err));
     }
     if (sc_expr_get_kind(X) != SC_EXPR_ADD)
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     n = sc_expr_nargs(X);
-    mpz_init(coef);
     for (i = 0; i < n; i++) {
         sc_expr *t = sc_expr_arg(X, i), *E;
         sc__env_sym *s;
@@ -1304,7 +1250,7 @@ static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
             continue;
         E = mpz_sgn(coef) > 0 ? sc_expr_sub(ctx, t, X) : sc_expr_add(ctx, X, t);
         if (!E) {
-            mpz_clear(coef);
+            SC__TMP_RESTORE(env);
             return sc__env_ctx_error(env, err);
         }
         if (replacement_allowed(env, s, E)) {
@@ -1312,34 +1258,37 @@ static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
             bestE = E;
         }
     }
-    mpz_clear(coef);
+    SC__TMP_RESTORE(env);
     if (!best)
-        return SC_OK;
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     *done = true;
-    return add_replacement(env, best, bestE, err);
+    SC__TMP_RETURN(env, sc_status, add_replacement(env, best, bestE, err));
 }
 
 static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
                                  sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
     sc_status status = SC_OK;
     const sc_range *r;
     size_t i;
 
-    if (x->replaced)
-        return sc__error_set(err, SC_ERR_INTERNAL, "symbol replaced twice");
+    if (x->replaced) {
+        status = sc__error_set(err, SC_ERR_INTERNAL, "symbol replaced twice");
+        goto fail;
+    }
     if (sc_expr_is_int(E)) {
-        mpz_t v;
+        mpz_ptr v = sc__tz(env);
         bool ok;
-        mpz_init(v);
         sc_expr_get_mpz(E, v);
         r = sc__env_sym_range(env, x);
         ok = (!r || sc_range_contains_mpz(r, v)) &&
-             !excluded_has(&x->excluded, v);
-        mpz_clear(v);
-        if (!ok)
-            return contradiction(env, sc_expr_eq(ctx, x->sym, E), err);
+             !excluded_has(env, &x->excluded, v);
+        if (!ok) {
+            status = contradiction(env, sc_expr_eq(ctx, x->sym, E), err);
+            goto fail;
+        }
     }
     SC_CHECK(sc_symmap_set(env->repl, x->sym, E, err));
     x->replaced = true;
@@ -1407,25 +1356,29 @@ static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
         }
     }
 fail:
+    SC__TMP_RESTORE(env);
     return status;
 }
 
 static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
 {
+    SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
     sc_status status = SC_OK;
     sc_expr *s, *X, *L;
     sc_tri t;
     size_t i, n;
     bool done;
-    mpz_t c, a;
+    mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
     SC_CHECK(sc__env_rewrite(env, fact, env->bounds, &s, err));
     SC_CHECK(sc__env_decide(env, s, env->bounds, &t, err));
     if (t == SC_TRI_TRUE)
-        return SC_OK;
-    if (t == SC_TRI_FALSE)
-        return contradiction(env, fact, err);
+        goto fail;
+    if (t == SC_TRI_FALSE) {
+        status = contradiction(env, fact, err);
+        goto fail;
+    }
     switch (sc_expr_get_kind(s)) {
     case SC_EXPR_AND:
         n = sc_expr_nargs(s);
@@ -1434,21 +1387,21 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
         break;
     case SC_EXPR_OR: {
         /* Drop the disjuncts known false; one left is a plain fact. */
-        sc_expr **keep;
+        const size_t base = env->stk.n;
         size_t nk = 0;
         n = sc_expr_nargs(s);
-        keep = sc__malloc(n * sizeof *keep);
-        if (!keep)
-            return sc__error_nomem(err);
         for (i = 0; i < n; i++) {
             status = sc__env_decide(env, sc_expr_arg(s, i), env->bounds, &t,
                                     err);
             if (status != SC_OK)
                 break;
-            if (t != SC_TRI_FALSE)
-                keep[nk++] = sc_expr_arg(s, i);
+            if (t != SC_TRI_FALSE) {
+                sc__stk_push(env, sc_expr_arg(s, i));
+                nk++;
+            }
         }
         if (status == SC_OK) {
+            sc_expr **keep = env->stk.items + base;
             if (nk == 0)
                 status = contradiction(env, fact, err);
             else if (nk == 1)
@@ -1458,7 +1411,7 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
             else
                 status = add_or(env, s, err);
         }
-        sc__free(keep);
+        env->stk.n = base;
         break;
     }
     case SC_EXPR_EQ:
@@ -1466,29 +1419,21 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
         SC_CHECK(try_replace(env, X, &done, err));
         if (done)
             break;
-        mpz_init(c);
-        mpz_init(a);
         status = sc__env_normalize(env, X, c, a, &L, err);
         if (status == SC_OK && L && mpz_sgn(c) == 0 &&
             sc_expr_get_kind(L) == SC_EXPR_MOD) {
             status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
         } else if (status == SC_OK) {
-            sc_range z;
-            sc_range_init(&z);
-            sc_range_set_si(&z, 0, 0);
-            status = constrain(env, X, &z, fact, err);
-            sc_range_clear(&z);
+            sc_range *z = sc__tr(env);
+            sc_range_set_si(z, 0, 0);
+            status = constrain(env, X, z, fact, err);
         }
-        mpz_clear(c);
-        mpz_clear(a);
         break;
     case SC_EXPR_LE: {
-        sc_range z;
-        sc_range_init(&z);
-        sc_range_set_si(&z, 0, 0);
-        z.lo_inf = true;
-        status = constrain(env, sc_expr_arg(s, 0), &z, fact, err);
-        sc_range_clear(&z);
+        sc_range *z = sc__tr(env);
+        sc_range_set_si(z, 0, 0);
+        z->lo_inf = true;
+        status = constrain(env, sc_expr_arg(s, 0), z, fact, err);
         break;
     }
     case SC_EXPR_NE:
@@ -1498,6 +1443,7 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
         break;
     }
 fail:
+    SC__TMP_RESTORE(env);
     return status;
 }
 

@@ -40,6 +40,17 @@ void sc__gmap_destroy(sc__gmap *m)
     memset(m, 0, sizeof *m);
 }
 
+void sc__gmap_clear(sc__gmap *m)
+{
+    if (m->cap > 4096) {
+        sc__gmap_destroy(m);
+        return;
+    }
+    if (m->count > 0)
+        memset(m->used, 0, m->cap);
+    m->count = 0;
+}
+
 bool sc__gmap_get(const sc__gmap *m, uint64_t key, uint64_t *val)
 {
     size_t i, mask;

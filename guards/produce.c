@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <setjmp.h>
 #include <string.h>
 
 #include "guards/env.h"
@@ -288,9 +289,14 @@ static sc_expr *to_vars(producer *p, sc_expr *e)
     return e ? sc_expr_subst(p->env->ctx, e, p->to_vars) : NULL;
 }
 
-static void put_mpz(sc__buf *b, mpz_srcptr v)
+/* Print an integer constant (symint prints under its own GMP guard). */
+static void put_int(producer *p, sc__buf *b, sc_expr *v)
 {
-    char *s = mpz_get_str(NULL, 10, v);
+    char *s = v ? sc_expr_to_str(p->env->ctx, v) : NULL;
+    if (!s) {
+        b->failed = true;
+        return;
+    }
     sc__buf_puts(b, s);
     free(s);
 }
@@ -301,28 +307,32 @@ static sc_status add_bounds(producer *p, sc_expr *X, const char *xtext,
                             const sc_range *r)
 {
     sc_ctx *ctx = p->env->ctx;
-    sc_expr *e = sc_expr_true(ctx), *xv = to_vars(p, X);
+    sc_expr *e = sc_expr_true(ctx), *xv = to_vars(p, X), *lo = NULL, *hi = NULL;
     sc__buf b;
 
     if (!xv)
         return sc__env_ctx_error(p->env, p->err);
-    sc__buf_init(&b);
-    if (sc__rng_singleton(r, NULL)) {
-        sc_expr *eq = sc_expr_eq(ctx, X, sc_expr_int_mpz(ctx, r->lo));
+    if (!r->lo_inf && !(lo = sc_expr_int_mpz(ctx, r->lo)))
+        return sc__env_ctx_error(p->env, p->err);
+    if (!r->hi_inf && !(hi = sc_expr_int_mpz(ctx, r->hi)))
+        return sc__env_ctx_error(p->env, p->err);
+    if (lo && lo == hi) {
+        sc_expr *eq = sc_expr_eq(ctx, X, lo);
         if (!eq)
             return sc__env_ctx_error(p->env, p->err);
         return add_item(p, mapped(p, eq), to_vars(p, eq));
     }
-    if (!r->lo_inf) {
-        put_mpz(&b, r->lo);
+    sc__buf_init(&b);
+    if (lo) {
+        put_int(p, &b, lo);
         sc__buf_puts(&b, " <= ");
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, sc_expr_int_mpz(ctx, r->lo), xv));
+        e = sc_expr_and(ctx, e, sc_expr_le(ctx, lo, xv));
     }
     sc__buf_puts(&b, xtext);
-    if (!r->hi_inf) {
+    if (hi) {
         sc__buf_puts(&b, " <= ");
-        put_mpz(&b, r->hi);
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, xv, sc_expr_int_mpz(ctx, r->hi)));
+        put_int(p, &b, hi);
+        e = sc_expr_and(ctx, e, sc_expr_le(ctx, xv, hi));
     }
     return add_item(p, sc__buf_take(&b), e);
 }
@@ -330,12 +340,12 @@ static sc_status add_bounds(producer *p, sc_expr *X, const char *xtext,
 static sc_status add_excluded(producer *p, sc_expr *X, const sc__exprvec *ex,
                               const sc_range *r)
 {
+    SC__TMP_SAVE(p->env);
     sc_ctx *ctx = p->env->ctx;
     sc_status status = SC_OK;
     size_t i;
-    mpz_t v;
+    mpz_ptr v = sc__tz(p->env);
 
-    mpz_init(v);
     for (i = 0; i < ex->n && status == SC_OK; i++) {
         sc_expr *ne;
         sc_expr_get_mpz(ex->items[i], v);
@@ -347,7 +357,7 @@ static sc_status add_excluded(producer *p, sc_expr *X, const sc__exprvec *ex,
         else
             status = add_item(p, mapped(p, ne), to_vars(p, ne));
     }
-    mpz_clear(v);
+    SC__TMP_RESTORE(p->env);
     return status;
 }
 
@@ -427,43 +437,41 @@ static sc_status produce_divs(producer *p)
 
 static sc_status produce_forms(producer *p)
 {
+    SC__TMP_SAVE(p->env);
     sc_env *env = p->env;
     sc_status status = SC_OK;
-    sc_range base, r;
+    sc_range *base = sc__tr(p->env), *r = sc__tr(p->env);
     size_t i;
 
-    sc_range_init(&base);
-    sc_range_init(&r);
     for (i = 0; i < env->nforms && status == SC_OK; i++) {
         sc__env_form *f = &env->forms[i];
         char *text;
         if (f->dead || !all_backed(env, f->L))
             continue;
-        status = sc_expr_range(env->ctx, f->L, env->bounds, &base, p->err);
+        status = sc_expr_range(env->ctx, f->L, env->bounds, base, p->err);
         if (status != SC_OK)
             break;
-        sc_range_set(&r, &f->r);
+        sc_range_set(r, &f->r);
         /* Leave out the sides the ranges of the symbols already imply. */
-        if (!r.lo_inf && !base.lo_inf && mpz_cmp(base.lo, r.lo) >= 0)
-            r.lo_inf = true;
-        if (!r.hi_inf && !base.hi_inf && mpz_cmp(base.hi, r.hi) <= 0)
-            r.hi_inf = true;
-        if (!sc__rng_is_full(&r)) {
+        if (!r->lo_inf && !base->lo_inf && mpz_cmp(base->lo, r->lo) >= 0)
+            r->lo_inf = true;
+        if (!r->hi_inf && !base->hi_inf && mpz_cmp(base->hi, r->hi) <= 0)
+            r->hi_inf = true;
+        if (!sc__rng_is_full(r)) {
             text = mapped(p, f->L);
             if (!text) {
                 status = sc__error_nomem(p->err);
                 break;
             }
-            status = add_bounds(p, f->L, text, &r);
+            status = add_bounds(p, f->L, text, r);
             sc__free(text);
         }
         if (status == SC_OK) {
-            sc__rng_intersect(&base, &f->r);
-            status = add_excluded(p, f->L, &f->excluded, &base);
+            sc__rng_intersect(base, &f->r);
+            status = add_excluded(p, f->L, &f->excluded, base);
         }
     }
-    sc_range_clear(&base);
-    sc_range_clear(&r);
+    SC__TMP_RESTORE(p->env);
     return status;
 }
 
@@ -488,72 +496,102 @@ static sc_status produce_ors(producer *p)
     return status;
 }
 
-sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
-                                sc_error *err)
+static void producer_free(producer *p)
 {
+    sc_symmap_free(p->to_vars);
+    sc__gmap_destroy(&p->name_of);
+    sc_guard_set_free(p->gs);
+    sc__free(p);
+}
+
+static sc_status produce_impl(producer *p)
+{
+    sc_env *env = p->env;
+    sc_error *err = p->err;
     sc_status status = SC_OK;
-    sc_guard_set *gs;
-    producer p;
+    sc_guard_set *gs = p->gs;
     size_t i;
 
-    *out = NULL;
-    gs = sc__calloc(1, sizeof *gs);
-    if (!gs)
-        return sc__error_nomem(err);
     gs->ctx = env->ctx;
-    memset(&p, 0, sizeof p);
-    p.env = env;
-    p.gs = gs;
-    p.err = err;
-    sc__gmap_init(&p.name_of);
-    p.to_vars = sc_symmap_new(env->ctx);
     if (env->nsources > 0) {
         gs->sources = sc__calloc(env->nsources, sizeof *gs->sources);
         gs->vars = sc__calloc(env->nsources, sizeof *gs->vars);
         gs->var_exprs = sc__calloc(env->nsources, sizeof *gs->var_exprs);
-        if (!gs->sources || !gs->vars || !gs->var_exprs) {
-            status = sc__error_nomem(err);
-            goto fail;
-        }
-    }
-    if (!p.to_vars) {
-        status = sc__error_nomem(err);
-        goto fail;
+        if (!gs->sources || !gs->vars || !gs->var_exprs)
+            return sc__error_nomem(err);
     }
     gs->nsources = env->nsources;
     for (i = 0; i < env->nsources; i++) {
         gs->sources[i] = sc__strdup(env->sources[i].text);
-        if (!gs->sources[i]) {
-            status = sc__error_nomem(err);
-            goto fail;
-        }
-        SC_CHECK(make_var(&p, i));
+        if (!gs->sources[i])
+            return sc__error_nomem(err);
+        SC_CHECK(make_var(p, i));
     }
     for (i = 0; i < env->nsyms; i++) {
         sc__env_sym *s = &env->syms[i];
         if (!s->backed || s->first_source == SIZE_MAX)
             continue;
-        if (!sc__gmap_put(&p.name_of, sc__str_hash(sc_expr_symbol_name(s->sym)),
-                          i)) {
-            status = sc__error_nomem(err);
-            goto fail;
-        }
-        SC_CHECK(sc_symmap_set(p.to_vars, s->sym,
+        if (!sc__gmap_put(&p->name_of,
+                          sc__str_hash(sc_expr_symbol_name(s->sym)), i))
+            return sc__error_nomem(err);
+        SC_CHECK(sc_symmap_set(p->to_vars, s->sym,
                                gs->var_exprs[s->first_source], err));
     }
-    SC_CHECK(produce_sources(&p));
-    SC_CHECK(produce_symbols(&p));
-    SC_CHECK(produce_divs(&p));
-    SC_CHECK(produce_forms(&p));
-    SC_CHECK(produce_ors(&p));
-    sc_symmap_free(p.to_vars);
-    sc__gmap_destroy(&p.name_of);
-    *out = gs;
-    return SC_OK;
+    SC_CHECK(produce_sources(p));
+    SC_CHECK(produce_symbols(p));
+    SC_CHECK(produce_divs(p));
+    SC_CHECK(produce_forms(p));
+    SC_CHECK(produce_ors(p));
 fail:
-    sc_symmap_free(p.to_vars);
-    sc__gmap_destroy(&p.name_of);
-    sc_guard_set_free(gs);
+    return status;
+}
+
+sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
+                                sc_error *err)
+{
+    const size_t tz = env->ntz, tr = env->ntr, stk = env->stk.n;
+    jmp_buf *const prev = env->jmp;
+    sc__gmp_guard g;
+    sc_status status;
+    producer *p;
+
+    *out = NULL;
+    p = sc__calloc(1, sizeof *p);
+    if (!p)
+        return sc__error_nomem(err);
+    p->env = env;
+    p->err = err;
+    sc__gmap_init(&p->name_of);
+    p->gs = sc__calloc(1, sizeof *p->gs);
+    p->to_vars = sc_symmap_new(env->ctx);
+    if (!p->gs || !p->to_vars) {
+        producer_free(p);
+        return sc__error_nomem(err);
+    }
+    /* The entry-point guard, by hand: the guard set in progress must be
+     * freed when GMP runs out of memory. */
+    sc__gmp_push(&g);
+    if (setjmp(g.env)) {
+        sc__gmp_pop(&g);
+        env->jmp = prev;
+        env->ntz = tz;
+        env->ntr = tr;
+        env->stk.n = stk;
+        producer_free(p);
+        return sc__error_nomem(err);
+    }
+    env->jmp = &g.env;
+    status = produce_impl(p);
+    sc__gmp_pop(&g);
+    env->jmp = prev;
+    env->ntz = tz;
+    env->ntr = tr;
+    env->stk.n = stk;
+    if (status == SC_OK) {
+        *out = p->gs;
+        p->gs = NULL;
+    }
+    producer_free(p);
     return status;
 }
 

@@ -77,36 +77,35 @@ void sc__rng_affine(sc_range *dst, const sc_range *src, mpz_srcptr c,
                     mpz_srcptr a)
 {
     int sgn = mpz_sgn(a);
-    bool lo_inf = src->lo_inf, hi_inf = src->hi_inf;
-    mpz_t lo, hi;
+    const bool lo_inf = src->lo_inf, hi_inf = src->hi_inf;
 
     if (sgn == 0) {
         sc__rng_set_mpz(dst, c);
         return;
     }
-    mpz_init(lo);
-    mpz_init(hi);
-    if (!lo_inf) {
-        mpz_mul(lo, src->lo, a);
-        mpz_add(lo, lo, c);
-    }
-    if (!hi_inf) {
-        mpz_mul(hi, src->hi, a);
-        mpz_add(hi, hi, c);
-    }
     if (sgn > 0) {
-        mpz_set(dst->lo, lo);
-        mpz_set(dst->hi, hi);
+        if (!lo_inf) {
+            mpz_mul(dst->lo, src->lo, a);
+            mpz_add(dst->lo, dst->lo, c);
+        }
+        if (!hi_inf) {
+            mpz_mul(dst->hi, src->hi, a);
+            mpz_add(dst->hi, dst->hi, c);
+        }
         dst->lo_inf = lo_inf;
         dst->hi_inf = hi_inf;
     } else {
-        mpz_set(dst->lo, hi);
-        mpz_set(dst->hi, lo);
+        if (!hi_inf) {
+            mpz_mul(dst->lo, src->hi, a);
+            mpz_add(dst->lo, dst->lo, c);
+        }
+        if (!lo_inf) {
+            mpz_mul(dst->hi, src->lo, a);
+            mpz_add(dst->hi, dst->hi, c);
+        }
         dst->lo_inf = hi_inf;
         dst->hi_inf = lo_inf;
     }
-    mpz_clear(lo);
-    mpz_clear(hi);
 }
 
 void sc__rng_add(sc_range *dst, const sc_range *a, const sc_range *b)
@@ -124,40 +123,29 @@ void sc__rng_solve(sc_range *dst, const sc_range *src, mpz_srcptr c,
                    mpz_srcptr a)
 {
     /* c + a*L >= lo  <=>  a*L >= lo - c; divide, rounding inwards. */
-    bool lo_inf, hi_inf;
-    mpz_t lo, hi, t;
+    const bool lo_inf = src->lo_inf, hi_inf = src->hi_inf;
 
-    mpz_init(lo);
-    mpz_init(hi);
-    mpz_init(t);
     if (mpz_sgn(a) > 0) {
-        lo_inf = src->lo_inf;
-        hi_inf = src->hi_inf;
         if (!lo_inf) {
-            mpz_sub(t, src->lo, c);
-            mpz_cdiv_q(lo, t, a);
+            mpz_sub(dst->lo, src->lo, c);
+            mpz_cdiv_q(dst->lo, dst->lo, a);
         }
         if (!hi_inf) {
-            mpz_sub(t, src->hi, c);
-            mpz_fdiv_q(hi, t, a);
+            mpz_sub(dst->hi, src->hi, c);
+            mpz_fdiv_q(dst->hi, dst->hi, a);
         }
+        dst->lo_inf = lo_inf;
+        dst->hi_inf = hi_inf;
     } else {
-        lo_inf = src->hi_inf;
-        hi_inf = src->lo_inf;
-        if (!lo_inf) {
-            mpz_sub(t, src->hi, c);
-            mpz_cdiv_q(lo, t, a);
-        }
         if (!hi_inf) {
-            mpz_sub(t, src->lo, c);
-            mpz_fdiv_q(hi, t, a);
+            mpz_sub(dst->lo, src->hi, c);
+            mpz_cdiv_q(dst->lo, dst->lo, a);
         }
+        if (!lo_inf) {
+            mpz_sub(dst->hi, src->lo, c);
+            mpz_fdiv_q(dst->hi, dst->hi, a);
+        }
+        dst->lo_inf = hi_inf;
+        dst->hi_inf = lo_inf;
     }
-    mpz_set(dst->lo, lo);
-    mpz_set(dst->hi, hi);
-    dst->lo_inf = lo_inf;
-    dst->hi_inf = hi_inf;
-    mpz_clear(lo);
-    mpz_clear(hi);
-    mpz_clear(t);
 }

@@ -79,7 +79,7 @@ sc_status sc__kernel_embedding(sc__kernel_call *call)
             goto fail;
         }
     SC_CHECK(sc__gather(w, 2, w->sizes, ct, &bw, call->err));
-    bo = sc__malloc(n * (size_t)dim ? n * (size_t)dim * es : 1);
+    bo = sc__malloc(n * (size_t)dim != 0 ? n * (size_t)dim * es : 1);
     if (!bo) {
         status = sc__error_nomem(call->err);
         goto fail;
@@ -160,7 +160,7 @@ sc_status sc__kernel_embedding_dense_backward(sc__kernel_call *call)
                 counts[bi[i]]++;
     }
     SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
-    bo = sc__calloc((size_t)nw * (size_t)dim ? (size_t)nw * (size_t)dim : 1,
+    bo = sc__calloc((size_t)nw * (size_t)dim != 0 ? (size_t)nw * (size_t)dim : 1,
                     sc__ctype_size(ct));
     if (!bo) {
         status = sc__error_nomem(call->err);
@@ -461,7 +461,7 @@ sc_status sc__kernel_nll_loss_backward(sc__kernel_call *call)
     SC_CHECK(sc__gather(go, go->ndim, go->sizes, SC__CT_F64, (void **)&bgo,
                         call->err));
     ct = sc__ctype_of(a.x->dtype);
-    bo = sc__calloc(a.batch * a.classes ? a.batch * a.classes : 1,
+    bo = sc__calloc(a.batch * a.classes != 0 ? a.batch * a.classes : 1,
                     sc__ctype_size(ct));
     if (!bo) {
         status = sc__error_nomem(call->err);

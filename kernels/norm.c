@@ -80,7 +80,7 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
     const sc_tensor *x, *w, *b, *rm, *rv;
     bool training;
     double momentum, eps;
-    size_t N, C, P, n, c, k, cnt;
+    size_t N = 0, C = 0, P = 0, n, c, k, cnt;
     double *bw = NULL, *bb = NULL, *brm = NULL, *brv = NULL, *bx = NULL,
            *mean = NULL, *invstd = NULL;
     int64_t csz, zero = 0;
@@ -214,7 +214,7 @@ sc_status sc__kernel_native_batch_norm_backward(sc__kernel_call *call)
     const sc_tensor *g, *x, *w, *rm, *rv, *sm, *si, *stat_m, *stat_v;
     bool train, mask[3];
     double eps;
-    size_t N, C, P, n, c, k, cnt;
+    size_t N = 0, C = 0, P = 0, n, c, k, cnt;
     double *bg = NULL, *bx = NULL, *bw = NULL, *bm = NULL, *bv = NULL,
            *gw = NULL, *gb = NULL;
     int64_t csz;

@@ -77,8 +77,9 @@ sc_expr *sc__ctx_fail(sc_ctx *ctx, sc_status code, const char *fmt, ...)
     SC__PRINTF(3, 4);
 
 /* ---- sc__int arithmetic (symint/int.c) --------------------------------
- * Results that are big are allocated in scratch mpz's owned by the caller
- * (`tmp`, initialised) or, for node storage, by the context. */
+ * Results that are big live in the context's scratch mpz's (sc__ctx_tmp,
+ * released with sc__ctx_mark/sc__ctx_release) or, for node storage, in
+ * mpz's the context owns. */
 static inline bool sc__int_is_small(const sc__int *a) { return !a->big; }
 int sc__int_sgn(const sc__int *a);
 int sc__int_cmp(const sc__int *a, const sc__int *b);
@@ -178,5 +179,41 @@ bool sc__expr_content(sc_ctx *ctx, sc__int *g, const sc_expr *e);
 
 /* Exponent limit for a non-constant base. */
 #define SC__MAX_EXPONENT ((uint64_t)1 << 32)
+
+
+/* ---- Traversal helpers shared by symmap.c, range.c, simplify.c, eval.c
+ * and prog.c ------------------------------------------------------------ */
+#define SC__MEMO_NONE ((size_t)-1)
+/* A map from node pointers to size_t values for the duration of one
+ * traversal (nodes are interned, so the pointer is the identity). */
+typedef struct sc__memo sc__memo;
+sc__memo *sc__memo_new(void);
+void sc__memo_free(sc__memo *m);
+/* The value stored for e, or SC__MEMO_NONE. */
+size_t sc__memo_get(const sc__memo *m, const sc_expr *e);
+/* Store (or replace) e -> value; storing SC__MEMO_NONE forgets e.  False
+ * on exhaustion (then m is unchanged). */
+bool sc__memo_put(sc__memo *m, const sc_expr *e, size_t value);
+/* Is e a symbol interned in ctx? */
+bool sc__ctx_has_symbol(const sc_ctx *ctx, const sc_expr *e);
+void sc__mpz_set_i64(mpz_ptr z, int64_t v);
+bool sc__mpz_get_i64(mpz_srcptr z, int64_t *out);
+/* Memoised range computation over one set of bounds (symint/range.c). */
+typedef struct sc__ranger sc__ranger;
+sc__ranger *sc__ranger_new(const sc_bounds *bounds);
+void sc__ranger_free(sc__ranger *r);
+/* The range of e; *out stays valid until the ranger is freed. */
+sc_status sc__ranger_range(sc__ranger *r, sc_expr *e, const sc_range **out,
+                           sc_error *err);
+/* The range of floor(a / d) (out initialised by the caller), without
+ * building the node. */
+sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
+                              sc_range *out, sc_error *err);
+
+/* From symint/eval.c: exact evaluation with symbols bound to int64_t
+ * values (syms sorted by index). */
+sc_status sc__expr_eval_vals(sc_ctx *ctx, sc_expr *e, size_t n,
+                             sc_expr *const *syms, const int64_t *vals,
+                             mpz_ptr out, int64_t *out_si, sc_error *err);
 
 #endif /* SYMCUT_SYMINT_EXPR_H */

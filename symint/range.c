@@ -13,36 +13,6 @@
 
 #include "symint/expr.h"
 
-/* ---- Internal interface shared by symint/symmap.c, range.c, simplify.c,
- * eval.c and prog.c.  It belongs in symint/expr.h; until it moves there,
- * each of these files repeats this block verbatim. ---------------------- */
-#define SC__MEMO_NONE ((size_t)-1)
-/* A map from node pointers to size_t values for the duration of one
- * traversal (nodes are interned, so the pointer is the identity). */
-typedef struct sc__memo sc__memo;
-sc__memo *sc__memo_new(void);
-void sc__memo_free(sc__memo *m);
-/* The value stored for e, or SC__MEMO_NONE. */
-size_t sc__memo_get(const sc__memo *m, const sc_expr *e);
-/* Store (or replace) e -> value; storing SC__MEMO_NONE forgets e.  False
- * on exhaustion (then m is unchanged). */
-bool sc__memo_put(sc__memo *m, const sc_expr *e, size_t value);
-/* Is e a symbol interned in ctx? */
-bool sc__ctx_has_symbol(const sc_ctx *ctx, const sc_expr *e);
-void sc__mpz_set_i64(mpz_ptr z, int64_t v);
-bool sc__mpz_get_i64(mpz_srcptr z, int64_t *out);
-/* Memoised range computation over one set of bounds (symint/range.c). */
-typedef struct sc__ranger sc__ranger;
-sc__ranger *sc__ranger_new(const sc_bounds *bounds);
-void sc__ranger_free(sc__ranger *r);
-/* The range of e; *out stays valid until the ranger is freed. */
-sc_status sc__ranger_range(sc__ranger *r, sc_expr *e, const sc_range **out,
-                           sc_error *err);
-/* The range of floor(a / d) (out initialised by the caller), without
- * building the node. */
-sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
-                              sc_range *out, sc_error *err);
-/* ---- end of the shared internal interface ---------------------------- */
 
 #define RANGE_MAX_BITS (1UL << 18)
 
@@ -96,45 +66,43 @@ bool sc_range_is_empty(const sc_range *r)
     return !r->lo_inf && !r->hi_inf && mpz_cmp(r->lo, r->hi) > 0;
 }
 
-static void put_mpz(sc__buf *b, mpz_srcptr v)
+/* Write the endpoint at p; returns the end of what was written. */
+static char *put_end(char *p, bool inf, const char *inf_text, mpz_srcptr v)
 {
-    size_t n = mpz_sizeinbase(v, 10) + 2;
-    char *s = sc__malloc(n);
-    if (!s) {
-        b->failed = true;
-        return;
+    if (inf) {
+        strcpy(p, inf_text);
+    } else {
+        mpz_get_str(p, 10, v);
     }
-    mpz_get_str(s, 10, v);
-    sc__buf_puts(b, s);
-    sc__free(s);
+    return p + strlen(p);
 }
 
-/* "[lo, hi]" with "-inf" / "inf"; NULL on exhaustion. */
+/* "[lo, hi]" with "-inf" / "inf"; malloc'ed, NULL on exhaustion. */
 char *sc_range_to_str(const sc_range *r)
 {
-    sc__buf b;
+    size_t n = 16 + (r->lo_inf ? 0 : mpz_sizeinbase(r->lo, 10)) +
+               (r->hi_inf ? 0 : mpz_sizeinbase(r->hi, 10));
+    char *s = sc__malloc(n), *p;
     sc__gmp_guard g;
 
-    sc__buf_init(&b);
+    if (!s)
+        return NULL;
     sc__gmp_push(&g);
     if (setjmp(g.env)) {
         sc__gmp_pop(&g);
-        sc__buf_free(&b);
+        sc__free(s);
         return NULL;
     }
-    sc__buf_putc(&b, '[');
-    if (r->lo_inf)
-        sc__buf_puts(&b, "-inf");
-    else
-        put_mpz(&b, r->lo);
-    sc__buf_puts(&b, ", ");
-    if (r->hi_inf)
-        sc__buf_puts(&b, "inf");
-    else
-        put_mpz(&b, r->hi);
-    sc__buf_putc(&b, ']');
+    p = s;
+    *p++ = '[';
+    p = put_end(p, r->lo_inf, "-inf", r->lo);
+    *p++ = ',';
+    *p++ = ' ';
+    p = put_end(p, r->hi_inf, "inf", r->hi);
+    *p++ = ']';
+    *p = '\0';
     sc__gmp_pop(&g);
-    return sc__buf_take(&b);
+    return s;
 }
 
 /* ---- Bounds ------------------------------------------------------------

@@ -6,36 +6,6 @@
 
 #include "symint/expr.h"
 
-/* ---- Internal interface shared by symint/symmap.c, range.c, simplify.c,
- * eval.c and prog.c.  It belongs in symint/expr.h; until it moves there,
- * each of these files repeats this block verbatim. ---------------------- */
-#define SC__MEMO_NONE ((size_t)-1)
-/* A map from node pointers to size_t values for the duration of one
- * traversal (nodes are interned, so the pointer is the identity). */
-typedef struct sc__memo sc__memo;
-sc__memo *sc__memo_new(void);
-void sc__memo_free(sc__memo *m);
-/* The value stored for e, or SC__MEMO_NONE. */
-size_t sc__memo_get(const sc__memo *m, const sc_expr *e);
-/* Store (or replace) e -> value; storing SC__MEMO_NONE forgets e.  False
- * on exhaustion (then m is unchanged). */
-bool sc__memo_put(sc__memo *m, const sc_expr *e, size_t value);
-/* Is e a symbol interned in ctx? */
-bool sc__ctx_has_symbol(const sc_ctx *ctx, const sc_expr *e);
-void sc__mpz_set_i64(mpz_ptr z, int64_t v);
-bool sc__mpz_get_i64(mpz_srcptr z, int64_t *out);
-/* Memoised range computation over one set of bounds (symint/range.c). */
-typedef struct sc__ranger sc__ranger;
-sc__ranger *sc__ranger_new(const sc_bounds *bounds);
-void sc__ranger_free(sc__ranger *r);
-/* The range of e; *out stays valid until the ranger is freed. */
-sc_status sc__ranger_range(sc__ranger *r, sc_expr *e, const sc_range **out,
-                           sc_error *err);
-/* The range of floor(a / d) (out initialised by the caller), without
- * building the node. */
-sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
-                              sc_range *out, sc_error *err);
-/* ---- end of the shared internal interface ---------------------------- */
 
 /* ---- Memo table --------------------------------------------------------
  * Open addressing with linear probing, at most half full.  Keys are never

@@ -90,6 +90,24 @@ static sc__karg KL(size_t n, const int64_t *v)
     return a;
 }
 
+static sc__karg KBL(size_t n, const bool *v)
+{
+    sc__karg a;
+    a.kind = SC__KARG_BOOLS;
+    a.u.bools.n = n;
+    a.u.bools.v = v;
+    return a;
+}
+
+static sc__karg KTS(size_t n, const sc_tensor *const *v)
+{
+    sc__karg a;
+    a.kind = SC__KARG_TENSORS;
+    a.u.tensors.n = n;
+    a.u.tensors.v = v;
+    return a;
+}
+
 typedef sc_status (*kfn)(sc__kernel_call *);
 
 /* Run a kernel; outs has room for 4. */
@@ -1680,6 +1698,1465 @@ START_TEST(test_kernel_oom)
 }
 END_TEST
 
+/* ---- Creation ops, splits, small ops ------------------------------------------- */
+
+/* Run a kernel that must succeed; returns the number of outputs. */
+static size_t runN(kfn fn, size_t nargs, const sc__karg *args,
+                   sc_tensor **outs)
+{
+    size_t n;
+    sc_error err;
+    sc_status st = run(fn, nargs, args, outs, &n, &err);
+    ck_assert_msg(st == SC_OK, "kernel failed: %s", err.message);
+    return n;
+}
+
+static void free_outs(sc_tensor **outs, size_t n)
+{
+    while (n)
+        sc_tensor_free(outs[--n]);
+}
+
+START_TEST(test_creation)
+{
+    int64_t sz[2] = {2, 3}, sz4[4] = {2, 3, 4, 5}, st[2] = {1, 4};
+    sc__karg k[8];
+    sc_tensor *r, *x, *xt;
+    size_t i;
+
+    k[0] = KL(2, sz);
+    k[1] = KN();
+    k[2] = KN();
+    k[3] = KS("cpu");
+    k[4] = KB(false);
+    r = run1(sc__kernel_zeros, 5, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    expect_shape(r, 2, (int64_t)2, (int64_t)3);
+    for (i = 0; i < 6; i++)
+        ck_assert(sc_tensor_item_double(r, i) == 0);
+    sc_tensor_free(r);
+    k[1] = KD(SC_DTYPE_I64);
+    r = run1(sc__kernel_ones, 5, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 5), 1);
+    sc_tensor_free(r);
+    /* full infers its dtype from the fill value */
+    k[1] = KI(7);
+    k[2] = KN();
+    k[3] = KN();
+    r = run1(sc__kernel_full, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 4), 7);
+    sc_tensor_free(r);
+    k[1] = KF(-0.5);
+    r = run1(sc__kernel_full, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    ck_assert(sc_tensor_item_double(r, 0) == -0.5);
+    sc_tensor_free(r);
+    k[1] = KB(true);
+    r = run1(sc__kernel_full, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_B8);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 2), 1);
+    sc_tensor_free(r);
+    k[2] = KD(SC_DTYPE_F16);
+    k[1] = KI(3);
+    r = run1(sc__kernel_full, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F16);
+    ck_assert(sc_tensor_item_double(r, 5) == 3.0);
+    sc_tensor_free(r);
+    /* empty: zero-filled; channels_last strides */
+    k[0] = KL(4, sz4);
+    k[1] = KN();
+    k[2] = KN();
+    k[3] = KN();
+    k[4] = KN();
+    k[5] = KS("channels_last");
+    r = run1(sc__kernel_empty, 6, k);
+    ck_assert_int_eq(r->strides[0], 60);
+    ck_assert_int_eq(r->strides[1], 1);
+    ck_assert_int_eq(r->strides[2], 15);
+    ck_assert_int_eq(r->strides[3], 3);
+    for (i = 0; i < 120; i++)
+        ck_assert(sc_tensor_item_double(r, i) == 0);
+    sc_tensor_free(r);
+    k[0] = KL(2, sz);
+    k[1] = KL(2, st);
+    k[2] = KD(SC_DTYPE_F64);
+    r = run1(sc__kernel_empty_strided, 3, k);
+    ck_assert_int_eq(r->strides[0], 1);
+    ck_assert_int_eq(r->strides[1], 4);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F64);
+    sc_tensor_free(r);
+    /* *_like keep a permuted dense layout (preserve_format) */
+    x = mkrand(SC_DTYPE_I64, 2, sz, 3);
+    ck_assert(sc_tensor_transpose(x, 0, 1, &xt, &(sc_error){0}) == SC_OK);
+    k[0] = KT(xt);
+    k[1] = KN();
+    r = run1(sc__kernel_zeros_like, 2, k);
+    expect_shape(r, 2, (int64_t)3, (int64_t)2);
+    ck_assert_int_eq(r->strides[0], 1);
+    ck_assert_int_eq(r->strides[1], 3);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    sc_tensor_free(r);
+    k[1] = KD(SC_DTYPE_F32);
+    k[2] = KN();
+    k[3] = KN();
+    k[4] = KN();
+    k[5] = KS("contiguous_format");
+    r = run1(sc__kernel_ones_like, 6, k);
+    ck_assert(sc_tensor_is_contiguous(r));
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    ck_assert(sc_tensor_item_double(r, 3) == 1.0);
+    sc_tensor_free(r);
+    /* full_like keeps self's dtype: 2.7 into int64 truncates */
+    k[1] = KF(2.7);
+    k[2] = KN();
+    r = run1(sc__kernel_full_like, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 2);
+    sc_tensor_free(r);
+    k[1] = KN();
+    r = run1(sc__kernel_empty_like, 2, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 5), 0);
+    sc_tensor_free(r);
+    k[1] = KL(2, sz);
+    k[2] = KN();
+    r = run1(sc__kernel_new_zeros, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert(sc_tensor_is_contiguous(r));
+    expect_shape(r, 2, (int64_t)2, (int64_t)3);
+    sc_tensor_free(r);
+    k[2] = KD(SC_DTYPE_BF16);
+    r = run1(sc__kernel_new_empty, 3, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_BF16);
+    sc_tensor_free(r);
+    k[1] = KI(-9);
+    r = run1(sc__kernel_fill_scalar, 2, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert_int_eq(r->strides[0], 1);
+    for (i = 0; i < 6; i++)
+        ck_assert_int_eq(sc_tensor_item_int64(r, i), -9);
+    sc_tensor_free(r);
+    /* scalar_tensor: float32 whatever the scalar */
+    k[0] = KI(3);
+    k[1] = KN();
+    r = run1(sc__kernel_scalar_tensor, 2, k);
+    ck_assert_uint_eq(r->ndim, 0);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    ck_assert(sc_tensor_item_double(r, 0) == 3.0);
+    sc_tensor_free(r);
+    /* anything but a strided CPU tensor is refused */
+    k[0] = KL(2, sz);
+    k[1] = KN();
+    k[2] = KS("sparse_coo");
+    ck_assert_int_eq(run_fail(sc__kernel_zeros, 3, k), SC_ERR_UNSUPPORTED);
+    k[2] = KN();
+    k[3] = KS("cuda");
+    ck_assert_int_eq(run_fail(sc__kernel_zeros, 4, k), SC_ERR_UNSUPPORTED);
+    k[3] = KN();
+    k[1] = KD(SC_DTYPE_C64);
+    ck_assert_int_eq(run_fail(sc__kernel_zeros, 2, k), SC_ERR_UNSUPPORTED);
+    sc_tensor_free(xt);
+    sc_tensor_free(x);
+}
+END_TEST
+
+START_TEST(test_split_unbind)
+{
+    static const double v[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                               14};
+    int64_t lens[2] = {1, 4}, bad[2] = {1, 3};
+    sc_tensor *x = mk2(SC_DTYPE_F32, 5, 3, v), *xt, *outs[4];
+    sc__karg k[3];
+    size_t n;
+    sc_error err;
+
+    k[0] = KT(x);
+    k[1] = KI(2);
+    k[2] = KI(0);
+    n = runN(sc__kernel_split, 3, k, outs);
+    ck_assert_uint_eq(n, 3);
+    expect_shape(outs[0], 2, (int64_t)2, (int64_t)3);
+    expect_shape(outs[2], 2, (int64_t)1, (int64_t)3);
+    ck_assert_ptr_eq(outs[1]->storage, x->storage);
+    {
+        static const double w[] = {6, 7, 8, 9, 10, 11};
+        expect_vals(outs[1], 6, w, 0);
+    }
+    ck_assert(sc_tensor_item_double(outs[2], 2) == 14);
+    free_outs(outs, n);
+    /* split of a transposed view, along its last dim */
+    ck_assert(sc_tensor_transpose(x, 0, 1, &xt, &err) == SC_OK);
+    k[0] = KT(xt);
+    k[1] = KI(3);
+    k[2] = KI(-1);
+    n = runN(sc__kernel_split, 3, k, outs);
+    ck_assert_uint_eq(n, 2);
+    expect_shape(outs[1], 2, (int64_t)3, (int64_t)2);
+    {
+        static const double w[] = {9, 12, 10, 13, 11, 14};
+        expect_vals(outs[1], 6, w, 0);
+    }
+    free_outs(outs, n);
+    k[0] = KT(x);
+    k[1] = KL(2, lens);
+    k[2] = KI(0);
+    n = runN(sc__kernel_split_with_sizes, 3, k, outs);
+    ck_assert_uint_eq(n, 2);
+    expect_shape(outs[1], 2, (int64_t)4, (int64_t)3);
+    ck_assert(sc_tensor_item_double(outs[1], 0) == 3);
+    free_outs(outs, n);
+    k[1] = KL(2, bad);
+    ck_assert_int_eq(run_fail(sc__kernel_split_with_sizes, 3, k),
+                     SC_ERR_SHAPE);
+    k[1] = KI(0);
+    ck_assert_int_eq(run_fail(sc__kernel_split, 3, k), SC_ERR_INVALID);
+    /* unbind along dim 1: three [5] views */
+    k[1] = KI(1);
+    n = runN(sc__kernel_unbind, 2, k, outs);
+    ck_assert_uint_eq(n, 3);
+    expect_shape(outs[2], 1, (int64_t)5);
+    {
+        static const double w[] = {2, 5, 8, 11, 14};
+        expect_vals(outs[2], 5, w, 0);
+    }
+    ck_assert_ptr_eq(outs[0]->storage, x->storage);
+    free_outs(outs, n);
+    /* more pieces than outputs: a clean error */
+    k[1] = KI(0);
+    ck_assert_int_eq(run_fail(sc__kernel_unbind, 2, k), SC_ERR_INVALID);
+    sc_tensor_free(xt);
+    sc_tensor_free(x);
+}
+END_TEST
+
+START_TEST(test_sum_to_size_clamp_nonzero)
+{
+    int64_t sz[3] = {2, 3, 4}, to[2] = {3, 1}, bad[2] = {2, 4}, same[3] = {
+        2, 3, 4};
+    sc_tensor *x = mkrand(SC_DTYPE_F32, 3, sz, 11), *r;
+    sc__karg k[3];
+    size_t i, j, l;
+
+    k[0] = KT(x);
+    k[1] = KL(2, to);
+    r = run1(sc__kernel_sum_to_size, 2, k);
+    expect_shape(r, 2, (int64_t)3, (int64_t)1);
+    for (j = 0; j < 3; j++) {
+        double s = 0;
+        for (i = 0; i < 2; i++)
+            for (l = 0; l < 4; l++)
+                s += sc_tensor_item_double(x, (i * 3 + j) * 4 + l);
+        ck_assert_msg(fabs(sc_tensor_item_double(r, j) - s) < 1e-5,
+                      "row %zu", j);
+    }
+    sc_tensor_free(r);
+    k[1] = KL(3, same);
+    r = run1(sc__kernel_sum_to_size, 2, k);
+    ck_assert_ptr_eq(r->storage, x->storage);
+    sc_tensor_free(r);
+    k[1] = KL(2, bad);
+    ck_assert_int_eq(run_fail(sc__kernel_sum_to_size, 2, k), SC_ERR_SHAPE);
+    sc_tensor_free(x);
+
+    {
+        static const double v[] = {-3, -0.5, 0.25, 2, NAN, 7};
+        static const double w1[] = {-1, -0.5, 0.25, 1, NAN, 1};
+        static const double w2[] = {-3, -0.5, 0, 0, NAN, 0};
+        static const double w3[] = {1, 1, 1, 1, NAN, 1}; /* min > max */
+        x = mk1(SC_DTYPE_F32, 6, v);
+        k[0] = KT(x);
+        k[1] = KI(-1);
+        k[2] = KF(1.0);
+        r = run1(sc__kernel_clamp, 3, k);
+        expect_vals(r, 6, w1, 0);
+        sc_tensor_free(r);
+        k[1] = KN();
+        k[2] = KI(0);
+        r = run1(sc__kernel_clamp, 3, k);
+        expect_vals(r, 6, w2, 0);
+        sc_tensor_free(r);
+        k[1] = KI(3);
+        k[2] = KI(1);
+        r = run1(sc__kernel_clamp, 3, k);
+        expect_vals(r, 6, w3, 0);
+        sc_tensor_free(r);
+        k[1] = KN();
+        k[2] = KN();
+        ck_assert_int_eq(run_fail(sc__kernel_clamp, 3, k), SC_ERR_INVALID);
+        sc_tensor_free(x);
+    }
+    {
+        /* an integer tensor with a float bound promotes to float32 */
+        static const double v[] = {-5, 0, 5};
+        static const double w[] = {-1.5, 0, 5};
+        x = mk1(SC_DTYPE_I64, 3, v);
+        k[0] = KT(x);
+        k[1] = KF(-1.5);
+        k[2] = KN();
+        r = run1(sc__kernel_clamp, 3, k);
+        ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+        expect_vals(r, 3, w, 0);
+        sc_tensor_free(r);
+        k[1] = KI(-1);
+        r = run1(sc__kernel_clamp, 3, k);
+        ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+        ck_assert_int_eq(sc_tensor_item_int64(r, 0), -1);
+        sc_tensor_free(r);
+        sc_tensor_free(x);
+    }
+    {
+        static const double v[] = {0, 1, 2, 0, NAN, 0};
+        static const int64_t w[] = {0, 1, 0, 2, 1, 1};
+        sc_tensor *xt;
+        sc_error err;
+        x = mk2(SC_DTYPE_F32, 2, 3, v);
+        k[0] = KT(x);
+        r = run1(sc__kernel_nonzero, 1, k);
+        expect_shape(r, 2, (int64_t)3, (int64_t)2);
+        ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+        for (i = 0; i < 6; i++)
+            ck_assert_int_eq(sc_tensor_item_int64(r, i), w[i]);
+        sc_tensor_free(r);
+        /* non-contiguous: the transposed view's own row-major order */
+        ck_assert(sc_tensor_transpose(x, 0, 1, &xt, &err) == SC_OK);
+        k[0] = KT(xt);
+        r = run1(sc__kernel_nonzero, 1, k);
+        {
+            static const int64_t wt[] = {1, 0, 1, 1, 2, 0};
+            for (i = 0; i < 6; i++)
+                ck_assert_int_eq(sc_tensor_item_int64(r, i), wt[i]);
+        }
+        sc_tensor_free(r);
+        sc_tensor_free(xt);
+        sc_tensor_free(x);
+    }
+}
+END_TEST
+
+START_TEST(test_dropout_backward_randn)
+{
+    static const double g[] = {1, 2, 3, 4}, m[] = {1, 0, 1, 1};
+    static const double want[] = {1.25, 0, 3.75, 5};
+    int64_t big = 20000;
+    sc_tensor *tg = mk1(SC_DTYPE_F32, 4, g), *tm = mk1(SC_DTYPE_B8, 4, m), *r,
+              *r2, *x;
+    sc__karg k[3];
+    double s = 0, q = 0, v;
+    size_t i;
+
+    k[0] = KT(tg);
+    k[1] = KT(tm);
+    k[2] = KF(1.25);
+    r = run1(sc__kernel_native_dropout_backward, 3, k);
+    expect_vals(r, 4, want, 0);
+    sc_tensor_free(r);
+    x = mk1(SC_DTYPE_F32, big, NULL);
+    k[0] = KT(x);
+    k[1] = KN();
+    r = run1(sc__kernel_randn_like, 2, k);
+    for (i = 0; i < (size_t)big; i++) {
+        v = sc_tensor_item_double(r, i);
+        s += v;
+        q += v * v;
+    }
+    s /= (double)big;
+    q = q / (double)big - s * s;
+    ck_assert_msg(fabs(s) < 0.03 && fabs(q - 1) < 0.05,
+                  "randn_like: mean %g var %g", s, q);
+    r2 = run1(sc__kernel_randn_like, 2, k);
+    ck_assert(bits_equal(r, r2)); /* recomputation gives the same bits */
+    sc_tensor_free(r2);
+    k[1] = KD(SC_DTYPE_I64);
+    ck_assert_int_eq(run_fail(sc__kernel_randn_like, 2, k), SC_ERR_TYPE);
+    sc_tensor_free(r);
+    sc_tensor_free(x);
+    sc_tensor_free(tg);
+    sc_tensor_free(tm);
+}
+END_TEST
+
+START_TEST(test_symbolic_getitem)
+{
+    int64_t sz[3] = {2, 3, 4};
+    sc_tensor *x = mk(SC_DTYPE_F32, 3, sz, NULL), *r;
+    const sc_tensor *tup[3];
+    sc__karg k[2];
+    static const struct {
+        kfn fn;
+        int64_t a, b, want;
+    } cases[] = {
+        {sc__kernel_sym_add, 5, -7, -2},
+        {sc__kernel_sym_sub, 5, -7, 12},
+        {sc__kernel_sym_mul, -3, 7, -21},
+        {sc__kernel_sym_floordiv, -7, 2, -4},
+        {sc__kernel_sym_floordiv, 7, -2, -4},
+        {sc__kernel_sym_floordiv, 7, 2, 3},
+        {sc__kernel_sym_mod, -7, 2, 1},
+        {sc__kernel_sym_mod, 7, -2, -1},
+        {sc__kernel_sym_mod, 6, 3, 0},
+    };
+    size_t i, n;
+    sc_tensor *outs[4];
+
+    k[0] = KT(x);
+    k[1] = KI(-1);
+    r = run1(sc__kernel_sym_size, 2, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 4);
+    sc_tensor_free(r);
+    k[1] = KI(0);
+    r = run1(sc__kernel_sym_stride, 2, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 12);
+    sc_tensor_free(r);
+    r = run1(sc__kernel_sym_numel, 1, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 24);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    ck_assert_uint_eq(r->ndim, 0);
+    sc_tensor_free(r);
+    k[1] = KI(3);
+    ck_assert_int_eq(run_fail(sc__kernel_sym_size, 2, k), SC_ERR_INVALID);
+    for (i = 0; i < ARRAY_SIZE(cases); i++) {
+        k[0] = KI(cases[i].a);
+        k[1] = KI(cases[i].b);
+        r = run1(cases[i].fn, 2, k);
+        ck_assert_msg(sc_tensor_item_int64(r, 0) == cases[i].want,
+                      "case %zu: %lld", i,
+                      (long long)sc_tensor_item_int64(r, 0));
+        sc_tensor_free(r);
+    }
+    k[0] = KI(1);
+    k[1] = KI(0);
+    ck_assert_int_eq(run_fail(sc__kernel_sym_mod, 2, k), SC_ERR_DIV_ZERO);
+    k[0] = KI(INT64_MAX);
+    k[1] = KI(1);
+    ck_assert_int_eq(run_fail(sc__kernel_sym_add, 2, k), SC_ERR_OVERFLOW);
+    k[0] = KI(-4);
+    r = run1(sc__kernel_sym_neg, 1, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 4);
+    sc_tensor_free(r);
+    /* getitem: an alias of the element; None stays None */
+    tup[0] = NULL;
+    tup[1] = x;
+    tup[2] = NULL;
+    k[0] = KTS(3, tup);
+    k[1] = KI(-2);
+    n = runN(sc__kernel_getitem, 2, k, outs);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_ptr_eq(outs[0]->storage, x->storage);
+    ck_assert_ptr_ne(outs[0], x);
+    sc_tensor_free(outs[0]);
+    k[1] = KI(0);
+    n = runN(sc__kernel_getitem, 2, k, outs);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_ptr_null(outs[0]);
+    k[1] = KI(3);
+    ck_assert_int_eq(run_fail(sc__kernel_getitem, 2, k), SC_ERR_INVALID);
+    sc_tensor_free(x);
+}
+END_TEST
+
+/* ---- embedding and nll_loss ------------------------------------------------------ */
+
+START_TEST(test_embedding)
+{
+    static const double wv[] = {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32,
+                                40, 41, 42};
+    static const double iv[] = {0, 4, 2, 2};
+    int64_t isz[2] = {2, 2};
+    sc_tensor *w = mk2(SC_DTYPE_F32, 5, 3, wv), *ix = mk(SC_DTYPE_I64, 2, isz,
+                                                          iv);
+    sc_tensor *r, *wt, *g, *w16;
+    sc__karg k[5];
+    sc_error err;
+    size_t i, j, d;
+
+    k[0] = KT(w);
+    k[1] = KT(ix);
+    k[2] = KI(-1);
+    k[3] = KB(false);
+    k[4] = KB(false);
+    r = run1(sc__kernel_embedding, 5, k);
+    expect_shape(r, 3, (int64_t)2, (int64_t)2, (int64_t)3);
+    {
+        static const double want[] = {0,  1,  2,  40, 41, 42,
+                                      20, 21, 22, 20, 21, 22};
+        expect_vals(r, 12, want, 0);
+    }
+    sc_tensor_free(r);
+    /* a non-contiguous weight: the rows of w^T^T through a transpose */
+    {
+        sc_tensor *wc;
+        ck_assert(sc_tensor_transpose(w, 0, 1, &wt, &err) == SC_OK);
+        ck_assert(sc_tensor_clone(wt, &wc, &err) == SC_OK);
+        sc_tensor_free(wt);
+        ck_assert(sc_tensor_transpose(wc, 0, 1, &wt, &err) == SC_OK);
+        sc_tensor_free(wc);
+        ck_assert(!sc_tensor_is_contiguous(wt));
+        k[0] = KT(wt);
+        r = run1(sc__kernel_embedding, 5, k);
+        ck_assert(sc_tensor_item_double(r, 4) == 41);
+        sc_tensor_free(r);
+        sc_tensor_free(wt);
+    }
+    ck_assert(sc_tensor_to_dtype(w, SC_DTYPE_F16, &w16, &err) == SC_OK);
+    k[0] = KT(w16);
+    r = run1(sc__kernel_embedding, 5, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F16);
+    ck_assert(sc_tensor_item_double(r, 11) == 22);
+    sc_tensor_free(r);
+    sc_tensor_free(w16);
+    k[0] = KT(w);
+    ck_assert(sc_tensor_set_int64(ix, (int64_t[]){1, 0}, 5, &err) == SC_OK);
+    ck_assert_int_eq(run_fail(sc__kernel_embedding, 5, k), SC_ERR_INVALID);
+    ck_assert(sc_tensor_set_int64(ix, (int64_t[]){1, 0}, -1, &err) == SC_OK);
+    ck_assert_int_eq(run_fail(sc__kernel_embedding, 5, k), SC_ERR_INVALID);
+    ck_assert(sc_tensor_set_int64(ix, (int64_t[]){1, 0}, 2, &err) == SC_OK);
+
+    /* backward: rows accumulate; padding_idx skipped; freq scaling */
+    {
+        int64_t gs[3] = {2, 2, 3};
+        int freq;
+        g = mkrand(SC_DTYPE_F32, 3, gs, 5);
+        for (freq = 0; freq < 2; freq++) {
+            int64_t pad = freq ? 4 : -1;
+            double want[15] = {0};
+            int64_t cnt[5] = {0};
+            for (i = 0; i < 4; i++)
+                cnt[(int64_t)iv[i]]++;
+            for (i = 0; i < 4; i++) {
+                int64_t row = (int64_t)iv[i];
+                if (row == pad)
+                    continue;
+                for (d = 0; d < 3; d++)
+                    want[row * 3 + (int64_t)d] +=
+                        sc_tensor_item_double(g, i * 3 + d) /
+                        (freq ? (double)cnt[row] : 1.0);
+            }
+            k[0] = KT(g);
+            k[1] = KT(ix);
+            k[2] = KI(5);
+            k[3] = KI(pad);
+            k[4] = KB(freq != 0);
+            r = run1(sc__kernel_embedding_dense_backward, 5, k);
+            expect_shape(r, 2, (int64_t)5, (int64_t)3);
+            expect_vals(r, 15, want, 1e-6);
+            sc_tensor_free(r);
+        }
+        /* an index beyond num_weights */
+        k[2] = KI(3);
+        k[3] = KI(-1);
+        ck_assert_int_eq(run_fail(sc__kernel_embedding_dense_backward, 5, k),
+                         SC_ERR_INVALID);
+        sc_tensor_free(g);
+    }
+    (void)j;
+    sc_tensor_free(w);
+    sc_tensor_free(ix);
+}
+END_TEST
+
+START_TEST(test_nll_loss)
+{
+    static const double xv[] = {-1.0, -2.0, -0.5, -3.0, -0.1, -0.2, -0.3,
+                                -0.4, -5.0, -6.0, -7.0, -8.0};
+    static const double tv[] = {1, -100, 3};
+    static const double wv[] = {0.5, 2.0, 1.0, 4.0};
+    sc_tensor *x = mk2(SC_DTYPE_F32, 3, 4, xv), *t = mk1(SC_DTYPE_I64, 3, tv),
+              *w = mk1(SC_DTYPE_F32, 4, wv), *outs[4], *go, *gi;
+    sc__karg k[7];
+    size_t n;
+    int weighted, red;
+
+    for (weighted = 0; weighted < 2; weighted++)
+        for (red = 0; red < 3; red++) {
+            double l0 = 2.0 * (weighted ? 2.0 : 1.0);
+            double l2 = 8.0 * (weighted ? 4.0 : 1.0);
+            double tw = weighted ? 6.0 : 2.0, gval = 0.5;
+            k[0] = KT(x);
+            k[1] = KT(t);
+            k[2] = weighted ? KT(w) : KN();
+            k[3] = KI(red);
+            k[4] = KI(-100);
+            n = runN(sc__kernel_nll_loss_forward, 5, k, outs);
+            ck_assert_uint_eq(n, 2);
+            if (red == 0) {
+                double want[3] = {l0, 0, l2};
+                expect_shape(outs[0], 1, (int64_t)3);
+                expect_vals(outs[0], 3, want, 1e-7);
+            } else {
+                double want = red == 1 ? (l0 + l2) / tw : l0 + l2;
+                ck_assert_uint_eq(outs[0]->ndim, 0);
+                expect_vals(outs[0], 1, &want, 1e-7);
+                expect_vals(outs[1], 1, &tw, 0);
+            }
+            /* backward: -w[t] * g (/ total_weight for mean) at the target */
+            if (red == 0) {
+                double gv[3] = {0.5, 0.5, 0.5};
+                go = mk1(SC_DTYPE_F32, 3, gv);
+            } else {
+                go = mk(SC_DTYPE_F32, 0, NULL, &gval);
+            }
+            k[0] = KT(go);
+            k[1] = KT(x);
+            k[2] = KT(t);
+            k[3] = weighted ? KT(w) : KN();
+            k[4] = KI(red);
+            k[5] = KI(-100);
+            k[6] = KT(outs[1]);
+            gi = run1(sc__kernel_nll_loss_backward, 7, k);
+            {
+                double want[12] = {0}, s = red == 1 ? gval / tw : gval;
+                want[1] = -s * (weighted ? 2.0 : 1.0);
+                want[11] = -s * (weighted ? 4.0 : 1.0);
+                expect_vals(gi, 12, want, 1e-7);
+            }
+            sc_tensor_free(gi);
+            sc_tensor_free(go);
+            free_outs(outs, n);
+        }
+    /* 1-d input with a 0-d target; all ignored gives NaN for mean */
+    {
+        sc_tensor *x1, *t0;
+        double tgt = 2, want = 0.5 / 1.0, nanv = NAN;
+        x1 = mk1(SC_DTYPE_F64, 4, xv);
+        t0 = mk(SC_DTYPE_I64, 0, NULL, &tgt);
+        k[0] = KT(x1);
+        k[1] = KT(t0);
+        k[2] = KN();
+        k[3] = KI(1);
+        k[4] = KI(-100);
+        n = runN(sc__kernel_nll_loss_forward, 5, k, outs);
+        ck_assert_uint_eq(outs[0]->ndim, 0);
+        expect_vals(outs[0], 1, &want, 0);
+        free_outs(outs, n);
+        k[4] = KI(2);
+        n = runN(sc__kernel_nll_loss_forward, 5, k, outs);
+        expect_vals(outs[0], 1, &nanv, 0);
+        free_outs(outs, n);
+        sc_tensor_free(x1);
+        sc_tensor_free(t0);
+    }
+    /* errors: target out of range, bad reduction, float target */
+    k[0] = KT(x);
+    k[1] = KT(t);
+    k[2] = KN();
+    k[3] = KI(1);
+    k[4] = KI(1);
+    ck_assert_int_eq(run_fail(sc__kernel_nll_loss_forward, 5, k),
+                     SC_ERR_INVALID);
+    k[4] = KI(-100);
+    k[3] = KI(3);
+    ck_assert_int_eq(run_fail(sc__kernel_nll_loss_forward, 5, k),
+                     SC_ERR_INVALID);
+    k[3] = KI(1);
+    k[1] = KT(x);
+    ck_assert_int_eq(run_fail(sc__kernel_nll_loss_forward, 5, k),
+                     SC_ERR_TYPE);
+    sc_tensor_free(x);
+    sc_tensor_free(t);
+    sc_tensor_free(w);
+}
+END_TEST
+
+/* ---- convolution, pooling, normalisation ----------------------------------------- */
+
+/* sum(go * outs[which]) of a kernel run, in double. */
+static double fd_loss(kfn fn, size_t nargs, const sc__karg *k, size_t which,
+                      const sc_tensor *go)
+{
+    sc_tensor *outs[4] = {NULL};
+    size_t n = runN(fn, nargs, k, outs), i, m;
+    double s = 0;
+    ck_assert_uint_gt(n, which);
+    m = sc_tensor_numel(outs[which]);
+    ck_assert_uint_eq(m, sc_tensor_numel(go));
+    for (i = 0; i < m; i++)
+        s += sc_tensor_item_double(go, i) *
+             sc_tensor_item_double(outs[which], i);
+    free_outs(outs, n);
+    return s;
+}
+
+/* Central differences of fd_loss with respect to each element of param
+ * (a contiguous f64 tensor the arguments refer to) against `analytic`. */
+static void fd_check(kfn fn, size_t nargs, const sc__karg *k, size_t which,
+                     const sc_tensor *go, sc_tensor *param,
+                     const sc_tensor *analytic, double h, double tol,
+                     const char *what)
+{
+    double *p = sc_tensor_data(param);
+    size_t i, n = sc_tensor_numel(param);
+    ck_assert(param->dtype == SC_DTYPE_F64 && sc_tensor_is_contiguous(param));
+    ck_assert_msg(analytic != NULL, "%s: no analytic gradient", what);
+    ck_assert_uint_eq(sc_tensor_numel(analytic), n);
+    for (i = 0; i < n; i++) {
+        double v = p[i], lp, lm, num, a;
+        p[i] = v + h;
+        lp = fd_loss(fn, nargs, k, which, go);
+        p[i] = v - h;
+        lm = fd_loss(fn, nargs, k, which, go);
+        p[i] = v;
+        num = (lp - lm) / (2 * h);
+        a = sc_tensor_item_double(analytic, i);
+        ck_assert_msg(fabs(num - a) <= tol * (1 + fabs(a)),
+                      "%s[%zu]: analytic %.10g, numeric %.10g", what, i, a,
+                      num);
+    }
+}
+
+/* The direct definition of a 2-d convolution, in double. */
+static void naive_conv2d(const sc_tensor *x, const sc_tensor *w,
+                         const sc_tensor *b, const int64_t *st,
+                         const int64_t *pd, const int64_t *dl, int64_t groups,
+                         const sc_tensor *y)
+{
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2],
+            W = x->sizes[3];
+    int64_t O = w->sizes[0], Cg = w->sizes[1], KH = w->sizes[2],
+            KW = w->sizes[3];
+    int64_t OH = y->sizes[2], OW = y->sizes[3], n, o, oh, ow, c, kh, kw;
+    sc_error err;
+    ck_assert_int_eq(C, Cg * groups);
+    for (n = 0; n < N; n++)
+        for (o = 0; o < O; o++)
+            for (oh = 0; oh < OH; oh++)
+                for (ow = 0; ow < OW; ow++) {
+                    int64_t g = o / (O / groups), idx[4];
+                    double s = 0, got;
+                    if (b) {
+                        idx[0] = o;
+                        ck_assert(sc_tensor_get_double(b, idx, &s, &err) ==
+                                  SC_OK);
+                    }
+                    for (c = 0; c < Cg; c++)
+                        for (kh = 0; kh < KH; kh++)
+                            for (kw = 0; kw < KW; kw++) {
+                                int64_t ih = oh * st[0] - pd[0] + kh * dl[0];
+                                int64_t iw = ow * st[1] - pd[1] + kw * dl[1];
+                                double xv, wv;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                    continue;
+                                idx[0] = n;
+                                idx[1] = g * Cg + c;
+                                idx[2] = ih;
+                                idx[3] = iw;
+                                sc_tensor_get_double(x, idx, &xv, &err);
+                                idx[0] = o;
+                                idx[1] = c;
+                                idx[2] = kh;
+                                idx[3] = kw;
+                                sc_tensor_get_double(w, idx, &wv, &err);
+                                s += xv * wv;
+                            }
+                    idx[0] = n;
+                    idx[1] = o;
+                    idx[2] = oh;
+                    idx[3] = ow;
+                    sc_tensor_get_double(y, idx, &got, &err);
+                    ck_assert_msg(fabs(got - s) <= 1e-5 * (1 + fabs(s)),
+                                  "conv[%lld,%lld,%lld,%lld]: %.9g, want "
+                                  "%.9g",
+                                  (long long)n, (long long)o, (long long)oh,
+                                  (long long)ow, got, s);
+                }
+}
+
+static sc_tensor *channels_last_copy(const sc_tensor *x)
+{
+    int64_t st[4];
+    sc_tensor *r;
+    sc_error err;
+    st[1] = 1;
+    st[3] = x->sizes[1];
+    st[2] = st[3] * x->sizes[3];
+    st[0] = st[2] * x->sizes[2];
+    ck_assert(sc_tensor_new_strided(x->dtype, 4, x->sizes, st, &r, &err) ==
+              SC_OK);
+    ck_assert(sc_tensor_copy(r, x, &err) == SC_OK);
+    return r;
+}
+
+static double tdot(const sc_tensor *a, const sc_tensor *b)
+{
+    size_t i, n = sc_tensor_numel(a);
+    double s = 0;
+    ck_assert_uint_eq(n, sc_tensor_numel(b));
+    for (i = 0; i < n; i++)
+        s += sc_tensor_item_double(a, i) * sc_tensor_item_double(b, i);
+    return s;
+}
+
+START_TEST(test_convolution)
+{
+    int64_t xs[4] = {2, 4, 5, 6}, ws[4] = {6, 2, 3, 2}, bsz = 6;
+    int64_t st[2] = {2, 1}, pd[2] = {1, 0}, dl[2] = {1, 2}, zero[2] = {0, 0};
+    int64_t one[1] = {1}, zero1[1] = {0}, two1[1] = {2};
+    bool mask_all[3] = {true, true, true}, mask_ib[3] = {true, false, true};
+    sc_tensor *x = mkrand(SC_DTYPE_F64, 4, xs, 21);
+    sc_tensor *w = mkrand(SC_DTYPE_F64, 4, ws, 22);
+    sc_tensor *b = mkrand(SC_DTYPE_F64, 1, &bsz, 23);
+    sc_tensor *y, *y32, *x32, *w32, *b32, *xcl, *go, *outs[4];
+    sc__karg k[11];
+    sc_error err;
+    size_t n;
+
+    k[0] = KT(x);
+    k[1] = KT(w);
+    k[2] = KT(b);
+    k[3] = KL(2, st);
+    k[4] = KL(2, pd);
+    k[5] = KL(2, dl);
+    k[6] = KB(false);
+    k[7] = KL(2, zero);
+    k[8] = KI(2);
+    y = run1(sc__kernel_convolution, 9, k);
+    expect_shape(y, 4, (int64_t)2, (int64_t)6, (int64_t)3, (int64_t)4);
+    naive_conv2d(x, w, b, st, pd, dl, 2, y);
+    /* f32, and a channels_last (non-contiguous) f32 input */
+    ck_assert(sc_tensor_to_dtype(x, SC_DTYPE_F32, &x32, &err) == SC_OK);
+    ck_assert(sc_tensor_to_dtype(w, SC_DTYPE_F32, &w32, &err) == SC_OK);
+    ck_assert(sc_tensor_to_dtype(b, SC_DTYPE_F32, &b32, &err) == SC_OK);
+    xcl = channels_last_copy(x32);
+    ck_assert(!sc_tensor_is_contiguous(xcl));
+    k[0] = KT(xcl);
+    k[1] = KT(w32);
+    k[2] = KT(b32);
+    y32 = run1(sc__kernel_convolution, 9, k);
+    ck_assert_int_eq(y32->dtype, SC_DTYPE_F32);
+    naive_conv2d(x, w, b, st, pd, dl, 2, y32);
+    sc_tensor_free(y32);
+    /* mismatched dtypes and channel counts are errors */
+    k[0] = KT(x);
+    ck_assert_int_eq(run_fail(sc__kernel_convolution, 9, k), SC_ERR_TYPE);
+    k[1] = KT(w);
+    k[2] = KT(b);
+    k[8] = KI(1);
+    ck_assert_int_eq(run_fail(sc__kernel_convolution, 9, k), SC_ERR_SHAPE);
+    k[8] = KI(2);
+
+    /* backward against finite differences of sum(go * conv) */
+    go = mkrand(SC_DTYPE_F64, 4, y->sizes, 24);
+    {
+        sc__karg kb[11];
+        kb[0] = KT(go);
+        kb[1] = KT(x);
+        kb[2] = KT(w);
+        kb[3] = KL(1, &bsz);
+        kb[4] = KL(2, st);
+        kb[5] = KL(2, pd);
+        kb[6] = KL(2, dl);
+        kb[7] = KB(false);
+        kb[8] = KL(2, zero);
+        kb[9] = KI(2);
+        kb[10] = KBL(3, mask_all);
+        n = runN(sc__kernel_convolution_backward, 11, kb, outs);
+        ck_assert_uint_eq(n, 3);
+        expect_shape(outs[2], 1, (int64_t)6);
+        fd_check(sc__kernel_convolution, 9, k, 0, go, x, outs[0], 1e-3, 1e-7,
+                 "conv grad_input");
+        fd_check(sc__kernel_convolution, 9, k, 0, go, w, outs[1], 1e-3, 1e-7,
+                 "conv grad_weight");
+        fd_check(sc__kernel_convolution, 9, k, 0, go, b, outs[2], 1e-3, 1e-7,
+                 "conv grad_bias");
+        free_outs(outs, n);
+        kb[10] = KBL(3, mask_ib);
+        n = runN(sc__kernel_convolution_backward, 11, kb, outs);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_ptr_nonnull(outs[0]);
+        ck_assert_ptr_null(outs[1]);
+        ck_assert_ptr_nonnull(outs[2]);
+        free_outs(outs, n);
+    }
+
+    /* transposed: the adjoint of the plain convolution (no bias) */
+    {
+        sc_tensor *yb, *xt;
+        double lhs, rhs;
+        k[0] = KT(x);
+        k[1] = KT(w);
+        k[2] = KN();
+        yb = run1(sc__kernel_convolution, 9, k);
+        k[0] = KT(go);
+        k[6] = KB(true);
+        xt = run1(sc__kernel_convolution, 9, k);
+        expect_shape(xt, 4, (int64_t)2, (int64_t)4, (int64_t)5, (int64_t)6);
+        lhs = tdot(xt, x);
+        rhs = tdot(go, yb);
+        ck_assert_msg(fabs(lhs - rhs) <= 1e-9 * (1 + fabs(rhs)),
+                      "<convT(g), x> = %.12g, <g, conv(x)> = %.12g", lhs, rhs);
+        /* its backward, by finite differences */
+        {
+            sc_tensor *gt = mkrand(SC_DTYPE_F64, 4, xt->sizes, 25);
+            sc__karg kb[11];
+            kb[0] = KT(gt);
+            kb[1] = KT(go);
+            kb[2] = KT(w);
+            kb[3] = KN();
+            kb[4] = KL(2, st);
+            kb[5] = KL(2, pd);
+            kb[6] = KL(2, dl);
+            kb[7] = KB(true);
+            kb[8] = KL(2, zero);
+            kb[9] = KI(2);
+            kb[10] = KBL(3, mask_all);
+            n = runN(sc__kernel_convolution_backward, 11, kb, outs);
+            expect_shape(outs[2], 1, (int64_t)4);
+            fd_check(sc__kernel_convolution, 9, k, 0, gt, go, outs[0], 1e-3,
+                     1e-7, "convT grad_input");
+            fd_check(sc__kernel_convolution, 9, k, 0, gt, w, outs[1], 1e-3,
+                     1e-7, "convT grad_weight");
+            free_outs(outs, n);
+            sc_tensor_free(gt);
+        }
+        sc_tensor_free(yb);
+        sc_tensor_free(xt);
+        k[6] = KB(false);
+    }
+
+    /* 1-d equals 2-d with a height of 1; 3-d with depth 1 equals 2-d */
+    {
+        int64_t x1s[3] = {2, 4, 6}, w1s[3] = {6, 2, 2};
+        int64_t x2s[4] = {2, 4, 1, 6}, w2s[4] = {6, 2, 1, 2};
+        int64_t x3s[5] = {2, 4, 1, 1, 6}, w3s[5] = {6, 2, 1, 1, 2};
+        int64_t st2[2] = {1, 1}, dl2[2] = {1, 2}, st3[3] = {1, 1, 1},
+                pd3[3] = {0, 0, 0}, dl3[3] = {1, 1, 2};
+        sc_tensor *a1 = mkrand(SC_DTYPE_F32, 3, x1s, 31);
+        sc_tensor *v1 = mkrand(SC_DTYPE_F32, 3, w1s, 32);
+        sc_tensor *a2, *v2, *a3, *v3, *r1, *r2, *r3;
+        ck_assert(sc_tensor_view(a1, 4, x2s, &a2, &err) == SC_OK);
+        ck_assert(sc_tensor_view(v1, 4, w2s, &v2, &err) == SC_OK);
+        ck_assert(sc_tensor_view(a1, 5, x3s, &a3, &err) == SC_OK);
+        ck_assert(sc_tensor_view(v1, 5, w3s, &v3, &err) == SC_OK);
+        k[0] = KT(a1);
+        k[1] = KT(v1);
+        k[2] = KN();
+        k[3] = KL(1, one);
+        k[4] = KL(1, zero1);
+        k[5] = KL(1, two1);
+        k[7] = KL(1, zero1);
+        r1 = run1(sc__kernel_convolution, 9, k);
+        k[0] = KT(a2);
+        k[1] = KT(v2);
+        k[3] = KL(2, st2);
+        k[4] = KL(2, zero);
+        k[5] = KL(2, dl2);
+        k[7] = KL(2, zero);
+        r2 = run1(sc__kernel_convolution, 9, k);
+        k[0] = KT(a3);
+        k[1] = KT(v3);
+        k[3] = KL(3, st3);
+        k[4] = KL(3, pd3);
+        k[5] = KL(3, dl3);
+        k[7] = KL(3, pd3);
+        r3 = run1(sc__kernel_convolution, 9, k);
+        expect_shape(r1, 3, (int64_t)2, (int64_t)6, (int64_t)4);
+        ck_assert_uint_eq(sc_tensor_numel(r2), sc_tensor_numel(r1));
+        ck_assert_uint_eq(r3->ndim, 5);
+        ck_assert(memcmp(sc_tensor_data(r1), sc_tensor_data(r2),
+                         sc_tensor_nbytes(r1)) == 0);
+        ck_assert(memcmp(sc_tensor_data(r1), sc_tensor_data(r3),
+                         sc_tensor_nbytes(r1)) == 0);
+        sc_tensor_free(r1);
+        sc_tensor_free(r2);
+        sc_tensor_free(r3);
+        sc_tensor_free(a1);
+        sc_tensor_free(a2);
+        sc_tensor_free(a3);
+        sc_tensor_free(v1);
+        sc_tensor_free(v2);
+        sc_tensor_free(v3);
+    }
+    /* a real 3-d convolution: backward by finite differences */
+    {
+        int64_t x3s[5] = {1, 2, 3, 4, 3}, w3s[5] = {2, 2, 2, 3, 2};
+        int64_t s3[3] = {1, 2, 1}, p3[3] = {1, 1, 0}, d3[3] = {1, 1, 2},
+                z3[3] = {0, 0, 0};
+        sc_tensor *a = mkrand(SC_DTYPE_F64, 5, x3s, 41);
+        sc_tensor *v = mkrand(SC_DTYPE_F64, 5, w3s, 42), *r, *g3;
+        sc__karg kb[11];
+        k[0] = KT(a);
+        k[1] = KT(v);
+        k[2] = KN();
+        k[3] = KL(3, s3);
+        k[4] = KL(3, p3);
+        k[5] = KL(3, d3);
+        k[7] = KL(3, z3);
+        k[8] = KI(1);
+        r = run1(sc__kernel_convolution, 9, k);
+        expect_shape(r, 5, (int64_t)1, (int64_t)2, (int64_t)4, (int64_t)2,
+                     (int64_t)1);
+        g3 = mkrand(SC_DTYPE_F64, 5, r->sizes, 43);
+        kb[0] = KT(g3);
+        kb[1] = KT(a);
+        kb[2] = KT(v);
+        kb[3] = KN();
+        kb[4] = KL(3, s3);
+        kb[5] = KL(3, p3);
+        kb[6] = KL(3, d3);
+        kb[7] = KB(false);
+        kb[8] = KL(3, z3);
+        kb[9] = KI(1);
+        kb[10] = KBL(3, mask_all);
+        n = runN(sc__kernel_convolution_backward, 11, kb, outs);
+        fd_check(sc__kernel_convolution, 9, k, 0, g3, a, outs[0], 1e-3, 1e-7,
+                 "conv3d grad_input");
+        fd_check(sc__kernel_convolution, 9, k, 0, g3, v, outs[1], 1e-3, 1e-7,
+                 "conv3d grad_weight");
+        free_outs(outs, n);
+        sc_tensor_free(r);
+        sc_tensor_free(g3);
+        sc_tensor_free(a);
+        sc_tensor_free(v);
+    }
+    sc_tensor_free(go);
+    sc_tensor_free(y);
+    sc_tensor_free(x);
+    sc_tensor_free(w);
+    sc_tensor_free(b);
+    sc_tensor_free(x32);
+    sc_tensor_free(w32);
+    sc_tensor_free(b32);
+    sc_tensor_free(xcl);
+}
+END_TEST
+
+START_TEST(test_max_pool2d)
+{
+    static const double v[] = {0,  1,  2,  3,  4,  5,  6,  7,
+                               8,  9,  10, 11, 12, 13, 14, 15};
+    int64_t xs[4] = {1, 1, 4, 4}, two[2] = {2, 2}, none[1] = {0};
+    int64_t zero[2] = {0, 0}, one[2] = {1, 1};
+    sc_tensor *x = mk(SC_DTYPE_F32, 4, xs, v), *outs[4];
+    sc__karg k[8];
+    size_t n, i;
+
+    k[0] = KT(x);
+    k[1] = KL(2, two);
+    k[2] = KL(0, none);
+    k[3] = KL(2, zero);
+    k[4] = KL(2, one);
+    k[5] = KB(false);
+    n = runN(sc__kernel_max_pool2d_with_indices, 6, k, outs);
+    ck_assert_uint_eq(n, 2);
+    expect_shape(outs[0], 4, (int64_t)1, (int64_t)1, (int64_t)2, (int64_t)2);
+    {
+        static const double want[] = {5, 7, 13, 15};
+        expect_vals(outs[0], 4, want, 0);
+        ck_assert_int_eq(outs[1]->dtype, SC_DTYPE_I64);
+        expect_vals(outs[1], 4, want, 0);
+    }
+    free_outs(outs, n);
+
+    /* against the direct definition: padding, dilation, ceil_mode, a 3-d
+     * non-contiguous input, a NaN */
+    {
+        int64_t rs[3] = {2, 7, 10}, ks[2] = {3, 2}, ss[2] = {2, 3},
+                ps[2] = {1, 0}, ds[2] = {2, 1};
+        sc_tensor *r = mkrand(SC_DTYPE_F64, 3, rs, 51), *rt, *rc;
+        sc_error err;
+        int ceil;
+        ck_assert(sc_tensor_set_double(r, (int64_t[]){1, 3, 3}, NAN, &err) ==
+                  SC_OK);
+        /* the same values through a transposed copy */
+        ck_assert(sc_tensor_transpose(r, 1, 2, &rt, &err) == SC_OK);
+        ck_assert(sc_tensor_clone(rt, &rc, &err) == SC_OK);
+        sc_tensor_free(rt);
+        ck_assert(sc_tensor_transpose(rc, 1, 2, &rt, &err) == SC_OK);
+        for (ceil = 0; ceil < 2; ceil++) {
+            int64_t OH, OW, c, oh, ow;
+            k[0] = KT(rt);
+            k[1] = KL(2, ks);
+            k[2] = KL(2, ss);
+            k[3] = KL(2, ps);
+            k[4] = KL(2, ds);
+            k[5] = KB(ceil != 0);
+            n = runN(sc__kernel_max_pool2d_with_indices, 6, k, outs);
+            OH = outs[0]->sizes[1];
+            OW = outs[0]->sizes[2];
+            ck_assert_int_eq(OH, 3);
+            ck_assert_int_eq(OW, ceil ? 4 : 3); /* ceil: a window at 9 */
+            for (c = 0; c < 2; c++)
+                for (oh = 0; oh < OH; oh++)
+                    for (ow = 0; ow < OW; ow++) {
+                        double m = -INFINITY, got;
+                        int64_t best = -1, kh, kw, gi;
+                        for (kh = 0; kh < 3; kh++)
+                            for (kw = 0; kw < 2; kw++) {
+                                int64_t h = oh * 2 - 1 + kh * 2,
+                                        w = ow * 3 + kw;
+                                double e;
+                                if (h < 0 || h >= 7 || w < 0 || w >= 10)
+                                    continue;
+                                sc_tensor_get_double(
+                                    r, (int64_t[]){c, h, w}, &e, &err);
+                                if (best < 0 || e > m || isnan(e)) {
+                                    m = e;
+                                    best = h * 10 + w;
+                                }
+                            }
+                        sc_tensor_get_double(outs[0],
+                                             (int64_t[]){c, oh, ow}, &got,
+                                             &err);
+                        sc_tensor_get_int64(outs[1],
+                                            (int64_t[]){c, oh, ow}, &gi,
+                                            &err);
+                        ck_assert_msg(gi == best,
+                                      "pool index (%lld,%lld,%lld): %lld, "
+                                      "want %lld",
+                                      (long long)c, (long long)oh,
+                                      (long long)ow, (long long)gi,
+                                      (long long)best);
+                        ck_assert(isnan(m) ? isnan(got) : got == m);
+                    }
+            free_outs(outs, n);
+        }
+        sc_tensor_free(rt);
+        sc_tensor_free(rc);
+        sc_tensor_free(r);
+    }
+    /* padding beyond half the kernel is refused */
+    k[0] = KT(x);
+    k[1] = KL(2, two);
+    k[2] = KL(0, none);
+    k[3] = KL(2, two);
+    k[4] = KL(2, one);
+    k[5] = KB(false);
+    ck_assert_int_eq(run_fail(sc__kernel_max_pool2d_with_indices, 6, k),
+                     SC_ERR_INVALID);
+
+    /* backward: overlapping windows accumulate */
+    {
+        int64_t s1[2] = {1, 1};
+        sc_tensor *g, *gi;
+        double want[16] = {0};
+        k[0] = KT(x);
+        k[1] = KL(2, two);
+        k[2] = KL(2, s1);
+        k[3] = KL(2, zero);
+        n = runN(sc__kernel_max_pool2d_with_indices, 6, k, outs);
+        g = mkrand(SC_DTYPE_F32, 4, outs[0]->sizes, 52);
+        for (i = 0; i < 9; i++)
+            want[sc_tensor_item_int64(outs[1], i)] +=
+                sc_tensor_item_double(g, i);
+        k[0] = KT(g);
+        k[1] = KT(x);
+        k[2] = KL(2, two);
+        k[3] = KL(2, s1);
+        k[4] = KL(2, zero);
+        k[5] = KL(2, one);
+        k[6] = KB(false);
+        k[7] = KT(outs[1]);
+        gi = run1(sc__kernel_max_pool2d_with_indices_backward, 8, k);
+        expect_shape(gi, 4, (int64_t)1, (int64_t)1, (int64_t)4, (int64_t)4);
+        expect_vals(gi, 16, want, 1e-6);
+        ck_assert(sc_tensor_item_double(gi, 0) == 0);
+        sc_tensor_free(gi);
+        sc_tensor_free(g);
+        free_outs(outs, n);
+    }
+    sc_tensor_free(x);
+}
+END_TEST
+
+START_TEST(test_batch_norm)
+{
+    int64_t xs[4] = {3, 2, 2, 2}, cs = 2;
+    static const double rm0[] = {0.5, -1.0}, rv0[] = {2.0, 0.5};
+    bool mask_all[3] = {true, true, true};
+    sc_tensor *x = mkrand(SC_DTYPE_F64, 4, xs, 61);
+    sc_tensor *w = mkrand(SC_DTYPE_F64, 1, &cs, 62);
+    sc_tensor *b = mkrand(SC_DTYPE_F64, 1, &cs, 63);
+    sc_tensor *rm = mk1(SC_DTYPE_F64, 2, rm0), *rv = mk1(SC_DTYPE_F64, 2, rv0);
+    sc_tensor *outs[4], *bouts[4], *go;
+    sc__karg k[10];
+    size_t n, nb, c, i;
+    const double eps = 1e-5, mom = 0.1;
+
+    k[0] = KT(x);
+    k[1] = KT(w);
+    k[2] = KT(b);
+    k[3] = KT(rm);
+    k[4] = KT(rv);
+    k[5] = KB(true);
+    k[6] = KF(mom);
+    k[7] = KF(eps);
+    n = runN(sc__kernel_native_batch_norm, 8, k, outs);
+    ck_assert_uint_eq(n, 3);
+    expect_shape(outs[1], 1, (int64_t)2);
+    for (c = 0; c < 2; c++) {
+        double s = 0, q = 0, mu, var, is, wc, bc;
+        for (i = 0; i < 12; i++)
+            s += sc_tensor_item_double(x, (i / 4 * 2 + c) * 4 + i % 4);
+        mu = s / 12;
+        for (i = 0; i < 12; i++) {
+            double d =
+                sc_tensor_item_double(x, (i / 4 * 2 + c) * 4 + i % 4) - mu;
+            q += d * d;
+        }
+        var = q / 12;
+        is = 1 / sqrt(var + eps);
+        wc = sc_tensor_item_double(w, c);
+        bc = sc_tensor_item_double(b, c);
+        ck_assert(fabs(sc_tensor_item_double(outs[1], c) - mu) < 1e-12);
+        ck_assert(fabs(sc_tensor_item_double(outs[2], c) - is) < 1e-9);
+        for (i = 0; i < 12; i++) {
+            size_t e = (i / 4 * 2 + c) * 4 + i % 4;
+            double want = (sc_tensor_item_double(x, e) - mu) * is * wc + bc;
+            ck_assert(fabs(sc_tensor_item_double(outs[0], e) - want) < 1e-9);
+        }
+        /* the running statistics were updated in place */
+        ck_assert(fabs(sc_tensor_item_double(rm, c) -
+                       ((1 - mom) * rm0[c] + mom * mu)) < 1e-12);
+        ck_assert(fabs(sc_tensor_item_double(rv, c) -
+                       ((1 - mom) * rv0[c] + mom * q / 11)) < 1e-12);
+    }
+    free_outs(outs, n);
+
+    /* f32 channels_last input gives the same values to float precision */
+    {
+        sc_tensor *x32, *xcl, *ref[4], *rm2, *rv2;
+        sc_error err;
+        size_t m;
+        ck_assert(sc_tensor_to_dtype(x, SC_DTYPE_F32, &x32, &err) == SC_OK);
+        xcl = channels_last_copy(x32);
+        rm2 = mk1(SC_DTYPE_F32, 2, rm0);
+        rv2 = mk1(SC_DTYPE_F32, 2, rv0);
+        k[3] = KT(rm2);
+        k[4] = KT(rv2);
+        k[1] = KN();
+        k[2] = KN();
+        m = runN(sc__kernel_native_batch_norm, 8, k, ref);
+        k[0] = KT(xcl);
+        ck_assert(sc_tensor_copy(rm2, rm, &err) == SC_OK); /* unused */
+        n = runN(sc__kernel_native_batch_norm, 8, k, outs);
+        ck_assert_int_eq(outs[0]->dtype, SC_DTYPE_F32);
+        ck_assert(max_rel_diff(outs[0], ref[0], 1e-5) < 1e-5);
+        ck_assert(max_rel_diff(outs[2], ref[2], 1e-5) < 1e-5);
+        free_outs(outs, n);
+        free_outs(ref, m);
+        sc_tensor_free(rm2);
+        sc_tensor_free(rv2);
+        sc_tensor_free(xcl);
+        sc_tensor_free(x32);
+        k[0] = KT(x);
+        k[1] = KT(w);
+        k[2] = KT(b);
+    }
+
+    /* eval mode: the running statistics normalise; empty saved stats */
+    k[3] = KT(rm);
+    k[4] = KT(rv);
+    k[5] = KB(false);
+    n = runN(sc__kernel_native_batch_norm, 8, k, outs);
+    expect_shape(outs[1], 1, (int64_t)0);
+    expect_shape(outs[2], 1, (int64_t)0);
+    for (i = 0; i < 24; i++) {
+        size_t ch = i / 4 % 2;
+        double want = (sc_tensor_item_double(x, i) -
+                       sc_tensor_item_double(rm, ch)) /
+                          sqrt(sc_tensor_item_double(rv, ch) + eps) *
+                          sc_tensor_item_double(w, ch) +
+                      sc_tensor_item_double(b, ch);
+        ck_assert(fabs(sc_tensor_item_double(outs[0], i) - want) < 1e-9);
+    }
+    free_outs(outs, n);
+    k[3] = KN();
+    ck_assert_int_eq(run_fail(sc__kernel_native_batch_norm, 8, k),
+                     SC_ERR_INVALID);
+
+    /* backward, train and eval, by finite differences (no running stats in
+     * the train runs, so that they stay put) */
+    go = mkrand(SC_DTYPE_F64, 4, xs, 64);
+    {
+        int train;
+        for (train = 0; train < 2; train++) {
+            k[3] = train ? KN() : KT(rm);
+            k[4] = train ? KN() : KT(rv);
+            k[5] = KB(train != 0);
+            n = runN(sc__kernel_native_batch_norm, 8, k, outs);
+            {
+                sc__karg kb[10];
+                kb[0] = KT(go);
+                kb[1] = KT(x);
+                kb[2] = KT(w);
+                kb[3] = KT(rm);
+                kb[4] = KT(rv);
+                kb[5] = train ? KT(outs[1]) : KN();
+                kb[6] = train ? KT(outs[2]) : KN();
+                kb[7] = KB(train != 0);
+                kb[8] = KF(eps);
+                kb[9] = KBL(3, mask_all);
+                nb = runN(sc__kernel_native_batch_norm_backward, 10, kb,
+                          bouts);
+            }
+            ck_assert_uint_eq(nb, 3);
+            fd_check(sc__kernel_native_batch_norm, 8, k, 0, go, x, bouts[0],
+                     1e-5, 1e-6, "bn grad_input");
+            fd_check(sc__kernel_native_batch_norm, 8, k, 0, go, w, bouts[1],
+                     1e-5, 1e-6, "bn grad_weight");
+            fd_check(sc__kernel_native_batch_norm, 8, k, 0, go, b, bouts[2],
+                     1e-5, 1e-6, "bn grad_bias");
+            free_outs(bouts, nb);
+            free_outs(outs, n);
+        }
+    }
+    sc_tensor_free(go);
+    sc_tensor_free(x);
+    sc_tensor_free(w);
+    sc_tensor_free(b);
+    sc_tensor_free(rm);
+    sc_tensor_free(rv);
+}
+END_TEST
+
+START_TEST(test_group_norm)
+{
+    int64_t xs[3] = {2, 4, 3}, cs = 4;
+    bool mask_all[3] = {true, true, true};
+    sc_tensor *x = mkrand(SC_DTYPE_F64, 3, xs, 71);
+    sc_tensor *w = mkrand(SC_DTYPE_F64, 1, &cs, 72);
+    sc_tensor *b = mkrand(SC_DTYPE_F64, 1, &cs, 73);
+    sc_tensor *outs[4], *bouts[4], *go;
+    sc__karg k[10];
+    size_t n, nb, i, j;
+    const double eps = 1e-5;
+
+    k[0] = KT(x);
+    k[1] = KT(w);
+    k[2] = KT(b);
+    k[3] = KI(2);
+    k[4] = KI(4);
+    k[5] = KI(3);
+    k[6] = KI(2);
+    k[7] = KF(eps);
+    n = runN(sc__kernel_native_group_norm, 8, k, outs);
+    expect_shape(outs[1], 2, (int64_t)2, (int64_t)2);
+    for (i = 0; i < 4; i++) { /* (n, group): 6 consecutive elements */
+        double s = 0, q = 0, mu, rs;
+        for (j = 0; j < 6; j++)
+            s += sc_tensor_item_double(x, i * 6 + j);
+        mu = s / 6;
+        for (j = 0; j < 6; j++)
+            q += pow(sc_tensor_item_double(x, i * 6 + j) - mu, 2);
+        rs = 1 / sqrt(q / 6 + eps);
+        ck_assert(fabs(sc_tensor_item_double(outs[1], i) - mu) < 1e-12);
+        ck_assert(fabs(sc_tensor_item_double(outs[2], i) - rs) < 1e-9);
+        for (j = 0; j < 6; j++) {
+            size_t ch = (i % 2) * 2 + j / 3;
+            double want = (sc_tensor_item_double(x, i * 6 + j) - mu) * rs *
+                              sc_tensor_item_double(w, ch) +
+                          sc_tensor_item_double(b, ch);
+            ck_assert(fabs(sc_tensor_item_double(outs[0], i * 6 + j) - want) <
+                      1e-9);
+        }
+    }
+    go = mkrand(SC_DTYPE_F64, 3, xs, 74);
+    {
+        sc__karg kb[10];
+        kb[0] = KT(go);
+        kb[1] = KT(x);
+        kb[2] = KT(outs[1]);
+        kb[3] = KT(outs[2]);
+        kb[4] = KT(w);
+        kb[5] = KI(2);
+        kb[6] = KI(4);
+        kb[7] = KI(3);
+        kb[8] = KI(2);
+        kb[9] = KBL(3, mask_all);
+        nb = runN(sc__kernel_native_group_norm_backward, 10, kb, bouts);
+    }
+    fd_check(sc__kernel_native_group_norm, 8, k, 0, go, x, bouts[0], 1e-5,
+             1e-6, "gn grad_input");
+    fd_check(sc__kernel_native_group_norm, 8, k, 0, go, w, bouts[1], 1e-5,
+             1e-6, "gn grad_weight");
+    fd_check(sc__kernel_native_group_norm, 8, k, 0, go, b, bouts[2], 1e-5,
+             1e-6, "gn grad_bias");
+    free_outs(bouts, nb);
+    free_outs(outs, n);
+    k[6] = KI(3);
+    ck_assert_int_eq(run_fail(sc__kernel_native_group_norm, 8, k),
+                     SC_ERR_INVALID);
+    sc_tensor_free(go);
+    sc_tensor_free(x);
+    sc_tensor_free(w);
+    sc_tensor_free(b);
+}
+END_TEST
+
+/* Out-of-memory at every allocation of the new multi-output kernels. */
+static void oom_loop(kfn fn, size_t nargs, const sc__karg *k,
+                     const char *what)
+{
+    long i;
+    for (i = 0; i < 40; i++) {
+        sc_tensor *outs[4];
+        size_t n;
+        sc_error err;
+        sc_status st;
+        sc__alloc_fail_after(i);
+        st = run(fn, nargs, k, outs, &n, &err);
+        sc__alloc_fail_after(-1);
+        if (st == SC_OK) {
+            free_outs(outs, n);
+            return;
+        }
+        ck_assert_msg(st == SC_ERR_NOMEM, "%s step %ld: %s", what, i,
+                      err.message);
+        ck_assert_uint_eq(n, 0);
+    }
+    ck_abort_msg("%s: still failing after 40 allocations", what);
+}
+
+START_TEST(test_new_kernels_oom)
+{
+    int64_t xs[4] = {2, 2, 4, 4}, ws[4] = {2, 2, 3, 3}, one[2] = {1, 1},
+            zero[2] = {0, 0}, two[2] = {2, 2}, cs = 2;
+    bool mask_all[3] = {true, true, true};
+    sc_tensor *x = mkrand(SC_DTYPE_F32, 4, xs, 81);
+    sc_tensor *w = mkrand(SC_DTYPE_F32, 4, ws, 82);
+    sc_tensor *go = mkrand(SC_DTYPE_F32, 4, xs, 83);
+    sc_tensor *rm = mk1(SC_DTYPE_F32, 2, NULL);
+    sc_tensor *rv = mkrand(SC_DTYPE_F32, 1, &cs, 84);
+    sc__karg k[11];
+
+    k[0] = KT(go);
+    k[1] = KT(x);
+    k[2] = KT(w);
+    k[3] = KN();
+    k[4] = KL(2, one);
+    k[5] = KL(2, one);
+    k[6] = KL(2, one);
+    k[7] = KB(false);
+    k[8] = KL(2, zero);
+    k[9] = KI(1);
+    k[10] = KBL(3, mask_all);
+    oom_loop(sc__kernel_convolution_backward, 11, k, "convolution_backward");
+    k[0] = KT(x);
+    k[1] = KN();
+    k[2] = KN();
+    k[3] = KT(rm);
+    k[4] = KT(rv);
+    k[5] = KB(true);
+    k[6] = KF(0.1);
+    k[7] = KF(1e-5);
+    oom_loop(sc__kernel_native_batch_norm, 8, k, "native_batch_norm");
+    k[1] = KL(2, two);
+    k[2] = KL(0, zero);
+    k[3] = KL(2, zero);
+    k[4] = KL(2, one);
+    k[5] = KB(false);
+    oom_loop(sc__kernel_max_pool2d_with_indices, 6, k, "max_pool2d");
+    k[1] = KI(1);
+    k[2] = KI(2);
+    oom_loop(sc__kernel_split, 3, k, "split");
+    sc_tensor_free(x);
+    sc_tensor_free(w);
+    sc_tensor_free(go);
+    sc_tensor_free(rm);
+    sc_tensor_free(rv);
+}
+END_TEST
+
 Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
@@ -1718,6 +3195,21 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, test_dropout);
     tcase_add_test(tc, test_fn_mm_gelu_sum);
     tcase_add_test(tc, test_kernel_oom);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("nn");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_creation);
+    tcase_add_test(tc, test_split_unbind);
+    tcase_add_test(tc, test_sum_to_size_clamp_nonzero);
+    tcase_add_test(tc, test_dropout_backward_randn);
+    tcase_add_test(tc, test_symbolic_getitem);
+    tcase_add_test(tc, test_embedding);
+    tcase_add_test(tc, test_nll_loss);
+    tcase_add_test(tc, test_convolution);
+    tcase_add_test(tc, test_max_pool2d);
+    tcase_add_test(tc, test_batch_norm);
+    tcase_add_test(tc, test_group_norm);
+    tcase_add_test(tc, test_new_kernels_oom);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -100,6 +100,11 @@ char *sc__arena_strdup(sc__arena *a, const char *s, size_t n);
  *     ... GMP calls; no GMP-owned temporaries on the C stack that must be
  *         cleared, or they leak on the jump ...
  *     sc__gmp_pop(&g);
+ *
+ * After a jump, an mpz that was the destination of the failing call may be
+ * inconsistent (GMP can record the new size before it allocates, and may
+ * already have freed the old buffer): never mpz_clear it; re-initialise it
+ * (mpz_init) and drop its old value instead.
  */
 typedef struct sc__gmp_guard {
     jmp_buf env;

@@ -1,7 +1,7 @@
 /* gen-ops — write the generated C: graph/ops-gen.h (enums and dispatch
- * prototypes), graph/ops-gen.c (the tables declared in graph/ops.h) and
- * graph/ops-dispatch-gen.c (function-pointer tables for shape rules and
- * kernels).  The output depends only on the table's content, never on
+ * prototypes), graph/ops-gen.c (the tables declared in graph/ops.h),
+ * graph/ops-shapes-gen.c (the function-pointer table of the shape rules)
+ * and graph/ops-kernels-gen.c (that of the kernels).  The output depends only on the table's content, never on
  * paths, time or the machine, so every build writes the same bytes.
  */
 #include <math.h>
@@ -161,7 +161,7 @@ bool gen_emit_header(FILE *f, const gen_table *t)
     fputs("    SC_FLOPS_COUNT_\n} sc__flops_formula;\n\n", f);
 
     fputs("/* The shape rules, one function per rule (graph/).  Defined by "
-          "hand; referenced only\n * by graph/ops-dispatch-gen.c. */\n",
+          "hand; referenced only\n * by graph/ops-shapes-gen.c. */\n",
           f);
     for (size_t i = 0; i < t->shape_rules.n; i++) {
         const gen_registry_entry *e = t->shape_rules.items[i];
@@ -170,7 +170,7 @@ bool gen_emit_header(FILE *f, const gen_table *t)
     }
     fputs("\n/* The kernels, one function per kernel name (kernels/).  "
           "Defined by hand; referenced\n * only by "
-          "graph/ops-dispatch-gen.c. */\n",
+          "graph/ops-kernels-gen.c. */\n",
           f);
     for (size_t i = 0; i < t->kernels.n; i++)
         fprintf(f, "sc_status sc__kernel_%s(struct sc__kernel_call *call);\n",
@@ -404,13 +404,13 @@ bool gen_emit_source(FILE *f, const gen_table *t)
     return !ferror(f);
 }
 
-/* ---- graph/ops-dispatch-gen.c ------------------------------------------------- */
+/* ---- graph/ops-shapes-gen.c and graph/ops-kernels-gen.c ------------------------ */
 
-bool gen_emit_dispatch(FILE *f, const gen_table *t)
+bool gen_emit_shapes(FILE *f, const gen_table *t)
 {
-    banner(f, "graph/ops-dispatch-gen.c",
-           "Function-pointer tables: shape rules by sc__shape_rule, kernels "
-           "by\n * sc__kernel_id.  Compiled once every function exists.");
+    banner(f, "graph/ops-shapes-gen.c",
+           "The shape-rule table: sc__shape_<rule> by sc__shape_rule.  "
+           "Compiled once\n * every rule exists.");
     fputs("#include <stddef.h>\n\n#include \"graph/ops.h\"\n\n"
           "const sc__shape_fn sc__shape_rule_fns[] = {\n",
           f);
@@ -419,7 +419,16 @@ bool gen_emit_dispatch(FILE *f, const gen_table *t)
         fprintf(f, "    [SC_SHAPE_%s] = sc__shape_%s,\n", gen_upper(e->name),
                 e->name);
     }
-    fputs("    [SC_SHAPE_RULE_COUNT_] = NULL,\n};\n\n"
+    fputs("    [SC_SHAPE_RULE_COUNT_] = NULL,\n};\n", f);
+    return !ferror(f);
+}
+
+bool gen_emit_kernels(FILE *f, const gen_table *t)
+{
+    banner(f, "graph/ops-kernels-gen.c",
+           "The kernel table: sc__kernel_<name> by sc__kernel_id (the "
+           "interpreter's\n * dispatch).");
+    fputs("#include <stddef.h>\n\n#include \"graph/ops.h\"\n\n"
           "const sc__kernel_fn sc__kernel_fns[] = {\n",
           f);
     for (size_t i = 0; i < t->kernels.n; i++) {

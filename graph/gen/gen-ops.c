@@ -1,6 +1,7 @@
 /* gen-ops — generate the op tables from graph/ops.yaml.
  *
- *   gen-ops [--check] [--header H] [--source C] [--dispatch D] OPS.yaml
+ *   gen-ops [--check] [--header H] [--source C] [--shapes S] [--kernels K]
+ *           OPS.yaml
  *
  * Reads and checks the table; with no error, writes each requested output
  * atomically (to a temporary file next to it, then rename).  On any error
@@ -284,7 +285,7 @@ static bool write_outputs(output *outs, size_t n, const gen_table *t)
 static void usage(FILE *f)
 {
     fputs("usage: gen-ops [--check] [--header FILE] [--source FILE] "
-          "[--dispatch FILE] OPS.yaml\n"
+          "[--shapes FILE] [--kernels FILE] OPS.yaml\n"
           "Check graph/ops.yaml and write the C op tables (see doc/ops.md).\n",
           f);
 }
@@ -292,7 +293,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *header = NULL, *source = NULL,
-               *dispatch = NULL;
+               *shapes = NULL, *kernels = NULL;
     bool check_only = false;
     int status = 0;
 
@@ -305,8 +306,10 @@ int main(int argc, char **argv)
             slot = &header;
         else if (strcmp(a, "--source") == 0)
             slot = &source;
-        else if (strcmp(a, "--dispatch") == 0)
-            slot = &dispatch;
+        else if (strcmp(a, "--shapes") == 0)
+            slot = &shapes;
+        else if (strcmp(a, "--kernels") == 0)
+            slot = &kernels;
         else if (strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -332,9 +335,9 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!check_only && !header && !source && !dispatch) {
+    if (!check_only && !header && !source && !shapes && !kernels) {
         fprintf(stderr, "gen-ops: nothing to write (give --header, "
-                        "--source, --dispatch or --check)\n");
+                        "--source, --shapes, --kernels or --check)\n");
         return 2;
     }
 
@@ -346,14 +349,16 @@ int main(int argc, char **argv)
                 gen_error_count(), gen_error_count() == 1 ? "" : "s", input);
         status = 1;
     } else if (!check_only) {
-        output outs[3];
+        output outs[4];
         size_t n = 0;
         if (header)
             outs[n++] = (output){header, NULL, gen_emit_header};
         if (source)
             outs[n++] = (output){source, NULL, gen_emit_source};
-        if (dispatch)
-            outs[n++] = (output){dispatch, NULL, gen_emit_dispatch};
+        if (shapes)
+            outs[n++] = (output){shapes, NULL, gen_emit_shapes};
+        if (kernels)
+            outs[n++] = (output){kernels, NULL, gen_emit_kernels};
         if (!write_outputs(outs, n, &table))
             status = 1;
     }

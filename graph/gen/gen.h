@@ -170,11 +170,12 @@ typedef struct gen_table {
  * problem found through gen_error) if anything is wrong. */
 bool gen_table_load(const char *path, gen_table *t);
 
-/* Write the three outputs to the open streams.  Returns false on a write
+/* Write the four outputs to the open streams.  Returns false on a write
  * error. */
 bool gen_emit_header(FILE *f, const gen_table *t);
 bool gen_emit_source(FILE *f, const gen_table *t);
-bool gen_emit_dispatch(FILE *f, const gen_table *t);
+bool gen_emit_shapes(FILE *f, const gen_table *t);
+bool gen_emit_kernels(FILE *f, const gen_table *t);
 
 /* Helpers shared by the parts. */
 bool gen_is_ident(const char *s);

@@ -362,7 +362,10 @@ size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap);
 
 /* The hint of a symbol (its value seen while tracing).  A symbol without a
  * hint is unbacked.  Hints come from `# symcut: hint s0=8` lines and the
- * callers (sc_graph_set_hint replaces). */
+ * callers (sc_graph_set_hint replaces).  The reader registers the symbols
+ * in the shape environment with the hints known then (give the command
+ * line's hints in sc_graph_read_options); a later sc_graph_set_hint does
+ * not change the environment. */
 sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
                             sc_error *err);
 bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,

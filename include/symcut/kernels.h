@@ -244,6 +244,179 @@ sc_status sc_npy_write_buffer(const sc_tensor *t, void **out, size_t *len,
  * path is untouched. */
 sc_status sc_npy_write(const sc_tensor *t, const char *path, sc_error *err);
 
+
+/* ---- Interpreter and validation ----------------------------------------
+ * (kernels/interp.c, kernels/validate.c; doc/interp.md)
+ *
+ * sc_interp_run executes a graph node by node through the op table's
+ * kernels.  Values: a tensor node holds an sc_tensor; a SymInt node an
+ * integer, handed in and out as a 0-d int64 tensor (sc_tensor_item_int64);
+ * a tuple node (native_layer_norm, split, ...) its element tensors, read by
+ * getitem nodes.  The graph is not modified, but its context and shape
+ * environment are used (symbol constants are interned in the context): one
+ * graph must not be run by two threads at once. */
+
+/* options.boundary: the last node of the forward half (the last call node
+ * on a path from the primals to a forward output). */
+#define SC_INTERP_BOUNDARY_FORWARD ((sc_node_id)-2)
+
+enum {
+    /* Do not compare each node's result with its annotation (sizes,
+     * dtype).  Unbacked symbols are still bound from annotations that are
+     * a bare symbol. */
+    SC_INTERP_NO_META_CHECK = 1u << 0
+};
+
+typedef struct sc_interp_options {
+    /* Random ops draw from Philox keyed by (seed, FNV-1a 64 of the node's
+     * name): a node of the same name in a joint, forward or backward graph
+     * draws the same numbers. */
+    uint64_t seed;
+    /* A node id, SC_NODE_NONE (the default) or SC_INTERP_BOUNDARY_FORWARD:
+     * stats->boundary_bytes are measured after this node ran and the
+     * values it used for the last time were released. */
+    sc_node_id boundary;
+    /* Symbols bound before the inputs are read (the input sizes must agree
+     * with them); NULL for none.  Must use the graph's context. */
+    const sc_symmap *sizes;
+    unsigned flags; /* SC_INTERP_* */
+} sc_interp_options;
+
+/* seed 0, boundary SC_NODE_NONE, no sizes, no flags. */
+void sc_interp_options_init(sc_interp_options *opts);
+
+typedef struct sc_interp_stats {
+    /* The most bytes held at once: every distinct storage referenced by a
+     * live value (inputs included until their last use), measured after
+     * each node ran and before the values it used for the last time were
+     * released. */
+    size_t peak_bytes;
+    sc_node_id peak_node;          /* the node at the peak */
+    /* Held after the boundary node (0 without a boundary); the part of it
+     * in the storages of the graph's inputs. */
+    size_t boundary_bytes;
+    size_t boundary_input_bytes;
+    sc_node_id boundary_node;      /* the resolved boundary, or SC_NODE_NONE */
+    size_t output_bytes;           /* distinct storages of the outputs */
+    size_t kernel_calls;
+} sc_interp_stats;
+
+/* Run g on inputs[0 .. sc_graph_num_placeholders(g)), one per placeholder
+ * in order (a tensor, or for a SymInt placeholder a 0-d integer tensor;
+ * kept, not owned).  Ops that mutate an argument (native_batch_norm's
+ * running statistics, bernoulli_) write into the caller's tensors, as
+ * PyTorch does: pass copies to keep the originals.
+ *
+ * Checks, each an error naming what failed: every input's dtype and rank
+ * against its placeholder's annotation, and its sizes (a constant must be
+ * equal, a symbol is bound on its first occurrence and must be equal on
+ * every other, a composite size is evaluated, or solved for its one
+ * unbound symbol when linear); the shape environment's (sc_graph_env)
+ * symbol ranges, guards and replacements once their symbols are bound,
+ * its deferred runtime assertions once their unbacked symbols are bound
+ * (from data-dependent results such as nonzero's); each result against its
+ * annotation (unless SC_INTERP_NO_META_CHECK).  An op without a kernel is
+ * SC_ERR_UNSUPPORTED: "node N: op X has no kernel: REASON".
+ *
+ * On success outputs[0 .. sc_graph_num_outputs(g)) hold new tensors owned
+ * by the caller (free with sc_tensor_free; NULL for a None output; views
+ * may share storage with the inputs) and *stats (if non-NULL) is filled.
+ * On failure every output is NULL.  opts may be NULL (defaults).
+ * Errors: SC_ERR_INVALID (wrong graph, no users index), SC_ERR_TYPE,
+ * SC_ERR_SHAPE, SC_ERR_GUARD, SC_ERR_UNSUPPORTED, the kernels' errors
+ * (prefixed with the node's name), SC_ERR_NOMEM.
+ * Time: the kernels' plus O(nodes + edges); memory: the live values. */
+sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
+                        const sc_interp_options *opts, sc_tensor *outputs[],
+                        sc_interp_stats *stats, sc_error *err);
+
+/* The value of every symbol of g's placeholder annotations: from sizes
+ * (may be NULL), else the symbol's hint (sc_graph_get_hint).  Adds them to
+ * binding (the graph's context).  SC_ERR_UNBOUND naming a symbol with
+ * neither. */
+sc_status sc_interp_bind_sizes(const sc_graph *g, const sc_symmap *sizes,
+                               sc_symmap *binding, sc_error *err);
+
+/* New random inputs for g's placeholders (inputs[0 .. num_placeholders),
+ * owned by the caller) at the sizes binding gives: floating tensors
+ * uniform in [-1, 1), integer tensors uniform in [0, int_high) (int_high
+ * <= 0 means 2), bool 0/1, SymInt placeholders their value as a 0-d int64
+ * tensor.  Each placeholder's stream is keyed by (seed, its name), so the
+ * same name draws the same values in any graph.  On failure nothing is
+ * left in inputs. */
+sc_status sc_interp_random_inputs(const sc_graph *g, const sc_symmap *binding,
+                                  uint64_t seed, int64_t int_high,
+                                  sc_tensor *inputs[], sc_error *err);
+
+/* FNV-1a 64 of a node name: the random-op key of that node. */
+uint64_t sc_interp_node_key(const char *name);
+
+typedef enum sc_validate_kind {
+    SC_VALIDATE_OK,             /* no mismatch */
+    SC_VALIDATE_STRUCTURE,      /* the graphs do not fit together */
+    SC_VALIDATE_RUN_ERROR,      /* the forward or backward graph failed */
+    SC_VALIDATE_FORWARD_OUTPUT, /* a forward output differs */
+    SC_VALIDATE_GRADIENT,       /* a gradient differs */
+    SC_VALIDATE_MUTATED_INPUT,  /* an input mutated differently */
+    SC_VALIDATE_SAVED_BYTES     /* saved bytes differ from the prediction */
+} sc_validate_kind;
+
+typedef struct sc_validate_options {
+    uint64_t seed;              /* the inputs' draw and the random ops */
+    /* The sizes to run at (symbols of the joint graph's context); NULL or
+     * missing symbols: the hints. */
+    const sc_symmap *sizes;
+    /* Inputs of the joint graph to use instead of random ones (kept, not
+     * owned, not modified: each run gets copies); NULL: random. */
+    sc_tensor *const *inputs;
+    int64_t int_high;           /* integer inputs in [0, int_high); <= 0: 2 */
+    /* The partition's predicted bytes of the saved tensors at these
+     * sizes; negative: no prediction to check. */
+    int64_t predicted_saved_bytes;
+} sc_validate_options;
+
+void sc_validate_options_init(sc_validate_options *opts);
+
+typedef struct sc_validate_report {
+    bool passed;
+    sc_validate_kind kind;      /* of the first failure */
+    /* The first failure in one line (names the nodes, gives the errors);
+     * "" when passed. */
+    char message[SC_ERROR_MESSAGE_MAX];
+    size_t compared;            /* values compared */
+    size_t mismatches;          /* values that differ */
+    /* For the first differing value: its index among the joint's outputs
+     * (or the placeholder for a mutated input), the node names (in the
+     * joint graph and in the forward/backward graph; "None" for None;
+     * pointers into the graphs), and the largest absolute and relative
+     * errors over its elements. */
+    size_t index;
+    const char *joint_node;
+    const char *part_node;
+    double max_abs_error, max_rel_error;
+    /* The saved values (forward outputs beyond the joint's forward
+     * outputs): how many, their tensor bytes (numel * itemsize), and the
+     * prediction (negative: none). */
+    size_t saved_count;
+    size_t saved_bytes;
+    int64_t predicted_saved_bytes;
+    sc_interp_stats joint_stats, fw_stats, bw_stats;
+} sc_validate_report;
+
+/* Validate a partition of joint into fw (primals -> forward outputs, then
+ * saved values) and bw (saved values, then tangents -> one gradient per
+ * primal, None allowed): draw inputs (or take opts->inputs), run joint,
+ * run fw on copies of the primals, run bw on the saved values and the
+ * tangents, and compare bit for bit every forward output, every gradient
+ * and every primal that a run mutated.  The three graphs share one
+ * context.  Returns SC_OK when the validation ran, whatever its verdict
+ * (report->passed); graphs that do not fit together and failures of fw or
+ * bw are verdicts.  Errors: failures of the joint graph (bad sizes, no
+ * hint), SC_ERR_NOMEM.  opts may be NULL.  Time: three runs. */
+sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
+                      const sc_graph *bw, const sc_validate_options *opts,
+                      sc_validate_report *report, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

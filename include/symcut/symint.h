@@ -261,7 +261,13 @@ bool sc_expr_has_symbol(const sc_expr *e, const sc_expr *sym);
 
 /* Evaluate e with every free symbol bound to an integer constant in
  * binding.  Booleans give 0 or 1.  Errors: SC_ERR_UNBOUND (the symbol is
- * named), SC_ERR_DIV_ZERO.  out is initialised by the caller. */
+ * named), SC_ERR_DIV_ZERO.  out is initialised by the caller.
+ * And/Or are decided by any deciding argument: an And with a false
+ * argument is false even when another argument fails (divides by zero),
+ * and an Or with a true argument is true; only an And/Or that no argument
+ * decides reports an argument's error.  The rule does not depend on the
+ * order of the arguments (which canonicalisation changes), and it agrees
+ * with every short-circuit evaluation that succeeds. */
 sc_status sc_expr_eval(sc_ctx *ctx, sc_expr *e, const sc_symmap *binding,
                        mpz_ptr out, sc_error *err);
 /* Same, for a result that must fit in int64_t (SC_ERR_OVERFLOW if not). */

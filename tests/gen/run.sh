@@ -31,7 +31,7 @@ for table in "$tables"/*.yaml; do
     mkdir "$out"
     echo old >"$out/ops-gen.h"
     "$GEN" --header "$out/ops-gen.h" --source "$out/ops-gen.c" \
-        --dispatch "$out/ops-dispatch-gen.c" "$table" \
+        --shapes "$out/ops-shapes-gen.c" --kernels "$out/ops-kernels-gen.c" "$table" \
         >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
     status=$?
     case $name in
@@ -41,7 +41,7 @@ for table in "$tables"/*.yaml; do
             sed 's/^/    /' "$tmp/$name.stderr"
             continue
         fi
-        for f in ops-gen.h ops-gen.c ops-dispatch-gen.c; do
+        for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c; do
             if ! grep -q 'generated from graph/ops.yaml by graph/gen/gen-ops — do not edit' "$out/$f"; then
                 bad "$name: $f lacks the do-not-edit banner"
                 continue 2
@@ -102,12 +102,13 @@ if ! "$GEN" --check "$real" 2>"$tmp/real.stderr"; then
     bad "graph/ops.yaml does not check:"
     sed 's/^/    /' "$tmp/real.stderr"
 elif ! "$GEN" --header "$tmp/real/ops-gen.h" --source "$tmp/real/ops-gen.c" \
-    --dispatch "$tmp/real/ops-dispatch-gen.c" "$real" 2>"$tmp/real.stderr"; then
+    --shapes "$tmp/real/ops-shapes-gen.c" \
+    --kernels "$tmp/real/ops-kernels-gen.c" "$real" 2>"$tmp/real.stderr"; then
     bad "graph/ops.yaml does not generate:"
     sed 's/^/    /' "$tmp/real.stderr"
 else
     ok
-    for f in ops-gen.h ops-gen.c ops-dispatch-gen.c; do
+    for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c; do
         built=$builddir/graph/$f
         [ -f "$built" ] || built=$srcdir/graph/$f
         if [ ! -f "$built" ]; then
@@ -120,7 +121,8 @@ else
     done
     before=$(ls -i "$tmp/real/ops-gen.c")
     "$GEN" --header "$tmp/real/ops-gen.h" --source "$tmp/real/ops-gen.c" \
-        --dispatch "$tmp/real/ops-dispatch-gen.c" "$real"
+        --shapes "$tmp/real/ops-shapes-gen.c" \
+        --kernels "$tmp/real/ops-kernels-gen.c" "$real"
     after=$(ls -i "$tmp/real/ops-gen.c")
     if [ "$before" = "$after" ] && [ -z "$(ls "$tmp/real" | grep tmp)" ]; then
         ok

@@ -1,0 +1,313 @@
+/* symcut run — execute a graph with the CPU kernels and summarize its
+ * outputs.
+ *
+ *   symcut run GRAPH [--inputs DIR] [--seed N] [--sizes s0=17,...]
+ *              [--save DIR] */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+#include <symcut/kernels.h>
+
+#include "cli/cli.h"
+
+static void usage(FILE *out)
+{
+    fputs("Usage: symcut run GRAPH [--inputs DIR] [--seed N] [--sizes s0=17,...]\n"
+          "                  [--save DIR]\n"
+          "\n"
+          "Execute a graph (PyTorch's graph text) with symcut's CPU kernels and\n"
+          "print, per output, its node, dtype and shape and two checksums (the\n"
+          "sum of its elements as float64, and the FNV-1a 64 hash of its bytes\n"
+          "in C order), then the peak memory held.\n"
+          "\n"
+          "Options:\n"
+          "  --inputs DIR        read each input from DIR/<placeholder>.npy\n"
+          "                      (primals_1.npy, ..., tangents_1.npy); without\n"
+          "                      it, inputs are random (floats in [-1, 1),\n"
+          "                      integers in {0, 1}) at the sizes\n"
+          "  --seed N            seed of the random inputs and of the random\n"
+          "                      ops (default 0)\n"
+          "  --sizes s0=17,...   values of the symbols (default: their hints);\n"
+          "                      with --inputs, the inputs must agree\n"
+          "  --save DIR          write output K to DIR/out_K.npy (atomically)\n"
+          "\n"
+          "Exit status: 0 success; 1 bad command line; 2 bad input or a failed\n"
+          "run.\n",
+          out);
+}
+
+static uint64_t fnv1a(const unsigned char *p, size_t n, uint64_t h)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+/* "f32[32, 64]" */
+static void print_shape(const sc_tensor *t)
+{
+    size_t d;
+    printf("%s[", sc_dtype_code(t->dtype));
+    for (d = 0; d < t->ndim; d++)
+        printf("%s%lld", d ? ", " : "", (long long)t->sizes[d]);
+    printf("]");
+}
+
+static int print_output(size_t k, const char *node, const sc_tensor *t)
+{
+    sc_tensor *c = NULL;
+    sc_error err;
+    double sum = 0;
+    size_t n, i;
+
+    printf("out_%zu %s ", k, node);
+    if (!t) {
+        printf("None\n");
+        return 0;
+    }
+    if (sc_tensor_clone(t, &c, &err) != SC_OK) {
+        cli_report(&err);
+        return -1;
+    }
+    n = sc_tensor_numel(c);
+    for (i = 0; i < n; i++)
+        sum += sc_tensor_item_double(c, i);
+    print_shape(t);
+    printf(" sum=%.9g fnv=%016llx\n", sum,
+           (unsigned long long)fnv1a(sc_tensor_data(c), sc_tensor_nbytes(c),
+                                     0xcbf29ce484222325ULL));
+    sc_tensor_free(c);
+    return 0;
+}
+
+/* The symbols that are a whole size of an input, from the inputs (for
+ * the summary; the interpreter checks them). */
+static void bind_from_inputs(const sc_graph *g, sc_tensor *const *inputs,
+                             sc_symmap *binding)
+{
+    size_t np = sc_graph_num_placeholders(g), k, d;
+    for (k = 0; k < np; k++) {
+        sc_result r;
+        sc_graph_node_result(g, (sc_node_id)k, &r);
+        if (r.kind != SC_RESULT_TENSOR || r.tensor.ndim != inputs[k]->ndim)
+            continue;
+        for (d = 0; d < r.tensor.ndim; d++)
+            if (sc_expr_is_symbol(r.tensor.sizes[d]) &&
+                !sc_symmap_get(binding, r.tensor.sizes[d]))
+                sc_symmap_set_si(binding, r.tensor.sizes[d],
+                                 inputs[k]->sizes[d], NULL);
+    }
+}
+
+static char *path_join(const char *dir, const char *name, const char *ext)
+{
+    size_t n = strlen(dir) + strlen(name) + strlen(ext) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s%s", dir, name, ext);
+    return p;
+}
+
+int cli_cmd_run(int argc, char **argv)
+{
+    const char *file = NULL, *inputs_dir = NULL, *sizes_text = NULL,
+               *save_dir = NULL;
+    unsigned long long seed = 0;
+    sc_ctx *ctx = NULL;
+    sc_graph *g = NULL;
+    sc_symmap *sizes = NULL, *binding = NULL;
+    sc_tensor **inputs = NULL, **outputs = NULL;
+    sc_interp_options io;
+    sc_interp_stats st;
+    sc_error err;
+    size_t np = 0, no = 0, k;
+    int rc = CLI_EXIT_INPUT, i;
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (strcmp(a, "--inputs") == 0 || strcmp(a, "--seed") == 0 ||
+            strcmp(a, "--sizes") == 0 || strcmp(a, "--save") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("run", "'%s' needs a value", a);
+            if (strcmp(a, "--inputs") == 0)
+                inputs_dir = argv[++i];
+            else if (strcmp(a, "--sizes") == 0)
+                sizes_text = argv[++i];
+            else if (strcmp(a, "--save") == 0)
+                save_dir = argv[++i];
+            else {
+                char *end;
+                errno = 0;
+                seed = strtoull(argv[++i], &end, 0);
+                if (*end || errno || argv[i][0] == '-' || !argv[i][0])
+                    return cli_usage_error("run", "bad seed '%s'", argv[i]);
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("run", "unknown option '%s'", a);
+        } else if (file) {
+            return cli_usage_error("run", "more than one graph");
+        } else {
+            file = a;
+        }
+    }
+    if (!file)
+        return cli_usage_error("run", "no graph file given");
+
+    ctx = sc_ctx_new();
+    sizes = ctx ? sc_symmap_new(ctx) : NULL;
+    binding = ctx ? sc_symmap_new(ctx) : NULL;
+    if (!ctx || !sizes || !binding) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    if (sizes_text && cli_parse_bindings(ctx, sizes_text, sizes, &err) != SC_OK) {
+        sc_symmap_free(sizes);
+        sc_symmap_free(binding);
+        sc_ctx_free(ctx);
+        return cli_usage_error("run", "--sizes: %s", err.message);
+    }
+    if (sc_graph_read_file(ctx, file, NULL, &g, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    np = sc_graph_num_placeholders(g);
+    no = sc_graph_num_outputs(g);
+    inputs = calloc(np + 1, sizeof *inputs);
+    outputs = calloc(no + 1, sizeof *outputs);
+    if (!inputs || !outputs) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    if (inputs_dir) {
+        for (k = 0; k < np; k++) {
+            char *p = path_join(inputs_dir,
+                                sc_graph_node_name(g, (sc_node_id)k), ".npy");
+            sc_status s;
+            if (!p) {
+                cli_errorf("out of memory");
+                goto done;
+            }
+            s = sc_npy_read(p, &inputs[k], &err);
+            free(p);
+            if (s != SC_OK) {
+                cli_report(&err);
+                goto done;
+            }
+        }
+    } else {
+        if (sc_interp_bind_sizes(g, sizes, binding, &err) != SC_OK ||
+            sc_interp_random_inputs(g, binding, seed, 0, inputs, &err) !=
+                SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+    }
+
+    sc_interp_options_init(&io);
+    io.seed = seed;
+    io.sizes = sizes;
+    if (sc_graph_num_tangents(g) > 0 && sc_graph_num_fwd_outputs(g) > 0)
+        io.boundary = SC_INTERP_BOUNDARY_FORWARD;
+    if (sc_interp_run(g, inputs, &io, outputs, &st, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+
+    if (inputs_dir)
+        bind_from_inputs(g, inputs, binding);
+    printf("graph %s: %zu nodes, %zu inputs (%s", file, sc_graph_num_nodes(g),
+           np, inputs_dir ? "from " : "random, seed ");
+    if (inputs_dir)
+        printf("%s)\n", inputs_dir);
+    else
+        printf("%llu)\n", seed);
+    {
+        size_t ns = sc_graph_symbols(g, NULL, 0), j;
+        sc_expr **syms = calloc(ns + 1, sizeof *syms);
+        if (ns && syms) {
+            ns = sc_graph_symbols(g, syms, ns);
+            printf("sizes:");
+            for (j = 0; j < ns; j++) {
+                int64_t v = 0;
+                sc_expr *e = sc_symmap_get(binding, syms[j]);
+                if (!e)
+                    e = sc_symmap_get(sizes, syms[j]);
+                if (e && sc_expr_get_si(e, &v))
+                    printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
+                           (long long)v);
+            }
+            printf("\n");
+        }
+        free(syms);
+    }
+    for (k = 0; k < no; k++) {
+        sc_node_id o = sc_graph_output(g, k);
+        if (print_output(k, o == SC_NODE_NONE ? "-"
+                                              : sc_graph_node_name(g, o),
+                         outputs[k]) != 0)
+            goto done;
+    }
+    printf("peak memory: %zu bytes (at node %s)\n", st.peak_bytes,
+           st.peak_node == SC_NODE_NONE
+               ? "-"
+               : sc_graph_node_name(g, st.peak_node));
+    if (st.boundary_node != SC_NODE_NONE)
+        printf("held after the forward (node %s): %zu bytes, %zu of them "
+               "inputs\n",
+               sc_graph_node_name(g, st.boundary_node), st.boundary_bytes,
+               st.boundary_input_bytes);
+    printf("outputs: %zu bytes; kernel calls: %zu\n", st.output_bytes,
+           st.kernel_calls);
+
+    if (save_dir) {
+        for (k = 0; k < no; k++) {
+            char name[32], *p;
+            sc_status s;
+            if (!outputs[k])
+                continue;
+            snprintf(name, sizeof name, "out_%zu", k);
+            p = path_join(save_dir, name, ".npy");
+            if (!p) {
+                cli_errorf("out of memory");
+                goto done;
+            }
+            s = sc_npy_write(outputs[k], p, &err);
+            free(p);
+            if (s != SC_OK) {
+                cli_report(&err);
+                goto done;
+            }
+        }
+    }
+    if (fflush(stdout) != 0) {
+        cli_errorf("cannot write the output");
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    if (inputs)
+        for (k = 0; k < np; k++)
+            sc_tensor_free(inputs[k]);
+    if (outputs)
+        for (k = 0; k < no; k++)
+            sc_tensor_free(outputs[k]);
+    free(inputs);
+    free(outputs);
+    sc_graph_free(g);
+    sc_symmap_free(sizes);
+    sc_symmap_free(binding);
+    sc_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,936 @@
+/* symcut — shape rules of views, reshapes, copies, splits and
+ * concatenation. */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/shapes.h"
+
+/* Fresh copies of t's sizes and strides. */
+static sc_status copy_meta(struct sc__shape_call *c, const sc_tensor_meta *t,
+                           sc_expr ***sizes, sc_expr ***strides)
+{
+    *sizes = sc__shape_dims(c, t->ndim);
+    *strides = sc__shape_dims(c, t->ndim);
+    if (!*sizes || !*strides)
+        return SC_ERR_NOMEM;
+    if (t->ndim) {
+        memcpy(*sizes, t->sizes, t->ndim * sizeof **sizes);
+        memcpy(*strides, t->strides, t->ndim * sizeof **strides);
+    }
+    return SC_OK;
+}
+
+static sc_status get_self(struct sc__shape_call *c, sc_tensor_meta *self)
+{
+    sc_status st = sc__shape_get_tensor(c, "self", self);
+    if (st == SC_OK)
+        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
+    return st;
+}
+
+static sc_expr *one(struct sc__shape_call *c)
+{
+    return sc_expr_int_si(c->ctx, 1);
+}
+
+/* ---- Transposes ------------------------------------------------------------------ */
+
+static sc_status transposed(struct sc__shape_call *c,
+                            const sc_tensor_meta *self, size_t a, size_t b)
+{
+    sc_expr **d, **s, *t;
+    sc_status st = copy_meta(c, self, &d, &s);
+    if (st != SC_OK)
+        return st;
+    t = d[a], d[a] = d[b], d[b] = t;
+    t = s[a], s[a] = s[b], s[b] = t;
+    return sc__shape_set_tensor(c, 0, self->dtype, self->ndim, d, s, self);
+}
+
+sc_status sc__shape_t(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    if (self.ndim > 2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "t() expects a tensor with <= 2 dimensions, "
+                              "but self is %zuD", self.ndim);
+    return transposed(c, &self, 0, self.ndim == 2 ? 1 : 0);
+fail:
+    return status;
+}
+
+sc_status sc__shape_transpose(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    int64_t d0, d1;
+    size_t a, b;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim0", 0, &d0));
+    SC_CHECK(sc__shape_get_int(c, "dim1", 0, &d1));
+    SC_CHECK(sc__shape_wrap_dim(c, d0, self.ndim, &a));
+    SC_CHECK(sc__shape_wrap_dim(c, d1, self.ndim, &b));
+    if (self.ndim == 0)
+        a = b = 0;
+    return transposed(c, &self, a, b);
+fail:
+    return status;
+}
+
+sc_status sc__shape_permute(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **dims, **d, **s;
+    size_t n, i;
+    bool present, seen[64] = {false};
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_symint_list(c, "dims", &dims, &n, &present));
+    if (n != self.ndim || n > 64)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "number of dims don't match in permute");
+    d = sc__shape_dims(c, n);
+    s = sc__shape_dims(c, n);
+    if (!d || !s)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < n; i++) {
+        int64_t v;
+        size_t w;
+        if (!sc_expr_get_si(dims[i], &v))
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
+        SC_CHECK(sc__shape_wrap_dim(c, v, n, &w));
+        if (seen[w])
+            return sc__shape_fail(c, SC_ERR_SHAPE, "repeated dim in permute");
+        seen[w] = true;
+        d[i] = self.sizes[w];
+        s[i] = self.strides[w];
+    }
+    return sc__shape_set_tensor(c, 0, self.dtype, n, d, s, &self);
+fail:
+    return status;
+}
+
+/* ---- Views and reshapes ---------------------------------------------------------------- */
+
+/* The sizes a view asks for, with one -1 inferred from numel. */
+static sc_status infer_size(struct sc__shape_call *c, sc_expr *numel,
+                            sc_expr **shape, size_t n)
+{
+    sc_expr *newsize = one(c);
+    size_t i, infer = (size_t)-1;
+    int64_t v;
+    sc_status st;
+
+    for (i = 0; i < n; i++) {
+        if (sc_expr_get_si(shape[i], &v) && v < 0) {
+            if (v != -1)
+                return sc__shape_fail(c, SC_ERR_SHAPE, "invalid shape "
+                                      "dimension %lld", (long long)v);
+            if (infer != (size_t)-1)
+                return sc__shape_fail(c, SC_ERR_SHAPE,
+                                      "only one dimension can be inferred");
+            infer = i;
+            continue;
+        }
+        newsize = sc_expr_mul(c->ctx, newsize, shape[i]);
+    }
+    if (infer == (size_t)-1)
+        return sc__shape_check_eq(c, numel, newsize,
+                                  "shape is invalid for the input's size");
+    st = sc__shape_check(c, sc_expr_ne(c->ctx, newsize,
+                                       sc_expr_int_si(c->ctx, 0)),
+                         "cannot infer a dim of a shape with 0 elements");
+    if (st != SC_OK)
+        return st;
+    st = sc__shape_check(
+        c,
+        sc_expr_eq(c->ctx, sc_expr_mod(c->ctx, numel, newsize),
+                   sc_expr_int_si(c->ctx, 0)),
+        "shape is invalid for the input's size");
+    if (st != SC_OK)
+        return st;
+    shape[infer] = sc_expr_floordiv(c->ctx, numel, newsize);
+    return shape[infer] ? SC_OK : sc__shape_expr_error(c);
+}
+
+/* a != b, decided size-obliviously (guarding when needed). */
+static sc_status differ(struct sc__shape_call *c, sc_expr *a, sc_expr *b,
+                        bool *out)
+{
+    bool eq;
+    sc_status st;
+    if (a == b) {
+        *out = false;
+        return SC_OK;
+    }
+    st = sc__shape_oblivious(c, sc_expr_eq(c->ctx, a, b), &eq);
+    *out = !eq;
+    return st;
+}
+
+/* PyTorch's computeStride: the strides of a view of (old sizes, old
+ * strides) with new sizes, or *ok false when no view exists. */
+static sc_status compute_stride(struct sc__shape_call *c,
+                                const sc_tensor_meta *t, sc_expr **shape,
+                                size_t n, sc_expr **out, bool *ok)
+{
+    sc_expr *chunk_base, *tensor_numel, *view_numel;
+    size_t td;
+    long vd = (long)n - 1;
+    bool b;
+    sc_status st;
+
+    *ok = false;
+    if (t->ndim == 0) {
+        for (td = 0; td < n; td++)
+            out[td] = one(c);
+        *ok = true;
+        return SC_OK;
+    }
+    chunk_base = t->strides[t->ndim - 1];
+    tensor_numel = one(c);
+    view_numel = one(c);
+    for (td = t->ndim; td-- > 0;) {
+        bool boundary = td == 0;
+        tensor_numel = sc_expr_mul(c->ctx, tensor_numel, t->sizes[td]);
+        if (!tensor_numel)
+            return sc__shape_expr_error(c);
+        if (!boundary) {
+            st = differ(c, t->sizes[td - 1], one(c), &b);
+            if (st != SC_OK)
+                return st;
+            if (b) {
+                st = differ(c, t->strides[td - 1],
+                            sc_expr_mul(c->ctx, tensor_numel, chunk_base),
+                            &boundary);
+                if (st != SC_OK)
+                    return st;
+            }
+        }
+        if (!boundary)
+            continue;
+        while (vd >= 0) {
+            bool less, is1 = false;
+            st = sc__shape_oblivious(
+                c, sc_expr_lt(c->ctx, view_numel, tensor_numel), &less);
+            if (st != SC_OK)
+                return st;
+            if (!less) {
+                st = sc__shape_is_one(c, shape[vd], &is1);
+                if (st != SC_OK)
+                    return st;
+            }
+            if (!less && !is1)
+                break;
+            out[vd] = sc_expr_mul(c->ctx, view_numel, chunk_base);
+            view_numel = sc_expr_mul(c->ctx, view_numel, shape[vd]);
+            if (!view_numel || !out[vd])
+                return sc__shape_expr_error(c);
+            vd--;
+        }
+        st = differ(c, view_numel, tensor_numel, &b);
+        if (st != SC_OK)
+            return st;
+        if (b)
+            return SC_OK;
+        if (td > 0) {
+            chunk_base = t->strides[td - 1];
+            tensor_numel = one(c);
+            view_numel = one(c);
+        }
+    }
+    *ok = vd == -1;
+    return SC_OK;
+}
+
+/* view / _unsafe_view / reshape: mode 0 view (error without a view),
+ * 1 contiguous when no view exists. */
+static sc_status view_like(struct sc__shape_call *c, const char *arg,
+                           int mode)
+{
+    sc_tensor_meta self;
+    sc_expr **shape, **s;
+    size_t n;
+    bool present, ok, contig;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_symint_list(c, arg, &shape, &n, &present));
+    SC_CHECK(infer_size(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
+                        shape, n));
+    s = sc__shape_dims(c, n);
+    if (!s)
+        return SC_ERR_NOMEM;
+    SC_CHECK(sc__shape_is_contiguous(c, &self, &contig));
+    if (contig)
+        return sc__shape_set_tensor(c, 0, self.dtype, n, shape, NULL, &self);
+    SC_CHECK(compute_stride(c, &self, shape, n, s, &ok));
+    if (!ok) {
+        if (mode == 0)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "view size is not compatible with input "
+                                  "tensor's size and stride (at least one "
+                                  "dimension spans across two contiguous "
+                                  "subspaces). Use .reshape(...) instead.");
+        return sc__shape_set_tensor(c, 0, self.dtype, n, shape, NULL, &self);
+    }
+    return sc__shape_set_tensor(c, 0, self.dtype, n, shape, s, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_view(struct sc__shape_call *c)
+{
+    return view_like(c, "size", c->op == SC_OP__UNSAFE_VIEW ? 1 : 0);
+}
+
+sc_status sc__shape_reshape(struct sc__shape_call *c)
+{
+    return view_like(c, "shape", 1);
+}
+
+sc_status sc__shape_reshape_alias(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **size, **stride;
+    size_t n, ns;
+    bool present;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    if (n != ns)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "size and stride differ in length");
+    SC_CHECK(sc__shape_check_eq(c,
+                                sc__shape_numel(c->ctx, self.ndim, self.sizes),
+                                sc__shape_numel(c->ctx, n, size),
+                                "shape is invalid for the input's size"));
+    return sc__shape_set_tensor(c, 0, self.dtype, n, size, stride, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_as_strided(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **size, **stride;
+    size_t n, ns;
+    bool present;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    if (n != ns)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "mismatch in length of strides and shape");
+    return sc__shape_set_tensor(c, 0, self.dtype, n, size, stride, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_expand(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **size, **d, **s, *zero = sc_expr_int_si(c->ctx, 0);
+    size_t n, i;
+    bool present;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    if (n < self.ndim)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "the number of sizes provided (%zu) must be "
+                              "greater or equal to the number of dimensions "
+                              "in the tensor (%zu)", n, self.ndim);
+    d = sc__shape_dims(c, n);
+    s = sc__shape_dims(c, n);
+    if (!d || !s)
+        return SC_ERR_NOMEM;
+    for (i = n; i-- > 0;) {
+        size_t off = n - 1 - i;
+        int64_t v;
+        bool neg = sc_expr_get_si(size[i], &v) && v == -1;
+        if (off >= self.ndim) {
+            if (neg)
+                return sc__shape_fail(c, SC_ERR_SHAPE,
+                                      "-1 is not allowed in a leading, "
+                                      "non-existing dimension");
+            d[i] = size[i];
+            s[i] = zero;
+        } else {
+            size_t j = self.ndim - 1 - off;
+            bool eq;
+            if (neg || size[i] == self.sizes[j]) {
+                d[i] = self.sizes[j];
+                s[i] = self.strides[j];
+                continue;
+            }
+            SC_CHECK(sc__shape_guard(c, sc_expr_eq(c->ctx, self.sizes[j],
+                                                   size[i]),
+                                     &eq));
+            if (eq) {
+                d[i] = size[i];
+                s[i] = self.strides[j];
+                continue;
+            }
+            SC_CHECK(sc__shape_check_eq(c, self.sizes[j], one(c),
+                                        "the expanded size must match the "
+                                        "existing size at a non-singleton "
+                                        "dimension"));
+            d[i] = size[i];
+            s[i] = zero;
+        }
+    }
+    return sc__shape_set_tensor(c, 0, self.dtype, n, d, s, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_same_as_self(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **s;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(copy_meta(c, &self, &d, &s));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
+fail:
+    return status;
+}
+
+/* Strides of a copy of self in memory format `fmt` (preserve when not
+ * given). */
+static sc_status copy_strides(struct sc__shape_call *c,
+                              const sc_tensor_meta *self, sc_expr ***out)
+{
+    sc_memory_format fmt;
+    size_t perm4[4] = {0, 2, 3, 1}, perm5[5] = {0, 2, 3, 4, 1};
+
+    if (!sc__shape_get_memory_format(c, "memory_format", &fmt) ||
+        fmt == SC_MEMORY_FORMAT_PRESERVE)
+        return sc__shape_preserve_strides(c, self, out);
+    *out = sc__shape_dims(c, self->ndim);
+    if (!*out)
+        return SC_ERR_NOMEM;
+    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST && self->ndim == 4)
+        return sc__shape_dense_in_order(c, 4, self->sizes, perm4, *out);
+    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST_3D && self->ndim == 5)
+        return sc__shape_dense_in_order(c, 5, self->sizes, perm5, *out);
+    if (fmt != SC_MEMORY_FORMAT_CONTIGUOUS)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "memory format %s needs a %dD tensor",
+                              sc_memory_format_name(fmt),
+                              fmt == SC_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5);
+    return sc__shape_contiguous(c, self->ndim, self->sizes, *out);
+}
+
+sc_status sc__shape_clone(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **s;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(copy_strides(c, &self, &s));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_to_copy(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **s;
+    sc_dtype dtype;
+    const sc_value *dev = sc__shape_arg(c, "device", NULL);
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    if (!sc__shape_get_dtype(c, "dtype", &dtype))
+        dtype = self.dtype;
+    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(copy_strides(c, &self, &s));
+    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
+    if (dev && dev->kind == SC_VALUE_DEVICE) {
+        c->out[0].tensor.has_device = true;
+        c->out[0].tensor.device = dev->u.device;
+    }
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* ---- Squeeze, unsqueeze ------------------------------------------------------------------ */
+
+sc_status sc__shape_squeeze(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **dims, **d, **s;
+    size_t n, i, k = 0;
+    bool present, pick[64];
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    if (self.ndim > 64)
+        return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
+    SC_CHECK(sc__shape_get_symint_list(c, "dim", &dims, &n, &present));
+    for (i = 0; i < self.ndim; i++)
+        pick[i] = !present;
+    for (i = 0; i < n; i++) {
+        int64_t v;
+        size_t w;
+        if (!sc_expr_get_si(dims[i], &v))
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
+        SC_CHECK(sc__shape_wrap_dim(c, v, self.ndim, &w));
+        if (self.ndim)
+            pick[w] = true;
+    }
+    d = sc__shape_dims(c, self.ndim);
+    s = sc__shape_dims(c, self.ndim);
+    if (!d || !s)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < self.ndim; i++) {
+        bool is1 = false;
+        if (pick[i])
+            SC_CHECK(sc__shape_is_one(c, self.sizes[i], &is1));
+        if (is1)
+            continue;
+        d[k] = self.sizes[i];
+        s[k++] = self.strides[i];
+    }
+    return sc__shape_set_tensor(c, 0, self.dtype, k, d, s, &self);
+fail:
+    return status;
+}
+
+sc_status sc__shape_unsqueeze(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **s;
+    int64_t dim;
+    size_t w, i;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim + 1, &w));
+    d = sc__shape_dims(c, self.ndim + 1);
+    s = sc__shape_dims(c, self.ndim + 1);
+    if (!d || !s)
+        return SC_ERR_NOMEM;
+    for (i = 0; i <= self.ndim; i++) {
+        if (i < w) {
+            d[i] = self.sizes[i];
+            s[i] = self.strides[i];
+        } else if (i == w) {
+            d[i] = one(c);
+            s[i] = w >= self.ndim ? one(c)
+                                  : sc_expr_mul(c->ctx, self.sizes[w],
+                                                self.strides[w]);
+        } else {
+            d[i] = self.sizes[i - 1];
+            s[i] = self.strides[i - 1];
+        }
+    }
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim + 1, d, s, &self);
+fail:
+    return status;
+}
+
+/* ---- Slices and selects ------------------------------------------------------------------------ */
+
+/* max(lo, min(x, hi)) decided statically where possible, else Min/Max. */
+static sc_status clamp(struct sc__shape_call *c, sc_expr *x, sc_expr *lo,
+                       sc_expr *hi, sc_expr **out)
+{
+    sc_tri t;
+    sc_status st = sc__shape_known(c, sc_expr_le(c->ctx, x, hi), true, &t);
+    if (st != SC_OK)
+        return st;
+    if (t == SC_TRI_FALSE)
+        x = hi;
+    else if (t == SC_TRI_UNKNOWN)
+        x = sc_expr_min(c->ctx, x, hi);
+    st = sc__shape_known(c, sc_expr_ge(c->ctx, x, lo), true, &t);
+    if (st != SC_OK)
+        return st;
+    if (t == SC_TRI_FALSE)
+        x = lo;
+    else if (t == SC_TRI_UNKNOWN)
+        x = sc_expr_max(c->ctx, x, lo);
+    *out = x;
+    return x ? SC_OK : sc__shape_expr_error(c);
+}
+
+/* A start/end index: negative values count from size. */
+static sc_status normalize_index(struct sc__shape_call *c, sc_expr *i,
+                                 sc_expr *size, sc_expr **out)
+{
+    sc_tri neg;
+    sc_status st = sc__shape_known(
+        c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), false, &neg);
+    if (st != SC_OK)
+        return st;
+    if (neg == SC_TRI_UNKNOWN) {
+        bool b;
+        st = sc__shape_guard(
+            c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), &b);
+        if (st != SC_OK)
+            return st;
+        neg = b ? SC_TRI_TRUE : SC_TRI_FALSE;
+    }
+    *out = neg == SC_TRI_TRUE ? sc_expr_add(c->ctx, i, size) : i;
+    return *out ? SC_OK : sc__shape_expr_error(c);
+}
+
+sc_status sc__shape_slice(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **s, *start, *end, *step, *size, *zero;
+    int64_t dim, stepv;
+    size_t w;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    if (self.ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "slice() cannot be applied to a 0-dim tensor");
+    SC_CHECK(sc__shape_get_symint(c, "start", &start));
+    SC_CHECK(sc__shape_get_symint(c, "end", &end));
+    SC_CHECK(sc__shape_get_symint(c, "step", &step));
+    zero = sc_expr_int_si(c->ctx, 0);
+    if (!step)
+        step = one(c);
+    if (!sc_expr_get_si(step, &stepv))
+        stepv = 2;
+    SC_CHECK(sc__shape_check(c, sc_expr_gt(c->ctx, step, zero),
+                             "slice step must be positive"));
+    size = self.sizes[w];
+    if (!start)
+        start = zero;
+    if (!end)
+        end = size;
+    else {
+        int64_t v;
+        if (sc_expr_get_si(end, &v) && v >= INT64_MAX / 2)
+            end = size;
+    }
+    SC_CHECK(normalize_index(c, start, size, &start));
+    SC_CHECK(normalize_index(c, end, size, &end));
+    SC_CHECK(clamp(c, start, zero, size, &start));
+    SC_CHECK(clamp(c, end, start, size, &end));
+    SC_CHECK(copy_meta(c, &self, &d, &s));
+    d[w] = sc_expr_sub(c->ctx, end, start);
+    if (stepv != 1)
+        d[w] = sc_expr_floordiv(c->ctx,
+                                sc_expr_add(c->ctx, d[w],
+                                            sc_expr_add_si(c->ctx, step, -1)),
+                                step);
+    s[w] = sc_expr_mul(c->ctx, s[w], step);
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
+fail:
+    return status;
+}
+
+/* self without dim w (the select view). */
+static sc_status drop_dim(struct sc__shape_call *c, size_t k,
+                          const sc_tensor_meta *self, size_t w)
+{
+    sc_expr **d = sc__shape_dims(c, self->ndim), **s = sc__shape_dims(c, self->ndim);
+    size_t i, j = 0;
+    if (!d || !s)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < self->ndim; i++)
+        if (i != w) {
+            d[j] = self->sizes[i];
+            s[j++] = self->strides[i];
+        }
+    return sc__shape_set_tensor(c, k, self->dtype, j, d, s, self);
+}
+
+sc_status sc__shape_select(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr *index, *size;
+    int64_t dim;
+    size_t w;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    if (self.ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "select() cannot be applied to a 0-dim tensor");
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_CHECK(sc__shape_get_symint(c, "index", &index));
+    if (!index)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no index");
+    size = self.sizes[w];
+    SC_CHECK(sc__shape_check(
+        c,
+        sc_expr_and(c->ctx, sc_expr_ge(c->ctx, index, sc_expr_neg(c->ctx, size)),
+                    sc_expr_lt(c->ctx, index, size)),
+        "select(): index out of range"));
+    return drop_dim(c, 0, &self, w);
+fail:
+    return status;
+}
+
+/* Chunks of sizes[0..n) along dim w, as views of self. */
+static sc_status chunks(struct sc__shape_call *c, const sc_tensor_meta *self,
+                        size_t w, size_t n, sc_expr **sizes)
+{
+    size_t i;
+    sc_status st = sc__shape_outputs(c, n);
+    if (st != SC_OK)
+        return st;
+    for (i = 0; i < n; i++) {
+        sc_expr **d, **s;
+        st = copy_meta(c, self, &d, &s);
+        if (st != SC_OK)
+            return st;
+        d[w] = sizes[i];
+        st = sc__shape_set_tensor(c, i, self->dtype, self->ndim, d, s, self);
+        if (st != SC_OK)
+            return st;
+    }
+    return SC_OK;
+}
+
+sc_status sc__shape_split(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr *split, *size, **sizes, *nexpr;
+    int64_t dim, n;
+    size_t w, i;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    if (self.ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "split expects at least a 1-dimensional "
+                              "tensor");
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_CHECK(sc__shape_get_symint(c, "split_size", &split));
+    if (!split)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no split_size");
+    SC_CHECK(sc__shape_check(c, sc_expr_ge(c->ctx, split,
+                                           sc_expr_int_si(c->ctx, 0)),
+                             "split expects split_size be non-negative"));
+    size = self.sizes[w];
+    nexpr = sc_expr_max(c->ctx, sc_expr_ceildiv(c->ctx, size, split), one(c));
+    if (!nexpr)
+        return sc__shape_expr_error(c);
+    if (!sc_expr_get_si(nexpr, &n)) {
+        if (!c->env)
+            return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
+                                  "the number of chunks is symbolic");
+        SC_CHECK(sc_env_guard_int_si(c->env, nexpr, &n, c->err));
+    }
+    if (n < 1 || n > 65536)
+        return sc__shape_fail(c, SC_ERR_LIMIT, "%lld chunks", (long long)n);
+    sizes = sc__shape_dims(c, (size_t)n);
+    if (!sizes)
+        return SC_ERR_NOMEM;
+    for (i = 0; i + 1 < (size_t)n; i++)
+        sizes[i] = split;
+    sizes[n - 1] = sc_expr_sub(c->ctx, size,
+                               sc_expr_mul_si(c->ctx, split, n - 1));
+    return chunks(c, &self, w, (size_t)n, sizes);
+fail:
+    return status;
+}
+
+sc_status sc__shape_split_with_sizes(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **sizes;
+    size_t n, w;
+    int64_t dim;
+    bool present;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    if (self.ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "split expects at least a 1-dimensional "
+                              "tensor");
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_CHECK(sc__shape_get_symint_list(c, "split_sizes", &sizes, &n,
+                                       &present));
+    SC_CHECK(sc__shape_check_eq(c, sc_expr_add_n(c->ctx, n, sizes),
+                                self.sizes[w],
+                                "split_with_sizes expects split_sizes to sum "
+                                "exactly to the size of the dim"));
+    return chunks(c, &self, w, n, sizes);
+fail:
+    return status;
+}
+
+sc_status sc__shape_unbind(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    int64_t dim, n;
+    size_t w, i;
+    sc_status status;
+
+    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    if (self.ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Dimension specified as 0 but tensor has no "
+                              "dimensions");
+    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    if (!sc_expr_get_si(self.sizes[w], &n)) {
+        if (!c->env)
+            return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
+                                  "unbind of a symbolic size");
+        SC_CHECK(sc_env_guard_int_si(c->env, self.sizes[w], &n, c->err));
+    }
+    if (n < 0 || n > 65536)
+        return sc__shape_fail(c, SC_ERR_LIMIT, "%lld elements", (long long)n);
+    SC_CHECK(sc__shape_outputs(c, (size_t)n));
+    for (i = 0; i < (size_t)n; i++)
+        SC_CHECK(drop_dim(c, i, &self, w));
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* ---- Concatenation --------------------------------------------------------------------------- */
+
+/* The tensors of the list argument "tensors". */
+static sc_status tensor_list(struct sc__shape_call *c, sc_tensor_meta **out,
+                             size_t *n)
+{
+    const sc_value *v = sc__shape_arg(c, "tensors", NULL);
+    size_t i;
+    if (!v || (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE))
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor list");
+    *n = v->u.list.n;
+    *out = sc__arena_alloc(&c->g->arena, (*n ? *n : 1) * sizeof **out);
+    if (!*out)
+        return sc__error_nomem(c->err);
+    for (i = 0; i < *n; i++) {
+        sc_status st = sc__shape_value_tensor(c, &v->u.list.items[i],
+                                              &(*out)[i]);
+        if (st != SC_OK)
+            return st;
+    }
+    if (*n == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE, "expected a non-empty list "
+                                               "of Tensors");
+    return SC_OK;
+}
+
+sc_status sc__shape_cat(struct sc__shape_call *c)
+{
+    sc_tensor_meta *ts, *ref = NULL;
+    size_t n, i, j, w;
+    int64_t dim;
+    sc_expr **d, *total = NULL;
+    sc__result_type rt;
+    sc_status status;
+
+    SC_CHECK(tensor_list(c, &ts, &n));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    sc__result_type_init(&rt);
+    for (i = 0; i < n; i++) {
+        int64_t v;
+        sc__result_type_tensor(&rt, &ts[i]);
+        /* legacy: 1-D empty tensors are skipped */
+        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0)
+            continue;
+        if (!ref)
+            ref = &ts[i];
+    }
+    if (!ref)
+        ref = &ts[0];
+    SC_CHECK(sc__shape_wrap_dim(c, dim, ref->ndim, &w));
+    if (ref->ndim == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "zero-dimensional tensor cannot be "
+                              "concatenated");
+    for (i = 0; i < n; i++) {
+        int64_t v;
+        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0 &&
+            &ts[i] != ref)
+            continue;
+        if (ts[i].ndim != ref->ndim)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "tensors must have the same number of "
+                                  "dimensions: got %zu and %zu",
+                                  ref->ndim, ts[i].ndim);
+        for (j = 0; j < ref->ndim; j++)
+            if (j != w)
+                SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ref->sizes[j],
+                                            "sizes of tensors must match "
+                                            "except in the concatenating "
+                                            "dimension"));
+        total = total ? sc_expr_add(c->ctx, total, ts[i].sizes[w])
+                      : ts[i].sizes[w];
+    }
+    d = sc__shape_dims(c, ref->ndim);
+    if (!d)
+        return SC_ERR_NOMEM;
+    memcpy(d, ref->sizes, ref->ndim * sizeof *d);
+    d[w] = total;
+    SC_CHECK(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt), ref->ndim, d,
+                                NULL, ref);
+fail:
+    return status;
+}
+
+sc_status sc__shape_stack(struct sc__shape_call *c)
+{
+    sc_tensor_meta *ts;
+    size_t n, i, j, w;
+    int64_t dim;
+    sc_expr **d;
+    sc__result_type rt;
+    sc_status status;
+
+    SC_CHECK(tensor_list(c, &ts, &n));
+    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_CHECK(sc__shape_wrap_dim(c, dim, ts[0].ndim + 1, &w));
+    sc__result_type_init(&rt);
+    for (i = 0; i < n; i++) {
+        sc__result_type_tensor(&rt, &ts[i]);
+        if (ts[i].ndim != ts[0].ndim)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "stack expects each tensor to be equal "
+                                  "size");
+        for (j = 0; j < ts[0].ndim; j++)
+            SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ts[0].sizes[j],
+                                        "stack expects each tensor to be "
+                                        "equal size"));
+    }
+    d = sc__shape_dims(c, ts[0].ndim + 1);
+    if (!d)
+        return SC_ERR_NOMEM;
+    for (i = 0, j = 0; i <= ts[0].ndim; i++)
+        d[i] = i == w ? sc_expr_int_si(c->ctx, (int64_t)n) : ts[0].sizes[j++];
+    SC_CHECK(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt),
+                                ts[0].ndim + 1, d, NULL, &ts[0]);
+fail:
+    return status;
+}

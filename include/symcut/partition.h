@@ -1,0 +1,320 @@
+/* symcut — the min-cut partitioner: split a joint forward/backward graph
+ * into a forward graph and a backward graph, choosing which values the
+ * forward saves and which the backward recomputes.
+ *
+ * The algorithm is PyTorch's min_cut_rematerialization_partition,
+ * reimplemented (doc/partition.md):
+ *
+ *   0. dead code elimination and common-subexpression elimination (never
+ *      of random or mutating ops);
+ *   1. classification: required by the forward outputs, the tangent
+ *      closure (everything that depends on a tangent), unclaimed;
+ *      distance of each forward node to the backward; bans;
+ *   2. a flow network: each node X becomes X_in -> X_out with its weight,
+ *      uses become infinite edges, primals and banned nodes hang from the
+ *      source, nodes the backward needs reach the sink.  Capacities are
+ *      integers below 2^53 (exact in igraph's doubles), infinity is the sum
+ *      of the finite capacities plus one;
+ *   3. igraph's max-flow; the saved set is read off the cut the way
+ *      PyTorch reads it (the sink side is the set of vertices that can
+ *      still reach the sink in the residual graph, the smallest sink side
+ *      of all minimum cuts), in joint order;
+ *   4. extraction of the forward graph (primals -> forward outputs, saved
+ *      tensors, saved symbolic integers) and of the backward graph (saved
+ *      symbolic integers, saved tensors, tangents -> gradients), both dead
+ *      code eliminated, built through the graph builder.
+ *
+ * Ownership: a result (sc_partition) is owned by the caller of
+ * sc_partition_run and freed with sc_partition_free.  It refers to, and
+ * does not own, the joint graph (and through it the symint context and the
+ * shape environment): they must outlive the result.  The forward and
+ * backward graphs belong to the result unless taken.
+ */
+#ifndef SYMCUT_PARTITION_H
+#define SYMCUT_PARTITION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <symcut/error.h>
+#include <symcut/graph.h>
+#include <symcut/symint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Policies ---------------------------------------------------------- */
+
+/* X(NAME, spelling on the command line and in reports) */
+#define SC_PARTITION_POLICY_MAP(X)                                           \
+    X(PYTORCH, "pytorch")                                                    \
+    X(PYTORCH_1_13, "pytorch-1.13")                                          \
+    X(EXACT, "exact")
+
+typedef enum sc_partition_policy {
+#define SC__POLICY_ENUM(name, str) SC_PARTITION_##name,
+    SC_PARTITION_POLICY_MAP(SC__POLICY_ENUM)
+#undef SC__POLICY_ENUM
+    SC_PARTITION_POLICY_COUNT_
+} sc_partition_policy;
+
+/* "pytorch", "pytorch-1.13", "exact"; NULL when out of range. */
+const char *sc_partition_policy_name(sc_partition_policy policy);
+/* The policy spelled name (also "pytorch_1_13", "1.13"); false if none. */
+bool sc_partition_policy_from_name(const char *name,
+                                   sc_partition_policy *out);
+
+/* Per-node tags, as PyTorch's activation-checkpointing policies:
+ *   MUST_SAVE        never recomputed (tied to the source);
+ *   MUST_RECOMPUTE   always recomputed in the backward when it needs it
+ *                    (X_in tied to the sink: it cannot be saved);
+ *   PREFER_RECOMPUTE exempt from every ban rule; the cut decides.
+ * Tags are read from `# symcut: must_save a, b` (and must_recompute,
+ * prefer_recompute) directives and from the options; the options win. */
+#define SC_PARTITION_TAG_MAP(X)                                              \
+    X(NONE, "none")                                                          \
+    X(MUST_SAVE, "must_save")                                                \
+    X(MUST_RECOMPUTE, "must_recompute")                                      \
+    X(PREFER_RECOMPUTE, "prefer_recompute")
+
+typedef enum sc_partition_tag {
+#define SC__TAG_ENUM(name, str) SC_PARTITION_TAG_##name,
+    SC_PARTITION_TAG_MAP(SC__TAG_ENUM)
+#undef SC__TAG_ENUM
+    SC_PARTITION_TAG_COUNT_
+} sc_partition_tag;
+
+const char *sc_partition_tag_name(sc_partition_tag tag);
+
+enum {
+    /* Skip common-subexpression elimination. */
+    SC_PARTITION_NO_CSE = 1u << 0,
+    /* Do not build the forward and backward graphs (decisions only). */
+    SC_PARTITION_NO_GRAPHS = 1u << 1
+};
+
+typedef struct sc_partition_options {
+    sc_partition_policy policy; /* default SC_PARTITION_PYTORCH */
+    /* The first num_params primals are parameters (free to save under the
+     * pytorch and exact policies).  Negative: the graph's `# symcut:
+     * params N` directive, else 0. */
+    long num_params;
+    /* Number of forward outputs; negative: the graph's. */
+    long num_fwd_outputs;
+    /* Hints that override the graph's: hint_values[i] for
+     * hint_symbols[i]. */
+    size_t nhints;
+    sc_expr *const *hint_symbols;
+    const int64_t *hint_values;
+    /* The value an unbacked symbol with an infinite upper bound takes
+     * when weighing (0: 8192, PyTorch's unbacked_symint_fallback). */
+    int64_t unbacked_fallback;
+    /* Tags: tag_nodes[i] (node names) gets tags[i]. */
+    size_t ntags;
+    const char *const *tag_nodes;
+    const sc_partition_tag *tags;
+    unsigned flags;
+} sc_partition_options;
+
+void sc_partition_options_init(sc_partition_options *opts);
+
+/* ---- Running ------------------------------------------------------------ */
+
+typedef struct sc_partition sc_partition;
+
+/* Partition the joint graph (it must have passed sc_graph_finish, as every
+ * graph from a reader has).  opts may be NULL (defaults).  On success *out
+ * is a new result; on failure *out is NULL and err says why:
+ *   SC_ERR_INVALID     a bad option (unknown tag node, num_fwd_outputs too
+ *                      large) or a graph that is not a joint graph;
+ *   SC_ERR_UNSUPPORTED no finite cut: an infinite path from the source to
+ *                      the sink (the message names it, with the reason of
+ *                      every edge), or weights beyond 2^53;
+ *   SC_ERR_UNBOUND     a size that cannot be evaluated;
+ *   SC_ERR_NOMEM.
+ * Time: linear in the graph plus the max-flow (push-relabel). */
+sc_status sc_partition_run(const sc_graph *joint,
+                           const sc_partition_options *opts,
+                           sc_partition **out, sc_error *err);
+
+/* Free a result (and the graphs it still owns).  NULL is a no-op. */
+void sc_partition_free(sc_partition *p);
+
+/* ---- Decisions ---------------------------------------------------------- */
+
+const sc_graph *sc_partition_joint(const sc_partition *p);
+sc_partition_policy sc_partition_get_policy(const sc_partition *p);
+
+/* The saved tensors and saved symbolic integers: joint node ids (after
+ * CSE: representatives), in joint order. */
+size_t sc_partition_num_saved_tensors(const sc_partition *p);
+sc_node_id sc_partition_saved_tensor(const sc_partition *p, size_t i);
+size_t sc_partition_num_saved_symints(const sc_partition *p);
+sc_node_id sc_partition_saved_symint(const sc_partition *p, size_t i);
+/* Call nodes that run in both graphs (recomputed by the backward), in
+ * joint order. */
+size_t sc_partition_num_recomputed(const sc_partition *p);
+sc_node_id sc_partition_recomputed(const sc_partition *p, size_t i);
+
+/* X(NAME, spelling): where a joint node ended up. */
+#define SC_PARTITION_PLACE_MAP(X)                                            \
+    X(DEAD, "dead")             /* removed by dead-code elimination */       \
+    X(FOLDED, "folded")         /* a duplicate merged by CSE */              \
+    X(FORWARD, "forward")       /* forward graph only */                     \
+    X(SAVED, "saved")           /* computed by the forward, saved */         \
+    X(RECOMPUTED, "recomputed") /* in both graphs */                         \
+    X(BACKWARD, "backward")     /* backward graph only */                    \
+    X(UNUSED, "unused")         /* alive in the joint but in neither graph */
+
+typedef enum sc_partition_place {
+#define SC__PLACE_ENUM(name, str) SC_PARTITION_PLACE_##name,
+    SC_PARTITION_PLACE_MAP(SC__PLACE_ENUM)
+#undef SC__PLACE_ENUM
+    SC_PARTITION_PLACE_COUNT_
+} sc_partition_place;
+
+const char *sc_partition_place_name(sc_partition_place place);
+
+/* Why a node may not be recomputed (its X_in is tied to the source). */
+#define SC_PARTITION_BAN_MAP(X)                                              \
+    X(NONE, "not banned")                                                    \
+    X(PRIMAL, "a primal input")                                              \
+    X(NOT_RECOMPUTABLE, "op not in the recomputable list")                   \
+    X(COMPUTE_INTENSIVE, "compute-intensive op")                             \
+    X(RANDOM, "random op")                                                   \
+    X(MUTATES, "mutates its arguments")                                      \
+    X(REDUCTION, "output under a quarter of its inputs' size")               \
+    X(MATERIALIZED_BACKWARD, "materialized in the backward anyway")          \
+    X(MUST_SAVE, "tagged must_save")
+
+typedef enum sc_partition_ban {
+#define SC__BAN_ENUM(name, str) SC_PARTITION_BAN_##name,
+    SC_PARTITION_BAN_MAP(SC__BAN_ENUM)
+#undef SC__BAN_ENUM
+    SC_PARTITION_BAN_COUNT_
+} sc_partition_ban;
+
+const char *sc_partition_ban_name(sc_partition_ban ban);
+
+/* Classification bits of a node (sc_partition_node_class). */
+enum {
+    SC_PARTITION_REQUIRED_FW = 1u << 0, /* on a primals -> fwd outputs path */
+    SC_PARTITION_TANGENT_CLOSURE = 1u << 1, /* depends on a tangent */
+    SC_PARTITION_REQUIRED_BW = 1u << 2, /* tied to the sink */
+    SC_PARTITION_BW_OUTPUT = 1u << 3,   /* a gradient output */
+    SC_PARTITION_FW_OUTPUT = 1u << 4,   /* a forward output */
+    SC_PARTITION_MATERIALIZED = 1u << 5 /* some user is not fusible */
+};
+
+/* For 0 <= id < number of joint nodes. */
+sc_partition_place sc_partition_node_place(const sc_partition *p,
+                                           sc_node_id id);
+/* The CSE representative (id itself for non-folded nodes). */
+sc_node_id sc_partition_node_representative(const sc_partition *p,
+                                            sc_node_id id);
+unsigned sc_partition_node_class(const sc_partition *p, sc_node_id id);
+sc_partition_ban sc_partition_node_ban(const sc_partition *p, sc_node_id id);
+sc_partition_tag sc_partition_node_tag(const sc_partition *p, sc_node_id id);
+/* Distance to the backward (edges to the nearest user outside the
+ * forward half), as the policy computes it; 0 outside the forward half. */
+int32_t sc_partition_node_distance(const sc_partition *p, sc_node_id id);
+/* Size in bytes at the hints (-1: not a tensor). */
+int64_t sc_partition_node_bytes(const sc_partition *p, sc_node_id id);
+/* The capacity of X_in -> X_out (-1: infinite; 0 for nodes with no such
+ * edge). */
+int64_t sc_partition_node_weight(const sc_partition *p, sc_node_id id);
+/* A one-line reason for the node's place: "saved: on the minimum cut",
+ * "saved: banned (compute-intensive op)", "recomputed: ...".  Valid as
+ * long as the result. */
+const char *sc_partition_node_reason(const sc_partition *p, sc_node_id id);
+
+/* ---- Totals ------------------------------------------------------------- */
+
+/* Bytes of the saved tensors at the hints (saved primals included). */
+int64_t sc_partition_saved_bytes(const sc_partition *p);
+/* The same as a formula in the shape symbols (interned in the joint's
+ * context), e.g. `4*s0*s1 + 512*s0`. */
+sc_expr *sc_partition_saved_bytes_expr(const sc_partition *p);
+/* Bytes of the trivial partition (save every forward value the backward
+ * uses, recompute nothing), at the hints and as a formula. */
+int64_t sc_partition_trivial_bytes(const sc_partition *p);
+sc_expr *sc_partition_trivial_bytes_expr(const sc_partition *p);
+/* The value of the minimum cut, in the policy's weights. */
+int64_t sc_partition_cut_value(const sc_partition *p);
+/* The flow network: vertices and edges (as networkx would count them). */
+size_t sc_partition_network_vertices(const sc_partition *p);
+size_t sc_partition_network_edges(const sc_partition *p);
+/* Recompute cost: FLOPs at the hints of the recomputed nodes whose op has
+ * a formula in the op table; *unknown receives how many have none. */
+int64_t sc_partition_recompute_flops(const sc_partition *p, size_t *unknown);
+/* Nodes removed by DCE and merged by CSE. */
+size_t sc_partition_num_dead(const sc_partition *p);
+size_t sc_partition_num_folded(const sc_partition *p);
+
+/* Warnings (an unbacked symbol weighed with a fallback, a backward symbol
+ * no input binds, ...), one line each. */
+size_t sc_partition_num_warnings(const sc_partition *p);
+const char *sc_partition_warning(const sc_partition *p, size_t i);
+
+/* ---- Phases and timings ------------------------------------------------- */
+
+#define SC_PARTITION_PHASE_MAP(X)                                            \
+    X(PREPARE, "prepare")   /* DCE, CSE, sizes at the hints */              \
+    X(CLASSIFY, "classify") /* classification, distances, bans */           \
+    X(NETWORK, "network")   /* flow network construction */                 \
+    X(MAXFLOW, "maxflow")   /* igraph_maxflow */                            \
+    X(CUT, "cut")           /* reading the saved set off the residual */    \
+    X(EXTRACT, "extract")   /* forward and backward graphs */
+
+typedef enum sc_partition_phase {
+#define SC__PHASE_ENUM(name, str) SC_PARTITION_PHASE_##name,
+    SC_PARTITION_PHASE_MAP(SC__PHASE_ENUM)
+#undef SC__PHASE_ENUM
+    SC_PARTITION_PHASE_COUNT_
+} sc_partition_phase;
+
+const char *sc_partition_phase_name(sc_partition_phase phase);
+/* Wall-clock seconds spent in a phase. */
+double sc_partition_phase_seconds(const sc_partition *p,
+                                  sc_partition_phase phase);
+
+/* ---- Graphs ------------------------------------------------------------- */
+
+/* The forward graph: the primals as placeholders; outputs the forward
+ * outputs, then the saved tensors, then the saved symbolic integers (all
+ * counted as forward outputs).  NULL with SC_PARTITION_NO_GRAPHS. */
+const sc_graph *sc_partition_forward(const sc_partition *p);
+/* The backward graph: placeholders the saved symbolic integers, the saved
+ * tensors (role primal) and the tangents; outputs the gradients (no
+ * forward outputs). */
+const sc_graph *sc_partition_backward(const sc_partition *p);
+/* Take ownership of a graph (the result keeps NULL). */
+sc_graph *sc_partition_take_forward(sc_partition *p);
+sc_graph *sc_partition_take_backward(sc_partition *p);
+
+/* ---- Reports ------------------------------------------------------------ */
+
+enum {
+    /* Leave the timings out (reproducible output). */
+    SC_PARTITION_REPORT_NO_TIMINGS = 1u << 0
+};
+
+/* A readable report: sizes, saved values with sizes and reasons,
+ * recomputed nodes, totals at the hints and as formulas, timings.
+ * *out is malloc'ed (free with free()); *len if non-NULL. */
+sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
+                                  char **out, size_t *len, sc_error *err);
+/* The same as JSON (fields in doc/partition.md). */
+sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
+                                  char **out, size_t *len, sc_error *err);
+/* The joint graph as Graphviz DOT, nodes colored by place. */
+sc_status sc_partition_write_dot(const sc_partition *p, unsigned flags,
+                                 char **out, size_t *len, sc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SYMCUT_PARTITION_H */

@@ -1,0 +1,642 @@
+/* symcut — partitioner phase 4: which nodes run in which graph, the
+ * forward and backward graphs built through the graph builder, and the
+ * totals (saved bytes, trivial partition, recompute FLOPs). */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph/ops.h"
+#include "partition/partition-internal.h"
+
+/* Scratch marks, reusing the place byte of canonical call nodes would be
+ * confusing: use a separate array. */
+enum { M_VALID = 1, M_NEEDED = 2, M_TRIV_B = 4 };
+
+typedef struct walk {
+    sc_partition *p;
+    uint8_t *mark;
+    bool all_valid;
+    uint8_t bit;
+    sc_node_id bad; /* first invalid argument */
+} walk;
+
+static void check_valid(sc_node_id id, void *u)
+{
+    walk *w = u;
+    sc_node_id r = w->p->nodes[id].rep;
+    if (!(w->mark[r] & M_VALID)) {
+        if (w->all_valid)
+            w->bad = r;
+        w->all_valid = false;
+    }
+}
+
+static void set_bit(sc_node_id id, void *u)
+{
+    walk *w = u;
+    w->mark[w->p->nodes[id].rep] |= w->bit;
+}
+
+static void visit_args(const sc_partition *p, sc_node_id id,
+                       sc__node_visit_fn fn, void *u)
+{
+    size_t j, na;
+    if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
+        return;
+    na = sc_graph_node_num_args(p->g, id);
+    for (j = 0; j < na; j++)
+        sc__value_visit_nodes(sc_graph_node_arg(p->g, id, j), fn, u);
+}
+
+static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
+                                const uint8_t *mark)
+{
+    size_t i, k = 0;
+    for (i = 0; i < l->n; i++) {
+        if (mark[l->ids[i]] & M_NEEDED)
+            l->ids[k++] = l->ids[i];
+        else
+            nodes[l->ids[i]].flags &= (uint16_t)~SC__PN_SAVED;
+    }
+    l->n = k;
+}
+
+/* The backward's nodes: valid (computable from the saved values and the
+ * tangents) and needed by the gradients. */
+static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, nout = sc_graph_num_outputs(g);
+    walk w;
+
+    w.p = p;
+    w.mark = mark;
+    for (i = 0; i < p->n; i++) {
+        sc__pnode *pn = &p->nodes[i];
+        mark[i] = 0;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (pn->flags & (SC__PN_SAVED | SC__PN_TANGENT)) {
+            pn->flags |= SC__PN_BW_INPUT;
+            mark[i] = M_VALID;
+            continue;
+        }
+        pn->flags &= (uint16_t)~SC__PN_BW_INPUT;
+        if (pn->flags & SC__PN_PRIMAL)
+            continue;
+        w.all_valid = true;
+        visit_args(p, (sc_node_id)i, check_valid, &w);
+        if (w.all_valid)
+            mark[i] = M_VALID;
+    }
+    for (i = p->nfwd_out; i < nout; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        if (o != SC_NODE_NONE)
+            mark[p->nodes[o].rep] |= M_NEEDED;
+    }
+    w.bit = M_NEEDED;
+    for (i = p->n; i-- > 0;) {
+        sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) || !(mark[i] & M_NEEDED))
+            continue;
+        if (!(mark[i] & M_VALID)) {
+            sc_node_id bad = (sc_node_id)i;
+            w.all_valid = true;
+            visit_args(p, (sc_node_id)i, check_valid, &w);
+            if (!w.all_valid)
+                bad = w.bad;
+            return sc__error_set(err, SC_ERR_INTERNAL,
+                                 "the backward cannot compute %s: %s is "
+                                 "neither saved nor recomputable from the "
+                                 "saved values",
+                                 sc_graph_node_name(g, (sc_node_id)i),
+                                 sc_graph_node_name(g, bad));
+        }
+        if (!(pn->flags & SC__PN_BW_INPUT))
+            visit_args(p, (sc_node_id)i, set_bit, &w);
+    }
+    return SC_OK;
+}
+
+static void forward_set(sc_partition *p, uint8_t *fmark)
+{
+    size_t i;
+    walk w;
+    w.p = p;
+    w.mark = fmark;
+    w.bit = M_NEEDED;
+    memset(fmark, 0, p->n);
+    for (i = 0; i < p->nfwd_out; i++) {
+        sc_node_id o = sc_graph_output(p->g, i);
+        if (o != SC_NODE_NONE)
+            fmark[p->nodes[o].rep] |= M_NEEDED;
+    }
+    for (i = 0; i < p->saved_tensors.n; i++)
+        fmark[p->saved_tensors.ids[i]] |= M_NEEDED;
+    for (i = 0; i < p->saved_symints.n; i++)
+        fmark[p->saved_symints.ids[i]] |= M_NEEDED;
+    for (i = p->n; i-- > 0;)
+        if ((p->nodes[i].flags & SC__PN_CANON) && (fmark[i] & M_NEEDED))
+            visit_args(p, (sc_node_id)i, set_bit, &w);
+}
+
+/* ---- Building the graphs --------------------------------------------------- */
+
+typedef struct builder {
+    const sc_partition *p;
+    sc_node_id *map;   /* joint id -> new id */
+    sc__arena scratch;
+    sc_value *pos, *kw;
+    const char **kwnames;
+    size_t cap;
+} builder;
+
+static bool remap(builder *b, const sc_value *v, sc_value *out)
+{
+    size_t i;
+    *out = *v;
+    if (v->kind == SC_VALUE_NODE) {
+        out->u.node = b->map[b->p->nodes[v->u.node].rep];
+    } else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
+        sc_value *items;
+        if (v->u.list.n == 0)
+            return true;
+        items = sc__arena_alloc(&b->scratch, v->u.list.n * sizeof *items);
+        if (!items)
+            return false;
+        for (i = 0; i < v->u.list.n; i++)
+            if (!remap(b, &v->u.list.items[i], &items[i]))
+                return false;
+        out->u.list.items = items;
+    }
+    return true;
+}
+
+static sc_status copy_call(builder *b, sc_graph *ng, sc_node_id id,
+                           sc_error *err)
+{
+    const sc_graph *g = b->p->g;
+    size_t na = sc_graph_node_num_args(g, id);
+    size_t npos = sc_graph_node_num_positional(g, id), i;
+    sc_result r;
+
+    if (na > b->cap) {
+        size_t nc = na * 2;
+        sc_value *pos = sc__realloc(b->pos, nc * sizeof *pos);
+        if (!pos)
+            return sc__error_nomem(err);
+        b->pos = pos;
+        pos = sc__realloc(b->kw, nc * sizeof *pos);
+        if (!pos)
+            return sc__error_nomem(err);
+        b->kw = pos;
+        {
+            const char **k = sc__realloc(b->kwnames, nc * sizeof *k);
+            if (!k)
+                return sc__error_nomem(err);
+            b->kwnames = k;
+        }
+        b->cap = nc;
+    }
+    for (i = 0; i < na; i++) {
+        const sc_value *v = sc_graph_node_arg(g, id, i);
+        bool ok = i < npos ? remap(b, v, &b->pos[i])
+                           : remap(b, v, &b->kw[i - npos]);
+        if (!ok)
+            return sc__error_nomem(err);
+        if (i >= npos)
+            b->kwnames[i - npos] = sc_graph_node_kwname(g, id, i);
+    }
+    sc_graph_node_result(g, id, &r);
+    return sc_graph_add_call(ng, sc_graph_node_name(g, id),
+                             sc_graph_node_target(g, id), npos, b->pos,
+                             na - npos, b->kwnames, b->kw, &r, &b->map[id],
+                             err);
+}
+
+static sc_status add_input(builder *b, sc_graph *ng, sc_node_id id,
+                           sc_role role, sc_error *err)
+{
+    sc_result r;
+    sc_graph_node_result(b->p->g, id, &r);
+    return sc_graph_add_placeholder(ng, sc_graph_node_name(b->p->g, id),
+                                    role, &r, &b->map[id], err);
+}
+
+static sc_status copy_hints(const sc_partition *p, sc_graph *ng,
+                            sc_error *err)
+{
+    size_t nsym = sc_graph_symbols(p->g, NULL, 0), i, k;
+    sc_expr **syms;
+    sc_status status = SC_OK;
+    if (!nsym)
+        return SC_OK;
+    syms = sc__malloc(nsym * sizeof *syms);
+    if (!syms)
+        return sc__error_nomem(err);
+    sc_graph_symbols(p->g, syms, nsym);
+    for (i = 0; i < nsym && status == SC_OK; i++) {
+        int64_t v;
+        bool have = sc_graph_get_hint(p->g, syms[i], &v);
+        for (k = 0; p->opts && k < p->opts->nhints; k++)
+            if (p->opts->hint_symbols[k] == syms[i]) {
+                v = p->opts->hint_values[k];
+                have = true;
+            }
+        if (have)
+            status = sc_graph_set_hint(ng, syms[i], v, err);
+    }
+    sc__free(syms);
+    return status;
+}
+
+static sc_graph *new_graph(const sc_partition *p, const char *cls,
+                           sc_error *err)
+{
+    sc_graph *ng = sc_graph_new(p->ctx);
+    if (!ng) {
+        sc__error_nomem(err);
+        return NULL;
+    }
+    if (sc_graph_env(p->g))
+        sc_graph_set_env(ng, sc_graph_env(p->g));
+    if (sc_graph_set_class_name(ng, cls, err) != SC_OK ||
+        copy_hints(p, ng, err) != SC_OK) {
+        sc_graph_free(ng);
+        return NULL;
+    }
+    return ng;
+}
+
+static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, nph = sc_graph_num_placeholders(g), nout = 0;
+    sc_node_id *outs;
+    sc_graph *ng;
+    sc_status status;
+
+    ng = new_graph(p, "forward_fn", err);
+    if (!ng)
+        return err ? err->code : SC_ERR_NOMEM;
+    outs = sc__malloc((p->nfwd_out + p->saved_tensors.n +
+                       p->saved_symints.n + 1) * sizeof *outs);
+    if (!outs) {
+        sc_graph_free(ng);
+        return sc__error_nomem(err);
+    }
+    for (i = 0; i < nph; i++) {
+        if (!(p->nodes[i].flags & SC__PN_PRIMAL))
+            continue;
+        status = add_input(b, ng, (sc_node_id)i, SC_ROLE_PRIMAL, err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = nph; i < p->n; i++) {
+        if (!(p->nodes[i].flags & SC__PN_IN_FW))
+            continue;
+        status = copy_call(b, ng, (sc_node_id)i, err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = 0; i < p->nfwd_out; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        outs[nout++] = o == SC_NODE_NONE ? SC_NODE_NONE
+                                         : b->map[p->nodes[o].rep];
+    }
+    for (i = 0; i < p->saved_tensors.n; i++)
+        outs[nout++] = b->map[p->saved_tensors.ids[i]];
+    for (i = 0; i < p->saved_symints.n; i++)
+        outs[nout++] = b->map[p->saved_symints.ids[i]];
+    status = sc_graph_set_outputs(ng, nout, outs, nout, err);
+    if (status != SC_OK)
+        goto fail;
+    status = sc_graph_finish(ng, err);
+    if (status != SC_OK)
+        goto fail;
+    sc__free(outs);
+    p->fw = ng;
+    return SC_OK;
+fail:
+    sc__free(outs);
+    sc_graph_free(ng);
+    return status;
+}
+
+static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, nph = sc_graph_num_placeholders(g), nout = 0;
+    size_t ntotal = sc_graph_num_outputs(g);
+    sc_node_id *outs;
+    sc_graph *ng;
+    sc_status status;
+
+    ng = new_graph(p, "backward_fn", err);
+    if (!ng)
+        return err ? err->code : SC_ERR_NOMEM;
+    outs = sc__malloc((ntotal + 1) * sizeof *outs);
+    if (!outs) {
+        sc_graph_free(ng);
+        return sc__error_nomem(err);
+    }
+    for (i = 0; i < p->saved_symints.n; i++) {
+        status = add_input(b, ng, p->saved_symints.ids[i], SC_ROLE_PRIMAL,
+                           err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = 0; i < p->saved_tensors.n; i++) {
+        status = add_input(b, ng, p->saved_tensors.ids[i], SC_ROLE_PRIMAL,
+                           err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = 0; i < nph; i++) {
+        if (!(p->nodes[i].flags & SC__PN_TANGENT))
+            continue;
+        status = add_input(b, ng, (sc_node_id)i, SC_ROLE_TANGENT, err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = nph; i < p->n; i++) {
+        if (!(p->nodes[i].flags & SC__PN_IN_BW))
+            continue;
+        status = copy_call(b, ng, (sc_node_id)i, err);
+        if (status != SC_OK)
+            goto fail;
+    }
+    for (i = p->nfwd_out; i < ntotal; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        outs[nout++] = o == SC_NODE_NONE ? SC_NODE_NONE
+                                         : b->map[p->nodes[o].rep];
+    }
+    status = sc_graph_set_outputs(ng, nout, outs, 0, err);
+    if (status != SC_OK)
+        goto fail;
+    status = sc_graph_finish(ng, err);
+    if (status != SC_OK)
+        goto fail;
+    sc__free(outs);
+    p->bw = ng;
+    return SC_OK;
+fail:
+    sc__free(outs);
+    sc_graph_free(ng);
+    return status;
+}
+
+static sc_status build_graphs(sc_partition *p, sc_error *err)
+{
+    builder b;
+    sc_status status;
+    memset(&b, 0, sizeof b);
+    b.p = p;
+    b.map = sc__malloc((p->n ? p->n : 1) * sizeof *b.map);
+    if (!b.map)
+        return sc__error_nomem(err);
+    sc__arena_init(&b.scratch);
+    status = build_forward(p, &b, err);
+    if (status == SC_OK)
+        status = build_backward(p, &b, err);
+    sc__arena_destroy(&b.scratch);
+    sc__free(b.map);
+    sc__free(b.pos);
+    sc__free(b.kw);
+    sc__free(b.kwnames);
+    return status;
+}
+
+/* ---- Totals --------------------------------------------------------------- */
+
+static sc_status sum_bytes(sc_partition *p, const sc__idlist *l,
+                           int64_t *bytes, sc_expr **expr, sc_error *err)
+{
+    size_t i;
+    sc_expr *e = sc_expr_int_si(p->ctx, 0);
+    int64_t s = 0;
+    for (i = 0; i < l->n && e; i++) {
+        const sc__pnode *pn = &p->nodes[l->ids[i]];
+        if (pn->vkind != SC__PV_TENSOR)
+            continue;
+        s += pn->bytes;
+        e = sc_expr_add(p->ctx, e, pn->bytes_expr);
+    }
+    if (!e)
+        return sc_ctx_take_error(p->ctx, err);
+    *bytes = s;
+    *expr = e;
+    return SC_OK;
+}
+
+/* The trivial partition (1.13's default_partition): every forward value
+ * the backward reads is saved. */
+static sc_status trivial(sc_partition *p, uint8_t *mark, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, k, nu, nout = sc_graph_num_outputs(g);
+    sc__idlist l = {NULL, 0, 0};
+    sc_status status;
+    walk w;
+
+    w.p = p;
+    w.mark = mark;
+    w.bit = M_TRIV_B;
+    for (i = 0; i < p->n; i++)
+        mark[i] &= (uint8_t)~M_TRIV_B;
+    for (i = p->nfwd_out; i < nout; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        if (o != SC_NODE_NONE)
+            mark[p->nodes[o].rep] |= M_TRIV_B;
+    }
+    for (i = p->n; i-- > 0;) {
+        const sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) || !(mark[i] & M_TRIV_B) ||
+            (pn->cls & SC_PARTITION_REQUIRED_FW))
+            continue;
+        visit_args(p, (sc_node_id)i, set_bit, &w);
+    }
+    for (i = 0; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        const sc_node_id *us = p->users + p->uoff[i];
+        bool used = false;
+        if (!(pn->flags & SC__PN_CANON) ||
+            !(pn->cls & SC_PARTITION_REQUIRED_FW) || !(mark[i] & M_TRIV_B))
+            continue;
+        nu = p->uoff[i + 1] - p->uoff[i];
+        for (k = 0; k < nu && !used; k++)
+            used = (mark[us[k]] & M_TRIV_B) &&
+                   !(p->nodes[us[k]].cls & SC_PARTITION_REQUIRED_FW);
+        used = used || (pn->cls & SC_PARTITION_BW_OUTPUT);
+        if (!used)
+            continue;
+        if (pn->vkind == SC__PV_TUPLE) {
+            for (k = 0; k < nu; k++)
+                if ((mark[us[k]] & M_TRIV_B) &&
+                    !(p->nodes[us[k]].cls & SC_PARTITION_REQUIRED_FW) &&
+                    !sc__idlist_push(&l, us[k]))
+                    goto nomem;
+        } else if (!sc__idlist_push(&l, (sc_node_id)i)) {
+            goto nomem;
+        }
+    }
+    status = sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err);
+    sc__idlist_free(&l);
+    return status;
+nomem:
+    sc__idlist_free(&l);
+    return sc__error_nomem(err);
+}
+
+static bool arg_size(sc_partition *p, sc_node_id id, size_t arg, size_t dim,
+                     int64_t *out)
+{
+    const sc_value *v;
+    sc_result r;
+    if (arg >= sc_graph_node_num_args(p->g, id))
+        return false;
+    v = sc_graph_node_arg(p->g, id, arg);
+    if (v->kind != SC_VALUE_NODE)
+        return false;
+    sc_graph_node_result(p->g, v->u.node, &r);
+    if (r.kind != SC_RESULT_TENSOR || dim >= r.tensor.ndim)
+        return false;
+    return sc__partition_eval(p, r.tensor.sizes[dim], out, NULL) == SC_OK;
+}
+
+static bool arg_numel(sc_partition *p, sc_node_id id, size_t arg,
+                      int64_t *out)
+{
+    const sc_value *v;
+    const sc__pnode *pn;
+    sc_result r;
+    if (arg >= sc_graph_node_num_args(p->g, id))
+        return false;
+    v = sc_graph_node_arg(p->g, id, arg);
+    if (v->kind != SC_VALUE_NODE)
+        return false;
+    pn = &p->nodes[p->nodes[v->u.node].rep];
+    if (pn->vkind != SC__PV_TENSOR)
+        return false;
+    sc_graph_node_result(p->g, v->u.node, &r);
+    *out = pn->bytes / (int64_t)sc_dtype_itemsize(r.tensor.dtype);
+    return true;
+}
+
+/* FLOPs of one node at the hints from the op table's formula name. */
+static bool node_flops(sc_partition *p, sc_node_id id, int64_t *out)
+{
+    int op = sc_graph_node_op(p->g, id);
+    const sc__pnode *pn = &p->nodes[id];
+    int64_t n, m, k, b;
+    sc_result r;
+    if (op < 0)
+        return false;
+    switch (sc__op_get((sc__op)op)->flops) {
+    case SC_FLOPS_ELEMENTWISE:
+        if (pn->vkind != SC__PV_TENSOR)
+            return false;
+        sc_graph_node_result(p->g, id, &r);
+        *out = pn->bytes / (int64_t)sc_dtype_itemsize(r.tensor.dtype);
+        return true;
+    case SC_FLOPS_REDUCTION:
+        return arg_numel(p, id, 0, out);
+    case SC_FLOPS_NORMALIZATION:
+        if (!arg_numel(p, id, 0, &n))
+            return false;
+        *out = 5 * n;
+        return true;
+    case SC_FLOPS_MM:
+        if (!arg_size(p, id, 0, 0, &n) || !arg_size(p, id, 0, 1, &k) ||
+            !arg_size(p, id, 1, 1, &m))
+            return false;
+        *out = 2 * n * k * m;
+        return true;
+    case SC_FLOPS_ADDMM:
+        if (!arg_size(p, id, 1, 0, &n) || !arg_size(p, id, 1, 1, &k) ||
+            !arg_size(p, id, 2, 1, &m))
+            return false;
+        *out = 2 * n * k * m + n * m;
+        return true;
+    case SC_FLOPS_BMM:
+        if (!arg_size(p, id, 0, 0, &b) || !arg_size(p, id, 0, 1, &n) ||
+            !arg_size(p, id, 0, 2, &k) || !arg_size(p, id, 1, 2, &m))
+            return false;
+        *out = 2 * b * n * k * m;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- Placement ------------------------------------------------------------ */
+
+sc_status sc__partition_extract(sc_partition *p, sc_error *err)
+{
+    uint8_t *mark = NULL, *fmark = NULL;
+    size_t i;
+    sc_status status;
+
+    mark = sc__malloc(p->n ? p->n : 1);
+    fmark = sc__malloc(p->n ? p->n : 1);
+    if (!mark || !fmark) {
+        status = sc__error_nomem(err);
+        goto done;
+    }
+    status = backward_set(p, mark, err);
+    if (status != SC_OK)
+        goto done;
+    remove_unused_saved(&p->saved_tensors, p->nodes, mark);
+    remove_unused_saved(&p->saved_symints, p->nodes, mark);
+    forward_set(p, fmark);
+
+    for (i = 0; i < p->n; i++) {
+        sc__pnode *pn = &p->nodes[i];
+        bool call = sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (call && (fmark[i] & M_NEEDED))
+            pn->flags |= SC__PN_IN_FW;
+        if (call && (mark[i] & M_NEEDED) && !(pn->flags & SC__PN_BW_INPUT))
+            pn->flags |= SC__PN_IN_BW;
+        if (pn->flags & SC__PN_SAVED)
+            pn->place = SC_PARTITION_PLACE_SAVED;
+        else if (pn->flags & SC__PN_PRIMAL)
+            pn->place = SC_PARTITION_PLACE_FORWARD;
+        else if (pn->flags & SC__PN_TANGENT)
+            pn->place = SC_PARTITION_PLACE_BACKWARD;
+        else if ((pn->flags & SC__PN_IN_FW) && (pn->flags & SC__PN_IN_BW))
+            pn->place = SC_PARTITION_PLACE_RECOMPUTED;
+        else if (pn->flags & SC__PN_IN_FW)
+            pn->place = SC_PARTITION_PLACE_FORWARD;
+        else if (pn->flags & SC__PN_IN_BW)
+            pn->place = SC_PARTITION_PLACE_BACKWARD;
+        else
+            pn->place = SC_PARTITION_PLACE_UNUSED;
+        if (pn->place == SC_PARTITION_PLACE_RECOMPUTED) {
+            int64_t f;
+            if (!sc__idlist_push(&p->recomputed, (sc_node_id)i)) {
+                status = sc__error_nomem(err);
+                goto done;
+            }
+            if (node_flops(p, (sc_node_id)i, &f))
+                p->flops += f;
+            else
+                p->flops_unknown++;
+        }
+    }
+    status = sum_bytes(p, &p->saved_tensors, &p->saved_bytes, &p->saved_expr,
+                       err);
+    if (status != SC_OK)
+        goto done;
+    status = trivial(p, mark, err);
+    if (status != SC_OK)
+        goto done;
+    if (!(p->flags & SC_PARTITION_NO_GRAPHS))
+        status = build_graphs(p, err);
+done:
+    sc__free(mark);
+    sc__free(fmark);
+    return status;
+}

@@ -1,0 +1,132 @@
+/* symcut — the partitioner's private representation, shared by the
+ * partition sources.  Not installed. */
+#ifndef SYMCUT_PARTITION_INTERNAL_H
+#define SYMCUT_PARTITION_INTERNAL_H
+
+#include <igraph.h>
+
+#include <symcut/graph.h>
+#include <symcut/partition.h>
+
+#include "util/internal.h"
+
+/* What a node's value is, for weighing. */
+enum {
+    SC__PV_TENSOR,
+    SC__PV_SYMINT, /* also SymBool */
+    SC__PV_TUPLE,
+    SC__PV_OTHER   /* unknown or no result */
+};
+
+/* Internal per-node flags. */
+enum {
+    SC__PN_ALIVE = 1u << 0,     /* survived DCE */
+    SC__PN_CANON = 1u << 1,     /* alive and its own CSE representative */
+    SC__PN_OUT_USED = 1u << 2,  /* the output list uses it */
+    SC__PN_SRC = 1u << 3,       /* source -> X_in */
+    SC__PN_IN_SINK = 1u << 4,   /* X_in -> sink (no X_in -> X_out) */
+    SC__PN_OUT_SINK = 1u << 5,  /* X_out -> sink */
+    SC__PN_IN_FW = 1u << 6,     /* in the forward graph */
+    SC__PN_IN_BW = 1u << 7,     /* computed in the backward graph */
+    SC__PN_SAVED = 1u << 8,     /* saved (tensor or symint) */
+    SC__PN_BW_INPUT = 1u << 9,  /* a backward placeholder */
+    SC__PN_PRIMAL = 1u << 10,
+    SC__PN_TANGENT = 1u << 11,
+    SC__PN_PARAM = 1u << 12
+};
+
+typedef struct sc__pnode {
+    sc_node_id rep;     /* CSE representative; SC_NODE_NONE when dead */
+    int32_t dist;       /* distance to the backward */
+    int64_t bytes;      /* at the hints; -1: not a tensor */
+    int64_t weight;     /* X_in -> X_out; -1 infinite */
+    sc_expr *bytes_expr;/* numel * itemsize; NULL: not a tensor */
+    uint16_t flags;     /* SC__PN_* */
+    uint8_t cls;        /* SC_PARTITION_REQUIRED_FW, ... */
+    uint8_t vkind;      /* SC__PV_* */
+    uint8_t ban;        /* sc_partition_ban */
+    uint8_t tag;        /* sc_partition_tag */
+    uint8_t place;      /* sc_partition_place */
+} sc__pnode;
+
+/* Growable list of node ids. */
+typedef struct sc__idlist {
+    sc_node_id *ids;
+    size_t n, cap;
+} sc__idlist;
+
+bool sc__idlist_push(sc__idlist *l, sc_node_id id);
+void sc__idlist_free(sc__idlist *l);
+
+struct sc_partition {
+    const sc_graph *g;
+    sc_ctx *ctx;
+    sc_env *env;
+    sc_partition_policy policy;
+    unsigned flags;
+    size_t n;              /* joint nodes */
+    sc__pnode *nodes;
+    /* users of canonical nodes in the CSE'd joint: users[uoff[i] ..
+     * uoff[i+1]), increasing ids (each once) */
+    size_t *uoff;
+    sc_node_id *users;
+    size_t nfwd_out;       /* forward outputs of the joint */
+    size_t nparams;
+    int64_t unbacked_fallback;
+    sc_symmap *binding;    /* symbol -> value at the hints */
+
+    sc__idlist saved_tensors, saved_symints, recomputed;
+    int64_t saved_bytes, trivial_bytes, cut_value, flops;
+    size_t flops_unknown;
+    sc_expr *saved_expr, *trivial_expr;
+    size_t net_vertices, net_edges;
+    size_t ndead, nfolded;
+    double seconds[SC_PARTITION_PHASE_COUNT_];
+
+    char **warnings;
+    size_t nwarnings, warnings_cap;
+
+    sc_graph *fw, *bw;
+    /* during sc_partition_run only */
+    const sc_partition_options *opts;
+};
+
+/* Add a warning (printf-style); false on exhaustion. */
+bool sc__partition_warn(sc_partition *p, const char *fmt, ...)
+    SC__PRINTF(2, 3);
+
+/* The node ids a value refers to, recursively (lists): calls fn for each. */
+typedef void (*sc__node_visit_fn)(sc_node_id id, void *user);
+void sc__value_visit_nodes(const sc_value *v, sc__node_visit_fn fn,
+                           void *user);
+
+/* Phase 0: DCE, CSE, users, sizes at the hints (prepare.c). */
+sc_status sc__partition_prepare(sc_partition *p,
+                                const sc_partition_options *opts,
+                                sc_error *err);
+/* An integer expression at the hints (prepare.c). */
+sc_status sc__partition_eval(sc_partition *p, sc_expr *e, int64_t *out,
+                             sc_error *err);
+/* Phase 1: classification, distances, bans, weights (classify.c). */
+sc_status sc__partition_classify(sc_partition *p, sc_error *err);
+
+/* Phases 2-3: network, max-flow, saved set (network.c). */
+sc_status sc__partition_cut(sc_partition *p, sc_error *err);
+/* The flow network of a classified partition as an igraph graph (source
+ * vertex 0, sink 1, node k's X_in 2 + 2k and X_out 3 + 2k) with its
+ * capacities (the caller destroys both) and the value of infinity.  Used
+ * by the benchmark to time a bare igraph_maxflow. */
+sc_status sc__partition_network(sc_partition *p, igraph_t *graph,
+                                igraph_vector_t *cap, double *inf,
+                                sc_error *err);
+/* Phase 4: placement, graphs, totals (extract.c). */
+sc_status sc__partition_extract(sc_partition *p, sc_error *err);
+
+/* Seconds on a monotonic clock. */
+double sc__partition_now(void);
+
+/* Is this node's op recomputable / fusible under the policy? */
+bool sc__partition_recomputable(const sc_partition *p, sc_node_id id);
+bool sc__partition_fusible(const sc_partition *p, sc_node_id id);
+
+#endif /* SYMCUT_PARTITION_INTERNAL_H */

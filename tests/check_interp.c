@@ -1,0 +1,1019 @@
+/* symcut tests — the interpreter and validation: symbol binding and its
+ * errors, guards, runtime assertions, unbacked symbols, memory accounting,
+ * random-op keys, bit-exact repeatability, every example with reference
+ * data against PyTorch's outputs, and sc_validate on hand-partitioned
+ * graphs.  Data come from $top_srcdir/examples and
+ * $top_srcdir/tests/data/interp (make check sets top_srcdir). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include <symcut/graph.h>
+#include <symcut/guards.h>
+#include <symcut/kernels.h>
+
+#include "tests/testutil.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+Suite *interp_suite(void);
+
+/* ---- Helpers --------------------------------------------------------------- */
+
+static char *srcpath(const char *rel)
+{
+    const char *top = getenv("top_srcdir");
+    size_t n;
+    char *p;
+    if (!top)
+        top = ".";
+    n = strlen(top) + strlen(rel) + 2;
+    p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/%s", top, rel);
+    return p;
+}
+
+static bool file_exists(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+static sc_graph *read_graph_opts(sc_ctx *ctx, const char *rel,
+                                 const sc_graph_read_options *opts)
+{
+    char *p = srcpath(rel);
+    sc_graph *g = NULL;
+    sc_error err;
+    sc_status st = sc_graph_read_file(ctx, p, opts, &g, &err);
+    ck_assert_msg(st == SC_OK, "reading %s: %s", p, err.message);
+    free(p);
+    return g;
+}
+
+static sc_graph *read_graph(sc_ctx *ctx, const char *rel)
+{
+    return read_graph_opts(ctx, rel, NULL);
+}
+
+static sc_graph *text_graph_env(sc_ctx *ctx, const char *text, sc_env *env)
+{
+    sc_graph *g = NULL;
+    sc_error err;
+    sc_graph_read_options opts;
+    sc_status st;
+    sc_graph_read_options_init(&opts);
+    opts.env = env;
+    st = sc_graph_read_text(ctx, text, strlen(text), "t.py", &opts, &g, &err);
+    ck_assert_msg(st == SC_OK, "reading the test graph: %s", err.message);
+    return g;
+}
+
+static sc_graph *text_graph(sc_ctx *ctx, const char *text)
+{
+    return text_graph_env(ctx, text, NULL);
+}
+
+static sc_tensor *npy(const char *path)
+{
+    sc_tensor *t = NULL;
+    sc_error err;
+    ck_assert_msg(sc_npy_read(path, &t, &err) == SC_OK, "%s: %s", path,
+                  err.message);
+    return t;
+}
+
+/* The inputs of g from dir/<placeholder>.npy. */
+static sc_tensor **load_inputs(const sc_graph *g, const char *dir)
+{
+    size_t np = sc_graph_num_placeholders(g), i;
+    sc_tensor **in = calloc(np + 1, sizeof *in);
+    ck_assert_ptr_nonnull(in);
+    for (i = 0; i < np; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s.npy", dir,
+                 sc_graph_node_name(g, (sc_node_id)i));
+        in[i] = npy(path);
+    }
+    return in;
+}
+
+static void free_tensors(sc_tensor **ts, size_t n)
+{
+    size_t i;
+    if (!ts)
+        return;
+    for (i = 0; i < n; i++)
+        sc_tensor_free(ts[i]);
+    free(ts);
+}
+
+/* A 1-d or 2-d f32 tensor filled with 0.25 * (i + 1). */
+static sc_tensor *ramp(size_t ndim, int64_t a, int64_t b)
+{
+    int64_t sizes[2] = {a, b};
+    sc_tensor *t = NULL;
+    sc_error err;
+    size_t i, n;
+    ck_assert(sc_tensor_new(SC_DTYPE_F32, ndim, sizes, &t, &err) == SC_OK);
+    n = sc_tensor_numel(t);
+    for (i = 0; i < n; i++)
+        ((float *)sc_tensor_data(t))[i] = 0.25f * (float)(i + 1);
+    return t;
+}
+
+/* allclose(a, b, rtol, atol) with NumPy's rule; *max_rel is the largest
+ * |a - b| / |b| over elements with b != 0. */
+static bool allclose(const sc_tensor *a, const sc_tensor *b, double rtol,
+                     double atol, double *max_rel, char *why, size_t whysize)
+{
+    size_t n, i;
+    *max_rel = 0;
+    if (a->dtype != b->dtype || !sc_tensor_same_shape(a, b)) {
+        snprintf(why, whysize, "dtype or shape differs (%s vs %s, %zu vs %zu "
+                               "dims)",
+                 sc_dtype_code(a->dtype), sc_dtype_code(b->dtype), a->ndim,
+                 b->ndim);
+        return false;
+    }
+    n = sc_tensor_numel(a);
+    for (i = 0; i < n; i++) {
+        double x = sc_tensor_item_double(a, i), y = sc_tensor_item_double(b, i);
+        double d = fabs(x - y);
+        if (y != 0 && d / fabs(y) > *max_rel)
+            *max_rel = d / fabs(y);
+        if (!(d <= atol + rtol * fabs(y))) {
+            snprintf(why, whysize, "element %zu: %.9g vs %.9g", i, x, y);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool bit_equal(const sc_tensor *a, const sc_tensor *b)
+{
+    size_t n, i, isz;
+    if (!a || !b)
+        return a == b;
+    if (a->dtype != b->dtype || !sc_tensor_same_shape(a, b))
+        return false;
+    n = sc_tensor_numel(a);
+    isz = sc_tensor_itemsize(a->dtype);
+    for (i = 0; i < n; i++) {
+        double x = sc_tensor_item_double(a, i), y = sc_tensor_item_double(b, i);
+        if (isz && memcmp(&x, &y, sizeof x) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Run g on inputs; returns the status, outputs in *outs (calloc'ed). */
+static sc_status run(const sc_graph *g, sc_tensor **inputs,
+                     const sc_interp_options *opts, sc_tensor ***outs,
+                     sc_interp_stats *st, sc_error *err)
+{
+    size_t no = sc_graph_num_outputs(g);
+    *outs = calloc(no + 1, sizeof **outs);
+    ck_assert_ptr_nonnull(*outs);
+    return sc_interp_run(g, inputs, opts, *outs, st, err);
+}
+
+/* ---- The examples against PyTorch --------------------------------------------- */
+
+typedef struct example {
+    const char *graph; /* examples/<graph>.joint.txt */
+    const char *data;  /* the .npy folder under examples/ */
+} example;
+
+static const example examples[] = {
+    {"mlp_gelu", "mlp_gelu.data"},
+    {"mlp_gelu_dyn", "mlp_gelu_dyn.data"},
+    {"mlp_gelu_dyn", "mlp_gelu_dyn.data/other_sizes"},
+    {"fn_mm_gelu_sum", "fn_mm_gelu_sum.data"},
+    {"fn_mm_gelu_sum_dyn", "fn_mm_gelu_sum_dyn.data"},
+    {"fn_mm_gelu_sum_dyn", "fn_mm_gelu_sum_dyn.data/other_sizes"},
+    {"attention_single_head", "attention_single_head.data"},
+    {"small_cnn", "small_cnn.data"},
+    {"lm_head_ce", "lm_head_ce.data"},
+    {"residual_mlp_16", "residual_mlp_16.data"},
+    {"two_output_mlp", "two_output_mlp.data"},
+    {"lstm_module", "lstm_module.data"},
+};
+
+START_TEST(test_example_matches_pytorch)
+{
+    const example *ex = &examples[_i];
+    sc_ctx *ctx = sc_ctx_new();
+    char rel[256], *dir;
+    sc_graph *g;
+    sc_tensor **inputs, **outs = NULL;
+    sc_interp_options io;
+    sc_interp_stats st;
+    sc_error err;
+    size_t np, no, k;
+    double worst = 0;
+    sc_status status;
+
+    snprintf(rel, sizeof rel, "examples/%s.joint.txt", ex->graph);
+    g = read_graph(ctx, rel);
+    snprintf(rel, sizeof rel, "examples/%s", ex->data);
+    dir = srcpath(rel);
+    inputs = load_inputs(g, dir);
+    np = sc_graph_num_placeholders(g);
+    no = sc_graph_num_outputs(g);
+    sc_interp_options_init(&io);
+    io.seed = 1234;
+    io.boundary = SC_INTERP_BOUNDARY_FORWARD;
+    status = run(g, inputs, &io, &outs, &st, &err);
+    ck_assert_msg(status == SC_OK, "%s on %s: %s: %s", ex->graph, ex->data,
+                  sc_status_name(status), err.message);
+    for (k = 0; k < no; k++) {
+        char path[1024], why[256];
+        double rel_err;
+        snprintf(path, sizeof path, "%s/out_%zu.npy", dir, k);
+        if (!file_exists(path)) {
+            ck_assert_msg(outs[k] == NULL, "%s: output %zu should be None",
+                          ex->graph, k);
+            continue;
+        }
+        {
+            sc_tensor *want = npy(path);
+            ck_assert_msg(outs[k] != NULL, "%s: output %zu is None",
+                          ex->graph, k);
+            ck_assert_msg(allclose(outs[k], want, 1e-4, 1e-5, &rel_err, why,
+                                   sizeof why),
+                          "%s (%s) output %zu (%s): %s", ex->graph, ex->data,
+                          k,
+                          sc_graph_node_name(g, sc_graph_output(g, k)), why);
+            if (rel_err > worst)
+                worst = rel_err;
+            sc_tensor_free(want);
+        }
+    }
+    /* Inputs the graph mutates (small_cnn's running statistics). */
+    for (k = 0; k < np; k++) {
+        char path[1024], why[256];
+        double rel_err;
+        snprintf(path, sizeof path, "%s/%s.after.npy", dir,
+                 sc_graph_node_name(g, (sc_node_id)k));
+        if (!file_exists(path))
+            continue;
+        {
+            sc_tensor *want = npy(path);
+            ck_assert_msg(allclose(inputs[k], want, 1e-4, 1e-5, &rel_err, why,
+                                   sizeof why),
+                          "%s: %s after the run: %s", ex->graph,
+                          sc_graph_node_name(g, (sc_node_id)k), why);
+            if (rel_err > worst)
+                worst = rel_err;
+            sc_tensor_free(want);
+        }
+    }
+    ck_assert(st.peak_bytes > 0);
+    ck_assert(st.boundary_node != SC_NODE_NONE);
+    ck_assert(st.boundary_bytes <= st.peak_bytes);
+    if (getenv("SYMCUT_INTERP_VERBOSE"))
+        printf("interp: %-22s %-38s max rel err %.3g, peak %zu bytes, "
+               "after the forward %zu\n",
+               ex->graph, ex->data, worst, st.peak_bytes, st.boundary_bytes);
+    free_tensors(outs, no);
+    free_tensors(inputs, np);
+    free(dir);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Two runs give the same bits; the run does not touch inputs that the
+ * graph does not mutate. */
+START_TEST(test_repeatable)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = read_graph(ctx, "examples/attention_single_head.joint.txt");
+    char *dir = srcpath("examples/attention_single_head.data");
+    sc_tensor **inputs = load_inputs(g, dir), **a = NULL, **b = NULL;
+    sc_error err;
+    size_t no = sc_graph_num_outputs(g), k;
+    ck_assert_int_eq(run(g, inputs, NULL, &a, NULL, &err), SC_OK);
+    ck_assert_int_eq(run(g, inputs, NULL, &b, NULL, &err), SC_OK);
+    for (k = 0; k < no; k++)
+        ck_assert_msg(bit_equal(a[k], b[k]), "output %zu differs", k);
+    free_tensors(a, no);
+    free_tensors(b, no);
+    free_tensors(inputs, sc_graph_num_placeholders(g));
+    free(dir);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Symbol binding ----------------------------------------------------------- */
+
+static const char two_inputs[] =
+    "def forward(self, primals_1: \"f32[s0, 4][4, 1]cpu\", "
+    "primals_2: \"f32[s0][1]cpu\"):\n"
+    "    sum_1: \"f32[4][1]cpu\" = torch.ops.aten.sum.dim_IntList(primals_1, "
+    "[0])\n"
+    "    sum_2: \"f32[][]cpu\" = torch.ops.aten.sum.default(primals_2)\n"
+    "    return [sum_1, sum_2]\n";
+
+static sc_status run_two(sc_ctx *ctx, const char *text, int64_t a0,
+                         int64_t a1, int64_t b0, sc_error *err)
+{
+    sc_graph *g = text_graph(ctx, text);
+    sc_tensor *in[2];
+    sc_tensor **outs = NULL;
+    sc_status st;
+    in[0] = ramp(2, a0, a1);
+    in[1] = ramp(1, b0, 0);
+    st = run(g, in, NULL, &outs, NULL, err);
+    free_tensors(outs, sc_graph_num_outputs(g));
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    return st;
+}
+
+START_TEST(test_binding_ok)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    ck_assert_msg(run_two(ctx, two_inputs, 3, 4, 3, &err) == SC_OK, "%s",
+                  err.message);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_binding_symbol_mismatch)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    ck_assert_int_eq(run_two(ctx, two_inputs, 3, 4, 5, &err), SC_ERR_SHAPE);
+    /* names the input, the dim, the symbol and both values */
+    ck_assert_msg(strstr(err.message, "primals_2") &&
+                      strstr(err.message, "dim 0") &&
+                      strstr(err.message, "s0") &&
+                      strstr(err.message, "size 5") &&
+                      strstr(err.message, "= 3") &&
+                      strstr(err.message, "primals_1 dim 0"),
+                  "%s", err.message);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_binding_constant_mismatch)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    ck_assert_int_eq(run_two(ctx, two_inputs, 3, 5, 3, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "primals_1") &&
+                      strstr(err.message, "dim 1") &&
+                      strstr(err.message, "size 5"),
+                  "%s", err.message);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_binding_rank_and_dtype)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, two_inputs);
+    sc_tensor *in[2], **outs = NULL;
+    sc_error err;
+    in[0] = ramp(1, 12, 0);
+    in[1] = ramp(1, 3, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "primals_1") &&
+                      strstr(err.message, "1 dimensions"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_I64, 2, (int64_t[]){3, 4}, &in[0],
+                                   &err),
+                     SC_OK);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_TYPE);
+    ck_assert_msg(strstr(err.message, "i64") && strstr(err.message, "f32"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A composite size binds its one unbound symbol, and the result's
+ * annotation is checked with it. */
+START_TEST(test_binding_composite)
+{
+    static const char text[] =
+        "def forward(self, primals_1: \"f32[2*s0 + 1][1]cpu\"):\n"
+        "    view: \"f32[1, 2*s0 + 1][2*s0 + 1, 1]cpu\" = "
+        "torch.ops.aten.view.default(primals_1, [1, -1])\n"
+        "    return [view]\n";
+    static const char bad[] =
+        "def forward(self, primals_1: \"f32[2*s0 + 1][1]cpu\"):\n"
+        "    view: \"f32[1, s0][s0, 1]cpu\" = "
+        "torch.ops.aten.view.default(primals_1, [1, -1])\n"
+        "    return [view]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text), *gb = text_graph(ctx, bad);
+    sc_tensor *in[1], **outs = NULL;
+    sc_interp_options io;
+    sc_error err;
+    in[0] = ramp(1, 7, 0);
+    ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(outs[0]->sizes[1], 7);
+    free_tensors(outs, 1);
+    /* even sizes cannot be 2*s0 + 1 */
+    sc_tensor_free(in[0]);
+    in[0] = ramp(1, 8, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "cannot bind"), "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    /* a result that contradicts its annotation */
+    in[0] = ramp(1, 7, 0);
+    ck_assert_int_eq(run(gb, in, NULL, &outs, NULL, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "node view dim 1") &&
+                      strstr(err.message, "size 7") &&
+                      strstr(err.message, "s0 = 3"),
+                  "%s", err.message);
+    free(outs);
+    sc_interp_options_init(&io);
+    io.flags = SC_INTERP_NO_META_CHECK;
+    ck_assert_msg(run(gb, in, &io, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    free_tensors(outs, 1);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_graph_free(gb);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Sizes given by the caller must agree with the inputs. */
+START_TEST(test_binding_given_sizes)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, two_inputs);
+    sc_symmap *sizes = sc_symmap_new(ctx);
+    sc_tensor *in[2], **outs = NULL;
+    sc_interp_options io;
+    sc_error err;
+    in[0] = ramp(2, 3, 4);
+    in[1] = ramp(1, 3, 0);
+    ck_assert_int_eq(sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s0"), 6,
+                                      &err),
+                     SC_OK);
+    sc_interp_options_init(&io);
+    io.sizes = sizes;
+    ck_assert_int_eq(run(g, in, &io, &outs, NULL, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "given by the caller"), "%s",
+                  err.message);
+    free(outs);
+    free_tensors(NULL, 0);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_symmap_free(sizes);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A real example: fn_mm_gelu_sum_dyn shares s0 between x [s0, s1] and w2
+ * [s2, s0]; feeding w2 from the other sizes breaks it. */
+START_TEST(test_binding_example_mismatch)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = read_graph(ctx, "examples/fn_mm_gelu_sum_dyn.joint.txt");
+    char *dir = srcpath("examples/fn_mm_gelu_sum_dyn.data");
+    char *other = srcpath("examples/fn_mm_gelu_sum_dyn.data/other_sizes/"
+                          "primals_3.npy");
+    sc_tensor **in = load_inputs(g, dir), **outs = NULL;
+    sc_error err;
+    sc_tensor_free(in[2]);
+    in[2] = npy(other); /* [24, 5] where the hints give [32, 8] */
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "primals_3") &&
+                      strstr(err.message, "s0") && strstr(err.message, "5") &&
+                      strstr(err.message, "8"),
+                  "%s", err.message);
+    free(outs);
+    free_tensors(in, 4);
+    free(dir);
+    free(other);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Guards and ranges -------------------------------------------------------- */
+
+static const char one_input[] =
+    "def forward(self, primals_1: \"f32[s0][1]cpu\"):\n"
+    "    relu: \"f32[s0][1]cpu\" = torch.ops.aten.relu.default(primals_1)\n"
+    "    return [relu]\n";
+
+START_TEST(test_guard_failure)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_env *env = NULL;
+    sc_expr *s0 = NULL;
+    sc_graph *g;
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+    bool holds;
+    ck_assert_int_eq(sc_env_new(ctx, NULL, &env, &err), SC_OK);
+    ck_assert_int_eq(sc_env_create_backed_si(env, 8, "primals_1.size(0)",
+                                             "s0", NULL, SC_ENV_NO_DUCK, &s0,
+                                             &err),
+                     SC_OK);
+    /* a guard that ranges cannot express */
+    ck_assert_int_eq(sc_env_guard(env,
+                                  sc_expr_ne(ctx, s0, sc_expr_int_si(ctx, 5)),
+                                  &holds, &err),
+                     SC_OK);
+    ck_assert(holds);
+    g = text_graph_env(ctx, one_input, env);
+    in[0] = ramp(1, 6, 0);
+    ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    free_tensors(outs, 1);
+    sc_tensor_free(in[0]);
+    in[0] = ramp(1, 5, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_GUARD);
+    ck_assert_msg(strstr(err.message, "guard 0 failed") &&
+                      strstr(err.message, "Ne(s0, 5)") &&
+                      strstr(err.message, "s0 = 5"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    /* the range of a backed symbol: [2, inf) */
+    in[0] = ramp(1, 1, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_GUARD);
+    ck_assert_msg(strstr(err.message, "s0 = 1") &&
+                      strstr(err.message, "outside its range"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_env_free(env);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Unbacked symbols ------------------------------------------------------------ */
+
+static const char nonzero_graph[] =
+    "def forward(self, primals_1: \"f32[4][1]cpu\"):\n"
+    "    nonzero: \"i64[u0, 1][1, 1]cpu\" = "
+    "torch.ops.aten.nonzero.default(primals_1)\n"
+    "    sym_size: \"Sym(u0)\" = torch.ops.aten.sym_size.int(nonzero, 0)\n"
+    "    mul: \"Sym(2*u0)\" = sym_size * 2\n"
+    "    zeros: \"f32[2*u0][1]cpu\" = torch.ops.aten.zeros.default([mul])\n"
+    "    return [nonzero, mul, zeros]\n";
+
+static sc_tensor *vec4(float a, float b, float c, float d)
+{
+    sc_tensor *t = ramp(1, 4, 0);
+    float *p = sc_tensor_data(t);
+    p[0] = a;
+    p[1] = b;
+    p[2] = c;
+    p[3] = d;
+    return t;
+}
+
+START_TEST(test_unbacked_binding)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, nonzero_graph);
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+    sc_status st;
+    in[0] = vec4(0, 1.5f, 0, -2);
+    st = run(g, in, NULL, &outs, NULL, &err);
+    ck_assert_msg(st == SC_OK, "%s", err.message);
+    ck_assert_int_eq(outs[0]->sizes[0], 2);
+    ck_assert_int_eq(sc_tensor_item_int64(outs[0], 0), 1);
+    ck_assert_int_eq(sc_tensor_item_int64(outs[0], 1), 3);
+    ck_assert_int_eq(outs[1]->ndim, 0);
+    ck_assert_int_eq(sc_tensor_item_int64(outs[1], 0), 4);
+    ck_assert_int_eq(outs[2]->sizes[0], 4);
+    free_tensors(outs, 3);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_runtime_assert)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_env *env = NULL;
+    sc_expr *u0 = NULL;
+    sc_graph *g;
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+    ck_assert_int_eq(sc_env_new(ctx, NULL, &env, &err), SC_OK);
+    ck_assert_int_eq(sc_env_create_unbacked(env, "u0", NULL, SC_ENV_SIZE_LIKE,
+                                            &u0, &err),
+                     SC_OK);
+    /* torch._check(u0 != 3): deferred to run time */
+    ck_assert_int_eq(sc_env_assert(env,
+                                   sc_expr_ne(ctx, u0, sc_expr_int_si(ctx, 3)),
+                                   &err),
+                     SC_OK);
+    ck_assert_uint_eq(sc_env_runtime_assert_count(env), 1);
+    g = text_graph_env(ctx, nonzero_graph, env);
+    in[0] = vec4(1, 1, 0, 1);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_GUARD);
+    ck_assert_msg(strstr(err.message, "runtime assertion") &&
+                      strstr(err.message, "u0 = 3"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    in[0] = vec4(1, 1, 1, 1);
+    ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    free_tensors(outs, 3);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_env_free(env);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Ops without kernels, tuples, memory -------------------------------------------- */
+
+START_TEST(test_unknown_op)
+{
+    static const char text[] =
+        "def forward(self, primals_1: \"f32[4][1]cpu\"):\n"
+        "    frob: \"f32[4][1]cpu\" = torch.ops.aten.frobnicate.default("
+        "primals_1)\n"
+        "    return [frob]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text);
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+    in[0] = ramp(1, 4, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "frobnicate") &&
+                      strstr(err.message, "has no kernel"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Peak and boundary bytes of a chain x -> a -> b -> c with 1 KiB values:
+ * two values live at a time; after b (the boundary) only b is held. */
+START_TEST(test_memory_accounting)
+{
+    static const char text[] =
+        "def forward(self, primals_1: \"f32[256][1]cpu\"):\n"
+        "    relu: \"f32[256][1]cpu\" = torch.ops.aten.relu.default(primals_1)\n"
+        "    neg: \"f32[256][1]cpu\" = torch.ops.aten.neg.default(relu)\n"
+        "    t: \"f32[256][1]cpu\" = torch.ops.aten.t.default(neg)\n"
+        "    exp: \"f32[256][1]cpu\" = torch.ops.aten.exp.default(t)\n"
+        "    return [exp]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text);
+    sc_tensor *in[1], **outs = NULL;
+    sc_interp_options io;
+    sc_interp_stats st;
+    sc_error err;
+    in[0] = ramp(1, 256, 0);
+    sc_interp_options_init(&io);
+    io.boundary = sc_graph_find(g, "neg");
+    ck_assert_msg(run(g, in, &io, &outs, &st, &err) == SC_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(st.peak_bytes, 2048);
+    ck_assert_uint_eq(st.boundary_bytes, 1024);
+    ck_assert_uint_eq(st.boundary_input_bytes, 0);
+    ck_assert_uint_eq(st.output_bytes, 1024);
+    ck_assert_uint_eq(st.kernel_calls, 4);
+    free_tensors(outs, 1);
+    /* the boundary right after the inputs: only the input is held */
+    io.boundary = 0;
+    ck_assert_int_eq(run(g, in, &io, &outs, &st, &err), SC_OK);
+    ck_assert_uint_eq(st.boundary_bytes, 1024);
+    ck_assert_uint_eq(st.boundary_input_bytes, 1024);
+    free_tensors(outs, 1);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Random ops ----------------------------------------------------------------- */
+
+START_TEST(test_random_keyed_by_name)
+{
+    static const char a_text[] =
+        "def forward(self, primals_1: \"f32[64][1]cpu\"):\n"
+        "    rand_like: \"f32[64][1]cpu\" = "
+        "torch.ops.aten.rand_like.default(primals_1)\n"
+        "    return [rand_like]\n";
+    /* the same node name after other nodes: the same numbers */
+    static const char b_text[] =
+        "def forward(self, primals_1: \"f32[64][1]cpu\"):\n"
+        "    relu: \"f32[64][1]cpu\" = torch.ops.aten.relu.default(primals_1)\n"
+        "    rand_like: \"f32[64][1]cpu\" = "
+        "torch.ops.aten.rand_like.default(relu)\n"
+        "    rand_like_1: \"f32[64][1]cpu\" = "
+        "torch.ops.aten.rand_like.default(relu)\n"
+        "    return [rand_like, rand_like_1]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *a = text_graph(ctx, a_text), *b = text_graph(ctx, b_text);
+    sc_tensor *in[1], **oa = NULL, **ob = NULL, **oc = NULL;
+    sc_interp_options io;
+    sc_error err;
+    in[0] = ramp(1, 64, 0);
+    sc_interp_options_init(&io);
+    io.seed = 99;
+    ck_assert_int_eq(run(a, in, &io, &oa, NULL, &err), SC_OK);
+    ck_assert_int_eq(run(b, in, &io, &ob, NULL, &err), SC_OK);
+    ck_assert(bit_equal(oa[0], ob[0]));
+    ck_assert(!bit_equal(ob[0], ob[1]));
+    io.seed = 100;
+    ck_assert_int_eq(run(a, in, &io, &oc, NULL, &err), SC_OK);
+    ck_assert(!bit_equal(oa[0], oc[0]));
+    ck_assert_uint_eq(sc_interp_node_key("rand_like"),
+                      sc_interp_node_key("rand_like"));
+    ck_assert_uint_ne(sc_interp_node_key("rand_like"),
+                      sc_interp_node_key("rand_like_1"));
+    free_tensors(oa, 1);
+    free_tensors(ob, 2);
+    free_tensors(oc, 1);
+    sc_tensor_free(in[0]);
+    sc_graph_free(a);
+    sc_graph_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* bernoulli_ writes into its argument, which later nodes read. */
+START_TEST(test_inplace_bernoulli)
+{
+    static const char text[] =
+        "def forward(self, primals_1: \"f32[128][1]cpu\"):\n"
+        "    empty_like: \"f32[128][1]cpu\" = "
+        "torch.ops.aten.empty_like.default(primals_1, "
+        "memory_format = torch.contiguous_format)\n"
+        "    bernoulli_: \"f32[128][1]cpu\" = "
+        "torch.ops.aten.bernoulli_.float(empty_like, 0.5)\n"
+        "    mul: \"f32[128][1]cpu\" = torch.ops.aten.mul.Tensor(primals_1, "
+        "empty_like)\n"
+        "    return [mul, bernoulli_]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text);
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+    size_t i, ones = 0;
+    in[0] = ramp(1, 128, 0);
+    ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    for (i = 0; i < 128; i++) {
+        double m = sc_tensor_item_double(outs[1], i);
+        ck_assert(m == 0 || m == 1);
+        ones += m == 1;
+        ck_assert(sc_tensor_item_double(outs[0], i) ==
+                  m * sc_tensor_item_double(in[0], i));
+    }
+    ck_assert(ones > 20 && ones < 108);
+    free_tensors(outs, 2);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Random inputs -------------------------------------------------------------- */
+
+START_TEST(test_random_inputs)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = read_graph(ctx, "examples/fn_mm_gelu_sum_dyn.joint.txt");
+    sc_symmap *sizes = sc_symmap_new(ctx), *binding = sc_symmap_new(ctx);
+    sc_tensor *a[4], *b[4];
+    sc_error err;
+    size_t k;
+    /* no hints in the text: sizes are required */
+    ck_assert_int_eq(sc_interp_bind_sizes(g, NULL, binding, &err),
+                     SC_ERR_UNBOUND);
+    ck_assert_msg(strstr(err.message, "s0"), "%s", err.message);
+    ck_assert_int_eq(sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s0"), 5,
+                                      &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s1"), 16,
+                                      &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s2"), 24,
+                                      &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_interp_bind_sizes(g, sizes, binding, &err), SC_OK);
+    ck_assert_int_eq(sc_interp_random_inputs(g, binding, 7, 0, a, &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_interp_random_inputs(g, binding, 7, 0, b, &err),
+                     SC_OK);
+    ck_assert_int_eq(a[0]->sizes[0], 5);
+    ck_assert_int_eq(a[0]->sizes[1], 16);
+    ck_assert_int_eq(a[2]->sizes[0], 24);
+    ck_assert_int_eq(a[2]->sizes[1], 5);
+    ck_assert_int_eq(a[3]->ndim, 0);
+    for (k = 0; k < 4; k++)
+        ck_assert(bit_equal(a[k], b[k]));
+    for (k = 0; k < sc_tensor_numel(a[0]); k++) {
+        double v = sc_tensor_item_double(a[0], k);
+        ck_assert(v >= -1 && v < 1);
+    }
+    ck_assert(!bit_equal(a[0], a[1]) || a[0]->sizes[0] != a[1]->sizes[0]);
+    for (k = 0; k < 4; k++) {
+        sc_tensor_free(a[k]);
+        sc_tensor_free(b[k]);
+    }
+    sc_symmap_free(sizes);
+    sc_symmap_free(binding);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Validation ------------------------------------------------------------------ */
+
+static sc_validate_report validate_files(const char *joint, const char *fw,
+                                         const char *bw, const char *sizes_s0,
+                                         int64_t predicted, sc_status *st,
+                                         sc_error *err, char *joint_name)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph_read_options ro;
+    sc_graph *j = read_graph(ctx, joint), *f = read_graph(ctx, fw), *b;
+    sc_symmap *sizes = sc_symmap_new(ctx);
+    sc_validate_options vo;
+    sc_validate_report rep;
+    sc_graph_read_options_init(&ro);
+    ro.num_fwd_outputs = 0;
+    b = read_graph_opts(ctx, bw, &ro);
+    sc_validate_options_init(&vo);
+    vo.seed = 3;
+    vo.predicted_saved_bytes = predicted;
+    if (sizes_s0) {
+        int64_t s0, s1, s2;
+        ck_assert_int_eq(sscanf(sizes_s0, "%lld,%lld,%lld", (long long *)&s0,
+                                (long long *)&s1, (long long *)&s2),
+                         3);
+        sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s0"), s0, NULL);
+        sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s1"), s1, NULL);
+        sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s2"), s2, NULL);
+        vo.sizes = sizes;
+    }
+    *st = sc_validate(j, f, b, &vo, &rep, err);
+    /* the names point into the graphs, which are freed here */
+    snprintf(joint_name, 64, "%s", rep.joint_node ? rep.joint_node : "");
+    rep.joint_node = rep.part_node = NULL;
+    sc_symmap_free(sizes);
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_graph_free(b);
+    sc_ctx_free(ctx);
+    return rep;
+}
+
+START_TEST(test_validate_pass)
+{
+    sc_status st;
+    sc_error err;
+    char name[64];
+    sc_validate_report rep = validate_files(
+        "examples/fn_mm_gelu_sum.joint.txt",
+        "tests/data/interp/fn_mm_gelu_sum.fw.txt",
+        "tests/data/interp/fn_mm_gelu_sum.bw.txt", NULL, 2560, &st, &err, name);
+    ck_assert_msg(st == SC_OK, "%s", err.message);
+    ck_assert_msg(rep.passed, "%s", rep.message);
+    ck_assert_uint_eq(rep.saved_count, 3);
+    ck_assert_uint_eq(rep.saved_bytes, 2560); /* PyTorch's min-cut figure */
+    ck_assert_uint_eq(rep.compared, 4 + 3);   /* outputs and primals */
+    ck_assert_uint_eq(rep.mismatches, 0);
+    /* the prediction is checked */
+    rep = validate_files("examples/fn_mm_gelu_sum.joint.txt",
+                         "tests/data/interp/fn_mm_gelu_sum.fw.txt",
+                         "tests/data/interp/fn_mm_gelu_sum.bw.txt", NULL, 2048,
+                         &st, &err, name);
+    ck_assert_int_eq(st, SC_OK);
+    ck_assert(!rep.passed);
+    ck_assert_int_eq(rep.kind, SC_VALIDATE_SAVED_BYTES);
+    ck_assert_msg(strstr(rep.message, "2560") && strstr(rep.message, "2048"),
+                  "%s", rep.message);
+}
+END_TEST
+
+START_TEST(test_validate_mismatch)
+{
+    sc_status st;
+    sc_error err;
+    char name[64];
+    sc_validate_report rep = validate_files(
+        "examples/fn_mm_gelu_sum.joint.txt",
+        "tests/data/interp/fn_mm_gelu_sum.fw.txt",
+        "tests/data/interp/fn_mm_gelu_sum.bad-bw.txt", NULL, -1, &st, &err,
+        name);
+    ck_assert_msg(st == SC_OK, "%s", err.message);
+    ck_assert(!rep.passed);
+    ck_assert_int_eq(rep.kind, SC_VALIDATE_GRADIENT);
+    ck_assert_uint_eq(rep.index, 2);
+    ck_assert_str_eq(name, "mm_4");
+    ck_assert(rep.max_abs_error > 0);
+    ck_assert(rep.max_rel_error > 0);
+    ck_assert_msg(strstr(rep.message, "gradient 2") &&
+                      strstr(rep.message, "mm_4"),
+                  "%s", rep.message);
+    /* a forward graph that does not fit the backward graph */
+    rep = validate_files("examples/fn_mm_gelu_sum.joint.txt",
+                         "tests/data/interp/fn_mm_gelu_sum.fw.txt",
+                         "tests/data/interp/fn_mm_gelu_sum_dyn.bw.txt", NULL,
+                         -1, &st, &err, name);
+    ck_assert_int_eq(st, SC_OK);
+    ck_assert(!rep.passed);
+    ck_assert_int_eq(rep.kind, SC_VALIDATE_STRUCTURE);
+}
+END_TEST
+
+/* A partition made at one size runs at others (symbolic fw/bw with
+ * sym_size nodes in the backward). */
+START_TEST(test_validate_dynamic_sizes)
+{
+    static const char *const sizes[] = {"8,16,32", "5,16,24", "3,2,7"};
+    size_t k;
+    for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+        sc_status st;
+        sc_error err;
+        char name[64];
+        sc_validate_report rep = validate_files(
+            "examples/fn_mm_gelu_sum_dyn.joint.txt",
+            "tests/data/interp/fn_mm_gelu_sum_dyn.fw.txt",
+            "tests/data/interp/fn_mm_gelu_sum_dyn.bw.txt", sizes[k], -1, &st,
+            &err, name);
+        ck_assert_msg(st == SC_OK, "%s: %s", sizes[k], err.message);
+        ck_assert_msg(rep.passed, "%s: %s", sizes[k], rep.message);
+        ck_assert_uint_eq(rep.saved_count, 4);
+    }
+}
+END_TEST
+
+Suite *interp_suite(void)
+{
+    Suite *s = suite_create("interp");
+    TCase *tc;
+
+    tc = tcase_create("binding");
+    tcase_add_test(tc, test_binding_ok);
+    tcase_add_test(tc, test_binding_symbol_mismatch);
+    tcase_add_test(tc, test_binding_constant_mismatch);
+    tcase_add_test(tc, test_binding_rank_and_dtype);
+    tcase_add_test(tc, test_binding_composite);
+    tcase_add_test(tc, test_binding_given_sizes);
+    tcase_add_test(tc, test_binding_example_mismatch);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("guards");
+    tcase_add_test(tc, test_guard_failure);
+    tcase_add_test(tc, test_unbacked_binding);
+    tcase_add_test(tc, test_runtime_assert);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("execution");
+    tcase_add_test(tc, test_unknown_op);
+    tcase_add_test(tc, test_memory_accounting);
+    tcase_add_test(tc, test_random_keyed_by_name);
+    tcase_add_test(tc, test_inplace_bernoulli);
+    tcase_add_test(tc, test_random_inputs);
+    tcase_add_test(tc, test_repeatable);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("examples");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_example_matches_pytorch, 0,
+                        (int)ARRAY_SIZE(examples));
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("validate");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_validate_pass);
+    tcase_add_test(tc, test_validate_mismatch);
+    tcase_add_test(tc, test_validate_dynamic_sizes);
+    suite_add_tcase(s, tc);
+    return s;
+}
