@@ -1,2 +1,346 @@
-/* placeholder, replaced below */
-int main(void) { return 0; }
+/* symcut benchmark — the min-cut partitioner on generated joint graphs.
+ *
+ *   bench/bench_partition [--max N] [--policy P] [--shape transformer|dag|both]
+ *                         [--read]
+ *
+ * For each size 1e3, 1e4, ... up to N (default 1e6) nodes and each shape
+ * (a stack of transformer-like MLP blocks with their backward, and a
+ * random DAG of pointwise ops, matrix products and reductions with a
+ * backward), the graph is built through the graph builder (and, with
+ * --read, written as text and read back), then partitioned.  Each size
+ * runs in its own process so that the peak memory (getrusage) is that
+ * size's.  Printed per row: nodes, the time of every phase, the whole
+ * partition, a bare igraph_maxflow on the same network, their ratio, and
+ * the peak resident memory. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <igraph.h>
+
+#include <symcut/graph.h>
+#include <symcut/partition.h>
+
+#include "partition/partition-internal.h"
+
+typedef struct gen {
+    sc_ctx *ctx;
+    sc_graph *g;
+    sc_error err;
+    size_t count;
+    uint64_t rng;
+} gen;
+
+static uint64_t rnd(gen *b)
+{
+    b->rng ^= b->rng << 13;
+    b->rng ^= b->rng >> 7;
+    b->rng ^= b->rng << 17;
+    return b->rng;
+}
+
+static void die(gen *b, const char *what)
+{
+    fprintf(stderr, "bench_partition: %s: %s\n", what, b->err.message);
+    exit(1);
+}
+
+static void meta2(gen *b, sc_result *r, sc_expr **dims, int64_t m,
+                  int64_t n)
+{
+    sc_result_init(r);
+    r->kind = SC_RESULT_TENSOR;
+    r->tensor.dtype = SC_DTYPE_F32;
+    r->tensor.ndim = 2;
+    dims[0] = sc_expr_int_si(b->ctx, m);
+    dims[1] = sc_expr_int_si(b->ctx, n);
+    r->tensor.sizes = dims;
+}
+
+static sc_node_id ph(gen *b, const char *name, sc_role role, int64_t m,
+                     int64_t n)
+{
+    sc_result r;
+    sc_expr *dims[2];
+    sc_node_id id;
+    meta2(b, &r, dims, m, n);
+    if (sc_graph_add_placeholder(b->g, name, role, &r, &id, &b->err) !=
+        SC_OK)
+        die(b, "placeholder");
+    b->count++;
+    return id;
+}
+
+static sc_node_id call(gen *b, const char *target, sc_node_id x,
+                       sc_node_id y, int64_t m, int64_t n)
+{
+    sc_result r;
+    sc_expr *dims[2];
+    sc_value v[2];
+    sc_node_id id;
+    v[0] = sc_value_node(x);
+    v[1] = sc_value_node(y);
+    meta2(b, &r, dims, m, n);
+    if (sc_graph_add_call(b->g, NULL, target, y == SC_NODE_NONE ? 1 : 2, v,
+                          0, NULL, NULL, &r, &id, &b->err) != SC_OK)
+        die(b, target);
+    b->count++;
+    return id;
+}
+
+#define MM "torch.ops.aten.mm.default"
+#define T "torch.ops.aten.t.default"
+#define ADD "torch.ops.aten.add.Tensor"
+#define MUL "torch.ops.aten.mul.Tensor"
+#define GELU "torch.ops.aten.gelu.default"
+#define GELU_BW "torch.ops.aten.gelu_backward.default"
+#define RELU "torch.ops.aten.relu.default"
+#define SUM "torch.ops.aten.sum.default"
+#define NONE SC_NODE_NONE
+
+/* Blocks of h + fc2(gelu(fc1(h))) and their backward: 16 nodes each. */
+static void transformer(gen *b, size_t target)
+{
+    size_t layers = target / 16 + 1, l, np = 0;
+    const int64_t B = 16, D = 64, H = 256;
+    sc_node_id *w1, *w2, *hs, *as, *gs, *t1s, *t2s, *outs, x, tg, h, gy;
+    char name[32];
+
+    w1 = malloc(layers * sizeof *w1);
+    w2 = malloc(layers * sizeof *w2);
+    hs = malloc(layers * sizeof *hs);
+    as = malloc(layers * sizeof *as);
+    gs = malloc(layers * sizeof *gs);
+    t1s = malloc(layers * sizeof *t1s);
+    t2s = malloc(layers * sizeof *t2s);
+    outs = malloc((2 * layers + 2) * sizeof *outs);
+    if (!w1 || !w2 || !hs || !as || !gs || !t1s || !t2s || !outs)
+        exit(1);
+    for (l = 0; l < layers; l++) {
+        snprintf(name, sizeof name, "primals_%zu", ++np);
+        w1[l] = ph(b, name, SC_ROLE_PRIMAL, H, D);
+        snprintf(name, sizeof name, "primals_%zu", ++np);
+        w2[l] = ph(b, name, SC_ROLE_PRIMAL, D, H);
+    }
+    snprintf(name, sizeof name, "primals_%zu", ++np);
+    x = ph(b, name, SC_ROLE_PRIMAL, B, D);
+    tg = ph(b, "tangents_1", SC_ROLE_TANGENT, B, D);
+    h = x;
+    for (l = 0; l < layers; l++) {
+        hs[l] = h;
+        t1s[l] = call(b, T, w1[l], NONE, D, H);
+        as[l] = call(b, MM, h, t1s[l], B, H);
+        gs[l] = call(b, GELU, as[l], NONE, B, H);
+        t2s[l] = call(b, T, w2[l], NONE, H, D);
+        h = call(b, ADD, h, call(b, MM, gs[l], t2s[l], B, D), B, D);
+    }
+    gy = tg;
+    for (l = layers; l-- > 0;) {
+        sc_node_id dg, dw2, da, dh, dw1;
+        dg = call(b, MM, gy, call(b, T, t2s[l], NONE, D, H), B, H);
+        dw2 = call(b, MM, call(b, T, gy, NONE, D, B), gs[l], D, H);
+        da = call(b, GELU_BW, dg, as[l], B, H);
+        dh = call(b, MM, da, call(b, T, t1s[l], NONE, H, D), B, D);
+        dw1 = call(b, MM, call(b, T, da, NONE, H, B), hs[l], H, D);
+        outs[1 + 2 * l] = call(b, T, dw1, NONE, H, D);
+        outs[2 + 2 * l] = call(b, T, dw2, NONE, D, H);
+        gy = call(b, ADD, gy, dh, B, D);
+    }
+    outs[0] = h;
+    outs[1 + 2 * layers] = gy;
+    if (sc_graph_set_outputs(b->g, 2 * layers + 2, outs, 1, &b->err) !=
+            SC_OK ||
+        sc_graph_finish(b->g, &b->err) != SC_OK)
+        die(b, "finish");
+    free(w1);
+    free(w2);
+    free(hs);
+    free(as);
+    free(gs);
+    free(t1s);
+    free(t2s);
+    free(outs);
+}
+
+/* A random DAG: 60% forward nodes reading recent forward values, 40%
+ * backward nodes combining the backward chain with forward values. */
+static void random_dag(gen *b, size_t target)
+{
+    const size_t np = 16, window = 64;
+    size_t nf = target * 6 / 10, nbw = target - nf - np - 1, i;
+    sc_node_id *fw = malloc((nf + np) * sizeof *fw), *outs, tg, cur;
+    static const char *const ops[] = {ADD, MUL, RELU, GELU, MM, SUM, ADD,
+                                      MUL};
+    char name[32];
+    size_t nfw = 0;
+
+    outs = malloc((np + 1) * sizeof *outs);
+    if (!fw || !outs)
+        exit(1);
+    for (i = 0; i < np; i++) {
+        snprintf(name, sizeof name, "primals_%zu", i + 1);
+        fw[nfw++] = ph(b, name, SC_ROLE_PRIMAL, 32, 32);
+    }
+    tg = ph(b, "tangents_1", SC_ROLE_TANGENT, 32, 32);
+    for (i = 0; i < nf; i++) {
+        const char *op = ops[rnd(b) % 8];
+        sc_node_id a = fw[nfw - 1 - rnd(b) % (nfw < window ? nfw : window)];
+        sc_node_id c = fw[nfw - 1 - rnd(b) % (nfw < window ? nfw : window)];
+        bool unary = op == RELU || op == GELU || op == SUM;
+        int64_t rows = op == SUM ? 1 : 32;
+        fw[nfw++] = call(b, op, a, unary ? NONE : c, rows, 32);
+    }
+    cur = tg;
+    for (i = 0; i < nbw; i++) {
+        sc_node_id f = fw[rnd(b) % nfw];
+        cur = call(b, (rnd(b) & 1) ? MUL : ADD, cur, f, 32, 32);
+    }
+    outs[0] = fw[nfw - 1];
+    for (i = 0; i < np; i++)
+        outs[1 + i] = cur;
+    if (sc_graph_set_outputs(b->g, np + 1, outs, 1, &b->err) != SC_OK ||
+        sc_graph_finish(b->g, &b->err) != SC_OK)
+        die(b, "finish");
+    free(fw);
+    free(outs);
+}
+
+static void run_one(const char *shape, size_t target,
+                    sc_partition_policy policy, bool do_read)
+{
+    gen b;
+    sc_partition_options o;
+    sc_partition *p = NULL;
+    double t0, t_build, t_read = 0, total = 0, bare;
+    igraph_t ig;
+    igraph_vector_t cap, flow;
+    igraph_real_t value;
+    struct rusage ru;
+    size_t i;
+
+    memset(&b, 0, sizeof b);
+    b.rng = 0x9e3779b97f4a7c15ull ^ target;
+    b.ctx = sc_ctx_new();
+    b.g = sc_graph_new(b.ctx);
+    if (!b.ctx || !b.g)
+        exit(1);
+    sc_error_init(&b.err);
+    t0 = sc__partition_now();
+    if (strcmp(shape, "transformer") == 0)
+        transformer(&b, target);
+    else
+        random_dag(&b, target);
+    t_build = sc__partition_now() - t0;
+    if (do_read) {
+        char *text;
+        size_t len;
+        sc_graph *back = NULL;
+        if (sc_graph_write_text(b.g, NULL, &text, &len, &b.err) != SC_OK)
+            die(&b, "write");
+        t0 = sc__partition_now();
+        if (sc_graph_read_text(b.ctx, text, len, "bench", NULL, &back,
+                               &b.err) != SC_OK)
+            die(&b, "read");
+        t_read = sc__partition_now() - t0;
+        free(text);
+        sc_graph_free(b.g);
+        b.g = back;
+    }
+    sc_partition_options_init(&o);
+    o.policy = policy;
+    if (sc_partition_run(b.g, &o, &p, &b.err) != SC_OK)
+        die(&b, "partition");
+    for (i = 0; i < SC_PARTITION_PHASE_COUNT_; i++)
+        total += sc_partition_phase_seconds(p, (sc_partition_phase)i);
+
+    if (sc__partition_network(p, &ig, &cap, NULL, &b.err) != SC_OK)
+        die(&b, "network");
+    igraph_vector_init(&flow, 0);
+    t0 = sc__partition_now();
+    igraph_maxflow(&ig, &value, &flow, NULL, NULL, NULL, 0, 1, &cap, NULL);
+    bare = sc__partition_now() - t0;
+    igraph_vector_destroy(&flow);
+    igraph_vector_destroy(&cap);
+    igraph_destroy(&ig);
+    getrusage(RUSAGE_SELF, &ru);
+
+    printf("%-11s %8zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f "
+           "%7.3f %7.3f %5.2f %7.0f %6zu %6zu\n",
+           shape, sc_graph_num_nodes(b.g), t_build, t_read,
+           sc_partition_phase_seconds(p, SC_PARTITION_PHASE_PREPARE) +
+               sc_partition_phase_seconds(p, SC_PARTITION_PHASE_CLASSIFY),
+           sc_partition_phase_seconds(p, SC_PARTITION_PHASE_NETWORK),
+           sc_partition_phase_seconds(p, SC_PARTITION_PHASE_MAXFLOW),
+           sc_partition_phase_seconds(p, SC_PARTITION_PHASE_CUT),
+           sc_partition_phase_seconds(p, SC_PARTITION_PHASE_EXTRACT), total,
+           total - sc_partition_phase_seconds(p, SC_PARTITION_PHASE_EXTRACT),
+           bare, total / (bare > 0 ? bare : 1e-9),
+           (double)ru.ru_maxrss / 1024.0,
+           sc_partition_num_saved_tensors(p),
+           sc_partition_num_recomputed(p));
+    fflush(stdout);
+    sc_partition_free(p);
+    sc_graph_free(b.g);
+    sc_ctx_free(b.ctx);
+}
+
+int main(int argc, char **argv)
+{
+    size_t max = 1000000, n;
+    const char *shapes = "both";
+    sc_partition_policy policy = SC_PARTITION_PYTORCH;
+    bool do_read = false;
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max") == 0 && i + 1 < argc)
+            max = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+            shapes = argv[++i];
+        else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
+            if (!sc_partition_policy_from_name(argv[++i], &policy)) {
+                fprintf(stderr, "unknown policy %s\n", argv[i]);
+                return 1;
+            }
+        } else if (strcmp(argv[i], "--read") == 0)
+            do_read = true;
+        else {
+            fprintf(stderr, "usage: %s [--max N] [--shape transformer|dag|"
+                            "both] [--policy P] [--read]\n",
+                    argv[0]);
+            return 1;
+        }
+    }
+    printf("policy %s; seconds; 'partition' = all phases, 'no-extr' = "
+           "without building the two graphs; ratio = partition / bare "
+           "igraph_maxflow\n",
+           sc_partition_policy_name(policy));
+    printf("%-11s %8s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %5s %7s %6s "
+           "%6s\n",
+           "shape", "nodes", "build", "read", "classif", "network",
+           "maxflow", "cut", "extract", "partit", "no-extr", "bare", "ratio",
+           "peakMB", "saved", "recomp");
+    fflush(stdout);
+    for (n = 1000; n <= max; n *= 10) {
+        int s;
+        for (s = 0; s < 2; s++) {
+            const char *shape = s == 0 ? "transformer" : "dag";
+            pid_t pid;
+            if (strcmp(shapes, "both") != 0 && strcmp(shapes, shape) != 0)
+                continue;
+            pid = fork();
+            if (pid == 0) {
+                run_one(shape, n, policy, do_read);
+                _exit(0);
+            }
+            if (pid < 0 || waitpid(pid, NULL, 0) < 0)
+                return 1;
+        }
+    }
+    return 0;
+}

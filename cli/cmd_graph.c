@@ -265,6 +265,11 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     }
     OUT("guards: %zu recorded while inferring shapes\n",
         env ? sc_env_guard_count(env) : (size_t)0);
+    for (i = 0; env && i < sc_env_guard_count(env); i++) {
+        char *gs = sc_expr_to_str(sc_graph_ctx(g), sc_env_guard_at(env, i));
+        OUT("  %s\n", gs ? gs : "?");
+        free(gs);
+    }
     if (nunknown) {
         OUT("unknown ops: %zu (kept as opaque nodes)\n", nunknown);
     } else {

@@ -1,8 +1,8 @@
 /* symcut validate — check that a forward and a backward graph compute
  * exactly what their joint graph computes.
  *
- *   symcut validate GRAPH --fw FILE --bw FILE [--sizes s0=17,...] [--seed N]
- *                   [--saved-bytes N] */
+ *   symcut validate GRAPH [--fw FILE --bw FILE | --policy P [--hint ...]]
+ *                   [--sizes s0=17,...] [--seed N] [--saved-bytes N] */
 #include <config.h>
 
 #include <errno.h>
@@ -12,17 +12,20 @@
 
 #include <symcut/graph.h>
 #include <symcut/kernels.h>
+#include <symcut/partition.h>
 
 #include "cli/cli.h"
 
 static void usage(FILE *out)
 {
-    fputs("Usage: symcut validate GRAPH --fw FILE --bw FILE [--sizes s0=17,...]\n"
+    fputs("Usage: symcut validate GRAPH [--fw FILE --bw FILE | --policy P]\n"
+          "                       [--hint s0=8,...] [--sizes s0=17,...]\n"
           "                       [--seed N] [--saved-bytes N]\n"
           "\n"
           "Validate a partition of the joint graph GRAPH into a forward graph\n"
           "(primals -> forward outputs, then the saved values) and a backward\n"
-          "graph (saved values, then tangents -> one gradient per primal):\n"
+          "graph (saved values, then tangents -> one gradient per primal),\n"
+          "given as files or made by 'symcut partition' with the policy P:\n"
           "draw random inputs, run the joint graph, the forward graph and the\n"
           "backward graph with symcut's CPU kernels, and compare every forward\n"
           "output, every gradient and every mutated input bit for bit.\n"
@@ -31,7 +34,14 @@ static void usage(FILE *out)
           "Options:\n"
           "  --fw FILE           the forward graph\n"
           "  --bw FILE           the backward graph\n"
-          "  --sizes s0=17,...   values of the symbols (default: their hints)\n"
+          "  --policy P          without --fw/--bw: partition GRAPH with P\n"
+          "                      (pytorch, pytorch-1.13, exact; default\n"
+          "                      pytorch) and validate its graphs; its saved\n"
+          "                      bytes at the sizes are the prediction\n"
+          "  --hint s0=8,...     hints the partitioner weighs with (default:\n"
+          "                      the graph's, else --sizes)\n"
+          "  --sizes s0=17,...   values of the symbols to run at (default:\n"
+          "                      their hints)\n"
           "  --seed N            seed of the inputs and random ops (default 0)\n"
           "  --saved-bytes N     the predicted bytes of the saved tensors;\n"
           "                      a different measurement fails\n"
@@ -54,6 +64,47 @@ static const char *kind_name(sc_validate_kind k)
     return "?";
 }
 
+/* Partition joint with the policy, weighing at the hints given (else the
+ * graph's hints, else the sizes). */
+static sc_status partition(const sc_graph *joint, sc_partition_policy policy,
+                           const sc_symmap *hints, const sc_symmap *sizes,
+                           sc_partition **out, sc_error *err)
+{
+    sc_partition_options po;
+    size_t ns = sc_graph_symbols(joint, NULL, 0), j, n = 0;
+    sc_expr **syms = calloc(ns + 1, sizeof *syms);
+    int64_t *vals = calloc(ns + 1, sizeof *vals);
+    sc_status status;
+
+    if (!syms || !vals) {
+        free(syms);
+        free(vals);
+        err->code = SC_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return SC_ERR_NOMEM;
+    }
+    ns = sc_graph_symbols(joint, syms, ns);
+    for (j = 0; j < ns; j++) {
+        sc_expr *e = sc_symmap_get(hints, syms[j]);
+        int64_t v, h;
+        if (!e && !sc_graph_get_hint(joint, syms[j], &h))
+            e = sc_symmap_get(sizes, syms[j]);
+        if (e && sc_expr_get_si(e, &v)) {
+            syms[n] = syms[j];
+            vals[n++] = v;
+        }
+    }
+    sc_partition_options_init(&po);
+    po.policy = policy;
+    po.nhints = n;
+    po.hint_symbols = syms;
+    po.hint_values = vals;
+    status = sc_partition_run(joint, &po, out, err);
+    free(syms);
+    free(vals);
+    return status;
+}
+
 static bool parse_u64(const char *s, unsigned long long *out)
 {
     char *end;
@@ -67,7 +118,11 @@ static bool parse_u64(const char *s, unsigned long long *out)
 int cli_cmd_validate(int argc, char **argv)
 {
     const char *file = NULL, *fw_file = NULL, *bw_file = NULL,
-               *sizes_text = NULL;
+               *sizes_text = NULL, *policy_text = NULL, *hint_text = NULL;
+    sc_partition_policy policy = SC_PARTITION_PYTORCH;
+    sc_partition *part = NULL;
+    const sc_graph *fwp, *bwp;
+    sc_symmap *hints = NULL;
     unsigned long long seed = 0, saved = 0;
     bool have_saved = false;
     sc_ctx *ctx = NULL;
@@ -87,7 +142,8 @@ int cli_cmd_validate(int argc, char **argv)
         }
         if (strcmp(a, "--fw") == 0 || strcmp(a, "--bw") == 0 ||
             strcmp(a, "--sizes") == 0 || strcmp(a, "--seed") == 0 ||
-            strcmp(a, "--saved-bytes") == 0) {
+            strcmp(a, "--saved-bytes") == 0 || strcmp(a, "--policy") == 0 ||
+            strcmp(a, "--hint") == 0) {
             const char *v;
             if (i + 1 >= argc)
                 return cli_usage_error("validate", "'%s' needs a value", a);
@@ -98,7 +154,14 @@ int cli_cmd_validate(int argc, char **argv)
                 bw_file = v;
             else if (strcmp(a, "--sizes") == 0)
                 sizes_text = v;
-            else if (strcmp(a, "--seed") == 0) {
+            else if (strcmp(a, "--hint") == 0)
+                hint_text = v;
+            else if (strcmp(a, "--policy") == 0) {
+                policy_text = v;
+                if (!sc_partition_policy_from_name(v, &policy))
+                    return cli_usage_error("validate", "unknown policy '%s'",
+                                           v);
+            } else if (strcmp(a, "--seed") == 0) {
                 if (!parse_u64(v, &seed))
                     return cli_usage_error("validate", "bad seed '%s'", v);
             } else {
@@ -117,39 +180,71 @@ int cli_cmd_validate(int argc, char **argv)
     }
     if (!file)
         return cli_usage_error("validate", "no joint graph given");
-    if (!fw_file || !bw_file)
+    if (!fw_file != !bw_file)
         return cli_usage_error("validate",
-                               "give the forward and backward graphs "
-                               "(--fw FILE --bw FILE)");
+                               "give both the forward and the backward graph "
+                               "(--fw FILE --bw FILE), or neither");
+    if (fw_file && (policy_text || hint_text))
+        return cli_usage_error("validate",
+                               "--policy and --hint partition the graph: not "
+                               "with --fw/--bw");
 
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
     binding = ctx ? sc_symmap_new(ctx) : NULL;
-    if (!ctx || !sizes || !binding) {
+    hints = ctx ? sc_symmap_new(ctx) : NULL;
+    if (!ctx || !sizes || !binding || !hints) {
         cli_errorf("out of memory");
         goto done;
     }
-    if (sizes_text &&
-        cli_parse_bindings(ctx, sizes_text, sizes, &err) != SC_OK) {
+    if ((sizes_text &&
+         cli_parse_bindings(ctx, sizes_text, sizes, &err) != SC_OK) ||
+        (hint_text && cli_parse_bindings(ctx, hint_text, hints, &err) !=
+                          SC_OK)) {
         sc_symmap_free(sizes);
         sc_symmap_free(binding);
+        sc_symmap_free(hints);
         sc_ctx_free(ctx);
-        return cli_usage_error("validate", "--sizes: %s", err.message);
+        return cli_usage_error("validate", "%s: %s",
+                               sizes_text ? "--sizes/--hint" : "--hint",
+                               err.message);
     }
-    if (sc_graph_read_file(ctx, file, NULL, &joint, &err) != SC_OK ||
-        sc_graph_read_file(ctx, fw_file, NULL, &fw, &err) != SC_OK) {
+    if (sc_graph_read_file(ctx, file, NULL, &joint, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
-    sc_graph_read_options_init(&ro);
-    ro.num_fwd_outputs = 0;
-    if (sc_graph_read_file(ctx, bw_file, &ro, &bw, &err) != SC_OK) {
-        cli_report(&err);
-        goto done;
+    if (fw_file) {
+        if (sc_graph_read_file(ctx, fw_file, NULL, &fw, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+        sc_graph_read_options_init(&ro);
+        ro.num_fwd_outputs = 0;
+        if (sc_graph_read_file(ctx, bw_file, &ro, &bw, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+        fwp = fw;
+        bwp = bw;
+    } else {
+        if (partition(joint, policy, hints, sizes, &part, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+        fwp = sc_partition_forward(part);
+        bwp = sc_partition_backward(part);
     }
     if (sc_interp_bind_sizes(joint, sizes, binding, &err) != SC_OK) {
         cli_report(&err);
         goto done;
+    }
+    if (part && !have_saved) {
+        sc_expr *e = sc_partition_saved_bytes_expr(part);
+        int64_t v;
+        if (e && sc_expr_eval_si(ctx, e, binding, &v, &err) == SC_OK) {
+            saved = (unsigned long long)v;
+            have_saved = true;
+        }
     }
 
     sc_validate_options_init(&vo);
@@ -157,13 +252,20 @@ int cli_cmd_validate(int argc, char **argv)
     vo.sizes = sizes;
     if (have_saved)
         vo.predicted_saved_bytes = (int64_t)saved;
-    if (sc_validate(joint, fw, bw, &vo, &rep, &err) != SC_OK) {
+    if (sc_validate(joint, fwp, bwp, &vo, &rep, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
 
-    printf("validate %s (forward %s, backward %s), seed %llu\n", file,
-           fw_file, bw_file, seed);
+    if (fw_file)
+        printf("validate %s (forward %s, backward %s), seed %llu\n", file,
+               fw_file, bw_file, seed);
+    else
+        printf("validate %s (partitioned with policy %s: %zu saved tensors, "
+               "%zu recomputed nodes), seed %llu\n",
+               file, sc_partition_policy_name(policy),
+               sc_partition_num_saved_tensors(part),
+               sc_partition_num_recomputed(part), seed);
     {
         size_t ns = sc_graph_symbols(joint, NULL, 0), j;
         sc_expr **syms = calloc(ns + 1, sizeof *syms);
@@ -203,6 +305,8 @@ int cli_cmd_validate(int argc, char **argv)
     }
     fflush(stdout);
 done:
+    sc_partition_free(part);
+    sc_symmap_free(hints);
     sc_graph_free(joint);
     sc_graph_free(fw);
     sc_graph_free(bw);

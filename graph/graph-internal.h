@@ -142,7 +142,7 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
                                sc_error *err);
 /* Compare an inferred result with node id's stored result (as above). */
-sc_status sc__shape_compare(sc_graph *g, sc_node_id id,
+sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
                             const sc_result *inferred, sc_error *err);
 
 /* Python spelling of an infix operator target ("operator.mul" -> "*"),

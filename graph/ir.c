@@ -380,6 +380,30 @@ static void name_table_insert(sc_graph *g, sc_node_id id)
     g->name_slots[j] = (uint32_t)id + 1;
 }
 
+/* Remove the last node's name-table entry (backward-shift deletion). */
+static void name_table_remove(sc_graph *g, sc_node_id id)
+{
+    size_t mask = g->name_cap - 1, i, j, k;
+
+    i = hash_str(g->nodes[id].name) & mask;
+    while (g->name_slots[i] != (uint32_t)id + 1) {
+        if (!g->name_slots[i])
+            return;
+        i = (i + 1) & mask;
+    }
+    g->name_slots[i] = 0;
+    for (j = (i + 1) & mask; g->name_slots[j]; j = (j + 1) & mask) {
+        k = hash_str(g->nodes[g->name_slots[j] - 1].name) & mask;
+        /* move the entry at j to the hole at i unless its home k lies
+         * cyclically in (i, j] */
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            g->name_slots[i] = g->name_slots[j];
+            g->name_slots[j] = 0;
+            i = j;
+        }
+    }
+}
+
 static bool is_reserved_name(const char *s)
 {
     static const char *const words[] = {
@@ -838,6 +862,7 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
     sc_value *vals = NULL;
     const char **kws = NULL;
     size_t i, nargs = npos + nkw;
+    sc_node_id id;
 
     if (!is_dotted_name(target))
         return sc__error_set(err, SC_ERR_INVALID,
@@ -879,8 +904,23 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
                 return sc__error_nomem(err);
         }
     }
-    return sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
-                                 meta, 0, out, err);
+    SC_CHECK(sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
+                                   meta, 0, &id, err));
+    /* The op's shape rule: a result that contradicts the given metadata
+     * is an error (and the node is taken back); no metadata takes the
+     * inferred one. */
+    status = sc__shape_check_node(g, id,
+                                  meta && meta->kind != SC_RESULT_UNKNOWN,
+                                  err);
+    if (status != SC_OK) {
+        name_table_remove(g, id);
+        g->nnodes--;
+        invalidate_users(g);
+        return status;
+    }
+    if (out)
+        *out = id;
+    return SC_OK;
 fail:
     return status;
 }

@@ -268,14 +268,16 @@ sc_status sc__graph_bind_env(sc_graph *g, sc_env *env, sc_error *err)
             return sc__error_nomem(err);
         n = sc_graph_symbols(g, syms, n);
     }
-    if (!env) {
+    if (g->env) {
+        env = g->env; /* bound before: register what is new */
+    } else if (env) {
+        sc_graph_set_env(g, env);
+    } else {
         if (n == 0)
             goto done;
         SC_CHECK(sc_env_new(g->ctx, NULL, &env, err));
         sc_graph_set_env(g, env);
         g->owns_env = true;
-    } else {
-        sc_graph_set_env(g, env);
     }
     for (i = 0; i < n; i++) {
         sc_expr *out = NULL;

@@ -1211,6 +1211,8 @@ tail:
 
 /* ---- Placeholders ------------------------------------------------------- */
 
+static sc_status placeholders_known(reader *r);
+
 static sc_role role_of(const reader *r, const char *name)
 {
     if (strncmp(name, "tangents", 8) == 0 && (!r->pytree || r->has_tangents))
@@ -1284,8 +1286,7 @@ static sc_status flush_pending(reader *r)
             return st;
     }
     r->npending = 0;
-    r->placeholders_done = true;
-    return SC_OK;
+    return placeholders_known(r);
 }
 
 /* `a: "f32[..]"; b: "..."; ` — the first name and ':' have been read and
@@ -1442,8 +1443,7 @@ static sc_status parse_unpacking(reader *r, sc__token first)
         goto done;
     }
     r->npending = 0;
-    r->placeholders_done = true;
-    st = SC_OK;
+    st = placeholders_known(r);
 done:
     sc__free(names);
     return st;
@@ -1685,7 +1685,7 @@ static sc_status parse_signature(reader *r)
     if (st == SC_OK)
         st = expect_newline(r);
     if (st == SC_OK && !r->pytree)
-        r->placeholders_done = true;
+        st = placeholders_known(r);
     (void)line;
     return st;
 }
@@ -1899,15 +1899,40 @@ void sc_graph_read_options_init(sc_graph_read_options *opts)
     opts->num_fwd_outputs = -1;
 }
 
-static sc_status finish_read(reader *r)
+/* `# symcut:` directives, from every full-line comment of the text (so
+ * that hints are known before the first shape rule runs), then the
+ * caller's hints, which win. */
+static sc_status scan_directives(reader *r)
 {
+    const char *p = r->lx.text, *end = r->lx.end, *eol, *q;
+    int line = 1;
     sc_status st;
     size_t i;
 
-    for (i = 0; i < r->lx.ndirectives; i++) {
-        st = apply_directive(r, &r->lx.directives[i]);
-        if (st != SC_OK)
-            return st;
+    while (p < end) {
+        eol = memchr(p, '\n', (size_t)(end - p));
+        if (!eol)
+            eol = end;
+        q = sc__lex_skip_log_prefix(p, eol);
+        while (q < eol && (is_space(*q) || *q == '\r'))
+            q++;
+        if (q < eol && *q == '#') {
+            q++;
+            while (q < eol && is_space(*q))
+                q++;
+            if (eol - q >= 7 && memcmp(q, "symcut:", 7) == 0) {
+                sc__lex_directive d;
+                d.text = q + 7;
+                d.len = (size_t)(eol - d.text);
+                d.line = line;
+                d.col = (int)(d.text - p) + 1;
+                st = apply_directive(r, &d);
+                if (st != SC_OK)
+                    return st;
+            }
+        }
+        p = eol + 1;
+        line++;
     }
     for (i = 0; i < r->opts->nhints; i++) {
         st = sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
@@ -1915,6 +1940,22 @@ static sc_status finish_read(reader *r)
         if (st != SC_OK)
             return st;
     }
+    return SC_OK;
+}
+
+/* The placeholders are known: register their symbols in the environment
+ * (with their sources) before the shape rules see them. */
+static sc_status placeholders_known(reader *r)
+{
+    r->placeholders_done = true;
+    return sc__graph_bind_env(r->g, r->opts->env, r->err);
+}
+
+static sc_status finish_read(reader *r)
+{
+    sc_status st;
+    size_t i;
+
     if (r->nunknown) {
         sc__buf b;
         sc__buf_init(&b);
@@ -1982,7 +2023,9 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
         st = sc__error_nomem(err);
         goto done;
     }
-    st = sc__lex_skip_preamble(&r.lx);
+    st = scan_directives(&r);
+    if (st == SC_OK)
+        st = sc__lex_skip_preamble(&r.lx);
     if (st == SC_OK)
         st = advance(&r);
     if (st == SC_OK && at_name(&r, "class"))

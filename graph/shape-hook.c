@@ -2,7 +2,9 @@
  * call node: bind the node's arguments to its op's schema, make sure the
  * shape environment knows the symbols of its inputs, and run the op's rule
  * (graph/ops.yaml's `shape:` field; the rules live in graph/shapes-*.c).
- * Also the check of an inferred result against a node's annotation. */
+ * Dispatch goes through the generated table sc__shape_rule_fns[]
+ * (graph/ops-shapes-gen.c).  Also the check of an inferred result against
+ * a node's annotation. */
 #include <config.h>
 
 #include <stdlib.h>
@@ -10,72 +12,6 @@
 
 #include "graph/shapes.h"
 
-/* The rules by sc__shape_rule (the same table as the generated
- * sc__shape_rule_fns[], which the build does not compile yet). */
-static const sc__shape_fn rule_fns[SC_SHAPE_RULE_COUNT_] = {
-    [SC_SHAPE_MM] = sc__shape_mm,
-    [SC_SHAPE_BMM] = sc__shape_bmm,
-    [SC_SHAPE_ADDMM] = sc__shape_addmm,
-    [SC_SHAPE_T] = sc__shape_t,
-    [SC_SHAPE_TRANSPOSE] = sc__shape_transpose,
-    [SC_SHAPE_PERMUTE] = sc__shape_permute,
-    [SC_SHAPE_VIEW] = sc__shape_view,
-    [SC_SHAPE_RESHAPE] = sc__shape_reshape,
-    [SC_SHAPE_RESHAPE_ALIAS] = sc__shape_reshape_alias,
-    [SC_SHAPE_AS_STRIDED] = sc__shape_as_strided,
-    [SC_SHAPE_EXPAND] = sc__shape_expand,
-    [SC_SHAPE_SAME_AS_SELF] = sc__shape_same_as_self,
-    [SC_SHAPE_CLONE] = sc__shape_clone,
-    [SC_SHAPE_TO_COPY] = sc__shape_to_copy,
-    [SC_SHAPE_SQUEEZE] = sc__shape_squeeze,
-    [SC_SHAPE_UNSQUEEZE] = sc__shape_unsqueeze,
-    [SC_SHAPE_SLICE] = sc__shape_slice,
-    [SC_SHAPE_SELECT] = sc__shape_select,
-    [SC_SHAPE_SPLIT] = sc__shape_split,
-    [SC_SHAPE_SPLIT_WITH_SIZES] = sc__shape_split_with_sizes,
-    [SC_SHAPE_UNBIND] = sc__shape_unbind,
-    [SC_SHAPE_CAT] = sc__shape_cat,
-    [SC_SHAPE_STACK] = sc__shape_stack,
-    [SC_SHAPE_UNARY_POINTWISE] = sc__shape_unary_pointwise,
-    [SC_SHAPE_BINARY_BROADCAST] = sc__shape_binary_broadcast,
-    [SC_SHAPE_BINARY_SCALAR] = sc__shape_binary_scalar,
-    [SC_SHAPE_SCALAR_BINARY] = sc__shape_scalar_binary,
-    [SC_SHAPE_COMPARE] = sc__shape_compare,
-    [SC_SHAPE_COMPARE_SCALAR] = sc__shape_compare_scalar,
-    [SC_SHAPE_WHERE] = sc__shape_where,
-    [SC_SHAPE_MASKED_FILL] = sc__shape_masked_fill,
-    [SC_SHAPE_REDUCE_DIMS] = sc__shape_reduce_dims,
-    [SC_SHAPE_REDUCE_ALL] = sc__shape_reduce_all,
-    [SC_SHAPE_SUM_TO_SIZE] = sc__shape_sum_to_size,
-    [SC_SHAPE_SOFTMAX] = sc__shape_softmax,
-    [SC_SHAPE_SOFTMAX_BACKWARD] = sc__shape_softmax_backward,
-    [SC_SHAPE_LAYER_NORM] = sc__shape_layer_norm,
-    [SC_SHAPE_LAYER_NORM_BACKWARD] = sc__shape_layer_norm_backward,
-    [SC_SHAPE_GROUP_NORM] = sc__shape_group_norm,
-    [SC_SHAPE_GROUP_NORM_BACKWARD] = sc__shape_group_norm_backward,
-    [SC_SHAPE_BATCH_NORM] = sc__shape_batch_norm,
-    [SC_SHAPE_BATCH_NORM_BACKWARD] = sc__shape_batch_norm_backward,
-    [SC_SHAPE_CONVOLUTION] = sc__shape_convolution,
-    [SC_SHAPE_CONVOLUTION_BACKWARD] = sc__shape_convolution_backward,
-    [SC_SHAPE_MAX_POOL2D] = sc__shape_max_pool2d,
-    [SC_SHAPE_MAX_POOL2D_BACKWARD] = sc__shape_max_pool2d_backward,
-    [SC_SHAPE_EMBEDDING] = sc__shape_embedding,
-    [SC_SHAPE_EMBEDDING_DENSE_BACKWARD] = sc__shape_embedding_dense_backward,
-    [SC_SHAPE_NLL_LOSS_FORWARD] = sc__shape_nll_loss_forward,
-    [SC_SHAPE_NLL_LOSS_BACKWARD] = sc__shape_nll_loss_backward,
-    [SC_SHAPE_NATIVE_DROPOUT] = sc__shape_native_dropout,
-    [SC_SHAPE_LIKE] = sc__shape_like,
-    [SC_SHAPE_NEW_FACTORY] = sc__shape_new_factory,
-    [SC_SHAPE_FACTORY] = sc__shape_factory,
-    [SC_SHAPE_FACTORY_STRIDED] = sc__shape_factory_strided,
-    [SC_SHAPE_SCALAR_TENSOR] = sc__shape_scalar_tensor,
-    [SC_SHAPE_NONZERO] = sc__shape_nonzero,
-    [SC_SHAPE_SYM_SIZE] = sc__shape_sym_size,
-    [SC_SHAPE_SYM_NUMEL] = sc__shape_sym_numel,
-    [SC_SHAPE_SYM_STRIDE] = sc__shape_sym_stride,
-    [SC_SHAPE_SYM_ARITH] = sc__shape_sym_arith,
-    [SC_SHAPE_GETITEM] = sc__shape_getitem,
-};
 
 /* ---- The shape environment ------------------------------------------------ */
 
@@ -230,8 +166,9 @@ static sc_status run_rule(sc_graph *g, sc_node_id id,
         return sc__error_set(err, SC_ERR_UNSUPPORTED, "no shape rule");
     c->op = (sc__op)n->op;
     info = c->info = sc__op_get(c->op);
-    fn = (unsigned)info->shape < SC_SHAPE_RULE_COUNT_ ? rule_fns[info->shape]
-                                                     : NULL;
+    fn = (unsigned)info->shape < SC_SHAPE_RULE_COUNT_
+             ? sc__shape_rule_fns[info->shape]
+             : NULL;
     if (!fn)
         return sc__error_set(err, SC_ERR_UNSUPPORTED, "no shape rule");
     nkw = n->nargs - n->npos;
@@ -421,7 +358,7 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
     return SC_OK;
 }
 
-sc_status sc__shape_compare(sc_graph *g, sc_node_id id,
+sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
                             const sc_result *inferred, sc_error *err)
 {
     sc_result declared;
@@ -456,5 +393,5 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
             return sc__graph_set_meta(g, &g->nodes[id], &inferred, err);
         return SC_OK;
     }
-    return sc__shape_compare(g, id, &inferred, err);
+    return sc__shape_check_result(g, id, &inferred, err);
 }

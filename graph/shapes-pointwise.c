@@ -41,7 +41,20 @@ fail:
     return status;
 }
 
-/* The tensor arguments of a pointwise op, in schema order. */
+static bool is_number(struct sc__shape_call *c, const sc_value *v)
+{
+    sc_result r;
+    if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
+        v->kind == SC_VALUE_BOOL || v->kind == SC_VALUE_SYMINT)
+        return true;
+    if (v->kind != SC_VALUE_NODE)
+        return false;
+    sc_graph_node_result(c->g, v->u.node, &r);
+    return r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL;
+}
+
+/* The tensor arguments of a pointwise op, in schema order (Python numbers
+ * given for a Tensor count as wrapped scalars in rt). */
 static sc_status tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
                              size_t max, size_t *n, sc__result_type *rt,
                              const char *skip_dtype)
@@ -55,6 +68,12 @@ static sc_status tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
         if (a->type.base != SC_TYPE_TENSOR || a->type.is_list || !v ||
             v->kind == SC_VALUE_NONE)
             continue;
+        if (is_number(c, v)) {
+            /* a Python number where a Tensor goes: a wrapped scalar */
+            if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
+                sc__result_type_scalar(rt, v, c->g);
+            continue;
+        }
         if (*n == max)
             return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
         st = sc__shape_value_tensor(c, v, &ts[*n]);

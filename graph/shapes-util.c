@@ -880,6 +880,98 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
     return sc__shape_set_tensor(c, k, dtype, n, sizes, strides, like);
 }
 
+/* e as coef * product of bases[i] ** exps[i]; false when it is not a
+ * monomial (or has too many factors). */
+static bool monomial(const sc_expr *e, int64_t *coef, sc_expr **bases,
+                     uint64_t *exps, size_t *n)
+{
+    mpz_t z;
+    size_t i;
+    bool ok = true;
+
+    *n = 0;
+    *coef = 1;
+    switch (sc_expr_get_kind(e)) {
+    case SC_EXPR_INT:
+        return sc_expr_get_si(e, coef);
+    case SC_EXPR_SYMBOL:
+        bases[0] = (sc_expr *)e;
+        exps[0] = 1;
+        *n = 1;
+        return true;
+    case SC_EXPR_MUL:
+        if (sc_expr_nargs(e) > 16)
+            return false;
+        for (i = 0; i < sc_expr_nargs(e); i++) {
+            bases[i] = sc_expr_arg(e, i);
+            exps[i] = sc_expr_mul_exponent(e, i);
+        }
+        *n = sc_expr_nargs(e);
+        return true;
+    case SC_EXPR_ADD:
+        if (sc_expr_nargs(e) != 1)
+            return false;
+        mpz_init(z);
+        sc_expr_add_constant(e, z);
+        ok = mpz_sgn(z) == 0;
+        sc_expr_add_coef(e, 0, z);
+        ok = ok && mpz_fits_slong_p(z);
+        if (ok)
+            *coef = mpz_get_si(z);
+        mpz_clear(z);
+        if (!ok)
+            return false;
+        {
+            int64_t inner;
+            if (!monomial(sc_expr_arg(e, 0), &inner, bases, exps, n))
+                return false;
+            *coef *= inner;
+        }
+        return true;
+    default:
+        bases[0] = (sc_expr *)e;
+        exps[0] = 1;
+        *n = 1;
+        return true;
+    }
+}
+
+sc_expr *sc__shape_exact_div(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    int64_t ca, cb;
+    sc_expr *ba[16], *bb[16], *q;
+    uint64_t ea[16], eb[16];
+    size_t na, nb, i, j;
+
+    if (!a || !b)
+        return NULL;
+    if (monomial(a, &ca, ba, ea, &na) && monomial(b, &cb, bb, eb, &nb) &&
+        cb != 0 && ca % cb == 0) {
+        q = sc_expr_int_si(ctx, ca / cb);
+        for (i = 0; i < na && q; i++) {
+            uint64_t e = ea[i];
+            for (j = 0; j < nb; j++)
+                if (bb[j] == ba[i]) {
+                    if (eb[j] > e)
+                        goto general;
+                    e -= eb[j];
+                }
+            q = sc_expr_mul(ctx, q, sc_expr_pow(ctx, ba[i], e));
+        }
+        for (j = 0; j < nb; j++) {
+            bool found = false;
+            for (i = 0; i < na; i++)
+                found = found || ba[i] == bb[j];
+            if (!found)
+                goto general;
+        }
+        if (q && sc_expr_mul(ctx, q, b) == a)
+            return q;
+    }
+general:
+    return sc_expr_floordiv(ctx, a, b);
+}
+
 sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes)
 {
     sc_expr *p = sc_expr_int_si(ctx, 1);

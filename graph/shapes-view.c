@@ -149,15 +149,16 @@ static sc_status infer_size(struct sc__shape_call *c, sc_expr *numel,
                          "cannot infer a dim of a shape with 0 elements");
     if (st != SC_OK)
         return st;
-    st = sc__shape_check(
+    shape[infer] = sc__shape_exact_div(c->ctx, numel, newsize);
+    if (!shape[infer])
+        return sc__shape_expr_error(c);
+    if (sc_expr_mul(c->ctx, shape[infer], newsize) == numel)
+        return SC_OK; /* divisible term by term */
+    return sc__shape_check(
         c,
         sc_expr_eq(c->ctx, sc_expr_mod(c->ctx, numel, newsize),
                    sc_expr_int_si(c->ctx, 0)),
         "shape is invalid for the input's size");
-    if (st != SC_OK)
-        return st;
-    shape[infer] = sc_expr_floordiv(c->ctx, numel, newsize);
-    return shape[infer] ? SC_OK : sc__shape_expr_error(c);
 }
 
 /* a != b, decided size-obliviously (guarding when needed). */
@@ -552,19 +553,46 @@ fail:
 
 /* ---- Slices and selects ------------------------------------------------------------------------ */
 
-/* max(lo, min(x, hi)) decided statically where possible, else Min/Max. */
+/* Are all symbols of e backed (so that a guard can decide)? */
+static bool all_backed(struct sc__shape_call *c, sc_expr *e)
+{
+    sc_expr *syms[16];
+    size_t n = sc_expr_free_symbols(e, syms, 16), i;
+    if (!c->env || n > 16)
+        return false;
+    for (i = 0; i < n; i++)
+        if (!sc_env_is_backed(c->env, syms[i]))
+            return false;
+    return true;
+}
+
+/* cond decided statically, else guarded when backed; UNKNOWN for
+ * unbacked symbols. */
+static sc_status decide(struct sc__shape_call *c, sc_expr *cond, sc_tri *t)
+{
+    bool b;
+    sc_status st = sc__shape_known(c, cond, false, t);
+    if (st != SC_OK || *t != SC_TRI_UNKNOWN || !all_backed(c, cond))
+        return st;
+    st = sc__shape_guard(c, cond, &b);
+    *t = b ? SC_TRI_TRUE : SC_TRI_FALSE;
+    return st;
+}
+
+/* max(lo, min(x, hi)) as PyTorch's slice clamps: decided statically or by
+ * a guard; for unbacked sizes, Min/Max. */
 static sc_status clamp(struct sc__shape_call *c, sc_expr *x, sc_expr *lo,
                        sc_expr *hi, sc_expr **out)
 {
     sc_tri t;
-    sc_status st = sc__shape_known(c, sc_expr_le(c->ctx, x, hi), true, &t);
+    sc_status st = decide(c, sc_expr_le(c->ctx, x, hi), &t);
     if (st != SC_OK)
         return st;
     if (t == SC_TRI_FALSE)
         x = hi;
     else if (t == SC_TRI_UNKNOWN)
         x = sc_expr_min(c->ctx, x, hi);
-    st = sc__shape_known(c, sc_expr_ge(c->ctx, x, lo), true, &t);
+    st = decide(c, sc_expr_ge(c->ctx, x, lo), &t);
     if (st != SC_OK)
         return st;
     if (t == SC_TRI_FALSE)
@@ -734,7 +762,13 @@ sc_status sc__shape_split(struct sc__shape_call *c)
                                            sc_expr_int_si(c->ctx, 0)),
                              "split expects split_size be non-negative"));
     size = self.sizes[w];
-    nexpr = sc_expr_max(c->ctx, sc_expr_ceildiv(c->ctx, size, split), one(c));
+    if (sc_expr_get_si(split, &n) && n == 0) {
+        SC_CHECK(sc__shape_check_eq(c, size, sc_expr_int_si(c->ctx, 0),
+                                    "split_size can only be 0 if dimension "
+                                    "size is 0"));
+        return chunks(c, &self, w, 1, &size);
+    }
+    nexpr = sc_expr_ceildiv(c->ctx, size, split);
     if (!nexpr)
         return sc__shape_expr_error(c);
     if (!sc_expr_get_si(nexpr, &n)) {
@@ -743,6 +777,8 @@ sc_status sc__shape_split(struct sc__shape_call *c)
                                   "the number of chunks is symbolic");
         SC_CHECK(sc_env_guard_int_si(c->env, nexpr, &n, c->err));
     }
+    if (n < 1)
+        n = 1;
     if (n < 1 || n > 65536)
         return sc__shape_fail(c, SC_ERR_LIMIT, "%lld chunks", (long long)n);
     sizes = sc__shape_dims(c, (size_t)n);

@@ -181,6 +181,10 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
                                 sc_dtype dtype, size_t nt,
                                 const sc_tensor_meta *ts);
 
+/* a // b for a known to be a multiple of b: the quotient of monomials
+ * when b divides a term by term (s0*s1 // s1 = s0), else FloorDiv. */
+sc_expr *sc__shape_exact_div(sc_ctx *ctx, sc_expr *a, sc_expr *b);
+
 /* The product of sizes[0..n) (1 for n == 0). */
 sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes);
 

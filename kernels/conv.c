@@ -646,7 +646,8 @@ sc_status sc__kernel_max_pool2d_with_indices(sc__kernel_call *call)
         const double *src = bx + p * a.H * a.W;
         for (oh = 0; oh < a.OH; oh++)
             for (ow = 0; ow < a.OW; ow++) {
-                int64_t h0 = oh * a.st[0] - a.pd[0], w0 = ow * a.st[1] - a.pd[1];
+                int64_t h0 = oh * a.st[0] - a.pd[0];
+                int64_t w0 = ow * a.st[1] - a.pd[1];
                 int64_t h1 = h0 + (a.k[0] - 1) * a.dl[0] + 1;
                 int64_t w1 = w0 + (a.k[1] - 1) * a.dl[1] + 1;
                 int64_t h, w, best;

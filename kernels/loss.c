@@ -160,8 +160,9 @@ sc_status sc__kernel_embedding_dense_backward(sc__kernel_call *call)
                 counts[bi[i]]++;
     }
     SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
-    bo = sc__calloc((size_t)nw * (size_t)dim != 0 ? (size_t)nw * (size_t)dim : 1,
-                    sc__ctype_size(ct));
+    n = (size_t)nw * (size_t)dim;
+    bo = sc__calloc(n != 0 ? n : 1, sc__ctype_size(ct));
+    n = sc_tensor_numel(ix);
     if (!bo) {
         status = sc__error_nomem(call->err);
         goto fail;

@@ -269,9 +269,24 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
             report->saved_bytes += sc_tensor_nbytes(fout[nfwd + k]);
     }
 
-    /* The backward graph, on the saved values and the tangents. */
-    for (k = 0; k < nsaved; k++)
-        bin[k] = fout[nfwd + k];
+    /* The backward graph, on the saved values and the tangents.  As in
+     * PyTorch, the forward returns the saved tensors, then the saved
+     * SymInts, and the backward takes the SymInts first. */
+    {
+        size_t j = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (k = 0; k < nsaved; k++) {
+                sc_node_id o = sc_graph_output(fw, nfwd + k);
+                sc_result r;
+                bool symint = false;
+                if (o != SC_NODE_NONE) {
+                    sc_graph_node_result(fw, o, &r);
+                    symint = r.kind == SC_RESULT_SYMINT;
+                }
+                if (symint == (pass == 0))
+                    bin[j++] = fout[nfwd + k];
+            }
+    }
     for (k = 0; k < ntan; k++)
         bin[nsaved + k] = inputs[npri + k];
     status = sc_interp_run(bw, bin, &io, bout, &report->bw_stats, err);

@@ -11,7 +11,7 @@
 
 /* Scratch marks, reusing the place byte of canonical call nodes would be
  * confusing: use a separate array. */
-enum { M_VALID = 1, M_NEEDED = 2, M_TRIV_B = 4 };
+enum { M_VALID = 1, M_NEEDED = 2 };
 
 typedef struct walk {
     sc_partition *p;
@@ -430,56 +430,86 @@ static sc_status sum_bytes(sc_partition *p, const sc__idlist *l,
     return SC_OK;
 }
 
-/* The trivial partition (1.13's default_partition): every forward value
- * the backward reads is saved. */
-static sc_status trivial(sc_partition *p, uint8_t *mark, sc_error *err)
+/* The trivial partition (1.13's default_partition, which runs on the joint
+ * graph before CSE): every forward value the backward reads is saved. */
+enum { T_F = 1, T_B = 2, T_SAVE = 4 };
+
+static void mark_t_f(sc_node_id id, void *u)
+{
+    uint8_t *m = u;
+    m[id] |= T_F;
+}
+
+static void mark_t_b(sc_node_id id, void *u)
+{
+    uint8_t *m = u;
+    m[id] |= T_B;
+}
+
+static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
 {
     const sc_graph *g = p->g;
     size_t i, k, nu, nout = sc_graph_num_outputs(g);
     sc__idlist l = {NULL, 0, 0};
     sc_status status;
-    walk w;
 
-    w.p = p;
-    w.mark = mark;
-    w.bit = M_TRIV_B;
-    for (i = 0; i < p->n; i++)
-        mark[i] &= (uint8_t)~M_TRIV_B;
-    for (i = p->nfwd_out; i < nout; i++) {
+    memset(m, 0, p->n);
+    for (i = 0; i < p->nfwd_out; i++) {
         sc_node_id o = sc_graph_output(g, i);
         if (o != SC_NODE_NONE)
-            mark[p->nodes[o].rep] |= M_TRIV_B;
+            m[o] |= T_F;
     }
     for (i = p->n; i-- > 0;) {
         const sc__pnode *pn = &p->nodes[i];
-        if (!(pn->flags & SC__PN_CANON) || !(mark[i] & M_TRIV_B) ||
-            (pn->cls & SC_PARTITION_REQUIRED_FW))
+        if (pn->rep == SC_NODE_NONE)
             continue;
-        visit_args(p, (sc_node_id)i, set_bit, &w);
+        if (pn->flags & SC__PN_PRIMAL) {
+            m[i] |= T_F;
+            continue;
+        }
+        if (p->nodes[pn->rep].cls & SC_PARTITION_TANGENT_CLOSURE)
+            m[i] &= (uint8_t)~T_F;
+        if (m[i] & T_F)
+            visit_args(p, (sc_node_id)i, mark_t_f, m);
+    }
+    for (i = p->nfwd_out; i < nout; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        if (o != SC_NODE_NONE) {
+            m[o] |= T_B;
+            if (m[o] & T_F)
+                m[o] |= T_SAVE;
+        }
+    }
+    for (i = p->n; i-- > 0;)
+        if (p->nodes[i].rep != SC_NODE_NONE && (m[i] & T_B) &&
+            !(m[i] & T_F))
+            visit_args(p, (sc_node_id)i, mark_t_b, m);
+    for (i = 0; i < p->n; i++) {
+        const sc_node_id *us;
+        if (!(m[i] & T_F) || p->nodes[i].rep == SC_NODE_NONE)
+            continue;
+        us = sc_graph_node_users(g, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++)
+            if ((m[us[k]] & T_B) && !(m[us[k]] & T_F) &&
+                p->nodes[us[k]].rep != SC_NODE_NONE)
+                m[i] |= T_SAVE;
     }
     for (i = 0; i < p->n; i++) {
-        const sc__pnode *pn = &p->nodes[i];
-        const sc_node_id *us = p->users + p->uoff[i];
-        bool used = false;
-        if (!(pn->flags & SC__PN_CANON) ||
-            !(pn->cls & SC_PARTITION_REQUIRED_FW) || !(mark[i] & M_TRIV_B))
+        const sc__pnode *pn;
+        const sc_node_id *us;
+        if (!(m[i] & T_SAVE))
             continue;
-        nu = p->uoff[i + 1] - p->uoff[i];
-        for (k = 0; k < nu && !used; k++)
-            used = (mark[us[k]] & M_TRIV_B) &&
-                   !(p->nodes[us[k]].cls & SC_PARTITION_REQUIRED_FW);
-        used = used || (pn->cls & SC_PARTITION_BW_OUTPUT);
-        if (!used)
+        pn = &p->nodes[p->nodes[i].rep];
+        if (pn->vkind != SC__PV_TUPLE) {
+            if (!sc__idlist_push(&l, p->nodes[i].rep))
+                goto nomem;
             continue;
-        if (pn->vkind == SC__PV_TUPLE) {
-            for (k = 0; k < nu; k++)
-                if ((mark[us[k]] & M_TRIV_B) &&
-                    !(p->nodes[us[k]].cls & SC_PARTITION_REQUIRED_FW) &&
-                    !sc__idlist_push(&l, us[k]))
-                    goto nomem;
-        } else if (!sc__idlist_push(&l, (sc_node_id)i)) {
-            goto nomem;
         }
+        us = sc_graph_node_users(g, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++)
+            if ((m[us[k]] & T_B) && !(m[us[k]] & T_F) &&
+                !sc__idlist_push(&l, p->nodes[us[k]].rep))
+                goto nomem;
     }
     status = sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err);
     sc__idlist_free(&l);
@@ -630,7 +660,7 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
                        err);
     if (status != SC_OK)
         goto done;
-    status = trivial(p, mark, err);
+    status = trivial(p, fmark, err);
     if (status != SC_OK)
         goto done;
     if (!(p->flags & SC_PARTITION_NO_GRAPHS))

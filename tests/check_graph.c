@@ -367,9 +367,9 @@ START_TEST(test_builder)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *g = sc_graph_new(ctx), *g2 = NULL;
     sc_error err;
-    sc_result r;
-    sc_expr *dims[8];
-    int64_t sz[2] = {4, 8};
+    sc_result r, r2;
+    sc_expr *dims[8], *dims2[8];
+    int64_t sz[2] = {4, 8}, sz2[2] = {4, 4};
     sc_node_id a, b, t, mm, mm2, outs[3];
     sc_value args[3], items[2];
     const char *kw[1] = {"memory_format"};
@@ -482,9 +482,18 @@ START_TEST(test_builder)
                                        args, 0, NULL, NULL, NULL, &t, &err),
                      SC_OK);
     args[1] = sc_value_node(t);
+    /* metadata that contradicts the op's shape rule is refused */
+    n = sc_graph_num_nodes(g);
     ck_assert_int_eq(sc_graph_add_call(g, NULL, "torch.ops.aten.mm.default",
                                        2, args, 0, NULL, NULL, &r, &mm, &err),
+                     SC_ERR_SHAPE);
+    ck_assert_int_eq(sc_graph_num_nodes(g), n);
+    ck_assert_int_eq(sc_graph_find(g, "mm"), SC_NODE_NONE);
+    tensor_meta(ctx, &r2, dims2, 2, sz2);
+    ck_assert_int_eq(sc_graph_add_call(g, NULL, "torch.ops.aten.mm.default",
+                                       2, args, 0, NULL, NULL, &r2, &mm, &err),
                      SC_OK);
+    ck_assert_int_eq(sc_graph_find(g, "mm"), mm);
     ck_assert_ptr_null(sc_graph_node_users(g, a, &n)); /* not finished */
     outs[0] = mm;
     ck_assert_int_eq(sc_graph_set_outputs(g, 1, outs, 1, &err), SC_OK);
@@ -503,8 +512,9 @@ START_TEST(test_builder)
                      "        primals_1, = fx_pytree.tree_flatten_spec("
                      "[primals], self._in_spec)\n"
                      "        # No stacktrace found for following nodes\n"
-                     "        t = torch.ops.aten.t.default(primals_1)\n"
-                     "        mm: \"f32[4, 8][8, 1]cpu\" = "
+                     "        t: \"f32[8, 4][1, 8]cpu\" = "
+                     "torch.ops.aten.t.default(primals_1)\n"
+                     "        mm: \"f32[4, 4][4, 1]cpu\" = "
                      "torch.ops.aten.mm.default(primals_1, t);  "
                      "primals_1 = t = None\n"
                      "        return pytree.tree_unflatten([mm], "
@@ -642,7 +652,7 @@ static const construct_case constructs[] = {
      "    return [view, floordiv, mod, add, sub, neg, ge]\n",
      "    floordiv: \"Sym(s0//2)\" = primals_1 // 2\n"},
     {"getitem, both spellings, and tuples",
-     "def forward(self, x: \"f32[4, 6][6, 1]cpu\"):\n"
+     "def forward(self, x: \"f32[6, 6][6, 1]cpu\"):\n"
      "    split = torch.ops.aten.split.Tensor(x, 2)\n"
      "    getitem: \"f32[2, 6][6, 1]cpu\" = split[0]\n"
      "    getitem_2: \"f32[2, 6][6, 1]cpu\" = operator.getitem(split, 2)\n"
@@ -754,7 +764,8 @@ static const construct_case constructs[] = {
      "    unused = torch.ops.aten.relu.default(x)\n"
      "    r = torch.ops.aten.neg.default(x)\n"
      "    return [r]\n",
-     "    unused = torch.ops.aten.relu.default(x);  unused = None\n"},
+     "    unused: \"f32[4][1]cpu\" = torch.ops.aten.relu.default(x);  "
+     "unused = None\n"},
 };
 #define NCONSTRUCTS (sizeof constructs / sizeof constructs[0])
 

@@ -824,7 +824,9 @@ static void print_case(pcase *c, sc_guard_set *gs, const int64_t *vals)
     fprintf(stderr, "  sources:");
     for (i = 0; i < n; i++) {
         char *s = sc_expr_to_str(c->ctx, sc_env_source_expr(c->env, i));
-        fprintf(stderr, " %s=%s", sc_env_source(c->env, i), s);
+        char *h = sc_expr_to_str(c->ctx, sc_env_source_hint(c->env, i));
+        fprintf(stderr, " %s=%s(hint %s)", sc_env_source(c->env, i), s, h);
+        free(h);
         if (vals)
             fprintf(stderr, "(value %" PRId64 ")", vals[i]);
         free(s);

@@ -3157,6 +3157,127 @@ START_TEST(test_new_kernels_oom)
 }
 END_TEST
 
+/* lm_head_ce: the loss (embedding, addmm, gelu, log_softmax,
+ * nll_loss_forward) and the embedding gradient (nll_loss_backward back to
+ * embedding_dense_backward) as the joint graph computes them, against
+ * PyTorch's outputs. */
+START_TEST(test_lm_head_ce)
+{
+    sc_tensor *p1 = load("lm_head_ce/primals_1.npy");
+    sc_tensor *p2 = load("lm_head_ce/primals_2.npy");
+    sc_tensor *p3 = load("lm_head_ce/primals_3.npy");
+    sc_tensor *p4 = load("lm_head_ce/primals_4.npy");
+    sc_tensor *p5 = load("lm_head_ce/primals_5.npy");
+    sc_tensor *p6 = load("lm_head_ce/primals_6.npy");
+    sc_tensor *p7 = load("lm_head_ce/primals_7.npy");
+    sc_tensor *tg = load("lm_head_ce/tangents_1.npy");
+    sc_tensor *o0 = load("lm_head_ce/out_0.npy");
+    sc_tensor *o1 = load("lm_head_ce/out_1.npy");
+    sc_tensor *emb, *view, *t, *addmm, *gelu, *t1, *addmm1, *tgt, *lsm,
+        *nll[4], *nllb, *lsmb, *mm, *gb, *mm2, *g3, *edb;
+    int64_t s64[2] = {64, 64}, s3[3] = {4, 16, 64}, m1 = -1;
+    sc__karg k[7];
+    sc_error err;
+    size_t n;
+
+    k[0] = KT(p1);
+    k[1] = KT(p6);
+    emb = run1(sc__kernel_embedding, 2, k);
+    ck_assert(sc_tensor_view(emb, 2, s64, &view, &err) == SC_OK);
+    k[0] = KT(p2);
+    t = run1(sc__kernel_t, 1, k);
+    k[0] = KT(p3);
+    k[1] = KT(view);
+    k[2] = KT(t);
+    addmm = run1(sc__kernel_addmm, 3, k);
+    k[0] = KT(addmm);
+    gelu = run1(sc__kernel_gelu, 1, k);
+    k[0] = KT(p4);
+    t1 = run1(sc__kernel_t, 1, k);
+    k[0] = KT(p5);
+    k[1] = KT(gelu);
+    k[2] = KT(t1);
+    addmm1 = run1(sc__kernel_addmm, 3, k);
+    ck_assert(sc_tensor_view(p7, 1, &m1, &tgt, &err) == SC_OK);
+    k[0] = KT(addmm1);
+    k[1] = KI(1);
+    k[2] = KB(false);
+    lsm = run1(sc__kernel_log_softmax, 3, k);
+    k[0] = KT(lsm);
+    k[1] = KT(tgt);
+    k[2] = KN();
+    k[3] = KI(1);
+    k[4] = KI(-100);
+    n = runN(sc__kernel_nll_loss_forward, 5, k, nll);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_msg(max_rel_diff(nll[0], o0, 1e-5) <= 1e-4, "loss %.9g vs %.9g",
+                  sc_tensor_item_double(nll[0], 0),
+                  sc_tensor_item_double(o0, 0));
+    ck_assert(sc_tensor_item_double(nll[1], 0) == 64);
+
+    k[0] = KT(tg);
+    k[1] = KT(lsm);
+    k[2] = KT(tgt);
+    k[3] = KN();
+    k[4] = KI(1);
+    k[5] = KI(-100);
+    k[6] = KT(nll[1]);
+    nllb = run1(sc__kernel_nll_loss_backward, 7, k);
+    k[0] = KT(nllb);
+    k[1] = KT(lsm);
+    k[2] = KI(1);
+    k[3] = KD(SC_DTYPE_F32);
+    lsmb = run1(sc__kernel_log_softmax_backward_data, 4, k);
+    k[0] = KT(lsmb);
+    k[1] = KT(p4);
+    mm = run1(sc__kernel_mm, 2, k);
+    k[0] = KT(mm);
+    k[1] = KT(addmm);
+    gb = run1(sc__kernel_gelu_backward, 2, k);
+    k[0] = KT(gb);
+    k[1] = KT(p2);
+    mm2 = run1(sc__kernel_mm, 2, k);
+    ck_assert(sc_tensor_view(mm2, 3, s3, &g3, &err) == SC_OK);
+    k[0] = KT(g3);
+    k[1] = KT(p6);
+    k[2] = KI(1000);
+    k[3] = KI(-1);
+    k[4] = KB(false);
+    edb = run1(sc__kernel_embedding_dense_backward, 5, k);
+    ck_assert_msg(max_rel_diff(edb, o1, 1e-5) <= 1e-4,
+                  "embedding gradient: max rel diff %g",
+                  max_rel_diff(edb, o1, 1e-5));
+
+    free_outs(nll, n);
+    sc_tensor_free(emb);
+    sc_tensor_free(view);
+    sc_tensor_free(t);
+    sc_tensor_free(addmm);
+    sc_tensor_free(gelu);
+    sc_tensor_free(t1);
+    sc_tensor_free(addmm1);
+    sc_tensor_free(tgt);
+    sc_tensor_free(lsm);
+    sc_tensor_free(nllb);
+    sc_tensor_free(lsmb);
+    sc_tensor_free(mm);
+    sc_tensor_free(gb);
+    sc_tensor_free(mm2);
+    sc_tensor_free(g3);
+    sc_tensor_free(edb);
+    sc_tensor_free(p1);
+    sc_tensor_free(p2);
+    sc_tensor_free(p3);
+    sc_tensor_free(p4);
+    sc_tensor_free(p5);
+    sc_tensor_free(p6);
+    sc_tensor_free(p7);
+    sc_tensor_free(tg);
+    sc_tensor_free(o0);
+    sc_tensor_free(o1);
+}
+END_TEST
+
 Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
@@ -3210,6 +3331,7 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, test_batch_norm);
     tcase_add_test(tc, test_group_norm);
     tcase_add_test(tc, test_new_kernels_oom);
+    tcase_add_test(tc, test_lm_head_ce);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -9,7 +9,9 @@ Suite *symint_suite(void);
 Suite *guards_suite(void);
 Suite *graph_suite(void);
 Suite *kernels_suite(void);
+Suite *shapes_suite(void);
 Suite *interp_suite(void);
+Suite *partition_suite(void);
 
 int main(void)
 {
@@ -21,7 +23,9 @@ int main(void)
     srunner_add_suite(sr, guards_suite());
     srunner_add_suite(sr, graph_suite());
     srunner_add_suite(sr, kernels_suite());
+    srunner_add_suite(sr, shapes_suite());
     srunner_add_suite(sr, interp_suite());
+    srunner_add_suite(sr, partition_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

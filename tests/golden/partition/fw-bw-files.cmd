@@ -1,0 +1,1 @@
+t=$(mktemp -d) && $SYMCUT partition ../../../examples/fn_mm_gelu_sum.joint.txt --policy pytorch-1.13 --fw "$t/fw.txt" --bw "$t/bw.txt" -o "$t/report.txt" --no-timings && cat "$t/fw.txt" "$t/bw.txt" && rm -rf "$t"

@@ -1,0 +1,1 @@
+$SYMCUT partition --help

@@ -1,0 +1,1 @@
+$SYMCUT run 2>&1

@@ -1,0 +1,1 @@
+$SYMCUT validate --help
