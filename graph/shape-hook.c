@@ -12,7 +12,6 @@
 
 #include "graph/shapes.h"
 
-
 /* ---- The shape environment ------------------------------------------------ */
 
 static sc_status add_symbols_of(sc_graph *g, sc_expr *e, sc_error *err)

@@ -137,6 +137,7 @@ mpz_ptr sc__tz(sc_env *env)
         env->tz_cap += SC__TMP_BLOCK;
     }
     i = env->ntz++;
+    mpz_set_ui(env->tz[i / SC__TMP_BLOCK][i % SC__TMP_BLOCK], 0); /* no allocation */
     return env->tz[i / SC__TMP_BLOCK][i % SC__TMP_BLOCK];
 }
 

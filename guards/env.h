@@ -181,7 +181,7 @@ struct sc_env {
         return tmp_ret__;                                                    \
     } while (0)
 
-/* A temporary integer (value unspecified) / range (unbounded).  When the
+/* A temporary integer (0) / range (unbounded).  When the
  * pool cannot grow, long-jumps to the entry point's guard. */
 mpz_ptr sc__tz(sc_env *env);
 sc_range *sc__tr(sc_env *env);

@@ -763,6 +763,9 @@ typedef struct pcase {
     sc_test_rng *rng;
     sc_expr *given[PMAX_SYMS];   /* what each creation returned */
     size_t ngiven;
+    sc_expr *asked[8];           /* the questions so far */
+    size_t nasked;
+    bool spec01, duck;
 } pcase;
 
 static sc_expr *rand_int_expr(pcase *c, int depth)
@@ -831,7 +834,15 @@ static void print_case(pcase *c, sc_guard_set *gs, const int64_t *vals)
             fprintf(stderr, "(value %" PRId64 ")", vals[i]);
         free(s);
     }
-    fprintf(stderr, "\n  recorded guards:\n");
+    fprintf(stderr, "\n  options: specialize_zero_one=%d duck_shape=%d\n",
+            c->spec01, c->duck);
+    fprintf(stderr, "  questions:\n");
+    for (i = 0; i < c->nasked; i++) {
+        char *s = sc_expr_to_str(c->ctx, c->asked[i]);
+        fprintf(stderr, "    %s\n", s);
+        free(s);
+    }
+    fprintf(stderr, "  recorded guards:\n");
     for (i = 0; i < sc_env_guard_count(c->env); i++) {
         char *s = sc_expr_to_str(c->ctx, sc_env_guard_at(c->env, i));
         fprintf(stderr, "    %s\n", s);
@@ -865,6 +876,8 @@ static void property_case(uint64_t seed, long index)
     sc_env_options_init(&o);
     o.specialize_zero_one = spec01 = sc_test_rng_below(&rng, 4) != 0;
     o.duck_shape = sc_test_rng_below(&rng, 2) != 0;
+    c.spec01 = spec01;
+    c.duck = o.duck_shape;
     ck_assert_int_eq(sc_env_new(c.ctx, &o, &c.env, &err), SC_OK);
     hints = sc_symmap_new(c.ctx);
     c.ngiven = 2 + sc_test_rng_below(&rng, PMAX_SYMS - 1);
@@ -893,6 +906,7 @@ static void property_case(uint64_t seed, long index)
             sc_expr *ie = rand_int_expr(&c, 2);
             mpz_t v, w;
             ck_assert_ptr_nonnull(ie);
+            c.asked[c.nasked++] = ie;
             mpz_init(v);
             mpz_init(w);
             st = sc_env_guard_int(c.env, ie, v, &err);
@@ -908,6 +922,7 @@ static void property_case(uint64_t seed, long index)
         {
             sc_expr *e = rand_bool_expr(&c);
             ck_assert_ptr_nonnull(e);
+            c.asked[c.nasked++] = e;
             st = sc_env_guard(c.env, e, &b, &err);
             if (st != SC_OK || b != eval_bool(c.ctx, e, hints)) {
                 char *t = sc_expr_to_str(c.ctx, e);
