@@ -83,9 +83,11 @@ static sc_node_id try_call(gen *b, const char *target, sc_node_id x,
 {
     sc_value v[2];
     sc_node_id id;
+    char name[32];
     v[0] = sc_value_node(x);
     v[1] = sc_value_node(y);
-    if (sc_graph_add_call(b->g, NULL, target, y == SC_NODE_NONE ? 1 : 2, v,
+    snprintf(name, sizeof name, "n%zu", b->count);
+    if (sc_graph_add_call(b->g, name, target, y == SC_NODE_NONE ? 1 : 2, v,
                           0, NULL, NULL, NULL, &id, &b->err) != SC_OK)
         return SC_NODE_NONE;
     b->count++;

@@ -50,6 +50,7 @@ typedef struct reader {
     uint32_t *released; /* per node: line of its `= None`, 0 if live */
     size_t released_cap;
     sc__buf scratch;
+    int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
     size_t nunknown, unknown_cap;
 } reader;
@@ -1493,6 +1494,8 @@ static sc_status parse_return(reader *r)
     size_t n = 0, cap = 0, nfwd;
     int line = r->tok.line, col = r->tok.col;
 
+    r->ret_line = line;
+    r->ret_col = col;
     st = advance(r); /* return */
     if (st != SC_OK)
         return st;
@@ -1947,8 +1950,10 @@ static sc_status scan_directives(reader *r)
  * (with their sources) before the shape rules see them. */
 static sc_status placeholders_known(reader *r)
 {
+    sc_status st;
     r->placeholders_done = true;
-    return sc__graph_bind_env(r->g, r->opts->env, r->err);
+    st = sc__graph_bind_env(r->g, r->opts->env, r->err);
+    return st == SC_ERR_NOMEM ? st : locate(r, st, r->tok.line, r->tok.col);
 }
 
 static sc_status finish_read(reader *r)
@@ -1974,10 +1979,12 @@ static sc_status finish_read(reader *r)
         }
         sc__buf_free(&b);
     }
+    /* Errors here (none expected from text the parser accepted) are
+     * located at the return statement. */
     st = sc_graph_finish(r->g, r->err);
-    if (st != SC_OK)
-        return st;
-    return sc__graph_bind_env(r->g, r->opts->env, r->err);
+    if (st == SC_OK)
+        st = sc__graph_bind_env(r->g, r->opts->env, r->err);
+    return st == SC_ERR_NOMEM ? st : locate(r, st, r->ret_line, r->ret_col);
 }
 
 sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,

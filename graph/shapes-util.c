@@ -2,6 +2,7 @@
  * shape environment, broadcasting, dense strides, dtype promotion. */
 #include <config.h>
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -908,16 +909,24 @@ static bool monomial(const sc_expr *e, int64_t *coef, sc_expr **bases,
         }
         *n = sc_expr_nargs(e);
         return true;
-    case SC_EXPR_ADD:
+    case SC_EXPR_ADD: {
+        sc__gmp_guard guard;
         if (sc_expr_nargs(e) != 1)
             return false;
         mpz_init(z);
+        sc__gmp_push(&guard);
+        if (setjmp(guard.env)) {
+            /* out of memory: z may be inconsistent, drop it */
+            sc__gmp_pop(&guard);
+            return false;
+        }
         sc_expr_add_constant(e, z);
         ok = mpz_sgn(z) == 0;
         sc_expr_add_coef(e, 0, z);
         ok = ok && mpz_fits_slong_p(z);
         if (ok)
             *coef = mpz_get_si(z);
+        sc__gmp_pop(&guard);
         mpz_clear(z);
         if (!ok)
             return false;
@@ -928,6 +937,7 @@ static bool monomial(const sc_expr *e, int64_t *coef, sc_expr **bases,
             *coef *= inner;
         }
         return true;
+    }
     default:
         bases[0] = (sc_expr *)e;
         exps[0] = 1;

@@ -978,29 +978,21 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
     if ((kind == SC_EXPR_MAX && !R->hi_inf) ||
         (kind == SC_EXPR_MIN && !R->lo_inf)) {
         /* Max(args) <= hi: every argument is; Min(args) >= lo likewise.
-         * The other side stays a fact about L. */
+         * The other side stays a fact about L.  Queued, not applied here:
+         * the first argument may solve a symbol that the next mentions. */
+        sc_ctx *ctx = env->ctx;
+        bool is_max = kind == SC_EXPR_MAX;
+        sc_expr *bound = sc_expr_int_mpz(ctx, is_max ? R->hi : R->lo);
         n = sc_expr_nargs(L);
-        sc_range_set_unbounded(r2);
-        if (kind == SC_EXPR_MAX) {
-            mpz_set(r2->hi, R->hi);
-            r2->hi_inf = false;
-        } else {
-            mpz_set(r2->lo, R->lo);
-            r2->lo_inf = false;
+        for (i = 0; i < n && status == SC_OK; i++) {
+            sc_expr *a = sc_expr_arg(L, i);
+            status = push(env, is_max ? sc_expr_le(ctx, a, bound)
+                                      : sc_expr_ge(ctx, a, bound), err);
         }
-        for (i = 0; i < n && status == SC_OK; i++)
-            status = constrain(env, sc_expr_arg(L, i), r2, why, err);
-        if (status == SC_OK &&
-            (kind == SC_EXPR_MAX ? !R->lo_inf : !R->hi_inf)) {
-            sc_range_set_unbounded(r2);
-            if (kind == SC_EXPR_MAX) {
-                mpz_set(r2->lo, R->lo);
-                r2->lo_inf = false;
-            } else {
-                mpz_set(r2->hi, R->hi);
-                r2->hi_inf = false;
-            }
-            status = form_fact(env, L, r2, why, err);
+        if (status == SC_OK && (is_max ? !R->lo_inf : !R->hi_inf)) {
+            sc_expr *other = sc_expr_int_mpz(ctx, is_max ? R->lo : R->hi);
+            status = push(env, is_max ? sc_expr_ge(ctx, L, other)
+                                      : sc_expr_le(ctx, L, other), err);
         }
         goto done;
     }

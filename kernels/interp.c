@@ -4,6 +4,7 @@
  * for the bytes held (doc/interp.md). */
 #include <config.h>
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,11 @@ typedef struct interp {
     bool *sym_checked;
     bool *guard_checked;
     bool *assert_checked;
+    /* GMP scratch, allocated once (GMP's out-of-memory jumps must not
+     * leak temporaries). */
+    bool gmp_ready;
+    sc_range range;
+    mpz_t tmp, tmp2;
     acct acct;
     sc_interp_stats stats;
 } interp;
@@ -360,26 +366,48 @@ static sc_status solve_for(interp *in, sc_expr *e, int64_t actual,
     }
     if (sc_expr_get_kind(r) == SC_EXPR_ADD && sc_expr_nargs(r) == 1 &&
         sc_expr_is_symbol(sc_expr_arg(r, 0))) {
-        mpz_t c, k;
         int64_t cv = 0, kv = 0;
         bool fits;
-        mpz_init(c);
-        mpz_init(k);
-        sc_expr_add_constant(r, c);
-        sc_expr_add_coef(r, 0, k);
-        fits = mpz_fits_slong_p(c) && mpz_fits_slong_p(k);
-        if (fits) {
-            cv = mpz_get_si(c);
-            kv = mpz_get_si(k);
+        sc__gmp_guard gg;
+        sc__gmp_push(&gg);
+        if (setjmp(gg.env)) {
+            sc__gmp_pop(&gg);
+            return sc__error_nomem(in->err);
         }
-        mpz_clear(c);
-        mpz_clear(k);
+        sc_expr_add_constant(r, in->tmp);
+        sc_expr_add_coef(r, 0, in->tmp2);
+        sc__gmp_pop(&gg);
+        fits = mpz_fits_slong_p(in->tmp) && mpz_fits_slong_p(in->tmp2);
+        if (fits) {
+            cv = mpz_get_si(in->tmp);
+            kv = mpz_get_si(in->tmp2);
+        }
         if (fits && kv != 0 && (actual - cv) % kv == 0) {
             *bound_one = true;
             return bind(in, sc_expr_arg(r, 0), (actual - cv) / kv, node, dim);
         }
     }
     return SC_OK;
+}
+
+/* Is v inside sym's range in the environment?  The range is left in
+ * in->range. */
+static sc_status in_range(interp *in, sc_expr *sym, int64_t v, bool *inside)
+{
+    sc__gmp_guard gg;
+    sc_status status;
+    sc__gmp_push(&gg);
+    if (setjmp(gg.env)) {
+        sc__gmp_pop(&gg);
+        return sc__error_nomem(in->err);
+    }
+    status = sc_env_range(in->env, sym, &in->range, in->err);
+    if (status == SC_OK) {
+        mpz_set_si(in->tmp, v);
+        *inside = sc_range_contains_mpz(&in->range, in->tmp);
+    }
+    sc__gmp_pop(&gg);
+    return status;
 }
 
 /* Check every part of the environment whose symbols are now bound:
@@ -425,24 +453,14 @@ static sc_status check_env(interp *in)
     }
     for (i = 0; i < n; i++) {
         sc_expr *sym = sc_env_symbol(env, i);
-        sc_range r;
-        mpz_t v;
         bool inside;
         if (!sym_index_ok(in, sym) ||
             in->sym_checked[sc_expr_symbol_index(sym)] || !is_bound(in, sym))
             continue;
         in->sym_checked[sc_expr_symbol_index(sym)] = true;
-        sc_range_init(&r);
-        status = sc_env_range(env, sym, &r, in->err);
-        if (status != SC_OK) {
-            sc_range_clear(&r);
-            goto fail;
-        }
-        mpz_init_set_si(v, bound_value(in, sym));
-        inside = sc_range_contains_mpz(&r, v);
-        mpz_clear(v);
+        SC_CHECK(in_range(in, sym, bound_value(in, sym), &inside));
         if (!inside) {
-            char *rt = sc_range_to_str(&r), where[160];
+            char *rt = sc_range_to_str(&in->range), where[160];
             describe_binding(in, sym, where, sizeof where);
             status = sc__error_set(
                 in->err, SC_ERR_GUARD,
@@ -450,10 +468,8 @@ static sc_status check_env(interp *in)
                 sc_expr_symbol_name(sym), (long long)bound_value(in, sym),
                 where, rt ? rt : "?");
             free(rt);
-            sc_range_clear(&r);
             goto fail;
         }
-        sc_range_clear(&r);
     }
     for (int pass = 0; pass < 2; pass++) {
         size_t count = pass == 0 ? sc_env_guard_count(env)
@@ -1541,6 +1557,21 @@ static sc_status interp_init(interp *in, const sc_graph *g,
     if (!in->vals || !in->binding || !in->bound_node || !in->bound_dim ||
         !in->sym_checked || !in->guard_checked || !in->assert_checked)
         return sc__error_nomem(err);
+    {
+        sc__gmp_guard gg;
+        sc__gmp_push(&gg);
+        if (setjmp(gg.env)) {
+            sc__gmp_pop(&gg);
+            return sc__error_nomem(err);
+        }
+        /* none of these allocates in GMP >= 6.2; if one does and fails,
+         * the ones made are still valid for interp_destroy */
+        sc_range_init(&in->range);
+        mpz_init(in->tmp);
+        mpz_init(in->tmp2);
+        in->gmp_ready = true;
+        sc__gmp_pop(&gg);
+    }
     for (size_t k = 0; k < ns; k++)
         in->bound_node[k] = SC_NODE_NONE;
     return SC_OK;
@@ -1561,6 +1592,11 @@ static void interp_destroy(interp *in)
     sc__free(in->sym_checked);
     sc__free(in->guard_checked);
     sc__free(in->assert_checked);
+    if (in->gmp_ready) {
+        sc_range_clear(&in->range);
+        mpz_clear(in->tmp);
+        mpz_clear(in->tmp2);
+    }
     acct_destroy(&in->acct);
 }
 

@@ -1087,26 +1087,35 @@ END_TEST
  * with a located error. */
 START_TEST(test_reader_mutations)
 {
+    static const char *const files[] = {
+        "lm_head_ce.joint.txt", "fn_mm_gelu_sum_dyn.joint.txt",
+        "small_cnn.joint.txt", "mlp_gelu.joint.torch_logs.txt"};
     sc_test_rng rng;
     uint64_t seed = sc_test_seed();
-    long cases = sc_test_cases(300), k;
+    long cases = sc_test_cases(400), k;
     sc_ctx *ctx = sc_ctx_new();
-    char *path = examples_path("lm_head_ce.joint.txt"), *orig, *buf;
-    size_t len;
+    char *origs[4], *buf;
+    size_t lens[4], maxlen = 0, f;
     static const char alphabet[] = "()[],:;=.-+*/\"'# \nx0aN_\\";
 
-    orig = slurp(path, &len);
-    buf = malloc(len + 1);
+    for (f = 0; f < 4; f++) {
+        char *path = examples_path(files[f]);
+        origs[f] = slurp(path, &lens[f]);
+        if (lens[f] > maxlen)
+            maxlen = lens[f];
+        free(path);
+    }
+    buf = malloc(maxlen + 1);
     ck_assert_ptr_nonnull(buf);
     sc_test_rng_init(&rng, seed ^ 0x6772617068ull);
     for (k = 0; k < cases; k++) {
-        size_t n = len, m, i;
+        size_t which = sc_test_rng_below(&rng, 4), n = lens[which], m, i;
         sc_graph *g = NULL;
         sc_error err;
         sc_status st;
-        memcpy(buf, orig, len);
+        memcpy(buf, origs[which], n);
         m = 1 + sc_test_rng_below(&rng, 4);
-        for (i = 0; i < m; i++) {
+        for (i = 0; i < m && n > 0; i++) {
             size_t at = sc_test_rng_below(&rng, n);
             switch (sc_test_rng_below(&rng, 3)) {
             case 0: /* replace */
@@ -1120,8 +1129,6 @@ START_TEST(test_reader_mutations)
                 n--;
                 break;
             }
-            if (n == 0)
-                break;
         }
         st = sc_graph_read_text(ctx, buf, n, "m.py", NULL, &g, &err);
         if (st == SC_OK) {
@@ -1131,13 +1138,15 @@ START_TEST(test_reader_mutations)
             free(text);
             sc_graph_free(g);
         } else {
-            ck_assert_msg(err.line > 0, "seed %llu case %ld: no location: %s",
-                          (unsigned long long)seed, k, err.message);
+            ck_assert_msg(err.line > 0, "seed %llu case %ld (%s): no "
+                                        "location: %s",
+                          (unsigned long long)seed, k, files[which],
+                          err.message);
         }
     }
     free(buf);
-    free(orig);
-    free(path);
+    for (f = 0; f < 4; f++)
+        free(origs[f]);
     sc_ctx_free(ctx);
 }
 END_TEST

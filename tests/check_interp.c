@@ -17,8 +17,10 @@
 #include <symcut/graph.h>
 #include <symcut/guards.h>
 #include <symcut/kernels.h>
+#include <symcut/partition.h>
 
 #include "tests/testutil.h"
+#include "util/internal.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -311,6 +313,41 @@ START_TEST(test_repeatable)
         ck_assert_msg(bit_equal(a[k], b[k]), "output %zu differs", k);
     free_tensors(a, no);
     free_tensors(b, no);
+    free_tensors(inputs, sc_graph_num_placeholders(g));
+    free(dir);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Every allocation failing in turn: SC_ERR_NOMEM, no leak, no crash
+ * (the sanitizer build checks the leaks). */
+START_TEST(test_out_of_memory)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = read_graph(ctx, "examples/fn_mm_gelu_sum_dyn.joint.txt");
+    char *dir = srcpath("examples/fn_mm_gelu_sum_dyn.data");
+    sc_tensor **inputs = load_inputs(g, dir);
+    size_t no = sc_graph_num_outputs(g);
+    long n;
+    for (n = 0;; n++) {
+        sc_tensor *outs[4];
+        sc_error err;
+        sc_status st;
+        sc__alloc_fail_after(n);
+        st = sc_interp_run(g, inputs, NULL, outs, NULL, &err);
+        sc__alloc_fail_after(-1);
+        if (st == SC_OK) {
+            size_t k;
+            for (k = 0; k < no; k++)
+                sc_tensor_free(outs[k]);
+            break;
+        }
+        ck_assert_msg(st == SC_ERR_NOMEM, "failing allocation %ld: %s: %s",
+                      n, sc_status_name(st), err.message);
+        ck_assert(outs[0] == NULL && outs[2] == NULL);
+    }
+    ck_assert(n > 10);
     free_tensors(inputs, sc_graph_num_placeholders(g));
     free(dir);
     sc_graph_free(g);
@@ -977,6 +1014,53 @@ START_TEST(test_validate_dynamic_sizes)
 }
 END_TEST
 
+/* End to end: every example joint graph, partitioned by sc_partition_run
+ * under each policy, validates bit for bit, with the partition's saved
+ * bytes as the prediction.  transformer_encoder_layer included: its
+ * dropout (bernoulli_) is keyed by node name. */
+static const char *const partition_examples[] = {
+    "mlp_gelu", "fn_mm_gelu_sum", "attention_single_head",
+    "transformer_encoder_layer", "small_cnn", "lm_head_ce",
+    "residual_mlp_16", "two_output_mlp", "lstm_module",
+};
+
+START_TEST(test_validate_partitions)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    char rel[256];
+    sc_graph *g;
+    int pol;
+    snprintf(rel, sizeof rel, "examples/%s.joint.txt", partition_examples[_i]);
+    g = read_graph(ctx, rel);
+    for (pol = 0; pol < (int)SC_PARTITION_POLICY_COUNT_; pol++) {
+        sc_partition_options po;
+        sc_partition *p = NULL;
+        sc_validate_options vo;
+        sc_validate_report rep;
+        sc_error err;
+        sc_status st;
+        sc_partition_options_init(&po);
+        po.policy = (sc_partition_policy)pol;
+        st = sc_partition_run(g, &po, &p, &err);
+        ck_assert_msg(st == SC_OK, "%s, %s: %s", partition_examples[_i],
+                      sc_partition_policy_name(po.policy), err.message);
+        sc_validate_options_init(&vo);
+        vo.seed = 11;
+        vo.predicted_saved_bytes = sc_partition_saved_bytes(p);
+        st = sc_validate(g, sc_partition_forward(p), sc_partition_backward(p),
+                         &vo, &rep, &err);
+        ck_assert_msg(st == SC_OK, "%s: %s", partition_examples[_i],
+                      err.message);
+        ck_assert_msg(rep.passed, "%s, policy %s: %s", partition_examples[_i],
+                      sc_partition_policy_name(po.policy), rep.message);
+        ck_assert_uint_eq(rep.mismatches, 0);
+        sc_partition_free(p);
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *interp_suite(void)
 {
     Suite *s = suite_create("interp");
@@ -1005,6 +1089,7 @@ Suite *interp_suite(void)
     tcase_add_test(tc, test_inplace_bernoulli);
     tcase_add_test(tc, test_random_inputs);
     tcase_add_test(tc, test_repeatable);
+    tcase_add_test(tc, test_out_of_memory);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("examples");
@@ -1018,6 +1103,12 @@ Suite *interp_suite(void)
     tcase_add_test(tc, test_validate_pass);
     tcase_add_test(tc, test_validate_mismatch);
     tcase_add_test(tc, test_validate_dynamic_sizes);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("validate partitions");
+    tcase_set_timeout(tc, 120);
+    tcase_add_loop_test(tc, test_validate_partitions, 0,
+                        (int)ARRAY_SIZE(partition_examples));
     suite_add_tcase(s, tc);
     return s;
 }

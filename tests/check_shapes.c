@@ -1025,6 +1025,44 @@ START_TEST(test_read_mismatch)
 }
 END_TEST
 
+/* Out of memory anywhere while rules run: a clean SC_ERR_NOMEM (the
+ * sanitizer build checks that nothing leaks). */
+START_TEST(test_read_nomem)
+{
+    const char *text =
+        "def forward(self, x: \"f32[s0, 64][64, 1]cpu\", "
+        "w: \"f32[64, 32][32, 1]cpu\"):\n"
+        "    t: \"f32[32, 64][1, 32]cpu\" = torch.ops.aten.t.default(w)\n"
+        "    mm = torch.ops.aten.mm.default(x, w)\n"
+        "    sp = torch.ops.aten.split.Tensor(mm, 8, 1)\n"
+        "    g: \"f32[s0, 8][32, 1]cpu\" = sp[3]\n"
+        "    v: \"f32[32*s0][1]cpu\" = torch.ops.aten.view.default(mm, [-1])\n"
+        "    s = torch.ops.aten.sum.dim_IntList(v, [0], True)\n"
+        "    return [g, s, t]\n";
+    long n;
+    bool succeeded = false;
+
+    for (n = 0; n < 5000 && !succeeded; n++) {
+        sc_ctx *ctx = sc_ctx_new();
+        sc_graph *g = NULL;
+        sc_error err;
+        sc_status st;
+        ck_assert_ptr_nonnull(ctx);
+        sc__alloc_fail_after(n);
+        st = sc_graph_read_text(ctx, text, strlen(text), "t.py", NULL, &g,
+                                &err);
+        sc__alloc_fail_after(-1);
+        ck_assert_msg(st == SC_OK || st == SC_ERR_NOMEM,
+                      "allocation %ld: %s %s", n, sc_status_name(st),
+                      err.message);
+        succeeded = st == SC_OK;
+        sc_graph_free(g);
+        sc_ctx_free(ctx);
+    }
+    ck_assert(succeeded);
+}
+END_TEST
+
 /* ---- Every example: every node's rule runs and agrees with its annotation --- */
 
 static char *examples_dir(void)
@@ -1113,6 +1151,7 @@ Suite *shapes_suite(void)
     tc = tcase_create("read");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_read_mismatch);
+    tcase_add_test(tc, test_read_nomem);
     tcase_add_test(tc, test_examples);
     suite_add_tcase(s, tc);
     return s;

@@ -404,8 +404,9 @@ typedef struct sc_validate_report {
 } sc_validate_report;
 
 /* Validate a partition of joint into fw (primals -> forward outputs, then
- * saved values) and bw (saved values, then tangents -> one gradient per
- * primal, None allowed): draw inputs (or take opts->inputs), run joint,
+ * saved tensors, then saved SymInts) and bw (saved SymInts, saved tensors,
+ * then tangents -> one gradient per primal, None allowed), PyTorch's (and
+ * sc_partition_run's) convention: draw inputs (or take opts->inputs), run joint,
  * run fw on copies of the primals, run bw on the saved values and the
  * tangents, and compare bit for bit every forward output, every gradient
  * and every primal that a run mutated.  The three graphs share one
