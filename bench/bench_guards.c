@@ -111,8 +111,8 @@ int main(int argc, char **argv)
         guard(env, ctx, buf);
         nrecorded += 2;
     }
-    for (i = 0; i < NSYMS && nrecorded < 1000; i++)
-        for (j = 1; j <= 4 && nrecorded < 1000; j++) {
+    for (i = 0; i < NSYMS && nrecorded < 1300; i++)
+        for (j = 1; j <= 8 && nrecorded < 1300; j++) {
             size_t k = (i + j) % NSYMS;
             snprintf(buf, sizeof buf, "s%zu + %zu*s%zu <= %lld", i, j, k,
                      (long long)(hints[i] + (int64_t)j * hints[k] + 100 + (int64_t)i));

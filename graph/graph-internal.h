@@ -143,7 +143,7 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
                                sc_error *err);
 /* Compare an inferred result with node id's stored result (as above). */
 sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
-                            const sc_result *inferred, sc_error *err);
+                                 const sc_result *inferred, sc_error *err);
 
 /* Python spelling of an infix operator target ("operator.mul" -> "*"),
  * or NULL when the target is not one. */

@@ -29,8 +29,6 @@ void sc__lex_init(sc__lexer *lx, const char *text, size_t len,
 void sc__lex_destroy(sc__lexer *lx)
 {
     sc__buf_free(&lx->str);
-    sc__free(lx->directives);
-    lx->directives = NULL;
 }
 
 int sc__lex_col(const sc__lexer *lx, const char *q)
@@ -71,7 +69,6 @@ void sc__lex_save(const sc__lexer *lx, sc__lex_mark *m)
     m->line = lx->line;
     m->depth = lx->depth;
     m->last_newline = lx->last_newline;
-    m->ndirectives = lx->ndirectives;
 }
 
 void sc__lex_restore(sc__lexer *lx, const sc__lex_mark *m)
@@ -81,7 +78,6 @@ void sc__lex_restore(sc__lexer *lx, const sc__lex_mark *m)
     lx->line = m->line;
     lx->depth = m->depth;
     lx->last_newline = m->last_newline;
-    lx->ndirectives = m->ndirectives;
 }
 
 /* ---- Log prefixes ------------------------------------------------------- */
@@ -188,40 +184,13 @@ static void next_line(sc__lexer *lx)
     lx->p = sc__lex_skip_log_prefix(lx->p, lx->end);
 }
 
-static sc_status add_directive(sc__lexer *lx, const char *text,
-                               const char *eol)
-{
-    void *items = lx->directives;
-    sc__lex_directive *d;
-
-    if (!sc__grow(&items, &lx->directives_cap, lx->ndirectives + 1,
-                  sizeof *d))
-        return sc__error_nomem(lx->err);
-    lx->directives = items;
-    d = &lx->directives[lx->ndirectives++];
-    d->text = text;
-    d->len = (size_t)(eol - text);
-    d->line = lx->line;
-    d->col = sc__lex_col(lx, text);
-    return SC_OK;
-}
-
-/* Skip a comment starting at lx->p ('#') up to the end of the line,
- * collecting `# symcut:` directives. */
+/* Skip a comment starting at lx->p ('#') up to the end of the line.
+ * (`# symcut:` directives are read by the reader's own pass over the
+ * lines, before parsing.) */
 static sc_status skip_comment(sc__lexer *lx)
 {
-    const char *q = lx->p + 1, *eol;
-
-    eol = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
-    if (!eol)
-        eol = lx->end;
-    q = skip_spaces(q, eol);
-    if (eol - q >= 7 && memcmp(q, "symcut:", 7) == 0) {
-        sc_status st = add_directive(lx, q + 7, eol);
-        if (st != SC_OK)
-            return st;
-    }
-    lx->p = eol;
+    const char *eol = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+    lx->p = eol ? eol : lx->end;
     return SC_OK;
 }
 

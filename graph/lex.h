@@ -22,7 +22,7 @@ typedef struct sc__token {
     int line, col;     /* 1-based, of the first character */
 } sc__token;
 
-/* A `# symcut: ...` comment seen by the lexer. */
+/* A `# symcut: ...` comment line. */
 typedef struct sc__lex_directive {
     const char *text; /* after "symcut:", up to the end of the line */
     size_t len;
@@ -37,8 +37,6 @@ typedef struct sc__lexer {
     int depth;              /* bracket nesting */
     bool last_newline;      /* the previous token was NEWLINE (or none) */
     sc__buf str;            /* decoded string of the last STRING token */
-    sc__lex_directive *directives;
-    size_t ndirectives, directives_cap;
     sc_error *err;
 } sc__lexer;
 
@@ -53,7 +51,6 @@ typedef struct sc__lex_mark {
     const char *p, *line_start;
     int line, depth;
     bool last_newline;
-    size_t ndirectives;
 } sc__lex_mark;
 
 void sc__lex_save(const sc__lexer *lx, sc__lex_mark *m);

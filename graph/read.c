@@ -569,7 +569,6 @@ static sc_status parse_value(reader *r, int depth, sc_value *out);
 static sc_status parse_int_token(reader *r, bool negative, sc_value *out)
 {
     const sc__token *t = &r->tok;
-    char buf[32];
 
     if (t->len < 19) {
         int64_t v = 0;
@@ -600,7 +599,6 @@ static sc_status parse_int_token(reader *r, bool negative, sc_value *out)
             out->kind = SC_VALUE_SYMINT;
             out->u.expr = e;
         }
-        (void)buf;
         return advance(r);
     }
 }
@@ -996,14 +994,11 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
     sc_status st;
     sc_value v;
     size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
-    int rcol = r->tok.col;
 
     if (r->tok.kind == SC__TOK_NAME && !at_name(r, "None") &&
         !at_name(r, "True") && !at_name(r, "False") && !at_name(r, "inf") &&
         !at_name(r, "nan")) {
         /* A call, an index, or infix arithmetic starting with a name. */
-        const char *first_start = r->tok.start;
-        size_t first_len = r->tok.len;
         sc__token first = r->tok;
         sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
@@ -1090,8 +1085,7 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
             }
         } else {
             /* Not a call: restart at the first name as an operand. */
-            if (memchr(first_start, '.', first_len) == NULL &&
-                strchr(r->scratch.data, '.') != NULL)
+            if (strchr(r->scratch.data, '.') != NULL)
                 return error_at(r, first.line, first.col,
                                 "expected a call after the dotted name "
                                 "'%s'", r->scratch.data);
@@ -1195,7 +1189,6 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                 return st;
         }
     } else {
-        (void)rcol;
         return unexpected(r, "a call, an index or an operator");
     }
 tail:

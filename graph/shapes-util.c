@@ -370,17 +370,6 @@ bool sc__shape_get_memory_format(struct sc__shape_call *c, const char *name,
     return false;
 }
 
-const char *sc__shape_get_str(struct sc__shape_call *c, const char *name)
-{
-    const sc__default *def;
-    const sc_value *v = sc__shape_arg(c, name, &def);
-    if (v)
-        return v->kind == SC_VALUE_STRING ? v->u.str : NULL;
-    if (def && def->kind == SC_DEF_STR)
-        return def->s;
-    return NULL;
-}
-
 /* ---- Questions ----------------------------------------------------------------- */
 
 static bool const_truth(const sc_expr *e, bool *out)

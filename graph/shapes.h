@@ -100,8 +100,6 @@ bool sc__shape_get_dtype(struct sc__shape_call *c, const char *name,
 /* An optional memory format; false when None. */
 bool sc__shape_get_memory_format(struct sc__shape_call *c, const char *name,
                                  sc_memory_format *out);
-/* An optional string; NULL when None. */
-const char *sc__shape_get_str(struct sc__shape_call *c, const char *name);
 
 /* ---- Questions ------------------------------------------------------------ */
 

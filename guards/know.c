@@ -427,7 +427,7 @@ fail:
     return status;
 }
 
-#define HEURISTIC_SCAN 64
+#define HEURISTIC_SCAN 16
 #define HEURISTIC_SYMS 8
 
 /* Tighten the range of L with the facts about forms F that share a

@@ -7,6 +7,7 @@
 #include <symcut/symint.h>
 #include <symcut/guards.h>
 #include <symcut/graph.h>
+#include <symcut/partition.h>
 #include <symcut/kernels.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */

@@ -230,7 +230,7 @@ fail:
 sc_status sc_tensor_new(sc_dtype dtype, size_t ndim, const int64_t *sizes,
                         sc_tensor **out, sc_error *err)
 {
-    int64_t strides[SC_TENSOR_MAX_DIMS];
+    int64_t strides[SC_TENSOR_MAX_DIMS] = {0};
     int64_t acc = 1;
     size_t i, n;
     sc_status status;
@@ -609,7 +609,7 @@ sc_status sc_tensor_transpose(const sc_tensor *t, int64_t d0, int64_t d1,
                               sc_tensor **out, sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS], x;
-    size_t a, b;
+    size_t a = 0, b = 0;
     sc_status status;
 
     *out = NULL;
@@ -631,7 +631,7 @@ sc_status sc_tensor_permute(const sc_tensor *t, const int64_t *dims,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     bool seen[SC_TENSOR_MAX_DIMS] = {false};
-    size_t i, d;
+    size_t i, d = 0;
     sc_status status;
 
     *out = NULL;
@@ -653,7 +653,7 @@ sc_status sc_tensor_select(const sc_tensor *t, int64_t dim, int64_t index,
                            sc_tensor **out, sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
-    size_t d, i, j = 0;
+    size_t d = 0, i, j = 0;
     sc_status status;
 
     *out = NULL;
@@ -683,7 +683,7 @@ sc_status sc_tensor_slice(const sc_tensor *t, int64_t dim, int64_t start,
                           sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS], n;
-    size_t d;
+    size_t d = 0;
     sc_status status;
 
     *out = NULL;
@@ -761,7 +761,7 @@ sc_status sc_tensor_unsqueeze(const sc_tensor *t, int64_t dim,
                               sc_tensor **out, sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
-    size_t d, i, j = 0;
+    size_t d = 0, i, j = 0;
     sc_status status;
 
     *out = NULL;
@@ -786,7 +786,7 @@ sc_status sc_tensor_squeeze_dim(const sc_tensor *t, int64_t dim,
                                 sc_tensor **out, sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
-    size_t d, i, j = 0;
+    size_t d = 0, i, j = 0;
     sc_status status;
 
     *out = NULL;

@@ -1025,6 +1025,51 @@ START_TEST(test_read_mismatch)
 }
 END_TEST
 
+/* Read with hints: the symbols are backed while the rules run, and the
+ * guards they record stay in the graph's environment. */
+START_TEST(test_read_guards)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    sc_env *env;
+    char *txt;
+    const char *ok =
+        "# symcut: hint s0=8 s1=8 s2=16\n"
+        "def forward(self, x: \"f32[s0][1]cpu\", y: \"f32[s1][1]cpu\", "
+        "z: \"f32[s0, s2][s2, 1]cpu\"):\n"
+        "    a: \"f32[s0][1]cpu\" = torch.ops.aten.add.Tensor(x, y)\n"
+        "    v = torch.ops.aten.view.default(z, [-1, 4])\n"
+        "    return [a, v]\n";
+
+    ck_assert_msg(sc_graph_read_text(ctx, ok, strlen(ok), "t.py", NULL, &g,
+                                     &err) == SC_OK,
+                  "%s", err.message);
+    env = sc_graph_env(g);
+    ck_assert_ptr_nonnull(env);
+    /* broadcasting s0 with s1, then the view's divisibility */
+    ck_assert_uint_eq(sc_env_guard_count(env), 2);
+    txt = sc_expr_to_str(ctx, sc_env_guard_at(env, 0));
+    ck_assert_str_eq(txt, "Eq(s0, s1)");
+    free(txt);
+    txt = sc_expr_to_str(ctx, sc_env_guard_at(env, 1));
+    ck_assert_str_eq(txt, "Eq(Mod(s0*s2, 4), 0)");
+    free(txt);
+    /* v took the inferred result */
+    {
+        sc_result r;
+        sc_graph_node_result(g, sc_graph_find(g, "v"), &r);
+        ck_assert_int_eq(r.kind, SC_RESULT_TENSOR);
+        ck_assert_uint_eq(r.tensor.ndim, 2);
+        txt = sc_expr_to_str(ctx, r.tensor.sizes[0]);
+        ck_assert_str_eq(txt, "(s0*s2)//4");
+        free(txt);
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* Out of memory anywhere while rules run: a clean SC_ERR_NOMEM (the
  * sanitizer build checks that nothing leaks). */
 START_TEST(test_read_nomem)
@@ -1152,6 +1197,7 @@ Suite *shapes_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_read_mismatch);
     tcase_add_test(tc, test_read_nomem);
+    tcase_add_test(tc, test_read_guards);
     tcase_add_test(tc, test_examples);
     suite_add_tcase(s, tc);
     return s;

@@ -285,7 +285,9 @@ sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
  * kwnames[i] = kwargs[i].  name NULL: a fresh name derived from the
  * target, as PyTorch derives them (`mm`, `mm_1`, ...).  meta may be NULL.
  * The op id is looked up in the op table from the target; when the table
- * knows the op, the arguments are checked against its schema. */
+ * knows the op, the arguments are checked against its schema
+ * (SC_ERR_TYPE) and its shape rule runs: metadata that contradicts it is
+ * SC_ERR_SHAPE, NULL metadata takes the inferred result. */
 sc_status sc_graph_add_call(sc_graph *g, const char *name,
                             const char *target, size_t npos,
                             const sc_value *args, size_t nkw,
