@@ -46,6 +46,11 @@ bool cli_is_help(const char *arg);
  * NULL with err filled on failure (also for a file containing NUL bytes). */
 char *cli_read_file(const char *path, size_t *len, sc_error *err);
 
+/* Read a graph file ("-" is stdin) with the reader options (NULL:
+ * defaults); on failure print the located error and return NULL. */
+sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
+                         const sc_graph_read_options *opts);
+
 /* Write data to path atomically (a temporary file in the same directory,
  * then rename), or to stdout when path is NULL or "-".  On failure nothing
  * is left at path and err is filled. */

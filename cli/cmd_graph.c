@@ -297,8 +297,8 @@ int cli_cmd_graph(int argc, char **argv)
     sc_graph *g = NULL;
     sc_graph_read_options ropts;
     sc_error err;
-    char msg[256], *text = NULL, *fdata = NULL, *endp;
-    size_t len = 0, flen = 0;
+    char msg[256], *text = NULL, *endp;
+    size_t len = 0;
     int i, status = CLI_EXIT_USAGE;
 
     ctx = sc_ctx_new();
@@ -358,22 +358,14 @@ int cli_cmd_graph(int argc, char **argv)
         goto done;
     }
     status = CLI_EXIT_INPUT;
-    fdata = cli_read_file(file, &flen, &err);
-    if (!fdata) {
-        cli_report(&err);
-        goto done;
-    }
     sc_graph_read_options_init(&ropts);
     ropts.num_fwd_outputs = nfwd;
     ropts.nhints = hints.n;
     ropts.hint_symbols = hints.syms;
     ropts.hint_values = hints.values;
-    if (sc_graph_read_text(ctx, fdata, flen,
-                           strcmp(file, "-") == 0 ? "<stdin>" : file, &ropts,
-                           &g, &err) != SC_OK) {
-        cli_report(&err);
+    g = cli_read_graph(ctx, file, &ropts);
+    if (!g)
         goto done;
-    }
     if (do_print) {
         if (sc_graph_write_text(g, NULL, &text, &len, &err) != SC_OK) {
             cli_report(&err);
@@ -398,7 +390,6 @@ int cli_cmd_graph(int argc, char **argv)
     status = CLI_EXIT_OK;
 done:
     free(text);
-    free(fdata);
     free(hints.syms);
     free(hints.values);
     sc_graph_free(g);

@@ -136,8 +136,7 @@ int cli_cmd_partition(int argc, char **argv)
     sc_error err;
     unsigned rflags = 0;
     char msg[256], *report = NULL, *fw_text = NULL, *bw_text = NULL;
-    char *fdata = NULL;
-    size_t rlen = 0, fwlen = 0, bwlen = 0, flen = 0, k;
+    size_t rlen = 0, fwlen = 0, bwlen = 0, k;
     int i, status = CLI_EXIT_USAGE;
 
     sc_partition_options_init(&opts);
@@ -257,22 +256,14 @@ int cli_cmd_partition(int argc, char **argv)
     }
 
     status = CLI_EXIT_INPUT;
-    fdata = cli_read_file(file, &flen, &err);
-    if (!fdata) {
-        cli_report(&err);
-        goto done;
-    }
     sc_graph_read_options_init(&ropts);
     ropts.num_fwd_outputs = nfwd;
     ropts.nhints = syms.n;
     ropts.hint_symbols = syms.items;
     ropts.hint_values = vals.items;
-    if (sc_graph_read_text(ctx, fdata, flen,
-                           strcmp(file, "-") == 0 ? "<stdin>" : file, &ropts,
-                           &g, &err) != SC_OK) {
-        cli_report(&err);
+    g = cli_read_graph(ctx, file, &ropts);
+    if (!g)
         goto done;
-    }
     opts.num_params = params;
     opts.ntags = tags.n;
     opts.tag_nodes = (const char *const *)tag_nodes.items;
@@ -310,7 +301,6 @@ done:
     free(report);
     free(fw_text);
     free(bw_text);
-    free(fdata);
     free(syms.items);
     free(vals.items);
     for (k = 0; k < tag_nodes.n; k++)

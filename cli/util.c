@@ -275,3 +275,25 @@ sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,
 {
     return for_each_item(ctx, text, range_item, bounds, err);
 }
+
+sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
+                         const sc_graph_read_options *opts)
+{
+    sc_error err;
+    sc_graph *g = NULL;
+    size_t len = 0;
+    char *text = cli_read_file(path, &len, &err);
+
+    if (!text) {
+        cli_report(&err);
+        return NULL;
+    }
+    if (sc_graph_read_text(ctx, text, len,
+                           strcmp(path, "-") == 0 ? "<stdin>" : path, opts,
+                           &g, &err) != SC_OK) {
+        cli_report(&err);
+        g = NULL;
+    }
+    free(text);
+    return g;
+}
