@@ -6,8 +6,9 @@
 # standard output must equal NAME.out, its exit status NAME.status (0 when
 # there is no such file), and, when NAME.err exists, its standard error
 # must equal NAME.err.  A mismatch prints a diff; the script fails if any
-# case fails.  Set SYMCUT_GOLDEN_UPDATE=1 to rewrite the expected files
-# (then review the diff before committing).
+# case fails.  SYMCUT_GOLDEN_GROUP=NAME runs one group only; set
+# SYMCUT_GOLDEN_UPDATE=1 to rewrite the expected files of the cases that
+# run (with a group, only that group's; review the diff before committing).
 set -u
 srcdir=${top_srcdir:-$(dirname "$0")/..}
 builddir=${top_builddir:-.}
@@ -19,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 pass=0
 fail=0
-for cmd in "$golden"/*/*.cmd; do
+for cmd in "$golden"/${SYMCUT_GOLDEN_GROUP:-*}/*.cmd; do
     [ -e "$cmd" ] || continue
     dir=$(dirname "$cmd")
     name=${cmd%.cmd}
