@@ -422,9 +422,6 @@ static sc_status ln_split(sc__kernel_call *c, const sc_tensor *x, size_t nn,
 static sc_status gather_param(sc__kernel_call *c, const sc_tensor *p,
                               size_t N, const char *what, double **out)
 {
-    size_t k;
-    sc_status status;
-    void *b = NULL;
     *out = NULL;
     if (!p)
         return SC_OK;
@@ -432,12 +429,7 @@ static sc_status gather_param(sc__kernel_call *c, const sc_tensor *p,
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "%s has %zu elements; expected %zu", what,
                              sc_tensor_numel(p), N);
-    SC_CHECK(sc__gather(p, p->ndim, p->sizes, SC__CT_F64, &b, c->err));
-    *out = b;
-    (void)k;
-    return SC_OK;
-fail:
-    return status;
+    return sc__gather(p, p->ndim, p->sizes, SC__CT_F64, (void **)out, c->err);
 }
 
 /* native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor?
