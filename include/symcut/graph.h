@@ -494,6 +494,50 @@ sc_status sc_graph_write_dot(const sc_graph *g,
                              const sc_graph_dot_options *opts, char **out,
                              size_t *len, sc_error *err);
 
+/* ---- Autodiff: joint graphs from forward graphs (graph/autodiff.c) ----
+ * See doc/autodiff.md. */
+
+typedef struct sc_joint_options {
+    /* requires_grad of each primal, in placeholder order
+     * (nrequires_grad == sc_graph_num_placeholders(fwd)); NULL: every
+     * floating-point tensor primal requires grad, others do not. */
+    size_t nrequires_grad;
+    const bool *requires_grad;
+    unsigned flags;
+} sc_joint_options;
+
+void sc_joint_options_init(sc_joint_options *opts);
+
+/* Build the joint graph of the forward graph fwd (placeholders = primals,
+ * outputs = forward outputs) the way AOTAutograd does: one tangent per
+ * differentiable forward output, backward nodes emitted from the op
+ * table's derivative formulas, gradients summed where a value has several
+ * users, None for primals that need no gradient.  Outputs: the forward
+ * outputs, then one gradient per primal.  Placeholders and nodes are
+ * named as PyTorch names them (primals_1.., tangents_1.., mm, mm_1, ..).
+ * *out shares fwd's context and shape environment.  On failure *out is
+ * NULL; an op without a derivative formula is SC_ERR_UNSUPPORTED naming
+ * the node and the op. */
+sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
+                         sc_graph **out, sc_error *err);
+
+/* ---- Random graphs (graph/random.c) -----------------------------------
+ * See doc/random.md. */
+
+typedef struct sc_graph_random_options {
+    uint64_t seed;
+    size_t nodes;      /* the number of call nodes to aim for */
+    bool symbolic;     /* symbolic sizes (with hints) instead of constants */
+    unsigned features; /* SC_RANDOM_* bits; 0: all */
+} sc_graph_random_options;
+
+void sc_graph_random_options_init(sc_graph_random_options *opts);
+
+/* A random forward graph drawn from the op table (deterministic in the
+ * options), in ctx.  *out is NULL on failure. */
+sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
+                          sc_graph **out, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

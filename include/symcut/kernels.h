@@ -418,6 +418,35 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
                       const sc_graph *bw, const sc_validate_options *opts,
                       sc_validate_report *report, sc_error *err);
 
+/* ---- Gradcheck (kernels/gradcheck.c) ----------------------------------
+ * See doc/kernels.md. */
+
+typedef struct sc_gradcheck_options {
+    double eps, atol, rtol;     /* 1e-6, 1e-5, 1e-3 (PyTorch's gradcheck) */
+    uint64_t seed;              /* inputs, tangents and random ops */
+    const sc_symmap *sizes;     /* NULL or missing symbols: the hints */
+} sc_gradcheck_options;
+
+void sc_gradcheck_options_init(sc_gradcheck_options *opts);
+
+typedef struct sc_gradcheck_report {
+    bool passed;
+    char message[SC_ERROR_MESSAGE_MAX]; /* the first failure; "" if passed */
+    size_t checked;             /* gradient elements compared */
+    /* The worst element over all inputs: the primal, its flat index, the
+     * analytic (joint graph) and numeric (central difference) values. */
+    size_t worst_input;
+    size_t worst_index;
+    double worst_analytic, worst_numeric, worst_abs_error;
+} sc_gradcheck_report;
+
+/* Compare the gradients the joint graph computes with central finite
+ * differences of its forward outputs, in float64, for random inputs and
+ * random tangents.  Returns SC_OK when the check ran, whatever its verdict
+ * (report->passed). */
+sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
+                       sc_gradcheck_report *report, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif
