@@ -26,6 +26,16 @@
  * on CPU time: parse+canonicalize+print >= 1,000,000/s (on the fresh
  * context, the honest figure) and evaluation >= 20,000,000/s for
  * expressions that fit in 64 bits (on compiled eval).
+ *
+ * The fresh-context phases create and free a context every round (a few
+ * hundred kilobytes).  With glibc's default trim threshold, a free that
+ * leaves that much at the top of the heap gives it back to the kernel
+ * (brk), and the next round takes it back page by page: on a virtual
+ * machine the TLB flushes and page faults of that churn can cost more
+ * than the parsing itself, and whether they happen depends on the exact
+ * heap layout.  So the benchmark raises the trim threshold (mallopt) to
+ * measure symcut rather than the kernel; SYMCUT_BENCH_MALLOC_DEFAULTS=1
+ * keeps glibc's defaults.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -37,6 +47,9 @@
 #include <time.h>
 
 #include <gmp.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <symcut/symint.h>
 
@@ -350,6 +363,10 @@ int main(int argc, char **argv)
     sc_error err;
     int status = 1;
 
+#ifdef __GLIBC__
+    if (!getenv("SYMCUT_BENCH_MALLOC_DEFAULTS"))
+        mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
     if (argc > 2)
         phase_seconds = atof(argv[2]);
     if (phase_seconds <= 0)

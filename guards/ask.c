@@ -89,6 +89,16 @@ static sc_status record_guard(sc_env *env, sc_expr *g, sc_error *err)
     return sc__env_learn(env, g, err);
 }
 
+/* The same for g just returned undecided by sc__env_known (rewritten),
+ * with nothing learnt since: learning does not decide it a second time. */
+static sc_status record_undecided_guard(sc_env *env, sc_expr *g,
+                                        sc_error *err)
+{
+    if (!sc__exprvec_push(&env->guards, g))
+        return sc__error_nomem(err);
+    return sc__env_learn_undecided(env, g, err);
+}
+
 static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
                                 sc_error *err)
 {
@@ -119,7 +129,8 @@ static sc_status guard_rewritten(sc_env *env, sc_expr *s, bool *out,
     status = eval_hint_bool(env, s, &v, err);
     if (status != SC_OK)
         return status;
-    status = record_guard(env, v ? s : sc_expr_not(env->ctx, s), err);
+    status = v ? record_undecided_guard(env, s, err)
+               : record_guard(env, sc_expr_not(env->ctx, s), err);
     if (status == SC_OK)
         *out = v;
     return status;
@@ -247,11 +258,11 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
             free(text);
             return status;
         }
-        return record_guard(env, s, err);
+        return record_undecided_guard(env, s, err);
     }
     if (!sc__exprvec_push(&env->asserts, s))
         return sc__error_nomem(err);
-    return sc__env_learn(env, s, err);
+    return sc__env_learn_undecided(env, s, err);
 }
 
 sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)

@@ -223,6 +223,10 @@ sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
                         sc_expr **simplified, sc_tri *out, sc_error *err);
 /* Learn that the boolean fact holds (and everything queued meanwhile). */
 sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err);
+/* The same, for a fact that sc__env_known has just returned (as its
+ * rewritten form) undecided, with nothing changed in env since: the first
+ * step does not decide it again. */
+sc_status sc__env_learn_undecided(sc_env *env, sc_expr *fact, sc_error *err);
 /* The range of an integer expression under everything known. */
 sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "guards/env.h"
+#include "symint/expr.h"
 
 #define CTX_CHECK(env, e)                                                    \
     do {                                                                     \
@@ -349,19 +350,16 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
     if (mpz_sgn(t) < 0)
         mpz_neg(g, g);
     mpz_set(a, g);
-    if (mpz_cmp_ui(a, 1) == 0) {
-        *L = mpz_sgn(c) == 0 ? X
-                             : sc_expr_sub(ctx, X, sc_expr_int_mpz(ctx, c));
+    if (mpz_cmp_ui(a, 1) == 0 && mpz_sgn(c) == 0) {
+        *L = X;
     } else {
-        sc_expr *acc = sc_expr_int_si(ctx, 0);
-        for (i = 0; i < n && acc; i++) {
-            sc_expr_add_coef(X, i, t);
-            mpz_divexact(t, t, a);
-            acc = sc_expr_add(ctx, acc,
-                              sc_expr_mul(ctx, sc_expr_int_mpz(ctx, t),
-                                          sc_expr_arg(X, i)));
-        }
-        *L = acc;
+        /* L = (X - c) / a in one step (the terms keep their order). */
+        sc__int ai, one, zero;
+        sc__int_view_mpz(&ai, a);
+        sc__int_set_si(&one, 1);
+        sc__int_set_si(&zero, 0);
+        *L = sc__expr_affine(ctx, X, &one,
+                             mpz_cmp_ui(a, 1) == 0 ? NULL : &ai, &zero);
     }
     if (!*L)
         status = sc__env_ctx_error(env, err);
@@ -1352,7 +1350,8 @@ fail:
     return status;
 }
 
-static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
+static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
+                           sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
@@ -1364,7 +1363,10 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, sc_error *err)
     mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
     SC_CHECK(sc__env_rewrite(env, fact, env->bounds, &s, err));
-    SC_CHECK(sc__env_decide(env, s, env->bounds, &t, err));
+    if (undecided && s == fact)
+        t = SC_TRI_UNKNOWN; /* decided just before, nothing changed since */
+    else
+        SC_CHECK(sc__env_decide(env, s, env->bounds, &t, err));
     if (t == SC_TRI_TRUE)
         goto fail;
     if (t == SC_TRI_FALSE) {
@@ -1439,14 +1441,27 @@ fail:
     return status;
 }
 
-sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err)
+static sc_status learn(sc_env *env, sc_expr *fact, bool undecided,
+                       sc_error *err)
 {
     sc_status status = push(env, fact, err);
+    bool first = true;
 
     while (status == SC_OK && env->pending.n > 0) {
         sc_expr *f = env->pending.items[--env->pending.n];
-        status = learn_one(env, f, err);
+        status = learn_one(env, f, first && undecided, err);
+        first = false;
     }
     env->pending.n = 0;
     return status;
+}
+
+sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    return learn(env, fact, false, err);
+}
+
+sc_status sc__env_learn_undecided(sc_env *env, sc_expr *fact, sc_error *err)
+{
+    return learn(env, fact, true, err);
 }

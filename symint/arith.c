@@ -398,13 +398,13 @@ bool sc__expr_content(sc_ctx *ctx, sc__int *g, const sc_expr *e)
             return type_error(ctx, op);                                      \
     } while (0)
 
-sc_expr *sc_expr_add(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *add_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     CHECK_INT2(a, b, "+");
     return sc__expr_lin(ctx, a, 1, b, 1, 0);
 }
 
-sc_expr *sc_expr_sub(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *sub_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     CHECK_INT2(a, b, "-");
     return sc__expr_lin(ctx, a, 1, b, -1, 0);
@@ -418,7 +418,7 @@ sc_expr *sc_expr_add_si(sc_ctx *ctx, sc_expr *a, int64_t b)
     return sc__expr_lin(ctx, a, 1, NULL, 0, b);
 }
 
-sc_expr *sc_expr_neg(sc_ctx *ctx, sc_expr *a)
+static sc_expr *neg_uncached(sc_ctx *ctx, sc_expr *a)
 {
     sc__int m;
     CHECK_INT1(a, "-");
@@ -757,7 +757,7 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
     return coef_mono(ctx, &coef, make_mono(ctx, bases, nb));
 }
 
-sc_expr *sc_expr_mul(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *mul_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     sc_expr *f[2], *r;
     sc__mark mark;
@@ -775,7 +775,7 @@ sc_expr *sc_expr_mul(sc_ctx *ctx, sc_expr *a, sc_expr *b)
     return r;
 }
 
-sc_expr *sc_expr_mul_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+static sc_expr *mul_n_uncached(sc_ctx *ctx, size_t n, sc_expr *const *args)
 {
     sc__mark mark;
     sc_expr *r;
@@ -970,17 +970,17 @@ static sc_expr *div_public(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
     return r;
 }
 
-sc_expr *sc_expr_floordiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *floordiv_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return div_public(ctx, OP_FLOOR, a, b);
 }
 
-sc_expr *sc_expr_ceildiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *ceildiv_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return div_public(ctx, OP_CEIL, a, b);
 }
 
-sc_expr *sc_expr_mod(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *mod_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return div_public(ctx, OP_MOD, a, b);
 }
@@ -1122,24 +1122,170 @@ out:
     return r;
 }
 
-sc_expr *sc_expr_min(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *min_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     sc_expr *v[2] = {a, b};
     return minmax(ctx, SC_EXPR_MIN, 2, v);
 }
 
-sc_expr *sc_expr_max(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *max_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     sc_expr *v[2] = {a, b};
     return minmax(ctx, SC_EXPR_MAX, 2, v);
 }
 
+/* n-ary Min/Max: 2 or 3 arguments go through the operation cache (under
+ * the binary operation's key for 2: the same computation). */
+static sc_expr *minmax_n(sc_ctx *ctx, sc_expr_kind kind, size_t n,
+                         sc_expr *const *args)
+{
+    unsigned op = kind == SC_EXPR_MIN ? SC__OP_MIN : SC__OP_MAX;
+    sc_expr *r;
+
+    if (!ctx || !args || (n != 2 && n != 3) || !args[0] || !args[1] ||
+        (n == 3 && !args[2]))
+        return minmax(ctx, kind, n, args);
+    r = sc__opc_get3(ctx, op, args[0], args[1], n == 3 ? args[2] : NULL);
+    if (r)
+        return r;
+    r = minmax(ctx, kind, n, args);
+    sc__opc_put3(ctx, op, args[0], args[1], n == 3 ? args[2] : NULL, r);
+    return r;
+}
+
 sc_expr *sc_expr_min_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
 {
-    return minmax(ctx, SC_EXPR_MIN, n, args);
+    return minmax_n(ctx, SC_EXPR_MIN, n, args);
 }
 
 sc_expr *sc_expr_max_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
 {
-    return minmax(ctx, SC_EXPR_MAX, n, args);
+    return minmax_n(ctx, SC_EXPR_MAX, n, args);
+}
+
+/* ---- Cached entry points (the context's operation cache, ctx.c) ---- */
+
+sc_expr *sc_expr_add(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return add_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_ADD, a, b)) != NULL)
+        return r;
+    r = add_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_ADD, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_sub(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return sub_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_SUB, a, b)) != NULL)
+        return r;
+    r = sub_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_SUB, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_neg(sc_ctx *ctx, sc_expr *a)
+{
+    sc_expr *r;
+    if (!ctx || !a)
+        return neg_uncached(ctx, a);
+    if ((r = sc__opc_get(ctx, SC__OP_NEG, a, NULL)) != NULL)
+        return r;
+    r = neg_uncached(ctx, a);
+    sc__opc_put(ctx, SC__OP_NEG, a, NULL, r);
+    return r;
+}
+
+sc_expr *sc_expr_mul(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return mul_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_MUL, a, b)) != NULL)
+        return r;
+    r = mul_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_MUL, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_floordiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return floordiv_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_FLOORDIV, a, b)) != NULL)
+        return r;
+    r = floordiv_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_FLOORDIV, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_ceildiv(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return ceildiv_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_CEILDIV, a, b)) != NULL)
+        return r;
+    r = ceildiv_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_CEILDIV, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_mod(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return mod_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_MOD, a, b)) != NULL)
+        return r;
+    r = mod_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_MOD, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_min(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return min_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_MIN, a, b)) != NULL)
+        return r;
+    r = min_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_MIN, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_max(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return max_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_MAX, a, b)) != NULL)
+        return r;
+    r = max_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_MAX, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_mul_n(sc_ctx *ctx, size_t n, sc_expr *const *args)
+{
+    sc_expr *r;
+
+    if (!ctx || !args || (n != 2 && n != 3) || !args[0] || !args[1] ||
+        (n == 3 && !args[2]))
+        return mul_n_uncached(ctx, n, args);
+    r = sc__opc_get3(ctx, SC__OP_MUL_N, args[0], args[1],
+                     n == 3 ? args[2] : NULL);
+    if (r)
+        return r;
+    r = mul_n_uncached(ctx, n, args);
+    sc__opc_put3(ctx, SC__OP_MUL_N, args[0], args[1], n == 3 ? args[2] : NULL,
+                 r);
+    return r;
 }

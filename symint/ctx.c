@@ -8,13 +8,20 @@
 #include "symint/expr.h"
 
 #define TABLE_INITIAL 1024
+/* Operation cache: 2**OPC_MIN_BITS entries at first, doubled (emptied)
+ * each time 4x as many results as it has entries have been stored (misses
+ * keep storing, so a busy context grows it until its operations fit), up to
+ * 2**OPC_MAX_BITS: small for short-lived contexts, large for busy ones. */
+#define OPC_MIN_BITS 10
+#define OPC_MAX_BITS 14
+
+struct sc__opc_entry {
+    const sc_expr *a, *b, *c;
+    sc_expr *r;
+    unsigned op;
+};
 #define SCRATCH_BLOCK 16384
 
-struct sc__scratch_block {
-    struct sc__scratch_block *next;
-    size_t size, used;
-    _Alignas(16) unsigned char data[];
-};
 
 /* ---- Errors -------------------------------------------------------------- */
 
@@ -76,7 +83,7 @@ void sc__ctx_release(sc_ctx *ctx, sc__mark mark)
     ctx->ntmps_used = mark.ntmps;
 }
 
-void *sc__ctx_scratch(sc_ctx *ctx, size_t size)
+void *sc__ctx_scratch_slow(sc_ctx *ctx, size_t size)
 {
     struct sc__scratch_block *b = ctx->scratch_cur, *nb;
     void *p;
@@ -276,6 +283,40 @@ static void node_metrics(sc_expr *e)
     }
 }
 
+/* The sort key of a symbol's name, stored just before the name of an
+ * interned symbol, so that sc_expr_cmp orders symbols without scanning
+ * their names: the length of the part before the trailing digits, and
+ * those digits as a number when they fit (leading zeros ignored). */
+typedef struct sym_key {
+    uint32_t plen;      /* length before the trailing digits */
+    uint8_t has_digits; /* the name ends with digits */
+    uint8_t num_ok;     /* num holds them (at most 19 significant) */
+    uint64_t num;
+} sym_key;
+
+static void sym_key_init(sym_key *k, const char *name, size_t len)
+{
+    size_t p = len, i;
+
+    while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
+        p--;
+    k->plen = p > UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+    k->has_digits = p < len;
+    k->num = 0;
+    i = p;
+    while (i + 1 < len && name[i] == '0')
+        i++;
+    k->num_ok = k->has_digits && len - i <= 19 && p <= UINT32_MAX;
+    if (k->num_ok)
+        for (; i < len; i++)
+            k->num = k->num * 10 + (uint64_t)(name[i] - '0');
+}
+
+static const sym_key *sym_key_of(const sc_expr *e)
+{
+    return (const sym_key *)(const void *)(e->u.sym.name - sizeof(sym_key));
+}
+
 /* Copy the big value *v into a context-owned mpz at m and point v at it. */
 static bool own_big(sc_ctx *ctx, sc__int *v, mpz_ptr m)
 {
@@ -340,6 +381,8 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
         off_bigs += align16((size_t)p->nargs * sizeof(uint64_t));
     off_name = off_bigs + align16(nbig * sizeof(__mpz_struct));
     need = off_name + name_len + 1;
+    if (p->kind == SC_EXPR_SYMBOL)
+        need += sizeof(sym_key); /* the key precedes the name */
     mem = sc__arena_alloc(&ctx->arena, need);
     if (!mem)
         return sc__ctx_nomem(ctx);
@@ -370,7 +413,8 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
                     return sc__ctx_nomem(ctx);
     }
     if (p->kind == SC_EXPR_SYMBOL) {
-        char *name = (char *)(mem + off_name);
+        char *name = (char *)(mem + off_name + sizeof(sym_key));
+        sym_key_init((sym_key *)(mem + off_name), p->u.sym.name, name_len);
         memcpy(name, p->u.sym.name, name_len + 1);
         e->u.sym.name = name;
         e->u.sym.index = ctx->nsymbols;
@@ -444,6 +488,8 @@ void sc_ctx_free(sc_ctx *ctx)
 
     if (!ctx)
         return;
+    sc__ranger_free(ctx->rcache);
+    sc__free(ctx->opc);
     for (i = 0; i < ctx->nbigs; i++)
         mpz_clear(ctx->bigs[i]);
     for (i = 0; i < ctx->ntmps; i++) {
@@ -467,7 +513,71 @@ size_t sc_ctx_expand_limit(const sc_ctx *ctx) { return ctx->expand_limit; }
 
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit)
 {
+    if (limit != ctx->expand_limit && ctx->opc)
+        memset(ctx->opc, 0, ((size_t)1 << ctx->opc_bits) * sizeof *ctx->opc);
     ctx->expand_limit = limit;
+}
+
+/* ---- The operation cache ------------------------------------------------- */
+
+static size_t opc_slot(unsigned bits, unsigned op, const sc_expr *a,
+                       const sc_expr *b, const sc_expr *c)
+{
+    uint64_t h = a->hash * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= (b ? b->hash : 0) * UINT64_C(0xc2b2ae3d27d4eb4f);
+    h ^= (c ? c->hash : 0) * UINT64_C(0x27d4eb2f165667c5);
+    h ^= (uint64_t)op * UINT64_C(0x165667b19e3779f9);
+    return (size_t)(h >> (64 - bits));
+}
+
+sc_expr *sc__opc_get3(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                      const sc_expr *b, const sc_expr *c)
+{
+    const struct sc__opc_entry *x;
+    if (!ctx->opc)
+        return NULL;
+    x = &ctx->opc[opc_slot(ctx->opc_bits, op, a, b, c)];
+    return x->op == op && x->a == a && x->b == b && x->c == c ? x->r : NULL;
+}
+
+sc_expr *sc__opc_get(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                     const sc_expr *b)
+{
+    return sc__opc_get3(ctx, op, a, b, NULL);
+}
+
+void sc__opc_put(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                 const sc_expr *b, sc_expr *r)
+{
+    sc__opc_put3(ctx, op, a, b, NULL, r);
+}
+
+void sc__opc_put3(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                  const sc_expr *b, const sc_expr *c, sc_expr *r)
+{
+    struct sc__opc_entry *x;
+    if (!r)
+        return;
+    if (!ctx->opc || (ctx->opc_bits < OPC_MAX_BITS &&
+                      ++ctx->opc_puts > ((size_t)4 << ctx->opc_bits))) {
+        unsigned bits = ctx->opc ? ctx->opc_bits + 1 : OPC_MIN_BITS;
+        struct sc__opc_entry *n = sc__calloc((size_t)1 << bits, sizeof *n);
+        if (!n) {
+            if (!ctx->opc)
+                return; /* no cache: every call builds */
+        } else {
+            sc__free(ctx->opc);
+            ctx->opc = n;
+            ctx->opc_bits = bits;
+        }
+        ctx->opc_puts = 0;
+    }
+    x = &ctx->opc[opc_slot(ctx->opc_bits, op, a, b, c)];
+    x->op = op;
+    x->a = a;
+    x->b = b;
+    x->c = c;
+    x->r = r;
 }
 
 size_t sc_ctx_symbol_count(const sc_ctx *ctx) { return ctx->nsymbols; }
@@ -626,6 +736,24 @@ static int name_cmp(const char *a, const char *b)
     return (c > 0) - (c < 0);
 }
 
+/* name_cmp of two interned symbols, from their keys when they decide. */
+static int symbol_cmp(const sc_expr *a, const sc_expr *b)
+{
+    const sym_key *ka = sym_key_of(a), *kb = sym_key_of(b);
+    uint32_t m = ka->plen < kb->plen ? ka->plen : kb->plen;
+    int c = memcmp(a->u.sym.name, b->u.sym.name, m);
+
+    if (c)
+        return c < 0 ? -1 : 1;
+    if (ka->plen != kb->plen)
+        return ka->plen < kb->plen ? -1 : 1;
+    if (ka->has_digits != kb->has_digits)
+        return ka->has_digits ? 1 : -1;
+    if (ka->num_ok && kb->num_ok && ka->num != kb->num)
+        return ka->num < kb->num ? -1 : 1;
+    return name_cmp(a->u.sym.name, b->u.sym.name);
+}
+
 int sc_expr_cmp(const sc_expr *a, const sc_expr *b)
 {
     uint32_t i, n;
@@ -639,7 +767,7 @@ int sc_expr_cmp(const sc_expr *a, const sc_expr *b)
     case SC_EXPR_INT:
         return sc__int_cmp(&a->u.value, &b->u.value);
     case SC_EXPR_SYMBOL:
-        return name_cmp(a->u.sym.name, b->u.sym.name);
+        return symbol_cmp(a, b);
     default:
         break;
     }

@@ -52,6 +52,9 @@ struct sc_expr {
  *  TRUE, FALSE  nothing
  */
 
+#define SC__SMALL_MIN (-64)
+#define SC__SMALL_MAX 1024
+
 struct sc_ctx {
     sc__arena arena;
     sc_expr **table;         /* intern table, power-of-two buckets */
@@ -70,6 +73,21 @@ struct sc_ctx {
     struct sc__scratch_block *scratch_first, *scratch_cur;
     mpz_ptr *tmps;           /* scratch mpz's, initialised, reused */
     size_t ntmps_used, ntmps, tmps_cap;
+    /* Range cache (range.c): one ranger kept between calls of
+     * sc_expr_range / sc_expr_simplify while the bounds it was made for
+     * are unchanged.  Every sc_bounds of the context carries a stamp, new
+     * at its creation and at each change (bounds_stamp counts them), so a
+     * stamp names one version of one bounds object; 0 is "no bounds". */
+    struct sc__ranger *rcache;
+    uint64_t rcache_stamp;
+    bool rcache_busy;
+    uint64_t bounds_stamp;
+    struct sc__opc_entry *opc; /* operation cache (NULL until first use) */
+    unsigned opc_bits;         /* it has 2**opc_bits entries */
+    size_t opc_puts;           /* results stored since it was last resized */
+    /* INT nodes of the values [SC__SMALL_MIN, SC__SMALL_MAX), filled as
+     * they are first made (sc__expr_int). */
+    sc_expr *small_ints[SC__SMALL_MAX - SC__SMALL_MIN];
 };
 
 /* Record an error in the context and return NULL (for constructors). */
@@ -81,9 +99,17 @@ sc_expr *sc__ctx_fail(sc_ctx *ctx, sc_status code, const char *fmt, ...)
  * released with sc__ctx_mark/sc__ctx_release) or, for node storage, in
  * mpz's the context owns. */
 static inline bool sc__int_is_small(const sc__int *a) { return !a->big; }
-int sc__int_sgn(const sc__int *a);
+static inline int sc__int_sgn(const sc__int *a)
+{
+    if (a->big)
+        return mpz_sgn(a->big);
+    return (a->small > 0) - (a->small < 0);
+}
 int sc__int_cmp(const sc__int *a, const sc__int *b);
-bool sc__int_is_si(const sc__int *a, int64_t v);
+static inline bool sc__int_is_si(const sc__int *a, int64_t v)
+{
+    return !a->big && a->small == v;
+}
 void sc__int_get_mpz(const sc__int *a, mpz_ptr out);
 
 /* ---- Appended by the symint core (int.c, ctx.c, arith.c, logic.c) ------
@@ -104,8 +130,24 @@ typedef struct sc__mark {
 
 sc__mark sc__ctx_mark(const sc_ctx *ctx);
 void sc__ctx_release(sc_ctx *ctx, sc__mark mark);
+struct sc__scratch_block {
+    struct sc__scratch_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+void *sc__ctx_scratch_slow(sc_ctx *ctx, size_t size);
 /* size bytes aligned to 16, valid until the release of an earlier mark. */
-void *sc__ctx_scratch(sc_ctx *ctx, size_t size);
+static inline void *sc__ctx_scratch(sc_ctx *ctx, size_t size)
+{
+    struct sc__scratch_block *b = ctx->scratch_cur;
+    size_t n = (size + 15) & ~(size_t)15;
+    if (n != 0 && n >= size && b->size - b->used >= n) {
+        void *p = b->data + b->used;
+        b->used += n;
+        return p;
+    }
+    return sc__ctx_scratch_slow(ctx, size);
+}
 /* An initialised scratch mpz (value unspecified). */
 mpz_ptr sc__ctx_tmp(sc_ctx *ctx);
 /* Record SC_ERR_NOMEM and return NULL. */
@@ -130,11 +172,33 @@ void sc__int_view_mpz(sc__int *r, mpz_srcptr v);
 bool sc__mpz_init_set(sc_ctx *ctx, mpz_ptr m, mpz_srcptr v);
 /* r = a copy of v in a scratch mpz (or small). */
 bool sc__int_set_mpz(sc_ctx *ctx, sc__int *r, mpz_srcptr v);
-bool sc__int_eq(const sc__int *a, const sc__int *b);
+static inline bool sc__int_eq(const sc__int *a, const sc__int *b)
+{
+    if (!a->big && !b->big)
+        return a->small == b->small;
+    if (a->big && b->big)
+        return mpz_cmp(a->big, b->big) == 0;
+    return false;
+}
 int sc__int_cmp_si(const sc__int *a, int64_t v);
 /* Number of bits of |a| (0 for 0). */
 size_t sc__int_bits(const sc__int *a);
-uint64_t sc__int_hash(const sc__int *a);
+static inline uint64_t sc__mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+uint64_t sc__int_hash_big(const sc__int *a);
+static inline uint64_t sc__int_hash(const sc__int *a)
+{
+    if (!a->big)
+        return sc__mix64((uint64_t)a->small ^ UINT64_C(0x9e3779b97f4a7c15));
+    return sc__int_hash_big(a);
+}
 bool sc__int_add(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
 bool sc__int_sub(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
 bool sc__int_mul(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b);
@@ -209,6 +273,54 @@ sc_status sc__ranger_range(sc__ranger *r, sc_expr *e, const sc_range **out,
  * building the node. */
 sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
                               sc_range *out, sc_error *err);
+
+/* The context's cached ranger for bounds (valid while they are unchanged),
+ * or a fresh one when the cache is in use or ctx is NULL; NULL on
+ * exhaustion.  Give it back with sc__ctx_ranger_done. */
+sc__ranger *sc__ctx_ranger(sc_ctx *ctx, const sc_bounds *bounds);
+void sc__ctx_ranger_done(sc_ctx *ctx, sc__ranger *r);
+
+/* The operation cache: remembers the results of the binary (and unary)
+ * public constructors, keyed by (operation, operands), so that building
+ * the same operation again is one lookup.  Direct-mapped, allocated at
+ * the first store; a store overwrites.  Results are interned nodes, and a
+ * constructor's result depends only on its operands and the expand limit
+ * (sc_ctx_set_expand_limit empties the cache), so a hit returns exactly
+ * what the constructor would build.  Failures are never stored. */
+enum {
+    SC__OP_NONE,
+    SC__OP_ADD,
+    SC__OP_SUB,
+    SC__OP_NEG,
+    SC__OP_MUL,
+    SC__OP_FLOORDIV,
+    SC__OP_CEILDIV,
+    SC__OP_MOD,
+    SC__OP_MIN,
+    SC__OP_MAX,
+    SC__OP_EQ,
+    SC__OP_NE,
+    SC__OP_LT,
+    SC__OP_LE,
+    SC__OP_GT,
+    SC__OP_GE,
+    SC__OP_AND,
+    SC__OP_OR,
+    SC__OP_NOT,
+    SC__OP_MUL_N, /* sc_expr_mul_n of 2 or 3 factors */
+};
+sc_expr *sc__opc_get(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                     const sc_expr *b);
+void sc__opc_put(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                 const sc_expr *b, sc_expr *r);
+/* Three operands (the n-ary constructors with n <= 3; c NULL for 2). */
+sc_expr *sc__opc_get3(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                      const sc_expr *b, const sc_expr *c);
+void sc__opc_put3(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                  const sc_expr *b, const sc_expr *c, sc_expr *r);
+
+/* Forget every entry (the table keeps or shrinks its memory). */
+void sc__memo_clear(sc__memo *m);
 
 /* From symint/eval.c: exact evaluation with symbols bound to int64_t
  * values (syms sorted by index). */

@@ -84,12 +84,6 @@ void sc__int_get_mpz(const sc__int *a, mpz_ptr out)
 
 /* ---- Comparisons --------------------------------------------------------- */
 
-int sc__int_sgn(const sc__int *a)
-{
-    if (a->big)
-        return mpz_sgn(a->big);
-    return (a->small > 0) - (a->small < 0);
-}
 
 int sc__int_cmp(const sc__int *a, const sc__int *b)
 {
@@ -112,19 +106,7 @@ int sc__int_cmp_si(const sc__int *a, int64_t v)
     return (a->small > v) - (a->small < v);
 }
 
-bool sc__int_is_si(const sc__int *a, int64_t v)
-{
-    return !a->big && a->small == v;
-}
 
-bool sc__int_eq(const sc__int *a, const sc__int *b)
-{
-    if (!a->big && !b->big)
-        return a->small == b->small;
-    if (a->big && b->big)
-        return mpz_cmp(a->big, b->big) == 0;
-    return false;
-}
 
 size_t sc__int_bits(const sc__int *a)
 {
@@ -140,22 +122,12 @@ size_t sc__int_bits(const sc__int *a)
     return n;
 }
 
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return h;
-}
+#define mix64 sc__mix64
 
-uint64_t sc__int_hash(const sc__int *a)
+uint64_t sc__int_hash_big(const sc__int *a)
 {
     uint64_t h;
     size_t i, n;
-    if (!a->big)
-        return mix64((uint64_t)a->small ^ UINT64_C(0x9e3779b97f4a7c15));
     n = mpz_size(a->big);
     h = mix64(UINT64_C(0x51ed270b27c3f1a5) + (uint64_t)mpz_sgn(a->big));
     for (i = 0; i < n; i++)
@@ -520,19 +492,20 @@ bool sc__int_pow_ui(sc_ctx *ctx, sc__int *r, const sc__int *a, uint64_t e)
 
 sc_expr *sc__expr_int(sc_ctx *ctx, const sc__int *v)
 {
-    sc_expr p;
-    if (!v->big) {
-        if (v->small == 0 && ctx->zero)
-            return ctx->zero;
-        if (v->small == 1 && ctx->one)
-            return ctx->one;
-        if (v->small == -1 && ctx->minus_one)
-            return ctx->minus_one;
+    sc_expr p, *r;
+    sc_expr **slot = NULL;
+    if (!v->big && v->small >= SC__SMALL_MIN && v->small < SC__SMALL_MAX) {
+        slot = &ctx->small_ints[v->small - SC__SMALL_MIN];
+        if (*slot)
+            return *slot;
     }
     memset(&p, 0, sizeof p);
     p.kind = SC_EXPR_INT;
     p.u.value = *v;
-    return sc__intern(ctx, &p);
+    r = sc__intern(ctx, &p);
+    if (slot)
+        *slot = r;
+    return r;
 }
 
 sc_expr *sc_expr_int_si(sc_ctx *ctx, int64_t value)

@@ -104,34 +104,34 @@ static sc_expr *relation(sc_ctx *ctx, const char *op, sc_expr_kind kind,
     return r;
 }
 
-sc_expr *sc_expr_eq(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *eq_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Eq", SC_EXPR_EQ, a, 1, b, -1, 0);
 }
 
-sc_expr *sc_expr_ne(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *ne_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Ne", SC_EXPR_NE, a, 1, b, -1, 0);
 }
 
 /* a < b  iff  a - b + 1 <= 0 */
-sc_expr *sc_expr_lt(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *lt_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Lt", SC_EXPR_LE, a, 1, b, -1, 1);
 }
 
-sc_expr *sc_expr_le(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *le_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Le", SC_EXPR_LE, a, 1, b, -1, 0);
 }
 
 /* a > b  iff  b - a + 1 <= 0 */
-sc_expr *sc_expr_gt(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *gt_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Gt", SC_EXPR_LE, b, 1, a, -1, 1);
 }
 
-sc_expr *sc_expr_ge(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *ge_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     return relation(ctx, "Ge", SC_EXPR_LE, b, 1, a, -1, 0);
 }
@@ -282,13 +282,13 @@ out:
     return r;
 }
 
-sc_expr *sc_expr_and(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *and_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     sc_expr *v[2] = {a, b};
     return junction(ctx, SC_EXPR_AND, 2, v);
 }
 
-sc_expr *sc_expr_or(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+static sc_expr *or_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
 {
     sc_expr *v[2] = {a, b};
     return junction(ctx, SC_EXPR_OR, 2, v);
@@ -342,7 +342,7 @@ static sc_expr *not_core(sc_ctx *ctx, sc_expr *a)
     }
 }
 
-sc_expr *sc_expr_not(sc_ctx *ctx, sc_expr *a)
+static sc_expr *not_uncached(sc_ctx *ctx, sc_expr *a)
 {
     sc__mark mark;
     sc_expr *r;
@@ -354,5 +354,115 @@ sc_expr *sc_expr_not(sc_ctx *ctx, sc_expr *a)
     mark = sc__ctx_mark(ctx);
     r = not_core(ctx, a);
     sc__ctx_release(ctx, mark);
+    return r;
+}
+
+/* ---- Cached entry points (the context's operation cache, ctx.c) ---- */
+
+sc_expr *sc_expr_eq(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return eq_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_EQ, a, b)) != NULL)
+        return r;
+    r = eq_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_EQ, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_ne(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return ne_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_NE, a, b)) != NULL)
+        return r;
+    r = ne_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_NE, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_lt(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return lt_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_LT, a, b)) != NULL)
+        return r;
+    r = lt_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_LT, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_le(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return le_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_LE, a, b)) != NULL)
+        return r;
+    r = le_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_LE, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_gt(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return gt_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_GT, a, b)) != NULL)
+        return r;
+    r = gt_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_GT, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_ge(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return ge_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_GE, a, b)) != NULL)
+        return r;
+    r = ge_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_GE, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_and(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return and_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_AND, a, b)) != NULL)
+        return r;
+    r = and_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_AND, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_or(sc_ctx *ctx, sc_expr *a, sc_expr *b)
+{
+    sc_expr *r;
+    if (!ctx || !a || !b)
+        return or_uncached(ctx, a, b);
+    if ((r = sc__opc_get(ctx, SC__OP_OR, a, b)) != NULL)
+        return r;
+    r = or_uncached(ctx, a, b);
+    sc__opc_put(ctx, SC__OP_OR, a, b, r);
+    return r;
+}
+
+sc_expr *sc_expr_not(sc_ctx *ctx, sc_expr *a)
+{
+    sc_expr *r;
+    if (!ctx || !a)
+        return not_uncached(ctx, a);
+    if ((r = sc__opc_get(ctx, SC__OP_NOT, a, NULL)) != NULL)
+        return r;
+    r = not_uncached(ctx, a);
+    sc__opc_put(ctx, SC__OP_NOT, a, NULL, r);
     return r;
 }

@@ -114,7 +114,14 @@ struct sc_bounds {
     sc_range *ranges;
     bool *present;
     size_t cap;
+    uint64_t stamp; /* this version of these bounds (see sc_ctx) */
 };
+
+/* A new stamp: called before every change of b. */
+static void bounds_touch(sc_bounds *b)
+{
+    b->stamp = ++b->ctx->bounds_stamp;
+}
 
 sc_bounds *sc_bounds_new(sc_ctx *ctx)
 {
@@ -129,6 +136,7 @@ sc_bounds *sc_bounds_new(sc_ctx *ctx)
     b->ranges = NULL;
     b->present = NULL;
     b->cap = 0;
+    bounds_touch(b);
     return b;
 }
 
@@ -190,6 +198,7 @@ sc_status sc_bounds_set(sc_bounds *b, sc_expr *sym, const sc_range *r,
         return sc__error_set(err, SC_ERR_INVALID,
                              "bounds key is not a symbol of its context");
     idx = sym->u.sym.index;
+    bounds_touch(b);
     if (!r) {
         if (idx < b->cap)
             b->present[idx] = false;
@@ -221,6 +230,7 @@ sc_status sc_bounds_set_si(sc_bounds *b, sc_expr *sym, bool lo_inf,
         return sc__error_set(err, SC_ERR_INVALID,
                              "bounds key is not a symbol of its context");
     idx = sym->u.sym.index;
+    bounds_touch(b);
     if (!bounds_reserve(b, idx))
         return sc__error_nomem(err);
     /* Small values: mpz_set_si into an initialised mpz cannot exhaust
@@ -285,6 +295,7 @@ sc_status sc_bounds_copy(sc_bounds *dst, const sc_bounds *src, sc_error *err)
     if (dst->ctx != src->ctx)
         return sc__error_set(err, SC_ERR_INVALID,
                              "bounds of different contexts");
+    bounds_touch(dst);
     for (i = 0; i < src->cap; i++)
         if (src->present[i]) {
             last = i;
@@ -823,6 +834,51 @@ void sc__ranger_free(sc__ranger *r)
     sc__free(r);
 }
 
+/* Ranges kept by the context's cached ranger before it starts afresh
+ * (bounds its memory; a range is smaller than the node it belongs to, so
+ * below this the workspace is never more than the nodes themselves).  It
+ * must stay large: a caller that asks for the ranges of a big expression
+ * node by node (the C printer) relies on the earlier ones being kept. */
+#define RCACHE_MAX_RANGES ((size_t)1 << 20)
+
+sc__ranger *sc__ctx_ranger(sc_ctx *ctx, const sc_bounds *bounds)
+{
+    sc__ranger *r;
+    uint64_t stamp = bounds ? bounds->stamp : 0;
+
+    if (!ctx || ctx->rcache_busy || (bounds && bounds->ctx != ctx))
+        return sc__ranger_new(bounds);
+    r = ctx->rcache;
+    if (r && (r->failed || r->count > RCACHE_MAX_RANGES)) {
+        sc__ranger_free(r);
+        ctx->rcache = r = NULL;
+    }
+    if (!r) {
+        r = sc__ranger_new(bounds);
+        if (!r)
+            return NULL;
+        ctx->rcache = r;
+    } else if (ctx->rcache_stamp != stamp || r->bounds != bounds) {
+        /* Another set of bounds, or these bounds changed: start afresh,
+         * keeping the initialised ranges and the tables. */
+        r->bounds = bounds;
+        r->count = 0;
+        r->sp = 0;
+        sc__memo_clear(r->memo);
+    }
+    ctx->rcache_stamp = stamp;
+    ctx->rcache_busy = true;
+    return r;
+}
+
+void sc__ctx_ranger_done(sc_ctx *ctx, sc__ranger *r)
+{
+    if (ctx && r && r == ctx->rcache)
+        ctx->rcache_busy = false;
+    else
+        sc__ranger_free(r);
+}
+
 static sc_range *slot(const sc__ranger *r, size_t idx)
 {
     return &r->blocks[idx / RBLOCK][idx % RBLOCK];
@@ -1130,7 +1186,7 @@ sc_status sc_expr_range(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
     if (bounds && ctx && bounds->ctx != ctx)
         return sc__error_set(err, SC_ERR_INVALID,
                              "bounds belong to another context");
-    r = sc__ranger_new(bounds);
+    r = sc__ctx_ranger(ctx, bounds);
     if (!r)
         return sc__error_nomem(err);
     status = sc__ranger_range(r, e, &res, err);
@@ -1138,12 +1194,12 @@ sc_status sc_expr_range(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
         sc__gmp_push(&g);
         if (setjmp(g.env)) {
             sc__gmp_pop(&g);
-            sc__ranger_free(r);
+            sc__ctx_ranger_done(ctx, r);
             return sc__error_nomem(err);
         }
         sc_range_set(out, res);
         sc__gmp_pop(&g);
     }
-    sc__ranger_free(r);
+    sc__ctx_ranger_done(ctx, r);
     return status;
 }

@@ -348,12 +348,12 @@ static sc_expr *transform_root(sc_ctx *ctx, sc_expr *e,
     sc_range_init(&s.q); /* GMP >= 6.2: allocates nothing */
     s.memo = sc__memo_new();
     if (simplify)
-        s.ranger = sc__ranger_new(bounds);
+        s.ranger = sc__ctx_ranger(ctx, bounds);
     if (!s.memo || (simplify && !s.ranger))
         nomem(&s);
     else
         r = run(&s, e);
-    sc__ranger_free(s.ranger);
+    sc__ctx_ranger_done(ctx, s.ranger);
     sc__memo_free(s.memo);
     sc__free(s.res);
     sc__free(s.stack);

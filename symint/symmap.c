@@ -52,6 +52,24 @@ void sc__memo_free(sc__memo *m)
     sc__free(m);
 }
 
+void sc__memo_clear(sc__memo *m)
+{
+    /* A table grown large by one big traversal goes back to a small one,
+     * so that clearing stays cheap for the small traversals that follow. */
+    if (m->mask > 1023) {
+        memo_slot *ns = sc__calloc(16, sizeof *ns);
+        if (ns) {
+            sc__free(m->slots);
+            m->slots = ns;
+            m->mask = 15;
+            m->count = 0;
+            return;
+        }
+    }
+    memset(m->slots, 0, (m->mask + 1) * sizeof *m->slots);
+    m->count = 0;
+}
+
 size_t sc__memo_get(const sc__memo *m, const sc_expr *e)
 {
     size_t i = memo_hash(e, m->mask);

@@ -290,6 +290,33 @@ START_TEST(test_guard_records_and_learns)
 }
 END_TEST
 
+/* A guard undecided by the static check is learned without being decided
+ * again: what it says about a form (a sum of two sizes) is known right
+ * after, both when it holds at the hints and when its negation does. */
+START_TEST(test_guard_on_form_is_learned)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 8, "x.size(0)", 0);
+    backed(&f, 30, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 <= 100"));           /* true at the hints */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert_int_eq(known(&f, "s0 + s1 <= 100"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0 + s1 > 100"), SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "2*s0 + 2*s1 <= 200"), SC_TRI_TRUE);
+    ck_assert(guard(&f, "s0 + s1 <= 100"));           /* known now */
+    ck_assert(guard(&f, "s0 + s1 <= 200"));
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert(!guard(&f, "s0 + s1 >= 50"));           /* 38: false */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 2);
+    expect_str(&f, sc_env_guard_at(f.env, 1), "s0 + s1 <= 49");
+    ck_assert_int_eq(known(&f, "s0 + s1 <= 49"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0 + s1 >= 50"), SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "s0 + s1 <= 40"), SC_TRI_UNKNOWN);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_range_narrowing_linear)
 {
     fixture f;
@@ -1051,6 +1078,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_symbol_errors);
     tcase_add_test(tc, test_unbacked_symbols);
     tcase_add_test(tc, test_guard_records_and_learns);
+    tcase_add_test(tc, test_guard_on_form_is_learned);
     tcase_add_test(tc, test_range_narrowing_linear);
     tcase_add_test(tc, test_singleton_range_becomes_constant);
     tcase_add_test(tc, test_replacement_newer_by_older);

@@ -4187,6 +4187,203 @@ START_TEST(test_contexts_in_threads_do_not_interfere)
 }
 END_TEST
 
+/* ---- The context's caches (ranges, operations) -------------------------- */
+
+/* The range of e under b is exactly [lo, hi]. */
+static void expect_range(sc_ctx *ctx, sc_expr *e, const sc_bounds *b,
+                         long lo, long hi, const char *what)
+{
+    sc_range r;
+    sc_error err;
+    sc_range_init(&r);
+    ck_assert_int_eq(sc_expr_range(ctx, e, b, &r, &err), SC_OK);
+    ck_assert_msg(!r.lo_inf && !r.hi_inf && mpz_cmp_si(r.lo, lo) == 0 &&
+                      mpz_cmp_si(r.hi, hi) == 0,
+                  "%s: range is not [%ld, %ld]", what, lo, hi);
+    sc_range_clear(&r);
+}
+
+/* sc_expr_range / sc_expr_simplify keep one range workspace between calls:
+ * every change of the bounds, another bounds object, a copy, and bounds
+ * freed and made anew must all be seen. */
+START_TEST(test_range_cache_follows_bounds)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *x = sym(ctx, "x"), *q, *m;
+    sc_bounds *b = sc_bounds_new(ctx), *b2, *b3 = sc_bounds_new(ctx);
+    sc_range r;
+    sc_error err;
+
+    q = parse_ok(ctx, "x // 8");
+    m = parse_ok(ctx, "Mod(x, 8)");
+    ck_assert_int_eq(sc_bounds_set_si(b, x, false, 0, false, 7, &err), SC_OK);
+    expect_range(ctx, q, b, 0, 0, "x in [0, 7]");
+    ck_assert_ptr_eq(sc_expr_simplify(ctx, q, b), sc_expr_int_si(ctx, 0));
+    ck_assert_ptr_eq(sc_expr_simplify(ctx, m, b), x);
+    /* The same bounds object, changed. */
+    ck_assert_int_eq(sc_bounds_set_si(b, x, false, 0, false, 15, &err),
+                     SC_OK);
+    expect_range(ctx, q, b, 0, 1, "x in [0, 15]");
+    ck_assert_ptr_eq(sc_expr_simplify(ctx, q, b), q);
+    ck_assert_ptr_eq(sc_expr_simplify(ctx, m, b), m);
+    /* No bounds, then the bounds again. */
+    sc_range_init(&r);
+    ck_assert_int_eq(sc_expr_range(ctx, q, NULL, &r, &err), SC_OK);
+    ck_assert(r.lo_inf && r.hi_inf);
+    sc_range_clear(&r);
+    expect_range(ctx, q, b, 0, 1, "x in [0, 15] again");
+    /* A copy, then the original changed: the copy keeps its ranges. */
+    ck_assert_int_eq(sc_bounds_copy(b3, b, &err), SC_OK);
+    ck_assert_int_eq(sc_bounds_set_si(b, x, false, 16, false, 23, &err),
+                     SC_OK);
+    expect_range(ctx, q, b, 2, 2, "x in [16, 23]");
+    expect_range(ctx, q, b3, 0, 1, "the copy");
+    ck_assert_int_eq(sc_bounds_set(b, x, NULL, &err), SC_OK);
+    sc_range_init(&r);
+    ck_assert_int_eq(sc_expr_range(ctx, q, b, &r, &err), SC_OK);
+    ck_assert(r.lo_inf && r.hi_inf);
+    sc_range_clear(&r);
+    /* Bounds freed and made anew (possibly at the same address). */
+    sc_bounds_free(b);
+    b2 = sc_bounds_new(ctx);
+    ck_assert_int_eq(sc_bounds_set_si(b2, x, false, 8, false, 15, &err),
+                     SC_OK);
+    expect_range(ctx, q, b2, 1, 1, "new bounds");
+    ck_assert_ptr_eq(sc_expr_simplify(ctx, q, b2), sc_expr_int_si(ctx, 1));
+    sc_bounds_free(b2);
+    sc_bounds_free(b3);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* The operation cache returns what the constructor builds: it follows the
+ * expand limit, and failures are not remembered. */
+START_TEST(test_operation_cache)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *a = sym(ctx, "a"), *b = sym(ctx, "b"), *c = sym(ctx, "c");
+    sc_expr *ab = sc_expr_add(ctx, a, b), *ac = sc_expr_add(ctx, a, c);
+    sc_expr *e1, *e2, *e3;
+    sc_error err;
+    int i;
+
+    e1 = sc_expr_mul(ctx, ab, ac);
+    ck_assert_int_eq(sc_expr_get_kind(e1), SC_EXPR_ADD); /* expanded */
+    ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
+    sc_ctx_set_expand_limit(ctx, 1);
+    e2 = sc_expr_mul(ctx, ab, ac);
+    ck_assert_int_eq(sc_expr_get_kind(e2), SC_EXPR_MUL); /* not expanded */
+    sc_ctx_set_expand_limit(ctx, 256);
+    ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
+    /* The same for the n-ary product (2 and 3 factors are cached). */
+    {
+        sc_expr *f[3] = {ab, ac, a}, *p1, *p2;
+        p1 = sc_expr_mul_n(ctx, 3, f);
+        ck_assert_int_eq(sc_expr_get_kind(p1), SC_EXPR_ADD);
+        ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, f), p1);
+        ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e1);
+        sc_ctx_set_expand_limit(ctx, 1);
+        p2 = sc_expr_mul_n(ctx, 3, f);
+        ck_assert_int_eq(sc_expr_get_kind(p2), SC_EXPR_MUL);
+        ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e2);
+        sc_ctx_set_expand_limit(ctx, 256);
+        ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, f), p1);
+        /* Min of 2 and 3 arguments: the binary and n-ary calls agree. */
+        ck_assert_ptr_eq(sc_expr_min_n(ctx, 2, f), sc_expr_min(ctx, ab, ac));
+        ck_assert_ptr_eq(sc_expr_max_n(ctx, 3, f),
+                         sc_expr_max(ctx, sc_expr_max(ctx, ab, ac), a));
+    }
+    /* Failures: reported every time. */
+    for (i = 0; i < 2; i++) {
+        ck_assert_ptr_null(sc_expr_floordiv(ctx, a, sc_expr_int_si(ctx, 0)));
+        ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+        ck_assert_ptr_null(sc_expr_add(ctx, a, sc_expr_true(ctx)));
+        ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_TYPE);
+    }
+    /* Many distinct operations (the cache grows and evicts): every
+     * result is still the canonical node the parser gives. */
+    for (i = 0; i < 40000; i++) {
+        char text[96];
+        sc_expr *x = sc_expr_mul_si(ctx, a, i);
+        e3 = sc_expr_add(ctx, sc_expr_floordiv(ctx, sc_expr_add(ctx, x, b),
+                                               sc_expr_int_si(ctx, 4)),
+                         c);
+        snprintf(text, sizeof text, "(%d*a + b)//4 + c", i);
+        ck_assert_ptr_eq(e3, parse_ok(ctx, text));
+    }
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* sc_expr_to_c with bounds computes the range of every intermediate node;
+ * with the context's range workspace that is linear in the nodes (it was
+ * quadratic: each node's range recomputed its whole subtree).  A chain of
+ * 3,000 nested divisions took seconds before; now milliseconds.  The C
+ * text is the same as without bounds. */
+START_TEST(test_c_printer_with_bounds_is_linear)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *x = sym(ctx, "x"), *e = x;
+    sc_bounds *b = sc_bounds_new(ctx);
+    char *with = NULL, *without = NULL;
+    struct timespec t0, t1;
+    double secs;
+    sc_error err;
+    int i;
+
+    for (i = 0; i < 3000; i++)
+        e = sc_expr_floordiv(ctx, sc_expr_add_si(ctx, e, 3),
+                             sc_expr_int_si(ctx, 2));
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(sc_bounds_set_si(b, x, false, 0, false, 1000, &err),
+                     SC_OK);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    ck_assert_int_eq(sc_expr_to_c(ctx, e, b, &with, &err), SC_OK);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    secs = (double)(t1.tv_sec - t0.tv_sec) +
+           (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    ck_assert_int_eq(sc_expr_to_c(ctx, e, NULL, &without, &err), SC_OK);
+    ck_assert_str_eq(with, without);
+    ck_assert_msg(secs < 1.5, "sc_expr_to_c with bounds took %.2f s", secs);
+    free(with);
+    free(without);
+    sc_bounds_free(b);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Symbols are ordered by name in natural order (sc_expr_cmp compares
+ * precomputed keys, falling back to the names on ties): the part before
+ * the trailing digits by bytes, a shorter such part first, no digits
+ * first, then the digits as a number (beyond 64 bits too), then the whole
+ * name by bytes. */
+START_TEST(test_symbol_natural_order)
+{
+    static const char *const sorted[] = {
+        "x", "x0", "x00", "x01", "x1", "x9", "x10",
+        "x18446744073709551615", "x18446744073709551616",
+        "x99999999999999999999", "x100000000000000000000", "xa", "xa2",
+        "y", "y_1", "z3",
+    };
+    enum { N = sizeof sorted / sizeof *sorted };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *e[N];
+    size_t i, j;
+
+    /* Created in reverse, so creation order says nothing. */
+    for (i = N; i-- > 0;)
+        e[i] = sym(ctx, sorted[i]);
+    for (i = 0; i < N; i++)
+        for (j = 0; j < N; j++) {
+            int c = sc_expr_cmp(e[i], e[j]);
+            ck_assert_msg((i < j && c < 0) || (i == j && c == 0) ||
+                              (i > j && c > 0),
+                          "cmp(%s, %s) = %d", sorted[i], sorted[j], c);
+        }
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ======================================================================
  * The suite
  * ====================================================================== */
@@ -4249,6 +4446,9 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_constructor_errors);
     tcase_add_test(tc, test_interning_and_contexts);
     tcase_add_test(tc, test_expand_limit);
+    tcase_add_test(tc, test_range_cache_follows_bounds);
+    tcase_add_test(tc, test_operation_cache);
+    tcase_add_test(tc, test_symbol_natural_order);
     tcase_add_test(tc, test_fprint);
     tcase_add_test(tc, test_status_names);
     suite_add_tcase(s, tc);
@@ -4263,6 +4463,7 @@ Suite *symint_suite(void)
     tc = tcase_create("c_printer");
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_c_printer_overflow_rule);
+    tcase_add_test(tc, test_c_printer_with_bounds_is_linear);
     tcase_add_test(tc, test_c_printer_compiles_and_agrees_with_eval);
     suite_add_tcase(s, tc);
 
