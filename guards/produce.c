@@ -13,6 +13,7 @@
 typedef struct gs_item {
     char *text;
     sc_expr *expr;   /* over the source variables */
+    bool fixed;      /* never dropped by the minimality pass */
 } gs_item;
 
 struct sc_guard_set {
@@ -94,6 +95,7 @@ typedef struct producer {
     sc_guard_set *gs;
     sc_symmap *to_vars;   /* free backed symbol -> its source variable */
     sc__gmap name_of;     /* hash of a symbol name -> env symbol id */
+    bool fixed;           /* the items being added are never dropped */
     sc_error *err;
 } producer;
 
@@ -207,6 +209,7 @@ static sc_status add_item(producer *p, char *text, sc_expr *expr)
     }
     gs->items[gs->nitems].text = text;
     gs->items[gs->nitems].expr = expr;
+    gs->items[gs->nitems].fixed = p->fixed;
     gs->nitems++;
     return SC_OK;
 }
@@ -404,8 +407,10 @@ static sc_status produce_symbols(producer *p)
         r = sc__env_sym_range(env, s);
         if (!r)
             continue;
+        p->fixed = true;
         if (!sc__rng_is_full(r))
             status = add_bounds(p, s->sym, source_of_sym(p, s), r);
+        p->fixed = false;
         if (status == SC_OK)
             status = add_excluded(p, s->sym, &s->excluded, r);
     }
@@ -496,6 +501,242 @@ static sc_status produce_ors(producer *p)
     return status;
 }
 
+/* ---- Minimality ----------------------------------------------------------
+ * The set written from the learned state leaves out what one fact or the
+ * ranges imply, but not what several facts imply together (`s0 <= s1`,
+ * `s1 <= s2` and `s0 <= s2`; `Eq(Mod(s0, 4), 0)` and `Eq(Mod(s0, 2), 0)`;
+ * `s0 <= 4`, `s1 <= 6` and `s0 + s1 <= 10`).  This pass drops them: from
+ * the last item to the first, an item is dropped when a scratch
+ * environment, holding the symbols with their current ranges and the
+ * remaining items that share a symbol with it, knows it statically true.
+ * Each drop keeps the set equivalent (the item follows from the items that
+ * remain at that moment), so the result decides exactly the same sizes.
+ * Source equalities and range lines are never dropped (the ranges take
+ * part in every question instead).  Cost: at most MIN_NEIGHBORS related
+ * items per question, so linear in the size of the set. */
+
+#define MIN_NEIGHBORS 8
+
+typedef struct minimizer {
+    size_t *voff;       /* item i's symbols: vars[voff[i] .. voff[i+1]) */
+    size_t *vars, nvars, vars_cap;
+    size_t *loff;       /* symbol k's items: list[loff[k] .. loff[k+1]) */
+    size_t *list;
+    size_t *item_mark, *sym_mark;
+    size_t *nb, *vs;    /* one question's neighbors and symbols */
+    bool *dropped;
+} minimizer;
+
+static void minimizer_free(minimizer *m)
+{
+    sc__free(m->voff);
+    sc__free(m->vars);
+    sc__free(m->loff);
+    sc__free(m->list);
+    sc__free(m->item_mark);
+    sc__free(m->sym_mark);
+    sc__free(m->nb);
+    sc__free(m->vs);
+    sc__free(m->dropped);
+}
+
+static void sort_sizes(size_t *a, size_t n)
+{
+    size_t i, j;
+    for (i = 1; i < n; i++) {
+        size_t x = a[i];
+        for (j = i; j > 0 && a[j - 1] > x; j--)
+            a[j] = a[j - 1];
+        a[j] = x;
+    }
+}
+
+/* The environment symbol ids of the free variables of item i. */
+static sc_status item_symbols(producer *p, minimizer *m, sc__gmap *sym_of_var,
+                              size_t i)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, k;
+
+    n = sc_expr_free_symbols(p->gs->items[i].expr, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return sc__error_nomem(p->err);
+        sc_expr_free_symbols(p->gs->items[i].expr, syms, n);
+    }
+    for (k = 0; k < n; k++) {
+        uint64_t id;
+        if (!sc__gmap_get(sym_of_var, sc__gmap_ptr(syms[k]), &id))
+            continue;   /* not the variable of a free symbol: cannot be */
+        if (m->nvars == m->vars_cap) {
+            void *q = m->vars;
+            if (!sc__grow(&q, &m->vars_cap, m->nvars + 1, sizeof *m->vars)) {
+                if (syms != small)
+                    sc__free(syms);
+                return sc__error_nomem(p->err);
+            }
+            m->vars = q;
+        }
+        m->vars[m->nvars++] = (size_t)id;
+    }
+    if (syms != small)
+        sc__free(syms);
+    return SC_OK;
+}
+
+/* Is item i statically true in a scratch environment holding the symbols
+ * vs[0..nv) with their ranges and the items nb[0..nn)?  Any error but
+ * exhaustion answers no. */
+static sc_status implied(producer *p, minimizer *m, size_t i, size_t nn,
+                         size_t nv, bool *out)
+{
+    sc_env *env = p->env;
+    sc_guard_set *gs = p->gs;
+    sc_env *scratch = NULL;
+    sc_error e;
+    sc_status st;
+    sc_tri t = SC_TRI_UNKNOWN;
+    size_t k;
+
+    *out = false;
+    sc_error_init(&e);
+    st = sc_env_new(env->ctx, NULL, &scratch, &e);
+    for (k = 0; k < nv && st == SC_OK; k++) {
+        sc__env_sym *s = &env->syms[m->vs[k]];
+        sc_expr *var = gs->var_exprs[s->first_source], *got = NULL;
+        st = sc_env_create_unbacked(scratch, sc_expr_symbol_name(var),
+                                    sc__env_sym_range(env, s), 0, &got, &e);
+        if (st == SC_OK && got != var)
+            st = SC_ERR_INTERNAL;
+    }
+    for (k = 0; k < nn && st == SC_OK; k++)
+        st = sc_env_assert(scratch, gs->items[m->nb[k]].expr, &e);
+    if (st == SC_OK)
+        st = sc_env_statically_known(scratch, gs->items[i].expr, 0, &t, &e);
+    sc_env_free(scratch);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(p->err);
+    *out = st == SC_OK && t == SC_TRI_TRUE;
+    return SC_OK;
+}
+
+static sc_status minimize_with(producer *p, minimizer *m)
+{
+    sc_env *env = p->env;
+    sc_guard_set *gs = p->gs;
+    const size_t n = gs->nitems, nsyms = env->nsyms;
+    sc__gmap sym_of_var;
+    sc_status status = SC_OK;
+    size_t i, k, j, w;
+
+    sc__gmap_init(&sym_of_var);
+    m->voff = sc__calloc(n + 1, sizeof *m->voff);
+    m->loff = sc__calloc(nsyms + 1, sizeof *m->loff);
+    m->item_mark = sc__calloc(n, sizeof *m->item_mark);
+    m->sym_mark = sc__calloc(nsyms + 1, sizeof *m->sym_mark);
+    m->dropped = sc__calloc(n, sizeof *m->dropped);
+    m->nb = sc__malloc(MIN_NEIGHBORS * sizeof *m->nb);
+    if (!m->voff || !m->loff || !m->item_mark || !m->sym_mark ||
+        !m->dropped || !m->nb) {
+        status = sc__error_nomem(p->err);
+        goto fail;
+    }
+    for (k = 0; k < nsyms; k++) {
+        sc__env_sym *s = &env->syms[k];
+        if (!s->backed || s->replaced || s->first_source == SIZE_MAX)
+            continue;
+        if (!sc__gmap_put(&sym_of_var,
+                          sc__gmap_ptr(gs->var_exprs[s->first_source]), k)) {
+            status = sc__error_nomem(p->err);
+            goto fail;
+        }
+    }
+    /* The symbols of every droppable item, and the droppable items of
+     * every symbol, in item order. */
+    for (i = 0; i < n; i++) {
+        m->voff[i] = m->nvars;
+        if (!gs->items[i].fixed)
+            SC_CHECK(item_symbols(p, m, &sym_of_var, i));
+    }
+    m->voff[n] = m->nvars;
+    for (k = 0; k < m->nvars; k++)
+        m->loff[m->vars[k] + 1]++;
+    for (k = 0; k < nsyms; k++)
+        m->loff[k + 1] += m->loff[k];
+    if (m->nvars > 0) {
+        m->list = sc__malloc(m->nvars * sizeof *m->list);
+        m->vs = sc__malloc(m->nvars * sizeof *m->vs);
+        if (!m->list || !m->vs) {
+            status = sc__error_nomem(p->err);
+            goto fail;
+        }
+    }
+    {
+        size_t *fill = m->sym_mark;   /* reused as fill counters */
+        for (i = 0; i < n; i++)
+            for (k = m->voff[i]; k < m->voff[i + 1]; k++) {
+                size_t v = m->vars[k];
+                m->list[m->loff[v] + fill[v]++] = i;
+            }
+        memset(fill, 0, (nsyms + 1) * sizeof *fill);
+    }
+    for (i = n; i-- > 0;) {
+        size_t nn = 0, nv = 0;
+        bool drop;
+        if (gs->items[i].fixed || m->voff[i] == m->voff[i + 1])
+            continue;
+        m->item_mark[i] = i + 1;
+        for (k = m->voff[i]; k < m->voff[i + 1] && nn < MIN_NEIGHBORS; k++) {
+            size_t v = m->vars[k];
+            for (j = m->loff[v]; j < m->loff[v + 1] && nn < MIN_NEIGHBORS; j++) {
+                size_t it = m->list[j];
+                if (m->dropped[it] || m->item_mark[it] == i + 1)
+                    continue;
+                m->item_mark[it] = i + 1;
+                m->nb[nn++] = it;
+            }
+        }
+        if (nn == 0)
+            continue;   /* the ranges alone: the producer has seen to it */
+        sort_sizes(m->nb, nn);
+        for (j = 0; j <= nn; j++) {
+            size_t it = j < nn ? m->nb[j] : i;
+            for (k = m->voff[it]; k < m->voff[it + 1]; k++) {
+                size_t v = m->vars[k];
+                if (m->sym_mark[v] == i + 1)
+                    continue;
+                m->sym_mark[v] = i + 1;
+                m->vs[nv++] = v;
+            }
+        }
+        sort_sizes(m->vs, nv);
+        SC_CHECK(implied(p, m, i, nn, nv, &drop));
+        m->dropped[i] = drop;
+    }
+    for (i = w = 0; i < n; i++) {
+        if (m->dropped[i])
+            sc__free(gs->items[i].text);
+        else
+            gs->items[w++] = gs->items[i];
+    }
+    gs->nitems = w;
+fail:
+    sc__gmap_destroy(&sym_of_var);
+    return status;
+}
+
+static sc_status minimize(producer *p)
+{
+    minimizer m;
+    sc_status status;
+
+    memset(&m, 0, sizeof m);
+    status = minimize_with(p, &m);
+    minimizer_free(&m);
+    return status;
+}
+
 static void producer_free(producer *p)
 {
     sc_symmap_free(p->to_vars);
@@ -537,11 +778,14 @@ static sc_status produce_impl(producer *p)
         SC_CHECK(sc_symmap_set(p->to_vars, s->sym,
                                gs->var_exprs[s->first_source], err));
     }
+    p->fixed = true;
     SC_CHECK(produce_sources(p));
+    p->fixed = false;
     SC_CHECK(produce_symbols(p));
     SC_CHECK(produce_divs(p));
     SC_CHECK(produce_forms(p));
     SC_CHECK(produce_ors(p));
+    SC_CHECK(minimize(p));
 fail:
     return status;
 }

@@ -1027,7 +1027,9 @@ static bool drop_offsets(sc_ctx *ctx, sc_expr_kind kind, sc_expr **v,
         if (!v[i])
             continue;
         for (j = i + 1; j < n && v[i]; j++) {
-            if (!v[j] || !differ_by_constant(ctx, v[i], v[j], &d, &ok)) {
+            if (!v[j])
+                continue;
+            if (!differ_by_constant(ctx, v[i], v[j], &d, &ok)) {
                 if (!ok)
                     return false;
                 continue;

@@ -639,6 +639,115 @@ START_TEST(test_guard_set_minimal)
 }
 END_TEST
 
+/* Guards implied by several others together are dropped (the set written
+ * from the learned state keeps them), and the smaller set still accepts
+ * exactly the sizes where every recorded guard holds. */
+static void expect_same_decisions(fixture *f, int64_t hi)
+{
+    sc_guard_set *gs = NULL;
+    sc_guard_checker *chk = NULL;
+    sc_symmap *bind = sc_symmap_new(f->ctx);
+    size_t nsrc = sc_env_source_count(f->env), j, k, first;
+    int64_t vals[4] = {0, 0, 0, 0};
+    bool done = false;
+
+    ck_assert(nsrc <= 4);
+    ck_assert_int_eq(sc_env_produce_guards(f->env, &gs, &f->err), SC_OK);
+    ck_assert_int_eq(sc_guard_set_compile(gs, &chk, &f->err), SC_OK);
+    while (!done) {
+        bool direct = true;
+        sc_symmap_clear(bind);
+        for (j = 0; j < nsrc; j++) {
+            sc_expr *s = sc_env_source_expr(f->env, j);
+            ck_assert(sc_expr_is_symbol(s));   /* one symbol per source */
+            sc_symmap_set_si(bind, s, vals[j], &f->err);
+            direct = direct && vals[j] >= 2;   /* the initial range */
+        }
+        for (k = 0; k < sc_env_guard_count(f->env) && direct; k++) {
+            mpz_t v;
+            mpz_init(v);
+            ck_assert_int_eq(sc_expr_eval(f->ctx, sc_env_guard_at(f->env, k),
+                                          bind, v, &f->err), SC_OK);
+            direct = mpz_sgn(v) != 0;
+            mpz_clear(v);
+        }
+        ck_assert_int_eq(sc_guard_checker_check(chk, vals, &first, &f->err),
+                         SC_OK);
+        ck_assert_msg((first == sc_guard_set_count(gs)) == direct,
+                      "sizes %lld %lld %lld %lld: checker %d, guards %d",
+                      (long long)vals[0], (long long)vals[1],
+                      (long long)vals[2], (long long)vals[3],
+                      first == sc_guard_set_count(gs), direct);
+        for (j = 0; j < nsrc && ++vals[j] > hi; j++)
+            vals[j] = 0;
+        done = j == nsrc;
+    }
+    sc_symmap_free(bind);
+    sc_guard_checker_free(chk);
+    sc_guard_set_free(gs);
+}
+
+START_TEST(test_guard_set_minimal_combined)
+{
+    fixture f;
+
+    /* transitivity: recorded first, implied by the two after it */
+    fx_init(&f, NULL);
+    backed(&f, 4, "x.size(0)", 0);
+    backed(&f, 5, "y.size(0)", 0);
+    backed(&f, 6, "z.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= s2"));
+    ck_assert(guard(&f, "s0 <= s1"));
+    ck_assert(guard(&f, "s1 <= s2"));
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); 2 <= z.size(0); "
+                      "x.size(0) - y.size(0) <= 0; "
+                      "y.size(0) - z.size(0) <= 0");
+    expect_same_decisions(&f, 12);
+    fx_done(&f);
+
+    /* divisibility by a multiple */
+    fx_init(&f, NULL);
+    backed(&f, 24, "x.size(0)", 0);
+    backed(&f, 12, "y.size(0)", 0);
+    ck_assert(guard(&f, "Eq(Mod(s0, 2), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s0, 3), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s0, 12), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s1, 4), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s1, 6), 0)"));
+    expect_guards(&f, "12 <= x.size(0); 12 <= y.size(0); "
+                      "Eq(Mod(x.size(0), 12), 0); Eq(Mod(y.size(0), 4), 0); "
+                      "Eq(Mod(y.size(0), 6), 0)");
+    expect_same_decisions(&f, 40);
+    fx_done(&f);
+
+    /* a sum bound implied by an order and a bound */
+    fx_init(&f, NULL);
+    backed(&f, 7, "z.size(0)", 0);
+    backed(&f, 9, "w.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 <= 20"));
+    ck_assert(guard(&f, "s0 <= s1"));
+    ck_assert(guard(&f, "s1 <= 10"));
+    expect_guards(&f, "2 <= z.size(0); 2 <= w.size(0) <= 10; "
+                      "z.size(0) - w.size(0) <= 0");
+    expect_same_decisions(&f, 14);
+    fx_done(&f);
+
+    /* not implied: both kept */
+    fx_init(&f, NULL);
+    backed(&f, 7, "z.size(0)", 0);
+    backed(&f, 9, "w.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 <= 19"));
+    ck_assert(guard(&f, "s0 <= s1"));
+    ck_assert(guard(&f, "s1 <= 10"));
+    expect_guards(&f, "2 <= z.size(0); 2 <= w.size(0) <= 10; "
+                      "z.size(0) + w.size(0) <= 19; "
+                      "z.size(0) - w.size(0) <= 0");
+    expect_same_decisions(&f, 14);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_guard_set_c_and_checker)
 {
     fixture f;
@@ -733,6 +842,17 @@ static sc_status oom_scenario(sc_ctx *ctx, sc_error *err)
     SC_CHECK(sc_env_create_unbacked(env, NULL, NULL, SC_ENV_SIZE_LIKE, &u0,
                                     err));
     e = sc_expr_eq(ctx, sc_expr_mul_si(ctx, s0, 2), s1);
+    if (!e)
+        return sc_ctx_take_error(ctx, err);
+    SC_CHECK(sc_env_guard(env, e, &b, err));
+    /* the first is implied by the second: the minimality pass runs */
+    e = sc_expr_eq(ctx, sc_expr_mod(ctx, s0, sc_expr_int_si(ctx, 2)),
+                   sc_expr_int_si(ctx, 0));
+    if (!e)
+        return sc_ctx_take_error(ctx, err);
+    SC_CHECK(sc_env_guard(env, e, &b, err));
+    e = sc_expr_eq(ctx, sc_expr_mod(ctx, s0, sc_expr_int_si(ctx, 4)),
+                   sc_expr_int_si(ctx, 0));
     if (!e)
         return sc_ctx_take_error(ctx, err);
     SC_CHECK(sc_env_guard(env, e, &b, err));
@@ -1094,6 +1214,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_guard_int);
     tcase_add_test(tc, test_hint);
     tcase_add_test(tc, test_guard_set_minimal);
+    tcase_add_test(tc, test_guard_set_minimal_combined);
     tcase_add_test(tc, test_guard_set_c_and_checker);
     tcase_add_test(tc, test_facts_indexed_by_symbol);
     suite_add_tcase(s, tc);
