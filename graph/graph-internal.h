@@ -63,9 +63,13 @@ struct sc_graph {
     uint32_t *name_slots;
     size_t name_cap;
 
-    /* interned target strings */
+    /* interned target strings, with their op ids; target_slots: a hash
+     * set of indexes + 1 into targets (0 = empty), target_cap slots */
     const char **targets;
+    int32_t *target_ops;
     size_t ntargets, targets_cap;
+    uint32_t *target_slots;
+    size_t target_cap;
 
     sc_node_id *outputs;
     size_t noutputs, num_fwd_outputs;
@@ -103,6 +107,27 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
 
 /* Intern a target string in the graph. */
 const char *sc__graph_intern_target(sc_graph *g, const char *target);
+
+/* Make room for nnodes nodes in all (the node array and the name table),
+ * so that appending up to that many nodes does not reallocate.  Never
+ * shrinks.  On failure (SC_ERR_NOMEM, or SC_ERR_LIMIT beyond the node
+ * limit) the graph's contents are unchanged (a capacity may have grown). */
+sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err);
+
+/* Append a copy of node id of src (a graph whose nodes were all checked
+ * when they were added) to g under the same name and metadata.  role
+ * SC_ROLE_NONE: id is a call node, copied with its target, op, arguments
+ * args and keyword names kwnames (already in g's arena, referring to
+ * nodes of g).  role SC_ROLE_PRIMAL or SC_ROLE_TANGENT: a placeholder of
+ * that role (id of any kind; args unused), before any call node of g.
+ * The result equals what sc__graph_append_call / sc_graph_add_placeholder
+ * would build from src's accessors, but trusted: the name is not
+ * validated nor looked up (the caller guarantees it is not in g yet) and
+ * the op's schema is not checked again. */
+sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
+                                sc_node_id id, sc_role role, sc_value *args,
+                                const char **kwnames, sc_node_id *out,
+                                sc_error *err);
 
 /* Store a result description into node storage (copied into the arena). */
 sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,

@@ -203,6 +203,10 @@ sc_graph *sc_graph_new(sc_ctx *ctx)
 
 static void invalidate_users(sc_graph *g)
 {
+    if (!g->user_off && !g->users && !g->output_uses) {
+        g->users_valid = false;
+        return;
+    }
     sc__free(g->user_off);
     sc__free(g->users);
     sc__free(g->output_uses);
@@ -221,6 +225,8 @@ void sc_graph_free(sc_graph *g)
     sc__free(g->nodes);
     sc__free(g->name_slots);
     sc__free(g->targets);
+    sc__free(g->target_ops);
+    sc__free(g->target_slots);
     sc__free(g->outputs);
     sc__free(g->hints);
     sc__free(g->directives);
@@ -330,9 +336,11 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
-static bool name_table_grow(sc_graph *g)
+/* Rehash the name table into ncap slots (a power of two holding every
+ * entry). */
+static bool name_table_resize(sc_graph *g, size_t ncap)
 {
-    size_t ncap = g->name_cap ? g->name_cap * 2 : 64, i, j;
+    size_t i, j;
     uint32_t *slots;
 
     if (ncap > SIZE_MAX / sizeof *slots)
@@ -353,6 +361,13 @@ static bool name_table_grow(sc_graph *g)
     g->name_slots = slots;
     g->name_cap = ncap;
     return true;
+}
+
+static bool name_table_grow(sc_graph *g)
+{
+    if (g->name_cap > SIZE_MAX / 4)
+        return false;
+    return name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
 }
 
 sc_node_id sc_graph_find(const sc_graph *g, const char *name)
@@ -415,8 +430,13 @@ static bool is_reserved_name(const char *s)
         "operator", "device", "pytree", "fx_pytree",
     };
     size_t i;
+    /* Every word is 2 to 9 characters long and starts with one of these
+     * letters: most names are rejected without a comparison. */
+    if (s[0] == '\0' || s[1] == '\0' ||
+        !strchr("NTFaoniefwlrcdpygtbs", s[0]))
+        return false;
     for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strcmp(s, words[i]) == 0)
+        if (words[i][0] == s[0] && strcmp(s, words[i]) == 0)
             return true;
     return false;
 }
@@ -483,25 +503,77 @@ static char *make_auto_name(sc_graph *g, const char *target)
 
 /* ---- Targets ----------------------------------------------------------- */
 
-const char *sc__graph_intern_target(sc_graph *g, const char *target)
+/* Rehash the target set into ncap slots (a power of two). */
+static bool target_table_resize(sc_graph *g, size_t ncap)
 {
-    size_t i;
+    size_t i, j;
+    uint32_t *slots = sc__calloc(ncap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (i = 0; i < g->ntargets; i++) {
+        j = hash_str(g->targets[i]) & (ncap - 1);
+        while (slots[j])
+            j = (j + 1) & (ncap - 1);
+        slots[j] = (uint32_t)i + 1;
+    }
+    sc__free(g->target_slots);
+    g->target_slots = slots;
+    g->target_cap = ncap;
+    return true;
+}
+
+/* The index of target in g->targets, interning it (with its op id) when
+ * new; SIZE_MAX on exhaustion (the graph unchanged). */
+static size_t intern_target_index(sc_graph *g, const char *target)
+{
+    size_t j = 0, cap;
     void *items;
     char *copy;
 
-    for (i = g->ntargets; i-- > 0;)
-        if (strcmp(g->targets[i], target) == 0)
-            return g->targets[i];
+    if (g->target_cap) {
+        j = hash_str(target) & (g->target_cap - 1);
+        while (g->target_slots[j]) {
+            uint32_t i1 = g->target_slots[j];
+            if (strcmp(g->targets[i1 - 1], target) == 0)
+                return i1 - 1;
+            j = (j + 1) & (g->target_cap - 1);
+        }
+    }
+    if (g->ntargets >= UINT32_MAX - 1)
+        return SIZE_MAX;
+    if ((g->ntargets + 1) * 2 > g->target_cap) {
+        if (g->target_cap > SIZE_MAX / 4 ||
+            !target_table_resize(g, g->target_cap ? g->target_cap * 2 : 16))
+            return SIZE_MAX;
+        j = hash_str(target) & (g->target_cap - 1);
+        while (g->target_slots[j])
+            j = (j + 1) & (g->target_cap - 1);
+    }
+    /* both arrays share targets_cap: it grows only once both did */
+    cap = g->targets_cap;
     items = g->targets;
-    if (!sc__grow(&items, &g->targets_cap, g->ntargets + 1,
-                  sizeof(const char *)))
-        return NULL;
+    if (!sc__grow(&items, &cap, g->ntargets + 1, sizeof(const char *)))
+        return SIZE_MAX;
     g->targets = items;
+    cap = g->targets_cap;
+    items = g->target_ops;
+    if (!sc__grow(&items, &cap, g->ntargets + 1, sizeof(int32_t)))
+        return SIZE_MAX;
+    g->target_ops = items;
+    g->targets_cap = cap;
     copy = sc__arena_strdup(&g->arena, target, strlen(target));
     if (!copy)
-        return NULL;
-    g->targets[g->ntargets++] = copy;
-    return copy;
+        return SIZE_MAX;
+    g->targets[g->ntargets] = copy;
+    g->target_ops[g->ntargets] = (int32_t)sc__graph_lookup_op(copy);
+    g->target_slots[j] = (uint32_t)g->ntargets + 1;
+    return g->ntargets++;
+}
+
+const char *sc__graph_intern_target(sc_graph *g, const char *target)
+{
+    size_t i = intern_target_index(g, target);
+    return i == SIZE_MAX ? NULL : g->targets[i];
 }
 
 static const struct {
@@ -730,6 +802,144 @@ static sc_status reserve_node(sc_graph *g, sc_error *err)
     return SC_OK;
 }
 
+sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
+{
+    size_t ncap;
+    sc__node *nodes;
+
+    if (nnodes >= (size_t)INT32_MAX - 1)
+        return sc__error_set(err, SC_ERR_LIMIT, "too many nodes");
+    if (nnodes > g->cap) {
+        nodes = sc__realloc(g->nodes, nnodes * sizeof *nodes);
+        if (!nodes)
+            return sc__error_nomem(err);
+        g->nodes = nodes;
+        g->cap = nnodes;
+    }
+    /* the name table stays at most half full (see reserve_node) */
+    ncap = g->name_cap ? g->name_cap : 64;
+    while (ncap < nnodes * 2)
+        ncap *= 2;
+    if (ncap > g->name_cap && !name_table_resize(g, ncap))
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
+/* Copy the metadata of node s into n (of g) as sc_graph_node_result and
+ * sc__graph_set_meta would: dimensions into g's arena; a placeholder
+ * (call false) drops the schema's tuple flag. */
+static sc_status copy_node_meta(sc_graph *g, sc__node *n, const sc__node *s,
+                                bool call, sc_error *err)
+{
+    size_t nd;
+    sc_expr **dims;
+
+    n->rkind = s->rkind;
+    n->ndim = 0;
+    n->flags = 0;
+    n->dtype = 0;
+    n->dev_type = 0;
+    n->dev_index = -1;
+    n->meta.dims = NULL;
+    switch ((sc_result_kind)s->rkind) {
+    case SC_RESULT_TENSOR:
+        n->ndim = s->ndim;
+        n->dtype = s->dtype;
+        n->flags = (uint8_t)(s->flags & (SC__NODE_HAS_STRIDES |
+                                         SC__NODE_HAS_DEVICE));
+        if (s->flags & SC__NODE_HAS_DEVICE) {
+            n->dev_type = s->dev_type;
+            n->dev_index = s->dev_index;
+        }
+        nd = (size_t)s->ndim * (s->flags & SC__NODE_HAS_STRIDES ? 2 : 1);
+        if (nd) {
+            dims = sc__arena_alloc(&g->arena, nd * sizeof *dims);
+            if (!dims)
+                return sc__error_nomem(err);
+            memcpy(dims, s->meta.dims, nd * sizeof *dims);
+            n->meta.dims = dims;
+        }
+        break;
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        n->meta.expr = s->meta.expr;
+        break;
+    case SC_RESULT_TUPLE:
+        n->ndim = s->ndim;
+        if (call)
+            n->flags = (uint8_t)(s->flags & SC__NODE_TUPLE_FIXED);
+        break;
+    default:
+        break;
+    }
+    return SC_OK;
+}
+
+sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
+                                sc_node_id id, sc_role role, sc_value *args,
+                                const char **kwnames, sc_node_id *out,
+                                sc_error *err)
+{
+    sc_status status;
+    const sc__node *s;
+    sc__node n;
+    size_t nid = g->nnodes, ti;
+    bool call = role == SC_ROLE_NONE;
+
+    if (id < 0 || (size_t)id >= src->nnodes)
+        return sc__error_set(err, SC_ERR_INVALID, "no node %ld",
+                             (long)id);
+    s = &src->nodes[id];
+    if (call && s->kind != SC_NODE_CALL)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "node '%s' is not a call node", s->name);
+    if (!call && g->nplaceholders != g->nnodes)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "placeholder '%s' after a call node", s->name);
+    if (!call && role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "a placeholder is a primal or a tangent");
+    SC_CHECK(reserve_node(g, err));
+    memset(&n, 0, sizeof n);
+    if (call) {
+        ti = intern_target_index(g, s->target);
+        if (ti == SIZE_MAX)
+            return sc__error_nomem(err);
+        n.kind = SC_NODE_CALL;
+        n.role = SC_ROLE_NONE;
+        n.target = g->targets[ti];
+        n.op = s->op;
+        n.npos = s->npos;
+        n.nargs = s->nargs;
+        n.args = s->nargs ? args : NULL;
+        n.kwnames = s->nargs > s->npos ? kwnames : NULL;
+    } else {
+        n.kind = SC_NODE_PLACEHOLDER;
+        n.role = (uint8_t)role;
+        n.op = SC_OP_UNKNOWN;
+    }
+    SC_CHECK(copy_node_meta(g, &n, s, call, err));
+    n.name = sc__arena_strdup(&g->arena, s->name, strlen(s->name));
+    if (!n.name)
+        return sc__error_nomem(err);
+    g->nodes[nid] = n;
+    g->nnodes++;
+    name_table_insert(g, (sc_node_id)nid);
+    if (!call) {
+        g->nplaceholders++;
+        if (role == SC_ROLE_PRIMAL)
+            g->nprimals++;
+        else
+            g->ntangents++;
+    }
+    invalidate_users(g);
+    if (out)
+        *out = (sc_node_id)nid;
+    return SC_OK;
+fail:
+    return status;
+}
+
 sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
                                    sc_role role, const sc_result *meta,
                                    sc_node_id *out, sc_error *err)
@@ -815,7 +1025,7 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
 {
     sc_status status;
     sc__node n;
-    size_t id = g->nnodes;
+    size_t id = g->nnodes, ti;
 
     memset(&n, 0, sizeof n);
     if (nargs > UINT32_MAX || npos > nargs)
@@ -825,10 +1035,11 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     SC_CHECK(reserve_node(g, err));
     n.kind = SC_NODE_CALL;
     n.role = SC_ROLE_NONE;
-    n.target = sc__graph_intern_target(g, target);
-    if (!n.target)
+    ti = intern_target_index(g, target);
+    if (ti == SIZE_MAX)
         return sc__error_nomem(err);
-    n.op = sc__graph_lookup_op(n.target);
+    n.target = g->targets[ti];
+    n.op = g->target_ops[ti];
     n.npos = (uint32_t)npos;
     n.nargs = (uint32_t)nargs;
     n.args = nargs ? args : NULL;
@@ -1241,12 +1452,26 @@ sc_node_id sc_graph_output(const sc_graph *g, size_t i)
 
 /* ---- Symbols, hints and directives ------------------------------------- */
 
+/* The symbols are marked in a bitmap on the stack, one window of symbol
+ * indices at a time (one pass unless the context has more than
+ * SYM_WINDOW symbols), so that sc_graph_symbols never allocates and
+ * cannot fail. */
+#define SYM_WINDOW 16384
+
 typedef struct sym_set {
-    sc_ctx *ctx;
-    unsigned char *seen; /* by symbol index */
-    size_t cap;
+    size_t lo, hi; /* the window of symbol indices [lo, hi) */
+    unsigned char seen[SYM_WINDOW / 8];
     sc_expr *buf[64];
 } sym_set;
+
+static void sym_set_mark(sym_set *s, const sc_expr *sym)
+{
+    size_t idx = sc_expr_symbol_index(sym), bit;
+    if (idx >= s->lo && idx < s->hi) {
+        bit = idx - s->lo;
+        s->seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
+    }
+}
 
 static void sym_set_add_expr(sym_set *s, const sc_expr *e)
 {
@@ -1254,26 +1479,15 @@ static void sym_set_add_expr(sym_set *s, const sc_expr *e)
     if (!e)
         return;
     k = sc_expr_free_symbols(e, s->buf, 64);
-    if (k > 64) {
-        /* Rare: many symbols in one expression; walk through a big
-         * buffer. */
-        sc_expr **big = sc__malloc(k * sizeof *big);
-        if (!big)
-            return;
-        sc_expr_free_symbols(e, big, k);
-        for (i = 0; i < k; i++) {
-            size_t idx = sc_expr_symbol_index(big[i]);
-            if (idx < s->cap)
-                s->seen[idx] = 1;
-        }
-        sc__free(big);
+    if (k <= 64) {
+        for (i = 0; i < k; i++)
+            sym_set_mark(s, s->buf[i]);
         return;
     }
-    for (i = 0; i < k; i++) {
-        size_t idx = sc_expr_symbol_index(s->buf[i]);
-        if (idx < s->cap)
-            s->seen[idx] = 1;
-    }
+    /* Rare: more symbols than the buffer holds.  Such an expression is not
+     * a symbol: collect its arguments' symbols (the buffer is reused). */
+    for (i = 0; i < sc_expr_nargs(e); i++)
+        sym_set_add_expr(s, sc_expr_arg(e, i));
 }
 
 static void sym_set_add_value(sym_set *s, const sc_value *v, int depth)
@@ -1287,18 +1501,13 @@ static void sym_set_add_value(sym_set *s, const sc_value *v, int depth)
             sym_set_add_value(s, &v->u.list.items[i], depth + 1);
 }
 
-size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap)
+/* Mark the symbols of g whose index lies in s's window. */
+static void sym_set_scan(sym_set *s, const sc_graph *g)
 {
-    sym_set s;
-    size_t i, j, count = 0;
+    size_t i, j;
     const sc_expr *last = NULL;
 
-    memset(&s, 0, sizeof s);
-    s.ctx = g->ctx;
-    s.cap = sc_ctx_symbol_count(g->ctx);
-    s.seen = sc__calloc(s.cap ? s.cap : 1, 1);
-    if (!s.seen)
-        return 0;
+    memset(s->seen, 0, sizeof s->seen);
     for (i = 0; i < g->nnodes; i++) {
         const sc__node *n = &g->nodes[i];
         if (n->rkind == SC_RESULT_TENSOR) {
@@ -1307,27 +1516,34 @@ size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap)
                 if (n->meta.dims[j] != last) { /* runs of one expression */
                     last = n->meta.dims[j];
                     if (!sc_expr_is_int(last))
-                        sym_set_add_expr(&s, last);
+                        sym_set_add_expr(s, last);
                 }
         } else if (n->rkind == SC_RESULT_SYMINT ||
                    n->rkind == SC_RESULT_SYMBOOL) {
-            sym_set_add_expr(&s, n->meta.expr);
+            sym_set_add_expr(s, n->meta.expr);
         }
         for (j = 0; j < n->nargs; j++)
-            sym_set_add_value(&s, &n->args[j], 0);
+            sym_set_add_value(s, &n->args[j], 0);
     }
-    for (i = 0; i < g->nhints; i++) {
-        size_t idx = sc_expr_symbol_index(g->hints[i].sym);
-        if (idx < s.cap)
-            s.seen[idx] = 1;
+    for (i = 0; i < g->nhints; i++)
+        sym_set_mark(s, g->hints[i].sym);
+}
+
+size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap)
+{
+    sym_set s;
+    size_t nsym = sc_ctx_symbol_count(g->ctx), i, count = 0;
+
+    for (s.lo = 0; s.lo < nsym; s.lo += SYM_WINDOW) {
+        s.hi = nsym - s.lo > SYM_WINDOW ? s.lo + SYM_WINDOW : nsym;
+        sym_set_scan(&s, g);
+        for (i = s.lo; i < s.hi; i++)
+            if (s.seen[(i - s.lo) / 8] & (1u << ((i - s.lo) % 8))) {
+                if (count < cap)
+                    out[count] = sc_ctx_symbol(g->ctx, i);
+                count++;
+            }
     }
-    for (i = 0; i < s.cap; i++)
-        if (s.seen[i]) {
-            if (count < cap)
-                out[count] = sc_ctx_symbol(g->ctx, i);
-            count++;
-        }
-    sc__free(s.seen);
     return count;
 }
 

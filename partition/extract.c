@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 
@@ -147,9 +148,8 @@ typedef struct builder {
     const sc_partition *p;
     sc_node_id *map;   /* joint id -> new id */
     sc__arena scratch;
-    sc_value *pos, *kw;
-    const char **kwnames;
-    size_t cap;
+    sc_expr **syms; /* the joint's symbols (one scan for both graphs) */
+    size_t nsyms;
 } builder;
 
 static bool remap(builder *b, const sc_value *v, sc_value *out)
@@ -173,69 +173,66 @@ static bool remap(builder *b, const sc_value *v, sc_value *out)
     return true;
 }
 
+/* Copy call node id into ng with its arguments remapped.  The node keeps
+ * the joint's name, target and metadata, which the joint's builder already
+ * validated (names, schema, shape rules): the trusted copy is used. */
 static sc_status copy_call(builder *b, sc_graph *ng, sc_node_id id,
                            sc_error *err)
 {
     const sc_graph *g = b->p->g;
     size_t na = sc_graph_node_num_args(g, id);
     size_t npos = sc_graph_node_num_positional(g, id), i;
-    sc_result r;
+    sc_value *vals = NULL;
+    const char **kws = NULL;
+    sc_status status;
 
-    if (na > b->cap) {
-        size_t nc = na * 2;
-        sc_value *pos = sc__realloc(b->pos, nc * sizeof *pos);
-        if (!pos)
+    if (na) {
+        vals = sc__arena_alloc(&ng->arena, na * sizeof *vals);
+        if (!vals)
             return sc__error_nomem(err);
-        b->pos = pos;
-        pos = sc__realloc(b->kw, nc * sizeof *pos);
-        if (!pos)
+    }
+    if (na > npos) {
+        kws = sc__arena_alloc(&ng->arena, (na - npos) * sizeof *kws);
+        if (!kws)
             return sc__error_nomem(err);
-        b->kw = pos;
-        {
-            const char **k = sc__realloc(b->kwnames, nc * sizeof *k);
-            if (!k)
-                return sc__error_nomem(err);
-            b->kwnames = k;
-        }
-        b->cap = nc;
     }
     for (i = 0; i < na; i++) {
         const sc_value *v = sc_graph_node_arg(g, id, i);
-        bool ok = i < npos ? remap(b, v, &b->pos[i])
-                           : remap(b, v, &b->kw[i - npos]);
-        if (!ok)
-            return sc__error_nomem(err);
-        if (i >= npos)
-            b->kwnames[i - npos] = sc_graph_node_kwname(g, id, i);
+        if (v->kind == SC_VALUE_NODE) {
+            vals[i] = *v;
+            vals[i].u.node = b->map[b->p->nodes[v->u.node].rep];
+        } else {
+            sc_value tmp;
+            if (!remap(b, v, &tmp))
+                return sc__error_nomem(err);
+            status = sc__graph_copy_value(ng, &tmp, &vals[i], 0, err);
+            if (status != SC_OK)
+                return status;
+        }
+        if (i >= npos) {
+            const char *kw = sc_graph_node_kwname(g, id, i);
+            kws[i - npos] = sc__arena_strdup(&ng->arena, kw, strlen(kw));
+            if (!kws[i - npos])
+                return sc__error_nomem(err);
+        }
     }
-    sc_graph_node_result(g, id, &r);
-    return sc_graph_add_call(ng, sc_graph_node_name(g, id),
-                             sc_graph_node_target(g, id), npos, b->pos,
-                             na - npos, b->kwnames, b->kw, &r, &b->map[id],
-                             err);
+    return sc__graph_append_copy(ng, g, id, SC_ROLE_NONE, vals, kws,
+                                 &b->map[id], err);
 }
 
 static sc_status add_input(builder *b, sc_graph *ng, sc_node_id id,
                            sc_role role, sc_error *err)
 {
-    sc_result r;
-    sc_graph_node_result(b->p->g, id, &r);
-    return sc_graph_add_placeholder(ng, sc_graph_node_name(b->p->g, id),
-                                    role, &r, &b->map[id], err);
+    return sc__graph_append_copy(ng, b->p->g, id, role, NULL, NULL,
+                                 &b->map[id], err);
 }
 
-static sc_status copy_hints(const sc_partition *p, sc_graph *ng,
-                            sc_error *err)
+static sc_status copy_hints(const sc_partition *p, const builder *b,
+                            sc_graph *ng, sc_error *err)
 {
-    size_t nsym = sc_graph_symbols(p->g, NULL, 0), i, k;
-    sc_expr **syms;
+    size_t nsym = b->nsyms, i, k;
+    sc_expr **syms = b->syms;
     sc_status status = SC_OK;
-    if (!nsym)
-        return SC_OK;
-    syms = sc__malloc(nsym * sizeof *syms);
-    if (!syms)
-        return sc__error_nomem(err);
-    sc_graph_symbols(p->g, syms, nsym);
     for (i = 0; i < nsym && status == SC_OK; i++) {
         int64_t v;
         bool have = sc_graph_get_hint(p->g, syms[i], &v);
@@ -247,12 +244,21 @@ static sc_status copy_hints(const sc_partition *p, sc_graph *ng,
         if (have)
             status = sc_graph_set_hint(ng, syms[i], v, err);
     }
-    sc__free(syms);
     return status;
 }
 
-static sc_graph *new_graph(const sc_partition *p, const char *cls,
-                           sc_error *err)
+/* The number of nodes in [from, to) with flag set. */
+static size_t count_flagged(const sc_partition *p, unsigned flag,
+                            size_t from, size_t to)
+{
+    size_t i, n = 0;
+    for (i = from; i < to; i++)
+        n += (p->nodes[i].flags & flag) != 0;
+    return n;
+}
+
+static sc_graph *new_graph(const sc_partition *p, const builder *b,
+                           const char *cls, sc_error *err)
 {
     sc_graph *ng = sc_graph_new(p->ctx);
     if (!ng) {
@@ -262,7 +268,7 @@ static sc_graph *new_graph(const sc_partition *p, const char *cls,
     if (sc_graph_env(p->g))
         sc_graph_set_env(ng, sc_graph_env(p->g));
     if (sc_graph_set_class_name(ng, cls, err) != SC_OK ||
-        copy_hints(p, ng, err) != SC_OK) {
+        copy_hints(p, b, ng, err) != SC_OK) {
         sc_graph_free(ng);
         return NULL;
     }
@@ -277,7 +283,7 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
     sc_graph *ng;
     sc_status status;
 
-    ng = new_graph(p, "forward_fn", err);
+    ng = new_graph(p, b, "forward_fn", err);
     if (!ng)
         return err ? err->code : SC_ERR_NOMEM;
     outs = sc__malloc((p->nfwd_out + p->saved_tensors.n +
@@ -286,6 +292,12 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
+    status = sc__graph_reserve(ng, count_flagged(p, SC__PN_PRIMAL, 0, nph) +
+                                       count_flagged(p, SC__PN_IN_FW, nph,
+                                                     p->n),
+                               err);
+    if (status != SC_OK)
+        goto fail;
     for (i = 0; i < nph; i++) {
         if (!(p->nodes[i].flags & SC__PN_PRIMAL))
             continue;
@@ -333,7 +345,7 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
     sc_graph *ng;
     sc_status status;
 
-    ng = new_graph(p, "backward_fn", err);
+    ng = new_graph(p, b, "backward_fn", err);
     if (!ng)
         return err ? err->code : SC_ERR_NOMEM;
     outs = sc__malloc((ntotal + 1) * sizeof *outs);
@@ -341,6 +353,14 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
+    status = sc__graph_reserve(ng, p->saved_symints.n + p->saved_tensors.n +
+                                       count_flagged(p, SC__PN_TANGENT, 0,
+                                                     nph) +
+                                       count_flagged(p, SC__PN_IN_BW, nph,
+                                                     p->n),
+                               err);
+    if (status != SC_OK)
+        goto fail;
     for (i = 0; i < p->saved_symints.n; i++) {
         status = add_input(b, ng, p->saved_symints.ids[i], SC_ROLE_PRIMAL,
                            err);
@@ -397,32 +417,57 @@ static sc_status build_graphs(sc_partition *p, sc_error *err)
     if (!b.map)
         return sc__error_nomem(err);
     sc__arena_init(&b.scratch);
+    /* one scan: the context's symbol count bounds the graph's */
+    b.nsyms = sc_ctx_symbol_count(sc_graph_ctx(p->g));
+    if (b.nsyms) {
+        b.syms = sc__malloc(b.nsyms * sizeof *b.syms);
+        if (!b.syms) {
+            sc__free(b.map);
+            return sc__error_nomem(err);
+        }
+        b.nsyms = sc_graph_symbols(p->g, b.syms, b.nsyms);
+    }
     status = build_forward(p, &b, err);
     if (status == SC_OK)
         status = build_backward(p, &b, err);
     sc__arena_destroy(&b.scratch);
+    sc__free(b.syms);
     sc__free(b.map);
-    sc__free(b.pos);
-    sc__free(b.kw);
-    sc__free(b.kwnames);
     return status;
 }
 
 /* ---- Totals --------------------------------------------------------------- */
 
+/* The bytes of the tensors of l at the hints and as one expression:
+ * constant terms summed exactly in int64 (when they fit), the others
+ * added in one n-ary sum (linear in the number of terms, where adding
+ * one term at a time re-normalizes a growing sum). */
 static sc_status sum_bytes(sc_partition *p, const sc__idlist *l,
                            int64_t *bytes, sc_expr **expr, sc_error *err)
 {
-    size_t i;
-    sc_expr *e = sc_expr_int_si(p->ctx, 0);
-    int64_t s = 0;
-    for (i = 0; i < l->n && e; i++) {
+    size_t i, k = 0;
+    sc_expr *e, **terms;
+    int64_t s = 0, c = 0;
+    terms = sc__malloc((l->n ? l->n : 1) * sizeof *terms);
+    if (!terms)
+        return sc__error_nomem(err);
+    for (i = 0; i < l->n; i++) {
         const sc__pnode *pn = &p->nodes[l->ids[i]];
+        int64_t v, sum;
         if (pn->vkind != SC__PV_TENSOR)
             continue;
         s += pn->bytes;
-        e = sc_expr_add(p->ctx, e, pn->bytes_expr);
+        if (sc_expr_get_si(pn->bytes_expr, &v) &&
+            !__builtin_add_overflow(c, v, &sum)) {
+            c = sum;
+            continue;
+        }
+        terms[k++] = pn->bytes_expr;
     }
+    e = k ? sc_expr_add_n(p->ctx, k, terms) : sc_expr_int_si(p->ctx, 0);
+    if (e && c)
+        e = sc_expr_add_si(p->ctx, e, c);
+    sc__free(terms);
     if (!e)
         return sc_ctx_take_error(p->ctx, err);
     *bytes = s;

@@ -2,6 +2,7 @@
  * max-flow, and the saved set read off the residual graph. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,6 +149,7 @@ static sc_status infinite_path(sc_partition *p, sc_error *err)
 
 /* ---- The network ---------------------------------------------------------- */
 
+/* The full network, as PyTorch builds it (vertex numbering V_IN/V_OUT). */
 typedef struct net {
     igraph_vector_int_t edges;
     igraph_vector_t cap;
@@ -163,13 +165,31 @@ static igraph_error_t push_edge(net *n, igraph_integer_t a,
     return igraph_vector_push_back(&n->cap, c);
 }
 
-static sc_status build_network(sc_partition *p, net *n, sc_error *err)
+static bool net_init(net *n, size_t ne)
 {
-    size_t i, j, nu, ne = 0, nvx = 2;
+    if (igraph_vector_int_init(&n->edges, 0) != IGRAPH_SUCCESS)
+        return false;
+    if (igraph_vector_init(&n->cap, 0) != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&n->edges);
+        return false;
+    }
+    if (igraph_vector_int_reserve(&n->edges, 2 * (igraph_integer_t)ne) ||
+        igraph_vector_reserve(&n->cap, (igraph_integer_t)ne)) {
+        igraph_vector_int_destroy(&n->edges);
+        igraph_vector_destroy(&n->cap);
+        return false;
+    }
+    return true;
+}
+
+/* Count the full network as networkx would (p->net_vertices, net_edges),
+ * check that the capacities stay exact and compute infinity. */
+static sc_status count_network(sc_partition *p, size_t *nedges, double *inf,
+                               sc_error *err)
+{
+    size_t i, ne = 0, nvx = 2, extra = 0;
     double sum = 0;
     bool output_vertex = false;
-    const sc_node_id *us;
-    igraph_error_t rc = IGRAPH_SUCCESS;
 
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
@@ -188,7 +208,7 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
             sum += (double)pn->weight;
         if (pn->flags & SC__PN_OUT_USED) {
             output_vertex = true;
-            p->net_edges++;
+            extra++;
         }
     }
     if (sum + 1 >= EXACT_LIMIT)
@@ -196,20 +216,25 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
                              "the capacities sum to %.17g, beyond 2^53: "
                              "the max-flow would not be exact",
                              sum);
-    n->inf = sum + 1;
-    n->nv = V_OUT(p->n) + 1;
+    *inf = sum + 1;
+    *nedges = ne;
     p->net_vertices = nvx + output_vertex;
-    p->net_edges += ne;
+    p->net_edges = ne + extra;
+    return SC_OK;
+}
 
-    if (igraph_vector_int_init(&n->edges, 0) != IGRAPH_SUCCESS)
+static sc_status build_network(sc_partition *p, net *n, sc_error *err)
+{
+    size_t i, j, nu, ne;
+    const sc_node_id *us;
+    igraph_error_t rc = IGRAPH_SUCCESS;
+    sc_status status = count_network(p, &ne, &n->inf, err);
+
+    if (status != SC_OK)
+        return status;
+    n->nv = V_OUT(p->n) + 1;
+    if (!net_init(n, ne))
         return sc__error_nomem(err);
-    if (igraph_vector_init(&n->cap, 0) != IGRAPH_SUCCESS) {
-        igraph_vector_int_destroy(&n->edges);
-        return sc__error_nomem(err);
-    }
-    if (igraph_vector_int_reserve(&n->edges, 2 * (igraph_integer_t)ne) ||
-        igraph_vector_reserve(&n->cap, (igraph_integer_t)ne))
-        goto nomem;
     for (i = 0; i < p->n && rc == IGRAPH_SUCCESS; i++) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -228,36 +253,305 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
         if (pn->flags & SC__PN_OUT_SINK)
             rc |= push_edge(n, V_OUT(i), V_SINK, n->inf);
     }
-    if (rc != IGRAPH_SUCCESS)
-        goto nomem;
-    return SC_OK;
-nomem:
-    igraph_vector_int_destroy(&n->edges);
-    igraph_vector_destroy(&n->cap);
-    return sc__error_nomem(err);
-}
-
-sc_status sc__partition_network(sc_partition *p, igraph_t *graph,
-                                igraph_vector_t *cap, double *inf,
-                                sc_error *err)
-{
-    net n;
-    sc_status status = build_network(p, &n, err);
-    igraph_error_handler_t *old;
-    igraph_error_t rc;
-    if (status != SC_OK)
-        return status;
-    old = igraph_set_error_handler(igraph_error_handler_ignore);
-    rc = igraph_create(graph, &n.edges, n.nv, IGRAPH_DIRECTED);
-    igraph_set_error_handler(old);
-    igraph_vector_int_destroy(&n.edges);
     if (rc != IGRAPH_SUCCESS) {
-        igraph_vector_destroy(&n.cap);
+        igraph_vector_int_destroy(&n->edges);
+        igraph_vector_destroy(&n->cap);
         return sc__error_nomem(err);
     }
-    *cap = n.cap;
+    return SC_OK;
+}
+
+/* ---- The reduced network --------------------------------------------------
+ *
+ * The same minimum cuts on far fewer vertices.  Marks of the full
+ * network's vertices (one byte for X_in, one for X_out; edges of capacity
+ * 0 count as absent):
+ *   S0  reached from the source by infinite edges: on the source side of
+ *       every finite cut, contracted into the source;
+ *   T0  reaches the sink by infinite edges: on the sink side of every
+ *       finite cut, contracted into the sink;
+ *   R   reached from the source, C reaches the sink (positive edges).
+ * The reduced network keeps the vertices in R and C but in neither S0
+ * nor T0 (set K), the edges among K, source and sink (edges into S0 or
+ * out of T0 dropped, parallel infinite edges merged, finite source ->
+ * sink edges summed into a constant).
+ *
+ * Why the saved set is unchanged.  Every finite cut has S0 on the source
+ * side and T0 on the sink side, and positive edges leave R only into R
+ * and leave R \ C only into R \ C.  So a cut of the full network costs at
+ * least the constant plus the cost of its restriction to K in the reduced
+ * network, and every reduced cut, extended by S0 and R \ C on the source
+ * side and T0 and V \ R on the sink side, costs exactly that: the minimum
+ * cuts of the full network are the extensions of the reduced ones plus
+ * free choices outside K.  PyTorch reads the smallest sink side T* of all
+ * minimum cuts (the vertices that reach the sink in a residual graph);
+ * its restriction to K is therefore the reduced network's T*, and outside
+ * K it is the smallest closure: S0 and R \ C out, T0 in, and a vertex
+ * outside R in exactly when a positive edge leads from it into T*
+ * (computed in reverse topological order).  tests/check_partition.c
+ * compares both networks' saved sets on random graphs. */
+
+enum {
+    M_R = 1u << 0,
+    M_C = 1u << 1,
+    M_S0 = 1u << 2,
+    M_T0 = 1u << 3,
+    M_T = 1u << 4,   /* on the sink side T* */
+    M_HS = 1u << 5,  /* reduced: an infinite edge from the source */
+    M_HT = 1u << 6   /* reduced: an infinite edge to the sink */
+};
+
+typedef struct rnet {
+    net n;
+    uint8_t *min, *mout;   /* marks of X_in, X_out */
+    int32_t *vin, *vout;   /* reduced vertex: 0 source, 1 sink, >= 2 K,
+                              -1 dropped */
+    double constant;       /* finite source -> sink capacities */
+} rnet;
+
+static void rnet_free(rnet *r)
+{
+    sc__free(r->min);
+    sc__free(r->mout);
+    sc__free(r->vin);
+    sc__free(r->vout);
+    r->min = r->mout = NULL;
+    r->vin = r->vout = NULL;
+}
+
+static int32_t rvertex(uint8_t m, int32_t *next)
+{
+    if (m & M_S0)
+        return V_SOURCE;
+    if (m & M_T0)
+        return V_SINK;
+    if ((m & (M_R | M_C)) == (M_R | M_C))
+        return (*next)++;
+    return -1;
+}
+
+static void mark_network(sc_partition *p, uint8_t *min, uint8_t *mout)
+{
+    size_t i, k, nu;
+    const sc_node_id *us;
+
+    for (i = 0; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        uint8_t o = 0;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (pn->flags & SC__PN_SRC)
+            min[i] |= M_R | M_S0;
+        if (pn->flags & SC__PN_IN_SINK)
+            continue;
+        if (pn->weight != 0)
+            o |= min[i] & M_R;
+        if (pn->weight < 0)
+            o |= min[i] & M_S0;
+        mout[i] = o;
+        if (!o)
+            continue;
+        us = users_of(p, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++)
+            min[us[k]] |= o;
+    }
+    for (i = p->n; i-- > 0;) {
+        const sc__pnode *pn = &p->nodes[i];
+        uint8_t o = 0;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (pn->flags & SC__PN_IN_SINK) {
+            min[i] |= M_C | M_T0;
+            continue;
+        }
+        if (pn->flags & SC__PN_OUT_SINK)
+            o = M_C | M_T0;
+        us = users_of(p, (sc_node_id)i, &nu);
+        for (k = 0; k < nu && o != (M_C | M_T0); k++)
+            o |= min[us[k]] & (M_C | M_T0);
+        mout[i] |= o;
+        if (pn->weight != 0)
+            min[i] |= o & M_C;
+        if (pn->weight < 0)
+            min[i] |= o & M_T0;
+    }
+}
+
+static sc_status build_reduced(sc_partition *p, rnet *r, sc_error *err)
+{
+    size_t i, k, nu, ne;
+    int32_t next = 2;
+    const sc_node_id *us;
+    igraph_error_t rc = IGRAPH_SUCCESS;
+    net *n = &r->n;
+    sc_status status = count_network(p, &ne, &n->inf, err);
+
+    if (status != SC_OK)
+        return status;
+    if (p->n > (size_t)(INT32_MAX - 4) / 2)
+        return sc__error_set(err, SC_ERR_LIMIT,
+                             "%zu nodes: too many for the flow network",
+                             p->n);
+    r->constant = 0;
+    r->min = sc__calloc(p->n ? p->n : 1, 1);
+    r->mout = sc__calloc(p->n ? p->n : 1, 1);
+    r->vin = sc__malloc((p->n ? p->n : 1) * sizeof *r->vin);
+    r->vout = sc__malloc((p->n ? p->n : 1) * sizeof *r->vout);
+    if (!r->min || !r->mout || !r->vin || !r->vout) {
+        rnet_free(r);
+        return sc__error_nomem(err);
+    }
+    mark_network(p, r->min, r->mout);
+    ne = 0;
+    for (i = 0; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        if ((r->min[i] & (M_S0 | M_T0)) == (M_S0 | M_T0) ||
+            (r->mout[i] & (M_S0 | M_T0)) == (M_S0 | M_T0)) {
+            rnet_free(r);
+            return sc__error_set(err, SC_ERR_INTERNAL,
+                                 "an infinite path through %s was not "
+                                 "diagnosed",
+                                 sc_graph_node_name(p->g, (sc_node_id)i));
+        }
+        r->vin[i] = r->vout[i] = -1;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        r->vin[i] = rvertex(r->min[i], &next);
+        if (!(pn->flags & SC__PN_IN_SINK)) {
+            r->vout[i] = rvertex(r->mout[i], &next);
+            if (r->vout[i] >= 2)
+                ne += 1 + p->uoff[i + 1] - p->uoff[i];
+        }
+    }
+    n->nv = next;
+    if (!net_init(n, ne + 1)) {
+        rnet_free(r);
+        return sc__error_nomem(err);
+    }
+    for (i = 0; i < p->n && rc == IGRAPH_SUCCESS; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        int32_t a = r->vin[i], b = r->vout[i];
+        if (!(pn->flags & SC__PN_CANON) || (pn->flags & SC__PN_IN_SINK))
+            continue;
+        if (a >= 2 && (pn->flags & SC__PN_SRC))
+            r->min[i] |= M_HS;
+        /* X_in -> X_out */
+        if (pn->weight != 0 && a >= 0 && b >= 0 && a != V_SINK &&
+            b != V_SOURCE && a != b) {
+            double c = pn->weight < 0 ? n->inf : (double)pn->weight;
+            if (a == V_SOURCE && b == V_SINK)
+                r->constant += c;
+            else
+                rc = push_edge(n, a, b, c);
+        }
+        if (b < 0 || b == V_SINK)
+            continue;
+        if (b >= 2 && (pn->flags & SC__PN_OUT_SINK))
+            r->mout[i] |= M_HT;
+        us = users_of(p, (sc_node_id)i, &nu);
+        for (k = 0; k < nu && rc == IGRAPH_SUCCESS; k++) {
+            int32_t c = r->vin[us[k]];
+            if (c < 0 || c == V_SOURCE)
+                continue;
+            if (b == V_SOURCE) {
+                if (c >= 2)
+                    r->min[us[k]] |= M_HS;
+            } else if (c == V_SINK) {
+                r->mout[i] |= M_HT;
+            } else {
+                rc = push_edge(n, b, c, n->inf);
+            }
+        }
+    }
+    for (i = 0; i < p->n && rc == IGRAPH_SUCCESS; i++) {
+        if (r->min[i] & M_HS)
+            rc = push_edge(n, V_SOURCE, r->vin[i], n->inf);
+        if (rc == IGRAPH_SUCCESS && (r->mout[i] & M_HT))
+            rc = push_edge(n, r->vout[i], V_SINK, n->inf);
+    }
+    if (rc != IGRAPH_SUCCESS) {
+        igraph_vector_int_destroy(&n->edges);
+        igraph_vector_destroy(&n->cap);
+        rnet_free(r);
+        return sc__error_nomem(err);
+    }
+    return SC_OK;
+}
+
+/* Extend the reduced network's sink side (in_t, by reduced vertex) to
+ * every vertex of the full network: M_T in r->min / r->mout. */
+static void extend_sink_side(sc_partition *p, rnet *r, const uint8_t *in_t)
+{
+    size_t i, k, nu;
+    const sc_node_id *us;
+    for (i = p->n; i-- > 0;) {
+        const sc__pnode *pn = &p->nodes[i];
+        uint8_t m;
+        bool t;
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (!(pn->flags & SC__PN_IN_SINK)) {
+            m = r->mout[i];
+            if (m & M_S0)
+                t = false;
+            else if (m & M_T0)
+                t = true;
+            else if (r->vout[i] >= 2)
+                t = in_t[r->vout[i]] != 0;
+            else if (!(m & M_C))
+                t = false;
+            else {
+                /* outside R: in T* when a positive edge leads into T* */
+                t = (pn->flags & SC__PN_OUT_SINK) != 0;
+                us = users_of(p, (sc_node_id)i, &nu);
+                for (k = 0; k < nu && !t; k++)
+                    t = (r->min[us[k]] & M_T) != 0;
+            }
+            if (t)
+                r->mout[i] |= M_T;
+        }
+        m = r->min[i];
+        if (m & M_S0)
+            t = false;
+        else if (m & M_T0)
+            t = true;
+        else if (r->vin[i] >= 2)
+            t = in_t[r->vin[i]] != 0;
+        else if (!(m & M_C))
+            t = false;
+        else
+            t = pn->weight != 0 && (r->mout[i] & M_T);
+        if (t)
+            r->min[i] |= M_T;
+    }
+}
+
+sc_status sc__partition_network(sc_partition *p, bool reduced,
+                                igraph_t *graph, igraph_vector_t *cap,
+                                double *inf, sc_error *err)
+{
+    rnet r;
+    net *n = &r.n;
+    sc_status status;
+    igraph_error_handler_t *old;
+    igraph_error_t rc;
+
+    memset(&r, 0, sizeof r);
+    status = reduced ? build_reduced(p, &r, err) : build_network(p, n, err);
+    if (status != SC_OK)
+        return status;
+    rnet_free(&r);
+    old = igraph_set_error_handler(igraph_error_handler_ignore);
+    rc = igraph_create(graph, &n->edges, n->nv, IGRAPH_DIRECTED);
+    igraph_set_error_handler(old);
+    igraph_vector_int_destroy(&n->edges);
+    if (rc != IGRAPH_SUCCESS) {
+        igraph_vector_destroy(&n->cap);
+        return sc__error_nomem(err);
+    }
+    *cap = n->cap;
     if (inf)
-        *inf = n.inf;
+        *inf = n->inf;
     return SC_OK;
 }
 
@@ -337,86 +631,261 @@ static sc_status sink_side(const igraph_t *graph, const igraph_vector_t *cap,
     return SC_OK;
 }
 
-sc_status sc__partition_cut(sc_partition *p, sc_error *err)
+/* Max-flow of one network (source 0, sink 1, capacities cap, edges as
+ * vertex pairs) and its sink side: in_t[v] for its nv vertices; adds the
+ * flow value to *value.  Times the max-flow and the cut phases. */
+static sc_status solve(sc_partition *p, const igraph_vector_int_t *edges,
+                       const igraph_vector_t *cap, igraph_integer_t nv,
+                       double inf, uint8_t *in_t, double *value,
+                       sc_error *err)
 {
     igraph_t graph;
-    igraph_vector_t cap, flow;
-    igraph_real_t value = 0;
+    igraph_vector_t flow;
+    igraph_real_t v = 0;
     igraph_error_handler_t *old;
     igraph_warning_handler_t *oldw;
     igraph_error_t rc;
-    uint8_t *in_t = NULL;
     sc_status status;
-    double t0 = sc__partition_now(), t1, t2;
-    double cut = 0, inf;
-    size_t i;
-
-    status = infinite_path(p, err);
-    if (status != SC_OK)
-        return status;
-    status = sc__partition_network(p, &graph, &cap, &inf, err);
-    if (status != SC_OK)
-        return status;
-    t1 = sc__partition_now();
-    p->seconds[SC_PARTITION_PHASE_NETWORK] += t1 - t0;
+    double t1 = sc__partition_now(), t2, cut = 0;
+    igraph_integer_t e, ne;
 
     old = igraph_set_error_handler(igraph_error_handler_ignore);
     oldw = igraph_set_warning_handler(igraph_warning_handler_ignore);
-    rc = igraph_vector_init(&flow, 0);
+    rc = igraph_create(&graph, edges, nv, IGRAPH_DIRECTED);
     if (rc == IGRAPH_SUCCESS) {
-        rc = igraph_maxflow(&graph, &value, &flow, NULL, NULL, NULL,
-                            V_SOURCE, V_SINK, &cap, NULL);
+        rc = igraph_vector_init(&flow, 0);
+        if (rc == IGRAPH_SUCCESS) {
+            rc = igraph_maxflow(&graph, &v, &flow, NULL, NULL, NULL,
+                                V_SOURCE, V_SINK, cap, NULL);
+            if (rc != IGRAPH_SUCCESS)
+                igraph_vector_destroy(&flow);
+        }
         if (rc != IGRAPH_SUCCESS)
-            igraph_vector_destroy(&flow);
+            igraph_destroy(&graph);
     }
     igraph_set_warning_handler(oldw);
     igraph_set_error_handler(old);
     t2 = sc__partition_now();
     p->seconds[SC_PARTITION_PHASE_MAXFLOW] += t2 - t1;
-    if (rc != IGRAPH_SUCCESS) {
-        igraph_destroy(&graph);
-        igraph_vector_destroy(&cap);
+    if (rc != IGRAPH_SUCCESS)
         return rc == IGRAPH_ENOMEM
                    ? sc__error_nomem(err)
                    : sc__error_set(err, SC_ERR_INTERNAL,
                                    "igraph_maxflow failed: %s",
                                    igraph_strerror(rc));
+    status = sink_side(&graph, cap, &flow, in_t, err);
+    ne = igraph_ecount(&graph);
+    for (e = 0; e < ne && status == SC_OK; e++) {
+        igraph_integer_t a = IGRAPH_FROM(&graph, e);
+        igraph_integer_t b = IGRAPH_TO(&graph, e);
+        if (!in_t[a] && in_t[b]) {
+            cut += VECTOR(*cap)[e];
+            if (VECTOR(*cap)[e] >= inf)
+                status = sc__error_set(err, SC_ERR_INTERNAL,
+                                       "the minimum cut crosses an "
+                                       "infinite edge");
+        }
     }
+    if (status == SC_OK && cut != v)
+        status = sc__error_set(err, SC_ERR_INTERNAL,
+                               "the cut (%.17g) differs from the flow "
+                               "(%.17g)",
+                               cut, (double)v);
+    *value += v;
+    igraph_vector_destroy(&flow);
+    igraph_destroy(&graph);
+    p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t2;
+    return status;
+}
 
-    in_t = sc__malloc((size_t)igraph_vcount(&graph));
+static int32_t uf_find(int32_t *parent, int32_t v)
+{
+    while (parent[v] != v) {
+        parent[v] = parent[parent[v]];
+        v = parent[v];
+    }
+    return v;
+}
+
+/* Solve the reduced network in pieces: its weakly connected components
+ * (without source and sink) share nothing but the source and the sink, so
+ * the maximum flow is the sum of theirs and the sink side the union of
+ * theirs.  Components are packed into pieces of about PIECE vertices:
+ * igraph's push-relabel spends time proportional to the vertex count at
+ * every gap, which is quadratic on a network of many small components. */
+#define PIECE 4096
+#define SMALL_PIECE 4 /* SC__PARTITION_SMALL_PIECES, for the tests */
+
+static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
+                              double *value, sc_error *err)
+{
+    igraph_integer_t nv = n->nv, ne = igraph_vector_size(&n->cap), e;
+    int32_t *parent = NULL, *size = NULL, *piece = NULL, *local = NULL;
+    int32_t *poff = NULL, *verts = NULL, *eoff = NULL, *fill = NULL;
+    igraph_integer_t *pe = NULL;
+    double *pc = NULL;
+    uint8_t *lt = NULL;
+    int32_t npieces = 0, cur = 0, v, k, maxv = 0;
+    int32_t limit = (p->flags & SC__PARTITION_SMALL_PIECES) ? SMALL_PIECE
+                                                             : PIECE;
+    sc_status status = SC_OK;
+
+    in_t[V_SOURCE] = 0;
+    in_t[V_SINK] = 1;
+    if (nv <= 2)
+        return SC_OK;
+    parent = sc__malloc((size_t)nv * sizeof *parent);
+    size = sc__calloc((size_t)nv, sizeof *size);
+    piece = sc__malloc((size_t)nv * sizeof *piece);
+    local = sc__malloc((size_t)nv * sizeof *local);
+    poff = sc__calloc((size_t)nv + 2, sizeof *poff);
+    eoff = sc__calloc((size_t)nv + 2, sizeof *eoff);
+    fill = sc__calloc((size_t)nv + 2, sizeof *fill);
+    verts = sc__malloc((size_t)nv * sizeof *verts);
+    pe = sc__malloc(((size_t)ne * 2 + 2) * sizeof *pe);
+    pc = sc__malloc(((size_t)ne + 1) * sizeof *pc);
+    if (!parent || !size || !piece || !local || !poff || !eoff || !fill ||
+        !verts || !pe || !pc) {
+        status = sc__error_nomem(err);
+        goto done;
+    }
+    for (v = 0; v < nv; v++)
+        parent[v] = v;
+    for (e = 0; e < ne; e++) {
+        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
+        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        if (a >= 2 && b >= 2) {
+            a = uf_find(parent, a);
+            b = uf_find(parent, b);
+            if (a != b)
+                parent[a < b ? b : a] = a < b ? a : b;
+        }
+    }
+    for (v = 2; v < nv; v++)
+        size[uf_find(parent, v)]++;
+    /* components in the order of their first vertex, packed */
+    for (v = 2; v < nv; v++) {
+        int32_t r = uf_find(parent, v);
+        if (r == v) {
+            if (npieces == 0 || (cur > 0 && cur + size[r] > limit)) {
+                npieces++;
+                cur = 0;
+            }
+            cur += size[r];
+            piece[r] = npieces - 1;
+        }
+        piece[v] = piece[r];
+        local[v] = 2 + poff[piece[v] + 1]++;
+    }
+    for (k = 0; k < npieces; k++) {
+        if (poff[k + 1] > maxv)
+            maxv = poff[k + 1];
+        poff[k + 1] += poff[k];
+    }
+    for (v = 2; v < nv; v++)
+        verts[poff[piece[v]] + local[v] - 2] = v;
+    for (e = 0; e < ne; e++) {
+        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
+        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        eoff[piece[a >= 2 ? a : b] + 1]++;
+    }
+    for (k = 0; k < npieces; k++)
+        eoff[k + 1] += eoff[k];
+    for (e = 0; e < ne; e++) {
+        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
+        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        int32_t q = piece[a >= 2 ? a : b];
+        int32_t at = eoff[q] + fill[q]++;
+        pe[2 * at] = a >= 2 ? local[a] : a;
+        pe[2 * at + 1] = b >= 2 ? local[b] : b;
+        pc[at] = VECTOR(n->cap)[e];
+    }
+    lt = sc__malloc((size_t)maxv + 2);
+    if (!lt) {
+        status = sc__error_nomem(err);
+        goto done;
+    }
+    for (k = 0; k < npieces && status == SC_OK; k++) {
+        igraph_vector_int_t ev;
+        igraph_vector_t cv;
+        int32_t j, nloc = poff[k + 1] - poff[k];
+        igraph_vector_int_view(&ev, pe + 2 * (size_t)eoff[k],
+                               2 * (igraph_integer_t)(eoff[k + 1] - eoff[k]));
+        igraph_vector_view(&cv, pc + eoff[k],
+                           (igraph_integer_t)(eoff[k + 1] - eoff[k]));
+        status = solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err);
+        for (j = 0; j < nloc && status == SC_OK; j++)
+            in_t[verts[poff[k] + j]] = lt[2 + j];
+    }
+done:
+    sc__free(parent);
+    sc__free(size);
+    sc__free(piece);
+    sc__free(local);
+    sc__free(poff);
+    sc__free(eoff);
+    sc__free(fill);
+    sc__free(verts);
+    sc__free(pe);
+    sc__free(pc);
+    sc__free(lt);
+    return status;
+}
+
+sc_status sc__partition_cut(sc_partition *p, sc_error *err)
+{
+    uint8_t *in_t = NULL;
+    sc_status status;
+    double t0 = sc__partition_now(), value = 0;
+    size_t i;
+    bool full = (p->flags & SC__PARTITION_FULL_NETWORK) != 0;
+    rnet r;
+    net *n = &r.n;
+
+    memset(&r, 0, sizeof r);
+    status = infinite_path(p, err);
+    if (status != SC_OK)
+        return status;
+    status = full ? build_network(p, n, err) : build_reduced(p, &r, err);
+    if (status != SC_OK)
+        return status;
+    p->net_solved_vertices = (size_t)n->nv;
+    p->net_solved_edges = (size_t)igraph_vector_size(&n->cap);
+    p->seconds[SC_PARTITION_PHASE_NETWORK] += sc__partition_now() - t0;
+
+    in_t = sc__malloc((size_t)n->nv);
     if (!in_t) {
         status = sc__error_nomem(err);
         goto done;
     }
-    status = sink_side(&graph, &cap, &flow, in_t, err);
+    status = full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
+                          &value, err)
+                  : solve_pieces(p, n, in_t, &value, err);
     if (status != SC_OK)
         goto done;
-    for (i = 0; i < (size_t)igraph_ecount(&graph); i++) {
-        igraph_integer_t a = IGRAPH_FROM(&graph, (igraph_integer_t)i);
-        igraph_integer_t b = IGRAPH_TO(&graph, (igraph_integer_t)i);
-        if (!in_t[a] && in_t[b]) {
-            cut += VECTOR(cap)[i];
-            if (a < 2 || b != a + 1 || (a & 1)) {
-                status = sc__error_set(err, SC_ERR_INTERNAL,
-                                       "the minimum cut crosses an "
-                                       "infinite edge");
-                goto done;
-            }
-        }
-    }
-    if (cut != value || value >= inf) {
+    t0 = sc__partition_now();
+    if (value + r.constant >= n->inf) {
         status = sc__error_set(err, SC_ERR_INTERNAL,
-                               "the cut (%.17g) differs from the flow "
-                               "(%.17g)",
-                               cut, (double)value);
+                               "the flow (%.17g) is not finite",
+                               value + r.constant);
         goto done;
     }
-    p->cut_value = (int64_t)value;
+    p->cut_value = (int64_t)(value + r.constant);
+    if (!full)
+        extend_sink_side(p, &r, in_t);
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
+        bool tin, tout;
         if (!(pn->flags & SC__PN_CANON) || (pn->flags & SC__PN_IN_SINK))
             continue;
-        if (!in_t[V_IN(i)] && in_t[V_OUT(i)]) {
+        if (full) {
+            tin = in_t[V_IN(i)] != 0;
+            tout = in_t[V_OUT(i)] != 0;
+        } else {
+            tin = (r.min[i] & M_T) != 0;
+            tout = (r.mout[i] & M_T) != 0;
+        }
+        if (!tin && tout) {
             pn->flags |= SC__PN_SAVED;
             if (!sc__idlist_push(pn->vkind == SC__PV_SYMINT
                                      ? &p->saved_symints
@@ -427,11 +896,11 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
             }
         }
     }
+    p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t0;
 done:
     sc__free(in_t);
-    igraph_vector_destroy(&flow);
-    igraph_vector_destroy(&cap);
-    igraph_destroy(&graph);
-    p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t2;
+    rnet_free(&r);
+    igraph_vector_int_destroy(&n->edges);
+    igraph_vector_destroy(&n->cap);
     return status;
 }

@@ -18,6 +18,14 @@ enum {
     SC__PV_OTHER   /* unknown or no result */
 };
 
+/* A private bit of sc_partition_options.flags: solve the full flow
+ * network as PyTorch builds it instead of the reduced one (network.c).
+ * The saved set is the same; tests compare the two. */
+#define SC__PARTITION_FULL_NETWORK (1u << 15)
+/* Another: solve the reduced network in pieces of a few vertices (the
+ * tests exercise the packing on small graphs). */
+#define SC__PARTITION_SMALL_PIECES (1u << 14)
+
 /* Internal per-node flags. */
 enum {
     SC__PN_ALIVE = 1u << 0,     /* survived DCE */
@@ -80,6 +88,9 @@ struct sc_partition {
     size_t flops_unknown;
     sc_expr *saved_expr, *trivial_expr;
     size_t net_vertices, net_edges;
+    /* the network igraph solved (the reduced one unless
+     * SC__PARTITION_FULL_NETWORK) */
+    size_t net_solved_vertices, net_solved_edges;
     size_t ndead, nfolded;
     double seconds[SC_PARTITION_PHASE_COUNT_];
 
@@ -112,17 +123,20 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err);
 
 /* Phases 2-3: network, max-flow, saved set (network.c). */
 sc_status sc__partition_cut(sc_partition *p, sc_error *err);
-/* The flow network of a classified partition as an igraph graph (source
- * vertex 0, sink 1, node k's X_in 2 + 2k and X_out 3 + 2k) with its
- * capacities (the caller destroys both) and the value of infinity.  Used
- * by the benchmark to time a bare igraph_maxflow. */
-sc_status sc__partition_network(sc_partition *p, igraph_t *graph,
-                                igraph_vector_t *cap, double *inf,
-                                sc_error *err);
+/* The flow network of a classified partition as an igraph graph with its
+ * capacities (the caller destroys both) and the value of infinity; source
+ * vertex 0, sink 1.  reduced false: the full network as PyTorch builds it
+ * (node k's X_in 2 + 2k and X_out 3 + 2k); true: the reduced network the
+ * partitioner solves (contracted, pruned; network.c).  Used by the
+ * benchmark to time a bare igraph_maxflow. */
+sc_status sc__partition_network(sc_partition *p, bool reduced,
+                                igraph_t *graph, igraph_vector_t *cap,
+                                double *inf, sc_error *err);
 /* Phase 4: placement, graphs, totals (extract.c). */
 sc_status sc__partition_extract(sc_partition *p, sc_error *err);
 
-/* Seconds on a monotonic clock. */
+/* Seconds of CPU time of the calling thread (a monotonic clock where
+ * there is none). */
 double sc__partition_now(void);
 
 /* Is this node's op recomputable / fusible under the policy? */

@@ -3,6 +3,7 @@
  * bytes at the hints. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,7 +224,8 @@ static uint64_t hash_node(const sc_partition *p, sc_node_id id)
 {
     const sc_graph *g = p->g;
     size_t i, na = sc_graph_node_num_args(g, id);
-    uint64_t h = hash_str(0x51ed, sc_graph_node_target(g, id));
+    /* targets are interned in the graph: equal strings, equal pointers */
+    uint64_t h = mix(0x51ed, (uint64_t)(uintptr_t)sc_graph_node_target(g, id));
     h = mix(h, sc_graph_node_num_positional(g, id));
     for (i = 0; i < na; i++) {
         const char *kw = sc_graph_node_kwname(g, id, i);
@@ -238,7 +240,7 @@ static bool node_equal(const sc_partition *p, sc_node_id a, sc_node_id b)
 {
     const sc_graph *g = p->g;
     size_t i, na = sc_graph_node_num_args(g, a);
-    if (strcmp(sc_graph_node_target(g, a), sc_graph_node_target(g, b)) != 0 ||
+    if (sc_graph_node_target(g, a) != sc_graph_node_target(g, b) ||
         na != sc_graph_node_num_args(g, b) ||
         sc_graph_node_num_positional(g, a) !=
             sc_graph_node_num_positional(g, b))
@@ -255,34 +257,46 @@ static bool node_equal(const sc_partition *p, sc_node_id a, sc_node_id b)
     return true;
 }
 
+/* One slot of the CSE table: the node and 32 bits of its hash, compared
+ * before node_equal (one cache line holds both). */
+typedef struct cse_slot {
+    sc_node_id id;
+    uint32_t hash;
+} cse_slot;
+
 static sc_status cse(sc_partition *p, sc_error *err)
 {
     const sc_graph *g = p->g;
     size_t nph = sc_graph_num_placeholders(g), i, cap = 16;
-    sc_node_id *table;
+    cse_slot *table;
 
-    while (cap < 2 * (p->n - nph) + 2)
+    while (cap < (p->n - nph) + (p->n - nph) / 2 + 2)
         cap *= 2;
     table = sc__malloc(cap * sizeof *table);
     if (!table)
         return sc__error_nomem(err);
     for (i = 0; i < cap; i++)
-        table[i] = SC_NODE_NONE;
+        table[i].id = SC_NODE_NONE;
     for (i = nph; i < p->n; i++) {
         sc_node_id id = (sc_node_id)i;
         size_t slot;
+        uint64_t h;
+        uint32_t h32;
         if (!(p->nodes[i].flags & SC__PN_ALIVE) || !cse_candidate(g, id))
             continue;
-        slot = (size_t)hash_node(p, id) & (cap - 1);
-        while (table[slot] != SC_NODE_NONE) {
-            if (node_equal(p, table[slot], id))
+        h = hash_node(p, id);
+        h32 = (uint32_t)(h >> 32);
+        slot = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        while (table[slot].id != SC_NODE_NONE) {
+            if (table[slot].hash == h32 && node_equal(p, table[slot].id, id))
                 break;
             slot = (slot + 1) & (cap - 1);
         }
-        if (table[slot] == SC_NODE_NONE) {
-            table[slot] = id;
+        if (table[slot].id == SC_NODE_NONE) {
+            table[slot].id = id;
+            table[slot].hash = h32;
         } else {
-            p->nodes[i].rep = table[slot];
+            p->nodes[i].rep = table[slot].id;
             p->nodes[i].place = SC_PARTITION_PLACE_FOLDED;
             p->nfolded++;
         }
@@ -374,19 +388,21 @@ static sc_status make_binding(sc_partition *p,
                               sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t nsym = sc_graph_symbols(g, NULL, 0), i, k;
+    /* one scan of the graph: the context's symbol count bounds the
+     * graph's */
+    size_t nsym = sc_ctx_symbol_count(sc_graph_ctx(g)), i, k;
     sc_expr **syms = NULL;
     sc_status status = SC_OK;
 
     p->binding = sc_symmap_new(p->ctx);
-    if (!p->binding)
-        return sc_ctx_take_error(p->ctx, err);
+    if (!p->binding) /* sc_symmap_new records nothing in the context */
+        return sc__error_nomem(err);
     if (nsym == 0)
         return SC_OK;
     syms = sc__malloc(nsym * sizeof *syms);
     if (!syms)
         return sc__error_nomem(err);
-    sc_graph_symbols(g, syms, nsym);
+    nsym = sc_graph_symbols(g, syms, nsym);
     for (i = 0; i < nsym; i++) {
         int64_t v = 0;
         bool have = false;
@@ -428,12 +444,49 @@ static sc_status make_binding(sc_partition *p,
     return status;
 }
 
+/* A direct-mapped cache of sizes by shape: most nodes share the shape of
+ * some earlier node, and the size's expression (interned, so the same
+ * pointer either way) and value only depend on the dtype and the interned
+ * dimension expressions. */
+#define SIZE_CACHE 256
+#define SIZE_CACHE_MAXDIM 6
+
+typedef struct size_entry {
+    sc_expr *dims[SIZE_CACHE_MAXDIM];
+    sc_expr *expr;
+    int64_t bytes;
+    uint8_t ndim, dtype, used;
+} size_entry;
+
+static size_entry *size_lookup(size_entry *cache, const sc_result *r)
+{
+    uint64_t h = mix(r->tensor.dtype, r->tensor.ndim);
+    size_t d;
+    for (d = 0; d < r->tensor.ndim; d++)
+        h = mix(h, (uint64_t)(uintptr_t)r->tensor.sizes[d]);
+    return &cache[(h ^ (h >> 32)) & (SIZE_CACHE - 1)];
+}
+
+static bool size_hit(const size_entry *e, const sc_result *r)
+{
+    size_t d;
+    if (!e->used || e->ndim != r->tensor.ndim || e->dtype != r->tensor.dtype)
+        return false;
+    for (d = 0; d < r->tensor.ndim; d++)
+        if (e->dims[d] != r->tensor.sizes[d])
+            return false;
+    return true;
+}
+
 static sc_status node_sizes(sc_partition *p, sc_error *err)
 {
     const sc_graph *g = p->g;
     size_t i;
     sc_status status;
+    size_entry *cache = sc__calloc(SIZE_CACHE, sizeof *cache);
 
+    if (!cache)
+        return sc__error_nomem(err);
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
         sc_result r;
@@ -443,20 +496,43 @@ static sc_status node_sizes(sc_partition *p, sc_error *err)
         sc_graph_node_result(g, (sc_node_id)i, &r);
         switch (r.kind) {
         case SC_RESULT_TENSOR: {
-            sc_expr *e = sc_expr_int_si(
-                p->ctx, (int64_t)sc_dtype_itemsize(r.tensor.dtype));
+            size_entry *ce = NULL;
+            sc_expr *e;
             size_t d;
+            pn->vkind = SC__PV_TENSOR;
+            if (r.tensor.ndim <= SIZE_CACHE_MAXDIM) {
+                ce = size_lookup(cache, &r);
+                if (size_hit(ce, &r)) {
+                    pn->bytes_expr = ce->expr;
+                    pn->bytes = ce->bytes;
+                    break;
+                }
+            }
+            e = sc_expr_int_si(p->ctx,
+                               (int64_t)sc_dtype_itemsize(r.tensor.dtype));
             for (d = 0; d < r.tensor.ndim && e; d++)
                 e = sc_expr_mul(p->ctx, e, r.tensor.sizes[d]);
-            if (!e)
+            if (!e) {
+                sc__free(cache);
                 return sc_ctx_take_error(p->ctx, err);
-            pn->vkind = SC__PV_TENSOR;
+            }
             pn->bytes_expr = e;
             status = sc__partition_eval(p, e, &pn->bytes, err);
-            if (status != SC_OK)
+            if (status != SC_OK) {
+                sc__free(cache);
                 return status;
+            }
             if (pn->bytes < 0)
                 pn->bytes = 0;
+            if (ce) {
+                for (d = 0; d < r.tensor.ndim; d++)
+                    ce->dims[d] = r.tensor.sizes[d];
+                ce->ndim = (uint8_t)r.tensor.ndim;
+                ce->dtype = (uint8_t)r.tensor.dtype;
+                ce->expr = e;
+                ce->bytes = pn->bytes;
+                ce->used = 1;
+            }
             break;
         }
         case SC_RESULT_SYMINT:
@@ -471,6 +547,7 @@ static sc_status node_sizes(sc_partition *p, sc_error *err)
             break;
         }
     }
+    sc__free(cache);
     return SC_OK;
 }
 

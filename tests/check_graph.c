@@ -1273,6 +1273,372 @@ START_TEST(test_types)
 }
 END_TEST
 
+/* ---- Bulk building (sc__graph_reserve, interning, trusted copies) ------ */
+
+START_TEST(test_reserve)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = sc_graph_new(ctx);
+    sc_error err;
+    sc_result r;
+    sc_expr *dims[4];
+    int64_t sz[2] = {2, 3};
+    sc_value arg;
+    sc_node_id id, prev;
+    const sc__node *nodes;
+    size_t cap, name_cap, i;
+    char name[32];
+
+    tensor_meta(ctx, &r, dims, 2, sz);
+    ck_assert_int_eq(sc__graph_reserve(g, 1000, &err), SC_OK);
+    ck_assert_uint_ge(g->cap, 1000);
+    ck_assert_uint_ge(g->name_cap, 2000);
+    ck_assert_uint_eq(g->name_cap & (g->name_cap - 1), 0);
+    ck_assert_uint_eq(sc_graph_num_nodes(g), 0);
+    nodes = g->nodes;
+    cap = g->cap;
+    name_cap = g->name_cap;
+    /* a smaller reservation never shrinks */
+    ck_assert_int_eq(sc__graph_reserve(g, 10, &err), SC_OK);
+    ck_assert_uint_eq(g->cap, cap);
+    ck_assert_uint_eq(g->name_cap, name_cap);
+    /* beyond the node limit: an error, nothing changed */
+    ck_assert_int_eq(sc__graph_reserve(g, (size_t)INT32_MAX, &err),
+                     SC_ERR_LIMIT);
+    ck_assert_uint_eq(g->cap, cap);
+    ck_assert_ptr_eq(g->nodes, nodes);
+    ck_assert_int_eq(sc_graph_add_placeholder(g, "x", SC_ROLE_PRIMAL, &r,
+                                              &prev, &err),
+                     SC_OK);
+    for (i = 1; i < 1000; i++) {
+        snprintf(name, sizeof name, "n%zu", i);
+        arg = sc_value_node(prev);
+        ck_assert_int_eq(sc_graph_add_call(g, name,
+                                           "torch.ops.aten.relu.default", 1,
+                                           &arg, 0, NULL, NULL, NULL, &id,
+                                           &err),
+                         SC_OK);
+        prev = id;
+    }
+    /* 1000 nodes appended without reallocating anything */
+    ck_assert_ptr_eq(g->nodes, nodes);
+    ck_assert_uint_eq(g->cap, cap);
+    ck_assert_uint_eq(g->name_cap, name_cap);
+    for (i = 1; i < 1000; i++) {
+        snprintf(name, sizeof name, "n%zu", i);
+        ck_assert_int_eq(sc_graph_find(g, name), (sc_node_id)i);
+    }
+    ck_assert_int_eq(sc_graph_find(g, "x"), 0);
+    ck_assert_int_eq(sc_graph_find(g, "n1000"), SC_NODE_NONE);
+    /* growing a used table keeps every name */
+    ck_assert_int_eq(sc__graph_reserve(g, 5000, &err), SC_OK);
+    ck_assert_uint_ge(g->name_cap, 10000);
+    for (i = 1; i < 1000; i++) {
+        snprintf(name, sizeof name, "n%zu", i);
+        ck_assert_int_eq(sc_graph_find(g, name), (sc_node_id)i);
+    }
+    /* names are still checked after a reservation */
+    arg = sc_value_node(prev);
+    ck_assert_int_eq(sc_graph_add_call(g, "n5", "torch.ops.aten.relu.default",
+                                       1, &arg, 0, NULL, NULL, NULL, &id,
+                                       &err),
+                     SC_ERR_INVALID);
+    ck_assert_int_eq(sc_graph_add_call(g, "lambda",
+                                       "torch.ops.aten.relu.default", 1, &arg,
+                                       0, NULL, NULL, NULL, &id, &err),
+                     SC_ERR_INVALID);
+    ck_assert_uint_eq(sc_graph_num_nodes(g), 1000);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Reserved words are refused whatever their first letter; look-alikes are
+ * accepted. */
+START_TEST(test_reserved_names)
+{
+    static const char *const bad[] = {
+        "None", "True", "False", "and", "or", "not", "if", "else", "elif",
+        "for", "while", "in", "is", "lambda", "return", "class", "def",
+        "del", "pass", "import", "from", "as", "with", "yield", "global",
+        "nonlocal", "assert", "raise", "try", "except", "finally", "break",
+        "continue", "async", "await", "inf", "nan", "self", "torch",
+        "operator", "device", "pytree", "fx_pytree",
+    };
+    static const char *const good[] = {
+        "x", "a", "N", "None_", "ass", "torch_1", "selfx", "i", "Tru",
+        "mm", "device_1", "zeta", "_and",
+    };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = sc_graph_new(ctx);
+    sc_error err;
+    size_t i;
+
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(sc_graph_add_placeholder(g, bad[i], SC_ROLE_PRIMAL,
+                                               NULL, NULL, &err) ==
+                          SC_ERR_INVALID,
+                      "%s accepted", bad[i]);
+    for (i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(sc_graph_add_placeholder(g, good[i], SC_ROLE_PRIMAL,
+                                               NULL, NULL, &err) == SC_OK,
+                      "%s refused", good[i]);
+    ck_assert_uint_eq(sc_graph_num_nodes(g), sizeof good / sizeof good[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Many distinct targets: each interned once (equal strings, one pointer),
+ * with its op id. */
+START_TEST(test_many_targets)
+{
+    enum { NT = 300 };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = sc_graph_new(ctx), *g2 = NULL;
+    sc_error err;
+    sc_value arg;
+    sc_node_id x, id, ids[2 * NT + 1];
+    char target[64], *text = NULL, why[128];
+    const char *first[NT];
+    size_t i, k;
+
+    ck_assert_int_eq(sc_graph_add_placeholder(g, "x", SC_ROLE_PRIMAL, NULL,
+                                              &x, &err),
+                     SC_OK);
+    arg = sc_value_node(x);
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < NT; i++) {
+            snprintf(target, sizeof target, "mylib.op_%zu", i);
+            ck_assert_int_eq(sc_graph_add_call(g, NULL, target, 1, &arg, 0,
+                                               NULL, NULL, NULL, &id, &err),
+                             SC_OK);
+            ids[k * NT + i] = id;
+            ck_assert_str_eq(sc_graph_node_target(g, id), target);
+            ck_assert_int_eq(sc_graph_node_op(g, id), SC_OP_UNKNOWN);
+            if (k == 0)
+                first[i] = sc_graph_node_target(g, id);
+            else
+                ck_assert_ptr_eq(sc_graph_node_target(g, id), first[i]);
+            ck_assert_ptr_eq(sc__graph_intern_target(g, target), first[i]);
+        }
+    ck_assert_uint_eq(g->ntargets, NT);
+    /* a known op keeps its id */
+    ck_assert_int_eq(sc_graph_add_call(g, NULL, "torch.ops.aten.relu.default",
+                                       1, &arg, 0, NULL, NULL, NULL, &id,
+                                       &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_node_op(g, id),
+                     sc__graph_lookup_op("torch.ops.aten.relu.default"));
+    ck_assert_int_ne(sc_graph_node_op(g, id), SC_OP_UNKNOWN);
+    ck_assert_uint_eq(g->ntargets, NT + 1);
+    ids[2 * NT] = id;
+    /* the text round trip keeps every target */
+    ck_assert_int_eq(sc_graph_set_outputs(g, 2 * NT + 1, ids, 2 * NT + 1,
+                                          &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_finish(g, &err), SC_OK);
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_int_eq(read_str(ctx, text, &g2, &err), SC_OK);
+    ck_assert_msg(sc_graph_equal(g, g2, 0, why, sizeof why), "%s", why);
+    ck_assert_uint_eq(g2->ntargets, NT + 1);
+    free(text);
+    sc_graph_free(g2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* sc__graph_append_copy builds what the checked builder builds from the
+ * source's accessors, for every node of every example joint graph. */
+START_TEST(test_append_copy)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL, *c1 = sc_graph_new(ctx), *c2 = sc_graph_new(ctx);
+    sc_error err;
+    char *path = examples_path("attention_single_head.joint.txt");
+    char *text, why[256];
+    size_t len, n, i, j, na, npos;
+    sc_node_id id1, id2;
+    sc_result r1, r2;
+
+    text = slurp(path, &len);
+    ck_assert_int_eq(sc_graph_read_text(ctx, text, len, path, NULL, &g, &err),
+                     SC_OK);
+    n = sc_graph_num_nodes(g);
+    ck_assert_uint_gt(n, 10);
+    ck_assert_int_eq(sc__graph_reserve(c2, n, &err), SC_OK);
+    for (i = 0; i < n; i++) {
+        sc_node_id s = (sc_node_id)i;
+        sc_value *v1 = NULL, *v2 = NULL;
+        const char **k1 = NULL, **k2 = NULL;
+        na = sc_graph_node_num_args(g, s);
+        npos = sc_graph_node_num_positional(g, s);
+        sc_graph_node_result(g, s, &r1);
+        if (sc_graph_node_kind(g, s) == SC_NODE_PLACEHOLDER) {
+            sc_role role = sc_graph_node_role(g, s);
+            ck_assert_int_eq(sc_graph_add_placeholder(
+                                 c1, sc_graph_node_name(g, s), role, &r1,
+                                 &id1, &err),
+                             SC_OK);
+            ck_assert_int_eq(sc__graph_append_copy(c2, g, s, role, NULL,
+                                                   NULL, &id2, &err),
+                             SC_OK);
+        } else {
+            if (na) {
+                v1 = sc__arena_alloc(&c1->arena, na * sizeof *v1);
+                v2 = sc__arena_alloc(&c2->arena, na * sizeof *v2);
+                ck_assert_ptr_nonnull(v1);
+                ck_assert_ptr_nonnull(v2);
+            }
+            if (na > npos) {
+                k1 = sc__arena_alloc(&c1->arena, (na - npos) * sizeof *k1);
+                k2 = sc__arena_alloc(&c2->arena, (na - npos) * sizeof *k2);
+            }
+            for (j = 0; j < na; j++) {
+                const sc_value *v = sc_graph_node_arg(g, s, j);
+                ck_assert_int_eq(sc__graph_copy_value(c1, v, &v1[j], 0, &err),
+                                 SC_OK);
+                ck_assert_int_eq(sc__graph_copy_value(c2, v, &v2[j], 0, &err),
+                                 SC_OK);
+                if (j >= npos) {
+                    k1[j - npos] = sc_graph_node_kwname(g, s, j);
+                    k2[j - npos] = sc_graph_node_kwname(g, s, j);
+                }
+            }
+            ck_assert_int_eq(sc__graph_append_call(
+                                 c1, sc_graph_node_name(g, s),
+                                 sc_graph_node_target(g, s), npos, na, v1, k1,
+                                 &r1, 0, &id1, &err),
+                             SC_OK);
+            ck_assert_int_eq(sc__graph_append_copy(c2, g, s, SC_ROLE_NONE,
+                                                   v2, k2, &id2, &err),
+                             SC_OK);
+        }
+        ck_assert_int_eq(id1, s);
+        ck_assert_int_eq(id2, s);
+        /* byte-for-byte the same node fields apart from arena pointers */
+        ck_assert_int_eq(c1->nodes[i].flags, c2->nodes[i].flags);
+        ck_assert_int_eq(c1->nodes[i].op, c2->nodes[i].op);
+        ck_assert_int_eq(c1->nodes[i].dev_index, c2->nodes[i].dev_index);
+        ck_assert_ptr_ne(c2->nodes[i].name, g->nodes[i].name);
+    }
+    ck_assert_int_eq(sc_graph_set_outputs(c1, sc_graph_num_outputs(g),
+                                          g->outputs, g->num_fwd_outputs,
+                                          &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_set_outputs(c2, sc_graph_num_outputs(g),
+                                          g->outputs, g->num_fwd_outputs,
+                                          &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_finish(c1, &err), SC_OK);
+    ck_assert_int_eq(sc_graph_finish(c2, &err), SC_OK);
+    ck_assert_msg(sc_graph_equal(g, c1, 0, why, sizeof why), "%s", why);
+    ck_assert_msg(sc_graph_equal(c1, c2, 0, why, sizeof why), "%s", why);
+    ck_assert_uint_eq(sc_graph_num_primals(c2), sc_graph_num_primals(g));
+    ck_assert_uint_eq(sc_graph_num_tangents(c2), sc_graph_num_tangents(g));
+    for (i = 0; i < n; i++)
+        ck_assert_int_eq(sc_graph_find(c2, sc_graph_node_name(g,
+                                                         (sc_node_id)i)),
+                         (sc_node_id)i);
+
+    /* a call node copied as a placeholder keeps its metadata; a placeholder
+     * after a call node and a call copied from a placeholder are refused */
+    {
+        sc_graph *c3 = sc_graph_new(ctx);
+        sc_node_id call = SC_NODE_NONE, got;
+        for (i = 0; i < n && call == SC_NODE_NONE; i++)
+            if (sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_CALL &&
+                g->nodes[i].rkind == SC_RESULT_TENSOR &&
+                g->nodes[i].ndim > 0)
+                call = (sc_node_id)i;
+        ck_assert_int_ne(call, SC_NODE_NONE);
+        ck_assert_int_eq(sc__graph_append_copy(c3, g, call, SC_ROLE_PRIMAL,
+                                               NULL, NULL, &got, &err),
+                         SC_OK);
+        ck_assert_int_eq(sc_graph_node_kind(c3, got), SC_NODE_PLACEHOLDER);
+        ck_assert_int_eq(sc_graph_node_role(c3, got), SC_ROLE_PRIMAL);
+        ck_assert_str_eq(sc_graph_node_name(c3, got),
+                         sc_graph_node_name(g, call));
+        sc_graph_node_result(g, call, &r1);
+        sc_graph_node_result(c3, got, &r2);
+        ck_assert_int_eq(r2.kind, SC_RESULT_TENSOR);
+        ck_assert_uint_eq(r2.tensor.ndim, r1.tensor.ndim);
+        for (j = 0; j < r1.tensor.ndim; j++)
+            ck_assert_ptr_eq(r2.tensor.sizes[j], r1.tensor.sizes[j]);
+        ck_assert_int_eq(sc__graph_append_copy(c3, g, 0, SC_ROLE_NONE, NULL,
+                                               NULL, &got, &err),
+                         SC_ERR_INVALID);
+        ck_assert_int_eq(sc__graph_append_copy(c3, g, (sc_node_id)n,
+                                               SC_ROLE_PRIMAL, NULL, NULL,
+                                               &got, &err),
+                         SC_ERR_INVALID);
+        ck_assert_uint_eq(sc_graph_num_nodes(c3), 1);
+        sc_graph_free(c3);
+    }
+    free(text);
+    free(path);
+    sc_graph_free(c1);
+    sc_graph_free(c2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Many declared placeholders: a duplicate is found at its line, and the
+ * unpacking order is still checked. */
+START_TEST(test_reader_many_placeholders)
+{
+    enum { NP = 200 };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    sc__buf b;
+    size_t i;
+    char *msg;
+
+    for (int variant = 0; variant < 3; variant++) {
+        sc__buf_init(&b);
+        sc__buf_printf(&b, "class joint_fn(torch.nn.Module):\n"
+                           "    def forward(self, primals, tangents):\n"
+                           "        ");
+        for (i = 0; i < NP; i++)
+            sc__buf_printf(&b, "p%zu: \"f32[2]\"; ", i);
+        if (variant == 1)
+            sc__buf_printf(&b, "p%d: \"f32[2]\"; ", NP / 2);
+        sc__buf_printf(&b, "\n        ");
+        for (i = 0; i < NP; i++)
+            sc__buf_printf(&b, "p%zu, ",
+                           variant == 2 && i == 5 ? 6 : variant == 2 && i == 6
+                                                            ? 5
+                                                            : i);
+        sc__buf_printf(&b, "= fx_pytree.tree_flatten_spec([primals, "
+                           "tangents], self._in_spec)\n"
+                           "        return [p0, p1]\n");
+        ck_assert(!b.failed);
+        g = NULL;
+        if (variant == 0) {
+            ck_assert_int_eq(read_str(ctx, b.data, &g, &err), SC_OK);
+            ck_assert_uint_eq(sc_graph_num_nodes(g), NP);
+            ck_assert_int_eq(sc_graph_find(g, "p150"), 150);
+            sc_graph_free(g);
+        } else {
+            ck_assert_int_ne(read_str(ctx, b.data, &g, &err), SC_OK);
+            msg = format_error(&err);
+            if (variant == 1)
+                ck_assert_msg(strstr(msg, "duplicate definition of 'p100'"),
+                              "%s", msg);
+            else
+                ck_assert_msg(strstr(msg, "'p6' is declared at another "
+                                          "position"),
+                              "%s", msg);
+        }
+        sc__buf_free(&b);
+    }
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1293,6 +1659,10 @@ Suite *graph_suite(void)
     tcase_add_test(tc, test_builder);
     tcase_add_test(tc, test_equal);
     tcase_add_test(tc, test_dot);
+    tcase_add_test(tc, test_reserve);
+    tcase_add_test(tc, test_reserved_names);
+    tcase_add_test(tc, test_many_targets);
+    tcase_add_test(tc, test_append_copy);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("reader");
@@ -1304,6 +1674,7 @@ Suite *graph_suite(void)
     tcase_add_test(tc, test_reader_error_codes);
     tcase_add_test(tc, test_reader_mutations);
     tcase_add_test(tc, test_reader_nomem);
+    tcase_add_test(tc, test_reader_many_placeholders);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -983,6 +983,204 @@ START_TEST(test_random_bruteforce)
 }
 END_TEST
 
+/* ---- The reduced network reads the same cut -------------------------------- */
+
+/* The partitioner solves a reduced flow network (contracted into the
+ * source and the sink, pruned, in pieces); SC__PARTITION_FULL_NETWORK
+ * solves the full network as PyTorch builds it.  Both must give the same
+ * result: the same saved values in the same order, the same cut value, the
+ * same place for every node, or the same error. */
+#define SC__PARTITION_FULL_NETWORK_BIT (1u << 15) /* partition-internal.h */
+#define SC__PARTITION_SMALL_PIECES_BIT (1u << 14)
+
+static void compare_networks_with(const sc_graph *g,
+                                  const sc_partition_options *base,
+                                  unsigned reduced_flags, const char *what)
+{
+    sc_partition_options o = *base;
+    sc_partition *a = NULL, *b = NULL;
+    sc_error ea, eb;
+    sc_status sa, sb;
+    size_t i, n = sc_graph_num_nodes(g);
+
+    sc_error_init(&ea);
+    sc_error_init(&eb);
+    o.flags = (base->flags & ~SC__PARTITION_FULL_NETWORK_BIT) |
+              reduced_flags;
+    sa = sc_partition_run(g, &o, &a, &ea);
+    o.flags = base->flags | SC__PARTITION_FULL_NETWORK_BIT;
+    sb = sc_partition_run(g, &o, &b, &eb);
+    ck_assert_msg(sa == sb, "%s: status %d (reduced) vs %d (full): %s / %s",
+                  what, (int)sa, (int)sb, ea.message, eb.message);
+    if (sa != SC_OK) {
+        ck_assert_str_eq(ea.message, eb.message);
+        return;
+    }
+    ck_assert_msg(sc_partition_cut_value(a) == sc_partition_cut_value(b),
+                  "%s: cut %lld (reduced) vs %lld (full)", what,
+                  (long long)sc_partition_cut_value(a),
+                  (long long)sc_partition_cut_value(b));
+    ck_assert_msg(sc_partition_num_saved_tensors(a) ==
+                      sc_partition_num_saved_tensors(b),
+                  "%s: %zu saved (reduced) vs %zu (full)", what,
+                  sc_partition_num_saved_tensors(a),
+                  sc_partition_num_saved_tensors(b));
+    for (i = 0; i < sc_partition_num_saved_tensors(a); i++)
+        ck_assert_msg(sc_partition_saved_tensor(a, i) ==
+                          sc_partition_saved_tensor(b, i),
+                      "%s: saved tensor %zu differs", what, i);
+    ck_assert_uint_eq(sc_partition_num_saved_symints(a),
+                      sc_partition_num_saved_symints(b));
+    for (i = 0; i < sc_partition_num_saved_symints(a); i++)
+        ck_assert_int_eq(sc_partition_saved_symint(a, i),
+                         sc_partition_saved_symint(b, i));
+    for (i = 0; i < n; i++)
+        ck_assert_msg(sc_partition_node_place(a, (sc_node_id)i) ==
+                          sc_partition_node_place(b, (sc_node_id)i),
+                      "%s: node %s is %s (reduced) vs %s (full)", what,
+                      sc_graph_node_name(g, (sc_node_id)i),
+                      sc_partition_place_name(
+                          sc_partition_node_place(a, (sc_node_id)i)),
+                      sc_partition_place_name(
+                          sc_partition_node_place(b, (sc_node_id)i)));
+    ck_assert_uint_eq(sc_partition_network_vertices(a),
+                      sc_partition_network_vertices(b));
+    ck_assert_uint_eq(sc_partition_network_edges(a),
+                      sc_partition_network_edges(b));
+    sc_partition_free(a);
+    sc_partition_free(b);
+}
+
+/* Reduced (one piece, and pieces of a few vertices) against full. */
+static void compare_networks(const sc_graph *g,
+                             const sc_partition_options *base,
+                             const char *what)
+{
+    compare_networks_with(g, base, 0, what);
+    compare_networks_with(g, base, SC__PARTITION_SMALL_PIECES_BIT, what);
+}
+
+START_TEST(test_reduced_network_examples)
+{
+    example ex;
+    size_t k;
+    sc_partition_options o;
+    char what[96];
+    example_load(&ex, examples[_i]);
+    for (k = 0; k < SC_PARTITION_POLICY_COUNT_; k++) {
+        sc_partition_options_init(&o);
+        o.policy = (sc_partition_policy)k;
+        snprintf(what, sizeof what, "%s %s", examples[_i],
+                 sc_partition_policy_name(o.policy));
+        compare_networks(ex.g, &o, what);
+    }
+    example_free(&ex);
+}
+END_TEST
+
+/* A random joint graph with many equal sizes (tied minimum cuts), empty
+ * tensors (weight 0), forward values the backward never reads, backward
+ * nodes that read forward values, and chains. */
+static void random_tied_graph(tb *t, sc_test_rng *rng, size_t *nfwd_nodes)
+{
+    sc_node_id pool[96], bw[32], outs[8], tg;
+    size_t np = 1 + sc_test_rng_below(rng, 4), nf, nb, npool = 0, i;
+    int64_t R = (int64_t)sc_test_rng_below(rng, 3); /* 0: empty tensors */
+    int64_t C = 1 + (int64_t)sc_test_rng_below(rng, 2);
+    char name[32];
+    static const char *const un[] = {"relu.default", "exp.default",
+                                     "neg.default", "sum.default",
+                                     "t.default", "sigmoid.default"};
+    static const char *const bin[] = {"add.Tensor", "mul.Tensor",
+                                      "mm.default", "add.Tensor"};
+
+    tb_init(t);
+    for (i = 0; i < np; i++) {
+        snprintf(name, sizeof name, "primals_%zu", i + 1);
+        pool[npool++] = tb_ph(t, name, SC_ROLE_PRIMAL,
+                              sc_test_rng_below(rng, 4) ? R : C, C);
+    }
+    tg = tb_ph(t, "tangents_1", SC_ROLE_TANGENT, R, C);
+    nf = 4 + sc_test_rng_below(rng, 40);
+    for (i = 0; i < nf; i++) {
+        sc_node_id args[2], id;
+        size_t back = npool < 6 ? npool : 6;
+        snprintf(name, sizeof name, "f%zu", i);
+        /* mostly recent values: chains */
+        args[0] = sc_test_rng_below(rng, 3)
+                      ? pool[npool - 1 - sc_test_rng_below(rng, back)]
+                      : pool[sc_test_rng_below(rng, npool)];
+        args[1] = pool[sc_test_rng_below(rng, npool)];
+        if (sc_test_rng_below(rng, 2))
+            id = try_call(t, name, un[sc_test_rng_below(rng, 6)], 1, args);
+        else
+            id = try_call(t, name, bin[sc_test_rng_below(rng, 4)], 2, args);
+        if (id == SC_NODE_NONE)
+            id = try_call(t, name, "relu.default", 1, args);
+        ck_assert_msg(id != SC_NODE_NONE, "%s", t->err.message);
+        pool[npool++] = id;
+    }
+    *nfwd_nodes = nf;
+    nb = 1 + sc_test_rng_below(rng, 12);
+    for (i = 0; i < nb; i++) {
+        sc_node_id args[2];
+        snprintf(name, sizeof name, "g%zu", i);
+        args[0] = i ? bw[sc_test_rng_below(rng, i)] : tg;
+        args[1] = pool[sc_test_rng_below(rng, npool)];
+        bw[i] = try_call(t, name, bin[sc_test_rng_below(rng, 2)], 2, args);
+        if (bw[i] == SC_NODE_NONE)
+            bw[i] = try_call(t, name, "relu.default", 1, args);
+        ck_assert_msg(bw[i] != SC_NODE_NONE, "%s", t->err.message);
+    }
+    outs[0] = pool[npool - 1];
+    outs[1] = pool[np + sc_test_rng_below(rng, nf)];
+    for (i = 0; i < np; i++)
+        outs[2 + i] = i == 0 ? bw[nb - 1]
+                             : sc_test_rng_below(rng, 2)
+                                   ? bw[sc_test_rng_below(rng, nb)]
+                                   : SC_NODE_NONE;
+    tb_finish(t, 2 + np, outs, 2);
+}
+
+START_TEST(test_reduced_network_random)
+{
+    sc_test_rng rng;
+    long cases = sc_test_cases(300), c;
+    uint64_t seed = sc_test_seed();
+    sc_test_rng_init(&rng, seed ^ 0x7ed5);
+    for (c = 0; c < cases; c++) {
+        tb t;
+        size_t nf, k, i, ntags;
+        char names[4][32], what[96];
+        const char *tag_nodes[4];
+        sc_partition_tag tags[4];
+        sc_partition_options o;
+        random_tied_graph(&t, &rng, &nf);
+        ntags = sc_test_rng_below(&rng, 4);
+        for (i = 0; i < ntags; i++) {
+            snprintf(names[i], sizeof names[i], "f%zu",
+                     (size_t)sc_test_rng_below(&rng, nf));
+            tag_nodes[i] = names[i];
+            tags[i] = (sc_partition_tag)(1 + sc_test_rng_below(&rng, 3));
+        }
+        for (k = 0; k < SC_PARTITION_POLICY_COUNT_; k++) {
+            sc_partition_options_init(&o);
+            o.policy = (sc_partition_policy)k;
+            o.num_params = (long)sc_test_rng_below(&rng, 2);
+            o.ntags = ntags;
+            o.tag_nodes = tag_nodes;
+            o.tags = tags;
+            o.flags = sc_test_rng_below(&rng, 2) ? SC_PARTITION_NO_CSE : 0;
+            snprintf(what, sizeof what, "seed %llu case %ld policy %s",
+                     (unsigned long long)seed, c,
+                     sc_partition_policy_name(o.policy));
+            compare_networks(t.g, &o, what);
+        }
+        tb_free(&t);
+    }
+}
+END_TEST
+
 /* ---- Reports --------------------------------------------------------------- */
 
 START_TEST(test_reports)
@@ -1052,6 +1250,9 @@ Suite *partition_suite(void)
     tc = tcase_create("random");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_bruteforce);
+    tcase_add_test(tc, test_reduced_network_random);
+    tcase_add_loop_test(tc, test_reduced_network_examples, 0,
+                        (int)NEXAMPLES);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -133,8 +133,10 @@ typedef struct sc_partition sc_partition;
  *                      the sink (the message names it, with the reason of
  *                      every edge), or weights beyond 2^53;
  *   SC_ERR_UNBOUND     a size that cannot be evaluated;
+ *   SC_ERR_LIMIT       more than about 2^30 nodes;
  *   SC_ERR_NOMEM.
- * Time: linear in the graph plus the max-flow (push-relabel). */
+ * Time: linear in the graph plus the max-flow (push-relabel) of the
+ * reduced network, solved in pieces (doc/partition.md). */
 sc_status sc_partition_run(const sc_graph *joint,
                            const sc_partition_options *opts,
                            sc_partition **out, sc_error *err);
@@ -276,7 +278,9 @@ typedef enum sc_partition_phase {
 } sc_partition_phase;
 
 const char *sc_partition_phase_name(sc_partition_phase phase);
-/* Wall-clock seconds spent in a phase. */
+/* Seconds spent in a phase: CPU time of the calling thread (the
+ * partitioner runs on one thread; wall-clock time where the system has no
+ * thread CPU clock). */
 double sc_partition_phase_seconds(const sc_partition *p,
                                   sc_partition_phase phase);
 
