@@ -24,6 +24,18 @@ int cli_cmd_graph(int argc, char **argv);
 int cli_cmd_partition(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 int cli_cmd_validate(int argc, char **argv);
+int cli_cmd_joint(int argc, char **argv);
+int cli_cmd_gradcheck(int argc, char **argv);
+int cli_cmd_random(int argc, char **argv);
+
+/* The joint graph of a forward graph read from file (the step --forward
+ * of partition, validate and gradcheck): no_grad (may be NULL) is a
+ * comma-separated list of primals that need no gradient.  NULL after
+ * reporting the error. */
+sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
+                               const char *no_grad);
+/* Give err the line of the node of g its message names, in file. */
+void cli_locate_error(const sc_graph *g, const char *file, sc_error *err);
 
 /* "symcut: <message>" on stderr. */
 void cli_errorf(const char *fmt, ...)
@@ -61,6 +73,21 @@ sc_status cli_write_file(const char *path, const char *data, size_t len,
  * size) into the binding, creating the symbols in ctx. */
 sc_status cli_parse_bindings(sc_ctx *ctx, const char *text, sc_symmap *map,
                              sc_error *err);
+
+/* The --hint values of a command: syms[i] = values[i], in the form the
+ * graph reader's options take them.  Zero-initialise; free with
+ * cli_hints_free. */
+typedef struct cli_hints {
+    sc_expr **syms;
+    int64_t *values;
+    size_t n, cap;
+} cli_hints;
+
+/* Append "s0=8,s1=64" to h (a later value for a symbol replaces the
+ * earlier one).  false with a message in msg on a malformed item. */
+bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
+                     size_t msgsize);
+void cli_hints_free(cli_hints *h);
 /* Parse "name=LO..HI[,name=LO..HI]" (an empty side is infinity) into
  * bounds. */
 sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,

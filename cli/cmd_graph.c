@@ -46,73 +46,6 @@ static void usage(FILE *out)
           out);
 }
 
-typedef struct hint_list {
-    sc_expr **syms;
-    int64_t *values;
-    size_t n, cap;
-} hint_list;
-
-/* "s0=8,s1=64" */
-static bool parse_hints(sc_ctx *ctx, const char *text, hint_list *h,
-                        char *msg, size_t msgsize)
-{
-    const char *p = text;
-    while (*p) {
-        const char *name = p, *eq;
-        char buf[128], *endp;
-        long long v;
-        sc_expr *sym;
-        size_t i;
-
-        eq = strchr(p, '=');
-        if (!eq || eq == name || (size_t)(eq - name) >= sizeof buf) {
-            snprintf(msg, msgsize, "expected SYMBOL=VALUE in '%s'", text);
-            return false;
-        }
-        memcpy(buf, name, (size_t)(eq - name));
-        buf[eq - name] = '\0';
-        errno = 0;
-        v = strtoll(eq + 1, &endp, 10);
-        if (endp == eq + 1 || (*endp && *endp != ',') || errno || v < 0) {
-            snprintf(msg, msgsize, "the hint of %s must be a non-negative "
-                                   "integer", buf);
-            return false;
-        }
-        sym = sc_expr_symbol(ctx, buf);
-        if (!sym) {
-            snprintf(msg, msgsize, "'%s' is not a symbol name", buf);
-            sc_ctx_take_error(ctx, NULL);
-            return false;
-        }
-        for (i = 0; i < h->n && h->syms[i] != sym; i++)
-            ;
-        if (i == h->n) {
-            if (h->n == h->cap) {
-                size_t ncap = h->cap ? 2 * h->cap : 8;
-                sc_expr **s = realloc(h->syms, ncap * sizeof *s);
-                int64_t *vv;
-                if (!s) {
-                    snprintf(msg, msgsize, "out of memory");
-                    return false;
-                }
-                h->syms = s;
-                vv = realloc(h->values, ncap * sizeof *vv);
-                if (!vv) {
-                    snprintf(msg, msgsize, "out of memory");
-                    return false;
-                }
-                h->values = vv;
-                h->cap = ncap;
-            }
-            h->n++;
-        }
-        h->syms[i] = sym;
-        h->values[i] = v;
-        p = *endp ? endp + 1 : endp;
-    }
-    return true;
-}
-
 typedef struct op_count {
     const char *target;
     const char *cls;
@@ -292,7 +225,7 @@ int cli_cmd_graph(int argc, char **argv)
     const char *file = NULL, *out_path = NULL;
     bool do_print = false, do_dot = false;
     long nfwd = -1;
-    hint_list hints = {0};
+    cli_hints hints = {0};
     sc_ctx *ctx = NULL;
     sc_graph *g = NULL;
     sc_graph_read_options ropts;
@@ -325,7 +258,7 @@ int cli_cmd_graph(int argc, char **argv)
             if (strcmp(a, "-o") == 0) {
                 out_path = argv[++i];
             } else if (strcmp(a, "--hint") == 0) {
-                if (!parse_hints(ctx, argv[++i], &hints, msg, sizeof msg)) {
+                if (!cli_parse_hints(ctx, argv[++i], &hints, msg, sizeof msg)) {
                     status = cli_usage_error("graph", "--hint: %s", msg);
                     goto done;
                 }
@@ -390,8 +323,7 @@ int cli_cmd_graph(int argc, char **argv)
     status = CLI_EXIT_OK;
 done:
     free(text);
-    free(hints.syms);
-    free(hints.values);
+    cli_hints_free(&hints);
     sc_graph_free(g);
     sc_ctx_free(ctx);
     return status;

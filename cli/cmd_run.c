@@ -182,6 +182,29 @@ int cli_cmd_run(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
+    if (sizes_text) {
+        /* Sizes are int64_t (>= 0): say so before anything runs. */
+        size_t ns = sc_graph_symbols(g, NULL, 0), j;
+        sc_expr **syms = calloc(ns + 1, sizeof *syms);
+        bool bad = false;
+        if (!syms) {
+            cli_errorf("out of memory");
+            goto done;
+        }
+        ns = sc_graph_symbols(g, syms, ns);
+        for (j = 0; j < ns && !bad; j++) {
+            sc_expr *v = sc_symmap_get(sizes, syms[j]);
+            int64_t x;
+            if (v && (!sc_expr_get_si(v, &x) || x < 0)) {
+                cli_errorf("--sizes: the size of %s must be an integer in "
+                           "[0, 2**63)", sc_expr_symbol_name(syms[j]));
+                bad = true;
+            }
+        }
+        free(syms);
+        if (bad)
+            goto done;
+    }
     np = sc_graph_num_placeholders(g);
     no = sc_graph_num_outputs(g);
     inputs = calloc(np + 1, sizeof *inputs);

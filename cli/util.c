@@ -81,10 +81,20 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err)
         snprintf(err->message, sizeof err->message, "cannot read '%s'", path);
         goto fail;
     }
-    if (memchr(buf, '\0', n)) {
+    if ((p = memchr(buf, '\0', n)) != NULL) {
+        const char *q, *ls = buf;
         err->code = SC_ERR_PARSE;
+        err->line = 1;
+        for (q = buf; q < p; q++)
+            if (*q == '\n') {
+                err->line++;
+                ls = q + 1;
+            }
+        err->column = (int)(p - ls) + 1;
+        snprintf(err->file, sizeof err->file, "%s",
+                 is_stdin ? "<stdin>" : path);
         snprintf(err->message, sizeof err->message,
-                 "'%s' is not a text file (it contains NUL bytes)", path);
+                 "NUL byte: not a text file");
         goto fail;
     }
     buf[n] = '\0';
@@ -158,7 +168,8 @@ sc_status cli_write_file(const char *path, const char *data, size_t len,
 }
 
 /* Split "a=b,c=d" items; calls fn(name, value) for each.  The text is
- * copied so that it can be cut in place. */
+ * copied so that it can be cut in place.  A failing item's error is
+ * located at line 1, column of the item in the text. */
 typedef sc_status (*item_fn)(sc_ctx *ctx, const char *name, const char *value,
                              void *arg, sc_error *err);
 
@@ -168,6 +179,7 @@ static sc_status for_each_item(sc_ctx *ctx, const char *text, item_fn fn,
     char *copy = strdup(text), *item, *save = NULL, *eq;
     sc_status status = SC_OK;
 
+    sc_error_init(err);
     if (!copy) {
         err->code = SC_ERR_NOMEM;
         snprintf(err->message, sizeof err->message, "out of memory");
@@ -182,12 +194,16 @@ static sc_status for_each_item(sc_ctx *ctx, const char *text, item_fn fn,
             err->code = status = SC_ERR_PARSE;
             snprintf(err->message, sizeof err->message,
                      "expected NAME=VALUE, got '%s'", item);
+        } else {
+            *eq = '\0';
+            status = fn(ctx, item, eq + 1, arg, err);
+        }
+        if (status != SC_OK) {
+            err->code = status;
+            err->line = 1;
+            err->column = (int)(item - copy) + 1;
             break;
         }
-        *eq = '\0';
-        status = fn(ctx, item, eq + 1, arg, err);
-        if (status != SC_OK)
-            break;
     }
     free(copy);
     return status;
@@ -197,13 +213,22 @@ static sc_status bind_item(sc_ctx *ctx, const char *name, const char *value,
                            void *arg, sc_error *err)
 {
     sc_expr *sym = sc_expr_symbol(ctx, name);
-    sc_expr *v = sc_expr_int_str(ctx, value);
+    sc_expr *v = sym ? sc_expr_int_str(ctx, value) : NULL;
     if (!sym || !v) {
-        sc_ctx_take_error(ctx, err);
+        sc_status code = sc_ctx_take_error(ctx, err);
+        if (code == SC_ERR_NOMEM)
+            return code;
+        err->code = SC_ERR_PARSE;
         snprintf(err->message, sizeof err->message,
                  "bad binding '%s=%s': expected a symbol name and an integer",
                  name, value);
-        return err->code;
+        return SC_ERR_PARSE;
+    }
+    if (sc_symmap_get(arg, sym)) {
+        err->code = SC_ERR_INVALID;
+        snprintf(err->message, sizeof err->message, "'%s' is bound twice",
+                 name);
+        return SC_ERR_INVALID;
     }
     return sc_symmap_set(arg, sym, v, err);
 }
@@ -296,4 +321,73 @@ sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
     }
     free(text);
     return g;
+}
+
+bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
+                     size_t msgsize)
+{
+    const char *p = text;
+    while (*p) {
+        const char *name = p, *eq;
+        char buf[128], *endp;
+        long long v;
+        sc_expr *sym;
+        size_t i;
+
+        eq = strchr(p, '=');
+        if (!eq || eq == name || (size_t)(eq - name) >= sizeof buf) {
+            snprintf(msg, msgsize, "expected SYMBOL=VALUE in '%s'", text);
+            return false;
+        }
+        memcpy(buf, name, (size_t)(eq - name));
+        buf[eq - name] = '\0';
+        errno = 0;
+        v = strtoll(eq + 1, &endp, 10);
+        if (endp == eq + 1 || (*endp && *endp != ',') || errno || v < 0) {
+            snprintf(msg, msgsize, "the hint of %s must be a non-negative "
+                                   "integer", buf);
+            return false;
+        }
+        sym = sc_expr_symbol(ctx, buf);
+        if (!sym) {
+            snprintf(msg, msgsize, "'%s' is not a symbol name", buf);
+            sc_ctx_take_error(ctx, NULL);
+            return false;
+        }
+        for (i = 0; i < h->n && h->syms[i] != sym; i++)
+            ;
+        if (i == h->n) {
+            if (h->n == h->cap) {
+                size_t ncap = h->cap ? 2 * h->cap : 8;
+                sc_expr **s = realloc(h->syms, ncap * sizeof *s);
+                int64_t *vv;
+                if (!s) {
+                    snprintf(msg, msgsize, "out of memory");
+                    return false;
+                }
+                h->syms = s;
+                vv = realloc(h->values, ncap * sizeof *vv);
+                if (!vv) {
+                    snprintf(msg, msgsize, "out of memory");
+                    return false;
+                }
+                h->values = vv;
+                h->cap = ncap;
+            }
+            h->n++;
+        }
+        h->syms[i] = sym;
+        h->values[i] = v;
+        p = *endp ? endp + 1 : endp;
+    }
+    return true;
+}
+
+void cli_hints_free(cli_hints *h)
+{
+    free(h->syms);
+    free(h->values);
+    h->syms = NULL;
+    h->values = NULL;
+    h->n = h->cap = 0;
 }

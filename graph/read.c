@@ -39,6 +39,8 @@ typedef struct reader {
     bool has_tangents; /* the signature has `tangents` */
     pending_ph *pending;
     size_t npending, pending_cap;
+    uint32_t *pending_slots; /* hash set of pending indexes + 1 */
+    size_t pending_slots_cap;
     bool placeholders_done;
 
     sc_value *vstack; /* values being parsed */
@@ -250,7 +252,7 @@ static sc_status parse_expr(reader *r, const char *s, size_t n, int line,
         n--;
     if (n == 0)
         return error_at(r, line, col, "expected a size expression");
-    if (all_digits(s, n)) {
+    if (n <= 18 && all_digits(s, n)) { /* fits in int64_t */
         int64_t v = 0;
         size_t i;
         for (i = 0; i < n; i++)
@@ -294,7 +296,8 @@ static sc_status parse_expr(reader *r, const char *s, size_t n, int line,
 static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
                                 int line, int col, size_t base, size_t *count)
 {
-    size_t k = *i + 1, start, depth = 0;
+    size_t k = *i + 1, start, depth = 0, b, e;
+    int64_t small;
     sc_status st;
 
     *count = 0;
@@ -325,6 +328,28 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
             if (sc_expr_is_bool(r->dims[base + *count]))
                 return error_at(r, line, col + (int)start,
                                 "a size must be an integer expression");
+            b = start;
+            e = k;
+            while (b < e && is_space(s[b]))
+                b++;
+            while (e > b && is_space(s[e - 1]))
+                e--;
+            if (sc_expr_is_int(r->dims[base + *count]) &&
+                !sc_expr_get_si(r->dims[base + *count], &small)) {
+                error_at(r, line, col + (int)b,
+                         "%s %.*s%s does not fit in int64_t",
+                         base ? "stride" : "size",
+                         (int)(e - b > 40 ? 40 : e - b), s + b,
+                         e - b > 40 ? "..." : "");
+                if (r->err)
+                    r->err->code = SC_ERR_OVERFLOW;
+                return SC_ERR_OVERFLOW;
+            }
+            if (base == 0 && sc_expr_get_si(r->dims[base + *count], &small) &&
+                small < 0)
+                return error_at(r, line, col + (int)b,
+                                "a size must be >= 0 (got %lld)",
+                                (long long)small);
             (*count)++;
             start = k + 1;
             if (c == ']') {
@@ -422,10 +447,11 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
                             "unexpected '%c' at the end of the annotation",
                             s[d]);
     }
-    out->tensor.sizes = r->dims;
-    out->tensor.strides = out->tensor.has_strides ? r->dims + ndim : NULL;
-    if (ndim == 0)
-        out->tensor.sizes = NULL;
+    /* A 0-d tensor has no sizes and no strides (and r->dims may not be
+     * allocated yet: no pointer arithmetic on it). */
+    out->tensor.sizes = ndim ? r->dims : NULL;
+    out->tensor.strides =
+        out->tensor.has_strides && ndim ? r->dims + ndim : NULL;
     return SC_OK;
 }
 
@@ -481,6 +507,21 @@ static sc_status read_annotation(reader *r, sc_result *out)
 
 /* ---- Names and liveness ------------------------------------------------- */
 
+/* A bound on the number of nodes of a text: its lines, but no more than
+ * one per 8 bytes. */
+static size_t presize_count(const char *text, size_t len)
+{
+    size_t lines = 1;
+    const char *p = text, *end = text + len;
+    if (!text)
+        return 0;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        lines++;
+        p++;
+    }
+    return lines < len / 8 + 1 ? lines : len / 8 + 1;
+}
+
 static sc_status grow_released(reader *r)
 {
     size_t old = r->released_cap;
@@ -498,11 +539,16 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
 {
     const char *name = tok_text(r);
     sc_node_id id;
+    size_t last = r->g->nnodes;
     int def;
 
     if (!name)
         return sc__error_nomem(r->err);
-    id = sc_graph_find(r->g, name);
+    /* most uses name the node just defined */
+    if (last && strcmp(r->g->nodes[last - 1].name, name) == 0)
+        id = (sc_node_id)(last - 1);
+    else
+        id = sc_graph_find(r->g, name);
     if (id == SC_NODE_NONE) {
         def = sc__lex_find_definition(&r->lx, r->tok.start, r->tok.len);
         if (def)
@@ -1230,18 +1276,86 @@ static sc_status add_placeholder(reader *r, const char *name,
     return grow_released(r);
 }
 
+static size_t hash_span(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return (size_t)h;
+}
+
+/* The slot of pending name (name, len) in the hash set: its entry, or
+ * the empty slot where it would go.  The set has room. */
+static size_t pending_slot(const reader *r, const char *name, size_t len)
+{
+    size_t mask = r->pending_slots_cap - 1, j = hash_span(name, len) & mask;
+    while (r->pending_slots[j]) {
+        const char *q = r->pending[r->pending_slots[j] - 1].name;
+        if (strncmp(q, name, len) == 0 && q[len] == '\0')
+            return j;
+        j = (j + 1) & mask;
+    }
+    return j;
+}
+
+/* The index of pending name, or npending. */
+static size_t pending_find(const reader *r, const char *name)
+{
+    uint32_t i1;
+    if (!r->npending)
+        return 0;
+    i1 = r->pending_slots[pending_slot(r, name, strlen(name))];
+    return i1 ? i1 - 1 : r->npending;
+}
+
+/* Room in the hash set for one more pending name. */
+static bool pending_slots_grow(reader *r)
+{
+    size_t ncap, i, j;
+    uint32_t *slots;
+    if ((r->npending + 1) * 2 <= r->pending_slots_cap)
+        return true;
+    ncap = r->pending_slots_cap ? r->pending_slots_cap * 2 : 64;
+    slots = sc__calloc(ncap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (i = 0; i < r->npending; i++) {
+        j = hash_span(r->pending[i].name, strlen(r->pending[i].name)) &
+            (ncap - 1);
+        while (slots[j])
+            j = (j + 1) & (ncap - 1);
+        slots[j] = (uint32_t)i + 1;
+    }
+    sc__free(r->pending_slots);
+    r->pending_slots = slots;
+    r->pending_slots_cap = ncap;
+    return true;
+}
+
+static void pending_clear(reader *r)
+{
+    r->npending = 0;
+    if (r->pending_slots)
+        memset(r->pending_slots, 0,
+               r->pending_slots_cap * sizeof *r->pending_slots);
+}
+
 static sc_status add_pending(reader *r, const char *name, size_t len,
                              const sc_result *meta, int line, int col)
 {
     void *items = r->pending;
     pending_ph *p;
-    size_t i, nd;
+    size_t nd, slot;
 
-    for (i = 0; i < r->npending; i++)
-        if (strlen(r->pending[i].name) == len &&
-            memcmp(r->pending[i].name, name, len) == 0)
-            return error_at(r, line, col, "duplicate definition of '%.*s'",
-                            (int)len, name);
+    if (r->npending >= UINT32_MAX - 1 || !pending_slots_grow(r))
+        return sc__error_nomem(r->err);
+    slot = pending_slot(r, name, len);
+    if (r->pending_slots[slot])
+        return error_at(r, line, col, "duplicate definition of '%.*s'",
+                        (int)len, name);
     if (!sc__grow(&items, &r->pending_cap, r->npending + 1, sizeof *p))
         return sc__error_nomem(r->err);
     r->pending = items;
@@ -1263,6 +1377,7 @@ static sc_status add_pending(reader *r, const char *name, size_t len,
         p->meta.tensor.strides =
             meta->tensor.has_strides ? dims + meta->tensor.ndim : NULL;
     }
+    r->pending_slots[slot] = (uint32_t)r->npending + 1;
     r->npending++;
     return SC_OK;
 }
@@ -1279,7 +1394,7 @@ static sc_status flush_pending(reader *r)
         if (st != SC_OK)
             return st;
     }
-    r->npending = 0;
+    pending_clear(r);
     return placeholders_known(r);
 }
 
@@ -1410,9 +1525,7 @@ static sc_status parse_unpacking(reader *r, sc__token first)
         }
         sc_result_init(&unknown);
         meta = &unknown;
-        for (j = 0; j < r->npending; j++)
-            if (strcmp(r->pending[j].name, name) == 0)
-                break;
+        j = pending_find(r, name);
         if (j < r->npending) {
             if (j != next) {
                 st = error_at(r, names[i].line, names[i].col,
@@ -1436,7 +1549,7 @@ static sc_status parse_unpacking(reader *r, sc__token first)
                       r->pending[next].name);
         goto done;
     }
-    r->npending = 0;
+    pending_clear(r);
     st = placeholders_known(r);
 done:
     sc__free(names);
@@ -2023,7 +2136,11 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
         st = sc__error_nomem(err);
         goto done;
     }
-    st = scan_directives(&r);
+    /* At most one node a line, and a node line is longer than 8 bytes:
+     * size the graph once. */
+    st = sc__graph_reserve(r.g, presize_count(text, len), err);
+    if (st == SC_OK)
+        st = scan_directives(&r);
     if (st == SC_OK)
         st = sc__lex_skip_preamble(&r.lx);
     if (st == SC_OK)
@@ -2053,6 +2170,7 @@ done:
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
     sc__free(r.pending);
+    sc__free(r.pending_slots);
     sc__free(r.vstack);
     sc__free(r.kwstack);
     sc__free(r.dims);

@@ -331,12 +331,25 @@ sc_status sc_npy_read_buffer(const void *data, size_t len, const char *name,
         numel > SIZE_MAX / item)
         return npy_error(name, err, SC_ERR_OVERFLOW, hstart,
                          "shape has too many elements for this machine");
+    /* Also with no elements, the contiguous strides (products of the
+     * sizes > 1) must fit in int64_t. */
+    {
+        int64_t prod = 1;
+        for (i = 0; i < h.ndim; i++)
+            if (h.sizes[i] > 1 &&
+                __builtin_mul_overflow(prod, h.sizes[i], &prod))
+                return npy_error(name, err, SC_ERR_OVERFLOW, hstart,
+                                 "the strides of the shape do not fit in "
+                                 "int64");
+    }
     nbytes = numel * item;
     if (nbytes != len - (hstart + hlen))
         return npy_error(name, err, SC_ERR_PARSE, hstart + hlen,
                          "data is %zu bytes; the shape needs %zu",
                          len - (hstart + hlen), nbytes);
-    if (h.fortran && h.ndim > 1) {
+    /* Fortran order: column-major strides (a product of sizes that stays
+     * <= numel, so no overflow; with no elements the order is moot). */
+    if (h.fortran && h.ndim > 1 && numel > 0) {
         int64_t strides[SC_TENSOR_MAX_DIMS], acc = 1;
         for (i = 0; i < h.ndim; i++) {
             strides[i] = acc;

@@ -1,12 +1,8 @@
 /* symcut — a libFuzzer target for the graph reader: every input either
  * reads (and then writes and reads back to an equal graph) or fails with
- * a located error.  Not built by default:
- *
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -Iinclude \
- *       -I$BUILD tests/fuzz/fuzz_graph_read.c $BUILD/.libs/libsymcut.a \
- *       $(pkg-config --libs igraph yaml-0.1 jansson) -lgmp -lm -o fuzz_graph
- *   ./fuzz_graph examples/   (the bundled examples as the seed corpus)
- */
+ * a located error.  Built by `make fuzz` against the library compiled with
+ * the fuzzer's instrumentation; run by tests/fuzz/run-fuzz.sh with the
+ * bundled examples and test graphs as the seed corpus (doc/testing.md). */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,0 +1,2 @@
+def forward(self, x: "f32[][]cpu"):
+    return [x]

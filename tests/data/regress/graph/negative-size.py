@@ -1,0 +1,2 @@
+def forward(self, x: "f32[3, -3][3, 1]cpu"):
+    return [x]

@@ -1,0 +1,2 @@
+def forward(self, x: "f32[100000000000000000000][1]cpu"):
+    return [x]

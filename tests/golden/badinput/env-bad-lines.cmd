@@ -1,0 +1,1 @@
+"$SYMCUT" env env-bad-lines.env

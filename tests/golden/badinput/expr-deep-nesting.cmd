@@ -1,0 +1,1 @@
+d=$(mktemp -d) && cd "$d" && awk 'BEGIN { for (i = 0; i < 100000; i++) printf "("; printf "s0"; for (i = 0; i < 100000; i++) printf ")"; print "" }' >deep.txt && "$SYMCUT" expr simplify -f deep.txt; s=$?; cd / && rm -rf "$d"; exit $s

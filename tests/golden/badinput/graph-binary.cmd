@@ -1,0 +1,1 @@
+d=$(mktemp -d) && printf '\177ELF\002\001\001\377\376\n' | "$SYMCUT" graph --print - -o "$d/out.py"; s=$?; if [ -e "$d/out.py" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

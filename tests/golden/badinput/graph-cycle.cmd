@@ -1,0 +1,1 @@
+d=$(mktemp -d) && printf 'def forward(self, x: "f32[4][1]cpu"):\n    y: "f32[4][1]cpu" = torch.ops.aten.relu.default(z)\n    z: "f32[4][1]cpu" = torch.ops.aten.relu.default(y)\n    return [z]\n' | "$SYMCUT" graph --print - -o "$d/out.py"; s=$?; if [ -e "$d/out.py" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

@@ -1,0 +1,1 @@
+d=$(mktemp -d) && awk 'BEGIN { printf "def forward(self, x: \"f32["; for (i = 0; i < 100000; i++) printf "("; printf "4"; for (i = 0; i < 100000; i++) printf ")"; print "][1]cpu\"):\n    return [x]" }' | "$SYMCUT" graph --print - -o "$d/out.py"; s=$?; if [ -e "$d/out.py" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

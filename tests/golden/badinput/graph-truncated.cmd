@@ -1,0 +1,1 @@
+d=$(mktemp -d) && head -c 300 ../../../examples/mlp_gelu.joint.txt | "$SYMCUT" graph --print - -o "$d/out.py"; s=$?; if [ -e "$d/out.py" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

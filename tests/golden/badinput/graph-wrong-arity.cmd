@@ -1,0 +1,1 @@
+d=$(mktemp -d) && printf 'def forward(self, x: "f32[4, 4][4, 1]cpu"):\n    y: "f32[4, 4][4, 1]cpu" = torch.ops.aten.mm.default(x)\n    return [y]\n' | "$SYMCUT" graph --print - -o "$d/out.py"; s=$?; if [ -e "$d/out.py" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

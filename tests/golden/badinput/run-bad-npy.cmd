@@ -1,0 +1,1 @@
+g=$(pwd); d=$(mktemp -d) && mkdir "$d/in" "$d/save" && cp ../../../examples/fn_mm_gelu_sum.data/*.npy "$d/in/" && head -c 100 ../../../examples/fn_mm_gelu_sum.data/primals_2.npy >"$d/in/primals_2.npy" && cd "$d" && "$SYMCUT" run "$g/../../../examples/fn_mm_gelu_sum.joint.txt" --inputs in --save save; s=$?; echo "files saved: $(ls save | wc -l)"; cd / && rm -rf "$d"; exit $s

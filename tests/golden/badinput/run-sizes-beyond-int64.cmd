@@ -1,0 +1,1 @@
+d=$(mktemp -d) && "$SYMCUT" run ../../../examples/mlp_gelu_dyn.joint.txt --sizes s0=10000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 --save "$d"; s=$?; echo "files saved: $(ls "$d" | wc -l)"; rm -rf "$d"; exit $s

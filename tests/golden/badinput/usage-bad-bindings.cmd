@@ -1,0 +1,1 @@
+"$SYMCUT" expr eval --bind s0=5,s1,s2=3 s0; echo "status $?"; "$SYMCUT" expr eval --bind s0=5,s0=6 s0; echo "status $?"; "$SYMCUT" graph --hint s0=100000000000000000000 ../../../examples/mlp_gelu_dyn.joint.txt; echo "status $?"; "$SYMCUT" run ../../../examples/mlp_gelu_dyn.joint.txt --sizes 's0=abc'; echo "status $?"
