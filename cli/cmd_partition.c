@@ -1,8 +1,8 @@
 /* symcut partition — split a joint graph into a forward and a backward
  * graph with the min-cut partitioner and report the decision.
  *
- *   symcut partition GRAPH [--policy P] [--hint s0=8,...] [--params N]
- *                    [--num-fwd-outputs N] [--tag NODE=TAG] [--no-cse]
+ *   symcut partition GRAPH [--forward] [--policy P] [--hint s0=8,...]
+ *                    [--params N] [--num-fwd-outputs N] [--tag NODE=TAG] [--no-cse]
  *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
  *                    [--no-timings] [-o FILE]
  *
@@ -20,10 +20,13 @@
 
 #include "cli/cli.h"
 
+/* cli/cmd_joint.c */
+
 static void usage(FILE *out)
 {
-    fputs("Usage: symcut partition GRAPH [--policy P] [--hint s0=8,...]\n"
-          "                        [--params N] [--num-fwd-outputs N]\n"
+    fputs("Usage: symcut partition GRAPH [--forward] [--policy P]\n"
+          "                        [--hint s0=8,...] [--params N]\n"
+          "                        [--num-fwd-outputs N]\n"
           "                        [--tag NODE=TAG] [--no-cse]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot] [--no-timings]\n"
@@ -34,6 +37,8 @@ static void usage(FILE *out)
           "forward saves and what the backward recomputes, and report it.\n"
           "\n"
           "Options:\n"
+          "  --forward             GRAPH is a forward graph: build its joint\n"
+          "                        graph first (as 'symcut joint' does)\n"
           "  --policy P            pytorch (current PyTorch rules, default),\n"
           "                        pytorch-1.13 (PyTorch 1.13's functorch\n"
           "                        partitioner, exactly), exact (fewest saved\n"
@@ -74,46 +79,6 @@ static bool grow(growable *g, size_t elem)
     return true;
 }
 
-/* "s0=8,s1=64" appended to syms/values. */
-static bool parse_hints(sc_ctx *ctx, const char *text, growable *syms,
-                        growable *vals, char *msg, size_t msgsize)
-{
-    const char *p = text;
-    while (*p) {
-        const char *eq = strchr(p, '=');
-        char buf[128], *endp;
-        long long v;
-        sc_expr *sym;
-        if (!eq || eq == p || (size_t)(eq - p) >= sizeof buf) {
-            snprintf(msg, msgsize, "expected SYMBOL=VALUE in '%s'", text);
-            return false;
-        }
-        memcpy(buf, p, (size_t)(eq - p));
-        buf[eq - p] = '\0';
-        errno = 0;
-        v = strtoll(eq + 1, &endp, 10);
-        if (endp == eq + 1 || (*endp && *endp != ',') || errno || v < 0) {
-            snprintf(msg, msgsize,
-                     "the hint of %s must be a non-negative integer", buf);
-            return false;
-        }
-        sym = sc_expr_symbol(ctx, buf);
-        if (!sym) {
-            snprintf(msg, msgsize, "'%s' is not a symbol name", buf);
-            sc_ctx_take_error(ctx, NULL);
-            return false;
-        }
-        if (!grow(syms, sizeof(sc_expr *)) || !grow(vals, sizeof(int64_t))) {
-            snprintf(msg, msgsize, "out of memory");
-            return false;
-        }
-        ((sc_expr **)syms->items)[syms->n++] = sym;
-        ((int64_t *)vals->items)[vals->n++] = v;
-        p = *endp ? endp + 1 : endp;
-    }
-    return true;
-}
-
 static bool parse_count(const char *s, long *out)
 {
     char *endp;
@@ -127,12 +92,14 @@ int cli_cmd_partition(int argc, char **argv)
     const char *file = NULL, *out_path = NULL, *fw_path = NULL,
                *bw_path = NULL, *format = "text";
     long nfwd = -1, params = -1;
-    growable syms = {0}, vals = {0}, tag_nodes = {0}, tags = {0};
+    growable tag_nodes = {0}, tags = {0};
+    cli_hints hints = {0};
     sc_partition_options opts;
     sc_graph_read_options ropts;
     sc_ctx *ctx = NULL;
-    sc_graph *g = NULL;
+    sc_graph *g = NULL, *fwd = NULL;
     sc_partition *part = NULL;
+    bool forward = false;
     sc_error err;
     unsigned rflags = 0;
     char msg[256], *report = NULL, *fw_text = NULL, *bw_text = NULL;
@@ -151,6 +118,8 @@ int cli_cmd_partition(int argc, char **argv)
             usage(stdout);
             status = CLI_EXIT_OK;
             goto done;
+        } else if (strcmp(a, "--forward") == 0) {
+            forward = true;
         } else if (strcmp(a, "--no-cse") == 0) {
             opts.flags |= SC_PARTITION_NO_CSE;
         } else if (strcmp(a, "--no-timings") == 0) {
@@ -176,7 +145,7 @@ int cli_cmd_partition(int argc, char **argv)
                     goto done;
                 }
             } else if (strcmp(a, "--hint") == 0) {
-                if (!parse_hints(ctx, v, &syms, &vals, msg, sizeof msg)) {
+                if (!cli_parse_hints(ctx, v, &hints, msg, sizeof msg)) {
                     status = cli_usage_error("partition", "--hint: %s", msg);
                     goto done;
                 }
@@ -254,16 +223,28 @@ int cli_cmd_partition(int argc, char **argv)
         status = cli_usage_error("partition", "no GRAPH given");
         goto done;
     }
+    if (forward && nfwd >= 0) {
+        status = cli_usage_error("partition", "--num-fwd-outputs is for a "
+                                              "joint graph, not with "
+                                              "--forward");
+        goto done;
+    }
 
     status = CLI_EXIT_INPUT;
     sc_graph_read_options_init(&ropts);
     ropts.num_fwd_outputs = nfwd;
-    ropts.nhints = syms.n;
-    ropts.hint_symbols = syms.items;
-    ropts.hint_values = vals.items;
+    ropts.nhints = hints.n;
+    ropts.hint_symbols = hints.syms;
+    ropts.hint_values = hints.values;
     g = cli_read_graph(ctx, file, &ropts);
     if (!g)
         goto done;
+    if (forward) {
+        fwd = g;
+        g = cli_joint_of_forward(fwd, file, NULL);
+        if (!g)
+            goto done;
+    }
     opts.num_params = params;
     opts.ntags = tags.n;
     opts.tag_nodes = (const char *const *)tag_nodes.items;
@@ -301,14 +282,14 @@ done:
     free(report);
     free(fw_text);
     free(bw_text);
-    free(syms.items);
-    free(vals.items);
+    cli_hints_free(&hints);
     for (k = 0; k < tag_nodes.n; k++)
         free(((char **)tag_nodes.items)[k]);
     free(tag_nodes.items);
     free(tags.items);
     sc_partition_free(part);
     sc_graph_free(g);
+    sc_graph_free(fwd);
     sc_ctx_free(ctx);
     return status;
 }

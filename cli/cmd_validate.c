@@ -1,7 +1,8 @@
 /* symcut validate — check that a forward and a backward graph compute
  * exactly what their joint graph computes.
  *
- *   symcut validate GRAPH [--fw FILE --bw FILE | --policy P [--hint ...]]
+ *   symcut validate GRAPH [--forward]
+ *                   [--fw FILE --bw FILE | --policy P [--hint ...]]
  *                   [--sizes s0=17,...] [--seed N] [--saved-bytes N] */
 #include <config.h>
 
@@ -16,9 +17,12 @@
 
 #include "cli/cli.h"
 
+/* cli/cmd_joint.c */
+
 static void usage(FILE *out)
 {
-    fputs("Usage: symcut validate GRAPH [--fw FILE --bw FILE | --policy P]\n"
+    fputs("Usage: symcut validate GRAPH [--forward]\n"
+          "                       [--fw FILE --bw FILE | --policy P]\n"
           "                       [--hint s0=8,...] [--sizes s0=17,...]\n"
           "                       [--seed N] [--saved-bytes N]\n"
           "\n"
@@ -32,6 +36,8 @@ static void usage(FILE *out)
           "Prints PASS or FAIL with the first difference.\n"
           "\n"
           "Options:\n"
+          "  --forward           GRAPH is a forward graph: build its joint\n"
+          "                      graph first (as 'symcut joint' does)\n"
           "  --fw FILE           the forward graph\n"
           "  --bw FILE           the backward graph\n"
           "  --policy P          without --fw/--bw: partition GRAPH with P\n"
@@ -126,7 +132,8 @@ int cli_cmd_validate(int argc, char **argv)
     unsigned long long seed = 0, saved = 0;
     bool have_saved = false;
     sc_ctx *ctx = NULL;
-    sc_graph *joint = NULL, *fw = NULL, *bw = NULL;
+    sc_graph *joint = NULL, *fw = NULL, *bw = NULL, *fwd_graph = NULL;
+    bool forward = false;
     sc_symmap *sizes = NULL, *binding = NULL;
     sc_graph_read_options ro;
     sc_validate_options vo;
@@ -139,6 +146,10 @@ int cli_cmd_validate(int argc, char **argv)
         if (cli_is_help(a)) {
             usage(stdout);
             return CLI_EXIT_OK;
+        }
+        if (strcmp(a, "--forward") == 0) {
+            forward = true;
+            continue;
         }
         if (strcmp(a, "--fw") == 0 || strcmp(a, "--bw") == 0 ||
             strcmp(a, "--sizes") == 0 || strcmp(a, "--seed") == 0 ||
@@ -213,6 +224,12 @@ int cli_cmd_validate(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
+    if (forward) {
+        fwd_graph = joint;
+        joint = cli_joint_of_forward(fwd_graph, file, NULL);
+        if (!joint)
+            goto done;
+    }
     if (fw_file) {
         if (sc_graph_read_file(ctx, fw_file, NULL, &fw, &err) != SC_OK) {
             cli_report(&err);
@@ -257,6 +274,8 @@ int cli_cmd_validate(int argc, char **argv)
         goto done;
     }
 
+    if (forward)
+        printf("joint graph built from the forward graph %s\n", file);
     if (fw_file)
         printf("validate %s (forward %s, backward %s), seed %llu\n", file,
                fw_file, bw_file, seed);
@@ -308,6 +327,7 @@ done:
     sc_partition_free(part);
     sc_symmap_free(hints);
     sc_graph_free(joint);
+    sc_graph_free(fwd_graph);
     sc_graph_free(fw);
     sc_graph_free(bw);
     sc_symmap_free(sizes);

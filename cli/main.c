@@ -15,8 +15,11 @@ static const struct {
     {"env", cli_cmd_env, "run a shape-environment script (symbols, guards, asserts)"},
     {"graph", cli_cmd_graph, "read a PyTorch graph text: summary, re-print, DOT"},
     {"partition", cli_cmd_partition, "split a joint graph into forward and backward (min cut)"},
+    {"joint", cli_cmd_joint, "build the joint forward/backward graph of a forward graph"},
     {"run", cli_cmd_run, "execute a graph with the CPU kernels; output checksums"},
     {"validate", cli_cmd_validate, "check a forward/backward pair against its joint graph"},
+    {"gradcheck", cli_cmd_gradcheck, "check a joint graph's gradients with finite differences"},
+    {"random", cli_cmd_random, "print a random joint (or forward) graph drawn from the op table"},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

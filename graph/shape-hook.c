@@ -226,31 +226,45 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 
 /* ---- Checking against the annotation ----------------------------------------------- */
 
-static bool same_expr(sc_graph *g, sc_expr *a, sc_expr *b)
+/* Is a == b under what the environment knows?  *out is false when that
+ * cannot be shown; running out of memory is the only error (it must not
+ * pass for a mismatch). */
+static sc_status same_expr(sc_graph *g, sc_expr *a, sc_expr *b, bool *out,
+                           sc_error *err)
 {
-    sc_expr *sa, *sb;
+    sc_expr *sa, *sb, *eq;
+    sc_error e;
+    sc_status st;
     sc_tri t;
-    sc_expr *eq;
 
-    if (a == b)
-        return true;
+    *out = a == b;
+    if (*out)
+        return SC_OK;
+    if (!a || !b) /* a constructor failed */
+        return sc_ctx_take_error(g->ctx, NULL) == SC_ERR_NOMEM
+                   ? sc__error_nomem(err)
+                   : SC_OK;
     if (!g->env)
-        return false;
-    if (sc_env_simplify(g->env, a, &sa, NULL) == SC_OK &&
-        sc_env_simplify(g->env, b, &sb, NULL) == SC_OK && sa == sb)
-        return true;
-    eq = sc_expr_eq(g->ctx, a, b);
-    if (!eq) {
-        sc_ctx_take_error(g->ctx, NULL);
-        return false;
+        return SC_OK;
+    st = sc_env_simplify(g->env, a, &sa, &e);
+    if (st == SC_OK)
+        st = sc_env_simplify(g->env, b, &sb, &e);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(err);
+    if (st == SC_OK && sa == sb) {
+        *out = true;
+        return SC_OK;
     }
-    return sc_env_statically_known(g->env, eq, 0, &t, NULL) == SC_OK &&
-           t == SC_TRI_TRUE;
-}
-
-static bool is_size_one(sc_graph *g, sc_expr *size)
-{
-    return same_expr(g, size, sc_expr_int_si(g->ctx, 1));
+    eq = sc_expr_eq(g->ctx, a, b);
+    if (!eq)
+        return sc_ctx_take_error(g->ctx, NULL) == SC_ERR_NOMEM
+                   ? sc__error_nomem(err)
+                   : SC_OK;
+    st = sc_env_statically_known(g->env, eq, 0, &t, &e);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(err);
+    *out = st == SC_OK && t == SC_TRI_TRUE;
+    return SC_OK;
 }
 
 static const char *kind_name(sc_result_kind k)
@@ -300,6 +314,8 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                          const sc_result *dec, sc_error *err)
 {
     const sc_tensor_meta *a = &inf->tensor, *b = &dec->tensor;
+    sc_status status;
+    bool same;
     size_t i;
 
     if (inf->kind == SC_RESULT_UNKNOWN || inf->kind == SC_RESULT_TUPLE ||
@@ -313,7 +329,8 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              sc_graph_node_target(g, id),
                              kind_name(inf->kind), kind_name(dec->kind));
     if (inf->kind == SC_RESULT_SYMINT || inf->kind == SC_RESULT_SYMBOOL) {
-        if (!same_expr(g, inf->expr, dec->expr))
+        SC_CHECK(same_expr(g, inf->expr, dec->expr, &same, err));
+        if (!same)
             return expr_mismatch(g, id, "the value", (size_t)-1, inf->expr,
                                  dec->expr, err);
         return SC_OK;
@@ -333,16 +350,24 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              "dims, the annotation says %zu",
                              sc_graph_node_name(g, id),
                              sc_graph_node_target(g, id), a->ndim, b->ndim);
-    for (i = 0; i < a->ndim; i++)
-        if (!same_expr(g, a->sizes[i], b->sizes[i]))
+    for (i = 0; i < a->ndim; i++) {
+        SC_CHECK(same_expr(g, a->sizes[i], b->sizes[i], &same, err));
+        if (!same)
             return expr_mismatch(g, id, "the size", i, a->sizes[i],
                                  b->sizes[i], err);
+    }
     if (a->has_strides && b->has_strides)
-        for (i = 0; i < a->ndim; i++)
-            if (!is_size_one(g, b->sizes[i]) &&
-                !same_expr(g, a->strides[i], b->strides[i]))
+        for (i = 0; i < a->ndim; i++) {
+            /* The stride of a dimension of size one does not matter. */
+            SC_CHECK(same_expr(g, b->sizes[i], sc_expr_int_si(g->ctx, 1),
+                               &same, err));
+            if (!same)
+                SC_CHECK(same_expr(g, a->strides[i], b->strides[i], &same,
+                                   err));
+            if (!same)
                 return expr_mismatch(g, id, "the stride", i, a->strides[i],
                                      b->strides[i], err);
+        }
     if (a->has_device && b->has_device &&
         (a->device.type != b->device.type ||
          (a->device.index != b->device.index && a->device.index >= 0 &&
@@ -355,6 +380,8 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              sc_device_type_name(a->device.type),
                              sc_device_type_name(b->device.type));
     return SC_OK;
+fail:
+    return status;
 }
 
 sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
@@ -386,6 +413,16 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
     if (st != SC_OK)
         return SC_OK; /* no rule, or it cannot decide: keep the annotation */
     if (!declared) {
+        /* no metadata given: take the inferred result, a tuple's kind and
+           element count included (unbind, split: their getitems and
+           sc_graph_node_result need the count) */
+        if (inferred.kind == SC_RESULT_TUPLE) {
+            /* the rule's count is exact: fixed, as a schema's is */
+            st = sc__graph_set_meta(g, &g->nodes[id], &inferred, err);
+            if (st == SC_OK)
+                g->nodes[id].flags |= SC__NODE_TUPLE_FIXED;
+            return st;
+        }
         if (inferred.kind == SC_RESULT_TENSOR ||
             inferred.kind == SC_RESULT_SYMINT ||
             inferred.kind == SC_RESULT_SYMBOOL)

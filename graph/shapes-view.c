@@ -575,8 +575,10 @@ static sc_status decide(struct sc__shape_call *c, sc_expr *cond, sc_tri *t)
     if (st != SC_OK || *t != SC_TRI_UNKNOWN || !all_backed(c, cond))
         return st;
     st = sc__shape_guard(c, cond, &b);
+    if (st != SC_OK) /* b is unset */
+        return st;
     *t = b ? SC_TRI_TRUE : SC_TRI_FALSE;
-    return st;
+    return SC_OK;
 }
 
 /* max(lo, min(x, hi)) as PyTorch's slice clamps: decided statically or by

@@ -1,7 +1,7 @@
 /* gen-ops — generate the op tables from graph/ops.yaml.
  *
  *   gen-ops [--check] [--header H] [--source C] [--shapes S] [--kernels K]
- *           OPS.yaml
+ *           [--autodiff A] OPS.yaml
  *
  * Reads and checks the table; with no error, writes each requested output
  * atomically (to a temporary file next to it, then rename).  On any error
@@ -285,7 +285,7 @@ static bool write_outputs(output *outs, size_t n, const gen_table *t)
 static void usage(FILE *f)
 {
     fputs("usage: gen-ops [--check] [--header FILE] [--source FILE] "
-          "[--shapes FILE] [--kernels FILE] OPS.yaml\n"
+          "[--shapes FILE] [--kernels FILE] [--autodiff FILE] OPS.yaml\n"
           "Check graph/ops.yaml and write the C op tables (see doc/ops.md).\n",
           f);
 }
@@ -293,7 +293,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *header = NULL, *source = NULL,
-               *shapes = NULL, *kernels = NULL;
+               *shapes = NULL, *kernels = NULL, *autodiff = NULL;
     bool check_only = false;
     int status = 0;
 
@@ -310,6 +310,8 @@ int main(int argc, char **argv)
             slot = &shapes;
         else if (strcmp(a, "--kernels") == 0)
             slot = &kernels;
+        else if (strcmp(a, "--autodiff") == 0)
+            slot = &autodiff;
         else if (strcmp(a, "--help") == 0) {
             usage(stdout);
             return 0;
@@ -335,9 +337,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!check_only && !header && !source && !shapes && !kernels) {
+    if (!check_only && !header && !source && !shapes && !kernels &&
+        !autodiff) {
         fprintf(stderr, "gen-ops: nothing to write (give --header, "
-                        "--source, --shapes, --kernels or --check)\n");
+                        "--source, --shapes, --kernels, --autodiff or "
+                        "--check)\n");
         return 2;
     }
 
@@ -349,7 +353,7 @@ int main(int argc, char **argv)
                 gen_error_count(), gen_error_count() == 1 ? "" : "s", input);
         status = 1;
     } else if (!check_only) {
-        output outs[4];
+        output outs[5];
         size_t n = 0;
         if (header)
             outs[n++] = (output){header, NULL, gen_emit_header};
@@ -359,6 +363,8 @@ int main(int argc, char **argv)
             outs[n++] = (output){shapes, NULL, gen_emit_shapes};
         if (kernels)
             outs[n++] = (output){kernels, NULL, gen_emit_kernels};
+        if (autodiff)
+            outs[n++] = (output){autodiff, NULL, gen_emit_autodiff};
         if (!write_outputs(outs, n, &table))
             status = 1;
     }

@@ -150,7 +150,34 @@ typedef struct gen_op {
     size_t nmutates;
     char *label;                /* "op 'mm.default' (line 12)", for messages */
     int shape_line, flops_line, python_line;
+    /* Derivatives (graph/gen/deriv.c; doc/autodiff.md). */
+    int deriv_kind;             /* GEN_DERIV_NONE / _NOT_DIFF / _FORMULAS */
+    gen_vec derivs;             /* gen_deriv *, in file order */
+    bool *out_diff;             /* nrets entries: return i differentiable */
+    int out_diff_line;          /* 0: not given (all differentiable) */
+    int deriv_line;
 } gen_op;
+
+enum { GEN_DERIV_NONE, GEN_DERIV_NOT_DIFF, GEN_DERIV_FORMULAS };
+
+struct gen_expr;
+
+/* One key of a `derivatives:` mapping. */
+typedef struct gen_deriv {
+    char *key;                  /* "self" or "input, weight, bias" */
+    char **inputs;              /* the key's argument names */
+    int *input_idx;             /* their schema indices (after checking) */
+    size_t ninputs;
+    char *text;                 /* the formula, or "non_differentiable" */
+    bool non_diff;
+    int key_line, key_col;
+    int line, col;              /* of the formula's first character in the
+                                   file (col 0: unknown, e.g. folded) */
+    struct gen_expr *expr;      /* parsed and resolved formula */
+    unsigned ntemps;            /* temporaries its C code needs */
+    unsigned grads_read;        /* bit i: it reads grads[i] */
+    bool grads_list;            /* it reads `grads` */
+} gen_deriv;
 
 typedef struct gen_registry_entry {
     char *name;
@@ -176,6 +203,11 @@ bool gen_emit_header(FILE *f, const gen_table *t);
 bool gen_emit_source(FILE *f, const gen_table *t);
 bool gen_emit_shapes(FILE *f, const gen_table *t);
 bool gen_emit_kernels(FILE *f, const gen_table *t);
+bool gen_emit_autodiff(FILE *f, const gen_table *t);
+
+/* Parse and resolve every derivative formula against the whole table
+ * (graph/gen/deriv.c); reports problems through gen_error. */
+void gen_deriv_check(gen_table *t);
 
 /* Helpers shared by the parts. */
 bool gen_is_ident(const char *s);

@@ -122,13 +122,13 @@ static gen_registry_entry *registry_find(gen_vec *reg, const char *name)
 enum {
     F_FUNC, F_CLASS, F_SHAPE, F_KERNEL, F_REASON, F_FLOPS, F_NVFUSER,
     F_INDUCTOR, F_RANDOM, F_MUTATES, F_NAMESPACE, F_PYTHON_OP,
-    F_PYTHON_TARGET, F_COUNT
+    F_PYTHON_TARGET, F_DERIVATIVES, F_COUNT
 };
 
 static const char *const field_names[F_COUNT] = {
     "func", "class", "shape", "kernel", "reason", "flops",
     "nvfuser_recomputable", "inductor_recomputable", "functorch_random",
-    "mutates", "namespace", "python_op", "python_target",
+    "mutates", "namespace", "python_op", "python_target", "derivatives",
 };
 
 static bool get_bool(yaml_node_t *n, const char *label, const char *field,
@@ -256,6 +256,170 @@ static void resolve_mutates(gen_op *op, yaml_node_t *list, loader *ld,
                       s->args[k].alias.set);
             *ok = false;
         }
+}
+
+/* Load `derivatives:` (doc/autodiff.md): not_differentiable, or a mapping
+ * of input names (or `a, b, c`) to formulas plus an optional
+ * output_differentiability list.  The formulas are parsed later, once the
+ * whole table is known (gen_deriv_check). */
+static void load_derivatives(gen_op *op, yaml_node_t *n, loader *ld,
+                             bool *ok)
+{
+    const gen_schema *s = &op->schema;
+    op->deriv_line = line_of(n);
+    if (n->type == YAML_SCALAR_NODE) {
+        const char *v = (const char *)n->data.scalar.value;
+        if (strcmp(v, "not_differentiable") == 0) {
+            op->deriv_kind = GEN_DERIV_NOT_DIFF;
+            return;
+        }
+        gen_error(line_of(n), col_of(n), "%s: derivatives must be "
+                  "not_differentiable or a mapping of input names to "
+                  "formulas, not '%s'", op->label, v);
+        *ok = false;
+        return;
+    }
+    if (n->type != YAML_MAPPING_NODE) {
+        gen_error(line_of(n), col_of(n), "%s: derivatives must be "
+                  "not_differentiable or a mapping, not %s", op->label,
+                  node_kind(n));
+        *ok = false;
+        return;
+    }
+    op->deriv_kind = GEN_DERIV_FORMULAS;
+    bool *covered = gen_alloc((s->nargs ? s->nargs : 1) * sizeof *covered);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node_at(ld, p->key), *v = node_at(ld, p->value);
+        const char *key = scalar_of(k, op->label, "a derivatives key");
+        if (!key) {
+            *ok = false;
+            continue;
+        }
+        if (strcmp(key, "output_differentiability") == 0) {
+            if (op->out_diff_line) {
+                gen_error(line_of(k), col_of(k), "%s: derivatives: "
+                          "output_differentiability given twice", op->label);
+                *ok = false;
+                continue;
+            }
+            op->out_diff_line = line_of(k);
+            size_t cnt = v->type == YAML_SEQUENCE_NODE
+                             ? (size_t)(v->data.sequence.items.top -
+                                        v->data.sequence.items.start)
+                             : 0;
+            if (v->type != YAML_SEQUENCE_NODE || cnt != s->nrets) {
+                gen_error(line_of(v), col_of(v), "%s: derivatives: "
+                          "output_differentiability must be a list of %zu "
+                          "true/false (one per return)", op->label, s->nrets);
+                *ok = false;
+                continue;
+            }
+            op->out_diff = gen_alloc(cnt * sizeof *op->out_diff);
+            size_t i = 0;
+            for (yaml_node_item_t *it = v->data.sequence.items.start;
+                 it < v->data.sequence.items.top; it++, i++)
+                if (!get_bool(node_at(ld, *it), op->label,
+                              "an output_differentiability entry",
+                              &op->out_diff[i]))
+                    *ok = false;
+            continue;
+        }
+        const char *text = scalar_of(v, op->label, "a derivative formula");
+        if (!text) {
+            *ok = false;
+            continue;
+        }
+        gen_deriv *d = gen_alloc(sizeof *d);
+        d->key = gen_strdup(key);
+        d->key_line = line_of(k);
+        d->key_col = col_of(k);
+        d->text = gen_strdup(text);
+        d->line = line_of(v);
+        d->col = scalar_column(v, 1);
+        d->non_diff = strcmp(text, "non_differentiable") == 0;
+        /* The key: names separated by ", ". */
+        gen_vec names = {0};
+        const char *q = key;
+        bool key_ok = true;
+        for (;;) {
+            const char *e = strchr(q, ',');
+            size_t len = e ? (size_t)(e - q) : strlen(q);
+            char *name = gen_strndup(q, len);
+            if (!gen_is_ident(name)) {
+                gen_error(d->key_line, d->key_col, "%s: derivatives: key "
+                          "'%s' is not a list of input names separated by "
+                          "', '", op->label, key);
+                key_ok = false;
+                break;
+            }
+            gen_vec_push(&names, name);
+            if (!e)
+                break;
+            if (e[1] != ' ') {
+                gen_error(d->key_line, d->key_col, "%s: derivatives: key "
+                          "'%s' is not a list of input names separated by "
+                          "', '", op->label, key);
+                key_ok = false;
+                break;
+            }
+            q = e + 2;
+        }
+        if (!key_ok) {
+            *ok = false;
+            continue;
+        }
+        d->ninputs = names.n;
+        d->inputs = (char **)names.items;
+        d->input_idx = gen_alloc(names.n * sizeof *d->input_idx);
+        if (d->non_diff && names.n != 1) {
+            gen_error(d->line, col_of(v), "%s: derivatives: "
+                      "non_differentiable takes one input name per key",
+                      op->label);
+            key_ok = false;
+        }
+        for (size_t i = 0; i < names.n; i++) {
+            size_t a;
+            for (a = 0; a < s->nargs; a++)
+                if (strcmp(s->args[a].name, d->inputs[i]) == 0)
+                    break;
+            if (a == s->nargs) {
+                gen_error(d->key_line, d->key_col, "%s: derivatives: '%s' "
+                          "is not an argument of the op", op->label,
+                          d->inputs[i]);
+                key_ok = false;
+                continue;
+            }
+            if (s->args[a].type.base != T_TENSOR) {
+                gen_error(d->key_line, d->key_col, "%s: derivatives: '%s' "
+                          "is not a Tensor argument (only Tensor inputs "
+                          "have gradients)", op->label, d->inputs[i]);
+                key_ok = false;
+                continue;
+            }
+            if (covered[a]) {
+                gen_error(d->key_line, d->key_col, "%s: derivatives: input "
+                          "'%s' has two formulas", op->label, d->inputs[i]);
+                key_ok = false;
+                continue;
+            }
+            covered[a] = true;
+            d->input_idx[i] = (int)a;
+        }
+        if (!key_ok) {
+            *ok = false;
+            continue;
+        }
+        gen_vec_push(&op->derivs, d);
+    }
+    if (*ok)
+        for (size_t a = 0; a < s->nargs; a++)
+            if (s->args[a].type.base == T_TENSOR && !covered[a]) {
+                gen_error(op->deriv_line, 0, "%s: derivatives: no formula "
+                          "for Tensor input '%s' (give one or declare it "
+                          "non_differentiable)", op->label, s->args[a].name);
+                *ok = false;
+            }
 }
 
 static void derive(gen_op *op, bool *ok)
@@ -475,6 +639,8 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
     }
 
     resolve_mutates(op, fields[F_MUTATES], ld, &ok);
+    if (fields[F_DERIVATIVES])
+        load_derivatives(op, fields[F_DERIVATIVES], ld, &ok);
     derive(op, &ok);
     return ok ? op : NULL;
 }
@@ -629,6 +795,8 @@ static void load_root(loader *ld, yaml_node_t *root)
         check_unique_ops(t);
         check_registries(t);
     }
+    if (gen_error_count() == 0)
+        gen_deriv_check(t);
 }
 
 bool gen_table_load(const char *path, gen_table *t)

@@ -495,15 +495,17 @@ sc_status sc_graph_write_dot(const sc_graph *g,
                              size_t *len, sc_error *err);
 
 /* ---- Autodiff: joint graphs from forward graphs (graph/autodiff.c) ----
- * See doc/autodiff.md. */
+ * See doc/autodiff.md: the derivative formulas of graph/ops.yaml, compiled
+ * to C at build time, emit the backward nodes. */
 
 typedef struct sc_joint_options {
     /* requires_grad of each primal, in placeholder order
      * (nrequires_grad == sc_graph_num_placeholders(fwd)); NULL: every
-     * floating-point tensor primal requires grad, others do not. */
+     * floating-point tensor primal requires grad, others do not (a true
+     * flag on a non-floating primal is ignored). */
     size_t nrequires_grad;
     const bool *requires_grad;
-    unsigned flags;
+    unsigned flags; /* reserved: 0 */
 } sc_joint_options;
 
 void sc_joint_options_init(sc_joint_options *opts);
@@ -515,26 +517,79 @@ void sc_joint_options_init(sc_joint_options *opts);
  * users, None for primals that need no gradient.  Outputs: the forward
  * outputs, then one gradient per primal.  Placeholders and nodes are
  * named as PyTorch names them (primals_1.., tangents_1.., mm, mm_1, ..).
- * *out shares fwd's context and shape environment.  On failure *out is
- * NULL; an op without a derivative formula is SC_ERR_UNSUPPORTED naming
- * the node and the op. */
+ * Tangents have the outputs' sizes and contiguous strides; a broadcast
+ * input's gradient is reduced with sum.dim_IntList(keepdim) + view, on
+ * symbolic sizes.  *out shares fwd's context and shape environment (fwd's
+ * environment must outlive it) and has passed sc_graph_finish.  On failure
+ * *out is NULL; an op without a derivative formula that a gradient must
+ * cross is SC_ERR_UNSUPPORTED naming the node and the op; a graph that
+ * already has tangents, or a mask of the wrong length, SC_ERR_INVALID.
+ * Time: linear in the size of the joint graph. */
 sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
                          sc_graph **out, sc_error *err);
+
+/* The requires_grad flag of every node of the forward graph fwd as
+ * sc_graph_joint decides it, into out[0 .. sc_graph_num_nodes(fwd)):
+ * primals from opts (NULL: every floating-point tensor primal), then
+ * propagated through the ops (an op with derivative formulas requires grad
+ * when an input with a formula does; not_differentiable ops and
+ * non-floating results never do).  The gradient outputs of the joint graph
+ * are None exactly for the primals whose flag is false (or that no
+ * gradient reaches).  SC_ERR_INVALID for a bad mask length. */
+sc_status sc_graph_requires_grad(const sc_graph *fwd,
+                                 const sc_joint_options *opts, bool *out,
+                                 sc_error *err);
 
 /* ---- Random graphs (graph/random.c) -----------------------------------
  * See doc/random.md. */
 
+/* What the generator may draw (sc_graph_random_options.features).  Plain
+ * pointwise ops (unary, binary with equal shapes, scalar) are always on. */
+enum {
+    SC_RANDOM_BROADCAST = 1u << 0,      /* binary ops on broadcast shapes */
+    SC_RANDOM_VIEWS = 1u << 1,          /* t, transpose, permute, view,
+                                           reshape, unsqueeze, squeeze,
+                                           slice, select, expand */
+    SC_RANDOM_MULTI_OUTPUT = 1u << 2,   /* split, unbind (+ getitem) */
+    SC_RANDOM_RANDOM_OPS = 1u << 3,     /* native_dropout, rand_like,
+                                           bernoulli */
+    SC_RANDOM_DATA_DEPENDENT = 1u << 4, /* nonzero: an unbacked size */
+    SC_RANDOM_REDUCTIONS = 1u << 5,     /* sum, mean, amax */
+    SC_RANDOM_MATMUL = 1u << 6,         /* mm, bmm, addmm */
+    SC_RANDOM_CREATION = 1u << 7,       /* zeros_like, ones_like, full_like */
+    SC_RANDOM_SYMINTS = 1u << 8,        /* sym_size nodes as view sizes */
+    SC_RANDOM_UNUSED_INPUTS = 1u << 9,  /* primals nothing reads */
+    SC_RANDOM_SEVERAL_OUTPUTS = 1u << 10, /* more than one forward output */
+    SC_RANDOM_NORMS = 1u << 11,         /* _softmax, _log_softmax,
+                                           native_layer_norm (+ getitem) */
+    SC_RANDOM_JOIN = 1u << 12,          /* cat, stack, where, masked_fill */
+    SC_RANDOM_ALL = (1u << 13) - 1
+};
+
 typedef struct sc_graph_random_options {
     uint64_t seed;
-    size_t nodes;      /* the number of call nodes to aim for */
+    size_t nodes;      /* the number of call nodes to aim for (0: 8) */
     bool symbolic;     /* symbolic sizes (with hints) instead of constants */
     unsigned features; /* SC_RANDOM_* bits; 0: all */
+    /* Ops never to draw, by their op-table names ("abs.default",
+     * "sum.dim_IntList", "operator.getitem"): e.g. the ops sc_graph_joint
+     * has no derivative formula for.  Not copied. */
+    size_t nexclude;
+    const char *const *exclude;
 } sc_graph_random_options;
 
+/* seed 0, nodes 8, concrete sizes, all features. */
 void sc_graph_random_options_init(sc_graph_random_options *opts);
 
 /* A random forward graph drawn from the op table (deterministic in the
- * options), in ctx.  *out is NULL on failure. */
+ * options), in ctx: 1-4 f32 primals (named arg0_1, ...; sizes 1..6, or
+ * with `symbolic` symbols s0.. with hints 2..8 mixed with small
+ * constants, registered in the graph's own shape environment), then about
+ * opts->nodes call nodes built through sc_graph_add_call with inferred
+ * metadata (a draw the shape rules reject is dropped and redrawn), then the
+ * outputs: the last tensor drawn and, with SC_RANDOM_SEVERAL_OUTPUTS,
+ * others.  The graph has passed sc_graph_finish.  *out is NULL on
+ * failure (SC_ERR_NOMEM; SC_ERR_INVALID for bad options). */
 sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
                           sc_graph **out, sc_error *err);
 

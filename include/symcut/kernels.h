@@ -419,31 +419,93 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
                       sc_validate_report *report, sc_error *err);
 
 /* ---- Gradcheck (kernels/gradcheck.c) ----------------------------------
- * See doc/kernels.md. */
+ * See doc/kernels.md, "Gradcheck".
+ *
+ * sc_gradcheck checks a joint graph's gradients against central finite
+ * differences, in float64: the joint graph is rebuilt with every floating
+ * dtype (annotations and dtype arguments: f32, f16, bf16) turned into f64,
+ * inputs and tangents are drawn at random (sc_interp_random_inputs, the
+ * seed of the options), the joint graph runs once for the analytic
+ * gradients of F(primals) = sum_k <tangent_k, forward output k>, and for
+ * each checked element x of each differentiable primal the forward part
+ * of the graph runs twice for the numeric derivative
+ * (F(x + eps) - F(x - eps)) / (2 eps).  An element passes when
+ * |analytic - numeric| <= atol + rtol * |numeric| (a NaN fails).  Random
+ * ops draw the same numbers in every run (the same seed and node names).
+ * Skipped: primals whose gradient is None, non-floating primals. */
+
+/* The default of sc_gradcheck_options.max_per_input. */
+#define SC_GRADCHECK_MAX_PER_INPUT 64
+
+/* What happened to one primal. */
+typedef struct sc_gradcheck_input {
+    sc_node_id node;            /* the primal's placeholder */
+    /* NULL when checked, else why not ("gradient is None", "not a
+     * floating-point tensor"; a static string). */
+    const char *skipped;
+    size_t numel;               /* elements of the primal */
+    size_t checked;             /* elements compared */
+    size_t failures;            /* elements beyond the tolerance */
+    /* The element with the largest error relative to the tolerance
+     * (worst_ratio = |a - n| / (atol + rtol |n|), infinite for a NaN; > 1
+     * fails): its flat (row-major) index, analytic and numeric values. */
+    size_t worst_index;
+    double worst_analytic, worst_numeric, worst_abs_error, worst_ratio;
+} sc_gradcheck_input;
 
 typedef struct sc_gradcheck_options {
     double eps, atol, rtol;     /* 1e-6, 1e-5, 1e-3 (PyTorch's gradcheck) */
     uint64_t seed;              /* inputs, tangents and random ops */
     const sc_symmap *sizes;     /* NULL or missing symbols: the hints */
+    int64_t int_high;           /* integer inputs in [0, int_high); <= 0: 2 */
+    /* Elements checked per primal: all of a primal with at most this many,
+     * else this many distinct ones drawn with the seed (sorted); 0: all.
+     * Default SC_GRADCHECK_MAX_PER_INPUT.  Each costs two forward runs. */
+    size_t max_per_input;
+    /* NULL, or an array of sc_graph_num_primals(joint) entries that
+     * receives one record per primal. */
+    sc_gradcheck_input *per_input;
 } sc_gradcheck_options;
 
+/* eps 1e-6, atol 1e-5, rtol 1e-3, seed 0, no sizes, int_high 2,
+ * max_per_input SC_GRADCHECK_MAX_PER_INPUT, no per_input. */
 void sc_gradcheck_options_init(sc_gradcheck_options *opts);
 
 typedef struct sc_gradcheck_report {
     bool passed;
-    char message[SC_ERROR_MESSAGE_MAX]; /* the first failure; "" if passed */
+    /* The first failing element, or a structural failure (a gradient of
+     * the wrong shape), in one line; "" if passed. */
+    char message[SC_ERROR_MESSAGE_MAX];
     size_t checked;             /* gradient elements compared */
-    /* The worst element over all inputs: the primal, its flat index, the
-     * analytic (joint graph) and numeric (central difference) values. */
+    size_t failures;            /* elements beyond the tolerance */
+    size_t inputs_checked;      /* primals with at least one element checked */
+    size_t runs;                /* graph runs: the joint graph once, the
+                                   forward once, then 2 per element */
+    /* The worst element over all primals (largest worst_ratio, see
+     * sc_gradcheck_input): the primal's index among the primals
+     * (SIZE_MAX when nothing was checked), its flat index, the analytic
+     * (joint graph) and numeric (central difference) values. */
     size_t worst_input;
     size_t worst_index;
-    double worst_analytic, worst_numeric, worst_abs_error;
+    double worst_analytic, worst_numeric, worst_abs_error, worst_ratio;
 } sc_gradcheck_report;
 
 /* Compare the gradients the joint graph computes with central finite
  * differences of its forward outputs, in float64, for random inputs and
- * random tangents.  Returns SC_OK when the check ran, whatever its verdict
- * (report->passed). */
+ * random tangents.  joint: primals, then tangents -> forward outputs, then
+ * one gradient per primal (None allowed); tangent k belongs to the k-th
+ * forward output that is a floating-point tensor of the tangent's shape
+ * (matched in order).  The graph is not modified (its context and shape
+ * environment are used, as by sc_interp_run).  opts may be NULL.
+ *
+ * Returns SC_OK when the check ran, whatever its verdict
+ * (report->passed).  Errors: SC_ERR_INVALID (not a joint graph: outputs
+ * are not forward outputs plus one per primal, tangents that match no
+ * forward output), SC_ERR_UNBOUND (a size without a value), the f64
+ * rebuild's and the interpreter's errors (an op without a kernel, a graph
+ * that does not run at these sizes), SC_ERR_NOMEM.
+ * Time: one run of the joint graph and 1 + 2 * checked runs of its
+ * forward part. */
 sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
                        sc_gradcheck_report *report, sc_error *err);
 

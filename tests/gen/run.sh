@@ -31,7 +31,8 @@ for table in "$tables"/*.yaml; do
     mkdir "$out"
     echo old >"$out/ops-gen.h"
     "$GEN" --header "$out/ops-gen.h" --source "$out/ops-gen.c" \
-        --shapes "$out/ops-shapes-gen.c" --kernels "$out/ops-kernels-gen.c" "$table" \
+        --shapes "$out/ops-shapes-gen.c" --kernels "$out/ops-kernels-gen.c" \
+        --autodiff "$out/ops-autodiff-gen.c" "$table" \
         >"$tmp/$name.stdout" 2>"$tmp/$name.stderr"
     status=$?
     case $name in
@@ -41,12 +42,18 @@ for table in "$tables"/*.yaml; do
             sed 's/^/    /' "$tmp/$name.stderr"
             continue
         fi
-        for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c; do
+        for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c \
+            ops-autodiff-gen.c; do
             if ! grep -q 'generated from graph/ops.yaml by graph/gen/gen-ops — do not edit' "$out/$f"; then
                 bad "$name: $f lacks the do-not-edit banner"
                 continue 2
             fi
         done
+        if [ "$name" = valid-derivatives ] &&
+            ! grep -q 'static sc_status ad_NORM(sc__ad \*ad)' "$out/ops-autodiff-gen.c"; then
+            bad "$name: ops-autodiff-gen.c lacks the function of norm"
+            continue
+        fi
         ok
         ;;
     *)
@@ -103,12 +110,14 @@ if ! "$GEN" --check "$real" 2>"$tmp/real.stderr"; then
     sed 's/^/    /' "$tmp/real.stderr"
 elif ! "$GEN" --header "$tmp/real/ops-gen.h" --source "$tmp/real/ops-gen.c" \
     --shapes "$tmp/real/ops-shapes-gen.c" \
-    --kernels "$tmp/real/ops-kernels-gen.c" "$real" 2>"$tmp/real.stderr"; then
+    --kernels "$tmp/real/ops-kernels-gen.c" \
+    --autodiff "$tmp/real/ops-autodiff-gen.c" "$real" 2>"$tmp/real.stderr"; then
     bad "graph/ops.yaml does not generate:"
     sed 's/^/    /' "$tmp/real.stderr"
 else
     ok
-    for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c; do
+    for f in ops-gen.h ops-gen.c ops-shapes-gen.c ops-kernels-gen.c \
+        ops-autodiff-gen.c; do
         built=$builddir/graph/$f
         [ -f "$built" ] || built=$srcdir/graph/$f
         if [ ! -f "$built" ]; then
@@ -122,7 +131,8 @@ else
     before=$(ls -i "$tmp/real/ops-gen.c")
     "$GEN" --header "$tmp/real/ops-gen.h" --source "$tmp/real/ops-gen.c" \
         --shapes "$tmp/real/ops-shapes-gen.c" \
-        --kernels "$tmp/real/ops-kernels-gen.c" "$real"
+        --kernels "$tmp/real/ops-kernels-gen.c" \
+        --autodiff "$tmp/real/ops-autodiff-gen.c" "$real"
     after=$(ls -i "$tmp/real/ops-gen.c")
     if [ "$before" = "$after" ] && [ -z "$(ls "$tmp/real" | grep tmp)" ]; then
         ok

@@ -1,0 +1,2060 @@
+/* symcut — joint graphs from forward graphs (AOTAutograd's conventions).
+ *
+ * sc_graph_joint copies the forward graph (placeholders renamed primals_1,
+ * ..., one tangents_k per differentiable forward output), then walks the
+ * forward nodes backwards, accumulating one gradient per value, and lets
+ * the generated code of graph/ops-autodiff-gen.c (the `derivatives:`
+ * formulas of graph/ops.yaml) emit each op's backward nodes through the
+ * graph builder.  The runtime those functions call (graph/autodiff.h) is
+ * here.  doc/autodiff.md describes the conventions.
+ */
+#include <config.h>
+
+#include <gmp.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+
+#include "graph/autodiff.h"
+#include "graph/graph-internal.h"
+#include "graph/ops.h"
+#include "util/internal.h"
+
+/* One forward tuple node (a multi-return or list-returning op). */
+typedef struct ad_tuple {
+    size_t count;
+    sc_value *grads;          /* count: per element, NONE = undefined */
+    sc_node_id *fwd_getitem;  /* count: a forward getitem of it, or NONE */
+    sc_node_id *new_getitem;  /* count: one the transform added, or NONE */
+} ad_tuple;
+
+struct sc__ad {
+    const sc_graph *fwd;
+    sc_graph *g;
+    sc_ctx *ctx;
+    sc_error *err;
+    sc__arena arena;
+    size_t nfwd;
+    sc_node_id *map;          /* forward id -> joint id */
+    bool *rg;                 /* forward id: requires grad */
+    sc_value *grad;           /* forward id: accumulated gradient */
+    ad_tuple **tuples;        /* forward id: tuple bookkeeping, or NULL */
+    /* the node being differentiated */
+    sc_node_id node;
+    sc__op op;
+    sc_value fargs[SC_OP_MAX_ARGS_]; /* forward values */
+    sc_value args[SC_OP_MAX_ARGS_];  /* mapped into the joint graph */
+    /* symbolic integers materialized as SymInt nodes (sym_size, python
+     * sym ops): expression -> node value */
+    sc_expr **sym_keys;
+    sc_value *sym_vals;
+    size_t nsym, capsym;
+};
+
+/* ---- Small helpers ------------------------------------------------------- */
+
+static void *ad_alloc(sc__ad *ad, size_t size)
+{
+    void *p = sc__arena_alloc(&ad->arena, size ? size : 1);
+    if (p)
+        memset(p, 0, size ? size : 1);
+    return p;
+}
+
+static sc_value expr_value(sc_expr *e)
+{
+    int64_t v;
+    sc_value out;
+    if (sc_expr_get_si(e, &v))
+        return sc_value_int(v);
+    out.kind = SC_VALUE_SYMINT;
+    out.u.expr = e;
+    return out;
+}
+
+/* The integer (or symbolic) expression of a value; NULL if not one. */
+static sc_expr *value_expr(sc__ad *ad, const sc_value *v)
+{
+    if (v->kind == SC_VALUE_INT)
+        return sc_expr_int_si(ad->ctx, v->u.i);
+    if (v->kind == SC_VALUE_SYMINT)
+        return v->u.expr;
+    if (v->kind == SC_VALUE_BOOL)
+        return sc_expr_int_si(ad->ctx, v->u.b ? 1 : 0);
+    if (v->kind == SC_VALUE_NODE) {
+        /* a SymInt node (sym_size, ...) of the joint graph */
+        sc_result r;
+        sc_graph_node_result(ad->g, v->u.node, &r);
+        if (r.kind == SC_RESULT_SYMINT)
+            return r.expr;
+    }
+    return NULL;
+}
+
+static bool is_float_dtype(sc_dtype d)
+{
+    return sc_dtype_kind(d) == 'f' || sc_dtype_kind(d) == 'c';
+}
+
+static bool result_is_float_tensor(const sc_graph *g, sc_node_id id)
+{
+    sc_result r;
+    sc_graph_node_result(g, id, &r);
+    return r.kind == SC_RESULT_TENSOR && is_float_dtype(r.tensor.dtype);
+}
+
+static sc_status node_tensor(sc__ad *ad, const sc_value *v, sc_result *r,
+                             const char *what)
+{
+    if (v->kind != SC_VALUE_NODE)
+        return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                             "node '%s': %s: expected a tensor, got a value "
+                             "of kind %d",
+                             sc_graph_node_name(ad->fwd, ad->node), what,
+                             (int)v->kind);
+    sc_graph_node_result(ad->g, v->u.node, r);
+    if (r->kind != SC_RESULT_TENSOR)
+        return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                             "node '%s': %s: '%s' has no tensor metadata",
+                             sc_graph_node_name(ad->fwd, ad->node), what,
+                             sc_graph_node_name(ad->g, v->u.node));
+    return SC_OK;
+}
+
+/* ---- Symbolic integers as SymInt nodes ----------------------------------
+ * A symbolic integer an emitted op takes (a size list element, an int or
+ * Scalar argument) becomes a node, as in PyTorch's joint graphs: a symbol
+ * is `sym_size.int(t, d)` of the first tensor dim whose size is exactly
+ * that symbol (primals first, then the joint graph's nodes in order), a
+ * composite expression python sym ops (operator.add, mul, ...) over those.
+ * One node per expression (cached); appended where first needed. */
+
+static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out);
+
+/* Append a SymInt node.  Its metadata is the expression it stands for
+ * (e; NULL: computed from a python op's operands) as written, not as the
+ * shape environment simplifies it (`Sym(s1)`, not `Sym(4)` once s1 is
+ * guarded to 4): the backward graph of a partition binds s1 from it, and
+ * the text reads back without the guards. */
+static sc_status sym_call(sc__ad *ad, const char *target, size_t n,
+                          const sc_value *a, sc_expr *e, sc_value *out)
+{
+    sc_node_id id;
+    sc_result m;
+    if (!e) {
+        sc_expr *x = value_expr(ad, &a[0]);
+        sc_expr *y = n > 1 ? value_expr(ad, &a[1]) : x;
+        if (x && y) {
+            if (strcmp(target, "operator.add") == 0)
+                e = sc_expr_add(ad->ctx, x, y);
+            else if (strcmp(target, "operator.sub") == 0)
+                e = sc_expr_sub(ad->ctx, x, y);
+            else if (strcmp(target, "operator.mul") == 0)
+                e = sc_expr_mul(ad->ctx, x, y);
+            else if (strcmp(target, "operator.floordiv") == 0)
+                e = sc_expr_floordiv(ad->ctx, x, y);
+            else if (strcmp(target, "operator.mod") == 0)
+                e = sc_expr_mod(ad->ctx, x, y);
+            else
+                e = sc_expr_neg(ad->ctx, x);
+        }
+        if (!e)
+            return sc__error_nomem(ad->err);
+    }
+    sc_result_init(&m);
+    m.kind = SC_RESULT_SYMINT;
+    m.expr = e;
+    SC__AD_TRY(sc_graph_add_call(ad->g, NULL, target, n, a, 0, NULL, NULL,
+                                 &m, &id, ad->err));
+    *out = sc_value_node(id);
+    return SC_OK;
+}
+
+/* a OP b on materialized values (ints or SymInt nodes). */
+static sc_status sym_binop(sc__ad *ad, const char *target, sc_value a,
+                           sc_value b, sc_value *out)
+{
+    sc_value args[2];
+    args[0] = a;
+    args[1] = b;
+    return sym_call(ad, target, 2, args, NULL, out);
+}
+
+/* sym_size of the first tensor dim whose size is exactly e (primals
+ * first); *found false when there is none. */
+static sc_status sym_source(sc__ad *ad, sc_expr *e, bool *found,
+                            sc_value *out)
+{
+    size_t n = sc_graph_num_nodes(ad->g), pass, id, d;
+    *found = false;
+    for (pass = 0; pass < 2; pass++)
+        for (id = 0; id < n; id++) {
+            sc_node_id nid = (sc_node_id)id;
+            bool primal =
+                sc_graph_node_kind(ad->g, nid) == SC_NODE_PLACEHOLDER &&
+                sc_graph_node_role(ad->g, nid) == SC_ROLE_PRIMAL;
+            sc_result r;
+            if (primal != (pass == 0))
+                continue;
+            sc_graph_node_result(ad->g, nid, &r);
+            if (r.kind != SC_RESULT_TENSOR)
+                continue;
+            for (d = 0; d < r.tensor.ndim; d++)
+                if (r.tensor.sizes[d] == e) {
+                    sc_value a[2];
+                    a[0] = sc_value_node(nid);
+                    a[1] = sc_value_int((int64_t)d);
+                    *found = true;
+                    return sym_call(ad, "torch.ops.aten.sym_size.int", 2, a,
+                                    e, out);
+                }
+        }
+    return SC_OK;
+}
+
+/* e as the product of all dims of a tensor (a numel, as PyTorch's
+ * sym_numel multiplies the sizes): the first tensor (primals first) with
+ * more than one dim whose sizes multiply to exactly e; *found false when
+ * there is none. */
+static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
+                                  sc_value *out)
+{
+    size_t n = sc_graph_num_nodes(ad->g), pass, id, d;
+    *found = false;
+    for (pass = 0; pass < 2; pass++)
+        for (id = 0; id < n; id++) {
+            sc_node_id nid = (sc_node_id)id;
+            bool primal =
+                sc_graph_node_kind(ad->g, nid) == SC_NODE_PLACEHOLDER &&
+                sc_graph_node_role(ad->g, nid) == SC_ROLE_PRIMAL;
+            sc_result r;
+            sc_expr *prod;
+            if (primal != (pass == 0))
+                continue;
+            sc_graph_node_result(ad->g, nid, &r);
+            if (r.kind != SC_RESULT_TENSOR || r.tensor.ndim < 2)
+                continue;
+            prod = sc_expr_mul_n(ad->ctx, r.tensor.ndim, r.tensor.sizes);
+            if (!prod)
+                return sc__error_nomem(ad->err);
+            if (prod != e)
+                continue;
+            *found = true;
+            for (d = 0; d < r.tensor.ndim; d++) {
+                sc_value x;
+                SC__AD_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
+                if (d == 0)
+                    *out = x;
+                else
+                    SC__AD_TRY(sym_binop(ad, "operator.mul", *out, x, out));
+            }
+            return SC_OK;
+        }
+    return SC_OK;
+}
+
+/* A symbol: sym_size of its source dim. */
+static sc_status sym_symbol(sc__ad *ad, sc_expr *e, sc_value *out)
+{
+    bool found;
+    SC__AD_TRY(sym_source(ad, e, &found, out));
+    if (found)
+        return SC_OK;
+    return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                         "node '%s': the backward needs the symbolic size "
+                         "'%s', which no tensor of the graph has as a "
+                         "dimension", sc_graph_node_name(ad->fwd, ad->node),
+                         sc_expr_symbol_name(e));
+}
+
+/* An mpz coefficient as int64; false when it does not fit (or no memory). */
+static bool add_coef(const sc_expr *e, long i, int64_t *out)
+{
+    sc__gmp_guard guard;
+    mpz_t z;
+    bool ok;
+    mpz_init(z);
+    sc__gmp_push(&guard);
+    if (setjmp(guard.env)) {
+        sc__gmp_pop(&guard);
+        return false;
+    }
+    if (i < 0)
+        sc_expr_add_constant(e, z);
+    else
+        sc_expr_add_coef(e, (size_t)i, z);
+    ok = mpz_fits_slong_p(z);
+    if (ok)
+        *out = mpz_get_si(z);
+    sc__gmp_pop(&guard);
+    mpz_clear(z);
+    return ok;
+}
+
+static sc_status sym_unsupported(sc__ad *ad, const char *what)
+{
+    return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                         "node '%s': the backward needs a symbolic integer "
+                         "(%s) that cannot be written with sym_size and "
+                         "python sym ops",
+                         sc_graph_node_name(ad->fwd, ad->node), what);
+}
+
+static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
+{
+    size_t i, n = sc_expr_nargs(e);
+    sc_value acc, x, y;
+    int64_t c;
+    bool found;
+    /* a dim whose size is exactly e (a flattened s0*s1) */
+    SC__AD_TRY(sym_source(ad, e, &found, out));
+    if (!found && sc_expr_get_kind(e) != SC_EXPR_SYMBOL)
+        SC__AD_TRY(sym_numel_source(ad, e, &found, out));
+    if (found)
+        return SC_OK;
+    switch (sc_expr_get_kind(e)) {
+    case SC_EXPR_SYMBOL:
+        return sym_symbol(ad, e, out);
+    case SC_EXPR_ADD:
+        acc = sc_value_none();
+        for (i = 0; i < n; i++) {
+            bool neg;
+            if (!add_coef(e, (long)i, &c))
+                return sym_unsupported(ad, "a large coefficient");
+            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            neg = c < 0 && acc.kind != SC_VALUE_NONE;
+            if (neg)
+                c = -c;
+            if (c != 1)
+                SC__AD_TRY(sym_binop(ad, "operator.mul", x, sc_value_int(c),
+                                     &x));
+            if (acc.kind == SC_VALUE_NONE)
+                acc = x;
+            else
+                SC__AD_TRY(sym_binop(ad, neg ? "operator.sub" : "operator.add",
+                                     acc, x, &acc));
+        }
+        if (!add_coef(e, -1, &c))
+            return sym_unsupported(ad, "a large constant");
+        if (c > 0)
+            SC__AD_TRY(sym_binop(ad, "operator.add", acc, sc_value_int(c),
+                                 &acc));
+        else if (c < 0)
+            SC__AD_TRY(sym_binop(ad, "operator.sub", acc, sc_value_int(-c),
+                                 &acc));
+        *out = acc;
+        return SC_OK;
+    case SC_EXPR_MUL:
+        acc = sc_value_none();
+        for (i = 0; i < n; i++) {
+            uint64_t k, p = sc_expr_mul_exponent(e, i);
+            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            for (k = 0; k < p; k++) {
+                if (acc.kind == SC_VALUE_NONE)
+                    acc = x;
+                else
+                    SC__AD_TRY(sym_binop(ad, "operator.mul", acc, x, &acc));
+            }
+        }
+        if (acc.kind == SC_VALUE_NONE)
+            return sym_unsupported(ad, "an empty product");
+        *out = acc;
+        return SC_OK;
+    case SC_EXPR_FLOORDIV:
+    case SC_EXPR_MOD:
+        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        return sym_binop(ad,
+                         sc_expr_get_kind(e) == SC_EXPR_MOD ? "operator.mod"
+                                                            : "operator.floordiv",
+                         x, y, out);
+    case SC_EXPR_CEILDIV:
+        /* -((-a) // b) */
+        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        SC__AD_TRY(sym_call(ad, "operator.neg", 1, &x, NULL, &x));
+        SC__AD_TRY(sym_binop(ad, "operator.floordiv", x, y, &x));
+        return sym_call(ad, "operator.neg", 1, &x, NULL, out);
+    default:
+        return sym_unsupported(ad, "min, max or a relation");
+    }
+}
+
+/* The value of integer expression e as an op argument: an int, or a
+ * SymInt node. */
+static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out)
+{
+    int64_t v;
+    size_t i;
+    if (sc_expr_get_si(e, &v)) {
+        *out = sc_value_int(v);
+        return SC_OK;
+    }
+    for (i = 0; i < ad->nsym; i++)
+        if (ad->sym_keys[i] == e) {
+            *out = ad->sym_vals[i];
+            return SC_OK;
+        }
+    SC__AD_TRY(sym_composite(ad, e, out));
+    if (ad->nsym == ad->capsym) {
+        size_t cap = ad->capsym ? 2 * ad->capsym : 8;
+        sc_expr **k = ad_alloc(ad, cap * sizeof *k);
+        sc_value *vals = ad_alloc(ad, cap * sizeof *vals);
+        if (!k || !vals)
+            return sc__error_nomem(ad->err);
+        if (ad->nsym) {
+            memcpy(k, ad->sym_keys, ad->nsym * sizeof *k);
+            memcpy(vals, ad->sym_vals, ad->nsym * sizeof *vals);
+        }
+        ad->sym_keys = k;
+        ad->sym_vals = vals;
+        ad->capsym = cap;
+    }
+    ad->sym_keys[ad->nsym] = e;
+    ad->sym_vals[ad->nsym++] = *out;
+    return SC_OK;
+}
+
+/* v with every non-constant symbolic integer (also inside lists) replaced
+ * by its SymInt node. */
+static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
+{
+    size_t i;
+    *out = *v;
+    if (v->kind == SC_VALUE_SYMINT)
+        return sym_materialize(ad, v->u.expr, out);
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
+        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        if (!items)
+            return sc__error_nomem(ad->err);
+        for (i = 0; i < v->u.list.n; i++)
+            SC__AD_TRY(sym_value(ad, &v->u.list.items[i], &items[i]));
+        out->u.list.items = items;
+    }
+    return SC_OK;
+}
+
+/* Append a call of op to positional and keyword values. */
+static sc_status add_op(sc__ad *ad, sc__op op, size_t npos,
+                        const sc_value *pos, size_t nkw,
+                        const char *const *kwn, const sc_value *kw,
+                        sc_value *out)
+{
+    char target[160];
+    sc_node_id id;
+    sc_status st;
+    sc_value p2[SC_OP_MAX_ARGS_], k2[SC_OP_MAX_ARGS_];
+    size_t i;
+    if (npos > SC_OP_MAX_ARGS_ || nkw > SC_OP_MAX_ARGS_)
+        return sc__error_set(ad->err, SC_ERR_INTERNAL, "too many arguments");
+    for (i = 0; i < npos; i++)
+        SC__AD_TRY(sym_value(ad, &pos[i], &p2[i]));
+    for (i = 0; i < nkw; i++)
+        SC__AD_TRY(sym_value(ad, &kw[i], &k2[i]));
+    snprintf(target, sizeof target, "torch.ops.%s.%s", sc__op_get(op)->ns,
+             sc__op_get(op)->dotted);
+    st = sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
+                           NULL, &id, ad->err);
+    if (st != SC_OK)
+        return st;
+    *out = sc_value_node(id);
+    return SC_OK;
+}
+
+static sc_status add_getitem(sc__ad *ad, sc_node_id tuple, int64_t i,
+                             sc_node_id *out)
+{
+    sc_value a[2];
+    a[0] = sc_value_node(tuple);
+    a[1] = sc_value_int(i);
+    return sc_graph_add_call(ad->g, NULL, "operator.getitem", 2, a, 0, NULL,
+                             NULL, NULL, out, ad->err);
+}
+
+/* A schema default as a value. */
+static sc_status default_value(sc__ad *ad, const sc__default *d,
+                               sc_value *out)
+{
+    size_t i;
+    sc_value *items;
+    switch (d->kind) {
+    case SC_DEF_ABSENT:
+    case SC_DEF_NONE:
+        *out = sc_value_none();
+        return SC_OK;
+    case SC_DEF_BOOL:
+        *out = sc_value_bool(d->i != 0);
+        return SC_OK;
+    case SC_DEF_INT:
+        *out = sc_value_int(d->i);
+        return SC_OK;
+    case SC_DEF_FLOAT:
+        *out = sc_value_float(d->f, d->text);
+        return SC_OK;
+    case SC_DEF_STR:
+        *out = sc__ad_string(d->s);
+        return SC_OK;
+    case SC_DEF_INT_LIST:
+    case SC_DEF_FLOAT_LIST:
+    case SC_DEF_BOOL_LIST:
+        items = ad_alloc(ad, d->n * sizeof *items);
+        if (!items)
+            return sc__error_nomem(ad->err);
+        for (i = 0; i < d->n; i++)
+            items[i] = d->kind == SC_DEF_INT_LIST ? sc_value_int(d->ints[i])
+                       : d->kind == SC_DEF_BOOL_LIST
+                           ? sc_value_bool(d->ints[i] != 0)
+                           : sc_value_float(d->floats[i], NULL);
+        *out = sc_value_list(d->n, items);
+        return SC_OK;
+    case SC_DEF_SCALAR_TYPE:
+        out->kind = SC_VALUE_DTYPE;
+        if (!sc_dtype_from_torch_name(d->s, strlen(d->s), &out->u.dtype))
+            return sc__error_set(ad->err, SC_ERR_INTERNAL,
+                                 "unknown dtype default '%s'", d->s);
+        return SC_OK;
+    case SC_DEF_LAYOUT:
+        out->kind = SC_VALUE_LAYOUT;
+        out->u.layout = SC_LAYOUT_STRIDED;
+        return SC_OK;
+    case SC_DEF_MEMORY_FORMAT:
+        out->kind = SC_VALUE_MEMORY_FORMAT;
+        out->u.memory_format =
+            strcmp(d->s, "preserve_format") == 0 ? SC_MEMORY_FORMAT_PRESERVE
+            : strcmp(d->s, "channels_last") == 0
+                ? SC_MEMORY_FORMAT_CHANNELS_LAST
+                : SC_MEMORY_FORMAT_CONTIGUOUS;
+        return SC_OK;
+    }
+    return sc__error_set(ad->err, SC_ERR_INTERNAL, "bad default kind");
+}
+
+/* Is v the schema default d (for dropping keyword arguments)? */
+static bool equals_default(const sc_value *v, const sc__default *d)
+{
+    switch (d->kind) {
+    case SC_DEF_NONE: return v->kind == SC_VALUE_NONE;
+    case SC_DEF_BOOL: return v->kind == SC_VALUE_BOOL && v->u.b == (d->i != 0);
+    case SC_DEF_INT: return v->kind == SC_VALUE_INT && v->u.i == d->i;
+    case SC_DEF_STR:
+        return v->kind == SC_VALUE_STRING && strcmp(v->u.str, d->s) == 0;
+    default: return false;
+    }
+}
+
+/* ---- Reading the forward node ----------------------------------------------- */
+
+static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st);
+static bool is_getitem(const sc_graph *g, sc_node_id id);
+static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
+                                    sc_value *out);
+
+static sc_status map_into(sc__ad *ad, const sc_value *v, sc_value *out)
+{
+    sc_status st = SC_OK;
+    *out = map_value(ad, v, &st);
+    return st;
+}
+
+static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st)
+{
+    sc_value out = *v;
+    size_t i;
+    if (v->kind == SC_VALUE_NODE)
+        out.u.node = ad->map[v->u.node];
+    else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
+        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        if (!items) {
+            *st = sc__error_nomem(ad->err);
+            return out;
+        }
+        for (i = 0; i < v->u.list.n; i++)
+            items[i] = map_value(ad, &v->u.list.items[i], st);
+        out.u.list.items = items;
+    }
+    return out;
+}
+
+sc_status sc__ad_arg(sc__ad *ad, int i, sc_value *out)
+{
+    *out = ad->args[i];
+    return SC_OK;
+}
+
+/* The joint node of return i of the current node (i >= 0: a getitem). */
+static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
+                             sc_node_id *out)
+{
+    ad_tuple *t = ad->tuples[fnode];
+    if (i < 0 || !t) {
+        *out = ad->map[fnode];
+        return SC_OK;
+    }
+    if ((size_t)i >= t->count)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': return %d of %zu",
+                             sc_graph_node_name(ad->fwd, fnode), i, t->count);
+    if (t->fwd_getitem[i] != SC_NODE_NONE) {
+        *out = ad->map[t->fwd_getitem[i]];
+        return SC_OK;
+    }
+    if (t->new_getitem[i] == SC_NODE_NONE) {
+        sc_status st = add_getitem(ad, ad->map[fnode], i,
+                                   &t->new_getitem[i]);
+        if (st != SC_OK)
+            return st;
+    }
+    *out = t->new_getitem[i];
+    return SC_OK;
+}
+
+sc_status sc__ad_result(sc__ad *ad, int i, sc_value *out)
+{
+    sc_node_id id;
+    sc_status st = result_node(ad, ad->node, i, &id);
+    if (st == SC_OK)
+        *out = sc_value_node(id);
+    return st;
+}
+
+static sc_status zeros_like(sc__ad *ad, sc_node_id like, sc_value *out)
+{
+    sc_value a = sc_value_node(like);
+    return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+}
+
+sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
+{
+    ad_tuple *t = ad->tuples[ad->node];
+    sc_node_id like;
+    sc_status st;
+    if (!t) {
+        *out = ad->grad[ad->node];
+        if (out->kind != SC_VALUE_NONE)
+            return SC_OK;
+        return zeros_like(ad, ad->map[ad->node], out);
+    }
+    if ((size_t)i >= t->count)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': grads[%d] of %zu returns",
+                             sc_graph_node_name(ad->fwd, ad->node), i,
+                             t->count);
+    *out = t->grads[i];
+    if (out->kind != SC_VALUE_NONE)
+        return SC_OK;
+    st = result_node(ad, ad->node, i, &like);
+    if (st != SC_OK)
+        return st;
+    st = zeros_like(ad, like, &t->grads[i]);
+    *out = t->grads[i];
+    return st;
+}
+
+sc_status sc__ad_grads(sc__ad *ad, sc_value *out)
+{
+    ad_tuple *t = ad->tuples[ad->node];
+    sc_value *items;
+    size_t i;
+    if (!t)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': grads of a single-result op",
+                             sc_graph_node_name(ad->fwd, ad->node));
+    items = ad_alloc(ad, t->count * sizeof *items);
+    if (!items)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < t->count; i++)
+        SC__AD_TRY(sc__ad_grad(ad, (int)i, &items[i]));
+    *out = sc_value_list(t->count, items);
+    return SC_OK;
+}
+
+/* Does the forward value v (a node or a list of nodes) require grad? */
+static bool value_requires_grad(const sc__ad *ad, const sc_value *v)
+{
+    size_t i;
+    if (v->kind == SC_VALUE_NODE)
+        return ad->rg[v->u.node];
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+        for (i = 0; i < v->u.list.n; i++)
+            if (value_requires_grad(ad, &v->u.list.items[i]))
+                return true;
+    return false;
+}
+
+bool sc__ad_needs(const sc__ad *ad, int i)
+{
+    return value_requires_grad(ad, &ad->fargs[i]);
+}
+
+sc_status sc__ad_mask(sc__ad *ad, size_t n, const int *args, sc_value *out)
+{
+    sc_value *items = ad_alloc(ad, n * sizeof *items);
+    size_t i;
+    if (!items)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < n; i++)
+        items[i] = sc_value_bool(sc__ad_needs(ad, args[i]));
+    *out = sc_value_list(n, items);
+    return SC_OK;
+}
+
+bool sc__ad_defined(const sc__ad *ad, uint32_t mask)
+{
+    ad_tuple *t = ad->tuples[ad->node];
+    size_t i;
+    if (mask == 0)
+        return true;
+    if (!t)
+        return (mask & 1u) && ad->grad[ad->node].kind != SC_VALUE_NONE;
+    for (i = 0; i < t->count; i++)
+        if ((i >= 32 || (mask >> i) & 1u) &&
+            t->grads[i].kind != SC_VALUE_NONE)
+            return true;
+    return false;
+}
+
+/* ---- Building ------------------------------------------------------------------ */
+
+sc_value sc__ad_string(const char *s)
+{
+    sc_value v;
+    v.kind = SC_VALUE_STRING;
+    v.u.str = s;
+    return v;
+}
+
+sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
+                      uint32_t given, sc_value *out)
+{
+    const sc__op_info *info = sc__op_get(op);
+    sc_value pos[SC_OP_MAX_ARGS_], kw[SC_OP_MAX_ARGS_];
+    const char *kwn[SC_OP_MAX_ARGS_];
+    size_t npos = 0, nkw = 0, i, last = 0;
+    bool any = false;
+    for (i = 0; i < info->npositional; i++)
+        if ((given >> i) & 1u) {
+            last = i;
+            any = true;
+        }
+    for (i = 0; any && i <= last; i++) {
+        if ((given >> i) & 1u)
+            pos[npos++] = args[i];
+        else
+            SC__AD_TRY(default_value(ad, &info->args[i].def, &pos[npos++]));
+    }
+    for (i = info->npositional; i < info->nargs; i++)
+        if (((given >> i) & 1u) &&
+            !equals_default(&args[i], &info->args[i].def)) {
+            kwn[nkw] = info->args[i].name;
+            kw[nkw++] = args[i];
+        }
+    SC__AD_TRY(add_op(ad, op, npos, pos, nkw, kwn, kw, out));
+    if (info->nrets == 1 && info->rets[0].type.is_list) {
+        /* a Tensor[] result: its elements, as getitem nodes */
+        sc_result r;
+        sc_value *items;
+        size_t i2;
+        sc_graph_node_result(ad->g, out->u.node, &r);
+        if (r.kind != SC_RESULT_TUPLE || r.count == 0)
+            return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                                 "node '%s': %s returned a list of unknown "
+                                 "length", sc_graph_node_name(ad->fwd,
+                                                              ad->node),
+                                 info->dotted);
+        items = ad_alloc(ad, r.count * sizeof *items);
+        if (!items)
+            return sc__error_nomem(ad->err);
+        for (i2 = 0; i2 < r.count; i2++) {
+            sc_node_id id;
+            SC__AD_TRY(add_getitem(ad, out->u.node, (int64_t)i2, &id));
+            items[i2] = sc_value_node(id);
+        }
+        *out = sc_value_list(r.count, items);
+    }
+    return SC_OK;
+}
+
+sc_status sc__ad_index(sc__ad *ad, const sc_value *v, int64_t i,
+                       sc_value *out)
+{
+    sc_node_id id;
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
+        if (i < 0 || (size_t)i >= v->u.list.n)
+            return sc__error_set(ad->err, SC_ERR_INVALID,
+                                 "index %lld of a list of %zu", (long long)i,
+                                 v->u.list.n);
+        *out = v->u.list.items[i];
+        return SC_OK;
+    }
+    if (v->kind != SC_VALUE_NODE)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "indexing a value that is not a tuple");
+    SC__AD_TRY(add_getitem(ad, v->u.node, i, &id));
+    *out = sc_value_node(id);
+    return SC_OK;
+}
+
+static bool number(const sc_value *v, double *d)
+{
+    int64_t x;
+    switch (v->kind) {
+    case SC_VALUE_INT: *d = (double)v->u.i; return true;
+    case SC_VALUE_FLOAT: *d = v->u.f.value; return true;
+    case SC_VALUE_BOOL: *d = v->u.b ? 1 : 0; return true;
+    case SC_VALUE_SYMINT:
+        if (sc_expr_get_si(v->u.expr, &x)) {
+            *d = (double)x;
+            return true;
+        }
+        return false;
+    default: return false;
+    }
+}
+
+sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
+                       const sc_value *b, sc_value *out)
+{
+    double x, y, r;
+    bool ints = (a->kind == SC_VALUE_INT || a->kind == SC_VALUE_SYMINT) &&
+                (b->kind == SC_VALUE_INT || b->kind == SC_VALUE_SYMINT);
+    if (ints && (!number(a, &x) || !number(b, &y))) {
+        /* symbolic integer arithmetic */
+        sc_expr *ea = value_expr(ad, a), *eb = value_expr(ad, b), *e;
+        if (!ea || !eb)
+            return sc__error_nomem(ad->err);
+        switch (op) {
+        case '+': e = sc_expr_add(ad->ctx, ea, eb); break;
+        case '-': e = sc_expr_sub(ad->ctx, ea, eb); break;
+        case '*': e = sc_expr_mul(ad->ctx, ea, eb); break;
+        case '/': e = sc_expr_floordiv(ad->ctx, ea, eb); break;
+        default: e = sc_expr_neg(ad->ctx, ea); break;
+        }
+        if (!e)
+            return sc__error_nomem(ad->err);
+        *out = expr_value(e);
+        return SC_OK;
+    }
+    if (!number(a, &x) || !number(b, &y))
+        return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                             "node '%s': arithmetic on a non-number",
+                             sc_graph_node_name(ad->fwd, ad->node));
+    switch (op) {
+    case '+': r = x + y; break;
+    case '-': r = x - y; break;
+    case '*': r = x * y; break;
+    case '/':
+        if (y == 0)
+            return sc__error_set(ad->err, SC_ERR_DIV_ZERO,
+                                 "node '%s': division by zero in a "
+                                 "derivative formula",
+                                 sc_graph_node_name(ad->fwd, ad->node));
+        r = x / y;
+        break;
+    default: r = -x; break;
+    }
+    if (a->kind == SC_VALUE_INT && (op == 'n' || b->kind == SC_VALUE_INT) &&
+        op != '/' && fabs(r) < 9e15)
+        *out = sc_value_int((int64_t)r);
+    else if (ints && op == '/' && r == floor(r) && fabs(r) < 9e15)
+        *out = sc_value_int((int64_t)r);
+    else
+        *out = sc_value_float(r, NULL);
+    return SC_OK;
+}
+
+sc_status sc__ad_list(sc__ad *ad, size_t n, const sc_value *items,
+                      sc_value *out)
+{
+    sc_value *copy = ad_alloc(ad, n * sizeof *copy);
+    if (!copy)
+        return sc__error_nomem(ad->err);
+    if (n)
+        memcpy(copy, items, n * sizeof *copy);
+    *out = sc_value_list(n, copy);
+    return SC_OK;
+}
+
+/* ---- Gradients: broadcasting and accumulation ---------------------------- */
+
+static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
+                        sc_value *out);
+
+/* Accumulate gradient g (a joint node) into forward node f. */
+static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
+{
+    sc_result rf, rg;
+    sc_value a[2];
+    size_t i;
+    bool same;
+    if (g.kind == SC_VALUE_NONE || !ad->rg[f])
+        return SC_OK;
+    if (g.kind != SC_VALUE_NODE)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': a gradient that is not a tensor",
+                             sc_graph_node_name(ad->fwd, ad->node));
+    sc_graph_node_result(ad->fwd, f, &rf);
+    sc_graph_node_result(ad->g, g.u.node, &rg);
+    if (rf.kind == SC_RESULT_TENSOR && rg.kind == SC_RESULT_TENSOR) {
+        same = rf.tensor.ndim == rg.tensor.ndim;
+        for (i = 0; same && i < rf.tensor.ndim; i++)
+            same = rf.tensor.sizes[i] == rg.tensor.sizes[i];
+        if (!same)
+            SC__AD_TRY(sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes, &g));
+    }
+    if (ad->grad[f].kind == SC_VALUE_NONE) {
+        ad->grad[f] = g;
+        return SC_OK;
+    }
+    a[0] = ad->grad[f];
+    a[1] = g;
+    return add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL, &ad->grad[f]);
+}
+
+static sc_status set_grad_value(sc__ad *ad, const sc_value *fv,
+                                const sc_value *g)
+{
+    size_t i;
+    if (g->kind == SC_VALUE_NONE)
+        return SC_OK;
+    if (fv->kind == SC_VALUE_NODE)
+        return accumulate(ad, fv->u.node, *g);
+    if (fv->kind == SC_VALUE_LIST || fv->kind == SC_VALUE_TUPLE) {
+        if ((g->kind != SC_VALUE_LIST && g->kind != SC_VALUE_TUPLE) ||
+            g->u.list.n != fv->u.list.n)
+            return sc__error_set(ad->err, SC_ERR_INVALID,
+                                 "node '%s': the gradient of a list input "
+                                 "must be a list of the same length",
+                                 sc_graph_node_name(ad->fwd, ad->node));
+        for (i = 0; i < fv->u.list.n; i++)
+            SC__AD_TRY(set_grad_value(ad, &fv->u.list.items[i],
+                                      &g->u.list.items[i]));
+    }
+    return SC_OK;
+}
+
+sc_status sc__ad_set_grad(sc__ad *ad, int i, const sc_value *g)
+{
+    return set_grad_value(ad, &ad->fargs[i], g);
+}
+
+sc_status sc__ad_set_grads(sc__ad *ad, size_t n, const int *args,
+                           const sc_value *t)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        sc_value e;
+        if (!sc__ad_needs(ad, args[k]))
+            continue;
+        SC__AD_TRY(sc__ad_index(ad, t, (int64_t)k, &e));
+        SC__AD_TRY(sc__ad_set_grad(ad, args[k], &e));
+    }
+    return SC_OK;
+}
+
+/* ---- Helpers ---------------------------------------------------------------------- */
+
+static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
+                            sc_value *out)
+{
+    sc_value *items = ad_alloc(ad, n * sizeof *items);
+    size_t i;
+    if (!items)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < n; i++)
+        items[i] = expr_value(e[i]);
+    *out = sc_value_list(n, items);
+    return SC_OK;
+}
+
+/* The expressions of an int list value. */
+static sc_status list_exprs(sc__ad *ad, const sc_value *v, size_t *n,
+                            sc_expr ***out)
+{
+    size_t i;
+    sc_expr **e;
+    if (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': expected a list of sizes",
+                             sc_graph_node_name(ad->fwd, ad->node));
+    e = ad_alloc(ad, v->u.list.n * sizeof *e);
+    if (!e)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < v->u.list.n; i++) {
+        e[i] = value_expr(ad, &v->u.list.items[i]);
+        if (!e[i])
+            return sc__error_set(ad->err, SC_ERR_INVALID,
+                                 "node '%s': a size that is not an integer",
+                                 sc_graph_node_name(ad->fwd, ad->node));
+    }
+    *n = v->u.list.n;
+    *out = e;
+    return SC_OK;
+}
+
+sc_status sc__ad_h_sym_sizes(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_sizes"));
+    return sizes_list(ad, r.tensor.ndim, r.tensor.sizes, out);
+}
+
+sc_status sc__ad_h_sizes_or_none(sc__ad *ad, const sc_value *a,
+                                 sc_value *out)
+{
+    if (a[0].kind == SC_VALUE_NONE) {
+        *out = sc_value_none();
+        return SC_OK;
+    }
+    return sc__ad_h_sym_sizes(ad, a, out);
+}
+
+sc_status sc__ad_h_sym_strides(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_strides"));
+    /* A placeholder annotated without strides is contiguous (the shape
+       rules' convention); another node without strides may be a view whose
+       strides the graph lost. */
+    if (!r.tensor.has_strides &&
+        sc_graph_node_kind(ad->g, a[0].u.node) == SC_NODE_PLACEHOLDER)
+        return contiguous_strides(ad, r.tensor.ndim, r.tensor.sizes, out);
+    if (!r.tensor.has_strides)
+        return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                             "node '%s': sym_strides of '%s', which has no "
+                             "strides", sc_graph_node_name(ad->fwd, ad->node),
+                             sc_graph_node_name(ad->g, a[0].u.node));
+    return sizes_list(ad, r.tensor.ndim, r.tensor.strides, out);
+}
+
+static sc_status norm_dim(sc__ad *ad, int64_t d, size_t nd, size_t *out)
+{
+    int64_t n = (int64_t)nd;
+    if (d < -(n ? n : 1) || d >= (n ? n : 1))
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "node '%s': dimension %lld out of range for %zu "
+                             "dims", sc_graph_node_name(ad->fwd, ad->node),
+                             (long long)d, nd);
+    *out = (size_t)(d < 0 ? d + (n ? n : 1) : d);
+    return SC_OK;
+}
+
+sc_status sc__ad_h_sym_size(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    size_t d;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_size"));
+    if (a[1].kind != SC_VALUE_INT)
+        return sc__error_set(ad->err, SC_ERR_INVALID, "sym_size: bad dim");
+    SC__AD_TRY(norm_dim(ad, a[1].u.i, r.tensor.ndim, &d));
+    *out = expr_value(r.tensor.sizes[d]);
+    return SC_OK;
+}
+
+sc_status sc__ad_h_dim(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "dim"));
+    *out = sc_value_int((int64_t)r.tensor.ndim);
+    return SC_OK;
+}
+
+sc_status sc__ad_h_sym_numel(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    sc_expr *e;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_numel"));
+    e = sc_expr_mul_n(ad->ctx, r.tensor.ndim, r.tensor.sizes);
+    if (!e)
+        return sc__error_nomem(ad->err);
+    *out = expr_value(e);
+    return SC_OK;
+}
+
+sc_status sc__ad_h_scalar_type(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result r;
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "scalar_type"));
+    out->kind = SC_VALUE_DTYPE;
+    out->u.dtype = r.tensor.dtype;
+    return SC_OK;
+}
+
+/* Is e 1: a constant, or an expression the shape environment knows is 1
+ * (`s0 - 2` once a broadcast guarded s0 == 3)? */
+static sc_status known_one(sc__ad *ad, sc_expr *e, bool *out)
+{
+    int64_t v;
+    sc_env *env = sc_graph_env(ad->g);
+    sc_expr *eq;
+    sc_error e2;
+    sc_tri t;
+    sc_status st;
+    *out = false;
+    if (sc_expr_get_si(e, &v)) {
+        *out = v == 1;
+        return SC_OK;
+    }
+    if (!env)
+        return SC_OK;
+    eq = sc_expr_eq(ad->ctx, e, sc_expr_int_si(ad->ctx, 1));
+    if (!eq)
+        return sc__error_nomem(ad->err);
+    st = sc_env_statically_known(env, eq, 0, &t, &e2);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(ad->err);
+    *out = st == SC_OK && t == SC_TRI_TRUE;
+    return SC_OK;
+}
+
+/* at::sum_to: sum the leading dims and the dims where `to` is 1 and x is
+ * not (keepdim), then view to `to` when leading dims were summed. */
+static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
+                        sc_value *out)
+{
+    sc_result r;
+    sc_value dims, a[3], *items;
+    size_t n, lead, i, k = 0;
+    SC__AD_TRY(node_tensor(ad, &x, &r, "sum_to_size"));
+    n = r.tensor.ndim;
+    if (nd > n)
+        return sc__error_set(ad->err, SC_ERR_SHAPE,
+                             "node '%s': cannot sum a %zu-dim gradient to "
+                             "%zu dims", sc_graph_node_name(ad->fwd, ad->node),
+                             n, nd);
+    lead = n - nd;
+    items = ad_alloc(ad, n * sizeof *items);
+    if (!items)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < n; i++) {
+        bool reduce = i < lead, one = false;
+        if (!reduce)
+            SC__AD_TRY(known_one(ad, to[i - lead], &one));
+        if (one) {
+            int64_t gs;
+            reduce = !(sc_expr_get_si(r.tensor.sizes[i], &gs) && gs == 1);
+        }
+        if (reduce)
+            items[k++] = sc_value_int((int64_t)i);
+    }
+    if (k == 0) {
+        *out = x;
+        return SC_OK;
+    }
+    dims = sc_value_list(k, items);
+    a[0] = x;
+    a[1] = dims;
+    a[2] = sc_value_bool(true);
+    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL, out));
+    if (lead > 0) {
+        a[0] = *out;
+        SC__AD_TRY(sizes_list(ad, nd, to, &a[1]));
+        SC__AD_TRY(add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
+    }
+    return SC_OK;
+}
+
+sc_status sc__ad_h_sum_to_size(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    size_t n;
+    sc_expr **e;
+    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
+    return sum_to(ad, a[0], n, e, out);
+}
+
+sc_status sc__ad_h_maybe_multiply(sc__ad *ad, const sc_value *a,
+                                  sc_value *out)
+{
+    double s;
+    if (number(&a[1], &s) && s == 1.0) {
+        *out = a[0];
+        return SC_OK;
+    }
+    return add_op(ad, SC_OP_MUL_SCALAR, 2, a, 0, NULL, NULL, out);
+}
+
+/* Contiguous strides of n sizes, as values. */
+static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
+                                    sc_value *out)
+{
+    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
+    size_t i;
+    if (!st)
+        return sc__error_nomem(ad->err);
+    acc = sc_expr_int_si(ad->ctx, 1);
+    for (i = n; i-- > 0;) {
+        int64_t v;
+        if (!acc)
+            return sc__error_nomem(ad->err);
+        st[i] = acc;
+        /* PyTorch's contiguous strides use max(size, 1) */
+        if (sc_expr_get_si(s[i], &v) && v == 0)
+            continue;
+        acc = sc_expr_mul(ad->ctx, acc, s[i]);
+    }
+    return sizes_list(ad, n, st, out);
+}
+
+/* Is x laid out contiguously (sizes 1 ignored)? */
+static bool contiguous_node(sc__ad *ad, const sc_result *r)
+{
+    sc_expr *acc;
+    size_t i;
+    if (!r->tensor.has_strides)
+        return true;
+    acc = sc_expr_int_si(ad->ctx, 1);
+    for (i = r->tensor.ndim; i-- > 0;) {
+        int64_t v;
+        if (!acc)
+            return false;
+        if (sc_expr_get_si(r->tensor.sizes[i], &v) && v == 1)
+            continue;
+        if (r->tensor.strides[i] != acc)
+            return false;
+        acc = sc_expr_mul(ad->ctx, acc, r->tensor.sizes[i]);
+    }
+    return true;
+}
+
+sc_status sc__ad_h_reshape_as_sizes(sc__ad *ad, const sc_value *a,
+                                    sc_value *out)
+{
+    sc_result r;
+    size_t n;
+    sc_expr **e;
+    sc_value args[3], kwv;
+    const char *kwn = "memory_format";
+    SC__AD_TRY(node_tensor(ad, &a[0], &r, "reshape"));
+    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
+    if (contiguous_node(ad, &r)) {
+        args[0] = a[0];
+        args[1] = a[1];
+        SC__AD_TRY(contiguous_strides(ad, n, e, &args[2]));
+        return add_op(ad, SC_OP__RESHAPE_ALIAS, 3, args, 0, NULL, NULL, out);
+    }
+    kwv.kind = SC_VALUE_MEMORY_FORMAT;
+    kwv.u.memory_format = SC_MEMORY_FORMAT_CONTIGUOUS;
+    SC__AD_TRY(add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
+    args[1] = a[1];
+    return add_op(ad, SC_OP__UNSAFE_VIEW, 2, args, 0, NULL, NULL, out);
+}
+
+sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    sc_result rg, r;
+    sc_value *items;
+    size_t n, k, d;
+    sc_expr *start;
+    if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
+        return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: tensors");
+    SC__AD_TRY(node_tensor(ad, &a[0], &rg, "cat_backward"));
+    if (a[2].kind != SC_VALUE_INT)
+        return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: dim");
+    SC__AD_TRY(norm_dim(ad, a[2].u.i, rg.tensor.ndim, &d));
+    n = a[1].u.list.n;
+    items = ad_alloc(ad, n * sizeof *items);
+    if (!items)
+        return sc__error_nomem(ad->err);
+    start = sc_expr_int_si(ad->ctx, 0);
+    for (k = 0; k < n; k++) {
+        sc_value s[4];
+        sc_expr *end;
+        SC__AD_TRY(node_tensor(ad, &a[1].u.list.items[k], &r, "cat_backward"));
+        if (!start)
+            return sc__error_nomem(ad->err);
+        if (r.tensor.ndim != rg.tensor.ndim) {
+            /* legacy empty inputs of cat: no gradient */
+            items[k] = sc_value_none();
+            continue;
+        }
+        end = sc_expr_add(ad->ctx, start, r.tensor.sizes[d]);
+        if (!end)
+            return sc__error_nomem(ad->err);
+        s[0] = a[0];
+        s[1] = sc_value_int((int64_t)d);
+        s[2] = expr_value(start);
+        s[3] = expr_value(end);
+        SC__AD_TRY(add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
+                          &items[k]));
+        start = end;
+    }
+    *out = sc_value_list(n, items);
+    return SC_OK;
+}
+
+sc_status sc__ad_h_permute_backwards(sc__ad *ad, const sc_value *a,
+                                     sc_value *out)
+{
+    sc_value args[2], *inv;
+    size_t n, i;
+    if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
+        return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
+    n = a[1].u.list.n;
+    inv = ad_alloc(ad, n * sizeof *inv);
+    if (!inv)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < n; i++) {
+        size_t d;
+        const sc_value *v = &a[1].u.list.items[i];
+        if (v->kind != SC_VALUE_INT)
+            return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
+        SC__AD_TRY(norm_dim(ad, v->u.i, n, &d));
+        inv[d] = sc_value_int((int64_t)i);
+    }
+    args[0] = a[0];
+    args[1] = sc_value_list(n, inv);
+    return add_op(ad, SC_OP_PERMUTE, 2, args, 0, NULL, NULL, out);
+}
+
+sc_status sc__ad_h_dropout_scale(sc__ad *ad, const sc_value *a,
+                                 sc_value *out)
+{
+    double p;
+    if (!number(&a[0], &p))
+        return sc__error_set(ad->err, SC_ERR_INVALID, "dropout: p");
+    if (a[1].kind == SC_VALUE_BOOL && !a[1].u.b)
+        *out = sc_value_float(1.0, "1.0");
+    else if (p == 1.0)
+        *out = sc_value_float(0.0, "0.0");
+    else
+        *out = sc_value_float(1.0 / (1.0 - p), NULL);
+    return SC_OK;
+}
+
+/* The storage offset of joint-graph node id, as far as the graph shows it:
+ * placeholders (primals: fresh tensors) and results of ops that are not
+ * views start their storage (0); offset-preserving views (t, transpose,
+ * permute, view, expand, alias, squeeze, ...) keep their input's;
+ * as_strided with an explicit offset has that one.  Anything else (slice,
+ * select, split's pieces, reshape of a view at a nonzero offset) is
+ * SC_ERR_UNSUPPORTED. */
+static sc_status storage_offset_of(sc__ad *ad, sc_node_id id, int depth,
+                                   sc_value *out)
+{
+    const char *cls;
+    int op;
+    size_t i, n;
+    if (depth > 10000)
+        return sc__error_set(ad->err, SC_ERR_LIMIT,
+                             "node '%s': views nested too deeply",
+                             sc_graph_node_name(ad->fwd, ad->node));
+    if (sc_graph_node_kind(ad->g, id) == SC_NODE_PLACEHOLDER) {
+        *out = sc_value_int(0);
+        return SC_OK;
+    }
+    op = sc_graph_node_op(ad->g, id);
+    cls = sc_graph_node_class(ad->g, id);
+    n = sc_graph_node_num_args(ad->g, id);
+    if (op == SC_OP_AS_STRIDED) {
+        for (i = 0; i < n; i++) {
+            const char *kw = sc_graph_node_kwname(ad->g, id, i);
+            if (kw ? strcmp(kw, "storage_offset") == 0 : i == 3) {
+                const sc_value *v = sc_graph_node_arg(ad->g, id, i);
+                if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_SYMINT) {
+                    *out = *v;
+                    return SC_OK;
+                }
+            }
+        }
+    }
+    if (is_getitem(ad->g, id) && n > 0 &&
+        sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE)
+        /* an element of a tuple: fresh unless the tuple is a view op's
+           (split, unbind) */
+        cls = sc_graph_node_class(ad->g,
+                                  sc_graph_node_arg(ad->g, id, 0)->u.node);
+    if (cls && strcmp(cls, "view") != 0) {
+        *out = sc_value_int(0);
+        return SC_OK;
+    }
+    switch (op) {
+    case SC_OP_AS_STRIDED:
+    case SC_OP_T:
+    case SC_OP_TRANSPOSE_INT:
+    case SC_OP_PERMUTE:
+    case SC_OP_VIEW:
+    case SC_OP__UNSAFE_VIEW:
+    case SC_OP__RESHAPE_ALIAS:
+    case SC_OP_RESHAPE: /* a view (same offset) or a copy (0): the same
+                           answer when the input's offset is 0, checked
+                           below */
+    case SC_OP_EXPAND:
+    case SC_OP_DETACH:
+    case SC_OP_ALIAS:
+    case SC_OP_SQUEEZE:
+    case SC_OP_SQUEEZE_DIM:
+    case SC_OP_SQUEEZE_DIMS:
+    case SC_OP_UNSQUEEZE:
+        if (n > 0 && sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE) {
+            SC__AD_TRY(storage_offset_of(
+                ad, sc_graph_node_arg(ad->g, id, 0)->u.node, depth + 1, out));
+            if (op != SC_OP_RESHAPE ||
+                (out->kind == SC_VALUE_INT && out->u.i == 0))
+                return SC_OK;
+        }
+        break;
+    default:
+        break;
+    }
+    return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                         "node '%s': as_strided with an explicit "
+                         "storage_offset over '%s', whose storage offset "
+                         "the graph does not determine",
+                         sc_graph_node_name(ad->fwd, ad->node),
+                         sc_graph_node_name(ad->g, id));
+}
+
+/* as_strided_offset(self, storage_offset): the view's storage offset
+ * relative to self's first element: 0 when storage_offset is None (the
+ * view starts where self does), else storage_offset minus self's storage
+ * offset (storage_offset_of). */
+sc_status sc__ad_h_as_strided_offset(sc__ad *ad, const sc_value *a,
+                                     sc_value *out)
+{
+    sc_value base;
+    if (a[1].kind == SC_VALUE_NONE) {
+        *out = sc_value_int(0);
+        return SC_OK;
+    }
+    if (a[0].kind != SC_VALUE_NODE)
+        return sc__error_set(ad->err, SC_ERR_INVALID,
+                             "as_strided_offset: expected a tensor");
+    SC__AD_TRY(storage_offset_of(ad, a[0].u.node, 0, &base));
+    return sc__ad_arith(ad, '-', &a[1], &base, out);
+}
+
+sc_status sc__ad_h_or_else(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    (void)ad;
+    *out = a[0].kind == SC_VALUE_NONE ? a[1] : a[0];
+    return SC_OK;
+}
+
+/* div.Tensor_mode: a rounding division is piecewise constant (zero
+ * gradient); without rounding_mode it is the true division. */
+sc_status sc__ad_h_div_mode_grad(sc__ad *ad, const sc_value *a,
+                                 sc_value *out)
+{
+    if (a[1].kind == SC_VALUE_NONE) {
+        *out = a[0];
+        return SC_OK;
+    }
+    return add_op(ad, SC_OP_ZEROS_LIKE, 1, a, 0, NULL, NULL, out);
+}
+
+sc_status sc__ad_h_log_scalar(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    double x;
+    if (!number(&a[0], &x))
+        return sc__error_set(ad->err, SC_ERR_INVALID, "log of a non-number");
+    *out = sc_value_float(log(x), NULL);
+    return SC_OK;
+}
+
+/* x with size-1 dims re-inserted at the reduced dims (the value dims:
+ * None or [] for all) so that it has nd dims: PyTorch's unsqueeze in
+ * ascending dim order.  x unchanged when it already has nd dims. */
+static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
+                              const sc_value *dims, sc_value *out)
+{
+    sc_result r;
+    bool *red;
+    size_t i;
+    SC__AD_TRY(node_tensor(ad, &x, &r, "restore reduced dims"));
+    *out = x;
+    if (r.tensor.ndim == nd)
+        return SC_OK;
+    red = ad_alloc(ad, (nd ? nd : 1) * sizeof *red);
+    if (!red)
+        return sc__error_nomem(ad->err);
+    if (dims->kind == SC_VALUE_NONE ||
+        ((dims->kind == SC_VALUE_LIST || dims->kind == SC_VALUE_TUPLE) &&
+         dims->u.list.n == 0))
+        for (i = 0; i < nd; i++)
+            red[i] = true;
+    else if (dims->kind == SC_VALUE_INT) {
+        size_t d;
+        SC__AD_TRY(norm_dim(ad, dims->u.i, nd, &d));
+        red[d] = true;
+    } else if (dims->kind == SC_VALUE_LIST || dims->kind == SC_VALUE_TUPLE) {
+        for (i = 0; i < dims->u.list.n; i++) {
+            size_t d;
+            if (dims->u.list.items[i].kind != SC_VALUE_INT)
+                return sc__error_set(ad->err, SC_ERR_INVALID,
+                                     "node '%s': a reduced dim that is not "
+                                     "an int",
+                                     sc_graph_node_name(ad->fwd, ad->node));
+            SC__AD_TRY(norm_dim(ad, dims->u.list.items[i].u.i, nd, &d));
+            red[d] = true;
+        }
+    }
+    for (i = 0; i < nd; i++)
+        if (red[i]) {
+            sc_value args[2];
+            args[0] = *out;
+            args[1] = sc_value_int((int64_t)i);
+            SC__AD_TRY(add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL, NULL,
+                              out));
+        }
+    SC__AD_TRY(node_tensor(ad, out, &r, "restore reduced dims"));
+    if (r.tensor.ndim != nd)
+        return sc__error_set(ad->err, SC_ERR_SHAPE,
+                             "node '%s': the gradient has %zu dims after "
+                             "restoring the reduced ones, not %zu",
+                             sc_graph_node_name(ad->fwd, ad->node),
+                             r.tensor.ndim, nd);
+    return SC_OK;
+}
+
+/* sum_backward(grad, sizes, dim, keepdim): grad with the reduced dims
+ * restored, expanded to sizes. */
+sc_status sc__ad_h_sum_backward(sc__ad *ad, const sc_value *a, sc_value *out)
+{
+    size_t n;
+    sc_expr **e;
+    sc_value args[2];
+    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
+    SC__AD_TRY(restore_dims(ad, a[0], n, &a[2], &args[0]));
+    args[1] = a[1];
+    return add_op(ad, SC_OP_EXPAND, 2, args, 0, NULL, NULL, out);
+}
+
+/* amax_backward(grad, self, result, dim, keepdim): the gradient shared
+ * evenly among the maxima: (g / count) * mask, mask = (self == result). */
+sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
+                                 sc_value *out)
+{
+    sc_result rs;
+    sc_value g, r, args[3], mask, maskf, cnt, q;
+    const char *kwn = "dtype";
+    sc_value kwv;
+    SC__AD_TRY(node_tensor(ad, &a[1], &rs, "amax"));
+    SC__AD_TRY(restore_dims(ad, a[0], rs.tensor.ndim, &a[3], &g));
+    SC__AD_TRY(restore_dims(ad, a[2], rs.tensor.ndim, &a[3], &r));
+    args[0] = a[1];
+    args[1] = r;
+    SC__AD_TRY(add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL, &mask));
+    kwv.kind = SC_VALUE_DTYPE;
+    kwv.u.dtype = rs.tensor.dtype;
+    SC__AD_TRY(add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv, &maskf));
+    args[0] = maskf;
+    args[1] = a[3];
+    args[2] = sc_value_bool(true);
+    if (a[3].kind == SC_VALUE_LIST && a[3].u.list.n == 0) {
+        /* amax's dim=[] is every dim */
+        sc_value *all = ad_alloc(ad, (rs.tensor.ndim ? rs.tensor.ndim : 1) *
+                                         sizeof *all);
+        size_t i;
+        if (!all)
+            return sc__error_nomem(ad->err);
+        for (i = 0; i < rs.tensor.ndim; i++)
+            all[i] = sc_value_int((int64_t)i);
+        args[1] = sc_value_list(rs.tensor.ndim, all);
+    }
+    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
+                      &cnt));
+    args[0] = g;
+    args[1] = cnt;
+    SC__AD_TRY(add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL, &q));
+    args[0] = q;
+    args[1] = maskf;
+    return add_op(ad, SC_OP_MUL_TENSOR, 2, args, 0, NULL, NULL, out);
+}
+
+/* clamp_backward(grad, self, min, max): grad where min <= self <= max,
+ * else 0 (a None bound does not clamp). */
+sc_status sc__ad_h_clamp_backward(sc__ad *ad, const sc_value *a,
+                                  sc_value *out)
+{
+    int k;
+    *out = a[0];
+    for (k = 0; k < 2; k++) {
+        sc_value args[3], m;
+        if (a[2 + k].kind == SC_VALUE_NONE)
+            continue;
+        args[0] = a[1];
+        args[1] = a[2 + k];
+        SC__AD_TRY(add_op(ad, k == 0 ? SC_OP_LT_SCALAR : SC_OP_GT_SCALAR, 2,
+                          args, 0, NULL, NULL, &m));
+        args[0] = *out;
+        args[1] = m;
+        args[2] = sc_value_int(0);
+        SC__AD_TRY(add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0, NULL,
+                          NULL, out));
+    }
+    return SC_OK;
+}
+
+/* ---- The transform ------------------------------------------------------------ */
+
+void sc_joint_options_init(sc_joint_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+}
+
+static bool is_getitem(const sc_graph *g, sc_node_id id)
+{
+    const char *t = sc_graph_node_target(g, id);
+    return t && strcmp(t, "operator.getitem") == 0;
+}
+
+/* Forward requires-grad propagation. */
+static void propagate(sc__ad *ad)
+{
+    const sc_graph *f = ad->fwd;
+    size_t np = sc_graph_num_placeholders(f), id, i;
+    for (id = np; id < ad->nfwd; id++) {
+        sc_node_id n = (sc_node_id)id;
+        int op = sc_graph_node_op(f, n);
+        sc_result r;
+        bool rg = false;
+        sc_graph_node_result(f, n, &r);
+        if (is_getitem(f, n)) {
+            const sc_value *p = sc_graph_node_arg(f, n, 0);
+            const sc_value *ix = sc_graph_node_arg(f, n, 1);
+            if (p && ix && p->kind == SC_VALUE_NODE &&
+                ix->kind == SC_VALUE_INT && ad->rg[p->u.node]) {
+                int pop = sc_graph_node_op(f, p->u.node);
+                uint32_t outs = 1u;
+                if (pop != SC_OP_UNKNOWN &&
+                    sc__ad_table[pop].kind == SC_AD_FORMULAS) {
+                    const sc__op_info *pi = sc__op_get((sc__op)pop);
+                    outs = sc__ad_table[pop].diff_outputs;
+                    rg = pi->returns_tuple
+                             ? ix->u.i < 32 && ((outs >> ix->u.i) & 1u)
+                             : (outs & 1u);
+                } else
+                    rg = true;
+            }
+        } else if (op == SC_OP_UNKNOWN ||
+                   sc__ad_table[op].kind == SC_AD_NONE) {
+            for (i = 0; i < sc_graph_node_num_args(f, n) && !rg; i++)
+                rg = value_requires_grad(ad, sc_graph_node_arg(f, n, i));
+        } else if (sc__ad_table[op].kind == SC_AD_FORMULAS) {
+            sc__bound_arg bound[SC_OP_MAX_ARGS_];
+            const void *pos[SC_OP_MAX_ARGS_], *kw[SC_OP_MAX_ARGS_];
+            const char *kwn[SC_OP_MAX_ARGS_];
+            size_t na = sc_graph_node_num_args(f, n);
+            size_t npos = sc_graph_node_num_positional(f, n), nkw = 0;
+            for (i = 0; i < na && i < SC_OP_MAX_ARGS_; i++) {
+                if (i < npos)
+                    pos[i] = sc_graph_node_arg(f, n, i);
+                else {
+                    kwn[nkw] = sc_graph_node_kwname(f, n, i);
+                    kw[nkw++] = sc_graph_node_arg(f, n, i);
+                }
+            }
+            if (sc__op_bind((sc__op)op, npos, pos, nkw, kwn, kw, bound,
+                            NULL) == SC_OK)
+                for (i = 0; i < sc__op_get((sc__op)op)->nargs && !rg; i++)
+                    if (((sc__ad_table[op].diff_inputs >> i) & 1u) &&
+                        bound[i].value)
+                        rg = value_requires_grad(ad, bound[i].value);
+        }
+        if (r.kind == SC_RESULT_TENSOR && !is_float_dtype(r.tensor.dtype))
+            rg = false;
+        if (r.kind != SC_RESULT_TENSOR && r.kind != SC_RESULT_TUPLE &&
+            r.kind != SC_RESULT_UNKNOWN)
+            rg = false;
+        ad->rg[id] = rg;
+    }
+}
+
+static sc_status setup_tuples(sc__ad *ad)
+{
+    const sc_graph *f = ad->fwd;
+    size_t id, i;
+    for (id = 0; id < ad->nfwd; id++) {
+        sc_node_id n = (sc_node_id)id;
+        sc_result r;
+        size_t count;
+        const sc_node_id *users;
+        size_t nu;
+        if (sc_graph_node_kind(f, n) != SC_NODE_CALL || is_getitem(f, n))
+            continue;
+        sc_graph_node_result(f, n, &r);
+        count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
+        if (ad->map[n] != SC_NODE_NONE && sc_graph_node_op(f, n) >= 0 &&
+            sc_graph_node_op(f, n) != SC_OP_UNKNOWN) {
+            /* the number of returns is the shape rule's (a split's
+             * pieces), not the getitems the graph happens to have: a
+             * gradient needs zeros for the unused ones */
+            sc_result ri;
+            sc_error e2;
+            sc_status st = sc__shape_infer(ad->g, ad->map[n], &ri, &e2);
+            if (st == SC_ERR_NOMEM)
+                return sc__error_nomem(ad->err);
+            if (st == SC_OK && ri.kind == SC_RESULT_TUPLE) {
+                r = ri;
+                count = ri.count;
+            }
+        }
+        users = sc_graph_node_users(f, n, &nu);
+        for (i = 0; i < nu; i++)
+            if (is_getitem(f, users[i])) {
+                const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
+                if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
+                    (size_t)ix->u.i + 1 > count)
+                    count = (size_t)ix->u.i + 1;
+            }
+        if (r.kind != SC_RESULT_TUPLE && count == 0)
+            continue;
+        ad_tuple *t = ad_alloc(ad, sizeof *t);
+        if (!t)
+            return sc__error_nomem(ad->err);
+        t->count = count;
+        t->grads = ad_alloc(ad, (count ? count : 1) * sizeof *t->grads);
+        t->fwd_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        t->new_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        if (!t->grads || !t->fwd_getitem || !t->new_getitem)
+            return sc__error_nomem(ad->err);
+        for (i = 0; i < count; i++) {
+            t->grads[i] = sc_value_none();
+            t->fwd_getitem[i] = t->new_getitem[i] = SC_NODE_NONE;
+        }
+        for (i = 0; i < nu; i++)
+            if (is_getitem(f, users[i])) {
+                const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
+                if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
+                    t->fwd_getitem[ix->u.i] == SC_NODE_NONE)
+                    t->fwd_getitem[ix->u.i] = users[i];
+            }
+        ad->tuples[id] = t;
+    }
+    return SC_OK;
+}
+
+/* Copy call node n of the forward graph into the joint graph. */
+static sc_status copy_call(sc__ad *ad, sc_node_id n)
+{
+    const sc_graph *f = ad->fwd;
+    size_t na = sc_graph_node_num_args(f, n), npos, i;
+    sc_value *args = ad_alloc(ad, na * sizeof *args);
+    const char **kwn = ad_alloc(ad, na * sizeof *kwn);
+    sc_result r;
+    sc_status st;
+    if (!args || !kwn)
+        return sc__error_nomem(ad->err);
+    npos = sc_graph_node_num_positional(f, n);
+    for (i = 0; i < na; i++) {
+        SC__AD_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
+        if (i >= npos)
+            kwn[i - npos] = sc_graph_node_kwname(f, n, i);
+    }
+    sc_graph_node_result(f, n, &r);
+    st = sc_graph_add_call(ad->g, sc_graph_node_name(f, n),
+                           sc_graph_node_target(f, n), npos, args, na - npos,
+                           kwn, args + npos,
+                           /* a tuple's count is the shape rule's (a
+                              forward read from text counts the getitems
+                              it has) */
+                           r.kind == SC_RESULT_UNKNOWN ||
+                                   r.kind == SC_RESULT_TUPLE
+                               ? NULL
+                               : &r,
+                           &ad->map[n], ad->err);
+    return st;
+}
+
+/* Bind the current node's arguments (forward and mapped). */
+static sc_status bind_node(sc__ad *ad, sc_node_id n, sc__op op)
+{
+    const sc_graph *f = ad->fwd;
+    const sc__op_info *info = sc__op_get(op);
+    sc__bound_arg bound[SC_OP_MAX_ARGS_];
+    const void *pos[SC_OP_MAX_ARGS_], *kw[SC_OP_MAX_ARGS_];
+    const char *kwn[SC_OP_MAX_ARGS_];
+    size_t na = sc_graph_node_num_args(f, n);
+    size_t npos = sc_graph_node_num_positional(f, n), nkw = 0, i;
+    if (na > SC_OP_MAX_ARGS_)
+        return sc__error_set(ad->err, SC_ERR_TYPE, "node '%s': too many "
+                             "arguments", sc_graph_node_name(f, n));
+    for (i = 0; i < na; i++) {
+        if (i < npos)
+            pos[i] = sc_graph_node_arg(f, n, i);
+        else {
+            kwn[nkw] = sc_graph_node_kwname(f, n, i);
+            kw[nkw++] = sc_graph_node_arg(f, n, i);
+        }
+    }
+    SC__AD_TRY(sc__op_bind(op, npos, pos, nkw, kwn, kw, bound, ad->err));
+    for (i = 0; i < info->nargs; i++) {
+        if (bound[i].value)
+            ad->fargs[i] = *(const sc_value *)bound[i].value;
+        else
+            SC__AD_TRY(default_value(ad, &info->args[i].def, &ad->fargs[i]));
+        SC__AD_TRY(map_into(ad, &ad->fargs[i], &ad->args[i]));
+    }
+    return SC_OK;
+}
+
+static bool has_grad(const sc__ad *ad, sc_node_id n)
+{
+    const ad_tuple *t = ad->tuples[n];
+    size_t i;
+    if (!t)
+        return ad->grad[n].kind != SC_VALUE_NONE;
+    for (i = 0; i < t->count; i++)
+        if (t->grads[i].kind != SC_VALUE_NONE)
+            return true;
+    return false;
+}
+
+static sc_status backward(sc__ad *ad)
+{
+    const sc_graph *f = ad->fwd;
+    size_t np = sc_graph_num_placeholders(f), id;
+    for (id = ad->nfwd; id-- > np;) {
+        sc_node_id n = (sc_node_id)id;
+        int op = sc_graph_node_op(f, n);
+        if (is_getitem(f, n)) {
+            const sc_value *p = sc_graph_node_arg(f, n, 0);
+            const sc_value *ix = sc_graph_node_arg(f, n, 1);
+            ad_tuple *t;
+            sc_value a[2];
+            if (ad->grad[n].kind == SC_VALUE_NONE)
+                continue;
+            t = ad->tuples[p->u.node];
+            if (!t || ix->kind != SC_VALUE_INT || ix->u.i < 0 ||
+                (size_t)ix->u.i >= t->count)
+                return sc__error_set(ad->err, SC_ERR_INTERNAL,
+                                     "node '%s': bad getitem",
+                                     sc_graph_node_name(f, n));
+            if (t->grads[ix->u.i].kind == SC_VALUE_NONE)
+                t->grads[ix->u.i] = ad->grad[n];
+            else {
+                a[0] = t->grads[ix->u.i];
+                a[1] = ad->grad[n];
+                SC__AD_TRY(add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL,
+                                  &t->grads[ix->u.i]));
+            }
+            continue;
+        }
+        if (!ad->rg[n] || !has_grad(ad, n))
+            continue;
+        if (op == SC_OP_UNKNOWN || sc__ad_table[op].kind != SC_AD_FORMULAS)
+            return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
+                                 "node '%s': op %s has no derivative formula "
+                                 "(graph/ops.yaml `derivatives`)",
+                                 sc_graph_node_name(f, n),
+                                 op == SC_OP_UNKNOWN
+                                     ? sc_graph_node_target(f, n)
+                                     : sc__op_get((sc__op)op)->dotted);
+        ad->node = n;
+        ad->op = (sc__op)op;
+        SC__AD_TRY(bind_node(ad, n, (sc__op)op));
+        SC__AD_TRY(sc__ad_table[op].fn(ad));
+    }
+    return SC_OK;
+}
+
+/* Contiguous metadata like r (a tangent's). */
+static sc_status tangent_meta(sc__ad *ad, const sc_result *r, sc_result *out,
+                              sc_expr ***strides)
+{
+    size_t i, n = r->tensor.ndim;
+    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
+    if (!st)
+        return sc__error_nomem(ad->err);
+    acc = sc_expr_int_si(ad->ctx, 1);
+    for (i = n; i-- > 0;) {
+        int64_t v;
+        if (!acc)
+            return sc__error_nomem(ad->err);
+        st[i] = acc;
+        if (sc_expr_get_si(r->tensor.sizes[i], &v) && v == 0)
+            continue;
+        acc = sc_expr_mul(ad->ctx, acc, r->tensor.sizes[i]);
+    }
+    *out = *r;
+    out->tensor.has_strides = true;
+    out->tensor.strides = st;
+    *strides = st;
+    return SC_OK;
+}
+
+/* The requires-grad flags of the primals, then of every node. */
+static sc_status requires_grad(sc__ad *ad, const sc_joint_options *opts)
+{
+    const sc_graph *f = ad->fwd;
+    size_t np = sc_graph_num_placeholders(f), i;
+    for (i = 0; i < np; i++) {
+        if (sc_graph_node_role(f, (sc_node_id)i) == SC_ROLE_TANGENT)
+            return sc__error_set(ad->err, SC_ERR_INVALID,
+                                 "the graph already has tangents: it is "
+                                 "a joint graph, not a forward graph");
+        if (opts && opts->requires_grad)
+            ad->rg[i] = opts->requires_grad[i];
+        else
+            ad->rg[i] = true;
+        if (!result_is_float_tensor(f, (sc_node_id)i))
+            ad->rg[i] = false;
+    }
+    propagate(ad);
+    return SC_OK;
+}
+
+static sc_status build(sc__ad *ad, const sc_joint_options *opts)
+{
+    const sc_graph *f = ad->fwd;
+    size_t np = sc_graph_num_placeholders(f), no = sc_graph_num_outputs(f);
+    size_t nfo, i, ntan = 0, nsym;
+    sc_node_id *tan, *outs;
+    sc_expr **syms;
+
+    SC__AD_TRY(requires_grad(ad, opts));
+
+    /* symbols and hints */
+    nsym = sc_graph_symbols(f, NULL, 0);
+    syms = ad_alloc(ad, nsym * sizeof *syms);
+    if (!syms)
+        return sc__error_nomem(ad->err);
+    sc_graph_symbols(f, syms, nsym);
+    for (i = 0; i < nsym; i++) {
+        int64_t h;
+        if (sc_graph_get_hint(f, syms[i], &h))
+            SC__AD_TRY(sc_graph_set_hint(ad->g, syms[i], h, ad->err));
+    }
+    if (sc_graph_env(f))
+        sc_graph_set_env(ad->g, sc_graph_env(f));
+
+    /* primals */
+    for (i = 0; i < np; i++) {
+        char name[32];
+        sc_result r;
+        snprintf(name, sizeof name, "primals_%zu", i + 1);
+        sc_graph_node_result(f, (sc_node_id)i, &r);
+        SC__AD_TRY(sc_graph_add_placeholder(
+            ad->g, name, SC_ROLE_PRIMAL,
+            r.kind == SC_RESULT_UNKNOWN ? NULL : &r, &ad->map[i], ad->err));
+    }
+    /* tangents: one per differentiable forward output */
+    tan = ad_alloc(ad, (no ? no : 1) * sizeof *tan);
+    if (!tan)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < no; i++) {
+        sc_node_id o = sc_graph_output(f, i);
+        tan[i] = SC_NODE_NONE;
+        if (o != SC_NODE_NONE && ad->rg[o] && result_is_float_tensor(f, o)) {
+            char name[32];
+            sc_result r, t;
+            sc_expr **st;
+            sc_graph_node_result(f, o, &r);
+            SC__AD_TRY(tangent_meta(ad, &r, &t, &st));
+            snprintf(name, sizeof name, "tangents_%zu", ++ntan);
+            SC__AD_TRY(sc_graph_add_placeholder(ad->g, name, SC_ROLE_TANGENT,
+                                                &t, &tan[i], ad->err));
+        }
+    }
+    /* the forward nodes */
+    for (i = np; i < ad->nfwd; i++)
+        SC__AD_TRY(copy_call(ad, (sc_node_id)i));
+    SC__AD_TRY(setup_tuples(ad));
+    /* seeds */
+    for (i = 0; i < no; i++)
+        if (tan[i] != SC_NODE_NONE) {
+            ad->node = sc_graph_output(f, i);
+            SC__AD_TRY(accumulate(ad, sc_graph_output(f, i),
+                                  sc_value_node(tan[i])));
+        }
+    SC__AD_TRY(backward(ad));
+    /* outputs */
+    nfo = no;
+    outs = ad_alloc(ad, (no + np + 1) * sizeof *outs);
+    if (!outs)
+        return sc__error_nomem(ad->err);
+    for (i = 0; i < no; i++) {
+        sc_node_id o = sc_graph_output(f, i);
+        outs[i] = o == SC_NODE_NONE ? SC_NODE_NONE : ad->map[o];
+    }
+    for (i = 0; i < np; i++)
+        outs[no + i] = ad->rg[i] && ad->grad[i].kind == SC_VALUE_NODE
+                           ? ad->grad[i].u.node
+                           : SC_NODE_NONE;
+    SC__AD_TRY(sc_graph_set_outputs(ad->g, no + np, outs, nfo, ad->err));
+    return sc_graph_finish(ad->g, ad->err);
+}
+
+sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
+                         sc_graph **out, sc_error *err)
+{
+    sc__ad ad;
+    sc_status st;
+    size_t i;
+    if (out)
+        *out = NULL;
+    if (!fwd || !out)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "sc_graph_joint: NULL graph or output");
+    if (opts && opts->requires_grad &&
+        opts->nrequires_grad != sc_graph_num_placeholders(fwd))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "sc_graph_joint: %zu requires_grad flags for "
+                             "%zu placeholders", opts->nrequires_grad,
+                             sc_graph_num_placeholders(fwd));
+    memset(&ad, 0, sizeof ad);
+    ad.fwd = fwd;
+    ad.err = err;
+    ad.ctx = sc_graph_ctx(fwd);
+    ad.nfwd = sc_graph_num_nodes(fwd);
+    sc__arena_init(&ad.arena);
+    ad.g = sc_graph_new(ad.ctx);
+    ad.map = sc__calloc(ad.nfwd + 1, sizeof *ad.map);
+    ad.rg = sc__calloc(ad.nfwd + 1, sizeof *ad.rg);
+    ad.grad = sc__calloc(ad.nfwd + 1, sizeof *ad.grad);
+    ad.tuples = sc__calloc(ad.nfwd + 1, sizeof *ad.tuples);
+    if (!ad.g || !ad.map || !ad.rg || !ad.grad || !ad.tuples)
+        st = sc__error_nomem(err);
+    else {
+        for (i = 0; i < ad.nfwd; i++) {
+            ad.map[i] = SC_NODE_NONE;
+            ad.grad[i] = sc_value_none();
+        }
+        st = build(&ad, opts);
+    }
+    if (st == SC_OK) {
+        sc_status cs = sc_graph_set_class_name(ad.g, "joint_fn", err);
+        if (cs != SC_OK)
+            st = cs;
+    }
+    sc__free(ad.map);
+    sc__free(ad.rg);
+    sc__free(ad.grad);
+    sc__free(ad.tuples);
+    sc__arena_destroy(&ad.arena);
+    if (st != SC_OK) {
+        sc_graph_free(ad.g);
+        return st;
+    }
+    *out = ad.g;
+    return SC_OK;
+}
+
+sc_status sc_graph_requires_grad(const sc_graph *fwd,
+                                 const sc_joint_options *opts, bool *out,
+                                 sc_error *err)
+{
+    sc__ad ad;
+    sc_status st;
+    if (!fwd || !out)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "sc_graph_requires_grad: NULL argument");
+    if (opts && opts->requires_grad &&
+        opts->nrequires_grad != sc_graph_num_placeholders(fwd))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "sc_graph_requires_grad: %zu requires_grad "
+                             "flags for %zu placeholders",
+                             opts->nrequires_grad,
+                             sc_graph_num_placeholders(fwd));
+    memset(&ad, 0, sizeof ad);
+    ad.fwd = fwd;
+    ad.err = err;
+    ad.nfwd = sc_graph_num_nodes(fwd);
+    ad.rg = out;
+    memset(out, 0, ad.nfwd * sizeof *out);
+    st = requires_grad(&ad, opts);
+    return st;
+}

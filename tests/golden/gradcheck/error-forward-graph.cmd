@@ -1,0 +1,1 @@
+$SYMCUT gradcheck ../../../examples/mlp_gelu.forward.txt

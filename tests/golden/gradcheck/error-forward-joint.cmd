@@ -1,0 +1,1 @@
+$SYMCUT gradcheck --forward ../../../examples/mlp_gelu.joint.txt

@@ -1,0 +1,1 @@
+$SYMCUT gradcheck ../../../examples/no_such_file.joint.txt

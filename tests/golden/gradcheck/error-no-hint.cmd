@@ -1,0 +1,1 @@
+$SYMCUT gradcheck ../../../examples/fn_mm_gelu_sum_dyn.joint.txt

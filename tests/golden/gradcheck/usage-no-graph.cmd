@@ -1,0 +1,1 @@
+$SYMCUT gradcheck 2>&1

@@ -1,0 +1,1 @@
+$SYMCUT joint ../../../examples/no_such_file.forward.txt

@@ -1,0 +1,1 @@
+$SYMCUT joint ../../data/gradcheck/unknown-op.forward.txt

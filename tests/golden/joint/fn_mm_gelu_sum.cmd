@@ -1,0 +1,1 @@
+$SYMCUT joint ../../../examples/fn_mm_gelu_sum.forward.txt

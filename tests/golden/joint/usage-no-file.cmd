@@ -1,0 +1,1 @@
+$SYMCUT joint 2>&1

@@ -1,0 +1,1 @@
+$SYMCUT partition --forward ../../../examples/fn_mm_gelu_sum.joint.txt
