@@ -1,0 +1,238 @@
+/* symcut random — print a random graph drawn from the op table.
+ *
+ *   symcut random [--seed S] [--nodes N] [--symbolic] [--forward]
+ *                 [--features LIST] [-o OUT]
+ *
+ * The forward graph comes from sc_graph_random; without --forward it goes
+ * through sc_graph_joint and the joint graph is printed.  Output goes to
+ * OUT atomically, or to standard output.  doc/random.md. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+
+#include "cli/cli.h"
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} features[] = {
+    {"broadcast", SC_RANDOM_BROADCAST},
+    {"views", SC_RANDOM_VIEWS},
+    {"multi_output", SC_RANDOM_MULTI_OUTPUT},
+    {"random", SC_RANDOM_RANDOM_OPS},
+    {"data_dependent", SC_RANDOM_DATA_DEPENDENT},
+    {"reductions", SC_RANDOM_REDUCTIONS},
+    {"matmul", SC_RANDOM_MATMUL},
+    {"creation", SC_RANDOM_CREATION},
+    {"symints", SC_RANDOM_SYMINTS},
+    {"unused_inputs", SC_RANDOM_UNUSED_INPUTS},
+    {"several_outputs", SC_RANDOM_SEVERAL_OUTPUTS},
+    {"norms", SC_RANDOM_NORMS},
+    {"join", SC_RANDOM_JOIN},
+    {"all", SC_RANDOM_ALL},
+};
+#define NFEATURES (sizeof features / sizeof features[0])
+
+static void usage(FILE *out)
+{
+    size_t i;
+    fputs("Usage: symcut random [--seed S] [--nodes N] [--symbolic]\n"
+          "                     [--forward] [--features LIST] [-o OUT]\n"
+          "\n"
+          "Draw a random forward graph from the op table (deterministic in\n"
+          "the options) and print its joint forward/backward graph, or the\n"
+          "forward graph itself, in PyTorch's print_readable text.\n"
+          "\n"
+          "Options:\n"
+          "  --seed S          the seed (default 0)\n"
+          "  --nodes N         call nodes to aim for (default 8)\n"
+          "  --symbolic        symbolic sizes s0, s1, ... with hints\n"
+          "  --forward         print the forward graph, not the joint graph\n"
+          "  --features LIST   comma-separated op families (default all):\n"
+          "                   ",
+          out);
+    {
+        size_t col = 19;
+        for (i = 0; i < NFEATURES; i++) {
+            size_t n = strlen(features[i].name) + 1;
+            if (col + n > 78) {
+                fputs("\n                   ", out);
+                col = 19;
+            }
+            fprintf(out, " %s", features[i].name);
+            col += n;
+        }
+    }
+    fputs("\n"
+          "  -o OUT            write to OUT (atomically) instead of standard\n"
+          "                    output\n"
+          "\n"
+          "Exit status: 0 success; 1 bad command line; 2 the joint graph\n"
+          "could not be built (an op without a derivative formula).\n",
+          out);
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!*s || *s == '-')
+        return false;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (*end || errno)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool parse_features(const char *text, unsigned *out)
+{
+    const char *p = text;
+    unsigned bits = 0;
+    while (*p) {
+        size_t n = strcspn(p, ","), i;
+        for (i = 0; i < NFEATURES; i++)
+            if (strlen(features[i].name) == n &&
+                strncmp(features[i].name, p, n) == 0)
+                break;
+        if (i == NFEATURES)
+            return false;
+        bits |= features[i].bit;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (!bits)
+        return false;
+    *out = bits;
+    return true;
+}
+
+#define MAX_EXCLUDED 64
+
+/* The op named in sc_graph_joint's "node 'x': op NAME has no derivative
+ * formula" (malloc'ed), or NULL. */
+static char *failing_op(const char *msg)
+{
+    const char *p = strstr(msg, ": op ");
+    size_t n;
+    char *s;
+    if (!p || !strstr(msg, "derivative"))
+        return NULL;
+    p += 5;
+    n = strcspn(p, " ");
+    if (n == 0 || !(s = malloc(n + 1)))
+        return NULL;
+    memcpy(s, p, n);
+    s[n] = '\0';
+    return s;
+}
+
+int cli_cmd_random(int argc, char **argv)
+{
+    sc_graph_random_options ro;
+    const char *outpath = NULL;
+    bool forward = false;
+    sc_ctx *ctx = NULL;
+    sc_graph *fwd = NULL, *joint = NULL;
+    sc_error err;
+    char *text = NULL;
+    size_t len = 0;
+    int i, rc = CLI_EXIT_INPUT;
+    uint64_t v;
+    char *excluded[MAX_EXCLUDED + 1];
+    size_t nexcl = 0;
+
+    sc_graph_random_options_init(&ro);
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (cli_is_help(a)) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (strcmp(a, "--symbolic") == 0) {
+            ro.symbolic = true;
+        } else if (strcmp(a, "--forward") == 0) {
+            forward = true;
+        } else if (strcmp(a, "--seed") == 0 || strcmp(a, "--nodes") == 0 ||
+                   strcmp(a, "--features") == 0 || strcmp(a, "-o") == 0) {
+            if (i + 1 >= argc)
+                return cli_usage_error("random", "%s needs a value", a);
+            i++;
+            if (strcmp(a, "-o") == 0) {
+                outpath = argv[i];
+            } else if (strcmp(a, "--features") == 0) {
+                if (!parse_features(argv[i], &ro.features))
+                    return cli_usage_error("random",
+                                           "bad --features '%s' (see "
+                                           "--help)",
+                                           argv[i]);
+            } else if (!parse_u64(argv[i], &v) ||
+                       (strcmp(a, "--nodes") == 0 &&
+                        (v == 0 || v > 100000))) {
+                return cli_usage_error(
+                    "random", "%s must be %s, not '%s'", a,
+                    strcmp(a, "--nodes") == 0 ? "an integer in 1..100000"
+                                              : "a non-negative integer",
+                    argv[i]);
+            } else if (strcmp(a, "--seed") == 0) {
+                ro.seed = v;
+            } else {
+                ro.nodes = (size_t)v;
+            }
+        } else {
+            return cli_usage_error("random", "unexpected argument '%s'", a);
+        }
+    }
+
+    ctx = sc_ctx_new();
+    if (!ctx) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    /* Without --forward: when the joint fails on an op without a
+     * derivative formula, draw again (same seed) without that op. */
+    for (;;) {
+        if (sc_graph_random(ctx, &ro, &fwd, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+        if (forward || sc_graph_joint(fwd, NULL, &joint, &err) == SC_OK)
+            break;
+        if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
+            !(excluded[nexcl] = failing_op(err.message))) {
+            cli_report(&err);
+            goto done;
+        }
+        ro.exclude = (const char *const *)excluded;
+        ro.nexclude = ++nexcl;
+        sc_graph_free(fwd);
+        fwd = NULL;
+    }
+    if (nexcl) {
+        fprintf(stderr, "symcut: note: drawn without");
+        for (i = 0; i < (int)nexcl; i++)
+            fprintf(stderr, " %s", excluded[i]);
+        fprintf(stderr, " (no derivative formula)\n");
+    }
+    if (sc_graph_write_text(forward ? fwd : joint, NULL, &text, &len,
+                            &err) != SC_OK ||
+        cli_write_file(outpath, text, len, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    for (i = 0; i < (int)nexcl; i++)
+        free(excluded[i]);
+    free(text);
+    sc_graph_free(joint);
+    sc_graph_free(fwd);
+    sc_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,851 @@
+/* symcut — random forward graphs drawn from the op table, for property
+ * tests and `symcut random` (doc/random.md).
+ *
+ * Everything is built through the public builder: placeholders with
+ * explicit metadata, calls with NULL metadata (the op's shape rule infers
+ * it, names are derived from the target).  A draw the schema or the shape
+ * rule rejects leaves the graph unchanged and is redrawn.  The generator is
+ * a splitmix64 stream seeded from the options only: the same options give
+ * the same graph. */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+#include <symcut/guards.h>
+
+#include "util/internal.h"
+
+#define MAXDIM 4
+#define MAXSYM 3
+
+typedef struct tval {
+    sc_node_id id;
+    size_t ndim;
+    sc_expr *sizes[MAXDIM];
+    bool primal;
+    bool used;  /* picked as an operand */
+} tval;
+
+typedef struct gen {
+    sc_graph *g;
+    sc_ctx *ctx;
+    uint64_t state;
+    unsigned feat;
+    bool symbolic;
+    tval *pool;
+    size_t npool, cap;
+    sc_node_id extra[8]; /* non-float results to output (nonzero) */
+    size_t nextra;
+    sc_node_id last;     /* the last float tensor a call produced */
+    sc_expr *palette[8]; /* the sizes placeholders draw from */
+    size_t npalette;
+    size_t nexclude;
+    const char *const *exclude;
+    bool poisoned;       /* a rejected draw left facts in the environment */
+    sc_error scratch;    /* rejected draws */
+    sc_error *err;
+} gen;
+
+/* ---- The stream ----------------------------------------------------------- */
+
+static uint64_t next(gen *G)
+{
+    uint64_t z = (G->state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n), n > 0. */
+static size_t below(gen *G, size_t n)
+{
+    return (size_t)(next(G) % (uint64_t)n);
+}
+
+static bool chance(gen *G, unsigned num, unsigned den)
+{
+    return below(G, den) < num;
+}
+
+static bool has(const gen *G, unsigned f)
+{
+    return (G->feat & f) != 0;
+}
+
+/* ---- Pool ------------------------------------------------------------------ */
+
+/* A draw: SC_OK (added), SC_ERR_NOMEM (give up), anything else (rejected,
+ * the graph unchanged). */
+static sc_status push(gen *G, sc_node_id id, bool primal)
+{
+    sc_result r;
+    tval *t;
+    size_t i;
+
+    sc_graph_node_result(G->g, id, &r);
+    if (r.kind != SC_RESULT_TENSOR || r.tensor.dtype != SC_DTYPE_F32 ||
+        r.tensor.ndim > MAXDIM)
+        return SC_OK;
+    if (G->npool == G->cap) {
+        size_t nc = G->cap ? 2 * G->cap : 16;
+        tval *np = sc__realloc(G->pool, nc * sizeof *np);
+        if (!np)
+            return sc__error_nomem(G->err);
+        G->pool = np;
+        G->cap = nc;
+    }
+    t = &G->pool[G->npool++];
+    t->id = id;
+    t->ndim = r.tensor.ndim;
+    t->primal = primal;
+    t->used = false;
+    for (i = 0; i < t->ndim; i++)
+        t->sizes[i] = r.tensor.sizes[i];
+    if (!primal)
+        G->last = id;
+    return SC_OK;
+}
+
+/* A pool value: half of the time one nothing has used yet (so that few
+ * values are dead), else a quarter of the time one of the three most
+ * recent, else any. */
+static const tval *pick(gen *G)
+{
+    size_t i, n = 0, k;
+    tval *t;
+    for (i = 0; i < G->npool; i++)
+        n += !G->pool[i].used;
+    if (n && chance(G, 1, 2)) {
+        k = below(G, n);
+        for (i = 0; i < G->npool; i++)
+            if (!G->pool[i].used && k-- == 0)
+                break;
+        t = &G->pool[i];
+    } else if (G->npool > 3 && chance(G, 1, 2)) {
+        t = &G->pool[G->npool - 1 - below(G, 3)];
+    } else {
+        t = &G->pool[below(G, G->npool)];
+    }
+    t->used = true;
+    return t;
+}
+
+static bool same_shape(const tval *a, const tval *b)
+{
+    size_t i;
+    if (a->ndim != b->ndim)
+        return false;
+    for (i = 0; i < a->ndim; i++)
+        if (a->sizes[i] != b->sizes[i]) /* interned: equal iff same */
+            return false;
+    return true;
+}
+
+/* A pool value of a's shape (a itself when no other has it). */
+static const tval *pick_same(gen *G, const tval *a)
+{
+    size_t i, n = 0, k;
+    for (i = 0; i < G->npool; i++)
+        if (same_shape(&G->pool[i], a))
+            n++;
+    k = below(G, n);
+    for (i = 0; i < G->npool; i++)
+        if (same_shape(&G->pool[i], a) && k-- == 0)
+            return &G->pool[i];
+    return a;
+}
+
+/* ---- Calls ----------------------------------------------------------------- */
+
+static sc_status call_kw(gen *G, const char *op, size_t npos,
+                        const sc_value *args, size_t nkw,
+                        const char *const *kwnames, const sc_value *kwargs,
+                        sc_node_id *out)
+{
+    char target[96];
+    sc_status st;
+    size_t i;
+    for (i = 0; i < G->nexclude; i++)
+        if (G->exclude[i] && strcmp(G->exclude[i], op) == 0)
+            return SC_ERR_UNSUPPORTED;
+    sc_env *env = sc_graph_env(G->g);
+    size_t nguards = 0, nasserts = 0, nsyms = 0;
+    if (strncmp(op, "operator.", 9) == 0)
+        snprintf(target, sizeof target, "%s", op);
+    else
+        snprintf(target, sizeof target, "torch.ops.aten.%s", op);
+    if (env) {
+        nguards = sc_env_guard_count(env);
+        nasserts = sc_env_runtime_assert_count(env);
+        nsyms = sc_env_symbol_count(env);
+    }
+    sc_error_init(&G->scratch);
+    st = sc_graph_add_call(G->g, NULL, target, npos, args, nkw, kwnames,
+                           kwargs, NULL, out, &G->scratch);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(G->err);
+    /* The builder leaves the graph as it was, but what a shape rule
+     * learned before it failed stays in the environment: the graph's
+     * metadata may then rely on a guard that no node of it records, and
+     * its text would not read back to the same graph. */
+    env = sc_graph_env(G->g); /* created by the first rule that needs it */
+    if (st != SC_OK && env &&
+        (sc_env_guard_count(env) != nguards ||
+         sc_env_runtime_assert_count(env) != nasserts ||
+         sc_env_symbol_count(env) != nsyms))
+        G->poisoned = true;
+    return st;
+}
+
+static sc_status call(gen *G, const char *op, size_t npos,
+                      const sc_value *args, sc_node_id *out)
+{
+    return call_kw(G, op, npos, args, 0, NULL, NULL, out);
+}
+
+/* Call, then add a float tensor result to the pool. */
+static sc_status call_push(gen *G, const char *op, size_t npos,
+                           const sc_value *args)
+{
+    sc_node_id id;
+    sc_status st = call(G, op, npos, args, &id);
+    return st == SC_OK ? push(G, id, false) : st;
+}
+
+/* Element k of a tuple node, pushed. */
+static sc_status getitem(gen *G, sc_node_id tuple, int64_t k, bool keep)
+{
+    sc_value a[2];
+    sc_node_id id;
+    sc_status st;
+    a[0] = sc_value_node(tuple);
+    a[1] = sc_value_int(k);
+    st = call(G, "operator.getitem", 2, a, &id);
+    if (st == SC_OK && keep)
+        st = push(G, id, false);
+    return st;
+}
+
+/* A size as an argument: a constant, or (with SC_RANDOM_SYMINTS) the
+ * node `sym_size.int(t, d)`; -1 when neither applies. */
+static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
+{
+    int64_t c;
+    sc_value a[2];
+    sc_node_id id;
+    sc_status st;
+    if (sc_expr_get_si(t->sizes[d], &c)) {
+        *out = sc_value_int(c);
+        return SC_OK;
+    }
+    if (!has(G, SC_RANDOM_SYMINTS)) {
+        *out = sc_value_int(-1);
+        return SC_ERR_UNSUPPORTED;
+    }
+    a[0] = sc_value_node(t->id);
+    a[1] = sc_value_int((int64_t)d);
+    st = call(G, "sym_size.int", 2, a, &id);
+    if (st == SC_OK)
+        *out = sc_value_node(id);
+    return st;
+}
+
+static int64_t some_dim(gen *G, const tval *t)
+{
+    return t->ndim ? (int64_t)below(G, t->ndim) : 0;
+}
+
+/* ---- Draws ------------------------------------------------------------------ */
+
+static sc_status draw_unary(gen *G)
+{
+    static const char *const ops[] = {
+        "relu.default", "tanh.default", "sigmoid.default", "neg.default",
+        "gelu.default", "silu.default", "abs.default", "erf.default",
+        "exp.default", "clone.default"};
+    sc_value a = sc_value_node(pick(G)->id);
+    return call_push(G, ops[below(G, sizeof ops / sizeof *ops)], 1, &a);
+}
+
+static sc_status draw_binary(gen *G)
+{
+    static const char *const ops[] = {"add.Tensor", "sub.Tensor",
+                                      "mul.Tensor", "mul.Tensor"};
+    const tval *x = pick(G);
+    const tval *y = has(G, SC_RANDOM_BROADCAST) && chance(G, 1, 2)
+                        ? pick(G)
+                        : pick_same(G, x);
+    sc_value a[2];
+    a[0] = sc_value_node(x->id);
+    a[1] = sc_value_node(y->id);
+    return call_push(G, ops[below(G, sizeof ops / sizeof *ops)], 2, a);
+}
+
+static sc_status draw_scalar(gen *G)
+{
+    sc_value a[2];
+    a[0] = sc_value_node(pick(G)->id);
+    switch (below(G, 3)) {
+    case 0:
+        a[1] = sc_value_float(0.5, "0.5");
+        return call_push(G, "mul.Scalar", 2, a);
+    case 1:
+        a[1] = sc_value_float(1.0, "1.0");
+        return call_push(G, "add.Scalar", 2, a);
+    default:
+        a[1] = sc_value_int(2);
+        return call_push(G, "pow.Tensor_Scalar", 2, a);
+    }
+}
+
+static sc_status draw_view(gen *G)
+{
+    const tval *x = pick(G);
+    sc_value a[3], l[MAXDIM + 1];
+    sc_status st;
+    size_t i;
+    int64_t d = some_dim(G, x), e;
+
+    a[0] = sc_value_node(x->id);
+    switch (below(G, 10)) {
+    case 0:
+        return call_push(G, "t.default", 1, a);
+    case 1:
+        a[1] = sc_value_int(d);
+        a[2] = sc_value_int(some_dim(G, x));
+        return call_push(G, "transpose.int", 3, a);
+    case 2: /* a reversal */
+        for (i = 0; i < x->ndim; i++)
+            l[i] = sc_value_int((int64_t)(x->ndim - 1 - i));
+        a[1] = sc_value_list(x->ndim, l);
+        return call_push(G, "permute.default", 2, a);
+    case 3: /* flatten */
+        l[0] = sc_value_int(-1);
+        a[1] = sc_value_list(1, l);
+        return call_push(G, chance(G, 1, 2) ? "view.default"
+                                            : "reshape.default",
+                         2, a);
+    case 4: /* keep the first dim, merge the rest */
+        if (x->ndim < 2)
+            return SC_ERR_UNSUPPORTED;
+        if ((st = size_arg(G, x, 0, &l[0])) != SC_OK)
+            return st;
+        l[1] = sc_value_int(-1);
+        a[1] = sc_value_list(2, l);
+        return call_push(G, chance(G, 1, 2) ? "view.default"
+                                            : "reshape.default",
+                         2, a);
+    case 5:
+        a[1] = sc_value_int((int64_t)below(G, x->ndim + 1));
+        return call_push(G, "unsqueeze.default", 2, a);
+    case 6:
+        a[1] = sc_value_int(d);
+        return call_push(G, "squeeze.dim", 2, a);
+    case 7:
+        if (!x->ndim)
+            return SC_ERR_UNSUPPORTED;
+        a[1] = sc_value_int(d);
+        {
+            sc_value s[3];
+            s[0] = a[0];
+            s[1] = a[1];
+            s[2] = sc_value_int(0);
+            l[0] = sc_value_int(1 + (int64_t)below(G, 3)); /* end */
+            {
+                sc_value args[4] = {s[0], s[1], s[2], l[0]};
+                return call_push(G, "slice.Tensor", 4, args);
+            }
+        }
+    case 8:
+        if (!x->ndim)
+            return SC_ERR_UNSUPPORTED;
+        a[1] = sc_value_int(d);
+        a[2] = sc_value_int(0);
+        return call_push(G, "select.int", 3, a);
+    default: /* expand a size-1 dim (or a new leading one) */
+        e = 2 + (int64_t)below(G, 3);
+        l[0] = sc_value_int(e);
+        for (i = 0; i < x->ndim; i++) {
+            int64_t c;
+            if (sc_expr_get_si(x->sizes[i], &c) && c == 1 &&
+                chance(G, 1, 2))
+                l[i + 1] = sc_value_int(e);
+            else
+                l[i + 1] = sc_value_int(-1);
+        }
+        a[1] = sc_value_list(x->ndim + 1, l);
+        return call_push(G, "expand.default", 2, a);
+    }
+}
+
+static sc_status draw_multi(gen *G)
+{
+    const tval *x = pick(G);
+    sc_value a[3];
+    sc_result r;
+    sc_node_id id;
+    sc_status st;
+    size_t i, n;
+
+    if (!x->ndim)
+        return SC_ERR_UNSUPPORTED;
+    a[0] = sc_value_node(x->id);
+    if (chance(G, 1, 2)) {
+        a[1] = sc_value_int(1 + (int64_t)below(G, 3));
+        a[2] = sc_value_int(some_dim(G, x));
+        st = call(G, "split.Tensor", 3, a, &id);
+    } else {
+        a[1] = sc_value_int(some_dim(G, x));
+        st = call(G, "unbind.int", 2, a, &id);
+    }
+    if (st != SC_OK)
+        return st;
+    sc_graph_node_result(G->g, id, &r);
+    n = r.kind == SC_RESULT_TUPLE && r.count ? r.count : 1;
+    /* one element, sometimes two */
+    for (i = 0; i < (chance(G, 1, 3) ? 2u : 1u); i++)
+        if ((st = getitem(G, id, (int64_t)below(G, n), true)) != SC_OK)
+            return st == SC_ERR_NOMEM ? st : SC_OK;
+    return SC_OK;
+}
+
+static sc_status draw_random(gen *G)
+{
+    const tval *x = pick(G);
+    sc_value a[3];
+    sc_node_id id;
+    sc_status st;
+
+    a[0] = sc_value_node(x->id);
+    switch (below(G, 3)) {
+    case 0:
+        a[1] = sc_value_float(0.5, "0.5");
+        a[2] = sc_value_bool(true);
+        if ((st = call(G, "native_dropout.default", 3, a, &id)) != SC_OK)
+            return st;
+        return getitem(G, id, 0, true);
+    case 1:
+        if ((st = call(G, "rand_like.default", 1, a, &id)) != SC_OK)
+            return st;
+        break;
+    default:
+        a[1] = sc_value_float(0.5, "0.5");
+        if ((st = call(G, "bernoulli.p", 2, a, &id)) != SC_OK)
+            return st;
+        break;
+    }
+    /* the draw scales x, so that it carries a gradient */
+    a[1] = sc_value_node(id);
+    return call_push(G, "mul.Tensor", 2, a);
+}
+
+static sc_status draw_nonzero(gen *G)
+{
+    sc_value a = sc_value_node(pick(G)->id);
+    sc_node_id id;
+    sc_status st;
+    if (G->nextra == sizeof G->extra / sizeof *G->extra)
+        return SC_ERR_UNSUPPORTED;
+    if ((st = call(G, "nonzero.default", 1, &a, &id)) != SC_OK)
+        return st;
+    G->extra[G->nextra++] = id;
+    return SC_OK;
+}
+
+static sc_status draw_reduction(gen *G)
+{
+    const tval *x = pick(G);
+    sc_value a[3], l;
+    a[0] = sc_value_node(x->id);
+    l = sc_value_int(some_dim(G, x));
+    a[1] = sc_value_list(1, &l);
+    a[2] = sc_value_bool(chance(G, 1, 2));
+    switch (below(G, 4)) {
+    case 0:
+        return call_push(G, "sum.default", 1, a);
+    case 1:
+        return call_push(G, "sum.dim_IntList", 3, a);
+    case 2:
+        return call_push(G, "mean.dim", 3, a);
+    default:
+        return call_push(G, "amax.default", 3, a);
+    }
+}
+
+static sc_status draw_matmul(gen *G)
+{
+    const tval *x = pick(G), *y = NULL;
+    sc_value a[3];
+    sc_node_id id;
+    sc_status st;
+    size_t i;
+
+    if (x->ndim != 2 && x->ndim != 3)
+        return SC_ERR_UNSUPPORTED;
+    for (i = below(G, G->npool) + G->npool; i > 0 && !y; i--) {
+        const tval *c = &G->pool[i % G->npool];
+        if (c->ndim == x->ndim &&
+            c->sizes[x->ndim - 2] == x->sizes[x->ndim - 1] &&
+            (x->ndim == 2 || c->sizes[0] == x->sizes[0]))
+            y = c;
+    }
+    a[0] = sc_value_node(x->id);
+    if (!y || chance(G, 1, 4)) {
+        /* x @ x^T */
+        if (x->ndim == 2) {
+            st = call(G, "t.default", 1, a, &id);
+        } else {
+            a[1] = sc_value_int(1);
+            a[2] = sc_value_int(2);
+            st = call(G, "transpose.int", 3, a, &id);
+        }
+        if (st != SC_OK)
+            return st;
+        a[1] = sc_value_node(id);
+    } else {
+        a[1] = sc_value_node(y->id);
+    }
+    return call_push(G, x->ndim == 2 ? "mm.default" : "bmm.default", 2, a);
+}
+
+static sc_status draw_creation(gen *G)
+{
+    sc_value a[2];
+    a[0] = sc_value_node(pick(G)->id);
+    switch (below(G, 3)) {
+    case 0:
+        return call_push(G, "zeros_like.default", 1, a);
+    case 1:
+        return call_push(G, "ones_like.default", 1, a);
+    default:
+        a[1] = sc_value_float(2.0, "2.0");
+        return call_push(G, "full_like.default", 2, a);
+    }
+}
+
+static sc_status draw_norm(gen *G)
+{
+    const tval *x = pick(G);
+    sc_value a[5], l;
+    sc_node_id id;
+    sc_status st;
+
+    if (!x->ndim)
+        return SC_ERR_UNSUPPORTED;
+    a[0] = sc_value_node(x->id);
+    switch (below(G, 3)) {
+    case 0:
+    case 1:
+        a[1] = sc_value_int(some_dim(G, x));
+        a[2] = sc_value_bool(false);
+        return call_push(G, chance(G, 1, 2) ? "_softmax.default"
+                                            : "_log_softmax.default",
+                         3, a);
+    default:
+        if ((st = size_arg(G, x, x->ndim - 1, &l)) != SC_OK)
+            return st;
+        a[1] = sc_value_list(1, &l);
+        a[2] = sc_value_none();
+        a[3] = sc_value_none();
+        a[4] = sc_value_float(1e-05, "1e-05");
+        if ((st = call(G, "native_layer_norm.default", 5, a, &id)) != SC_OK)
+            return st;
+        return getitem(G, id, 0, true);
+    }
+}
+
+static sc_status draw_join(gen *G)
+{
+    const tval *x = pick(G), *y = pick_same(G, x);
+    sc_value a[3], l[2];
+    sc_node_id id;
+    sc_status st;
+
+    l[0] = sc_value_node(x->id);
+    l[1] = sc_value_node(y->id);
+    switch (below(G, 4)) {
+    case 0:
+        a[0] = sc_value_list(2, l);
+        a[1] = sc_value_int(some_dim(G, x));
+        return call_push(G, "cat.default", 2, a);
+    case 1:
+        a[0] = sc_value_list(2, l);
+        a[1] = sc_value_int((int64_t)below(G, x->ndim + 1));
+        return call_push(G, "stack.default", 2, a);
+    case 2:
+        a[0] = l[0];
+        a[1] = sc_value_float(0.0, "0.0");
+        if ((st = call(G, "gt.Scalar", 2, a, &id)) != SC_OK)
+            return st;
+        a[0] = sc_value_node(id);
+        a[1] = l[0];
+        a[2] = l[1];
+        return call_push(G, "where.self", 3, a);
+    default:
+        a[0] = l[1];
+        a[1] = sc_value_float(0.0, "0.0");
+        if ((st = call(G, "lt.Scalar", 2, a, &id)) != SC_OK)
+            return st;
+        a[0] = l[0];
+        a[1] = sc_value_node(id);
+        a[2] = sc_value_float(0.0, "0.0");
+        return call_push(G, "masked_fill.Scalar", 3, a);
+    }
+}
+
+typedef struct draw_kind {
+    unsigned feature; /* 0: always */
+    unsigned weight;
+    sc_status (*fn)(gen *G);
+} draw_kind;
+
+static const draw_kind kinds[] = {
+    {0, 6, draw_unary},
+    {0, 6, draw_binary},
+    {0, 2, draw_scalar},
+    {SC_RANDOM_VIEWS, 5, draw_view},
+    {SC_RANDOM_MULTI_OUTPUT, 2, draw_multi},
+    {SC_RANDOM_RANDOM_OPS, 1, draw_random},
+    {SC_RANDOM_DATA_DEPENDENT, 1, draw_nonzero},
+    {SC_RANDOM_REDUCTIONS, 3, draw_reduction},
+    {SC_RANDOM_MATMUL, 3, draw_matmul},
+    {SC_RANDOM_CREATION, 1, draw_creation},
+    {SC_RANDOM_NORMS, 2, draw_norm},
+    {SC_RANDOM_JOIN, 2, draw_join},
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+static sc_status draw(gen *G)
+{
+    unsigned total = 0, k;
+    size_t i;
+    for (i = 0; i < NKINDS; i++)
+        if (!kinds[i].feature || has(G, kinds[i].feature))
+            total += kinds[i].weight;
+    k = (unsigned)below(G, total);
+    for (i = 0; i < NKINDS; i++) {
+        if (kinds[i].feature && !has(G, kinds[i].feature))
+            continue;
+        if (k < kinds[i].weight)
+            return kinds[i].fn(G);
+        k -= kinds[i].weight;
+    }
+    return SC_ERR_UNSUPPORTED;
+}
+
+/* ---- Placeholders ---------------------------------------------------------- */
+
+static sc_status make_palette(gen *G)
+{
+    size_t i, nsym;
+    char name[8];
+    sc_status st;
+
+    if (G->symbolic) {
+        nsym = 1 + below(G, MAXSYM);
+        for (i = 0; i < nsym; i++) {
+            sc_expr *s;
+            snprintf(name, sizeof name, "s%zu", i);
+            s = sc_expr_symbol(G->ctx, name);
+            if (!s)
+                return sc__error_nomem(G->err);
+            st = sc_graph_set_hint(G->g, s, 2 + (int64_t)below(G, 7),
+                                   G->err);
+            if (st != SC_OK)
+                return st;
+            G->palette[G->npalette++] = s;
+            G->palette[G->npalette++] = s; /* symbols twice as likely */
+        }
+        G->palette[G->npalette++] = sc_expr_int_si(G->ctx, 1);
+        G->palette[G->npalette++] = sc_expr_int_si(G->ctx,
+                                                   2 + (int64_t)below(G, 4));
+    } else {
+        G->palette[G->npalette++] = sc_expr_int_si(G->ctx, 1);
+        for (i = 0; i < 3; i++)
+            G->palette[G->npalette++] =
+                sc_expr_int_si(G->ctx, 2 + (int64_t)below(G, 5));
+    }
+    for (i = 0; i < G->npalette; i++)
+        if (!G->palette[i])
+            return sc__error_nomem(G->err);
+    return SC_OK;
+}
+
+static sc_status add_primal(gen *G, size_t index, bool pooled)
+{
+    sc_result r;
+    sc_expr *sizes[MAXDIM], *strides[MAXDIM], *acc;
+    size_t nd = 1 + below(G, 3), i;
+    char name[32];
+    sc_node_id id;
+    sc_status st;
+
+    for (i = 0; i < nd; i++)
+        sizes[i] = G->palette[below(G, G->npalette)];
+    acc = sc_expr_int_si(G->ctx, 1);
+    for (i = nd; i-- > 0;) {
+        strides[i] = acc;
+        acc = acc ? sc_expr_mul(G->ctx, acc, sizes[i]) : NULL;
+    }
+    if (!acc)
+        return sc__error_nomem(G->err);
+    sc_result_init(&r);
+    r.kind = SC_RESULT_TENSOR;
+    r.tensor.dtype = SC_DTYPE_F32;
+    r.tensor.has_strides = true;
+    r.tensor.has_device = true;
+    r.tensor.device.type = SC_DEVICE_CPU;
+    r.tensor.device.index = -1;
+    r.tensor.ndim = nd;
+    r.tensor.sizes = sizes;
+    r.tensor.strides = strides;
+    snprintf(name, sizeof name, "arg%zu_1", index);
+    st = sc_graph_add_placeholder(G->g, name, SC_ROLE_PRIMAL, &r, &id,
+                                  G->err);
+    if (st != SC_OK)
+        return st;
+    return pooled ? push(G, id, true) : SC_OK;
+}
+
+/* ---- Outputs ---------------------------------------------------------------- */
+
+static sc_status set_outputs(gen *G)
+{
+    sc_node_id outs[16];
+    size_t n = 0, i, k;
+    sc_status st;
+
+    if (G->last == SC_NODE_NONE) {
+        static const char *const fallback[] = {
+            "relu.default", "neg.default", "tanh.default", "clone.default"};
+        sc_value a = sc_value_node(G->pool[0].id);
+        st = SC_ERR_UNSUPPORTED;
+        for (i = 0; st != SC_OK && st != SC_ERR_NOMEM && i < 4; i++)
+            st = call_push(G, fallback[i], 1, &a);
+        if (st != SC_OK)
+            return st == SC_ERR_NOMEM
+                       ? st
+                       : sc__error_set(G->err, st, "random graph: %s",
+                                       G->scratch.message);
+    }
+    outs[n++] = G->last;
+    if (has(G, SC_RANDOM_SEVERAL_OUTPUTS)) {
+        size_t more = below(G, 3);
+        for (k = 0; k < more; k++) {
+            /* an unused value if there is one */
+            const tval *t = &G->pool[below(G, G->npool)];
+            bool dup;
+            for (i = G->npool; i-- > 0;)
+                if (!G->pool[i].used && !G->pool[i].primal &&
+                    G->pool[i].id != G->last && chance(G, 1, 2)) {
+                    t = &G->pool[i];
+                    break;
+                }
+            dup = t->primal;
+            for (i = 0; i < n; i++)
+                dup = dup || outs[i] == t->id;
+            if (!dup)
+                outs[n++] = t->id;
+        }
+    }
+    for (i = 0; i < G->nextra && n < 16; i++)
+        outs[n++] = G->extra[i];
+    st = sc_graph_set_outputs(G->g, n, outs, n, G->err);
+    if (st == SC_OK)
+        st = sc_graph_finish(G->g, G->err);
+    return st;
+}
+
+/* ---- Entry points ------------------------------------------------------------ */
+
+void sc_graph_random_options_init(sc_graph_random_options *opts)
+{
+    memset(opts, 0, sizeof *opts);
+    opts->nodes = 8;
+    opts->features = SC_RANDOM_ALL;
+}
+
+/* One graph from the stream of attempt `attempt`; *poisoned as in
+ * call_kw. */
+static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
+                          unsigned attempt, sc_graph **out, bool *poisoned,
+                          sc_error *err)
+{
+    gen G;
+    sc_status st;
+    size_t nprim, i, tries;
+    size_t want = opts->nodes ? opts->nodes : 8;
+
+    memset(&G, 0, sizeof G);
+    G.ctx = ctx;
+    G.err = err;
+    G.symbolic = opts->symbolic;
+    G.feat = opts->features ? opts->features & SC_RANDOM_ALL
+                            : SC_RANDOM_ALL;
+    G.state = opts->seed ^ 0x5c0de5eedULL ^
+              ((uint64_t)attempt * 0xd1b54a32d192ed03ULL);
+    G.last = SC_NODE_NONE;
+    G.nexclude = opts->exclude ? opts->nexclude : 0;
+    G.exclude = opts->exclude;
+    G.g = sc_graph_new(ctx);
+    if (!G.g)
+        return sc__error_nomem(err);
+    st = sc_graph_set_class_name(G.g, "forward_fn", err);
+    if (st == SC_OK)
+        st = make_palette(&G);
+    nprim = 1 + below(&G, 3);
+    for (i = 0; st == SC_OK && i < nprim; i++)
+        st = add_primal(&G, i, true);
+    if (st == SC_OK && has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
+        st = add_primal(&G, nprim, false);
+    tries = 0;
+    while (st == SC_OK &&
+           sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
+           tries++ < 40 * want) {
+        sc_status d = draw(&G);
+        if (d == SC_ERR_NOMEM)
+            st = d;
+    }
+    if (st == SC_OK)
+        st = set_outputs(&G);
+    sc__free(G.pool);
+    if (st != SC_OK) {
+        sc_graph_free(G.g);
+        return st;
+    }
+    *poisoned = G.poisoned;
+    *out = G.g;
+    return SC_OK;
+}
+
+sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
+                          sc_graph **out, sc_error *err)
+{
+    sc_status st;
+    unsigned attempt;
+    bool poisoned;
+
+    *out = NULL;
+    sc_error_init(err);
+    if (!ctx || !opts)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "random graph: no context or no options");
+    if (opts->nodes > 100000)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "random graph: %zu nodes is too many (at most "
+                             "100000)",
+                             opts->nodes);
+    /* A draw whose rejection left facts in the environment spoils the
+     * graph (see call_kw): draw again from the next stream, up to 32
+     * times (then keep the last). */
+    for (attempt = 0;; attempt++) {
+        st = generate(ctx, opts, attempt, out, &poisoned, err);
+        if (st != SC_OK || !poisoned || attempt == 31)
+            return st;
+        sc_graph_free(*out);
+        *out = NULL;
+    }
+}

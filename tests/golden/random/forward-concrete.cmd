@@ -1,0 +1,1 @@
+$SYMCUT random --seed 1 --nodes 6 --forward

@@ -1,0 +1,1 @@
+$SYMCUT random --seed 5 --nodes 7 --forward | $SYMCUT graph - --print

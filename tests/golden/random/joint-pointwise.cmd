@@ -1,0 +1,1 @@
+$SYMCUT random --seed 4 --nodes 5 --features broadcast
