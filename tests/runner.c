@@ -12,6 +12,11 @@ Suite *kernels_suite(void);
 Suite *shapes_suite(void);
 Suite *interp_suite(void);
 Suite *partition_suite(void);
+Suite *badinput_suite(void);
+Suite *autodiff_suite(void);
+Suite *oom_suite(void);
+Suite *props_suite(void);
+Suite *gradcheck_suite(void);
 
 int main(void)
 {
@@ -26,6 +31,11 @@ int main(void)
     srunner_add_suite(sr, shapes_suite());
     srunner_add_suite(sr, interp_suite());
     srunner_add_suite(sr, partition_suite());
+    srunner_add_suite(sr, badinput_suite());
+    srunner_add_suite(sr, autodiff_suite());
+    srunner_add_suite(sr, oom_suite());
+    srunner_add_suite(sr, props_suite());
+    srunner_add_suite(sr, gradcheck_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
