@@ -243,8 +243,12 @@ sc_status sc_tensor_new(sc_dtype dtype, size_t ndim, const int64_t *sizes,
     SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
     for (i = ndim; i-- > 0;) {
         strides[i] = acc;
-        if (sizes[i] > 1)
-            acc *= sizes[i];
+        /* only an empty tensor gets here with sizes whose product is
+         * beyond int64 ([0, 2**62, 2**62]) */
+        if (sizes[i] > 1 && __builtin_mul_overflow(acc, sizes[i], &acc))
+            return sc__error_set(err, SC_ERR_OVERFLOW,
+                                 "the contiguous strides of an empty "
+                                 "tensor exceed int64_t");
     }
     return sc_tensor_new_strided(dtype, ndim, sizes, strides, out, err);
 fail:

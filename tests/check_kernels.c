@@ -276,6 +276,27 @@ static sc_tensor *load(const char *rel)
 
 /* ---- dtypes and conversions -------------------------------------------- */
 
+START_TEST(test_empty_tensor_huge_sizes)
+{
+    /* numel 0, but the contiguous strides of [0, 2**62, 2**62] do not fit
+     * in int64_t: an overflow error, not undefined behaviour */
+    int64_t sizes[3] = {0, INT64_C(1) << 62, INT64_C(1) << 62};
+    int64_t ok_sizes[3] = {0, INT64_C(1) << 31, INT64_C(1) << 31};
+    sc_tensor *t = NULL;
+    sc_error err;
+
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 3, sizes, &t, &err),
+                     SC_ERR_OVERFLOW);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err.message, "strides"));
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 3, ok_sizes, &t, &err),
+                     SC_OK);
+    ck_assert_uint_eq(sc_tensor_numel(t), 0);
+    sc_tensor_free(t);
+}
+END_TEST
+
 START_TEST(test_f16_rounding)
 {
     static const struct {
@@ -3282,6 +3303,7 @@ Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
     TCase *tc = tcase_create("tensors");
+    tcase_add_test(tc, test_empty_tensor_huge_sizes);
     tcase_add_test(tc, test_f16_rounding);
     tcase_add_test(tc, test_bf16_rounding);
     tcase_add_test(tc, test_conversions);
