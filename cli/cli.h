@@ -88,6 +88,16 @@ typedef struct cli_hints {
 bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
                      size_t msgsize);
 void cli_hints_free(cli_hints *h);
+
+/* Check that every NAME of a "NAME=...,NAME=..." option text (--hint,
+ * --sizes) is a symbol of g: 0 if so, else print a usage error naming
+ * the first unknown one and the graph's symbols, and return the usage
+ * exit status. */
+int cli_check_symbol_names(const sc_graph *g, const char *cmd,
+                           const char *opt, const char *text);
+/* The same for the symbols of parsed --hint options. */
+int cli_check_hint_names(const sc_graph *g, const char *cmd,
+                         const cli_hints *h);
 /* Parse "name=LO..HI[,name=LO..HI]" (an empty side is infinity) into
  * bounds. */
 sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,

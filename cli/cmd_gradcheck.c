@@ -197,6 +197,11 @@ int cli_cmd_gradcheck(int argc, char **argv)
     g = cli_read_graph(ctx, file, NULL);
     if (!g)
         goto done;
+    if (sizes_text &&
+        cli_check_symbol_names(g, "gradcheck", "--sizes", sizes_text)) {
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (forward) {
         joint = cli_joint_of_forward(g, file, NULL);
         if (!joint)

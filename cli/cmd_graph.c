@@ -299,6 +299,10 @@ int cli_cmd_graph(int argc, char **argv)
     g = cli_read_graph(ctx, file, &ropts);
     if (!g)
         goto done;
+    if (cli_check_hint_names(g, "graph", &hints) != 0) {
+        status = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (do_print) {
         if (sc_graph_write_text(g, NULL, &text, &len, &err) != SC_OK) {
             cli_report(&err);

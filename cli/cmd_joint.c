@@ -220,6 +220,10 @@ int cli_cmd_joint(int argc, char **argv)
     fwd = cli_read_graph(ctx, file, &ro);
     if (!fwd)
         goto done;
+    if (cli_check_hint_names(fwd, "joint", &hints) != 0) {
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     joint = cli_joint_of_forward(fwd, file, no_grad);
     if (!joint)
         goto done;

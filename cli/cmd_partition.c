@@ -239,6 +239,10 @@ int cli_cmd_partition(int argc, char **argv)
     g = cli_read_graph(ctx, file, &ropts);
     if (!g)
         goto done;
+    if (cli_check_hint_names(g, "partition", &hints) != 0) {
+        status = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (forward) {
         fwd = g;
         g = cli_joint_of_forward(fwd, file, NULL);

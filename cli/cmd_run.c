@@ -182,6 +182,10 @@ int cli_cmd_run(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
+    if (sizes_text && cli_check_symbol_names(g, "run", "--sizes", sizes_text)) {
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (sizes_text) {
         /* Sizes are int64_t (>= 0): say so before anything runs. */
         size_t ns = sc_graph_symbols(g, NULL, 0), j;

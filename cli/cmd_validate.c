@@ -224,6 +224,13 @@ int cli_cmd_validate(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
+    if ((sizes_text &&
+         cli_check_symbol_names(joint, "validate", "--sizes", sizes_text)) ||
+        (hint_text &&
+         cli_check_symbol_names(joint, "validate", "--hint", hint_text))) {
+        rc = CLI_EXIT_USAGE;
+        goto done;
+    }
     if (forward) {
         fwd_graph = joint;
         joint = cli_joint_of_forward(fwd_graph, file, NULL);

@@ -239,6 +239,149 @@ sc_status cli_parse_bindings(sc_ctx *ctx, const char *text, sc_symmap *map,
     return for_each_item(ctx, text, bind_item, map, err);
 }
 
+typedef struct names_arg {
+    sc_expr **syms; /* the graph's symbols */
+    size_t n;
+} names_arg;
+
+static sc_status name_item(sc_ctx *ctx, const char *name, const char *value,
+                           void *arg, sc_error *err)
+{
+    const names_arg *a = arg;
+    sc_expr *sym = sc_expr_symbol(ctx, name);
+    size_t i;
+
+    (void)value;
+    if (!sym)
+        return sc_ctx_take_error(ctx, err);
+    for (i = 0; i < a->n; i++)
+        if (a->syms[i] == sym)
+            return SC_OK;
+    err->code = SC_ERR_INVALID;
+    snprintf(err->message, sizeof err->message,
+             "'%s' is not a symbol of the graph", name);
+    return SC_ERR_INVALID;
+}
+
+/* Add the free symbols of e to the set a (a short list: graphs have few
+ * symbols); false when out of memory. */
+static bool add_symbols(names_arg *a, size_t *cap, const sc_expr *e)
+{
+    sc_expr *buf[16], **syms = buf;
+    size_t n, i, j;
+    bool ok = true;
+
+    if (!e || sc_expr_is_int(e))
+        return true;
+    n = sc_expr_free_symbols(e, buf, 16);
+    if (n > 16) {
+        syms = malloc(n * sizeof *syms);
+        if (!syms)
+            return false;
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; ok && i < n; i++) {
+        for (j = 0; j < a->n && a->syms[j] != syms[i]; j++)
+            ;
+        if (j < a->n)
+            continue;
+        if (a->n == *cap) {
+            void *p = realloc(a->syms, (2 * *cap + 8) * sizeof *a->syms);
+            if (!p) {
+                ok = false;
+                break;
+            }
+            a->syms = p;
+            *cap = 2 * *cap + 8;
+        }
+        a->syms[a->n++] = syms[i];
+    }
+    if (syms != buf)
+        free(syms);
+    return ok;
+}
+
+/* The symbols of g's metadata (not those that only have a hint: a hint
+ * option registers its symbol in the graph). */
+static bool metadata_symbols(const sc_graph *g, names_arg *a)
+{
+    size_t cap = 0, i, d, n = sc_graph_num_nodes(g);
+    bool ok = true;
+
+    a->syms = NULL;
+    a->n = 0;
+    for (i = 0; ok && i < n; i++) {
+        sc_result r;
+        sc_graph_node_result(g, (sc_node_id)i, &r);
+        if (r.kind == SC_RESULT_TENSOR) {
+            for (d = 0; ok && d < r.tensor.ndim; d++)
+                ok = add_symbols(a, &cap, r.tensor.sizes[d]) &&
+                     (!r.tensor.strides ||
+                      add_symbols(a, &cap, r.tensor.strides[d]));
+        } else if (r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL) {
+            ok = add_symbols(a, &cap, r.expr);
+        }
+    }
+    return ok;
+}
+
+/* Check the names (text, or else the n symbols of hints) against the
+ * symbols of g's metadata; 0, or the exit status after printing the
+ * error. */
+static int check_names(const sc_graph *g, const char *cmd, const char *opt,
+                       const char *text, sc_expr *const *hints, size_t n)
+{
+    names_arg a;
+    sc_error err;
+    char list[256] = "";
+    size_t i, len = 0;
+    sc_status st = SC_OK;
+
+    sc_error_init(&err);
+    if (!metadata_symbols(g, &a)) {
+        free(a.syms);
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    if (text)
+        st = for_each_item(sc_graph_ctx(g), text, name_item, &a, &err);
+    for (i = 0; !text && st == SC_OK && i < n; i++)
+        st = name_item(sc_graph_ctx(g), sc_expr_symbol_name(hints[i]), NULL,
+                       &a, &err);
+    if (st == SC_OK || st == SC_ERR_NOMEM) {
+        free(a.syms);
+        if (st == SC_OK)
+            return 0;
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    for (i = 0; i < a.n; i++) {
+        int k = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                         sc_expr_symbol_name(a.syms[i]));
+        if (k < 0 || (size_t)k >= sizeof list - len - 4) {
+            /* cut the list at a whole name */
+            snprintf(list + len, sizeof list - len, "%s...", i ? ", " : "");
+            break;
+        }
+        len += (size_t)k;
+    }
+    free(a.syms);
+    return cli_usage_error(cmd, "%s: %s (its symbols: %s)", opt, err.message,
+                           a.n ? list : "none");
+}
+
+int cli_check_symbol_names(const sc_graph *g, const char *cmd,
+                           const char *opt, const char *text)
+{
+    return check_names(g, cmd, opt, text, NULL, 0);
+}
+
+int cli_check_hint_names(const sc_graph *g, const char *cmd,
+                         const cli_hints *h)
+{
+    return check_names(g, cmd, "--hint", NULL, h->syms, h->n);
+}
+
 static sc_status range_item(sc_ctx *ctx, const char *name, const char *value,
                             void *arg, sc_error *err)
 {
