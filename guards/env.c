@@ -482,6 +482,9 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
     r->hi_inf = true;
     if (range)
         sc__rng_intersect(r, range);
+    if ((!r->lo_inf && !(s->decl_lo = sc_expr_int_mpz(env->ctx, r->lo))) ||
+        (!r->hi_inf && !(s->decl_hi = sc_expr_int_mpz(env->ctx, r->hi))))
+        SC__TMP_RETURN(env, sc_status, sc__env_ctx_error(env, err));
     status = sc__env_set_range(env, s, r, err);
     SC__TMP_RESTORE(env);
     if (status != SC_OK)

@@ -50,6 +50,8 @@ typedef struct sc__env_sym {
     bool backed, size_like, replaced;
     sc_expr *hint;         /* INT; backed only */
     sc_expr *repl;         /* replacement, in free symbols; NULL if free */
+    sc_expr *decl_lo, *decl_hi;  /* backed: the range given at creation
+                                  * (INT; NULL: that side is infinite) */
     size_t first_source;   /* SIZE_MAX if none */
     sc__exprvec excluded;  /* INT values the symbol never takes */
     uint64_t *facts;       /* SC__FACT_ENTRY of facts mentioning it */

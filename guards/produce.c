@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <setjmp.h>
 #include <string.h>
@@ -13,7 +14,6 @@
 typedef struct gs_item {
     char *text;
     sc_expr *expr;   /* over the source variables */
-    bool fixed;      /* never dropped by the minimality pass */
 } gs_item;
 
 struct sc_guard_set {
@@ -90,12 +90,104 @@ sc_expr *sc_guard_set_var_expr(const sc_guard_set *gs, size_t i)
 
 /* ---- Producing ------------------------------------------------------------- */
 
+/* The state of the minimality pass (described below, before its code):
+ * the lines it may drop, in structured form. */
+#define MZ_SEARCH_LIMIT 4096   /* nodes one shortest-path search settles */
+#define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
+
+enum { MZ_DECL, MZ_SYM_LO, MZ_SYM_HI, MZ_FORM_LO, MZ_FORM_HI };
+
+typedef struct mz_sym {
+    size_t id;                /* env symbol id */
+    int64_t hint;
+    bool hint_ok;             /* the hint fits int64_t */
+    bool drop_lo, drop_hi;    /* narrowed side implied: the declared one */
+    bool tight;               /* the box is narrower than the range */
+    bool lo_inf, hi_inf;      /* the box */
+    int64_t lo, hi;
+    size_t ne_off, ne_n;      /* excluded values: nes[ne_off..+ne_n) */
+    sc_expr *div;             /* a constant it is divisible by, or NULL */
+} mz_sym;
+
+typedef struct mz_form {
+    size_t id;                /* env form id */
+    bool has_lo, has_hi;      /* sides written (the ranges do not imply) */
+    bool drop_lo, drop_hi;
+    bool lo_ok, hi_ok;        /* the side fits int64_t */
+    int64_t lo, hi;
+    size_t toff, nt;          /* linear: terms tv/tc[toff..+nt); else nt 0 */
+    bool diff;                /* L = x_a - x_b */
+    size_t ne_off, ne_n;
+} mz_form;
+
+typedef struct mz_ne {
+    sc_expr *v;
+    bool drop;
+} mz_ne;
+
+typedef struct mz_div {
+    sc_expr *x, *k;
+    bool drop;
+} mz_div;
+
+typedef struct mz_or {
+    sc_expr *e;
+    bool drop;
+} mz_or;
+
+typedef struct mz_edge {
+    size_t u, v;              /* x_v - x_u <= w; node 0 is the constant 0 */
+    int64_t rw;               /* w + hint(u) - hint(v), >= 0 */
+    int owner;
+    size_t idx;               /* the symbol or form it belongs to */
+    bool alive;
+} mz_edge;
+
+typedef struct mz_state {
+    mz_sym *syms;
+    size_t nsyms;
+    size_t *local;            /* env symbol id -> index in syms / SIZE_MAX */
+    mz_form *forms;
+    size_t nforms;
+    size_t *tv;               /* terms: symbol index and coefficient */
+    int64_t *tc;
+    size_t nterms, tv_cap, tc_cap;
+    mz_ne *nes;
+    size_t nnes, nes_cap;
+    mz_div *divs;
+    size_t ndivs;
+    mz_or *ors;
+    size_t nors;
+    mz_edge *edges;
+    size_t nedges, edges_cap;
+    size_t *out_off, *out_e, *in_off, *in_e;   /* adjacency, CSR */
+    int64_t *dist;
+    size_t *dstamp, *done, stamp;
+    int64_t *hd;              /* the heap: distances and nodes */
+    size_t *hn, hsize;
+    size_t *row_off, *rows;   /* linear bounds of each symbol */
+    size_t *rstamp, rcur;
+    size_t *mv;               /* a combination's terms */
+    int64_t *mc;
+    size_t mv_cap, mc_cap;
+    sc_bounds *box;           /* the box as bounds, when a symbol is tight */
+    sc__gmap group;           /* divisibility: expression -> its line */
+    bool *ordered;            /* symbols with a bound on a difference */
+} mz_state;
+
+#define MZ_TRY(expr)                                                         \
+    do {                                                                     \
+        sc_status mz_try__ = (expr);                                         \
+        if (mz_try__ != SC_OK)                                               \
+            return mz_try__;                                                 \
+    } while (0)
+
 typedef struct producer {
     sc_env *env;
     sc_guard_set *gs;
     sc_symmap *to_vars;   /* free backed symbol -> its source variable */
     sc__gmap name_of;     /* hash of a symbol name -> env symbol id */
-    bool fixed;           /* the items being added are never dropped */
+    mz_state mz;          /* the minimality pass */
     sc_error *err;
 } producer;
 
@@ -209,7 +301,6 @@ static sc_status add_item(producer *p, char *text, sc_expr *expr)
     }
     gs->items[gs->nitems].text = text;
     gs->items[gs->nitems].expr = expr;
-    gs->items[gs->nitems].fixed = p->fixed;
     gs->nitems++;
     return SC_OK;
 }
@@ -310,11 +401,9 @@ static sc_status add_bounds(producer *p, sc_expr *X, const char *xtext,
                             const sc_range *r)
 {
     sc_ctx *ctx = p->env->ctx;
-    sc_expr *e = sc_expr_true(ctx), *xv = to_vars(p, X), *lo = NULL, *hi = NULL;
+    sc_expr *e = sc_expr_true(ctx), *lo = NULL, *hi = NULL;
     sc__buf b;
 
-    if (!xv)
-        return sc__env_ctx_error(p->env, p->err);
     if (!r->lo_inf && !(lo = sc_expr_int_mpz(ctx, r->lo)))
         return sc__env_ctx_error(p->env, p->err);
     if (!r->hi_inf && !(hi = sc_expr_int_mpz(ctx, r->hi)))
@@ -325,43 +414,21 @@ static sc_status add_bounds(producer *p, sc_expr *X, const char *xtext,
             return sc__env_ctx_error(p->env, p->err);
         return add_item(p, mapped(p, eq), to_vars(p, eq));
     }
+    /* Built over the symbols first: the environment has usually interned
+     * these relations already, so only the substitution is new. */
     sc__buf_init(&b);
     if (lo) {
         put_int(p, &b, lo);
         sc__buf_puts(&b, " <= ");
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, lo, xv));
+        e = sc_expr_and(ctx, e, sc_expr_le(ctx, lo, X));
     }
     sc__buf_puts(&b, xtext);
     if (hi) {
         sc__buf_puts(&b, " <= ");
         put_int(p, &b, hi);
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, xv, hi));
+        e = sc_expr_and(ctx, e, sc_expr_le(ctx, X, hi));
     }
-    return add_item(p, sc__buf_take(&b), e);
-}
-
-static sc_status add_excluded(producer *p, sc_expr *X, const sc__exprvec *ex,
-                              const sc_range *r)
-{
-    SC__TMP_SAVE(p->env);
-    sc_ctx *ctx = p->env->ctx;
-    sc_status status = SC_OK;
-    size_t i;
-    mpz_ptr v = sc__tz(p->env);
-
-    for (i = 0; i < ex->n && status == SC_OK; i++) {
-        sc_expr *ne;
-        sc_expr_get_mpz(ex->items[i], v);
-        if (!sc_range_contains_mpz(r, v))
-            continue;
-        ne = sc_expr_ne(ctx, X, ex->items[i]);
-        if (!ne)
-            status = sc__env_ctx_error(p->env, p->err);
-        else
-            status = add_item(p, mapped(p, ne), to_vars(p, ne));
-    }
-    SC__TMP_RESTORE(p->env);
-    return status;
+    return add_item(p, sc__buf_take(&b), to_vars(p, e));
 }
 
 static sc_status produce_sources(producer *p)
@@ -393,100 +460,420 @@ static sc_status produce_sources(producer *p)
     return status;
 }
 
-static sc_status produce_symbols(producer *p)
+/* ---- Minimality ------------------------------------------------------------
+ * The set written from the learned state leaves out what one fact or the
+ * ranges imply, but not what several facts imply together.  Before the
+ * lines are written, this pass decides which of them to leave out, from
+ * their structure (no scratch environment, no learning):
+ *
+ *  A. Orders.  The range sides of the symbols and the bounds on differences
+ *     `x - y` form a system of difference constraints, a graph with a node
+ *     per symbol and one for the constant 0 (an edge u -> v of weight w is
+ *     x_v - x_u <= w).  A side is implied by the others exactly when a path
+ *     that avoids it is no longer than it (shortest paths, Dijkstra on the
+ *     weights reduced by the hints, which satisfy every edge).  The sides
+ *     are tried from the last line to the first, the bounds on differences
+ *     before the range sides; a range side may only go back to the
+ *     symbol's declared side (`2 <= x`), which is never dropped.
+ *  B. The remaining system gives every symbol its tightest bounds (the
+ *     box).  A bound on another linear form is dropped when the box
+ *     implies it, or the box and one other linear bound combined with a
+ *     positive factor (one Fourier-Motzkin step); a bound on a non-linear
+ *     form, an excluded value and a disjunction when the box implies it;
+ *     an excluded value of a symbol also when a divisibility fact does.
+ *     Step B never drops a line that step A or the box rely on.
+ *  C. Divisibility facts on the same expression are merged into one by
+ *     their least common multiple (`4 | x` and `6 | x` is `12 | x`).
+ *
+ * Each drop leaves out a line that the lines present at that moment
+ * imply, so the set accepts exactly the sizes it accepted before.  Cost:
+ * one bounded shortest-path search per order side and at most
+ * MZ_PARTNER_LIMIT combinations per linear bound.  doc/guards.md says
+ * what the pass finds and what it does not. */
+
+static void mz_free(mz_state *mz)
 {
-    sc_env *env = p->env;
-    sc_status status = SC_OK;
+    sc__free(mz->syms);
+    sc__free(mz->local);
+    sc__free(mz->forms);
+    sc__free(mz->tv);
+    sc__free(mz->tc);
+    sc__free(mz->nes);
+    sc__free(mz->divs);
+    sc__free(mz->ors);
+    sc__free(mz->edges);
+    sc__free(mz->out_off);
+    sc__free(mz->out_e);
+    sc__free(mz->in_off);
+    sc__free(mz->in_e);
+    sc__free(mz->dist);
+    sc__free(mz->dstamp);
+    sc__free(mz->done);
+    sc__free(mz->hd);
+    sc__free(mz->hn);
+    sc__free(mz->row_off);
+    sc__free(mz->rows);
+    sc__free(mz->rstamp);
+    sc__free(mz->mv);
+    sc__free(mz->mc);
+    if (mz->box)
+        sc_bounds_free(mz->box);
+    sc__gmap_destroy(&mz->group);
+    sc__free(mz->ordered);
+    memset(mz, 0, sizeof *mz);
+}
+
+static bool mz_get_i64(mpz_srcptr z, int64_t *out)
+{
+    long v;
+    if (!mpz_fits_slong_p(z))
+        return false;
+    v = mpz_get_si(z);
+    *out = (int64_t)v;
+    return true;
+}
+
+static bool mz_push_ne(producer *p, sc_expr *v)
+{
+    mz_state *mz = &p->mz;
+    if (mz->nnes == mz->nes_cap) {
+        void *q = mz->nes;
+        if (!sc__grow(&q, &mz->nes_cap, mz->nnes + 1, sizeof *mz->nes))
+            return false;
+        mz->nes = q;
+    }
+    mz->nes[mz->nnes].v = v;
+    mz->nes[mz->nnes].drop = false;
+    mz->nnes++;
+    return true;
+}
+
+/* The excluded values in r of a symbol or form, appended to nes. */
+static sc_status mz_collect_ne(producer *p, const sc__exprvec *ex,
+                               const sc_range *r, size_t *off, size_t *n)
+{
+    SC__TMP_SAVE(p->env);
+    mpz_ptr v = sc__tz(p->env);
     size_t i;
 
-    for (i = 0; i < env->nsyms && status == SC_OK; i++) {
+    *off = p->mz.nnes;
+    for (i = 0; i < ex->n; i++) {
+        sc_expr_get_mpz(ex->items[i], v);
+        if (!sc_range_contains_mpz(r, v))
+            continue;
+        if (!mz_push_ne(p, ex->items[i])) {
+            SC__TMP_RESTORE(p->env);
+            return sc__error_nomem(p->err);
+        }
+    }
+    *n = p->mz.nnes - *off;
+    SC__TMP_RESTORE(p->env);
+    return SC_OK;
+}
+
+static bool is_free_backed(const sc__env_sym *s)
+{
+    return s->backed && !s->replaced && s->first_source != SIZE_MAX;
+}
+
+static sc_status mz_collect_syms(producer *p)
+{
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    size_t i;
+
+    mz->local = sc__malloc((env->nsyms + 1) * sizeof *mz->local);
+    mz->syms = sc__calloc(env->nsyms + 1, sizeof *mz->syms);
+    if (!mz->local || !mz->syms)
+        return sc__error_nomem(p->err);
+    for (i = 0; i < env->nsyms; i++) {
         sc__env_sym *s = &env->syms[i];
+        mz_sym *y;
         const sc_range *r;
-        if (!s->backed || s->replaced || s->first_source == SIZE_MAX)
+        mz->local[i] = SIZE_MAX;
+        /* (no range: a creation that ran out of memory half way) */
+        if (!is_free_backed(s) || !(r = sc__env_sym_range(env, s)))
             continue;
-        r = sc__env_sym_range(env, s);
-        if (!r)
-            continue;
-        p->fixed = true;
-        if (!sc__rng_is_full(r))
-            status = add_bounds(p, s->sym, source_of_sym(p, s), r);
-        p->fixed = false;
-        if (status == SC_OK)
-            status = add_excluded(p, s->sym, &s->excluded, r);
+        y = &mz->syms[mz->nsyms];
+        y->id = i;
+        y->hint_ok = sc_expr_get_si(s->hint, &y->hint);
+        y->lo_inf = r->lo_inf || !mz_get_i64(r->lo, &y->lo);
+        y->hi_inf = r->hi_inf || !mz_get_i64(r->hi, &y->hi);
+        mz->local[i] = mz->nsyms++;
     }
-    return status;
+    for (i = 0; i < mz->nsyms; i++) {
+        sc__env_sym *s = &env->syms[mz->syms[i].id];
+        MZ_TRY(mz_collect_ne(p, &s->excluded, sc__env_sym_range(env, s),
+                                   &mz->syms[i].ne_off, &mz->syms[i].ne_n));
+    }
+    return SC_OK;
 }
 
-static sc_status produce_divs(producer *p)
-{
-    sc_env *env = p->env;
-    sc_ctx *ctx = env->ctx;
-    sc_status status = SC_OK;
-    size_t i;
-
-    for (i = 0; i < env->ndivs && status == SC_OK; i++) {
-        sc__env_div *d = &env->divs[i];
-        sc_expr *g, *sg;
-        if (d->dead || !all_backed(env, d->x) || !all_backed(env, d->k))
-            continue;
-        g = sc_expr_eq(ctx, sc_expr_mod(ctx, d->x, d->k), sc_expr_int_si(ctx, 0));
-        sg = g ? sc_expr_simplify(ctx, g, env->bounds) : NULL;
-        if (!sg)
-            return sc__env_ctx_error(env, p->err);
-        if (sc_expr_get_kind(sg) == SC_EXPR_TRUE)
-            continue;
-        status = add_item(p, mapped(p, g), to_vars(p, g));
-    }
-    return status;
-}
-
-static sc_status produce_forms(producer *p)
+/* Divisibility facts, merged per expression (constant divisors only). */
+static sc_status mz_collect_divs(producer *p)
 {
     SC__TMP_SAVE(p->env);
     sc_env *env = p->env;
+    sc_ctx *ctx = env->ctx;
+    mz_state *mz = &p->mz;
+    sc__gmap *group = &mz->group;
     sc_status status = SC_OK;
-    sc_range *base = sc__tr(p->env), *r = sc__tr(p->env);
+    mpz_ptr a = sc__tz(env), b = sc__tz(env), l = sc__tz(env);
     size_t i;
 
-    for (i = 0; i < env->nforms && status == SC_OK; i++) {
-        sc__env_form *f = &env->forms[i];
-        char *text;
-        if (f->dead || !all_backed(env, f->L))
+    mz->divs = sc__calloc(env->ndivs + 1, sizeof *mz->divs);
+    if (!mz->divs) {
+        status = sc__error_nomem(p->err);
+        goto fail;
+    }
+    for (i = 0; i < env->ndivs; i++) {
+        sc__env_div *d = &env->divs[i];
+        uint64_t gi;
+        mz_div *g;
+        if (d->dead || !all_backed(env, d->x) || !all_backed(env, d->k))
             continue;
-        status = sc_expr_range(env->ctx, f->L, env->bounds, base, p->err);
-        if (status != SC_OK)
-            break;
-        sc_range_set(r, &f->r);
-        /* Leave out the sides the ranges of the symbols already imply. */
-        if (!r->lo_inf && !base->lo_inf && mpz_cmp(base->lo, r->lo) >= 0)
-            r->lo_inf = true;
-        if (!r->hi_inf && !base->hi_inf && mpz_cmp(base->hi, r->hi) <= 0)
-            r->hi_inf = true;
-        if (!sc__rng_is_full(r)) {
-            text = mapped(p, f->L);
-            if (!text) {
+        if (!sc_expr_is_int(d->k) ||
+            !sc__gmap_get(group, sc__gmap_ptr(d->x), &gi)) {
+            if (sc_expr_is_int(d->k) &&
+                !sc__gmap_put(group, sc__gmap_ptr(d->x), mz->ndivs)) {
                 status = sc__error_nomem(p->err);
-                break;
+                goto fail;
             }
-            status = add_bounds(p, f->L, text, r);
-            sc__free(text);
+            mz->divs[mz->ndivs].x = d->x;
+            mz->divs[mz->ndivs].k = d->k;
+            mz->ndivs++;
+            continue;
         }
-        if (status == SC_OK) {
-            sc__rng_intersect(base, &f->r);
-            status = add_excluded(p, f->L, &f->excluded, base);
+        g = &mz->divs[gi];
+        sc_expr_get_mpz(g->k, a);
+        sc_expr_get_mpz(d->k, b);
+        mpz_abs(a, a);
+        mpz_abs(b, b);
+        mpz_lcm(l, a, b);
+        if (mpz_cmp(l, a) == 0)
+            continue;
+        if (mpz_cmp(l, b) == 0)
+            g->k = d->k;
+        else if (!(g->k = sc_expr_int_mpz(ctx, l))) {
+            status = sc__env_ctx_error(env, p->err);
+            goto fail;
         }
     }
-    SC__TMP_RESTORE(p->env);
+    for (i = 0; i < mz->ndivs; i++) {
+        mz_div *g = &mz->divs[i];
+        sc_expr *e, *se;
+        e = sc_expr_eq(ctx, sc_expr_mod(ctx, g->x, g->k),
+                       sc_expr_int_si(ctx, 0));
+        se = e ? sc_expr_simplify(ctx, e, env->bounds) : NULL;
+        if (!se) {
+            status = sc__env_ctx_error(env, p->err);
+            goto fail;
+        }
+        g->drop = sc_expr_get_kind(se) == SC_EXPR_TRUE;
+        if (!g->drop && sc_expr_is_symbol(g->x) && sc_expr_is_int(g->k)) {
+            sc__env_sym *s = sc__env_sym_of(env, g->x);
+            size_t li = s ? p->mz.local[s - env->syms] : SIZE_MAX;
+            if (li != SIZE_MAX)
+                mz->syms[li].div = g->k;
+        }
+    }
+fail:
+    SC__TMP_RESTORE(env);
     return status;
 }
 
-static sc_status produce_ors(producer *p)
+static bool mz_push_term(producer *p, size_t v, int64_t c)
 {
-    sc_env *env = p->env;
-    sc_status status = SC_OK;
+    mz_state *mz = &p->mz;
+    if (mz->nterms == mz->tv_cap || mz->nterms == mz->tc_cap) {
+        void *q = mz->tv, *r = mz->tc;
+        if (!sc__grow(&q, &mz->tv_cap, mz->nterms + 1, sizeof *mz->tv))
+            return false;
+        mz->tv = q;
+        if (!sc__grow(&r, &mz->tc_cap, mz->nterms + 1, sizeof *mz->tc))
+            return false;
+        mz->tc = r;
+    }
+    mz->tv[mz->nterms] = v;
+    mz->tc[mz->nterms] = c;
+    mz->nterms++;
+    return true;
+}
+
+/* Room for n terms in the scratch combination. */
+static bool mz_scratch(producer *p, size_t n)
+{
+    mz_state *mz = &p->mz;
+    void *q;
+    if (n <= mz->mv_cap && n <= mz->mc_cap)
+        return true;
+    q = mz->mv;
+    if (!sc__grow(&q, &mz->mv_cap, n, sizeof *mz->mv))
+        return false;
+    mz->mv = q;
+    q = mz->mc;
+    if (!sc__grow(&q, &mz->mc_cap, n, sizeof *mz->mc))
+        return false;
+    mz->mc = q;
+    return true;
+}
+
+/* If L is a sum of free symbols with int64_t coefficients, its terms
+ * (sorted by symbol) into tv/tc; f->nt stays 0 otherwise. */
+static sc_status mz_linear(producer *p, mz_form *f, sc_expr *L)
+{
+    SC__TMP_SAVE(p->env);
+    mz_state *mz = &p->mz;
+    mpz_ptr c = sc__tz(p->env);
+    size_t n = sc_expr_nargs(L), i, j;
+
+    f->toff = mz->nterms;
+    f->nt = 0;
+    if (sc_expr_get_kind(L) != SC_EXPR_ADD)
+        SC__TMP_RETURN(p->env, sc_status, SC_OK);
+    sc_expr_add_constant(L, c);
+    if (mpz_sgn(c) != 0)
+        SC__TMP_RETURN(p->env, sc_status, SC_OK);
+    for (i = 0; i < n; i++) {
+        sc_expr *t = sc_expr_arg(L, i);
+        sc__env_sym *s = sc_expr_is_symbol(t) ? sc__env_sym_of(p->env, t) : NULL;
+        size_t li = s ? mz->local[s - p->env->syms] : SIZE_MAX;
+        int64_t k;
+        sc_expr_add_coef(L, i, c);
+        if (li == SIZE_MAX || !mz_get_i64(c, &k) || k == 0 || k == INT64_MIN) {
+            mz->nterms = f->toff;
+            SC__TMP_RETURN(p->env, sc_status, SC_OK);
+        }
+        if (!mz_push_term(p, li, k)) {
+            SC__TMP_RESTORE(p->env);
+            return sc__error_nomem(p->err);
+        }
+    }
+    SC__TMP_RESTORE(p->env);
+    /* sort by symbol (a few terms) */
+    for (i = f->toff + 1; i < mz->nterms; i++) {
+        size_t v = mz->tv[i];
+        int64_t k = mz->tc[i];
+        for (j = i; j > f->toff && mz->tv[j - 1] > v; j--) {
+            mz->tv[j] = mz->tv[j - 1];
+            mz->tc[j] = mz->tc[j - 1];
+        }
+        mz->tv[j] = v;
+        mz->tc[j] = k;
+    }
+    if (!mz_scratch(p, 2 * n))
+        return sc__error_nomem(p->err);
+    f->nt = n;
+    f->diff = n == 2 && ((mz->tc[f->toff] == 1 && mz->tc[f->toff + 1] == -1) ||
+                         (mz->tc[f->toff] == -1 && mz->tc[f->toff + 1] == 1));
+    return SC_OK;
+}
+
+/* max of sum c[i] * x_v[i] over the box; false when unbounded or on
+ * overflow. */
+static bool mz_box_max(const mz_state *mz, const size_t *v, const int64_t *c,
+                       size_t n, int64_t *out)
+{
+    int64_t sum = 0, t;
     size_t i;
 
-    for (i = 0; i < env->nors && status == SC_OK; i++) {
+    for (i = 0; i < n; i++) {
+        const mz_sym *y = &mz->syms[v[i]];
+        if (c[i] == 0)
+            continue;
+        if (c[i] > 0 ? y->hi_inf : y->lo_inf)
+            return false;
+        if (__builtin_mul_overflow(c[i], c[i] > 0 ? y->hi : y->lo, &t) ||
+            __builtin_add_overflow(sum, t, &sum))
+            return false;
+    }
+    *out = sum;
+    return true;
+}
+
+static void mz_set_i64(mpz_ptr z, int64_t v)
+{
+    if (v >= LONG_MIN && v <= LONG_MAX) {
+        mpz_set_si(z, (long)v);
+        return;
+    }
+    /* v = hi * 2^32 + lo, with 0 <= lo < 2^32 */
+    mpz_set_si(z, (long)(v >> 32));
+    mpz_mul_2exp(z, z, 32);
+    mpz_add_ui(z, z, (unsigned long)((uint64_t)v & 0xffffffffu));
+}
+
+/* The range of a linear form over the box (the symbols' ranges before
+ * step B): exact, or a side infinite when it does not fit int64_t. */
+static void mz_linear_range(mz_state *mz, const mz_form *f, sc_range *out)
+{
+    int64_t m;
+    size_t i;
+
+    for (i = 0; i < f->nt; i++) {
+        mz->mv[i] = mz->tv[f->toff + i];
+        mz->mc[i] = mz->tc[f->toff + i];
+    }
+    out->hi_inf = !mz_box_max(mz, mz->mv, mz->mc, f->nt, &m);
+    if (!out->hi_inf)
+        mz_set_i64(out->hi, m);
+    for (i = 0; i < f->nt; i++)
+        mz->mc[i] = -mz->mc[i];
+    out->lo_inf = !mz_box_max(mz, mz->mv, mz->mc, f->nt, &m) || m == INT64_MIN;
+    if (!out->lo_inf)
+        mz_set_i64(out->lo, -m);
+}
+
+static sc_status mz_collect_forms(producer *p)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    sc_status status = SC_OK;
+    sc_range *base = sc__tr(env), *r = sc__tr(env);
+    size_t i;
+
+    mz->forms = sc__calloc(env->nforms + 1, sizeof *mz->forms);
+    if (!mz->forms) {
+        status = sc__error_nomem(p->err);
+        goto fail;
+    }
+    for (i = 0; i < env->nforms; i++) {
+        sc__env_form *f = &env->forms[i];
+        mz_form *m;
+        if (f->dead || !all_backed(env, f->L))
+            continue;
+        m = &mz->forms[mz->nforms++];
+        m->id = i;
+        SC_CHECK(mz_linear(p, m, f->L));
+        if (m->nt > 0)
+            mz_linear_range(mz, m, base);
+        else
+            SC_CHECK(sc_expr_range(env->ctx, f->L, env->bounds, base, p->err));
+        sc_range_set(r, &f->r);
+        /* Leave out the sides the ranges of the symbols already imply. */
+        m->has_lo = !r->lo_inf && (base->lo_inf || mpz_cmp(base->lo, r->lo) < 0);
+        m->has_hi = !r->hi_inf && (base->hi_inf || mpz_cmp(base->hi, r->hi) > 0);
+        m->lo_ok = m->has_lo && mz_get_i64(r->lo, &m->lo);
+        m->hi_ok = m->has_hi && mz_get_i64(r->hi, &m->hi);
+        sc__rng_intersect(base, &f->r);
+        SC_CHECK(mz_collect_ne(p, &f->excluded, base, &m->ne_off, &m->ne_n));
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+static sc_status mz_collect_ors(producer *p)
+{
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    size_t i;
+
+    mz->ors = sc__calloc(env->nors + 1, sizeof *mz->ors);
+    if (!mz->ors)
+        return sc__error_nomem(p->err);
+    for (i = 0; i < env->nors; i++) {
         sc__env_or *o = &env->ors[i];
         sc_expr *sg;
         if (o->dead || !all_backed(env, o->e))
@@ -496,245 +883,748 @@ static sc_status produce_ors(producer *p)
             return sc__env_ctx_error(env, p->err);
         if (sc_expr_get_kind(sg) == SC_EXPR_TRUE)
             continue;
-        status = add_item(p, mapped(p, o->e), to_vars(p, o->e));
+        mz->ors[mz->nors].e = o->e;
+        mz->ors[mz->nors].drop = false;
+        mz->nors++;
     }
+    return SC_OK;
+}
+
+/* ---- A: the difference constraints ---- */
+
+static int64_t mz_pot(const mz_state *mz, size_t node)
+{
+    return node == 0 ? 0 : mz->syms[node - 1].hint;
+}
+
+/* Add x_v - x_u <= w, unless a hint or the reduced weight does not fit
+ * (then the constraint is neither used nor dropped). */
+static sc_status mz_add_edge(producer *p, size_t u, size_t v, int64_t w,
+                             int owner, size_t idx)
+{
+    mz_state *mz = &p->mz;
+    int64_t rw;
+    mz_edge *e;
+
+    if ((u && !mz->syms[u - 1].hint_ok) || (v && !mz->syms[v - 1].hint_ok))
+        return SC_OK;
+    if (__builtin_add_overflow(w, mz_pot(mz, u), &rw) ||
+        __builtin_sub_overflow(rw, mz_pot(mz, v), &rw) || rw < 0)
+        return SC_OK;
+    if (mz->nedges == mz->edges_cap) {
+        void *q = mz->edges;
+        if (!sc__grow(&q, &mz->edges_cap, mz->nedges + 1, sizeof *mz->edges))
+            return sc__error_nomem(p->err);
+        mz->edges = q;
+    }
+    e = &mz->edges[mz->nedges++];
+    e->u = u;
+    e->v = v;
+    e->rw = rw;
+    e->owner = owner;
+    e->idx = idx;
+    e->alive = true;
+    return SC_OK;
+}
+
+/* The range sides of symbol i: the declared ones (kept), and the current
+ * ones when narrower (droppable). */
+static sc_status mz_sym_edges(producer *p, size_t i)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    const sc__env_sym *s = &env->syms[p->mz.syms[i].id];
+    const sc_range *r = sc__env_sym_range(env, s);
+    mpz_ptr d = sc__tz(env);
+    sc_status status = SC_OK;
+    int64_t v;
+
+    if (s->decl_lo && sc_expr_get_si(s->decl_lo, &v) && v != INT64_MIN)
+        SC_CHECK(mz_add_edge(p, i + 1, 0, -v, MZ_DECL, i));
+    if (s->decl_hi && sc_expr_get_si(s->decl_hi, &v))
+        SC_CHECK(mz_add_edge(p, 0, i + 1, v, MZ_DECL, i));
+    if (!r->lo_inf && mz_get_i64(r->lo, &v) && v != INT64_MIN) {
+        if (s->decl_lo)
+            sc_expr_get_mpz(s->decl_lo, d);
+        if (!s->decl_lo || mpz_cmp(r->lo, d) > 0)
+            SC_CHECK(mz_add_edge(p, i + 1, 0, -v, MZ_SYM_LO, i));
+    }
+    if (!r->hi_inf && mz_get_i64(r->hi, &v)) {
+        if (s->decl_hi)
+            sc_expr_get_mpz(s->decl_hi, d);
+        if (!s->decl_hi || mpz_cmp(r->hi, d) < 0)
+            SC_CHECK(mz_add_edge(p, 0, i + 1, v, MZ_SYM_HI, i));
+    }
+fail:
+    SC__TMP_RESTORE(env);
     return status;
 }
 
-/* ---- Minimality ----------------------------------------------------------
- * The set written from the learned state leaves out what one fact or the
- * ranges imply, but not what several facts imply together (`s0 <= s1`,
- * `s1 <= s2` and `s0 <= s2`; `Eq(Mod(s0, 4), 0)` and `Eq(Mod(s0, 2), 0)`;
- * `s0 <= 4`, `s1 <= 6` and `s0 + s1 <= 10`).  This pass drops them: from
- * the last item to the first, an item is dropped when a scratch
- * environment, holding the symbols with their current ranges and the
- * remaining items that share a symbol with it, knows it statically true.
- * Each drop keeps the set equivalent (the item follows from the items that
- * remain at that moment), so the result decides exactly the same sizes.
- * Source equalities and range lines are never dropped (the ranges take
- * part in every question instead).  Cost: at most MIN_NEIGHBORS related
- * items per question, so linear in the size of the set. */
-
-#define MIN_NEIGHBORS 8
-
-typedef struct minimizer {
-    size_t *voff;       /* item i's symbols: vars[voff[i] .. voff[i+1]) */
-    size_t *vars, nvars, vars_cap;
-    size_t *loff;       /* symbol k's items: list[loff[k] .. loff[k+1]) */
-    size_t *list;
-    size_t *item_mark, *sym_mark;
-    size_t *nb, *vs;    /* one question's neighbors and symbols */
-    bool *dropped;
-} minimizer;
-
-static void minimizer_free(minimizer *m)
+static void mz_heap_push(mz_state *mz, int64_t d, size_t n)
 {
-    sc__free(m->voff);
-    sc__free(m->vars);
-    sc__free(m->loff);
-    sc__free(m->list);
-    sc__free(m->item_mark);
-    sc__free(m->sym_mark);
-    sc__free(m->nb);
-    sc__free(m->vs);
-    sc__free(m->dropped);
+    size_t i = mz->hsize++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (mz->hd[up] <= d)
+            break;
+        mz->hd[i] = mz->hd[up];
+        mz->hn[i] = mz->hn[up];
+        i = up;
+    }
+    mz->hd[i] = d;
+    mz->hn[i] = n;
 }
 
-static void sort_sizes(size_t *a, size_t n)
+static void mz_heap_pop(mz_state *mz, int64_t *d, size_t *n)
 {
-    size_t i, j;
-    for (i = 1; i < n; i++) {
-        size_t x = a[i];
-        for (j = i; j > 0 && a[j - 1] > x; j--)
-            a[j] = a[j - 1];
-        a[j] = x;
+    int64_t ld;
+    size_t ln, i = 0, last;
+
+    *d = mz->hd[0];
+    *n = mz->hn[0];
+    last = --mz->hsize;
+    ld = mz->hd[last];
+    ln = mz->hn[last];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= last)
+            break;
+        if (c + 1 < last && mz->hd[c + 1] < mz->hd[c])
+            c++;
+        if (mz->hd[c] >= ld)
+            break;
+        mz->hd[i] = mz->hd[c];
+        mz->hn[i] = mz->hn[c];
+        i = c;
+    }
+    mz->hd[i] = ld;
+    mz->hn[i] = ln;
+}
+
+/* Is there a path src -> dst (dst -> src along the edges when reverse)
+ * over the live edges whose reduced length is at most budget?  Any such
+ * path answers; the search settles at most limit nodes (false beyond).
+ * With dst == SIZE_MAX and no limit: every node's shortest distance from
+ * src, in dist[] where done[] == stamp. */
+static bool mz_path(mz_state *mz, size_t src, size_t dst, bool reverse,
+                    int64_t budget, size_t limit)
+{
+    const size_t *off = reverse ? mz->in_off : mz->out_off;
+    const size_t *adj = reverse ? mz->in_e : mz->out_e;
+    size_t settled = 0, cur = ++mz->stamp;
+
+    mz->hsize = 0;
+    mz->dist[src] = 0;
+    mz->dstamp[src] = cur;
+    mz_heap_push(mz, 0, src);
+    while (mz->hsize > 0) {
+        int64_t d;
+        size_t x, k;
+        mz_heap_pop(mz, &d, &x);
+        if (mz->done[x] == cur || d > mz->dist[x])
+            continue;
+        if (d > budget)
+            return false;
+        mz->done[x] = cur;
+        if (x == dst)
+            return true;
+        if (++settled > limit)
+            return false;
+        for (k = off[x]; k < off[x + 1]; k++) {
+            const mz_edge *e = &mz->edges[adj[k]];
+            size_t y = reverse ? e->u : e->v;
+            int64_t nd;
+            if (!e->alive || mz->done[y] == cur ||
+                __builtin_add_overflow(d, e->rw, &nd) || nd > budget)
+                continue;
+            if (y == dst)
+                return true;
+            if (mz->dstamp[y] == cur && mz->dist[y] <= nd)
+                continue;
+            mz->dist[y] = nd;
+            mz->dstamp[y] = cur;
+            mz_heap_push(mz, nd, y);
+        }
+    }
+    return false;
+}
+
+static sc_status mz_build_graph(producer *p)
+{
+    mz_state *mz = &p->mz;
+    const size_t nn = mz->nsyms + 1;
+    size_t i;
+
+    for (i = 0; i < mz->nsyms; i++)
+        MZ_TRY(mz_sym_edges(p, i));
+    for (i = 0; i < mz->nforms; i++) {
+        mz_form *f = &mz->forms[i];
+        size_t a, b;
+        if (!f->diff)
+            continue;
+        a = mz->tc[f->toff] == 1 ? mz->tv[f->toff] : mz->tv[f->toff + 1];
+        b = mz->tc[f->toff] == 1 ? mz->tv[f->toff + 1] : mz->tv[f->toff];
+        /* lo <= x_a - x_b <= hi */
+        if (f->lo_ok && f->lo != INT64_MIN)
+            MZ_TRY(mz_add_edge(p, a + 1, b + 1, -f->lo, MZ_FORM_LO, i));
+        if (f->hi_ok)
+            MZ_TRY(mz_add_edge(p, b + 1, a + 1, f->hi, MZ_FORM_HI, i));
+    }
+    mz->out_off = sc__calloc(nn + 1, sizeof *mz->out_off);
+    mz->in_off = sc__calloc(nn + 1, sizeof *mz->in_off);
+    mz->out_e = sc__malloc((mz->nedges + 1) * sizeof *mz->out_e);
+    mz->in_e = sc__malloc((mz->nedges + 1) * sizeof *mz->in_e);
+    mz->dist = sc__malloc(nn * sizeof *mz->dist);
+    mz->dstamp = sc__calloc(nn, sizeof *mz->dstamp);
+    mz->done = sc__calloc(nn, sizeof *mz->done);
+    mz->hd = sc__malloc((mz->nedges + 1) * sizeof *mz->hd);
+    mz->hn = sc__malloc((mz->nedges + 1) * sizeof *mz->hn);
+    if (!mz->out_off || !mz->in_off || !mz->out_e || !mz->in_e || !mz->dist ||
+        !mz->dstamp || !mz->done || !mz->hd || !mz->hn)
+        return sc__error_nomem(p->err);
+    for (i = 0; i < mz->nedges; i++) {
+        mz->out_off[mz->edges[i].u + 1]++;
+        mz->in_off[mz->edges[i].v + 1]++;
+    }
+    for (i = 0; i < nn; i++) {
+        mz->out_off[i + 1] += mz->out_off[i];
+        mz->in_off[i + 1] += mz->in_off[i];
+    }
+    for (i = 0; i < mz->nedges; i++) {
+        mz_edge *e = &mz->edges[i];
+        /* dist/dstamp double as fill counters here */
+        mz->out_e[mz->out_off[e->u] + mz->dstamp[e->u]++] = i;
+    }
+    memset(mz->dstamp, 0, nn * sizeof *mz->dstamp);
+    for (i = 0; i < mz->nedges; i++) {
+        mz_edge *e = &mz->edges[i];
+        mz->in_e[mz->in_off[e->v] + mz->dstamp[e->v]++] = i;
+    }
+    memset(mz->dstamp, 0, nn * sizeof *mz->dstamp);
+    return SC_OK;
+}
+
+/* Drop the order sides implied by the others, from the last to the
+ * first (the edges were added symbols first, then forms). */
+static void mz_orders(mz_state *mz)
+{
+    size_t i;
+
+    for (i = mz->nedges; i-- > 0;) {
+        mz_edge *e = &mz->edges[i];
+        bool implied;
+        if (e->owner == MZ_DECL)
+            continue;
+        e->alive = false;
+        implied = e->u != 0
+                      ? mz_path(mz, e->u, e->v, false, e->rw, MZ_SEARCH_LIMIT)
+                      : mz_path(mz, e->v, e->u, true, e->rw, MZ_SEARCH_LIMIT);
+        if (!implied) {
+            e->alive = true;
+            continue;
+        }
+        switch (e->owner) {
+        case MZ_SYM_LO: mz->syms[e->idx].drop_lo = true; break;
+        case MZ_SYM_HI: mz->syms[e->idx].drop_hi = true; break;
+        case MZ_FORM_LO: mz->forms[e->idx].drop_lo = true; break;
+        default: mz->forms[e->idx].drop_hi = true; break;
+        }
     }
 }
 
-/* The environment symbol ids of the free variables of item i. */
-static sc_status item_symbols(producer *p, minimizer *m, sc__gmap *sym_of_var,
-                              size_t i)
+/* The box: each symbol's range, narrowed by the shortest paths from and
+ * to the constant node through the remaining orders (two full searches). */
+static void mz_box_side(mz_state *mz, bool hi)
+{
+    size_t i;
+
+    mz_path(mz, 0, SIZE_MAX, !hi, INT64_MAX, SIZE_MAX);
+    for (i = 0; i < mz->nsyms; i++) {
+        mz_sym *y = &mz->syms[i];
+        int64_t b;
+        if (!mz->ordered[i] || mz->done[i + 1] != mz->stamp)
+            continue;
+        /* reduced d = real + pot(from) - pot(to) */
+        if (hi && !__builtin_add_overflow(mz->dist[i + 1], y->hint, &b) &&
+            (y->hi_inf || b < y->hi)) {
+            y->hi = b;
+            y->hi_inf = false;
+            y->tight = true;
+        }
+        if (!hi && !__builtin_sub_overflow(y->hint, mz->dist[i + 1], &b) &&
+            (y->lo_inf || b > y->lo)) {
+            y->lo = b;
+            y->lo_inf = false;
+            y->tight = true;
+        }
+    }
+}
+
+static sc_status mz_box(producer *p)
+{
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    bool any = false;
+    size_t i;
+    sc_status status = SC_OK;
+
+    mz->ordered = sc__calloc(mz->nsyms + 1, sizeof *mz->ordered);
+    if (!mz->ordered)
+        return sc__error_nomem(p->err);
+    for (i = 0; i < mz->nedges; i++) {
+        const mz_edge *e = &mz->edges[i];
+        if (e->alive && (e->owner == MZ_FORM_LO || e->owner == MZ_FORM_HI))
+            mz->ordered[e->u - 1] = mz->ordered[e->v - 1] = any = true;
+    }
+    if (!any)
+        return SC_OK;
+    mz_box_side(mz, true);
+    mz_box_side(mz, false);
+    any = false;
+    for (i = 0; i < mz->nsyms; i++)
+        any = any || mz->syms[i].tight;
+    if (!any)
+        return SC_OK;
+    mz->box = sc_bounds_new(env->ctx);
+    if (!mz->box)
+        return sc__error_nomem(p->err);
+    SC_CHECK(sc_bounds_copy(mz->box, env->bounds, p->err));
+    for (i = 0; i < mz->nsyms && status == SC_OK; i++) {
+        mz_sym *y = &mz->syms[i];
+        if (y->tight)
+            status = sc_bounds_set_si(mz->box, env->syms[y->id].sym, y->lo_inf,
+                                      y->lo, y->hi_inf, y->hi, p->err);
+    }
+fail:
+    return status;
+}
+
+/* ---- B: bounds on forms, excluded values, disjunctions ---- */
+
+/* Does a symbol of e have a box narrower than its range? */
+static bool mz_any_tight(producer *p, const sc_expr *e)
 {
     sc_expr *small[16], **syms = small;
-    size_t n, k;
+    size_t n, i;
+    bool any = false;
 
-    n = sc_expr_free_symbols(p->gs->items[i].expr, small, 16);
+    if (!p->mz.box)
+        return false;
+    n = sc_expr_free_symbols(e, small, 16);
     if (n > 16) {
         syms = sc__malloc(n * sizeof *syms);
         if (!syms)
-            return sc__error_nomem(p->err);
-        sc_expr_free_symbols(p->gs->items[i].expr, syms, n);
+            return false;   /* not asking is always sound */
+        sc_expr_free_symbols(e, syms, n);
     }
-    for (k = 0; k < n; k++) {
-        uint64_t id;
-        if (!sc__gmap_get(sym_of_var, sc__gmap_ptr(syms[k]), &id))
-            continue;   /* not the variable of a free symbol: cannot be */
-        if (m->nvars == m->vars_cap) {
-            void *q = m->vars;
-            if (!sc__grow(&q, &m->vars_cap, m->nvars + 1, sizeof *m->vars)) {
-                if (syms != small)
-                    sc__free(syms);
-                return sc__error_nomem(p->err);
-            }
-            m->vars = q;
-        }
-        m->vars[m->nvars++] = (size_t)id;
+    for (i = 0; i < n && !any; i++) {
+        sc__env_sym *s = sc__env_sym_of(p->env, syms[i]);
+        size_t li = s ? p->mz.local[s - p->env->syms] : SIZE_MAX;
+        any = li != SIZE_MAX && p->mz.syms[li].tight;
     }
     if (syms != small)
         sc__free(syms);
-    return SC_OK;
+    return any;
 }
 
-/* Is item i statically true in a scratch environment holding the symbols
- * vs[0..nv) with their ranges and the items nb[0..nn)?  Any error but
- * exhaustion answers no. */
-static sc_status implied(producer *p, minimizer *m, size_t i, size_t nn,
-                         size_t nv, bool *out)
+static bool mz_row_alive(const mz_form *f, bool hi)
 {
-    sc_env *env = p->env;
-    sc_guard_set *gs = p->gs;
-    sc_env *scratch = NULL;
-    sc_error e;
-    sc_status st;
-    sc_tri t = SC_TRI_UNKNOWN;
-    size_t k;
+    return hi ? f->hi_ok && !f->drop_hi : f->lo_ok && !f->drop_lo;
+}
 
-    *out = false;
-    sc_error_init(&e);
-    st = sc_env_new(env->ctx, NULL, &scratch, &e);
-    for (k = 0; k < nv && st == SC_OK; k++) {
-        sc__env_sym *s = &env->syms[m->vs[k]];
-        sc_expr *var = gs->var_exprs[s->first_source], *got = NULL;
-        st = sc_env_create_unbacked(scratch, sc_expr_symbol_name(var),
-                                    sc__env_sym_range(env, s), 0, &got, &e);
-        if (st == SC_OK && got != var)
-            st = SC_ERR_INTERNAL;
+/* Row (form j, side hi): sum a.x <= c, where a is the form's terms
+ * (negated for the lower side). */
+static int64_t mz_row_bound(const mz_form *f, bool hi)
+{
+    return hi ? f->hi : -f->lo;
+}
+
+/* Is row (f, hi) implied by the box and row (g, ghi) times a_k / b_k
+ * (both of the same sign: the coefficients of one symbol cancel)? */
+static bool mz_combine(mz_state *mz, const mz_form *f, bool hi,
+                       const mz_form *g, bool ghi, int64_t a_k, int64_t b_k)
+{
+    int64_t sa = hi ? 1 : -1, sb = ghi ? 1 : -1, pm, qm, x, y, lhs, rhs, m;
+    int64_t ga = a_k < 0 ? -a_k : a_k, gb = b_k < 0 ? -b_k : b_k, gg;
+    size_t i = 0, j = 0, n = 0;
+
+    /* a_k, b_k != INT64_MIN (mz_linear), so ga, gb > 0 */
+    x = ga;
+    y = gb;
+    while (y != 0) {
+        int64_t t = x % y;
+        x = y;
+        y = t;
     }
-    for (k = 0; k < nn && st == SC_OK; k++)
-        st = sc_env_assert(scratch, gs->items[m->nb[k]].expr, &e);
-    if (st == SC_OK)
-        st = sc_env_statically_known(scratch, gs->items[i].expr, 0, &t, &e);
-    sc_env_free(scratch);
-    if (st == SC_ERR_NOMEM)
+    gg = x;
+    pm = ga / gg;   /* q*a - p*b, with q = |b_k|/g, p = |a_k|/g */
+    qm = gb / gg;
+    while (i < f->nt || j < g->nt) {
+        size_t vi = i < f->nt ? mz->tv[f->toff + i] : SIZE_MAX;
+        size_t vj = j < g->nt ? mz->tv[g->toff + j] : SIZE_MAX;
+        int64_t ca = 0, cb = 0, c;
+        size_t v;
+        if (vi <= vj) {
+            ca = sa * mz->tc[f->toff + i++];
+            v = vi;
+        } else {
+            v = vj;
+        }
+        if (vj == v) {
+            cb = sb * mz->tc[g->toff + j++];
+        }
+        if (__builtin_mul_overflow(qm, ca, &ca) ||
+            __builtin_mul_overflow(pm, cb, &cb) ||
+            __builtin_sub_overflow(ca, cb, &c))
+            return false;
+        if (c != 0) {
+            mz->mv[n] = v;
+            mz->mc[n++] = c;
+        }
+    }
+    if (!mz_box_max(mz, mz->mv, mz->mc, n, &m) ||
+        __builtin_mul_overflow(qm, mz_row_bound(f, hi), &lhs) ||
+        __builtin_mul_overflow(pm, mz_row_bound(g, ghi), &rhs) ||
+        __builtin_add_overflow(rhs, m, &rhs))
+        return false;
+    return rhs <= lhs;
+}
+
+/* Is row (f, hi) implied by the box and row (g, ghi), scaled to cancel
+ * one of the symbols they share (each is tried)? */
+static bool mz_partner(mz_state *mz, const mz_form *f, bool hi,
+                       const mz_form *g, bool ghi)
+{
+    int64_t sa = hi ? 1 : -1, sb = ghi ? 1 : -1;
+    size_t i = 0, j = 0;
+
+    while (i < f->nt && j < g->nt) {
+        size_t vi = mz->tv[f->toff + i], vj = mz->tv[g->toff + j];
+        if (vi < vj) {
+            i++;
+        } else if (vj < vi) {
+            j++;
+        } else {
+            int64_t a_k = sa * mz->tc[f->toff + i++];
+            int64_t b_k = sb * mz->tc[g->toff + j++];
+            if ((a_k > 0) == (b_k > 0) &&
+                mz_combine(mz, f, hi, g, ghi, a_k, b_k))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Is one side of the linear form fi implied by the box (only asked when
+ * the box is narrower than the ranges the producer already used), or by
+ * the box and one live linear bound sharing a symbol with it? */
+static bool mz_linear_implied(mz_state *mz, size_t fi, bool hi, bool tight)
+{
+    const mz_form *f = &mz->forms[fi];
+    int64_t sa = hi ? 1 : -1, m;
+    size_t i, k, tried = 0, cur = ++mz->rcur;
+
+    if (tight) {
+        for (i = 0; i < f->nt; i++) {
+            mz->mv[i] = mz->tv[f->toff + i];
+            mz->mc[i] = sa * mz->tc[f->toff + i];
+        }
+        if (mz_box_max(mz, mz->mv, mz->mc, f->nt, &m) &&
+            m <= mz_row_bound(f, hi))
+            return true;
+    }
+    for (i = 0; i < f->nt && tried < MZ_PARTNER_LIMIT; i++) {
+        size_t v = mz->tv[f->toff + i];
+        for (k = mz->row_off[v]; k < mz->row_off[v + 1] &&
+                                 tried < MZ_PARTNER_LIMIT; k++) {
+            size_t row = mz->rows[k], gi = row / 2;
+            bool ghi = row % 2 == 1;
+            if (gi == fi || mz->rstamp[row] == cur ||
+                !mz_row_alive(&mz->forms[gi], ghi))
+                continue;
+            mz->rstamp[row] = cur;
+            tried++;
+            if (mz_partner(mz, f, hi, &mz->forms[gi], ghi))
+                return true;
+        }
+    }
+    return false;
+}
+
+static sc_status mz_rows(producer *p)
+{
+    mz_state *mz = &p->mz;
+    size_t i, k, maxnt = 1, *fill;
+
+    mz->row_off = sc__calloc(mz->nsyms + 1, sizeof *mz->row_off);
+    mz->rstamp = sc__calloc(2 * mz->nforms + 1, sizeof *mz->rstamp);
+    if (!mz->row_off || !mz->rstamp)
         return sc__error_nomem(p->err);
-    *out = st == SC_OK && t == SC_TRI_TRUE;
+    for (i = 0; i < mz->nforms; i++) {
+        mz_form *f = &mz->forms[i];
+        int nrows = mz_row_alive(f, false) + mz_row_alive(f, true);
+        if (f->nt > maxnt)
+            maxnt = f->nt;
+        for (k = 0; k < f->nt && nrows > 0; k++)
+            mz->row_off[mz->tv[f->toff + k] + 1] += (size_t)nrows;
+    }
+    for (i = 0; i < mz->nsyms; i++)
+        mz->row_off[i + 1] += mz->row_off[i];
+    mz->rows = sc__malloc((mz->row_off[mz->nsyms] + 1) * sizeof *mz->rows);
+    fill = sc__calloc(mz->nsyms + 1, sizeof *fill);
+    if (!mz->rows || !fill || !mz_scratch(p, 2 * maxnt)) {
+        sc__free(fill);
+        return sc__error_nomem(p->err);
+    }
+    for (i = 0; i < mz->nforms; i++) {
+        mz_form *f = &mz->forms[i];
+        int hi;
+        for (hi = 0; hi <= 1; hi++) {
+            if (!mz_row_alive(f, hi))
+                continue;
+            for (k = 0; k < f->nt; k++) {
+                size_t v = mz->tv[f->toff + k];
+                mz->rows[mz->row_off[v] + fill[v]++] = 2 * i + (size_t)hi;
+            }
+        }
+    }
+    sc__free(fill);
     return SC_OK;
 }
 
-static sc_status minimize_with(producer *p, minimizer *m)
+/* A bound side of a non-linear form (or one not fitting int64_t): the
+ * box's range of L. */
+static sc_status mz_range_implied(producer *p, const sc__env_form *ef,
+                                  bool hi, bool *out)
 {
-    sc_env *env = p->env;
-    sc_guard_set *gs = p->gs;
-    const size_t n = gs->nitems, nsyms = env->nsyms;
-    sc__gmap sym_of_var;
-    sc_status status = SC_OK;
-    size_t i, k, j, w;
-
-    sc__gmap_init(&sym_of_var);
-    m->voff = sc__calloc(n + 1, sizeof *m->voff);
-    m->loff = sc__calloc(nsyms + 1, sizeof *m->loff);
-    m->item_mark = sc__calloc(n, sizeof *m->item_mark);
-    m->sym_mark = sc__calloc(nsyms + 1, sizeof *m->sym_mark);
-    m->dropped = sc__calloc(n, sizeof *m->dropped);
-    m->nb = sc__malloc(MIN_NEIGHBORS * sizeof *m->nb);
-    if (!m->voff || !m->loff || !m->item_mark || !m->sym_mark ||
-        !m->dropped || !m->nb) {
-        status = sc__error_nomem(p->err);
-        goto fail;
-    }
-    for (k = 0; k < nsyms; k++) {
-        sc__env_sym *s = &env->syms[k];
-        if (!s->backed || s->replaced || s->first_source == SIZE_MAX)
-            continue;
-        if (!sc__gmap_put(&sym_of_var,
-                          sc__gmap_ptr(gs->var_exprs[s->first_source]), k)) {
-            status = sc__error_nomem(p->err);
-            goto fail;
-        }
-    }
-    /* The symbols of every droppable item, and the droppable items of
-     * every symbol, in item order. */
-    for (i = 0; i < n; i++) {
-        m->voff[i] = m->nvars;
-        if (!gs->items[i].fixed)
-            SC_CHECK(item_symbols(p, m, &sym_of_var, i));
-    }
-    m->voff[n] = m->nvars;
-    for (k = 0; k < m->nvars; k++)
-        m->loff[m->vars[k] + 1]++;
-    for (k = 0; k < nsyms; k++)
-        m->loff[k + 1] += m->loff[k];
-    if (m->nvars > 0) {
-        m->list = sc__malloc(m->nvars * sizeof *m->list);
-        m->vs = sc__malloc(m->nvars * sizeof *m->vs);
-        if (!m->list || !m->vs) {
-            status = sc__error_nomem(p->err);
-            goto fail;
-        }
-    }
-    {
-        size_t *fill = m->sym_mark;   /* reused as fill counters */
-        for (i = 0; i < n; i++)
-            for (k = m->voff[i]; k < m->voff[i + 1]; k++) {
-                size_t v = m->vars[k];
-                m->list[m->loff[v] + fill[v]++] = i;
-            }
-        memset(fill, 0, (nsyms + 1) * sizeof *fill);
-    }
-    for (i = n; i-- > 0;) {
-        size_t nn = 0, nv = 0;
-        bool drop;
-        if (gs->items[i].fixed || m->voff[i] == m->voff[i + 1])
-            continue;
-        m->item_mark[i] = i + 1;
-        for (k = m->voff[i]; k < m->voff[i + 1] && nn < MIN_NEIGHBORS; k++) {
-            size_t v = m->vars[k];
-            for (j = m->loff[v]; j < m->loff[v + 1] && nn < MIN_NEIGHBORS; j++) {
-                size_t it = m->list[j];
-                if (m->dropped[it] || m->item_mark[it] == i + 1)
-                    continue;
-                m->item_mark[it] = i + 1;
-                m->nb[nn++] = it;
-            }
-        }
-        if (nn == 0)
-            continue;   /* the ranges alone: the producer has seen to it */
-        sort_sizes(m->nb, nn);
-        for (j = 0; j <= nn; j++) {
-            size_t it = j < nn ? m->nb[j] : i;
-            for (k = m->voff[it]; k < m->voff[it + 1]; k++) {
-                size_t v = m->vars[k];
-                if (m->sym_mark[v] == i + 1)
-                    continue;
-                m->sym_mark[v] = i + 1;
-                m->vs[nv++] = v;
-            }
-        }
-        sort_sizes(m->vs, nv);
-        SC_CHECK(implied(p, m, i, nn, nv, &drop));
-        m->dropped[i] = drop;
-    }
-    for (i = w = 0; i < n; i++) {
-        if (m->dropped[i])
-            sc__free(gs->items[i].text);
-        else
-            gs->items[w++] = gs->items[i];
-    }
-    gs->nitems = w;
-fail:
-    sc__gmap_destroy(&sym_of_var);
-    return status;
-}
-
-static sc_status minimize(producer *p)
-{
-    minimizer m;
+    SC__TMP_SAVE(p->env);
+    sc_range *r = sc__tr(p->env);
     sc_status status;
 
-    memset(&m, 0, sizeof m);
-    status = minimize_with(p, &m);
-    minimizer_free(&m);
+    *out = false;
+    status = sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err);
+    if (status == SC_OK)
+        *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
+                  : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
+    SC__TMP_RESTORE(p->env);
     return status;
+}
+
+static sc_status mz_bounds(producer *p)
+{
+    mz_state *mz = &p->mz;
+    size_t i;
+
+    MZ_TRY(mz_rows(p));
+    for (i = mz->nforms; i-- > 0;) {
+        mz_form *f = &mz->forms[i];
+        const sc__env_form *ef = &p->env->forms[f->id];
+        bool tight, implied;
+        int hi;
+        if (f->diff || (!f->has_lo && !f->has_hi))
+            continue;
+        tight = mz_any_tight(p, ef->L);
+        for (hi = 1; hi >= 0; hi--) {
+            if (!(hi ? f->has_hi : f->has_lo))
+                continue;
+            implied = false;
+            if (f->nt > 0 && (hi ? f->hi_ok : f->lo_ok))
+                implied = mz_linear_implied(mz, i, hi, tight);
+            else if (tight)
+                MZ_TRY(mz_range_implied(p, ef, hi, &implied));
+            if (implied) {
+                if (hi)
+                    f->drop_hi = true;
+                else
+                    f->drop_lo = true;
+            }
+        }
+    }
+    return SC_OK;
+}
+
+static sc_status mz_excluded(producer *p)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    sc_status status = SC_OK;
+    mpz_ptr v = sc__tz(env), k = sc__tz(env);
+    sc_range *r = sc__tr(env);
+    size_t i, j;
+
+    for (i = 0; i < mz->nsyms; i++) {
+        const mz_sym *y = &mz->syms[i];
+        for (j = y->ne_off; j < y->ne_off + y->ne_n; j++) {
+            mz_ne *ne = &mz->nes[j];
+            int64_t vi;
+            sc_expr_get_mpz(ne->v, v);
+            if (y->div) {
+                sc_expr_get_mpz(y->div, k);
+                if (mpz_sgn(k) != 0 && !mpz_divisible_p(v, k))
+                    ne->drop = true;
+            }
+            if (y->tight && mz_get_i64(v, &vi) &&
+                ((!y->lo_inf && vi < y->lo) || (!y->hi_inf && vi > y->hi)))
+                ne->drop = true;
+        }
+    }
+    for (i = 0; i < mz->nforms; i++) {
+        const mz_form *f = &mz->forms[i];
+        const sc__env_form *ef = &env->forms[f->id];
+        if (f->ne_n == 0 || !mz_any_tight(p, ef->L))
+            continue;
+        SC_CHECK(sc_expr_range(env->ctx, ef->L, mz->box, r, p->err));
+        sc__rng_intersect(r, &ef->r);
+        for (j = f->ne_off; j < f->ne_off + f->ne_n; j++) {
+            sc_expr_get_mpz(mz->nes[j].v, v);
+            if (!sc_range_contains_mpz(r, v))
+                mz->nes[j].drop = true;
+        }
+    }
+    for (i = 0; i < mz->nors; i++) {
+        sc_expr *sg;
+        if (!mz_any_tight(p, mz->ors[i].e))
+            continue;
+        sg = sc_expr_simplify(env->ctx, mz->ors[i].e, mz->box);
+        if (!sg) {
+            status = sc__env_ctx_error(env, p->err);
+            goto fail;
+        }
+        mz->ors[i].drop = sc_expr_get_kind(sg) == SC_EXPR_TRUE;
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+/* ---- Writing the lines ---- */
+
+static sc_status emit_excluded(producer *p, sc_expr *X, size_t off, size_t n)
+{
+    sc_ctx *ctx = p->env->ctx;
+    size_t i;
+
+    for (i = off; i < off + n; i++) {
+        sc_expr *ne;
+        if (p->mz.nes[i].drop)
+            continue;
+        ne = sc_expr_ne(ctx, X, p->mz.nes[i].v);
+        if (!ne)
+            return sc__env_ctx_error(p->env, p->err);
+        MZ_TRY(add_item(p, mapped(p, ne), to_vars(p, ne)));
+    }
+    return SC_OK;
+}
+
+static sc_status emit_symbols(producer *p)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    sc_status status = SC_OK;
+    sc_range *r = sc__tr(env);
+    size_t i;
+
+    for (i = 0; i < p->mz.nsyms && status == SC_OK; i++) {
+        const mz_sym *y = &p->mz.syms[i];
+        sc__env_sym *s = &env->syms[y->id];
+        sc_range_set(r, sc__env_sym_range(env, s));
+        if (y->drop_lo) {
+            r->lo_inf = !s->decl_lo;
+            if (s->decl_lo)
+                sc_expr_get_mpz(s->decl_lo, r->lo);
+        }
+        if (y->drop_hi) {
+            r->hi_inf = !s->decl_hi;
+            if (s->decl_hi)
+                sc_expr_get_mpz(s->decl_hi, r->hi);
+        }
+        if (!sc__rng_is_full(r))
+            status = add_bounds(p, s->sym, source_of_sym(p, s), r);
+        if (status == SC_OK)
+            status = emit_excluded(p, s->sym, y->ne_off, y->ne_n);
+    }
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+static sc_status emit_divs(producer *p)
+{
+    sc_ctx *ctx = p->env->ctx;
+    size_t i;
+
+    for (i = 0; i < p->mz.ndivs; i++) {
+        const mz_div *d = &p->mz.divs[i];
+        sc_expr *g;
+        if (d->drop)
+            continue;
+        g = sc_expr_eq(ctx, sc_expr_mod(ctx, d->x, d->k),
+                       sc_expr_int_si(ctx, 0));
+        if (!g)
+            return sc__env_ctx_error(p->env, p->err);
+        MZ_TRY(add_item(p, mapped(p, g), to_vars(p, g)));
+    }
+    return SC_OK;
+}
+
+static sc_status emit_forms(producer *p)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    sc_status status = SC_OK;
+    sc_range *r = sc__tr(env);
+    size_t i;
+
+    for (i = 0; i < p->mz.nforms && status == SC_OK; i++) {
+        const mz_form *f = &p->mz.forms[i];
+        sc__env_form *ef = &env->forms[f->id];
+        sc_range_set(r, &ef->r);
+        r->lo_inf = !f->has_lo || f->drop_lo;
+        r->hi_inf = !f->has_hi || f->drop_hi;
+        if (!sc__rng_is_full(r)) {
+            char *text = mapped(p, ef->L);
+            if (!text) {
+                status = sc__error_nomem(p->err);
+                break;
+            }
+            status = add_bounds(p, ef->L, text, r);
+            sc__free(text);
+        }
+        if (status == SC_OK)
+            status = emit_excluded(p, ef->L, f->ne_off, f->ne_n);
+    }
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+static sc_status emit_ors(producer *p)
+{
+    size_t i;
+
+    for (i = 0; i < p->mz.nors; i++) {
+        sc_expr *e = p->mz.ors[i].e;
+        if (p->mz.ors[i].drop)
+            continue;
+        MZ_TRY(add_item(p, mapped(p, e), to_vars(p, e)));
+    }
+    return SC_OK;
+}
+
+static sc_status produce_minimal(producer *p)
+{
+    MZ_TRY(mz_collect_syms(p));
+    MZ_TRY(mz_collect_divs(p));
+    MZ_TRY(mz_collect_forms(p));
+    MZ_TRY(mz_collect_ors(p));
+    MZ_TRY(mz_build_graph(p));
+    mz_orders(&p->mz);
+    MZ_TRY(mz_box(p));
+    MZ_TRY(mz_bounds(p));
+    MZ_TRY(mz_excluded(p));
+    MZ_TRY(emit_symbols(p));
+    MZ_TRY(emit_divs(p));
+    MZ_TRY(emit_forms(p));
+    return emit_ors(p);
 }
 
 static void producer_free(producer *p)
@@ -742,6 +1632,7 @@ static void producer_free(producer *p)
     sc_symmap_free(p->to_vars);
     sc__gmap_destroy(&p->name_of);
     sc_guard_set_free(p->gs);
+    mz_free(&p->mz);
     sc__free(p);
 }
 
@@ -778,14 +1669,8 @@ static sc_status produce_impl(producer *p)
         SC_CHECK(sc_symmap_set(p->to_vars, s->sym,
                                gs->var_exprs[s->first_source], err));
     }
-    p->fixed = true;
     SC_CHECK(produce_sources(p));
-    p->fixed = false;
-    SC_CHECK(produce_symbols(p));
-    SC_CHECK(produce_divs(p));
-    SC_CHECK(produce_forms(p));
-    SC_CHECK(produce_ors(p));
-    SC_CHECK(minimize(p));
+    SC_CHECK(produce_minimal(p));
 fail:
     return status;
 }
@@ -806,6 +1691,7 @@ sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
     p->env = env;
     p->err = err;
     sc__gmap_init(&p->name_of);
+    sc__gmap_init(&p->mz.group);
     p->gs = sc__calloc(1, sizeof *p->gs);
     p->to_vars = sc_symmap_new(env->ctx);
     if (!p->gs || !p->to_vars) {

@@ -6,8 +6,11 @@
  * (2) the produced guard set holds at the hints, and (3) for random other
  * sizes the compiled checker agrees with evaluating every recorded guard
  * (plus the sources' consistency and the symbols' initial ranges)
- * directly.  The seed and the number of cases come from SYMCUT_SEED and
- * SYMCUT_CASES (tests/testutil.h).
+ * directly; and for random sets of bounds, orders, sums, divisibility
+ * facts and excluded values over three sizes, the minimized guard set
+ * decides every size of a whole grid as the recorded guards do.  The seed
+ * and the number of cases come from SYMCUT_SEED and SYMCUT_CASES
+ * (tests/testutil.h).
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -642,7 +645,8 @@ END_TEST
 /* Guards implied by several others together are dropped (the set written
  * from the learned state keeps them), and the smaller set still accepts
  * exactly the sizes where every recorded guard holds. */
-static void expect_same_decisions(fixture *f, int64_t hi)
+static void expect_same_decisions_at(fixture *f, int64_t hi,
+                                     const char *label)
 {
     sc_guard_set *gs = NULL;
     sc_guard_checker *chk = NULL;
@@ -674,7 +678,8 @@ static void expect_same_decisions(fixture *f, int64_t hi)
         ck_assert_int_eq(sc_guard_checker_check(chk, vals, &first, &f->err),
                          SC_OK);
         ck_assert_msg((first == sc_guard_set_count(gs)) == direct,
-                      "sizes %lld %lld %lld %lld: checker %d, guards %d",
+                      "%ssizes %lld %lld %lld %lld: checker %d, guards %d",
+                      label ? label : "",
                       (long long)vals[0], (long long)vals[1],
                       (long long)vals[2], (long long)vals[3],
                       first == sc_guard_set_count(gs), direct);
@@ -685,6 +690,11 @@ static void expect_same_decisions(fixture *f, int64_t hi)
     sc_symmap_free(bind);
     sc_guard_checker_free(chk);
     sc_guard_set_free(gs);
+}
+
+static void expect_same_decisions(fixture *f, int64_t hi)
+{
+    expect_same_decisions_at(f, hi, NULL);
 }
 
 START_TEST(test_guard_set_minimal_combined)
@@ -716,8 +726,7 @@ START_TEST(test_guard_set_minimal_combined)
     ck_assert(guard(&f, "Eq(Mod(s1, 4), 0)"));
     ck_assert(guard(&f, "Eq(Mod(s1, 6), 0)"));
     expect_guards(&f, "12 <= x.size(0); 12 <= y.size(0); "
-                      "Eq(Mod(x.size(0), 12), 0); Eq(Mod(y.size(0), 4), 0); "
-                      "Eq(Mod(y.size(0), 6), 0)");
+                      "Eq(Mod(x.size(0), 12), 0); Eq(Mod(y.size(0), 12), 0)");
     expect_same_decisions(&f, 40);
     fx_done(&f);
 
@@ -745,6 +754,160 @@ START_TEST(test_guard_set_minimal_combined)
                       "z.size(0) - w.size(0) <= 0");
     expect_same_decisions(&f, 14);
     fx_done(&f);
+}
+END_TEST
+
+/* The three things the first minimality pass missed: a range side that
+ * orders imply, an implication through more than a few related lines, and
+ * divisibility facts on one size. */
+START_TEST(test_guard_set_minimal_range_side)
+{
+    fixture f;
+
+    /* s0 <= 10 follows from s0 <= s1 and s1 <= 10 */
+    fx_init(&f, NULL);
+    backed(&f, 4, "x.size(0)", 0);
+    backed(&f, 5, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= 10"));
+    ck_assert(guard(&f, "s0 <= s1"));
+    ck_assert(guard(&f, "s1 <= 10"));
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0) <= 10; "
+                      "x.size(0) - y.size(0) <= 0");
+    expect_same_decisions(&f, 13);
+    fx_done(&f);
+
+    /* near miss: s0 <= s1 + 1 leaves s0 = 11 possible */
+    fx_init(&f, NULL);
+    backed(&f, 4, "x.size(0)", 0);
+    backed(&f, 5, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= 10"));
+    ck_assert(guard(&f, "s0 <= s1 + 1"));
+    ck_assert(guard(&f, "s1 <= 10"));
+    expect_guards(&f, "2 <= x.size(0) <= 10; 2 <= y.size(0) <= 10; "
+                      "x.size(0) - y.size(0) <= 1");
+    expect_same_decisions(&f, 13);
+    fx_done(&f);
+
+    /* a lower side through a chain, and a sum the orders bound */
+    fx_init(&f, NULL);
+    backed(&f, 6, "x.size(0)", 0);
+    backed(&f, 7, "y.size(0)", 0);
+    backed(&f, 9, "z.size(0)", 0);
+    ck_assert(guard(&f, "s2 >= 5"));
+    ck_assert(guard(&f, "s1 + s2 <= 20"));
+    ck_assert(guard(&f, "s0 >= 5"));
+    ck_assert(guard(&f, "s0 <= s1"));
+    ck_assert(guard(&f, "s1 <= s2 - 1"));
+    ck_assert(guard(&f, "s2 <= 10"));
+    expect_guards(&f, "5 <= x.size(0); 2 <= y.size(0); 2 <= z.size(0) <= 10; "
+                      "x.size(0) - y.size(0) <= 0; "
+                      "y.size(0) - z.size(0) <= -1");
+    expect_same_decisions(&f, 12);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_set_minimal_many_related)
+{
+    fixture f;
+    char buf[64], *got;
+    int k;
+
+    fx_init(&f, NULL);
+    for (k = 0; k < 12; k++)
+        backed(&f, 3 + 2 * k, NULL, 0);
+    ck_assert(guard(&f, "s0 <= s11"));          /* implied by the chain */
+    ck_assert(guard(&f, "s1 <= s11"));          /* not implied */
+    for (k = 1; k <= 9; k++) {
+        snprintf(buf, sizeof buf, "s0 + s%d <= 100", k);
+        ck_assert(guard(&f, buf));
+    }
+    ck_assert(guard(&f, "s0 <= s10"));
+    ck_assert(guard(&f, "s10 <= s11"));
+    ck_assert(guard(&f, "s1 <= s10 + 1"));
+    got = guard_text(&f);
+    ck_assert_msg(!strstr(got, "s0 - s11"), "%s", got);
+    ck_assert_msg(strstr(got, "s1 - s11 <= 0"), "%s", got);
+    ck_assert_msg(strstr(got, "s0 + s9 <= 100"), "%s", got);
+    free(got);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_set_minimal_divisibility_merged)
+{
+    fixture f;
+
+    fx_init(&f, NULL);
+    backed(&f, 16, "x.size(0)", 0);
+    backed(&f, 12, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 != 12"));
+    ck_assert(guard(&f, "s0 != 24"));
+    ck_assert(guard(&f, "Eq(Mod(s0, 4), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s0, 8), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s1, 4), 0)"));
+    ck_assert(guard(&f, "Eq(Mod(s1, 6), 0)"));
+    expect_guards(&f, "8 <= x.size(0); Ne(x.size(0), 24); 12 <= y.size(0); "
+                      "Eq(Mod(x.size(0), 8), 0); Eq(Mod(y.size(0), 12), 0)");
+    expect_same_decisions(&f, 40);
+    fx_done(&f);
+}
+END_TEST
+
+/* Random sets of bounds, orders, sums, products, divisibility, excluded
+ * values and disjunctions over three sizes: the minimized set accepts
+ * exactly the sizes where every recorded guard holds, over a whole grid
+ * (not only at random points). */
+static const char *rand_guard(sc_test_rng *rng, char *buf, size_t n)
+{
+    int a = (int)sc_test_rng_below(rng, 3), b = (int)((a + 1 + sc_test_rng_below(rng, 2)) % 3);
+    long c = (long)sc_test_rng_range(rng, 0, 12);
+    switch (sc_test_rng_below(rng, 10)) {
+    case 0: snprintf(buf, n, "s%d <= %ld", a, c); break;
+    case 1: snprintf(buf, n, "s%d >= %ld", a, c); break;
+    case 2:
+    case 3: snprintf(buf, n, "s%d - s%d <= %ld", a, b, c - 6); break;
+    case 4: snprintf(buf, n, "s%d + %ld*s%d <= %ld", a, 1 + c % 3, b, 2 * c); break;
+    case 5: snprintf(buf, n, "s%d*s%d <= %ld", a, b, 8 * c); break;
+    case 6: snprintf(buf, n, "Eq(Mod(s%d, %ld), 0)", a, 2 + c % 4); break;
+    case 7: snprintf(buf, n, "s%d != %ld", a, c); break;
+    case 8: snprintf(buf, n, "Eq(s%d, %ld) or s%d < s%d", a, c, b, a); break;
+    default: snprintf(buf, n, "s%d - s%d >= %ld", a, b, c - 6); break;
+    }
+    return buf;
+}
+
+START_TEST(test_property_minimal_exhaustive)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(30), i;
+    for (i = 0; i < n; i++) {
+        sc_test_rng rng;
+        fixture f;
+        char buf[96], label[1024];
+        size_t len;
+        int k, ng;
+        sc_test_rng_init(&rng, seed ^ (0x2545f4914f6cdd1dULL * (uint64_t)(i + 1)));
+        fx_init(&f, NULL);
+        for (k = 0; k < 3; k++)
+            backed(&f, sc_test_rng_range(&rng, 2, 10), NULL, SC_ENV_NO_DUCK);
+        len = (size_t)snprintf(label, sizeof label,
+                               "SYMCUT_SEED=%llu case %ld:",
+                               (unsigned long long)seed, i);
+        ng = 4 + (int)sc_test_rng_below(&rng, 8);
+        for (k = 0; k < ng; k++) {
+            bool b;
+            rand_guard(&rng, buf, sizeof buf);
+            ck_assert_int_eq(sc_env_guard(f.env, P(&f, buf), &b, &f.err), SC_OK);
+            if (len + strlen(buf) + 8 < sizeof label)
+                len += (size_t)snprintf(label + len, sizeof label - len,
+                                        " %s%s;", b ? "" : "not ", buf);
+        }
+        if (len + 3 < sizeof label)
+            strcat(label, "\n");
+        expect_same_decisions_at(&f, 11, label);
+        fx_done(&f);
+    }
 }
 END_TEST
 
@@ -1215,6 +1378,9 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_hint);
     tcase_add_test(tc, test_guard_set_minimal);
     tcase_add_test(tc, test_guard_set_minimal_combined);
+    tcase_add_test(tc, test_guard_set_minimal_range_side);
+    tcase_add_test(tc, test_guard_set_minimal_many_related);
+    tcase_add_test(tc, test_guard_set_minimal_divisibility_merged);
     tcase_add_test(tc, test_guard_set_c_and_checker);
     tcase_add_test(tc, test_facts_indexed_by_symbol);
     suite_add_tcase(s, tc);
@@ -1227,6 +1393,7 @@ Suite *guards_suite(void)
     tc = tcase_create("properties");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_property_guard_sets);
+    tcase_add_test(tc, test_property_minimal_exhaustive);
     suite_add_tcase(s, tc);
     return s;
 }

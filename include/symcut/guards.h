@@ -248,13 +248,18 @@ typedef struct sc_guard_set sc_guard_set;
  *     `w.size(0) == 2*x.size(0)`);
  *  2. per free symbol its bounds, merged (`2 <= x.size(0) <= 1024`, or one
  *     side), and the values it must not take (`Ne(x.size(0), 5)`);
- *  3. divisibility facts (`Eq(Mod(x.size(0), 8), 0)`);
+ *  3. divisibility facts, one per expression (`Eq(Mod(x.size(0), 8), 0)`);
  *  4. bounds on other expressions (`x.size(0)*y.size(0) <= 4096`), merged
  *     the same way, and their excluded values;
  *  5. the remaining facts (disjunctions).
- * Everything the ranges already imply is left out.  Facts that mention
- * unbacked symbols are runtime assertions, not guards.  Time: linear in
- * the size of what is known. */
+ * Everything the ranges already imply is left out, and so is what the
+ * other lines imply as far as the minimality pass can tell (orders by
+ * shortest paths, other bounds against the resulting box; a bound of a
+ * range line then goes back to the symbol's declared range, which is
+ * always written).  The set accepts exactly the sizes where every
+ * recorded guard holds.  doc/guards.md says what "minimal" promises.
+ * Facts that mention unbacked symbols are runtime assertions, not guards.
+ * Time: about linear in the size of what is known. */
 sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
                                 sc_error *err);
 void sc_guard_set_free(sc_guard_set *gs);

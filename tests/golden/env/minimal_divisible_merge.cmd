@@ -1,0 +1,1 @@
+"$SYMCUT" env minimal_divisible_merge.env

@@ -1,0 +1,1 @@
+"$SYMCUT" env minimal_many_neighbors.env
