@@ -4,9 +4,11 @@
  * (graph/ops.yaml's `shape:` field; the rules live in graph/shapes-*.c).
  * Dispatch goes through the generated table sc__shape_rule_fns[]
  * (graph/ops-shapes-gen.c).  Also the check of an inferred result against
- * a node's annotation. */
+ * a node's annotation: an annotation equal to the result only at the hints
+ * is accepted under the guard that makes it so (doc/shapes.md). */
 #include <config.h>
 
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -228,7 +230,7 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 
 /* Is a == b under what the environment knows?  *out is false when that
  * cannot be shown; running out of memory is the only error (it must not
- * pass for a mismatch). */
+ * pass for a mismatch).  Records nothing. */
 static sc_status same_expr(sc_graph *g, sc_expr *a, sc_expr *b, bool *out,
                            sc_error *err)
 {
@@ -265,6 +267,69 @@ static sc_status same_expr(sc_graph *g, sc_expr *a, sc_expr *b, bool *out,
         return sc__error_nomem(err);
     *out = st == SC_OK && t == SC_TRI_TRUE;
     return SC_OK;
+}
+
+/* How an inferred expression relates to the declared one. */
+typedef enum {
+    MATCH_SAME,     /* provably equal: nothing to record */
+    MATCH_GUARDED,  /* equal at the hints (or not decidable without the
+                       values of unbacked symbols): accepted once the
+                       equation is recorded (a guard or a runtime
+                       assertion) */
+    MATCH_DIFFERENT /* not equal */
+} match_kind;
+
+/* Decide how a (inferred) and b (declared) match; records nothing.  A
+ * graph is valid only under the guards its trace recorded, and its printed
+ * metadata reflect them (`f32[4, 1]` once Eq(s0, 4) was guarded), so an
+ * annotation equal to the rule's result at the hints is what PyTorch's
+ * tracer would have printed after guarding on that equality. */
+static sc_status match_expr(sc_graph *g, sc_expr *a, sc_expr *b,
+                            match_kind *out, sc_error *err)
+{
+    sc_expr *eq;
+    sc_error e;
+    sc_status st;
+    sc_tri t;
+    sc__gmp_guard guard;
+    mpz_t h;
+    bool same;
+
+    *out = MATCH_DIFFERENT;
+    st = same_expr(g, a, b, &same, err);
+    if (st != SC_OK)
+        return st;
+    if (same) {
+        *out = MATCH_SAME;
+        return SC_OK;
+    }
+    if (!a || !b || !g->env)
+        return SC_OK;
+    eq = sc_expr_eq(g->ctx, a, b);
+    if (!eq)
+        return sc_ctx_take_error(g->ctx, NULL) == SC_ERR_NOMEM
+                   ? sc__error_nomem(err)
+                   : SC_OK;
+    st = sc_env_statically_known(g->env, eq, 0, &t, &e);
+    if (st == SC_ERR_NOMEM)
+        return sc__error_nomem(err);
+    if (st != SC_OK || t == SC_TRI_FALSE)
+        return SC_OK;
+    sc__gmp_push(&guard);
+    if (setjmp(guard.env)) {
+        sc__gmp_pop(&guard);
+        return sc__error_nomem(err);
+    }
+    mpz_init(h);
+    sc__gmp_pop(&guard);
+    /* the equation at the hints: 1 or 0 (booleans evaluate to 0/1) */
+    st = sc_env_hint(g->env, eq, h, &e);
+    if (st == SC_OK)
+        *out = mpz_sgn(h) != 0 ? MATCH_GUARDED : MATCH_DIFFERENT;
+    else if (st == SC_ERR_DATA_DEPENDENT)
+        *out = MATCH_GUARDED; /* unbacked: a runtime assertion */
+    mpz_clear(h);
+    return st == SC_ERR_NOMEM ? sc__error_nomem(err) : SC_OK;
 }
 
 static const char *kind_name(sc_result_kind k)
@@ -309,9 +374,82 @@ static sc_status expr_mismatch(sc_graph *g, sc_node_id id, const char *what,
     return st;
 }
 
-/* Compare an inferred result with the declared one. */
+/* An equation the comparison accepted at the hints, recorded once the
+ * whole result matched (a mismatch records nothing). */
+typedef struct {
+    const char *what;
+    size_t dim;
+    sc_expr *inferred, *declared;
+} pending_eq;
+
+typedef struct {
+    pending_eq *items;
+    size_t n, cap;
+} pending_list;
+
+/* Match one expression: SC_OK when accepted (a match at the hints is
+ * appended to pl), else the mismatch error. */
+static sc_status match_one(sc_graph *g, sc_node_id id, const char *what,
+                           size_t dim, sc_expr *inferred, sc_expr *declared,
+                           pending_list *pl, sc_error *err)
+{
+    match_kind m;
+    sc_status st = match_expr(g, inferred, declared, &m, err);
+    if (st != SC_OK)
+        return st;
+    if (m == MATCH_DIFFERENT)
+        return expr_mismatch(g, id, what, dim, inferred, declared, err);
+    if (m == MATCH_GUARDED) {
+        if (pl->n == pl->cap) {
+            size_t cap = pl->cap ? 2 * pl->cap : 8;
+            pending_eq *p = sc__realloc(pl->items, cap * sizeof *p);
+            if (!p)
+                return sc__error_nomem(err);
+            pl->items = p;
+            pl->cap = cap;
+        }
+        pl->items[pl->n].what = what;
+        pl->items[pl->n].dim = dim;
+        pl->items[pl->n].inferred = inferred;
+        pl->items[pl->n].declared = declared;
+        pl->n++;
+    }
+    return SC_OK;
+}
+
+/* Record the accepted equations: torch._check(inferred == declared), a
+ * guard when every symbol is backed, else a deferred runtime assertion.
+ * One that the environment refuses (it learned a contradiction from an
+ * earlier one) is the mismatch error. */
+static sc_status record_pending(sc_graph *g, sc_node_id id,
+                                const pending_list *pl, sc_error *err)
+{
+    size_t i;
+    for (i = 0; i < pl->n; i++) {
+        const pending_eq *p = &pl->items[i];
+        sc_expr *eq = sc_expr_eq(g->ctx, p->inferred, p->declared);
+        sc_error e;
+        sc_status st;
+        if (!eq)
+            return sc_ctx_take_error(g->ctx, NULL) == SC_ERR_NOMEM
+                       ? sc__error_nomem(err)
+                       : expr_mismatch(g, id, p->what, p->dim, p->inferred,
+                                       p->declared, err);
+        st = sc_env_assert(g->env, eq, &e);
+        if (st == SC_ERR_NOMEM)
+            return sc__error_nomem(err);
+        if (st != SC_OK)
+            return expr_mismatch(g, id, p->what, p->dim, p->inferred,
+                                 p->declared, err);
+    }
+    return SC_OK;
+}
+
+/* Compare an inferred result with the declared one; pl collects the
+ * equations accepted at the hints. */
 static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
-                         const sc_result *dec, sc_error *err)
+                         const sc_result *dec, pending_list *pl,
+                         sc_error *err)
 {
     const sc_tensor_meta *a = &inf->tensor, *b = &dec->tensor;
     sc_status status;
@@ -328,7 +466,10 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              sc_graph_node_name(g, id),
                              sc_graph_node_target(g, id),
                              kind_name(inf->kind), kind_name(dec->kind));
-    if (inf->kind == SC_RESULT_SYMINT || inf->kind == SC_RESULT_SYMBOOL) {
+    if (inf->kind == SC_RESULT_SYMINT)
+        return match_one(g, id, "the value", (size_t)-1, inf->expr,
+                         dec->expr, pl, err);
+    if (inf->kind == SC_RESULT_SYMBOOL) {
         SC_CHECK(same_expr(g, inf->expr, dec->expr, &same, err));
         if (!same)
             return expr_mismatch(g, id, "the value", (size_t)-1, inf->expr,
@@ -350,23 +491,18 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              "dims, the annotation says %zu",
                              sc_graph_node_name(g, id),
                              sc_graph_node_target(g, id), a->ndim, b->ndim);
-    for (i = 0; i < a->ndim; i++) {
-        SC_CHECK(same_expr(g, a->sizes[i], b->sizes[i], &same, err));
-        if (!same)
-            return expr_mismatch(g, id, "the size", i, a->sizes[i],
-                                 b->sizes[i], err);
-    }
+    for (i = 0; i < a->ndim; i++)
+        SC_CHECK(match_one(g, id, "the size", i, a->sizes[i], b->sizes[i], pl,
+                           err));
     if (a->has_strides && b->has_strides)
         for (i = 0; i < a->ndim; i++) {
-            /* The stride of a dimension of size one does not matter. */
+            /* The stride of a dimension of size one does not matter (known
+               without a guard: this asks nothing of the trace). */
             SC_CHECK(same_expr(g, b->sizes[i], sc_expr_int_si(g->ctx, 1),
                                &same, err));
             if (!same)
-                SC_CHECK(same_expr(g, a->strides[i], b->strides[i], &same,
-                                   err));
-            if (!same)
-                return expr_mismatch(g, id, "the stride", i, a->strides[i],
-                                     b->strides[i], err);
+                SC_CHECK(match_one(g, id, "the stride", i, a->strides[i],
+                                   b->strides[i], pl, err));
         }
     if (a->has_device && b->has_device &&
         (a->device.type != b->device.type ||
@@ -388,8 +524,15 @@ sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
                             const sc_result *inferred, sc_error *err)
 {
     sc_result declared;
+    pending_list pl = {NULL, 0, 0};
+    sc_status st;
+
     sc_graph_node_result(g, id, &declared);
-    return compare(g, id, inferred, &declared, err);
+    st = compare(g, id, inferred, &declared, &pl, err);
+    if (st == SC_OK)
+        st = record_pending(g, id, &pl, err);
+    sc__free(pl.items);
+    return st;
 }
 
 sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,

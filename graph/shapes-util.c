@@ -427,6 +427,29 @@ sc_status sc__shape_oblivious(struct sc__shape_call *c, sc_expr *cond,
     return sc_env_size_oblivious(c->env, cond, out, c->err);
 }
 
+sc_status sc__shape_decide(struct sc__shape_call *c, sc_expr *cond,
+                           sc_tri *out)
+{
+    sc_status st;
+    sc_error tmp;
+    bool b;
+
+    st = sc__shape_known(c, cond, true, out);
+    if (st != SC_OK || *out != SC_TRI_UNKNOWN || !c->env)
+        return st;
+    sc_error_init(&tmp);
+    st = sc_env_size_oblivious(c->env, cond, &b, &tmp);
+    if (st == SC_ERR_DATA_DEPENDENT)
+        return SC_OK; /* an unbacked symbol decides: unknown */
+    if (st != SC_OK) {
+        if (c->err)
+            *c->err = tmp;
+        return st;
+    }
+    *out = b ? SC_TRI_TRUE : SC_TRI_FALSE;
+    return SC_OK;
+}
+
 sc_status sc__shape_check(struct sc__shape_call *c, sc_expr *cond,
                           const char *what)
 {
@@ -557,25 +580,25 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
         sb = strides[k][b];
         if (sa == zero || sb == zero)
             continue;
-        st = sc__shape_known(c, sc_expr_eq(c->ctx, sa, zero), true, &t);
+        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sa, zero), &t);
         if (st != SC_OK)
             return st;
         if (t == SC_TRI_TRUE)
             continue;
-        st = sc__shape_known(c, sc_expr_eq(c->ctx, sb, zero), true, &t);
+        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sb, zero), &t);
         if (st != SC_OK)
             return st;
         if (t == SC_TRI_TRUE)
             continue;
         if (sa != sb) {
-            st = sc__shape_known(c, sc_expr_lt(c->ctx, sa, sb), true, &t);
+            st = sc__shape_decide(c, sc_expr_lt(c->ctx, sa, sb), &t);
             if (st != SC_OK)
                 return st;
             if (t == SC_TRI_TRUE) {
                 *out = -1;
                 return SC_OK;
             }
-            st = sc__shape_known(c, sc_expr_gt(c->ctx, sa, sb), true, &t);
+            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sa, sb), &t);
             if (st != SC_OK)
                 return st;
             if (t == SC_TRI_TRUE) {
@@ -586,8 +609,8 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
                 continue;
         }
         if (sizes[a] != sizes[b]) {
-            st = sc__shape_known(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
-                                 true, &t);
+            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
+                                  &t);
             if (st != SC_OK)
                 return st;
             if (t == SC_TRI_TRUE) {

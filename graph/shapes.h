@@ -113,6 +113,14 @@ sc_status sc__shape_guard(struct sc__shape_call *c, sc_expr *cond, bool *out);
 /* guard_size_oblivious. */
 sc_status sc__shape_oblivious(struct sc__shape_call *c, sc_expr *cond,
                               bool *out);
+/* guard_size_oblivious where it can be answered: statically known
+ * (size-like unbacked symbols >= 2), else the answer at the hints recorded
+ * as a guard when every symbol is backed; UNKNOWN (nothing recorded) when
+ * an unbacked symbol decides.  Rules whose result depends on an order use
+ * it, so that the result depends on the hints, not on the guards recorded
+ * so far. */
+sc_status sc__shape_decide(struct sc__shape_call *c, sc_expr *cond,
+                           sc_tri *out);
 /* torch._check(cond): fails with SC_ERR_SHAPE (message `what`) when cond
  * is false; records a guard or a runtime assertion otherwise. */
 sc_status sc__shape_check(struct sc__shape_call *c, sc_expr *cond,

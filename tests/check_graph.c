@@ -1639,6 +1639,80 @@ START_TEST(test_reader_many_placeholders)
 }
 END_TEST
 
+/* K6 of doc/random.md: metadata inferred in an environment that already
+ * knows Eq(s0, 4) print as `f32[4, 1]`; the text carries no guards, so
+ * reading it back infers [s0, 1].  The annotation is equal at the hints:
+ * accepted, the guard recorded again, and the text reads back to the same
+ * graph. */
+START_TEST(test_roundtrip_guarded_meta)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_env *env = NULL;
+    sc_graph *g = sc_graph_new(ctx), *h = NULL;
+    sc_error err;
+    sc_expr *s0, *dims[4], *eq;
+    sc_result r;
+    sc_node_id x, y, outs[1];
+    sc_value a[1];
+    char *t1 = NULL, *t2 = NULL, why[256], *txt;
+    bool b;
+
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(sc_env_new(ctx, NULL, &env, &err), SC_OK);
+    ck_assert_int_eq(sc_env_create_backed_si(env, 4, "x.size(0)", "s0", NULL,
+                                             SC_ENV_NO_DUCK, &s0, &err),
+                     SC_OK);
+    eq = sc_expr_eq(ctx, s0, sc_expr_int_si(ctx, 4));
+    ck_assert_int_eq(sc_env_guard(env, eq, &b, &err), SC_OK);
+    ck_assert(b);
+    sc_graph_set_env(g, env);
+    ck_assert_int_eq(sc_graph_set_hint(g, s0, 4, &err), SC_OK);
+    sc_result_init(&r);
+    r.kind = SC_RESULT_TENSOR;
+    r.tensor.dtype = SC_DTYPE_F32;
+    r.tensor.ndim = 2;
+    dims[0] = s0;
+    dims[1] = sc_expr_int_si(ctx, 1);
+    dims[2] = sc_expr_int_si(ctx, 1);
+    dims[3] = sc_expr_int_si(ctx, 1);
+    r.tensor.sizes = dims;
+    r.tensor.strides = dims + 2;
+    r.tensor.has_strides = true;
+    ck_assert_int_eq(sc_graph_add_placeholder(g, "x", SC_ROLE_PRIMAL, &r, &x,
+                                              &err),
+                     SC_OK);
+    a[0] = sc_value_node(x);
+    ck_assert_msg(sc_graph_add_call(g, "y", "torch.ops.aten.relu.default", 1,
+                                    a, 0, NULL, NULL, NULL, &y, &err) == SC_OK,
+                  "%s", err.message);
+    outs[0] = y;
+    ck_assert_int_eq(sc_graph_set_outputs(g, 1, outs, 1, &err), SC_OK);
+    ck_assert_int_eq(sc_graph_finish(g, &err), SC_OK);
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &t1, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(t1, "y: \"f32[4, 1][1, 1]cpu\"") != NULL, "%s", t1);
+
+    ck_assert_msg(sc_graph_read_text(ctx, t1, strlen(t1), "t.py", NULL, &h,
+                                     &err) == SC_OK,
+                  "%s:%d: %s", err.file, err.line, err.message);
+    ck_assert_msg(sc_graph_equal(g, h, 0, why, sizeof why), "%s", why);
+    ck_assert_int_eq(sc_graph_write_text(h, NULL, &t2, NULL, &err), SC_OK);
+    ck_assert_str_eq(t1, t2);
+    /* the read graph's own environment learned the guard from y */
+    ck_assert_ptr_nonnull(sc_graph_env(h));
+    ck_assert_ptr_ne(sc_graph_env(h), env);
+    ck_assert_uint_eq(sc_env_guard_count(sc_graph_env(h)), 1);
+    txt = sc_expr_to_str(ctx, sc_env_guard_at(sc_graph_env(h), 0));
+    ck_assert_str_eq(txt, "Eq(s0, 4)");
+    free(txt);
+    free(t1);
+    free(t2);
+    sc_graph_free(h);
+    sc_graph_free(g);
+    sc_env_free(env);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *graph_suite(void)
 {
     Suite *s = suite_create("graph");
@@ -1675,6 +1749,7 @@ Suite *graph_suite(void)
     tcase_add_test(tc, test_reader_mutations);
     tcase_add_test(tc, test_reader_nomem);
     tcase_add_test(tc, test_reader_many_placeholders);
+    tcase_add_test(tc, test_roundtrip_guarded_meta);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -373,17 +373,6 @@ static bool same_result(const sc_graph *g, sc_node_id a, sc_node_id b)
  * SYMCUT_PROPS_STRICT=1 fails on them too.  Remove an entry when its bug
  * is fixed. */
 static const char *const known_failures[] = {
-    /* K5 shape rules (not autodiff): the output strides a pointwise rule
-     * infers depend on guards the environment learned later (a split
-     * drawn after the node), so sc_graph_joint's copy of a forward node
-     * with its metadata is rejected (K2-K4, autodiff, are fixed) */
-    "the shape rule gives the stride of dim",
-    /* K6 shape rules (not autodiff): a rule's result is simplified by the
-     * guards of the generator's environment (`f32[4, 1]` for `[s0, 1]`
-     * once s0 == 4 is guarded); the text has no guards, so reading it
-     * back infers `s0` and rejects the annotation */
-    "the shape rule gives the size of dim",
-    "the shape rule gives the value",
     /* K7 partitioner (not autodiff): a backward graph whose inputs carry
      * a symbol only inside a composite size (a tangent `f32[s0*s1]`, no
      * saved SymInt) cannot bind it when run */

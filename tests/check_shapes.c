@@ -396,6 +396,58 @@ START_TEST(test_pointwise_strides)
 }
 END_TEST
 
+/* The elementwise order compares strides as PyTorch's guard_size_oblivious
+ * does: by a guard at the hints when the environment cannot tell, so the
+ * result does not depend on the guards recorded before (K5 of doc/random.md:
+ * a rule run again after later guards gave other strides). */
+START_TEST(test_pointwise_order_guarded)
+{
+    fx f;
+    sc_value a[1];
+    sc_node_id id;
+
+    /* s0 < s0**2 is not known from the ranges alone: guarded, and the
+     * order is the one at the hints (not the insertion sort's accident) */
+    fx_init(&f, "s0=7");
+    a[0] = sc_value_node(ph(&f, "p", SC_DTYPE_F32, "s0; s0; s0",
+                            "1; s0; s0**2"));
+    id = call(&f, "gelu.default", 1, a);
+    CHECK_INFER(&f, id, "f32[s0, s0, s0][1, s0, s0**2]");
+    ck_assert_uint_ge(sc_env_guard_count(f.env), 1);
+    fx_free(&f);
+
+    /* the same rule once the environment knows s0 == 7 gives the same
+     * layout */
+    fx_init(&f, "s0=7");
+    {
+        bool b;
+        ck_assert_int_eq(sc_env_guard(f.env, ex(&f, "Eq(s0, 7)"), &b, &f.err),
+                         SC_OK);
+        ck_assert(b);
+    }
+    a[0] = sc_value_node(ph(&f, "p", SC_DTYPE_F32, "s0; s0; s0",
+                            "1; s0; s0**2"));
+    id = call(&f, "gelu.default", 1, a);
+    CHECK_INFER(&f, id, "f32[7, 7, 7][1, 7, 49]");
+    fx_free(&f);
+
+    /* strides that only the hints order: s0 < s1 here... */
+    fx_init(&f, "s0=3 s1=5");
+    a[0] = sc_value_node(ph(&f, "q", SC_DTYPE_F32, "2; 2", "s0; s1"));
+    id = call(&f, "neg.default", 1, a);
+    CHECK_INFER(&f, id, "f32[2, 2][1, 2]");
+    /* should_swap asks s1 < s0 (no), then s1 > s0 (yes) */
+    CHECK_GUARDS(&f, "s0 <= s1; s0 <= s1 - 1");
+    fx_free(&f);
+    /* ... and s0 > s1 there */
+    fx_init(&f, "s0=5 s1=3");
+    a[0] = sc_value_node(ph(&f, "q", SC_DTYPE_F32, "2; 2", "s0; s1"));
+    id = call(&f, "neg.default", 1, a);
+    CHECK_INFER(&f, id, "f32[2, 2][2, 1]");
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(test_dtypes)
 {
     fx f;
@@ -1070,6 +1122,194 @@ START_TEST(test_read_guards)
 }
 END_TEST
 
+/* A graph is valid only under the guards its trace recorded, and its
+ * annotations reflect them (`f32[4, 1]` for [s0, 1] once Eq(s0, 4) was
+ * guarded).  An annotation equal to the rule's result at the hints is
+ * accepted and the equation recorded as a guard; one that differs at the
+ * hints is still an error. */
+static const char guarded_text[] =
+    "def forward(self, x: \"f32[s0, 1][1, 1]cpu\", "
+    "y: \"f32[s0, s1][s1, 1]cpu\"):\n"
+    "    a: \"f32[4, 1][1, 1]cpu\" = torch.ops.aten.relu.default(x)\n"
+    "    b: \"f32[s0, s1][3, 1]cpu\" = torch.ops.aten.neg.default(y)\n"
+    "    n: \"Sym(4)\" = torch.ops.aten.sym_size.int(y, 0)\n"
+    "    return [a, b, n]\n";
+
+static sc_status read_hinted(sc_ctx *ctx, const char *hints, const char *text,
+                             sc_graph **g, sc_error *err)
+{
+    char buf[2048];
+    snprintf(buf, sizeof buf, "# symcut: hint %s\n%s", hints, text);
+    return read_text(ctx, buf, g, err);
+}
+
+START_TEST(test_read_annotation_guarded)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    sc_env *env;
+    sc_guard_set *gs = NULL;
+    char buf[1024], *txt;
+    size_t i;
+    bool seen_x = false, seen_y = false;
+
+    /* equal at the hints: accepted, one guard per equation, each once */
+    ck_assert_msg(read_hinted(ctx, "s0=4 s1=3", guarded_text, &g, &err) ==
+                      SC_OK,
+                  "%s", err.message);
+    env = sc_graph_env(g);
+    ck_assert_uint_eq(sc_env_guard_count(env), 2);
+    txt = sc_expr_to_str(ctx, sc_env_guard_at(env, 0));
+    ck_assert_str_eq(txt, "Eq(s0, 4)");
+    free(txt);
+    txt = sc_expr_to_str(ctx, sc_env_guard_at(env, 1));
+    ck_assert_str_eq(txt, "Eq(s1, 3)");
+    free(txt);
+    ck_assert_uint_eq(sc_env_runtime_assert_count(env), 0);
+    /* they are part of the guard set over the sources */
+    ck_assert_int_eq(sc_env_produce_guards(env, &gs, &err), SC_OK);
+    for (i = 0; i < sc_guard_set_count(gs); i++) {
+        const char *t = sc_guard_set_text(gs, i);
+        seen_x |= strcmp(t, "x.size(0) == 4") == 0;
+        seen_y |= strcmp(t, "y.size(1) == 3") == 0;
+    }
+    ck_assert_msg(seen_x && seen_y, "guards: %zu, first %s",
+                  sc_guard_set_count(gs),
+                  sc_guard_set_count(gs) ? sc_guard_set_text(gs, 0) : "-");
+    sc_guard_set_free(gs);
+    sc_graph_free(g);
+    g = NULL;
+
+    /* different at the hints: the same errors as before */
+    ck_assert_int_eq(read_hinted(ctx, "s0=5 s1=3", guarded_text, &g, &err),
+                     SC_ERR_SHAPE);
+    ck_assert_ptr_null(g);
+    sc_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "t.py:3:5: node 'a' (torch.ops.aten.relu.default): "
+                          "the shape rule gives the size of dim 0 = s0, the "
+                          "annotation says 4");
+    ck_assert_int_eq(read_hinted(ctx, "s0=4 s1=2", guarded_text, &g, &err),
+                     SC_ERR_SHAPE);
+    sc_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "t.py:4:5: node 'b' (torch.ops.aten.neg.default): "
+                          "the shape rule gives the stride of dim 0 = s1, "
+                          "the annotation says 3");
+    {
+        /* a SymInt value */
+        static const char sym[] =
+            "def forward(self, y: \"f32[s0, s1][s1, 1]cpu\"):\n"
+            "    n: \"Sym(4)\" = torch.ops.aten.sym_size.int(y, 0)\n"
+            "    return [n]\n";
+        ck_assert_int_eq(read_hinted(ctx, "s0=5 s1=3", sym, &g, &err),
+                         SC_ERR_SHAPE);
+        sc_error_format(&err, buf, sizeof buf);
+        ck_assert_str_eq(buf, "t.py:3:5: node 'n' (torch.ops.aten.sym_size."
+                              "int): the shape rule gives the value = s0, "
+                              "the annotation says 4");
+        ck_assert_msg(read_hinted(ctx, "s0=4 s1=3", sym, &g, &err) == SC_OK,
+                      "%s", err.message);
+        env = sc_graph_env(g);
+        ck_assert_uint_eq(sc_env_guard_count(env), 1);
+        txt = sc_expr_to_str(ctx, sc_env_guard_at(env, 0));
+        ck_assert_str_eq(txt, "Eq(s0, 4)");
+        free(txt);
+        sc_graph_free(g);
+        g = NULL;
+    }
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Unbacked symbols have no hints: an annotation that is not statically
+ * false is torch._check'ed (a deferred runtime assertion); a statically
+ * false one stays an error. */
+START_TEST(test_read_annotation_unbacked)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    sc_env *env;
+    char buf[1024], *txt;
+    static const char ok[] =
+        "def forward(self, x: \"f32[8][1]cpu\"):\n"
+        "    nz: \"i64[u0, 1][1, u0]cpu\" = torch.ops.aten.nonzero.default(x)\n"
+        "    a: \"i64[5, 1][1, 5]cpu\" = torch.ops.aten.neg.default(nz)\n"
+        "    return [a]\n";
+    static const char bad[] =
+        "def forward(self, x: \"f32[8][1]cpu\"):\n"
+        "    nz: \"i64[u0, 1][1, u0]cpu\" = torch.ops.aten.nonzero.default(x)\n"
+        "    a: \"i64[9, 1][1, 9]cpu\" = torch.ops.aten.neg.default(nz)\n"
+        "    return [a]\n";
+
+    ck_assert_msg(read_text(ctx, ok, &g, &err) == SC_OK, "%s", err.message);
+    env = sc_graph_env(g);
+    ck_assert_uint_eq(sc_env_guard_count(env), 0);
+    ck_assert_uint_eq(sc_env_runtime_assert_count(env), 1);
+    txt = sc_expr_to_str(ctx, sc_env_runtime_assert(env, 0));
+    ck_assert_str_eq(txt, "Eq(u0, 5)");
+    free(txt);
+    sc_graph_free(g);
+    g = NULL;
+
+    /* u0 <= 8 (nonzero of 8 elements): 9 is statically false */
+    ck_assert_int_eq(read_text(ctx, bad, &g, &err), SC_ERR_SHAPE);
+    ck_assert_ptr_null(g);
+    sc_error_format(&err, buf, sizeof buf);
+    ck_assert_str_eq(buf, "t.py:3:5: node 'a' (torch.ops.aten.neg.default): "
+                          "the shape rule gives the size of dim 0 = u0, the "
+                          "annotation says 9");
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* The builder: metadata accepted at the hints records its guard; a call
+ * refused for another difference records nothing. */
+START_TEST(test_meta_guarded_builder)
+{
+    fx f;
+    sc_value a[1];
+    sc_expr *sz[2], *st[2];
+    sc_result r;
+    sc_node_id id;
+    size_t before;
+
+    fx_init(&f, "s0=4 s1=3");
+    a[0] = sc_value_node(ph(&f, "y", SC_DTYPE_F32, "s0; s1", "s1; 1"));
+    sc_result_init(&r);
+    r.kind = SC_RESULT_TENSOR;
+    r.tensor.dtype = SC_DTYPE_F32;
+    r.tensor.ndim = 2;
+    r.tensor.sizes = sz;
+    r.tensor.strides = st;
+    r.tensor.has_strides = true;
+    /* size 4 (equal at the hints), stride 5 (not): refused, no guard */
+    exprs(&f, "4; s1", sz, 2);
+    exprs(&f, "5; 1", st, 2);
+    before = sc_graph_num_nodes(f.g);
+    ck_assert_int_eq(sc_graph_add_call(f.g, NULL, "torch.ops.aten.neg.default",
+                                       1, a, 0, NULL, NULL, &r, &id, &f.err),
+                     SC_ERR_SHAPE);
+    ck_assert_msg(strstr(f.err.message, "the stride of dim 0 = s1, the "
+                                        "annotation says 5") != NULL,
+                  "%s", f.err.message);
+    ck_assert_uint_eq(sc_graph_num_nodes(f.g), before);
+    CHECK_GUARDS(&f, "");
+    /* stride 3: accepted, both guards */
+    exprs(&f, "3; 1", st, 2);
+    ck_assert_msg(sc_graph_add_call(f.g, NULL, "torch.ops.aten.neg.default",
+                                    1, a, 0, NULL, NULL, &r, &id,
+                                    &f.err) == SC_OK,
+                  "%s", f.err.message);
+    CHECK_GUARDS(&f, "Eq(s0, 4); Eq(s1, 3)");
+    /* the metadata stays as given */
+    sc_graph_node_result(f.g, id, &r);
+    result_text(&f, &r, f.err.message, sizeof f.err.message);
+    ck_assert_str_eq(f.err.message, "f32[4, s1][3, 1]");
+    fx_free(&f);
+}
+END_TEST
+
 /* Out of memory anywhere while rules run: a clean SC_ERR_NOMEM (the
  * sanitizer build checks that nothing leaks). */
 START_TEST(test_read_nomem)
@@ -1180,6 +1420,7 @@ Suite *shapes_suite(void)
     tcase_add_test(tc, test_mm_mismatch);
     tcase_add_test(tc, test_broadcast);
     tcase_add_test(tc, test_pointwise_strides);
+    tcase_add_test(tc, test_pointwise_order_guarded);
     tcase_add_test(tc, test_dtypes);
     tcase_add_test(tc, test_views);
     tcase_add_test(tc, test_view_strided);
@@ -1198,6 +1439,9 @@ Suite *shapes_suite(void)
     tcase_add_test(tc, test_read_mismatch);
     tcase_add_test(tc, test_read_nomem);
     tcase_add_test(tc, test_read_guards);
+    tcase_add_test(tc, test_read_annotation_guarded);
+    tcase_add_test(tc, test_read_annotation_unbacked);
+    tcase_add_test(tc, test_meta_guarded_builder);
     tcase_add_test(tc, test_examples);
     suite_add_tcase(s, tc);
     return s;
