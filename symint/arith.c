@@ -67,7 +67,7 @@ static sc_expr *type_error(sc_ctx *ctx, const char *op)
                         "%s: a boolean where an integer is expected", op);
 }
 
-static void *scratch_array(sc_ctx *ctx, size_t n, size_t size)
+static inline void *scratch_array(sc_ctx *ctx, size_t n, size_t size)
 {
     if (n > SIZE_MAX / size) {
         sc__ctx_nomem(ctx);
@@ -159,13 +159,15 @@ static bool normalize_terms(sc_ctx *ctx, term *v, size_t *n)
     return true;
 }
 
+#define SMALL_NODE 8 /* arguments of a prototype kept on the stack */
+
 /* The node c + sum v[i] for normalized terms v. */
 static sc_expr *make_sum(sc_ctx *ctx, const sc__int *c, const term *v,
                          size_t n)
 {
     sc__mark mark;
-    sc_expr p, **args, *r;
-    sc__int *coefs;
+    sc_expr p, **args, *r, *args_buf[SMALL_NODE];
+    sc__int *coefs, coefs_buf[SMALL_NODE];
     size_t i;
 
     if (n == 0)
@@ -175,8 +177,13 @@ static sc_expr *make_sum(sc_ctx *ctx, const sc__int *c, const term *v,
     if (n > UINT32_MAX)
         return sc__ctx_fail(ctx, SC_ERR_LIMIT, "too many terms in a sum");
     mark = sc__ctx_mark(ctx);
-    args = scratch_array(ctx, n, sizeof *args);
-    coefs = scratch_array(ctx, n, sizeof *coefs);
+    if (n <= SMALL_NODE) {
+        args = args_buf;
+        coefs = coefs_buf;
+    } else {
+        args = scratch_array(ctx, n, sizeof *args);
+        coefs = scratch_array(ctx, n, sizeof *coefs);
+    }
     if (!args || !coefs) {
         sc__ctx_release(ctx, mark);
         return NULL;
@@ -294,13 +301,82 @@ static sc_expr *add_core(sc_ctx *ctx, size_t n, sc_expr *const *a,
     return make_sum(ctx, &c, v, m);
 }
 
+/* x + k for a node x and a small k (x's constant small), when that needs
+ * no sorting or combining: the terms of x stay as they are (x has no Mod
+ * term, so recombine_divmod has nothing to do); what add_core would build,
+ * without its scratch arrays.  NULL with nothing recorded when the fast
+ * path does not apply (*applies false) or on failure (*applies true). */
+static sc_expr *add_const_fast(sc_ctx *ctx, sc_expr *x, int64_t k,
+                               bool *applies)
+{
+    sc_expr p;
+    sc__int c;
+    int64_t xc = 0, sum;
+    uint32_t i;
+
+    *applies = false;
+    if (x->kind == SC_EXPR_INT || x->kind == SC_EXPR_ADD) {
+        if (x->u.value.big)
+            return NULL;
+        xc = x->u.value.small;
+    }
+    if (__builtin_add_overflow(xc, k, &sum))
+        return NULL;
+    sc__int_set_si(&c, sum);
+    if (x->kind == SC_EXPR_INT) {
+        *applies = true;
+        return sc__expr_int(ctx, &c);
+    }
+    if (x->kind != SC_EXPR_ADD) {
+        *applies = true;
+        if (sum == 0)
+            return x;
+        memset(&p, 0, sizeof p);
+        p.kind = SC_EXPR_ADD;
+        p.nargs = 1;
+        p.args = &x;
+        p.coefs = (sc__int *)&one_int;
+        p.u.value = c;
+        return sc__intern(ctx, &p);
+    }
+    for (i = 0; i < x->nargs; i++)
+        if (x->args[i]->kind == SC_EXPR_MOD)
+            return NULL;
+    *applies = true;
+    if (x->nargs == 1 && sum == 0 && sc__int_is_si(&x->coefs[0], 1))
+        return x->args[0];
+    p = *x;
+    p.chain = NULL;
+    p.u.value = c;
+    return sc__intern(ctx, &p);
+}
+
 sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
                       int64_t kb, int64_t c)
 {
     sc_expr *args[2];
     sc__int s[2], cc;
-    sc__mark mark = sc__ctx_mark(ctx);
+    sc__mark mark;
     sc_expr *r;
+    bool applies;
+    int64_t k;
+
+    /* a + k*INT + c and INT + b + c: a constant added to a node. */
+    if (ka == 1 && (!b || (b->kind == SC_EXPR_INT && !b->u.value.big))) {
+        if ((!b || !__builtin_mul_overflow(b->u.value.small, kb, &k)) &&
+            !__builtin_add_overflow(b ? k : 0, c, &k)) {
+            r = add_const_fast(ctx, a, k, &applies);
+            if (applies)
+                return r;
+        }
+    } else if (kb == 1 && a->kind == SC_EXPR_INT && !a->u.value.big &&
+               !__builtin_mul_overflow(a->u.value.small, ka, &k) &&
+               !__builtin_add_overflow(k, c, &k)) {
+        r = add_const_fast(ctx, b, k, &applies);
+        if (applies)
+            return r;
+    }
+    mark = sc__ctx_mark(ctx);
 
     args[0] = a;
     args[1] = b;
@@ -309,6 +385,61 @@ sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
     sc__int_set_si(&cc, c);
     r = add_core(ctx, b ? 2 : 1, args, ka == 1 && kb == 1 ? NULL : s, &cc);
     sc__ctx_release(ctx, mark);
+    return r;
+}
+
+sc_expr *sc__expr_add_signed(sc_ctx *ctx, size_t n, sc_expr *const *args,
+                             const bool *neg)
+{
+    sc__mark mark;
+    sc__int *s;
+    sc_expr *r = NULL;
+    size_t i;
+    unsigned op = n == 3 ? SC__OP_SUM3 + 2u * neg[1] + neg[2] : 0;
+    sc_expr *x = NULL;
+    int64_t k = 0, v;
+    bool applies;
+
+    /* Constants and at most one other (added) term: that term plus one
+     * constant, without the scratch arrays and the sort. */
+    for (i = 0; i < n; i++) {
+        if (args[i]->kind != SC_EXPR_INT) {
+            if (x || neg[i])
+                break;
+            x = args[i];
+        } else if (args[i]->u.value.big ||
+                   (neg[i] ? __builtin_sub_overflow(k, args[i]->u.value.small,
+                                                    &v)
+                           : __builtin_add_overflow(k, args[i]->u.value.small,
+                                                    &v))) {
+            break;
+        } else {
+            k = v;
+        }
+    }
+    if (i == n) {
+        if (!x) {
+            sc__int c;
+            sc__int_set_si(&c, k);
+            return sc__expr_int(ctx, &c);
+        }
+        r = add_const_fast(ctx, x, k, &applies);
+        if (applies)
+            return r;
+    }
+    if (n == 3 && !neg[0] && (r = sc__opc_get3(ctx, op, args[0], args[1],
+                                               args[2])) != NULL)
+        return r;
+    mark = sc__ctx_mark(ctx);
+    s = scratch_array(ctx, n, sizeof *s);
+    if (s) {
+        for (i = 0; i < n; i++)
+            s[i] = neg[i] ? minus_one_int : one_int;
+        r = add_core(ctx, n, args, s, NULL);
+    }
+    sc__ctx_release(ctx, mark);
+    if (n == 3 && !neg[0])
+        sc__opc_put3(ctx, op, args[0], args[1], args[2], r);
     return r;
 }
 
@@ -488,8 +619,8 @@ static sc_expr *make_mono(sc_ctx *ctx, power *v, size_t n)
 {
     size_t i, j, m = 0;
     power x;
-    sc_expr p, **args;
-    uint64_t *exps;
+    sc_expr p, **args, *args_buf[SMALL_NODE];
+    uint64_t *exps, exps_buf[SMALL_NODE];
     sc__mark mark;
     sc_expr *r;
 
@@ -516,8 +647,13 @@ static sc_expr *make_mono(sc_ctx *ctx, power *v, size_t n)
     if (m > UINT32_MAX)
         return sc__ctx_fail(ctx, SC_ERR_LIMIT, "too many factors");
     mark = sc__ctx_mark(ctx);
-    args = scratch_array(ctx, m, sizeof *args);
-    exps = scratch_array(ctx, m, sizeof *exps);
+    if (m <= SMALL_NODE) {
+        args = args_buf;
+        exps = exps_buf;
+    } else {
+        args = scratch_array(ctx, m, sizeof *args);
+        exps = scratch_array(ctx, m, sizeof *exps);
+    }
     if (!args || !exps) {
         sc__ctx_release(ctx, mark);
         return NULL;
@@ -682,8 +818,11 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
         if (e == 0)
             continue;
         if (x->kind == SC_EXPR_INT) {
-            if (!sc__int_pow_ui(ctx, &p, &x->u.value, e) ||
-                !sc__int_mul(ctx, &coef, &coef, &p))
+            if (e == 1)
+                p = x->u.value;
+            else if (!sc__int_pow_ui(ctx, &p, &x->u.value, e))
+                return NULL;
+            if (!sc__int_mul(ctx, &coef, &coef, &p))
                 return NULL;
         } else if (x->kind == SC_EXPR_ADD && x->nargs == 1 &&
                    sc__int_sgn(&x->u.value) == 0) {

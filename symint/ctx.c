@@ -7,19 +7,10 @@
 
 #include "symint/expr.h"
 
-#define TABLE_INITIAL 1024
-/* Operation cache: 2**OPC_MIN_BITS entries at first, doubled (emptied)
- * each time 4x as many results as it has entries have been stored (misses
- * keep storing, so a busy context grows it until its operations fit), up to
- * 2**OPC_MAX_BITS: small for short-lived contexts, large for busy ones. */
-#define OPC_MIN_BITS 10
-#define OPC_MAX_BITS 14
-
-struct sc__opc_entry {
-    const sc_expr *a, *b, *c;
-    sc_expr *r;
-    unsigned op;
-};
+/* A fresh context of a typical workload (a few hundred expressions) holds
+ * about a thousand nodes: starting at 2048 buckets spares it a rehash. */
+#define TABLE_INITIAL 2048
+/* The operation cache's sizes and inline paths are in expr.h. */
 #define SCRATCH_BLOCK 16384
 
 
@@ -67,21 +58,7 @@ static struct sc__scratch_block *scratch_block_new(size_t size)
     return b;
 }
 
-sc__mark sc__ctx_mark(const sc_ctx *ctx)
-{
-    sc__mark m;
-    m.block = ctx->scratch_cur;
-    m.used = ctx->scratch_cur->used;
-    m.ntmps = ctx->ntmps_used;
-    return m;
-}
-
-void sc__ctx_release(sc_ctx *ctx, sc__mark mark)
-{
-    ctx->scratch_cur = mark.block;
-    mark.block->used = mark.used;
-    ctx->ntmps_used = mark.ntmps;
-}
+/* sc__ctx_mark and sc__ctx_release are inline (expr.h). */
 
 void *sc__ctx_scratch_slow(sc_ctx *ctx, size_t size)
 {
@@ -161,6 +138,18 @@ static uint64_t name_hash(const char *s)
     uint64_t h = UINT64_C(0xcbf29ce484222325);
     for (; *s; s++) {
         h ^= (unsigned char)*s;
+        h *= UINT64_C(0x100000001b3);
+    }
+    return h;
+}
+
+/* name_hash of the n bytes at s (none of them NUL). */
+static uint64_t name_hash_n(const char *s, size_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
         h *= UINT64_C(0x100000001b3);
     }
     return h;
@@ -251,21 +240,24 @@ static void table_grow(sc_ctx *ctx)
 
 static void node_metrics(sc_expr *e)
 {
-    uint32_t i, d = 0;
+    uint32_t i, d = 0, depth = 1, n = e->nargs, c;
+    sc_expr *const *args = e->args;
     uint64_t s;
 
-    e->depth = 1;
-    for (i = 0; i < e->nargs; i++)
-        if (e->args[i]->depth + 1 > e->depth)
-            e->depth = e->args[i]->depth + 1;
+    for (i = 0; i < n; i++) {
+        c = args[i]->depth + 1;
+        if (c > depth)
+            depth = c;
+    }
+    e->depth = depth;
     switch (e->kind) {
     case SC_EXPR_INT:
         e->degree = 0;
         break;
     case SC_EXPR_ADD:
-        for (i = 0; i < e->nargs; i++)
-            if (e->args[i]->degree > d)
-                d = e->args[i]->degree;
+        for (i = 0; i < n; i++)
+            if (args[i]->degree > d)
+                d = args[i]->degree;
         e->degree = d;
         break;
     case SC_EXPR_MUL:
@@ -283,20 +275,13 @@ static void node_metrics(sc_expr *e)
     }
 }
 
-/* The sort key of a symbol's name, stored just before the name of an
- * interned symbol, so that sc_expr_cmp orders symbols without scanning
- * their names: the length of the part before the trailing digits, and
- * those digits as a number when they fit (leading zeros ignored). */
-typedef struct sym_key {
-    uint32_t plen;      /* length before the trailing digits */
-    uint8_t has_digits; /* the name ends with digits */
-    uint8_t num_ok;     /* num holds them (at most 19 significant) */
-    uint64_t num;
-} sym_key;
+typedef sc__sym_key sym_key;
 
 static void sym_key_init(sym_key *k, const char *name, size_t len)
 {
     size_t p = len, i;
+
+    k->len = len;
 
     while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
         p--;
@@ -314,7 +299,7 @@ static void sym_key_init(sym_key *k, const char *name, size_t len)
 
 static const sym_key *sym_key_of(const sc_expr *e)
 {
-    return (const sym_key *)(const void *)(e->u.sym.name - sizeof(sym_key));
+    return sc__sym_key_of(e);
 }
 
 /* Copy the big value *v into a context-owned mpz at m and point v at it. */
@@ -383,7 +368,7 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
     need = off_name + name_len + 1;
     if (p->kind == SC_EXPR_SYMBOL)
         need += sizeof(sym_key); /* the key precedes the name */
-    mem = sc__arena_alloc(&ctx->arena, need);
+    mem = sc__arena_alloc_fast(&ctx->arena, need);
     if (!mem)
         return sc__ctx_nomem(ctx);
 
@@ -394,14 +379,17 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
     e->args = p->nargs ? (sc_expr **)(mem + off_args) : NULL;
     e->coefs = NULL;
     e->exps = NULL;
-    if (p->nargs)
-        memcpy(e->args, p->args, p->nargs * sizeof(sc_expr *));
+    /* Loops rather than memcpy: the arrays are short. */
+    for (i = 0; i < p->nargs; i++)
+        e->args[i] = p->args[i];
     if (p->kind == SC_EXPR_ADD) {
         e->coefs = (sc__int *)(mem + off_coefs);
-        memcpy(e->coefs, p->coefs, p->nargs * sizeof(sc__int));
+        for (i = 0; i < p->nargs; i++)
+            e->coefs[i] = p->coefs[i];
     } else if (p->kind == SC_EXPR_MUL) {
         e->exps = (uint64_t *)(mem + off_exps);
-        memcpy(e->exps, p->exps, p->nargs * sizeof(uint64_t));
+        for (i = 0; i < p->nargs; i++)
+            e->exps[i] = p->exps[i];
     }
     if (nbig) {
         __mpz_struct *m = (__mpz_struct *)(mem + off_bigs);
@@ -520,59 +508,25 @@ void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit)
 
 /* ---- The operation cache ------------------------------------------------- */
 
-static size_t opc_slot(unsigned bits, unsigned op, const sc_expr *a,
-                       const sc_expr *b, const sc_expr *c)
-{
-    uint64_t h = a->hash * UINT64_C(0x9e3779b97f4a7c15);
-    h ^= (b ? b->hash : 0) * UINT64_C(0xc2b2ae3d27d4eb4f);
-    h ^= (c ? c->hash : 0) * UINT64_C(0x27d4eb2f165667c5);
-    h ^= (uint64_t)op * UINT64_C(0x165667b19e3779f9);
-    return (size_t)(h >> (64 - bits));
-}
-
-sc_expr *sc__opc_get3(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                      const sc_expr *b, const sc_expr *c)
-{
-    const struct sc__opc_entry *x;
-    if (!ctx->opc)
-        return NULL;
-    x = &ctx->opc[opc_slot(ctx->opc_bits, op, a, b, c)];
-    return x->op == op && x->a == a && x->b == b && x->c == c ? x->r : NULL;
-}
-
-sc_expr *sc__opc_get(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                     const sc_expr *b)
-{
-    return sc__opc_get3(ctx, op, a, b, NULL);
-}
-
-void sc__opc_put(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                 const sc_expr *b, sc_expr *r)
-{
-    sc__opc_put3(ctx, op, a, b, NULL, r);
-}
-
-void sc__opc_put3(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                  const sc_expr *b, const sc_expr *c, sc_expr *r)
+/* Called by sc__opc_put3 when the cache is missing or must grow (its
+ * store counter already counts this store). */
+void sc__opc_put_slow(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                      const sc_expr *b, const sc_expr *c, sc_expr *r)
 {
     struct sc__opc_entry *x;
-    if (!r)
-        return;
-    if (!ctx->opc || (ctx->opc_bits < OPC_MAX_BITS &&
-                      ++ctx->opc_puts > ((size_t)4 << ctx->opc_bits))) {
-        unsigned bits = ctx->opc ? ctx->opc_bits + 1 : OPC_MIN_BITS;
-        struct sc__opc_entry *n = sc__calloc((size_t)1 << bits, sizeof *n);
-        if (!n) {
-            if (!ctx->opc)
-                return; /* no cache: every call builds */
-        } else {
-            sc__free(ctx->opc);
-            ctx->opc = n;
-            ctx->opc_bits = bits;
-        }
-        ctx->opc_puts = 0;
+    unsigned bits = ctx->opc ? ctx->opc_bits + 1 : SC__OPC_MIN_BITS;
+    struct sc__opc_entry *n = sc__calloc((size_t)1 << bits, sizeof *n);
+
+    if (!n) {
+        if (!ctx->opc)
+            return; /* no cache: every call builds */
+    } else {
+        sc__free(ctx->opc);
+        ctx->opc = n;
+        ctx->opc_bits = bits;
     }
-    x = &ctx->opc[opc_slot(ctx->opc_bits, op, a, b, c)];
+    ctx->opc_puts = 0;
+    x = &ctx->opc[sc__opc_slot(ctx->opc_bits, op, a, b, c)];
     x->op = op;
     x->a = a;
     x->b = b;
@@ -598,6 +552,47 @@ static const char *const reserved_words[] = {
 static bool is_ident_start(char c)
 {
     return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool same_name(const sc_expr *e, const char *name, size_t len)
+{
+    size_t i;
+    if (sc__symbol_len(e) != len)
+        return false;
+    for (i = 0; i < len; i++)
+        if (e->u.sym.name[i] != name[i])
+            return false;
+    return true;
+}
+
+sc_expr *sc__symbol_find(sc_ctx *ctx, const char *name, size_t len)
+{
+    uint64_t h;
+    sc_expr *e;
+    size_t i, slot;
+
+    if (len == 0)
+        return NULL;
+    slot = (len * 7 + (unsigned char)name[0] * 3 +
+            (unsigned char)name[len - 1]) & (SC__NAME_CACHE - 1);
+    e = ctx->name_cache[slot];
+    if (e && same_name(e, name, len))
+        return e;
+    h = hmix(hmix(UINT64_C(0x243f6a8885a308d3) + SC_EXPR_SYMBOL, 0),
+             name_hash_n(name, len));
+
+    for (e = ctx->table[h & (ctx->table_size - 1)]; e; e = e->chain) {
+        if (e->hash != h || e->kind != SC_EXPR_SYMBOL ||
+            sc__symbol_len(e) != len)
+            continue;
+        for (i = 0; i < len && e->u.sym.name[i] == name[i]; i++)
+            ;
+        if (i == len) {
+            ctx->name_cache[slot] = e;
+            return e;
+        }
+    }
+    return NULL;
 }
 
 sc_expr *sc_expr_symbol(sc_ctx *ctx, const char *name)
@@ -740,11 +735,14 @@ static int name_cmp(const char *a, const char *b)
 static int symbol_cmp(const sc_expr *a, const sc_expr *b)
 {
     const sym_key *ka = sym_key_of(a), *kb = sym_key_of(b);
-    uint32_t m = ka->plen < kb->plen ? ka->plen : kb->plen;
-    int c = memcmp(a->u.sym.name, b->u.sym.name, m);
+    uint32_t m = ka->plen < kb->plen ? ka->plen : kb->plen, i;
+    const unsigned char *na = (const unsigned char *)a->u.sym.name;
+    const unsigned char *nb = (const unsigned char *)b->u.sym.name;
 
-    if (c)
-        return c < 0 ? -1 : 1;
+    /* memcmp of the prefixes, inline: they are short ("s"). */
+    for (i = 0; i < m; i++)
+        if (na[i] != nb[i])
+            return na[i] < nb[i] ? -1 : 1;
     if (ka->plen != kb->plen)
         return ka->plen < kb->plen ? -1 : 1;
     if (ka->has_digits != kb->has_digits)

@@ -52,6 +52,7 @@ struct sc_expr {
  *  TRUE, FALSE  nothing
  */
 
+#define SC__NAME_CACHE 64 /* a power of two */
 #define SC__SMALL_MIN (-64)
 #define SC__SMALL_MAX 1024
 
@@ -85,10 +86,43 @@ struct sc_ctx {
     struct sc__opc_entry *opc; /* operation cache (NULL until first use) */
     unsigned opc_bits;         /* it has 2**opc_bits entries */
     size_t opc_puts;           /* results stored since it was last resized */
+    /* Symbols by name for sc__symbol_find: direct-mapped on the length
+     * and the first and last characters, filled as they are looked up. */
+    sc_expr *name_cache[SC__NAME_CACHE];
     /* INT nodes of the values [SC__SMALL_MIN, SC__SMALL_MAX), filled as
      * they are first made (sc__expr_int). */
     sc_expr *small_ints[SC__SMALL_MAX - SC__SMALL_MIN];
 };
+
+/* The sort key of a symbol's name, stored just before the name of an
+ * interned symbol, so that sc_expr_cmp orders symbols without scanning
+ * their names: the length of the part before the trailing digits, and
+ * those digits as a number when they fit (leading zeros ignored); and the
+ * length of the whole name (for the printer). */
+typedef struct sc__sym_key {
+    size_t len;         /* strlen(name) */
+    uint32_t plen;      /* length before the trailing digits */
+    uint8_t has_digits; /* the name ends with digits */
+    uint8_t num_ok;     /* num holds them (at most 19 significant) */
+    uint64_t num;
+} sc__sym_key;
+
+static inline const sc__sym_key *sc__sym_key_of(const sc_expr *e)
+{
+    return (const sc__sym_key *)(const void *)(e->u.sym.name -
+                                               sizeof(sc__sym_key));
+}
+
+/* strlen of an interned symbol's name. */
+static inline size_t sc__symbol_len(const sc_expr *e)
+{
+    return sc__sym_key_of(e)->len;
+}
+
+/* The interned symbol named by the len bytes at name (no NUL needed), or
+ * NULL when there is none (no error is recorded: sc_expr_symbol makes and
+ * validates new symbols).  Found symbols go to ctx->name_cache. */
+sc_expr *sc__symbol_find(sc_ctx *ctx, const char *name, size_t len);
 
 /* Record an error in the context and return NULL (for constructors). */
 sc_expr *sc__ctx_fail(sc_ctx *ctx, sc_status code, const char *fmt, ...)
@@ -128,13 +162,25 @@ typedef struct sc__mark {
     size_t ntmps;
 } sc__mark;
 
-sc__mark sc__ctx_mark(const sc_ctx *ctx);
-void sc__ctx_release(sc_ctx *ctx, sc__mark mark);
 struct sc__scratch_block {
     struct sc__scratch_block *next;
     size_t size, used;
     _Alignas(16) unsigned char data[];
 };
+static inline sc__mark sc__ctx_mark(const sc_ctx *ctx)
+{
+    sc__mark m;
+    m.block = ctx->scratch_cur;
+    m.used = ctx->scratch_cur->used;
+    m.ntmps = ctx->ntmps_used;
+    return m;
+}
+static inline void sc__ctx_release(sc_ctx *ctx, sc__mark mark)
+{
+    ctx->scratch_cur = mark.block;
+    mark.block->used = mark.used;
+    ctx->ntmps_used = mark.ntmps;
+}
 void *sc__ctx_scratch_slow(sc_ctx *ctx, size_t size);
 /* size bytes aligned to 16, valid until the release of an earlier mark. */
 static inline void *sc__ctx_scratch(sc_ctx *ctx, size_t size)
@@ -195,6 +241,12 @@ static inline uint64_t sc__mix64(uint64_t h)
 uint64_t sc__int_hash_big(const sc__int *a);
 static inline uint64_t sc__int_hash(const sc__int *a)
 {
+    /* 1 (the usual coefficient) and 0 hash to constants the compiler
+     * folds. */
+    if (!a->big && a->small == 1)
+        return sc__mix64(UINT64_C(1) ^ UINT64_C(0x9e3779b97f4a7c15));
+    if (!a->big && a->small == 0)
+        return sc__mix64(UINT64_C(0x9e3779b97f4a7c15));
     if (!a->big)
         return sc__mix64((uint64_t)a->small ^ UINT64_C(0x9e3779b97f4a7c15));
     return sc__int_hash_big(a);
@@ -229,6 +281,27 @@ sc_expr *sc__expr_int(sc_ctx *ctx, const sc__int *v);
 /* ka*a + kb*b + c (b may be NULL); a, b integer-valued, non-NULL. */
 sc_expr *sc__expr_lin(sc_ctx *ctx, sc_expr *a, int64_t ka, sc_expr *b,
                       int64_t kb, int64_t c);
+/* The sum of args[i], negated where neg[i] (n >= 1), in one step: the
+ * canonical form that folding sc_expr_add / sc_expr_sub from the left
+ * builds, when no argument is boolean, Mod, or a sum with a Mod term (so
+ * that no step recombines FloorDiv and Mod terms, which makes folding and
+ * summing at once agree).  For the parser's chains of + and -, without
+ * their intermediate sums. */
+sc_expr *sc__expr_add_signed(sc_ctx *ctx, size_t n, sc_expr *const *args,
+                             const bool *neg);
+/* Is e an integer expression that sc__expr_add_signed accepts? */
+static inline bool sc__expr_sum_safe(const sc_expr *e)
+{
+    uint32_t i;
+    if (e->is_bool || e->kind == SC_EXPR_MOD)
+        return false;
+    if (e->kind == SC_EXPR_ADD)
+        for (i = 0; i < e->nargs; i++)
+            if (e->args[i]->kind == SC_EXPR_MOD)
+                return false;
+    return true;
+}
+
 /* e * m / d for an integer-valued e (d NULL: 1); d must divide every
  * coefficient and the constant of e exactly.  m == 0 gives 0. */
 sc_expr *sc__expr_scale(sc_ctx *ctx, sc_expr *e, const sc__int *m,
@@ -308,16 +381,83 @@ enum {
     SC__OP_OR,
     SC__OP_NOT,
     SC__OP_MUL_N, /* sc_expr_mul_n of 2 or 3 factors */
+    SC__OP_SUM3,  /* sc__expr_add_signed of 3: SUM3 + 2*neg[1] + neg[2] */
+    SC__OP_SUM3_LAST = SC__OP_SUM3 + 3,
 };
-sc_expr *sc__opc_get(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                     const sc_expr *b);
-void sc__opc_put(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                 const sc_expr *b, sc_expr *r);
+/* Operation cache: 2**SC__OPC_MIN_BITS entries at first, doubled (emptied)
+ * each time 4x as many results as it has entries have been stored (misses
+ * keep storing, so a busy context grows it until its operations fit), up
+ * to 2**SC__OPC_MAX_BITS: small for short-lived contexts, large for busy
+ * ones.  Lookups and stores are inline (they are on every constructor's
+ * path); allocating and growing is sc__opc_put_slow (ctx.c). */
+#define SC__OPC_MIN_BITS 10
+#define SC__OPC_MAX_BITS 14
+
+struct sc__opc_entry {
+    const sc_expr *a, *b, *c;
+    sc_expr *r;
+    unsigned op;
+};
+
+static inline size_t sc__opc_slot(unsigned bits, unsigned op,
+                                  const sc_expr *a, const sc_expr *b,
+                                  const sc_expr *c)
+{
+    uint64_t h = a->hash * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= (b ? b->hash : 0) * UINT64_C(0xc2b2ae3d27d4eb4f);
+    h ^= (c ? c->hash : 0) * UINT64_C(0x27d4eb2f165667c5);
+    h ^= (uint64_t)op * UINT64_C(0x165667b19e3779f9);
+    return (size_t)(h >> (64 - bits));
+}
+
 /* Three operands (the n-ary constructors with n <= 3; c NULL for 2). */
-sc_expr *sc__opc_get3(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                      const sc_expr *b, const sc_expr *c);
-void sc__opc_put3(sc_ctx *ctx, unsigned op, const sc_expr *a,
-                  const sc_expr *b, const sc_expr *c, sc_expr *r);
+static inline sc_expr *sc__opc_get3(sc_ctx *ctx, unsigned op,
+                                    const sc_expr *a, const sc_expr *b,
+                                    const sc_expr *c)
+{
+    const struct sc__opc_entry *x;
+    if (!ctx->opc)
+        return NULL;
+    x = &ctx->opc[sc__opc_slot(ctx->opc_bits, op, a, b, c)];
+    return x->op == op && x->a == a && x->b == b && x->c == c ? x->r : NULL;
+}
+
+static inline sc_expr *sc__opc_get(sc_ctx *ctx, unsigned op,
+                                   const sc_expr *a, const sc_expr *b)
+{
+    return sc__opc_get3(ctx, op, a, b, NULL);
+}
+
+/* Allocate or grow the cache (emptying it), then store. */
+void sc__opc_put_slow(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                      const sc_expr *b, const sc_expr *c, sc_expr *r);
+
+static inline void sc__opc_put3(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                                const sc_expr *b, const sc_expr *c,
+                                sc_expr *r)
+{
+    struct sc__opc_entry *x;
+    if (!r)
+        return;
+    if (SC__UNLIKELY(!ctx->opc ||
+                     (ctx->opc_bits < SC__OPC_MAX_BITS &&
+                      ++ctx->opc_puts > ((size_t)4 << ctx->opc_bits)))) {
+        sc__opc_put_slow(ctx, op, a, b, c, r);
+        return;
+    }
+    x = &ctx->opc[sc__opc_slot(ctx->opc_bits, op, a, b, c)];
+    x->op = op;
+    x->a = a;
+    x->b = b;
+    x->c = c;
+    x->r = r;
+}
+
+static inline void sc__opc_put(sc_ctx *ctx, unsigned op, const sc_expr *a,
+                               const sc_expr *b, sc_expr *r)
+{
+    sc__opc_put3(ctx, op, a, b, NULL, r);
+}
 
 /* Forget every entry (the table keeps or shrinks its memory). */
 void sc__memo_clear(sc__memo *m);

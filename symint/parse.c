@@ -51,21 +51,21 @@ typedef enum tok_kind {
     T_NE
 } tok_kind;
 
+/* A token; its line and column are computed from `start` only when an
+ * error is reported (locate). */
 typedef struct token {
     tok_kind kind;
     const char *start;
     size_t len;
-    int line, col;
 } token;
 
 #define INLINE_ARGS 32
-#define NAME_CACHE 8
 
 typedef struct parser {
     sc_ctx *ctx;
     const char *p;          /* next character to scan */
-    const char *line_start; /* first character of the current line */
-    int line;               /* line of *p */
+    const char *source;     /* the whole text */
+    int first_line;         /* line of text[0] */
     token tok;              /* the current token */
     const char *file;
     sc_error *err;
@@ -74,13 +74,6 @@ typedef struct parser {
     sc_expr **args;         /* pending call arguments */
     size_t nargs, args_cap;
     sc_expr *inline_args[INLINE_ARGS];
-    /* Symbols met in this text (names repeat within an expression). */
-    struct {
-        const char *name;
-        size_t len;
-        sc_expr *sym;
-    } names[NAME_CACHE];
-    unsigned nnames;
     char text[128]; /* a name or literal, NUL-terminated (kept off the
                        recursion's stack frames) */
 } parser;
@@ -97,18 +90,38 @@ enum {
 
 /* ---- Errors ------------------------------------------------------------- */
 
-/* Record the first error of the parse at (line, col); returns NULL. */
-static sc_expr *fail_at(parser *P, sc_status code, int line, int col,
-                        const char *fmt, ...) SC__PRINTF(5, 6);
+/* The line and column (from 1) of the character at `at`: lines end at
+ * '\n' (a backslash-newline joins lines but still starts a new one). */
+static void locate(const parser *P, const char *at, int *line, int *col)
+{
+    const char *q, *line_start = P->source;
+    int n = P->first_line;
 
-static sc_expr *fail_at(parser *P, sc_status code, int line, int col,
+    for (q = P->source; q < at; q++) {
+        if (*q == '\n') {
+            n++;
+            line_start = q + 1;
+        }
+    }
+    *line = n;
+    *col = (int)(at - line_start) + 1;
+}
+
+/* Record the first error of the parse at the character `at`; returns
+ * NULL. */
+static sc_expr *fail_at(parser *P, sc_status code, const char *at,
+                        const char *fmt, ...) SC__PRINTF(4, 5);
+
+static sc_expr *fail_at(parser *P, sc_status code, const char *at,
                         const char *fmt, ...)
 {
     char msg[SC_ERROR_MESSAGE_MAX];
     va_list ap;
+    int line, col;
 
     if (P->status != SC_OK)
         return NULL;
+    locate(P, at, &line, &col);
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
@@ -119,7 +132,7 @@ static sc_expr *fail_at(parser *P, sc_status code, int line, int col,
 
 /* A constructor returned NULL: move the error recorded in the context to
  * the caller's error, located at the operator t. */
-static sc_expr *fail_ctor(parser *P, const token *t)
+static sc_expr *fail_ctor_at(parser *P, const char *at)
 {
     sc_error e;
     sc_status code;
@@ -127,15 +140,26 @@ static sc_expr *fail_ctor(parser *P, const token *t)
     sc_error_init(&e);
     code = sc_ctx_take_error(P->ctx, &e);
     if (code == SC_OK)
-        return fail_at(P, SC_ERR_INTERNAL, t->line, t->col,
+        return fail_at(P, SC_ERR_INTERNAL, at,
                        "constructor failed without reporting an error");
-    return fail_at(P, code, t->line, t->col, "%s",
+    return fail_at(P, code, at, "%s",
                    e.message[0] ? e.message : sc_status_str(code));
+}
+
+static sc_expr *fail_ctor(parser *P, const token *t)
+{
+    return fail_ctor_at(P, t->start);
 }
 
 static sc_expr *check(parser *P, sc_expr *x, const token *t)
 {
     return x ? x : fail_ctor(P, t);
+}
+
+/* check for an operator that started at `at`. */
+static sc_expr *check_at(parser *P, sc_expr *x, const char *at)
+{
+    return x ? x : fail_ctor_at(P, at);
 }
 
 /* A token for messages: 'text' (shortened) or "end of input". */
@@ -156,7 +180,7 @@ static sc_expr *fail_unexpected(parser *P, const char *what, const char *name)
     if (P->tok.kind == T_ERROR)
         return NULL;
     describe(&P->tok, d, sizeof d);
-    return fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col,
+    return fail_at(P, SC_ERR_PARSE, P->tok.start,
                    "expected %s%s, got %s", what, name, d);
 }
 
@@ -193,30 +217,23 @@ static bool has_class(char c, unsigned cls)
     return (cclass[(unsigned char)c] & cls) != 0;
 }
 
-/* Skip blanks, newlines (counting lines) and Python's explicit line
- * joining (a backslash before a newline). */
-static void skip_space(parser *P)
+/* Skip blanks, newlines and Python's explicit line joining (a backslash
+ * before a newline). */
+static const char *skip_space(const char *p)
 {
-    const char *p = P->p;
-
     for (;;) {
-        while (has_class(*p, C_SPACE)) {
-            if (*p++ == '\n') {
-                P->line++;
-                P->line_start = p;
-            }
-        }
+        while (has_class(*p, C_SPACE))
+            p++;
         if (*p != '\\' ||
             !(p[1] == '\n' || (p[1] == '\r' && p[2] == '\n')))
-            break;
+            return p;
         p += p[1] == '\n' ? 2 : 3;
-        P->line++;
-        P->line_start = p;
     }
-    P->p = p;
 }
 
-static void lex_error(parser *P, const char *fmt, unsigned char c)
+/* A lexical error at the character at. */
+static void lex_error(parser *P, const char *at, const char *fmt,
+                      unsigned char c)
 {
     char shown[8];
 
@@ -225,7 +242,7 @@ static void lex_error(parser *P, const char *fmt, unsigned char c)
     else
         snprintf(shown, sizeof shown, "\\x%02x", c);
     P->tok.kind = T_ERROR;
-    fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col, fmt, shown);
+    fail_at(P, SC_ERR_PARSE, at, fmt, shown);
 }
 
 /* The keyword kind of an identifier, or T_NAME. */
@@ -233,18 +250,39 @@ static tok_kind keyword(const char *s, size_t n)
 {
     switch (n) {
     case 2:
-        return memcmp(s, "or", 2) == 0 ? T_OR : T_NAME;
+        return s[0] == 'o' && s[1] == 'r' ? T_OR : T_NAME;
     case 3:
-        if (memcmp(s, "and", 3) == 0)
+        if (s[0] == 'a' && s[1] == 'n' && s[2] == 'd')
             return T_AND;
-        return memcmp(s, "not", 3) == 0 ? T_NOT : T_NAME;
+        return s[0] == 'n' && s[1] == 'o' && s[2] == 't' ? T_NOT : T_NAME;
     case 4:
-        return memcmp(s, "True", 4) == 0 ? T_TRUE : T_NAME;
+        return s[0] == 'T' && memcmp(s, "True", 4) == 0 ? T_TRUE : T_NAME;
     case 5:
-        return memcmp(s, "False", 5) == 0 ? T_FALSE : T_NAME;
+        return s[0] == 'F' && memcmp(s, "False", 5) == 0 ? T_FALSE : T_NAME;
     default:
         return T_NAME;
     }
+}
+
+/* The lexical error at p, inside the token that starts at P->tok.start
+ * (then p follows the digits of a number) or at its start (kept out of
+ * advance, which stays small). */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static void lex_fail(parser *P, const char *p)
+{
+    if (p == P->tok.start && *p == '=')
+        lex_error(P, p, "unexpected character '%s' (use '==' to compare)",
+                  '=');
+    else if (p > P->tok.start)
+        lex_error(P, p, *p == '.'
+                             ? "unexpected character '%s': only integers "
+                               "are supported"
+                             : "unexpected character '%s' in a number",
+                  (unsigned char)*p);
+    else
+        lex_error(P, p, "unexpected character '%s'", (unsigned char)*p);
 }
 
 /* Scan the next token into P->tok. */
@@ -253,11 +291,8 @@ static void advance(parser *P)
     const char *p;
     token *t = &P->tok;
 
-    skip_space(P);
-    p = P->p;
+    p = skip_space(P->p);
     t->start = p;
-    t->line = P->line;
-    t->col = (int)(p - P->line_start) + 1;
     switch (*p) {
     case '\0':
         t->kind = T_END;
@@ -286,19 +321,14 @@ static void advance(parser *P)
         else { t->kind = T_GT; p++; }
         break;
     case '=':
-        if (p[1] != '=') {
-            lex_error(P, "unexpected character '%s' (use '==' to compare)",
-                      '=');
-            return;
-        }
+        if (p[1] != '=')
+            goto bad;
         t->kind = T_EQ;
         p += 2;
         break;
     case '!':
-        if (p[1] != '=') {
-            lex_error(P, "unexpected character '%s'", '!');
-            return;
-        }
+        if (p[1] != '=')
+            goto bad;
         t->kind = T_NE;
         p += 2;
         break;
@@ -306,43 +336,43 @@ static void advance(parser *P)
         if (has_class(*p, C_DIGIT)) {
             while (has_class(*p, C_DIGIT))
                 p++;
-            if (has_class(*p, C_IDENT) || *p == '.') {
-                t->col += (int)(p - t->start);
-                lex_error(P, *p == '.'
-                                 ? "unexpected character '%s': only integers "
-                                   "are supported"
-                                 : "unexpected character '%s' in a number",
-                          (unsigned char)*p);
-                return;
-            }
+            if (has_class(*p, C_IDENT) || *p == '.')
+                goto bad;
             t->kind = T_INT;
         } else if (has_class(*p, C_ALPHA)) {
             while (has_class(*p, C_IDENT))
                 p++;
             t->kind = keyword(t->start, (size_t)(p - t->start));
         } else {
-            lex_error(P, "unexpected character '%s'", (unsigned char)*p);
-            return;
+            goto bad;
         }
         break;
     }
     t->len = (size_t)(p - t->start);
     P->p = p;
+    return;
+bad:
+    lex_fail(P, p);
 }
 
 /* ---- Nesting and the argument stack ------------------------------------- */
 
-static bool enter(parser *P, const token *t)
+static bool enter_at(parser *P, const char *at)
 {
     if (++P->depth > PARSE_DEPTH_MAX) {
-        fail_at(P, SC_ERR_LIMIT, t->line, t->col,
+        fail_at(P, SC_ERR_LIMIT, at,
                 "expression nested deeper than %d levels", PARSE_DEPTH_MAX);
         return false;
     }
     return true;
 }
 
-static bool push_arg(parser *P, sc_expr *x)
+static bool enter(parser *P, const token *t)
+{
+    return enter_at(P, t->start);
+}
+
+static bool push_arg_slow(parser *P, sc_expr *x)
 {
     sc_expr **n;
     size_t cap;
@@ -357,7 +387,7 @@ static bool push_arg(parser *P, sc_expr *x)
             n = sc__realloc(P->args, cap * sizeof *n);
         }
         if (!n) {
-            fail_at(P, SC_ERR_NOMEM, P->tok.line, P->tok.col,
+            fail_at(P, SC_ERR_NOMEM, P->tok.start,
                     "out of memory");
             return false;
         }
@@ -368,9 +398,19 @@ static bool push_arg(parser *P, sc_expr *x)
     return true;
 }
 
+static inline bool push_arg(parser *P, sc_expr *x)
+{
+    if (SC__LIKELY(P->nargs < P->args_cap)) {
+        P->args[P->nargs++] = x;
+        return true;
+    }
+    return push_arg_slow(P, x);
+}
+
 /* ---- Primaries ---------------------------------------------------------- */
 
 static sc_expr *parse_expr(parser *P, int minprec);
+static sc_expr *parse_climb(parser *P, sc_expr *x, int minprec);
 static sc_expr *parse_unary(parser *P);
 
 /* A decimal literal: int64 fast path, GMP beyond 18 digits. */
@@ -388,7 +428,7 @@ static sc_expr *make_int(parser *P, const token *t)
     }
     s = t->len < sizeof P->text ? P->text : sc__malloc(t->len + 1);
     if (!s)
-        return fail_at(P, SC_ERR_NOMEM, t->line, t->col, "out of memory");
+        return fail_at(P, SC_ERR_NOMEM, t->start, "out of memory");
     memcpy(s, t->start, t->len);
     s[t->len] = '\0';
     x = sc_expr_int_str(P->ctx, s);
@@ -474,17 +514,17 @@ static sc_expr *make_pow(parser *P, sc_expr *base, sc_expr *exp,
     bool negative;
 
     if (exp->kind != SC_EXPR_INT)
-        return fail_at(P, SC_ERR_PARSE, at->line, at->col,
+        return fail_at(P, SC_ERR_PARSE, at->start,
                        "the exponent must be a nonnegative integer "
                        "constant");
     negative = exp->u.value.big ? mpz_sgn(exp->u.value.big) < 0
                                 : exp->u.value.small < 0;
     if (negative)
-        return fail_at(P, SC_ERR_PARSE, at->line, at->col,
+        return fail_at(P, SC_ERR_PARSE, at->start,
                        "the exponent must be a nonnegative integer "
                        "constant");
     if (exp->u.value.big)
-        return fail_at(P, SC_ERR_LIMIT, at->line, at->col,
+        return fail_at(P, SC_ERR_LIMIT, at->start,
                        "exponent too large");
     return check(P, sc_expr_pow(P->ctx, base, (uint64_t)exp->u.value.small),
                  op);
@@ -510,11 +550,11 @@ static sc_expr *apply_func(parser *P, func f, const token *name,
 
     if (n < funcs[f].min || (funcs[f].max && n > funcs[f].max)) {
         if (funcs[f].min == funcs[f].max)
-            return fail_at(P, SC_ERR_PARSE, name->line, name->col,
+            return fail_at(P, SC_ERR_PARSE, name->start,
                            "%s takes %u argument%s (%zu given)",
                            funcs[f].name, funcs[f].min,
                            funcs[f].min == 1 ? "" : "s", n);
-        return fail_at(P, SC_ERR_PARSE, name->line, name->col,
+        return fail_at(P, SC_ERR_PARSE, name->start,
                        "%s takes at least %u argument%s (%zu given)",
                        funcs[f].name, funcs[f].min,
                        funcs[f].min == 1 ? "" : "s", n);
@@ -584,29 +624,29 @@ static sc_expr *parse_name(parser *P)
     token name = P->tok;
     char *s;
     sc_expr *x;
-    unsigned i;
     func f;
 
     advance(P);
     f = lookup_func(name.start, name.len);
     if (P->tok.kind == T_LPAREN) {
         if (f == F_NONE)
-            return fail_at(P, SC_ERR_PARSE, name.line, name.col,
+            return fail_at(P, SC_ERR_PARSE, name.start,
                            "unknown function '%.*s'", (int)name.len,
                            name.start);
         return parse_call(P, f, &name);
     }
     if (f != F_NONE)
-        return fail_at(P, SC_ERR_PARSE, P->tok.line, P->tok.col,
+        return fail_at(P, SC_ERR_PARSE, P->tok.start,
                        "expected '(' after the function name %s",
                        funcs[f].name);
-    for (i = 0; i < P->nnames && i < NAME_CACHE; i++)
-        if (P->names[i].len == name.len &&
-            memcmp(P->names[i].name, name.start, name.len) == 0)
-            return P->names[i].sym;
+    /* Known symbols are found without copying the name (the context
+     * caches them by name); new ones are made and checked. */
+    x = sc__symbol_find(P->ctx, name.start, name.len);
+    if (x)
+        return x;
     s = name.len < sizeof P->text ? P->text : sc__malloc(name.len + 1);
     if (!s)
-        return fail_at(P, SC_ERR_NOMEM, name.line, name.col,
+        return fail_at(P, SC_ERR_NOMEM, name.start,
                        "out of memory");
     memcpy(s, name.start, name.len);
     s[name.len] = '\0';
@@ -615,10 +655,6 @@ static sc_expr *parse_name(parser *P)
         sc__free(s);
     if (!x)
         return fail_ctor(P, &name);
-    i = P->nnames++ % NAME_CACHE;
-    P->names[i].name = name.start;
-    P->names[i].len = name.len;
-    P->names[i].sym = x;
     return x;
 }
 
@@ -682,22 +718,24 @@ static sc_expr *parse_power(parser *P)
 
 static sc_expr *parse_unary(parser *P)
 {
-    token op = P->tok;
+    tok_kind kind = P->tok.kind;
+    const char *at;
     sc_expr *x;
 
-    if (op.kind != T_MINUS && op.kind != T_PLUS)
+    if (kind != T_MINUS && kind != T_PLUS)
         return parse_power(P);
-    if (!enter(P, &op))
+    at = P->tok.start;
+    if (!enter_at(P, at))
         return NULL;
     advance(P);
     x = parse_unary(P);
     if (!x)
         return NULL;
     P->depth--;
-    if (op.kind == T_MINUS)
-        return check(P, sc_expr_neg(P->ctx, x), &op);
+    if (kind == T_MINUS)
+        return check_at(P, sc_expr_neg(P->ctx, x), at);
     if (x->is_bool)
-        return fail_at(P, SC_ERR_TYPE, op.line, op.col,
+        return fail_at(P, SC_ERR_TYPE, at,
                        "unary '+' needs an integer operand");
     return x;
 }
@@ -773,7 +811,7 @@ static sc_expr *parse_product(parser *P, sc_expr *x)
         return NULL;
     while (P->tok.kind == T_STAR) {
         advance(P);
-        y = parse_expr(P, PREC_MUL + 1);
+        y = parse_unary(P); /* parse_expr(P, PREC_MUL + 1) */
         if (!y || !push_arg(P, y))
             return NULL;
     }
@@ -784,51 +822,138 @@ static sc_expr *parse_product(parser *P, sc_expr *x)
     return check(P, x, &op);
 }
 
+/* x + y - z ...: the terms of a chain of + and - are summed at once
+ * (sc__expr_add_signed), without the intermediate sums that folding from
+ * the left would intern, while that gives the same node; an operand for
+ * which it might not (a boolean, a Mod or a sum with a Mod term) is
+ * combined as the fold does, at the same point (so an error is the same,
+ * at the same operator).  The current token is the first + or -. */
+#define SUM_PENDING 16
+static sc_expr *parse_term(parser *P);
+
+/* The sum of parse_sum's n >= 2 pending terms (two: the cached binary
+ * constructors). */
+static sc_expr *sum_pending(sc_ctx *ctx, sc_expr *const *v, const bool *neg,
+                            size_t n)
+{
+    if (n > 2)
+        return sc__expr_add_signed(ctx, n, v, neg);
+    if (neg[1])
+        return sc_expr_sub(ctx, v[0], v[1]);
+    return sc_expr_add(ctx, v[0], v[1]);
+}
+
+static sc_expr *parse_sum(parser *P, sc_expr *x)
+{
+    sc_expr *v[SUM_PENDING], *y, *acc = x;
+    bool neg[SUM_PENDING], acc_safe = sc__expr_sum_safe(x);
+    size_t n = 1;
+    const char *at = P->tok.start;
+    tok_kind kind;
+
+    v[0] = x;
+    neg[0] = false;
+    while (P->tok.kind == T_PLUS || P->tok.kind == T_MINUS) {
+        kind = P->tok.kind;
+        at = P->tok.start;
+        advance(P);
+        y = parse_term(P);
+        if (!y)
+            return NULL;
+        if (acc_safe && sc__expr_sum_safe(y) && n < SUM_PENDING) {
+            v[n] = y;
+            neg[n++] = kind == T_MINUS;
+            continue;
+        }
+        /* Flush the pending terms, then fold y in. */
+        if (n > 1) {
+            acc = check_at(P, sum_pending(P->ctx, v, neg, n), at);
+            if (!acc)
+                return NULL;
+        }
+        acc = check_at(P, binary(P->ctx, kind, acc, y), at);
+        if (!acc)
+            return NULL;
+        acc_safe = sc__expr_sum_safe(acc);
+        v[0] = acc;
+        n = 1;
+    }
+    if (n == 1)
+        return acc;
+    return check_at(P, sum_pending(P->ctx, v, neg, n), at);
+}
+
 /* Precedence climbing over the binary operators of precedence >= minprec
  * (and `not` when minprec allows it). */
 static sc_expr *parse_expr(parser *P, int minprec)
 {
-    sc_expr *x, *y;
-    token op;
-    int prec;
+    sc_expr *x;
+    const char *at;
 
     if (P->tok.kind == T_NOT && minprec <= PREC_NOT) {
-        op = P->tok;
-        if (!enter(P, &op))
+        at = P->tok.start;
+        if (!enter_at(P, at))
             return NULL;
         advance(P);
         x = parse_expr(P, PREC_NOT);
         if (!x)
             return NULL;
         P->depth--;
-        x = check(P, sc_expr_not(P->ctx, x), &op);
+        x = check_at(P, sc_expr_not(P->ctx, x), at);
     } else {
         x = parse_unary(P);
     }
+    return parse_climb(P, x, minprec);
+}
+
+/* The loop of parse_expr: x (NULL after an error) followed by binary
+ * operators of precedence >= minprec. */
+static sc_expr *parse_climb(parser *P, sc_expr *x, int minprec)
+{
+    sc_expr *y;
+    tok_kind kind;
+    const char *at;
+    int prec;
+
     while (x) {
-        prec = binary_prec(P->tok.kind);
+        kind = P->tok.kind;
+        prec = binary_prec(kind);
         if (prec == 0 || prec < minprec)
             break;
         if (prec == PREC_CMP) {
             x = parse_chain(P, x);
             continue;
         }
-        op = P->tok;
-        if (op.kind == T_SLASH)
-            return fail_at(P, SC_ERR_PARSE, op.line, op.col,
+        at = P->tok.start;
+        if (kind == T_SLASH)
+            return fail_at(P, SC_ERR_PARSE, at,
                            "true division '/' is not supported; use '//' "
                            "for floor division");
-        if (op.kind == T_STAR) {
+        if (kind == T_STAR) {
             x = parse_product(P, x);
             continue;
         }
+        if (kind == T_PLUS || kind == T_MINUS) {
+            x = parse_sum(P, x);
+            continue;
+        }
         advance(P);
-        y = parse_expr(P, prec + 1);
+        y = prec == PREC_MUL ? parse_unary(P) : parse_expr(P, prec + 1);
         if (!y)
             return NULL;
-        x = check(P, binary(P->ctx, op.kind, x, y), &op);
+        x = check_at(P, binary(P->ctx, kind, x, y), at);
     }
     return x;
+}
+
+/* parse_expr(P, PREC_MUL), without its call when no `*`, `//` or `%`
+ * follows the first operand (the common case in sums). */
+static sc_expr *parse_term(parser *P)
+{
+    sc_expr *x = parse_unary(P);
+    if (!x || binary_prec(P->tok.kind) != PREC_MUL)
+        return x;
+    return parse_climb(P, x, PREC_MUL);
 }
 
 /* ---- Entry point -------------------------------------------------------- */
@@ -843,8 +968,8 @@ sc_status sc_expr_parse(sc_ctx *ctx, const char *text, const char *file,
         return sc__error_set(err, SC_ERR_INVALID,
                              "sc_expr_parse: NULL context, text or output");
     P.ctx = ctx;
-    P.p = P.line_start = text;
-    P.line = first_line > 0 ? first_line : 1;
+    P.p = P.source = text;
+    P.first_line = first_line > 0 ? first_line : 1;
     P.file = file;
     P.err = err;
     P.status = SC_OK;
@@ -852,17 +977,16 @@ sc_status sc_expr_parse(sc_ctx *ctx, const char *text, const char *file,
     P.args = P.inline_args;
     P.nargs = 0;
     P.args_cap = INLINE_ARGS;
-    P.nnames = 0;
 
     advance(&P);
     if (P.tok.kind == T_END)
-        fail_at(&P, SC_ERR_PARSE, P.tok.line, P.tok.col, "empty expression");
+        fail_at(&P, SC_ERR_PARSE, P.tok.start, "empty expression");
     else
         x = parse_expr(&P, 0);
     if (x && P.tok.kind != T_END) {
         char d[64];
         describe(&P.tok, d, sizeof d);
-        x = fail_at(&P, SC_ERR_PARSE, P.tok.line, P.tok.col,
+        x = fail_at(&P, SC_ERR_PARSE, P.tok.start,
                     "trailing input %s after the expression", d);
     }
     if (P.args != P.inline_args)

@@ -48,10 +48,32 @@ static void print_node(sc__buf *b, const sc_expr *e, place at);
  * Appends with an inline fast path (no NUL written: print_to_buf ends the
  * string); the slow path grows the buffer through sc__buf. */
 
+/* memcpy for the short pieces of text (names, digits): fixed-size copies
+ * that overlap, which compile to a few moves instead of a call. */
+static inline void copy_short(char *d, const char *s, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16) {
+            memcpy(d, s, n);
+            return;
+        }
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n >= 2) {
+        memcpy(d, s, 2);
+        memcpy(d + n - 2, s + n - 2, 2);
+    } else if (n == 1) {
+        d[0] = s[0];
+    }
+}
+
 static inline void out_n(sc__buf *b, const char *s, size_t n)
 {
     if (SC__LIKELY(b->len + n < b->cap)) {
-        memcpy(b->data + b->len, s, n);
+        copy_short(b->data + b->len, s, n);
         b->len += n;
     } else {
         sc__buf_putn(b, s, n);
@@ -89,6 +111,11 @@ static bool int_is_unit(const sc__int *v)
 static void put_u64(sc__buf *b, uint64_t u)
 {
     char tmp[24];
+
+    if (u < 10 && SC__LIKELY(b->len + 1 < b->cap)) {
+        b->data[b->len++] = (char)('0' + u);
+        return;
+    }
     char *p = tmp + sizeof tmp;
     do {
         *--p = (char)('0' + u % 10);
@@ -149,6 +176,23 @@ static void put_int_abs(sc__buf *b, const sc__int *v)
         put_u64(b, abs_u64(v->small));
 }
 
+/* print_node for a child, with the leaves that never take parentheses (a
+ * symbol, a nonnegative small integer) written without the call. */
+static inline void print_child(sc__buf *b, const sc_expr *e, place at)
+{
+    if (e->kind == SC_EXPR_SYMBOL) {
+        if (!b->failed)
+            out_n(b, e->u.sym.name, sc__symbol_len(e));
+        return;
+    }
+    if (e->kind == SC_EXPR_INT && !e->u.value.big && e->u.value.small >= 0) {
+        if (!b->failed)
+            put_u64(b, (uint64_t)e->u.value.small);
+        return;
+    }
+    print_node(b, e, at);
+}
+
 /* ---- Parentheses -------------------------------------------------------- */
 
 static bool needs_parens(const sc_expr *e, place at)
@@ -186,22 +230,22 @@ static void print_scaled(sc__buf *b, const sc__int *coef, const sc_expr *t,
     uint32_t i;
 
     if (int_is_unit(coef)) {
-        print_node(b, t, leading_neg ? AT_NEG : AT_TERM);
+        print_child(b, t, leading_neg ? AT_NEG : AT_TERM);
         return;
     }
     put_int_abs(b, coef);
     out_c(b, '*');
     if (t->kind != SC_EXPR_MUL) {
-        print_node(b, t, AT_FACTOR);
+        print_child(b, t, AT_FACTOR);
         return;
     }
     for (i = 0; i < t->nargs; i++) {
         if (i)
             out_c(b, '*');
         if (t->exps[i] == 1) {
-            print_node(b, t->args[i], AT_FACTOR);
+            print_child(b, t->args[i], AT_FACTOR);
         } else {
-            print_node(b, t->args[i], AT_BASE);
+            print_child(b, t->args[i], AT_BASE);
             OUT_LIT(b, "**");
             put_u64(b, t->exps[i]);
         }
@@ -242,7 +286,7 @@ static void print_side(sc__buf *b, const sc_expr *e, int sign, int cmul)
 
     if (e->kind != SC_EXPR_ADD) {
         if (sign > 0) {
-            print_node(b, e, AT_TOP);
+            print_child(b, e, AT_TOP);
             any = true;
         }
     } else {
@@ -306,7 +350,7 @@ static void print_call(sc__buf *b, const char *name, const sc_expr *e)
     for (i = 0; i < e->nargs; i++) {
         if (i)
             OUT_LIT(b, ", ");
-        print_node(b, e->args[i], AT_TOP);
+        print_child(b, e->args[i], AT_TOP);
     }
     out_c(b, ')');
 }
@@ -319,9 +363,9 @@ static void print_mul(sc__buf *b, const sc_expr *e)
         if (i)
             out_c(b, '*');
         if (e->exps[i] == 1) {
-            print_node(b, e->args[i], AT_FACTOR);
+            print_child(b, e->args[i], AT_FACTOR);
         } else {
-            print_node(b, e->args[i], AT_BASE);
+            print_child(b, e->args[i], AT_BASE);
             OUT_LIT(b, "**");
             put_u64(b, e->exps[i]);
         }
@@ -330,9 +374,9 @@ static void print_mul(sc__buf *b, const sc_expr *e)
 
 static void print_floordiv(sc__buf *b, const sc_expr *e)
 {
-    print_node(b, e->args[0], AT_FD_LEFT);
+    print_child(b, e->args[0], AT_FD_LEFT);
     OUT_LIT(b, "//");
-    print_node(b, e->args[1], AT_FD_RIGHT);
+    print_child(b, e->args[1], AT_FD_RIGHT);
 }
 
 static void print_node(sc__buf *b, const sc_expr *e, place at)
@@ -349,7 +393,7 @@ static void print_node(sc__buf *b, const sc_expr *e, place at)
         put_int(b, &e->u.value);
         break;
     case SC_EXPR_SYMBOL:
-        out_s(b, e->u.sym.name);
+        out_n(b, e->u.sym.name, sc__symbol_len(e));
         break;
     case SC_EXPR_ADD:
         print_add(b, e);
@@ -401,9 +445,9 @@ static sc_status print_to_buf(sc__buf *b, const sc_expr *e)
     if (e->depth > PRINT_DEPTH_MAX)
         return SC_ERR_LIMIT;
     /* Most texts are short: one allocation up front. */
-    b->data = sc__malloc(64);
+    b->data = sc__malloc(128);
     if (b->data) {
-        b->cap = 64;
+        b->cap = 128;
         b->data[0] = '\0';
     } else {
         b->failed = true;

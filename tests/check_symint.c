@@ -610,6 +610,12 @@ static const text_row same_pointer_rows[] = {
     {"(8*x + 16)//8", "x + 2"},
     {"FloorDiv(8*x + 17, 8)", "x + 2"},
     {"FloorDiv(8*x + 23, 8)", "x + 2"},
+    /* a chain of + and - is summed in one step, except around Mod terms
+     * (the FloorDiv/Mod recombination sees them as folded left) */
+    {"Mod(x, 2) + 2*(x//2) + 2*(x//2)", "x + 2*(x//2)"},
+    {"2*(x//2) + y + Mod(x, 2)", "x + y"},
+    {"s0 + 2 - 1*(7 - 1) - 1", "s0 - 5"},
+    {"s0 + 1 + Mod(s0, 2) + 2*(s0//2) - 3", "2*s0 - 2"},
     {"FloorDiv(-8*x - 16, 8)", "-x - 2"},
     {"FloorDiv(8*x, -8)", "-x"},
     {"FloorDiv(6*x, 3)", "2*x"},
@@ -842,6 +848,8 @@ static const parse_error_row parse_error_rows[] = {
     {"not", SC_ERR_PARSE, 1, 4},
     /* an unexpected character or token: its column */
     {"s0 $ 1", SC_ERR_PARSE, 1, 4},
+    /* a boolean in a sum: the column of the operator that adds it */
+    {"1 + 2 + True", ANY_FAILURE, 1, 7},
     {"s0 / 2", SC_ERR_PARSE, 1, 4},
     {"s0 @ 2", SC_ERR_PARSE, 1, 4},
     {"()", SC_ERR_PARSE, 1, 2},

@@ -170,11 +170,6 @@ char *sc__buf_take(sc__buf *b)
 
 /* ---- Arena ------------------------------------------------------------ */
 
-struct sc__arena_block {
-    sc__arena_block *next;
-    size_t size;
-    _Alignas(16) unsigned char data[];
-};
 
 #define ARENA_BLOCK 65536
 

@@ -86,6 +86,24 @@ void sc__arena_init(sc__arena *a);
 void sc__arena_destroy(sc__arena *a);
 /* Aligned to 16 bytes; NULL on exhaustion. */
 void *sc__arena_alloc(sc__arena *a, size_t size);
+struct sc__arena_block {
+    sc__arena_block *next;
+    size_t size;
+    _Alignas(16) unsigned char data[];
+};
+/* The same, with the common case (room in the current block) inline, for
+ * hot paths; the block's data is 16-aligned and `used` a multiple of 16. */
+static inline void *sc__arena_alloc_fast(sc__arena *a, size_t size)
+{
+    size_t n = (size + 15) & ~(size_t)15;
+    if (SC__LIKELY(a->head && n != 0 && n >= size &&
+                   a->size - a->used >= n)) {
+        void *p = a->head->data + a->used;
+        a->used += n;
+        return p;
+    }
+    return sc__arena_alloc(a, size);
+}
 char *sc__arena_strdup(sc__arena *a, const char *s, size_t n);
 
 /* ---- GMP out-of-memory guard -------------------------------------------
