@@ -1339,6 +1339,72 @@ static sc_status check_result(interp *in, sc_node_id id, const ival *v)
     return SC_OK;
 }
 
+/* Give a fresh tensor result the layout its metadata states.  Kernels
+ * write most results contiguously, while the graph (like PyTorch) keeps,
+ * for instance, a permuted input's layout through an elementwise op; a
+ * later view is valid only on the stated strides.  Views and in-place
+ * results keep their aliasing layout; strides whose symbols are not bound
+ * yet, and dims of size <= 1, are not compared. */
+static sc_status conform_layout(interp *in, sc_node_id id,
+                                const sc__op_info *info, ival *v)
+{
+    sc_result r;
+    int64_t want[SC_TENSOR_MAX_DIMS];
+    sc_tensor *t, *nt = NULL;
+    bool differ = false;
+    size_t d;
+    sc_status status;
+
+    if (v->kind != IV_TENSOR || !v->t || info->is_view || info->is_inplace ||
+        (in->opts->flags & SC_INTERP_NO_META_CHECK))
+        return SC_OK;
+    if (sc_graph_node_op(in->g, id) == SC_OP_GETITEM) {
+        /* an element of a tuple: conform it unless the tuple's op made
+         * views (split, unbind) */
+        const sc_value *a = sc_graph_node_arg(in->g, id, 0);
+        int op;
+        if (!a || a->kind != SC_VALUE_NODE)
+            return SC_OK;
+        op = sc_graph_node_op(in->g, a->u.node);
+        if (op < 0 || op >= (int)SC_OP_COUNT_ || op == SC_OP_GETITEM ||
+            sc__op_get((sc__op)op)->is_view)
+            return SC_OK;
+    }
+    t = v->t;
+    sc_graph_node_result(in->g, id, &r);
+    if (r.kind != SC_RESULT_TENSOR || !r.tensor.strides ||
+        r.tensor.ndim != t->ndim || t->ndim > SC_TENSOR_MAX_DIMS)
+        return SC_OK;
+    for (d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] == 0)
+            return SC_OK; /* no elements: any layout */
+        if (!all_bound(in, r.tensor.strides[d]))
+            return SC_OK;
+        status = sc_expr_eval_si(in->ctx, r.tensor.strides[d], in->binding,
+                                 &want[d], in->err);
+        if (status != SC_OK)
+            return node_error(in, id, status);
+        if (t->sizes[d] > 1 && want[d] != t->strides[d])
+            differ = true;
+    }
+    if (!differ)
+        return SC_OK;
+    for (d = 0; d < t->ndim; d++)
+        if (t->sizes[d] <= 1)
+            want[d] = t->strides[d] >= 0 ? t->strides[d] : 1;
+    status = sc_tensor_new_strided(t->dtype, t->ndim, t->sizes, want, &nt,
+                                   in->err);
+    if (status == SC_OK)
+        status = sc_tensor_copy(nt, t, in->err);
+    if (status != SC_OK) {
+        sc_tensor_free(nt);
+        return node_error(in, id, status);
+    }
+    sc_tensor_free(t);
+    v->t = nt;
+    return SC_OK;
+}
+
 static sc_status run_node(interp *in, sc_node_id id)
 {
     int op = sc_graph_node_op(in->g, id);
@@ -1367,6 +1433,8 @@ static sc_status run_node(interp *in, sc_node_id id)
     } else {
         status = run_kernel(in, id, info, &res);
     }
+    if (status == SC_OK)
+        status = conform_layout(in, id, info, &res);
     if (status != SC_OK)
         return status;
     in->vals[id] = res;

@@ -758,6 +758,48 @@ START_TEST(test_memory_accounting)
 }
 END_TEST
 
+/* An elementwise op keeps a permuted input's layout (as in PyTorch), so
+ * permuting back gives a contiguous tensor that `view` may flatten; the
+ * interpreter must give the kernel's result the layout the metadata
+ * states (the kernel writes contiguously). */
+START_TEST(test_layout_follows_metadata)
+{
+    static const char text[] =
+        "def forward(self, primals_1: \"f32[2, 3][3, 1]cpu\"):\n"
+        "    permute: \"f32[3, 2][1, 3]cpu\" = "
+        "torch.ops.aten.permute.default(primals_1, [1, 0])\n"
+        "    mul: \"f32[3, 2][1, 3]cpu\" = "
+        "torch.ops.aten.mul.Scalar(permute, 2.0)\n"
+        "    permute_1: \"f32[2, 3][3, 1]cpu\" = "
+        "torch.ops.aten.permute.default(mul, [1, 0])\n"
+        "    view: \"f32[6][1]cpu\" = "
+        "torch.ops.aten.view.default(permute_1, [-1])\n"
+        "    return [view]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text);
+    sc_tensor *in[1], **outs = NULL;
+    sc_interp_options io;
+    sc_interp_stats st;
+    sc_error err;
+    size_t i;
+    in[0] = ramp(2, 2, 3);
+    sc_interp_options_init(&io);
+    ck_assert_msg(run(g, in, &io, &outs, &st, &err) == SC_OK, "%s",
+                  err.message);
+    ck_assert_uint_eq(outs[0]->ndim, 1);
+    ck_assert_int_eq(outs[0]->sizes[0], 6);
+    for (i = 0; i < 6; i++) /* the input in row-major order, doubled */
+        ck_assert_msg(sc_tensor_item_double(outs[0], i) ==
+                          2 * sc_tensor_item_double(in[0], i),
+                      "element %zu: %g", i,
+                      sc_tensor_item_double(outs[0], i));
+    free_tensors(outs, 1);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- Random ops ----------------------------------------------------------------- */
 
 START_TEST(test_random_keyed_by_name)
@@ -1100,6 +1142,7 @@ Suite *interp_suite(void)
 
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_layout_follows_metadata);
     tcase_add_test(tc, test_validate_pass);
     tcase_add_test(tc, test_validate_mismatch);
     tcase_add_test(tc, test_validate_dynamic_sizes);
