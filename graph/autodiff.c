@@ -53,6 +53,10 @@ struct sc__ad {
     sc_expr **sym_keys;
     sc_value *sym_vals;
     size_t nsym, capsym;
+    /* zeros for undefined pieces of list-returning ops: one node per
+     * (dtype, device, sizes), keyed by the first piece it stood for */
+    sc_node_id *zeros_like_of, *zeros_node;
+    size_t nzeros, capzeros;
 };
 
 /* ---- Small helpers ------------------------------------------------------- */
@@ -627,6 +631,115 @@ static sc_status zeros_like(sc__ad *ad, sc_node_id like, sc_value *out)
     return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
 }
 
+static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
+                            sc_value *out);
+
+/* Do joint tensors a and b have the same dtype, device and sizes? */
+static bool same_zeros_meta(const sc_graph *g, sc_node_id a, sc_node_id b)
+{
+    sc_result ra, rb;
+    size_t d;
+    sc_graph_node_result(g, a, &ra);
+    sc_graph_node_result(g, b, &rb);
+    if (ra.kind != SC_RESULT_TENSOR || rb.kind != SC_RESULT_TENSOR ||
+        ra.tensor.dtype != rb.tensor.dtype ||
+        ra.tensor.ndim != rb.tensor.ndim ||
+        ra.tensor.has_device != rb.tensor.has_device ||
+        (ra.tensor.has_device &&
+         (ra.tensor.device.type != rb.tensor.device.type ||
+          ra.tensor.device.index != rb.tensor.device.index)))
+        return false;
+    for (d = 0; d < ra.tensor.ndim; d++)
+        if (ra.tensor.sizes[d] != rb.tensor.sizes[d])
+            return false;
+    return true;
+}
+
+/* `zeros(sizes, dtype=, device=, pin_memory=False)` shaped like the joint
+ * tensor like, as PyTorch's split_with_sizes_backward and
+ * unbind_backward fill undefined gradients: the sizes are explicit, so
+ * the node depends on no forward tensor (only on SymInt nodes).  Without
+ * tensor metadata, or with a size no SymInt node can express,
+ * zeros_like(like). */
+static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
+{
+    static const char *const kwn[3] = {"dtype", "device", "pin_memory"};
+    sc_result r;
+    sc_value sizes, kw[3], a = sc_value_node(like);
+    sc_status st;
+    sc_graph_node_result(ad->g, like, &r);
+    if (r.kind != SC_RESULT_TENSOR)
+        return zeros_like(ad, like, out);
+    SC__AD_TRY(sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
+    kw[0].kind = SC_VALUE_DTYPE;
+    kw[0].u.dtype = r.tensor.dtype;
+    kw[1].kind = SC_VALUE_DEVICE;
+    if (r.tensor.has_device) {
+        kw[1].u.device = r.tensor.device;
+    } else {
+        kw[1].u.device.type = SC_DEVICE_CPU;
+        kw[1].u.device.index = -1;
+    }
+    kw[2] = sc_value_bool(false);
+    st = add_op(ad, SC_OP_ZEROS, 1, &sizes, 3, kwn, kw, out);
+    if (st == SC_ERR_UNSUPPORTED)
+        return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+    return st;
+}
+
+/* The gradient of an undefined piece like of a list-returning op (split,
+ * unbind, ...): zeros with explicit sizes, one node for all pieces of
+ * equal dtype, device and sizes (CSE would merge them; an unbind of
+ * hundreds of unused pieces then adds one node, not hundreds of equal
+ * weight that make the saved set depend on the node order). */
+static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
+{
+    size_t k;
+    for (k = 0; k < ad->nzeros; k++)
+        if (same_zeros_meta(ad->g, ad->zeros_like_of[k], like)) {
+            *out = sc_value_node(ad->zeros_node[k]);
+            return SC_OK;
+        }
+    SC__AD_TRY(explicit_zeros(ad, like, out));
+    if (ad->nzeros == ad->capzeros) {
+        size_t cap = ad->capzeros ? 2 * ad->capzeros : 8;
+        sc_node_id *a = ad_alloc(ad, cap * sizeof *a);
+        sc_node_id *b = ad_alloc(ad, cap * sizeof *b);
+        if (!a || !b)
+            return sc__error_nomem(ad->err);
+        if (ad->nzeros) {
+            memcpy(a, ad->zeros_like_of, ad->nzeros * sizeof *a);
+            memcpy(b, ad->zeros_node, ad->nzeros * sizeof *b);
+        }
+        ad->zeros_like_of = a;
+        ad->zeros_node = b;
+        ad->capzeros = cap;
+    }
+    ad->zeros_like_of[ad->nzeros] = like;
+    ad->zeros_node[ad->nzeros++] = out->u.node;
+    return SC_OK;
+}
+
+/* An existing joint getitem of the current tuple node whose metadata
+ * equals piece i's: every piece of an unbind, every piece but the last of
+ * a split (the shape rules guarantee it).  Reading the metadata there
+ * spares a getitem nobody uses.  SC_NODE_NONE when there is none. */
+static sc_node_id equal_piece(const sc__ad *ad, const ad_tuple *t, size_t i)
+{
+    size_t j, n = t->count;
+    bool split = ad->op == SC_OP_SPLIT_TENSOR ||
+                 ad->op == SC_OP_UNSAFE_SPLIT_TENSOR;
+    if (ad->op != SC_OP_UNBIND_INT && !(split && i + 1 < n))
+        return SC_NODE_NONE;
+    for (j = 0; j < (split ? n - 1 : n); j++) {
+        if (t->fwd_getitem[j] != SC_NODE_NONE)
+            return ad->map[t->fwd_getitem[j]];
+        if (t->new_getitem[j] != SC_NODE_NONE)
+            return t->new_getitem[j];
+    }
+    return SC_NODE_NONE;
+}
+
 sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
 {
     ad_tuple *t = ad->tuples[ad->node];
@@ -646,10 +759,14 @@ sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
     *out = t->grads[i];
     if (out->kind != SC_VALUE_NONE)
         return SC_OK;
-    st = result_node(ad, ad->node, i, &like);
+    like = equal_piece(ad, t, (size_t)i);
+    if (like == SC_NODE_NONE)
+        st = result_node(ad, ad->node, i, &like);
+    else
+        st = SC_OK;
     if (st != SC_OK)
         return st;
-    st = zeros_like(ad, like, &t->grads[i]);
+    st = piece_zeros(ad, like, &t->grads[i]);
     *out = t->grads[i];
     return st;
 }

@@ -3,6 +3,7 @@
  * totals (saved bytes, trivial partition, recompute FLOPs). */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,12 +43,7 @@ static void set_bit(sc_node_id id, void *u)
 static void visit_args(const sc_partition *p, sc_node_id id,
                        sc__node_visit_fn fn, void *u)
 {
-    size_t j, na;
-    if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
-        return;
-    na = sc_graph_node_num_args(p->g, id);
-    for (j = 0; j < na; j++)
-        sc__value_visit_nodes(sc_graph_node_arg(p->g, id, j), fn, u);
+    sc__partition_visit_args(p, id, fn, u);
 }
 
 static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
@@ -142,6 +138,509 @@ static void forward_set(sc_partition *p, uint8_t *fmark)
             visit_args(p, (sc_node_id)i, set_bit, &w);
 }
 
+/* ---- Symbols the backward binds -------------------------------------------
+ * The backward graph runs on its inputs alone: every symbol it mentions (in
+ * an input's metadata, a node's metadata or a SymInt argument) must be
+ * bindable from its inputs: standing alone as a tensor size or a saved
+ * SymInt, or solvable from a composite size once the others are bound, as
+ * the interpreter solves `c + k*x` (s1 from a tangent f32[s1 - 3], s1 from
+ * f32[s0*s1] when s0 is bound); a symbol only the nodes mention may also
+ * be the shape environment's replacement of bound ones (the interpreter
+ * applies them before running the nodes).  A symbol that is not (a tangent
+ * f32[s0*s1] and nothing else) gets a SymInt saved for it, as PyTorch's
+ * _extract_fwd_bwd_modules saves a binding sym node for the free symbols
+ * of the backward's inputs (PyTorch does so for every free symbol it has a
+ * binding placeholder for; symcut only where the backward needs one):
+ * a SymInt node of the joint whose value is the symbol when one is
+ * computable in the forward, else a new `sym_size.int` of the first
+ * primal (then forward value) with the symbol as a dim.  The saved
+ * SymInts are then ordered as PyTorch orders them: the binding
+ * placeholders first, then the new bindings (by backward input, each
+ * input's symbols sorted by name), then the other saved SymInts. */
+
+typedef struct sym_entry {
+    sc_expr *sym;      /* the symbol (new bindings), NULL otherwise */
+    sc_node_id joint;  /* a joint node, or SC_NODE_NONE: synthesized */
+    sc_node_id src;    /* synthesized: sym_size.int(src, dim) */
+    size_t dim;
+    char name[40];     /* synthesized: its name in both graphs */
+} sym_entry;
+
+typedef struct sym_plan {
+    sym_entry *e;      /* the saved SymInts in output order */
+    size_t n, nsynth;
+} sym_plan;
+
+typedef struct sym_set {
+    sc_expr **v;
+    size_t n, cap;
+} sym_set;
+
+static bool set_has(const sym_set *s, const sc_expr *x)
+{
+    size_t i;
+    for (i = 0; i < s->n; i++)
+        if (s->v[i] == x)
+            return true;
+    return false;
+}
+
+static bool set_add(sym_set *s, sc_expr *x)
+{
+    if (set_has(s, x))
+        return true;
+    if (s->n == s->cap &&
+        !sc__grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+        return false;
+    s->v[s->n++] = x;
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const sc_expr *x = *(sc_expr *const *)a, *y = *(sc_expr *const *)b;
+    return strcmp(sc_expr_symbol_name(x), sc_expr_symbol_name(y));
+}
+
+/* Add the free symbols of e (sorted by name) to need unless bound. */
+static bool need_expr(sc_expr *e, const sym_set *bound, sym_set *need)
+{
+    sc_expr *buf[16], **syms = buf;
+    size_t n, i;
+    bool ok = true;
+    if (!e)
+        return true;
+    n = sc_expr_free_symbols(e, buf, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return false;
+        sc_expr_free_symbols(e, syms, n);
+    }
+    qsort(syms, n, sizeof *syms, by_name);
+    for (i = 0; i < n && ok; i++)
+        if (!set_has(bound, syms[i]))
+            ok = set_add(need, syms[i]);
+    if (syms != buf)
+        sc__free(syms);
+    return ok;
+}
+
+/* The symbols of a node's metadata, in one expression per size/stride. */
+static bool need_meta(const sc_graph *g, sc_node_id id, const sym_set *bound,
+                      sym_set *need)
+{
+    sc_result r;
+    size_t d;
+    bool ok = true;
+    sc_graph_node_result(g, id, &r);
+    if (r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL)
+        return need_expr(r.expr, bound, need);
+    if (r.kind != SC_RESULT_TENSOR)
+        return true;
+    for (d = 0; d < r.tensor.ndim && ok; d++) {
+        ok = need_expr(r.tensor.sizes[d], bound, need);
+        if (ok && r.tensor.has_strides)
+            ok = need_expr(r.tensor.strides[d], bound, need);
+    }
+    return ok;
+}
+
+static bool need_value(const sc_value *v, const sym_set *bound,
+                       sym_set *need)
+{
+    size_t i;
+    if (v->kind == SC_VALUE_SYMINT)
+        return need_expr(v->u.expr, bound, need);
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+        for (i = 0; i < v->u.list.n; i++)
+            if (!need_value(&v->u.list.items[i], bound, need))
+                return false;
+    return true;
+}
+
+/* The symbols a backward input binds: its sizes that are bare symbols,
+ * or its value when it is a SymInt equal to a symbol. */
+static bool add_bound(const sc_graph *g, sc_node_id id, sym_set *bound)
+{
+    sc_result r;
+    size_t d;
+    sc_graph_node_result(g, id, &r);
+    if (r.kind == SC_RESULT_SYMINT)
+        return !r.expr || !sc_expr_is_symbol(r.expr) ||
+               set_add(bound, r.expr);
+    if (r.kind != SC_RESULT_TENSOR)
+        return true;
+    for (d = 0; d < r.tensor.ndim; d++)
+        if (sc_expr_is_symbol(r.tensor.sizes[d]) &&
+            !set_add(bound, r.tensor.sizes[d]))
+            return false;
+    return true;
+}
+
+/* Can the symbols of e be solved for from e's value once the symbols in
+ * bound are known, the way the interpreter binds an input's composite
+ * size (kernels/interp.c, solve_for): exactly one unbound symbol x, and e
+ * with the others at their hints is x or c + k*x?  *x is that symbol. */
+static sc_status solvable(sc_partition *p, sc_expr *e, const sym_set *bound,
+                          sc_symmap *vals, sc_expr **x, sc_error *err)
+{
+    sc_expr *buf[16], *r;
+    size_t n, i;
+    *x = NULL;
+    if (!e)
+        return SC_OK;
+    n = sc_expr_free_symbols(e, buf, 16);
+    if (n > 16)
+        return SC_OK;
+    for (i = 0; i < n; i++) {
+        if (set_has(bound, buf[i]))
+            continue;
+        if (*x) {
+            *x = NULL;
+            return SC_OK;
+        }
+        *x = buf[i];
+    }
+    if (!*x)
+        return SC_OK;
+    sc_symmap_clear(vals);
+    for (i = 0; i < n; i++) {
+        sc_expr *v = buf[i] == *x ? NULL : sc_symmap_get(p->binding, buf[i]);
+        if (buf[i] == *x)
+            continue;
+        if (!v) {
+            *x = NULL;
+            return SC_OK;
+        }
+        if (sc_symmap_set(vals, buf[i], v, err) != SC_OK)
+            return err ? err->code : SC_ERR_NOMEM;
+    }
+    r = sc_expr_subst(p->ctx, e, vals);
+    if (!r) {
+        sc_error tmp;
+        *x = NULL; /* e.g. a division by zero at the hints: not solvable */
+        sc_ctx_take_error(p->ctx, &tmp);
+        return tmp.code == SC_ERR_NOMEM ? sc__error_nomem(err) : SC_OK;
+    }
+    if (!(sc_expr_is_symbol(r) ||
+          (sc_expr_get_kind(r) == SC_EXPR_ADD && sc_expr_nargs(r) == 1 &&
+           sc_expr_is_symbol(sc_expr_arg(r, 0)))))
+        *x = NULL;
+    return SC_OK;
+}
+
+/* Grow bound with the symbols the interpreter solves for from the
+ * composite sizes of the backward inputs (ids), until nothing moves. */
+static sc_status solve_bound(sc_partition *p, const sc__idlist *ids,
+                             sym_set *bound, sc_error *err)
+{
+    sc_symmap *vals = sc_symmap_new(p->ctx);
+    bool progress = true;
+    sc_status status = SC_OK;
+    size_t i, d;
+    if (!vals)
+        return sc__error_nomem(err);
+    while (progress && status == SC_OK) {
+        progress = false;
+        for (i = 0; i < ids->n && status == SC_OK; i++) {
+            sc_result r;
+            sc_expr *x;
+            sc_graph_node_result(p->g, ids->ids[i], &r);
+            if (r.kind == SC_RESULT_SYMINT) {
+                status = solvable(p, r.expr, bound, vals, &x, err);
+                if (status == SC_OK && x) {
+                    progress = true;
+                    if (!set_add(bound, x))
+                        status = sc__error_nomem(err);
+                }
+                continue;
+            }
+            if (r.kind != SC_RESULT_TENSOR)
+                continue;
+            for (d = 0; d < r.tensor.ndim && status == SC_OK; d++) {
+                status = solvable(p, r.tensor.sizes[d], bound, vals, &x, err);
+                if (status == SC_OK && x) {
+                    progress = true;
+                    if (!set_add(bound, x))
+                        status = sc__error_nomem(err);
+                }
+            }
+        }
+    }
+    sc_symmap_free(vals);
+    return status;
+}
+
+/* Grow bound with the symbols the shape environment replaces by an
+ * expression of bound ones (s0 -> s2 after a guard s0 == s2), as the
+ * interpreter binds them before running the nodes (check_env). */
+static bool replacement_closure(const sc_partition *p, sym_set *bound)
+{
+    size_t i, k, n = p->env ? sc_env_symbol_count(p->env) : 0;
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        for (i = 0; i < n; i++) {
+            sc_expr *sym = sc_env_symbol(p->env, i), *buf[16];
+            sc_expr *r = sc_env_replacement(p->env, sym);
+            size_t nf;
+            bool all = true;
+            if (!r || r == sym || set_has(bound, sym))
+                continue;
+            nf = sc_expr_free_symbols(r, buf, 16);
+            if (nf > 16)
+                continue;
+            for (k = 0; k < nf && all; k++)
+                all = set_has(bound, buf[k]);
+            if (!all)
+                continue;
+            if (!set_add(bound, sym))
+                return false;
+            progress = true;
+        }
+    }
+    return true;
+}
+
+/* Is saved SymInt id a binding node in PyTorch's sense (a SymInt
+ * placeholder whose value is a bare symbol)? */
+static bool binding_placeholder(const sc_graph *g, sc_node_id id)
+{
+    sc_result r;
+    if (sc_graph_node_kind(g, id) != SC_NODE_PLACEHOLDER)
+        return false;
+    sc_graph_node_result(g, id, &r);
+    return r.kind == SC_RESULT_SYMINT && r.expr && sc_expr_is_symbol(r.expr);
+}
+
+typedef struct fw_ok {
+    const sc_partition *p;
+    const uint8_t *fmark;
+    bool ok;
+} fw_ok;
+
+static void check_in_forward(sc_node_id id, void *u)
+{
+    fw_ok *f = u;
+    sc_node_id r = f->p->nodes[id].rep;
+    if (r == SC_NODE_NONE ||
+        (!(f->p->nodes[r].flags & SC__PN_PRIMAL) && !(f->fmark[r] & M_NEEDED)))
+        f->ok = false;
+}
+
+/* Where the forward can take symbol sym from: an existing SymInt node of
+ * the joint (*joint) whose arguments the forward has anyway, else a
+ * tensor dim (*src, *dim) of a primal or of a forward value. */
+static bool find_source(const sc_partition *p, const uint8_t *fmark,
+                        sc_expr *sym, sc_node_id *joint, sc_node_id *src,
+                        size_t *dim)
+{
+    const sc_graph *g = p->g;
+    size_t i, d, pass;
+    *joint = *src = SC_NODE_NONE;
+    for (i = 0; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        sc_result r;
+        fw_ok f;
+        if (!(pn->flags & SC__PN_CANON) || pn->vkind != SC__PV_SYMINT ||
+            (pn->flags & SC__PN_TANGENT) ||
+            (pn->cls & SC_PARTITION_TANGENT_CLOSURE))
+            continue;
+        sc_graph_node_result(g, (sc_node_id)i, &r);
+        if (r.kind != SC_RESULT_SYMINT || r.expr != sym)
+            continue;
+        f.p = p;
+        f.fmark = fmark;
+        f.ok = true;
+        visit_args(p, (sc_node_id)i, check_in_forward, &f);
+        if (f.ok) {
+            *joint = (sc_node_id)i;
+            return true;
+        }
+    }
+    for (pass = 0; pass < 2; pass++)
+        for (i = 0; i < p->n; i++) {
+            const sc__pnode *pn = &p->nodes[i];
+            sc_result r;
+            if (!(pn->flags & SC__PN_CANON) || pn->vkind != SC__PV_TENSOR)
+                continue;
+            if (pass == 0 ? !(pn->flags & SC__PN_PRIMAL)
+                          : ((pn->flags & SC__PN_PRIMAL) ||
+                             !(fmark[i] & M_NEEDED) ||
+                             (pn->cls & SC_PARTITION_TANGENT_CLOSURE)))
+                continue;
+            sc_graph_node_result(g, (sc_node_id)i, &r);
+            for (d = 0; d < r.tensor.ndim; d++)
+                if (r.tensor.sizes[d] == sym) {
+                    *src = (sc_node_id)i;
+                    *dim = d;
+                    return true;
+                }
+        }
+    return false;
+}
+
+static void synth_name(const sc_partition *p, const sym_plan *pl,
+                       char *out, size_t cap)
+{
+    size_t k, j;
+    for (k = 0;; k++) {
+        bool taken;
+        if (k)
+            snprintf(out, cap, "sym_size_%zu", k);
+        else
+            snprintf(out, cap, "sym_size");
+        taken = sc_graph_find(p->g, out) != SC_NODE_NONE;
+        for (j = 0; j < pl->n && !taken; j++)
+            taken = pl->e[j].joint == SC_NODE_NONE &&
+                    strcmp(pl->e[j].name, out) == 0;
+        if (!taken)
+            return;
+    }
+}
+
+static bool plan_push(sym_plan *pl, size_t *cap, const sym_entry *e)
+{
+    if (pl->n == *cap &&
+        !sc__grow((void **)&pl->e, cap, pl->n + 1, sizeof *pl->e))
+        return false;
+    pl->e[pl->n++] = *e;
+    return true;
+}
+
+/* The symbols the backward needs and cannot bind, their sources, and the
+ * order of the saved SymInts (pl).  Existing joint nodes chosen as
+ * sources join p->saved_symints. */
+static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
+                               const uint8_t *fmark, size_t nsyms,
+                               sym_plan *pl, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, k, nph = sc_graph_num_placeholders(g), cap = 0;
+    sym_set bound = {NULL, 0, 0}, need = {NULL, 0, 0};
+    sym_set bound_all = {NULL, 0, 0};
+    sc__idlist ordered = {NULL, 0, 0}, inputs = {NULL, 0, 0};
+    sc_status status = SC_OK;
+    bool ok = true, scan;
+    sym_entry e;
+
+    memset(pl, 0, sizeof *pl);
+    for (i = 0; i < p->saved_symints.n && ok; i++)
+        ok = add_bound(g, p->saved_symints.ids[i], &bound);
+    for (i = 0; i < p->saved_tensors.n && ok; i++)
+        ok = add_bound(g, p->saved_tensors.ids[i], &bound);
+    for (i = 0; i < nph && ok; i++)
+        if (p->nodes[i].flags & SC__PN_TANGENT)
+            ok = add_bound(g, (sc_node_id)i, &bound);
+    for (i = 0; i < p->saved_symints.n && ok; i++)
+        ok = sc__idlist_push(&inputs, p->saved_symints.ids[i]);
+    for (i = 0; i < p->saved_tensors.n && ok; i++)
+        ok = sc__idlist_push(&inputs, p->saved_tensors.ids[i]);
+    for (i = 0; i < nph && ok; i++)
+        if (p->nodes[i].flags & SC__PN_TANGENT)
+            ok = sc__idlist_push(&inputs, (sc_node_id)i);
+    if (!ok)
+        goto nomem;
+    if (bound.n < nsyms)
+        status = solve_bound(p, &inputs, &bound, err);
+    if (status != SC_OK)
+        goto done;
+    /* PyTorch's order: derived saved SymInts, saved tensors, tangents;
+     * then (symcut) the backward's own nodes.  Nothing to look for once
+     * every symbol of the graph is bound or needed. */
+    scan = bound.n < nsyms;
+    for (i = 0; scan && i < p->saved_symints.n && ok; i++)
+        if (!binding_placeholder(g, p->saved_symints.ids[i]))
+            ok = need_meta(g, p->saved_symints.ids[i], &bound, &need);
+    for (i = 0; scan && i < p->saved_tensors.n && ok; i++)
+        ok = need_meta(g, p->saved_tensors.ids[i], &bound, &need);
+    for (i = 0; scan && i < nph && ok; i++)
+        if (p->nodes[i].flags & SC__PN_TANGENT)
+            ok = need_meta(g, (sc_node_id)i, &bound, &need);
+    /* the nodes' symbols may also come from the environment's
+     * replacements, which the interpreter applies once the inputs are
+     * bound (an input's own sizes may not) */
+    for (i = 0; scan && i < bound.n && ok; i++)
+        ok = set_add(&bound_all, bound.v[i]);
+    if (scan && ok)
+        ok = replacement_closure(p, &bound_all);
+    for (i = nph; scan && i < p->n && ok && bound_all.n + need.n < nsyms;
+         i++) {
+        size_t na, j;
+        if (!(p->nodes[i].flags & SC__PN_CANON) || !(mark[i] & M_NEEDED) ||
+            (p->nodes[i].flags & SC__PN_BW_INPUT))
+            continue;
+        ok = need_meta(g, (sc_node_id)i, &bound_all, &need);
+        na = sc_graph_node_num_args(g, (sc_node_id)i);
+        for (j = 0; j < na && ok; j++)
+            ok = need_value(sc_graph_node_arg(g, (sc_node_id)i, j),
+                            &bound_all, &need);
+    }
+    if (!ok)
+        goto nomem;
+
+    for (i = 0; i < p->saved_symints.n; i++)
+        if (binding_placeholder(g, p->saved_symints.ids[i])) {
+            memset(&e, 0, sizeof e);
+            e.joint = p->saved_symints.ids[i];
+            if (!plan_push(pl, &cap, &e))
+                goto nomem;
+        }
+    for (k = 0; k < need.n; k++) {
+        memset(&e, 0, sizeof e);
+        e.sym = need.v[k];
+        if (!find_source(p, fmark, e.sym, &e.joint, &e.src, &e.dim))
+            continue; /* nothing in the forward has it: left as it was */
+        if (e.joint != SC_NODE_NONE) {
+            if (p->nodes[e.joint].flags & SC__PN_SAVED)
+                continue;
+            p->nodes[e.joint].flags |= SC__PN_SAVED | SC__PN_BW_INPUT;
+            if (!sc__partition_warn(
+                    p, "the backward cannot bind %s from its inputs: %s is "
+                       "saved for it",
+                    sc_expr_symbol_name(e.sym),
+                    sc_graph_node_name(g, e.joint)))
+                goto nomem;
+        } else {
+            synth_name(p, pl, e.name, sizeof e.name);
+            pl->nsynth++;
+            if (!sc__partition_warn(
+                    p, "the backward cannot bind %s from its inputs: the "
+                       "forward saves %s = sym_size(%s, %zu), which the "
+                       "joint graph does not have",
+                    sc_expr_symbol_name(e.sym), e.name,
+                    sc_graph_node_name(g, e.src), e.dim))
+                goto nomem;
+        }
+        if (!plan_push(pl, &cap, &e))
+            goto nomem;
+    }
+    for (i = 0; i < p->saved_symints.n; i++)
+        if (!binding_placeholder(g, p->saved_symints.ids[i])) {
+            memset(&e, 0, sizeof e);
+            e.joint = p->saved_symints.ids[i];
+            if (!plan_push(pl, &cap, &e))
+                goto nomem;
+        }
+    for (i = 0; i < pl->n; i++)
+        if (pl->e[i].joint != SC_NODE_NONE &&
+            !sc__idlist_push(&ordered, pl->e[i].joint))
+            goto nomem;
+    sc__idlist_free(&p->saved_symints);
+    p->saved_symints = ordered;
+    goto done;
+nomem:
+    sc__idlist_free(&ordered);
+    status = sc__error_nomem(err);
+done:
+    sc__idlist_free(&inputs);
+    sc__free(bound_all.v);
+    sc__free(bound.v);
+    sc__free(need.v);
+    return status;
+}
+
 /* ---- Building the graphs --------------------------------------------------- */
 
 typedef struct builder {
@@ -150,6 +649,8 @@ typedef struct builder {
     sc__arena scratch;
     sc_expr **syms; /* the joint's symbols (one scan for both graphs) */
     size_t nsyms;
+    const sym_plan *plan; /* the saved SymInts, in order */
+    sc_node_id *synth_fw; /* plan entry -> synthesized forward node */
 } builder;
 
 static bool remap(builder *b, const sc_value *v, sc_value *out)
@@ -286,15 +787,16 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
     ng = new_graph(p, b, "forward_fn", err);
     if (!ng)
         return err ? err->code : SC_ERR_NOMEM;
-    outs = sc__malloc((p->nfwd_out + p->saved_tensors.n +
-                       p->saved_symints.n + 1) * sizeof *outs);
+    outs = sc__malloc((p->nfwd_out + p->saved_tensors.n + b->plan->n + 1) *
+                      sizeof *outs);
     if (!outs) {
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
     status = sc__graph_reserve(ng, count_flagged(p, SC__PN_PRIMAL, 0, nph) +
                                        count_flagged(p, SC__PN_IN_FW, nph,
-                                                     p->n),
+                                                     p->n) +
+                                       b->plan->nsynth,
                                err);
     if (status != SC_OK)
         goto fail;
@@ -312,6 +814,23 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         if (status != SC_OK)
             goto fail;
     }
+    for (i = 0; i < b->plan->n; i++) {
+        const sym_entry *e = &b->plan->e[i];
+        sc_value a[2];
+        sc_result m;
+        if (e->joint != SC_NODE_NONE)
+            continue;
+        a[0] = sc_value_node(b->map[e->src]);
+        a[1] = sc_value_int((int64_t)e->dim);
+        sc_result_init(&m);
+        m.kind = SC_RESULT_SYMINT;
+        m.expr = e->sym;
+        status = sc_graph_add_call(ng, e->name, "torch.ops.aten.sym_size.int",
+                                   2, a, 0, NULL, NULL, &m, &b->synth_fw[i],
+                                   err);
+        if (status != SC_OK)
+            goto fail;
+    }
     for (i = 0; i < p->nfwd_out; i++) {
         sc_node_id o = sc_graph_output(g, i);
         outs[nout++] = o == SC_NODE_NONE ? SC_NODE_NONE
@@ -319,8 +838,11 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
     }
     for (i = 0; i < p->saved_tensors.n; i++)
         outs[nout++] = b->map[p->saved_tensors.ids[i]];
-    for (i = 0; i < p->saved_symints.n; i++)
-        outs[nout++] = b->map[p->saved_symints.ids[i]];
+    for (i = 0; i < b->plan->n; i++) {
+        const sym_entry *e = &b->plan->e[i];
+        outs[nout++] = e->joint != SC_NODE_NONE ? b->map[e->joint]
+                                                : b->synth_fw[i];
+    }
     status = sc_graph_set_outputs(ng, nout, outs, nout, err);
     if (status != SC_OK)
         goto fail;
@@ -353,7 +875,7 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
-    status = sc__graph_reserve(ng, p->saved_symints.n + p->saved_tensors.n +
+    status = sc__graph_reserve(ng, b->plan->n + p->saved_tensors.n +
                                        count_flagged(p, SC__PN_TANGENT, 0,
                                                      nph) +
                                        count_flagged(p, SC__PN_IN_BW, nph,
@@ -361,9 +883,18 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
                                err);
     if (status != SC_OK)
         goto fail;
-    for (i = 0; i < p->saved_symints.n; i++) {
-        status = add_input(b, ng, p->saved_symints.ids[i], SC_ROLE_PRIMAL,
-                           err);
+    for (i = 0; i < b->plan->n; i++) {
+        const sym_entry *e = &b->plan->e[i];
+        sc_result m;
+        if (e->joint != SC_NODE_NONE) {
+            status = add_input(b, ng, e->joint, SC_ROLE_PRIMAL, err);
+        } else {
+            sc_result_init(&m);
+            m.kind = SC_RESULT_SYMINT;
+            m.expr = e->sym;
+            status = sc_graph_add_placeholder(ng, e->name, SC_ROLE_PRIMAL, &m,
+                                              NULL, err);
+        }
         if (status != SC_OK)
             goto fail;
     }
@@ -407,32 +938,30 @@ fail:
     return status;
 }
 
-static sc_status build_graphs(sc_partition *p, sc_error *err)
+static sc_status build_graphs(sc_partition *p, const sym_plan *plan,
+                              sc_expr **syms, size_t nsyms, sc_error *err)
 {
     builder b;
     sc_status status;
     memset(&b, 0, sizeof b);
     b.p = p;
+    b.plan = plan;
     b.map = sc__malloc((p->n ? p->n : 1) * sizeof *b.map);
-    if (!b.map)
+    b.synth_fw = sc__malloc((plan->n ? plan->n : 1) * sizeof *b.synth_fw);
+    if (!b.map || !b.synth_fw) {
+        sc__free(b.map);
+        sc__free(b.synth_fw);
         return sc__error_nomem(err);
-    sc__arena_init(&b.scratch);
-    /* one scan: the context's symbol count bounds the graph's */
-    b.nsyms = sc_ctx_symbol_count(sc_graph_ctx(p->g));
-    if (b.nsyms) {
-        b.syms = sc__malloc(b.nsyms * sizeof *b.syms);
-        if (!b.syms) {
-            sc__free(b.map);
-            return sc__error_nomem(err);
-        }
-        b.nsyms = sc_graph_symbols(p->g, b.syms, b.nsyms);
     }
+    sc__arena_init(&b.scratch);
+    b.syms = syms;
+    b.nsyms = nsyms;
     status = build_forward(p, &b, err);
     if (status == SC_OK)
         status = build_backward(p, &b, err);
     sc__arena_destroy(&b.scratch);
-    sc__free(b.syms);
     sc__free(b.map);
+    sc__free(b.synth_fw);
     return status;
 }
 
@@ -650,20 +1179,32 @@ static bool node_flops(sc_partition *p, sc_node_id id, int64_t *out)
 sc_status sc__partition_extract(sc_partition *p, sc_error *err)
 {
     uint8_t *mark = NULL, *fmark = NULL;
-    size_t i;
+    size_t i, nsyms;
+    sc_expr **syms = NULL;
     sc_status status;
+    sym_plan plan;
 
+    memset(&plan, 0, sizeof plan);
     mark = sc__malloc(p->n ? p->n : 1);
     fmark = sc__malloc(p->n ? p->n : 1);
-    if (!mark || !fmark) {
+    /* the joint's symbols, in one scan (the context's symbol count bounds
+     * the graph's) */
+    nsyms = sc_ctx_symbol_count(p->ctx);
+    syms = sc__malloc((nsyms ? nsyms : 1) * sizeof *syms);
+    if (!mark || !fmark || !syms) {
         status = sc__error_nomem(err);
         goto done;
     }
+    nsyms = sc_graph_symbols(p->g, syms, nsyms);
     status = backward_set(p, mark, err);
     if (status != SC_OK)
         goto done;
     remove_unused_saved(&p->saved_tensors, p->nodes, mark);
     remove_unused_saved(&p->saved_symints, p->nodes, mark);
+    forward_set(p, fmark);
+    status = plan_bindings(p, mark, fmark, nsyms, &plan, err);
+    if (status != SC_OK)
+        goto done;
     forward_set(p, fmark);
 
     for (i = 0; i < p->n; i++) {
@@ -709,8 +1250,10 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
     if (status != SC_OK)
         goto done;
     if (!(p->flags & SC_PARTITION_NO_GRAPHS))
-        status = build_graphs(p, err);
+        status = build_graphs(p, &plan, syms, nsyms, err);
 done:
+    sc__free(syms);
+    sc__free(plan.e);
     sc__free(mark);
     sc__free(fmark);
     return status;

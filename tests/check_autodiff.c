@@ -1519,8 +1519,10 @@ START_TEST(test_split_unbind_unused_pieces)
     int64_t s3[1] = {3}, s5[1] = {5}, s21[2] = {2, 1};
     assert_grad_sizes(j, 1, 1, s3);
     assert_grad_sizes(j, 2, 1, s5);
-    /* one zero piece for split (3 = 2 + 1), two for split_1 (5 = 2+2+1) */
-    ck_assert_int_eq(count_op(j, "zeros_like.default"), 3);
+    /* one zero piece for split (3 = 2 + 1), two for split_1 (5 = 2+2+1):
+     * zeros with explicit sizes, one node per size ([1] is shared) */
+    ck_assert_int_eq(count_op(j, "zeros.default"), 2);
+    ck_assert_int_eq(count_op(j, "zeros_like.default"), 0);
     ck_assert_int_eq(count_op(j, "cat.default"), 2);
     assert_gradcheck(j, NULL);
     sc_graph_free(j);
@@ -1529,7 +1531,8 @@ START_TEST(test_split_unbind_unused_pieces)
     f = text_graph(ctx, unbind_unused);
     j = joint(f, NULL, 0);
     assert_grad_sizes(j, 1, 2, s21);
-    ck_assert_int_eq(count_op(j, "zeros_like.default"), 1);
+    ck_assert_int_eq(count_op(j, "zeros.default"), 1);
+    ck_assert_int_eq(count_op(j, "zeros_like.default"), 0);
     assert_gradcheck(j, NULL);
     sc_graph_free(j);
     sc_graph_free(f);
@@ -1577,6 +1580,252 @@ START_TEST(test_split_unbind_unused_pieces)
 }
 END_TEST
 
+/* ---- Partitions of joint graphs: symbols, zeros ------------------------- */
+
+/* Partition j with policy, check that the backward takes one input per
+ * saved value and tangent, and validate the pair bit for bit at the hints
+ * and, when sym is given, at sym = value. */
+static sc_partition *partition_checked(const sc_graph *j,
+                                       sc_partition_policy policy,
+                                       const char *sym, int64_t value)
+{
+    sc_partition_options po;
+    sc_partition *p = NULL;
+    sc_validate_options vo;
+    sc_validate_report rep;
+    sc_symmap *m = NULL;
+    sc_error err;
+    const sc_graph *fw, *bw;
+    size_t i, nfwd = sc_graph_num_fwd_outputs(j);
+
+    sc_partition_options_init(&po);
+    po.policy = policy;
+    ck_assert_msg(sc_partition_run(j, &po, &p, &err) == SC_OK,
+                  "partition (%s): %s", sc_partition_policy_name(policy),
+                  err.message);
+    fw = sc_partition_forward(p);
+    bw = sc_partition_backward(p);
+    ck_assert_uint_eq(sc_graph_num_placeholders(bw),
+                      sc_graph_num_outputs(fw) - nfwd +
+                          sc_graph_num_tangents(j));
+    for (i = 0; i < 2; i++) {
+        if (i == 1) {
+            if (!sym)
+                break;
+            m = sc_symmap_new(sc_graph_ctx(j));
+            ck_assert_ptr_nonnull(m);
+            ck_assert(sc_symmap_set_si(m, sc_expr_symbol(sc_graph_ctx(j), sym),
+                                       value, NULL) == SC_OK);
+        }
+        sc_validate_options_init(&vo);
+        vo.sizes = m;
+        ck_assert_msg(sc_validate(j, fw, bw, &vo, &rep, &err) == SC_OK,
+                      "validate: %s", err.message);
+        ck_assert_msg(rep.passed, "validate (%s, %s): %s",
+                      sc_partition_policy_name(policy),
+                      i ? "other sizes" : "hints", rep.message);
+        if (m)
+            sc_symmap_free(m);
+        m = NULL;
+    }
+    return p;
+}
+
+/* Backward input i's SymInt value (its expression), or NULL. */
+static sc_expr *symint_input(const sc_graph *bw, size_t i)
+{
+    sc_result r;
+    sc_graph_node_result(bw, (sc_node_id)i, &r);
+    return r.kind == SC_RESULT_SYMINT ? r.expr : NULL;
+}
+
+/* K7: the backward's inputs carry s0 and s1 only inside s0*s1 (a tangent,
+ * nothing saved): the forward saves a SymInt for each (sym_size of the
+ * primal that has them as dims), in name order, so that the backward binds
+ * them and checks s0*s1 against the tangent. */
+static const char composite_only[] =
+    "# symcut: hint s0=3 s1=5\n"
+    "def forward(self, arg0_1: \"f32[s0, s1]\", arg1_1: \"f32[s0*s1]\"):\n"
+    "    neg: \"f32[s0*s1]\" = torch.ops.aten.neg.default(arg1_1)\n"
+    "    return (neg,)\n";
+
+/* The same with SymInt nodes of s0 and s1 in the forward (a view's
+ * sizes): those joint nodes are the ones saved. */
+static const char composite_view[] =
+    "# symcut: hint s0=3 s1=5\n"
+    "def forward(self, arg0_1: \"f32[s0, s1]\", arg1_1: \"f32[s0*s1]\"):\n"
+    "    sym_size: \"Sym(s0)\" = torch.ops.aten.sym_size.int(arg0_1, 0)\n"
+    "    sym_size_1: \"Sym(s1)\" = torch.ops.aten.sym_size.int(arg0_1, 1)\n"
+    "    mul: \"Sym(s0*s1)\" = sym_size * sym_size_1\n"
+    "    view: \"f32[s0*s1]\" = torch.ops.aten.view.default(arg0_1, [mul])\n"
+    "    add: \"f32[s0*s1]\" = torch.ops.aten.add.Tensor(view, arg1_1)\n"
+    "    exp: \"f32[s0*s1]\" = torch.ops.aten.exp.default(add)\n"
+    "    return (exp,)\n";
+
+static const sc_partition_policy all_policies[3] = {
+    SC_PARTITION_PYTORCH, SC_PARTITION_PYTORCH_1_13, SC_PARTITION_EXACT};
+
+START_TEST(test_partition_binds_composite_symbols)
+{
+    static const bool rg[2] = {false, true};
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *s0 = sc_expr_symbol(ctx, "s0"), *s1 = sc_expr_symbol(ctx, "s1");
+    sc_graph *f = text_graph(ctx, composite_only);
+    sc_graph *j = joint(f, NULL, 0);
+    size_t k;
+
+    for (k = 0; k < 3; k++) {
+        sc_partition *p = partition_checked(j, all_policies[k], "s1", 7);
+        const sc_graph *fw = sc_partition_forward(p);
+        const sc_graph *bw = sc_partition_backward(p);
+        sc_node_id o;
+        /* nothing of the joint is saved; two new SymInts are */
+        ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 0);
+        ck_assert_uint_eq(sc_partition_num_saved_symints(p), 0);
+        ck_assert_uint_eq(sc_graph_num_placeholders(bw), 3);
+        ck_assert_ptr_eq(symint_input(bw, 0), s0);
+        ck_assert_ptr_eq(symint_input(bw, 1), s1);
+        ck_assert_int_eq(sc_graph_node_role(bw, 2), SC_ROLE_TANGENT);
+        ck_assert_uint_eq(sc_graph_num_outputs(fw), 3);
+        o = sc_graph_output(fw, 1);
+        ck_assert_str_eq(sc_graph_node_target(fw, o),
+                         "torch.ops.aten.sym_size.int");
+        ck_assert_str_eq(sc_graph_node_name(fw, o), sc_graph_node_name(bw, 0));
+        ck_assert_int_eq(node_arg(fw, o, 0), 0); /* primals_1 */
+        ck_assert_uint_eq(sc_partition_num_warnings(p), 2);
+        ck_assert_ptr_nonnull(strstr(sc_partition_warning(p, 0), "bind s0"));
+        sc_partition_free(p);
+    }
+    sc_graph_free(j);
+    sc_graph_free(f);
+
+    /* s0, s1 as SymInt nodes of the joint: saved as such, in name order */
+    f = text_graph(ctx, composite_view);
+    j = joint(f, rg, 2);
+    for (k = 0; k < 3; k++) {
+        sc_partition *p = partition_checked(j, all_policies[k], "s0", 4);
+        const sc_graph *bw = sc_partition_backward(p);
+        ck_assert_uint_eq(sc_partition_num_saved_symints(p), 2);
+        ck_assert_str_eq(sc_graph_node_name(j, sc_partition_saved_symint(p, 0)),
+                         "sym_size");
+        ck_assert_str_eq(sc_graph_node_name(j, sc_partition_saved_symint(p, 1)),
+                         "sym_size_1");
+        ck_assert_ptr_eq(symint_input(bw, 0), s0);
+        ck_assert_ptr_eq(symint_input(bw, 1), s1);
+        ck_assert_int_eq(
+            sc_partition_node_place(p, sc_partition_saved_symint(p, 0)),
+            SC_PARTITION_PLACE_SAVED);
+        sc_partition_free(p);
+    }
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* K8: an unbind of 300 pieces with one used: one zeros node stands for the
+ * 299 undefined gradients (PyTorch's unbind_backward fills them with zeros
+ * of the defined one's sizes, which CSE merges), so no tie among hundreds
+ * of equal-weight nodes decides the saved set, and no policy saves it. */
+static const char unbind_many[] =
+    "# symcut: hint s0=3\n"
+    "def forward(self, arg0_1: \"f32[s0, 300]\"):\n"
+    "    sigmoid: \"f32[s0, 300]\" = torch.ops.aten.sigmoid.default(arg0_1)\n"
+    "    unbind = torch.ops.aten.unbind.int(sigmoid, 1)\n"
+    "    getitem_150: \"f32[s0]\" = unbind[150]\n"
+    "    mul: \"f32[s0]\" = torch.ops.aten.mul.Tensor(getitem_150, "
+    "getitem_150)\n"
+    "    return (mul,)\n";
+
+START_TEST(test_unbind_many_unused_pieces)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *f = text_graph(ctx, unbind_many);
+    sc_graph *j = joint(f, NULL, 0);
+    sc_node_id st = SC_NODE_NONE, z;
+    const sc_value *list;
+    size_t i, k;
+
+    ck_assert_int_eq(count_op(j, "zeros.default"), 1);
+    ck_assert_int_eq(count_op(j, "zeros_like.default"), 0);
+    /* no getitem for the unused pieces: their sizes are the used one's */
+    ck_assert_int_eq(count_op(j, "getitem"), 1);
+    ck_assert_uint_lt(sc_graph_num_nodes(j), 20);
+    for (i = 0; i < sc_graph_num_nodes(j); i++)
+        if (strcmp(op_of(j, (sc_node_id)i), "stack.default") == 0)
+            st = (sc_node_id)i;
+    ck_assert_int_ne(st, SC_NODE_NONE);
+    list = sc_graph_node_arg(j, st, 0);
+    ck_assert_int_eq(list->kind, SC_VALUE_LIST);
+    ck_assert_uint_eq(list->u.list.n, 300);
+    z = list->u.list.items[0].u.node;
+    ck_assert_str_eq(op_of(j, z), "zeros.default");
+    for (i = 0; i < 300; i++)
+        if (i != 150)
+            ck_assert_int_eq(list->u.list.items[i].u.node, z);
+    assert_gradcheck(j, NULL);
+    for (k = 0; k < 3; k++) {
+        sc_partition *p = partition_checked(j, all_policies[k], "s0", 5);
+        ck_assert_int_ne(sc_partition_node_place(p, z),
+                         SC_PARTITION_PLACE_SAVED);
+        for (i = 0; i < sc_partition_num_saved_tensors(p); i++)
+            ck_assert_str_ne(op_of(j, sc_partition_saved_tensor(p, i)),
+                             "zeros.default");
+        sc_partition_free(p);
+    }
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Allocation failures in the zeros of unused pieces and in the saved
+ * bindings: every failing allocation is SC_ERR_NOMEM with nothing
+ * returned (no leak under the sanitizers). */
+static const char unbind_few[] =
+    "# symcut: hint s0=3\n"
+    "def forward(self, arg0_1: \"f32[s0, 6]\"):\n"
+    "    unbind = torch.ops.aten.unbind.int(arg0_1, 1)\n"
+    "    getitem_2: \"f32[s0]\" = unbind[2]\n"
+    "    split = torch.ops.aten.split.Tensor(arg0_1, 4, 1)\n"
+    "    getitem_4: \"f32[s0, 2]\" = split[1]\n"
+    "    return (getitem_2, getitem_4)\n";
+
+START_TEST(test_bindings_out_of_memory)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *f = text_graph(ctx, unbind_few);
+    sc_graph *j;
+    long n;
+    joint_out_of_memory(f);
+    sc_graph_free(f);
+    f = text_graph(ctx, composite_only);
+    joint_out_of_memory(f);
+    j = joint(f, NULL, 0);
+    for (n = 0;; n++) {
+        sc_partition *p = (sc_partition *)1;
+        sc_error err;
+        sc_status st;
+        sc__alloc_fail_after(n);
+        st = sc_partition_run(j, NULL, &p, &err);
+        sc__alloc_fail_after(-1);
+        if (st == SC_OK) {
+            ck_assert_uint_eq(sc_graph_num_outputs(sc_partition_forward(p)),
+                              3);
+            sc_partition_free(p);
+            break;
+        }
+        ck_assert_msg(st == SC_ERR_NOMEM, "failing allocation %ld: %s: %s",
+                      n, sc_status_name(st), err.message);
+        ck_assert_ptr_null(p);
+    }
+    ck_assert(n > 5);
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *autodiff_suite(void)
 {
     Suite *s = suite_create("autodiff");
@@ -1595,6 +1844,9 @@ Suite *autodiff_suite(void)
     tcase_add_test(tc, test_symint_sym_size_nodes);
     tcase_add_test(tc, test_symint_composite);
     tcase_add_test(tc, test_split_unbind_unused_pieces);
+    tcase_add_test(tc, test_partition_binds_composite_symbols);
+    tcase_add_test(tc, test_unbind_many_unused_pieces);
+    tcase_add_test(tc, test_bindings_out_of_memory);
     suite_add_tcase(s, tc);
     tc = tcase_create("formulas");
     tcase_set_timeout(tc, 60);
