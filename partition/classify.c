@@ -1,6 +1,10 @@
 /* symcut — partitioner phase 1: which nodes the forward requires, which
  * depend on a tangent, each forward node's distance to the backward, the
- * ban rules and the weights, per policy. */
+ * ban rules and the weights, per policy.
+ *
+ * The pytorch and exact policies follow current PyTorch's solve_min_cut
+ * (torch/_functorch/partitioners.py) rule by rule, with its config knobs
+ * as sc_partition_options fields (doc/partition.md, "Ban rules"). */
 #include <config.h>
 
 #include <math.h>
@@ -11,6 +15,29 @@
 #include "partition/partition-internal.h"
 
 #define DIST_INF 1000000000
+
+/* The ban rules in force (the options, or PyTorch's defaults). */
+typedef struct rules {
+    bool modern;         /* pytorch or exact: current PyTorch's rules */
+    unsigned off;        /* SC_PARTITION_RULE_* bits turned off */
+    int32_t max_dist;    /* config.max_dist_from_bw */
+    int32_t chain_limit; /* the long-fusible-chain length */
+} rules;
+
+static bool rule_on(const rules *r, unsigned bit)
+{
+    return r->modern && !(r->off & bit);
+}
+
+static void rules_init(rules *r, const sc_partition *p)
+{
+    const sc_partition_options *o = p->opts;
+    memset(r, 0, sizeof *r);
+    r->modern = p->policy != SC_PARTITION_PYTORCH_1_13;
+    r->off = o ? o->rules_off : 0;
+    r->max_dist = o && o->max_dist_from_bw > 0 ? o->max_dist_from_bw : 1000;
+    r->chain_limit = o && o->long_chain_limit > 0 ? o->long_chain_limit : 100;
+}
 
 /* PyTorch 1.13's default (compiler="nvfuser") recomputable overload
  * packets, for ops the op table does not know (it knows the flag of every
@@ -87,12 +114,6 @@ bool sc__partition_fusible(const sc_partition *p, sc_node_id id)
         return true;
     op = sc_graph_node_op(p->g, id);
     return op >= 0 && sc__op_get((sc__op)op)->functorch_random;
-}
-
-static bool is_view(const sc_partition *p, sc_node_id id)
-{
-    int op = sc_graph_node_op(p->g, id);
-    return op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW;
 }
 
 static const sc_node_id *users_of(const sc_partition *p, sc_node_id id,
@@ -232,52 +253,6 @@ static bool reduction_rule(const sc_partition *p, sc_node_id id)
     return size_of(p, id) * 4 < in;
 }
 
-static bool materialized(const sc_partition *p, sc_node_id id)
-{
-    size_t k, nu;
-    const sc_node_id *us;
-    if (sc_graph_node_kind(p->g, id) == SC_NODE_PLACEHOLDER ||
-        (p->nodes[id].flags & SC__PN_OUT_USED))
-        return true;
-    if (!sc__partition_fusible(p, id))
-        return users_of(p, id, &nu), nu > 0;
-    us = users_of(p, id, &nu);
-    for (k = 0; k < nu; k++)
-        if (!sc__partition_fusible(p, us[k]))
-            return true;
-    return false;
-}
-
-/* Current PyTorch: is the node (or a view of it) used by a backward op
- * that cannot fuse it, so that recomputing it costs a materialization? */
-static bool materialized_backward(const sc_partition *p, sc_node_id id,
-                                  sc__idlist *stack)
-{
-    size_t k, nu;
-    const sc_node_id *us;
-    if (is_view(p, id))
-        return false;
-    stack->n = 0;
-    if (!sc__idlist_push(stack, id))
-        return false;
-    while (stack->n > 0) {
-        sc_node_id cur = stack->ids[--stack->n];
-        if (p->nodes[cur].flags & SC__PN_OUT_USED)
-            return true;
-        us = users_of(p, cur, &nu);
-        for (k = 0; k < nu; k++) {
-            sc_node_id u = us[k];
-            if (!(p->nodes[u].cls & SC_PARTITION_REQUIRED_FW) &&
-                !(sc__partition_fusible(p, cur) &&
-                  sc__partition_fusible(p, u)))
-                return true;
-            if (is_view(p, u) && !sc__idlist_push(stack, u))
-                return false;
-        }
-    }
-    return false;
-}
-
 static sc_partition_ban op_ban(const sc_partition *p, sc_node_id id)
 {
     int op = sc_graph_node_op(p->g, id);
@@ -298,16 +273,159 @@ static sc_partition_ban op_ban(const sc_partition *p, sc_node_id id)
                : SC_PARTITION_BAN_NOT_RECOMPUTABLE;
 }
 
-static sc_status bans(sc_partition *p, sc_error *err)
+/* is_fusible(a, b) of the policy: both ops fusible; current PyTorch also
+ * fuses anything into a cat consumer ("memory fusion"). */
+static bool fusible_edge(const sc_partition *p, const rules *r,
+                         const uint8_t *fus, sc_node_id a, sc_node_id b)
+{
+    if (r->modern && sc_graph_node_op(p->g, b) == SC_OP_CAT)
+        return true;
+    return fus[a] && fus[b];
+}
+
+/* PyTorch's view_ops: never banned, and see-through for the
+ * materialized-backward rule.  Here the op table's view class, consistent
+ * with the class-based recomputable list: PyTorch's own list (squeeze,
+ * unsqueeze, alias, view, slice, t, expand, as_strided, permute, select,
+ * split) lacks transpose, reshape, _unsafe_view, _reshape_alias, detach,
+ * unbind, split_with_sizes, which its decompositions remove before
+ * partitioning but which are views (and recomputable) here. */
+static bool is_view(const sc_partition *p, const rules *r, sc_node_id id)
+{
+    int op = sc_graph_node_op(p->g, id);
+    (void)r;
+    return op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW;
+}
+
+/* PyTorch's is_materialized: a placeholder, an output, or a node with a
+ * user it cannot fuse into (then its weight is not doubled). */
+static bool materialized(const sc_partition *p, const rules *r,
+                         const uint8_t *fus, sc_node_id id)
+{
+    size_t k, nu;
+    const sc_node_id *us;
+    if (sc_graph_node_kind(p->g, id) == SC_NODE_PLACEHOLDER ||
+        (p->nodes[id].flags & SC__PN_OUT_USED))
+        return true;
+    us = users_of(p, id, &nu);
+    for (k = 0; k < nu; k++)
+        if (!fusible_edge(p, r, fus, id, us[k]))
+            return true;
+    return false;
+}
+
+/* Current PyTorch's is_materialized_backwards: is the node (or a view of
+ * it) used by a backward op that cannot fuse it, so that recomputing it
+ * costs a materialization?  A view never is.  *nomem on exhaustion. */
+static bool materialized_backward(const sc_partition *p, const rules *r,
+                                  const uint8_t *fus, sc_node_id id,
+                                  sc__idlist *stack, bool *nomem)
+{
+    size_t k, nu;
+    const sc_node_id *us;
+    if (is_view(p, r, id))
+        return false;
+    stack->n = 0;
+    if (!sc__idlist_push(stack, id))
+        return *nomem = true, false;
+    while (stack->n > 0) {
+        sc_node_id cur = stack->ids[--stack->n];
+        if (p->nodes[cur].flags & SC__PN_OUT_USED)
+            return true; /* the output node: not required-forward, and
+                            nothing fuses into it */
+        us = users_of(p, cur, &nu);
+        for (k = 0; k < nu; k++) {
+            sc_node_id u = us[k];
+            if (!(p->nodes[u].cls & SC_PARTITION_REQUIRED_FW) &&
+                !fusible_edge(p, r, fus, cur, u))
+                return true;
+            if (is_view(p, r, u) && !sc__idlist_push(stack, u))
+                return *nomem = true, false;
+        }
+    }
+    return false;
+}
+
+static bool recompute_tagged(const sc__pnode *pn)
+{
+    return pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE ||
+           pn->tag == SC_PARTITION_TAG_PREFER_RECOMPUTE;
+}
+
+/* PyTorch's ban_recomputation_if_allowed: never a view, never a node
+ * tagged must_recompute or prefer_recompute.  (Nodes already banned keep
+ * their first reason.) */
+static void ban_if_allowed(sc_partition *p, const rules *r, sc_node_id id,
+                           sc_partition_ban why)
+{
+    sc__pnode *pn = &p->nodes[id];
+    if (pn->ban != SC_PARTITION_BAN_NONE || is_view(p, r, id) ||
+        recompute_tagged(pn))
+        return;
+    pn->ban = (uint8_t)why;
+}
+
+/* PyTorch 1.13's rules: not recomputable, the 4x reduction rule; must_save;
+ * random and mutating ops. */
+static sc_partition_ban ban_1_13(const sc_partition *p, sc_node_id id)
+{
+    const sc__pnode *pn = &p->nodes[id];
+    sc_partition_ban b;
+    if (pn->tag == SC_PARTITION_TAG_MUST_SAVE)
+        return SC_PARTITION_BAN_MUST_SAVE;
+    b = op_ban(p, id);
+    if (b != SC_PARTITION_BAN_NONE ||
+        sc_graph_node_op(p->g, id) == SC_OP_GETITEM)
+        return b;
+    return reduction_rule(p, id) ? SC_PARTITION_BAN_REDUCTION
+                                 : SC_PARTITION_BAN_NONE;
+}
+
+/* Current PyTorch's should_ban_recomputation, filtered through
+ * ban_recomputation_if_allowed. */
+static sc_partition_ban ban_modern(const sc_partition *p, const rules *r,
+                                   const uint8_t *fus, sc_node_id id,
+                                   sc__idlist *stack, bool *nomem)
+{
+    const sc__pnode *pn = &p->nodes[id];
+    sc_partition_ban b = op_ban(p, id);
+    int op = sc_graph_node_op(p->g, id);
+    /* A write is never repeated, whatever a tag says (PyTorch's joint
+     * graphs are functional; it force-saves mutation sources).  The
+     * reason stays op_ban's: bernoulli_ is a random op first. */
+    if (op >= 0 && (sc__op_get((sc__op)op)->nmutates > 0 ||
+                    sc__op_get((sc__op)op)->is_inplace))
+        return b;
+    if (recompute_tagged(pn) || sc_graph_node_op(p->g, id) == SC_OP_GETITEM ||
+        is_view(p, r, id))
+        return SC_PARTITION_BAN_NONE;
+    if (pn->tag == SC_PARTITION_TAG_MUST_SAVE)
+        return SC_PARTITION_BAN_MUST_SAVE;
+    if (!rule_on(r, SC_PARTITION_RULE_NOT_IN_ALLOWLIST) &&
+        b == SC_PARTITION_BAN_NOT_RECOMPUTABLE)
+        b = SC_PARTITION_BAN_NONE; /* a denylist: random, compute-intensive */
+    if (b != SC_PARTITION_BAN_NONE)
+        return b;
+    if (rule_on(r, SC_PARTITION_RULE_MATERIALIZED_BACKWARD) &&
+        materialized_backward(p, r, fus, id, stack, nomem))
+        return SC_PARTITION_BAN_MATERIALIZED_BACKWARD;
+    if (pn->dist < 1000 && pn->dist > r->max_dist)
+        return SC_PARTITION_BAN_FAR_FROM_BACKWARD;
+    if (rule_on(r, SC_PARTITION_RULE_REDUCTIONS) && reduction_rule(p, id))
+        return SC_PARTITION_BAN_REDUCTION;
+    return SC_PARTITION_BAN_NONE;
+}
+
+static sc_status bans(sc_partition *p, const rules *r, const uint8_t *fus,
+                      sc_error *err)
 {
     size_t i;
     sc__idlist stack = {NULL, 0, 0};
-    bool modern = p->policy != SC_PARTITION_PYTORCH_1_13;
+    bool nomem = false;
 
-    for (i = 0; i < p->n; i++) {
+    for (i = 0; i < p->n && !nomem; i++) {
         sc__pnode *pn = &p->nodes[i];
         sc_node_id id = (sc_node_id)i;
-        sc_partition_ban b = SC_PARTITION_BAN_NONE;
         if (!(pn->flags & SC__PN_CANON))
             continue;
         if (pn->flags & SC__PN_PRIMAL) {
@@ -317,36 +435,203 @@ static sc_status bans(sc_partition *p, sc_error *err)
         if (!(pn->cls & SC_PARTITION_REQUIRED_FW) ||
             sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
             continue;
-        if (pn->tag == SC_PARTITION_TAG_MUST_SAVE) {
-            pn->ban = SC_PARTITION_BAN_MUST_SAVE;
-            continue;
-        }
-        b = op_ban(p, id);
-        /* Writes and random draws are never repeated, whatever a tag
-         * says. */
-        if (b == SC_PARTITION_BAN_RANDOM || b == SC_PARTITION_BAN_MUTATES) {
-            pn->ban = (uint8_t)b;
-            continue;
-        }
-        if (modern && pn->tag != SC_PARTITION_TAG_NONE)
-            continue; /* must_recompute / prefer_recompute: never banned */
-        if (sc_graph_node_op(p->g, id) == SC_OP_GETITEM)
-            continue;
-        if (b == SC_PARTITION_BAN_NONE && modern) {
-            bool mb = materialized_backward(p, id, &stack);
-            if (stack.cap && !stack.ids) {
-                sc__idlist_free(&stack);
-                return sc__error_nomem(err);
-            }
-            if (mb)
-                b = SC_PARTITION_BAN_MATERIALIZED_BACKWARD;
-        }
-        if (b == SC_PARTITION_BAN_NONE && reduction_rule(p, id))
-            b = SC_PARTITION_BAN_REDUCTION;
-        pn->ban = (uint8_t)b;
+        pn->ban = (uint8_t)(r->modern
+                                ? ban_modern(p, r, fus, id, &stack, &nomem)
+                                : ban_1_13(p, id));
     }
     sc__idlist_free(&stack);
+    return nomem ? sc__error_nomem(err) : SC_OK;
+}
+
+/* ---- Used far apart, long fusible chains -------------------------------- */
+
+/* order[i]: PyTorch's fw_order, the index of i among the required-forward
+ * nodes in joint order (primals included); -1 for the others.  Node ids
+ * increase with it. */
+static int32_t *forward_order(const sc_partition *p)
+{
+    int32_t *order = sc__malloc((p->n ? p->n : 1) * sizeof *order);
+    int32_t k = 0;
+    size_t i;
+    if (!order)
+        return NULL;
+    for (i = 0; i < p->n; i++)
+        order[i] = (p->nodes[i].flags & SC__PN_CANON) &&
+                           (p->nodes[i].cls & SC_PARTITION_REQUIRED_FW)
+                       ? k++
+                       : -1;
+    return order;
+}
+
+/* ban_recompute_used_far_apart.  PyTorch, for each required-forward node
+ * N with forward users, finds first = find_first_unfusible(users, max
+ * user order): a heap walk from N's forward users along fusible edges, in
+ * forward order, stopping at the first node reached by a non-fusible edge
+ * (else the last user's order); then bans every forward user of N ordered
+ * after `first` that N fuses into: recomputing it would recompute N next
+ * to a use it cannot fuse with.
+ *
+ * The walk pops in increasing order and every edge increases the order, so
+ * its answer is min(max user order, min over N's users S of reach(S)),
+ * where reach(Z) = min over Z's forward users W of (order(W) if Z -> W is
+ * not fusible, else reach(W)): one reverse sweep computes every reach in
+ * linear time, where the walk per node is quadratic on long fusible
+ * regions. */
+static sc_status used_far_apart(sc_partition *p, const rules *r,
+                                const uint8_t *fus, const int32_t *order,
+                                sc_error *err)
+{
+    int32_t *reach = sc__malloc((p->n ? p->n : 1) * sizeof *reach);
+    size_t i, k, nu;
+    const sc_node_id *us;
+
+    if (!reach)
+        return sc__error_nomem(err);
+    for (i = p->n; i-- > 0;) {
+        int32_t best = INT32_MAX;
+        if (order[i] < 0)
+            continue;
+        us = users_of(p, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++) {
+            sc_node_id u = us[k];
+            int32_t v;
+            if (order[u] < 0)
+                continue;
+            v = fusible_edge(p, r, fus, (sc_node_id)i, u) ? reach[u]
+                                                          : order[u];
+            if (v < best)
+                best = v;
+        }
+        reach[i] = best;
+    }
+    for (i = 0; i < p->n; i++) {
+        int32_t last = -1, first = INT32_MAX;
+        if (order[i] < 0)
+            continue;
+        us = users_of(p, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++) {
+            sc_node_id u = us[k];
+            if (order[u] < 0)
+                continue;
+            if (order[u] > last)
+                last = order[u];
+            if (reach[u] < first)
+                first = reach[u];
+        }
+        if (last < 0)
+            continue;
+        if (first > last)
+            first = last;
+        for (k = 0; k < nu; k++) {
+            sc_node_id u = us[k];
+            if (order[u] > first && fusible_edge(p, r, fus, (sc_node_id)i, u))
+                ban_if_allowed(p, r, u, SC_PARTITION_BAN_USED_FAR_APART);
+        }
+    }
+    sc__free(reach);
     return SC_OK;
+}
+
+/* A binary min-heap of node ids (duplicates kept, as Python's heapq). */
+typedef struct idheap {
+    sc_node_id *v;
+    size_t n, cap;
+} idheap;
+
+static bool heap_push(idheap *h, sc_node_id x)
+{
+    size_t i;
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        sc_node_id *v = sc__realloc(h->v, cap * sizeof *v);
+        if (!v)
+            return false;
+        h->v = v;
+        h->cap = cap;
+    }
+    i = h->n++;
+    while (i > 0 && h->v[(i - 1) / 2] > x) {
+        h->v[i] = h->v[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h->v[i] = x;
+    return true;
+}
+
+static sc_node_id heap_pop(idheap *h)
+{
+    sc_node_id top = h->v[0], x = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->v[c + 1] < h->v[c])
+            c++;
+        if (h->v[c] >= x)
+            break;
+        h->v[i] = h->v[c];
+        i = c;
+    }
+    if (h->n > 0)
+        h->v[i] = x;
+    return top;
+}
+
+/* ban_recompute_long_fusible_chains, as PyTorch walks it: from each
+ * required-forward node in joint order, a heap walk in forward order along
+ * fusible edges into forward users not banned (so far), skipping nodes any
+ * earlier walk visited; when the node just popped is more than
+ * chain_limit forward nodes after the start and nothing else is pending
+ * (every branch has joined in it), it is banned (if allowed) and the walk
+ * stops.  Linear but for the heap: each node is expanded once. */
+static sc_status long_fusible_chains(sc_partition *p, const rules *r,
+                                     const uint8_t *fus,
+                                     const int32_t *order, sc_error *err)
+{
+    uint8_t *visited = sc__calloc(p->n ? p->n : 1, 1);
+    idheap h = {NULL, 0, 0};
+    size_t s, k, nu;
+    const sc_node_id *us;
+    sc_status status = SC_OK;
+
+    if (!visited)
+        return sc__error_nomem(err);
+    for (s = 0; s < p->n && status == SC_OK; s++) {
+        if (order[s] < 0)
+            continue;
+        h.n = 0;
+        if (!heap_push(&h, (sc_node_id)s)) {
+            status = sc__error_nomem(err);
+            break;
+        }
+        while (h.n > 0) {
+            sc_node_id cur = heap_pop(&h);
+            if (visited[cur])
+                continue;
+            visited[cur] = 1;
+            if ((int64_t)order[cur] > (int64_t)order[s] + r->chain_limit &&
+                h.n == 0) {
+                ban_if_allowed(p, r, cur, SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN);
+                break;
+            }
+            us = users_of(p, cur, &nu);
+            for (k = 0; k < nu; k++) {
+                sc_node_id u = us[k];
+                if (order[u] >= 0 && fusible_edge(p, r, fus, cur, u) &&
+                    p->nodes[u].ban == SC_PARTITION_BAN_NONE &&
+                    !heap_push(&h, u)) {
+                    status = sc__error_nomem(err);
+                    break;
+                }
+            }
+            if (status != SC_OK)
+                break;
+        }
+    }
+    sc__free(h.v);
+    sc__free(visited);
+    return status;
 }
 
 /* ---- Weights ------------------------------------------------------------- */
@@ -362,7 +647,7 @@ static int64_t heuristic_weight(int64_t bytes, int32_t dist)
     return (int64_t)w;
 }
 
-static void weights(sc_partition *p)
+static void weights(sc_partition *p, const rules *r, const uint8_t *fus)
 {
     size_t i;
     for (i = 0; i < p->n; i++) {
@@ -394,7 +679,7 @@ static void weights(sc_partition *p)
             continue;
         }
         pn->weight = heuristic_weight(pn->bytes, pn->dist);
-        if (!materialized(p, id))
+        if (!materialized(p, r, fus, id))
             pn->weight *= 2;
         else
             pn->cls |= SC_PARTITION_MATERIALIZED;
@@ -404,13 +689,38 @@ static void weights(sc_partition *p)
 sc_status sc__partition_classify(sc_partition *p, sc_error *err)
 {
     size_t i;
+    rules r;
+    uint8_t *fus = NULL;
+    int32_t *order = NULL;
     sc_status status = classify_nodes(p, err);
     if (status != SC_OK)
         return status;
+    rules_init(&r, p);
     distances(p);
-    status = bans(p, err);
-    if (status != SC_OK)
+    fus = sc__malloc(p->n ? p->n : 1);
+    if (!fus)
+        return sc__error_nomem(err);
+    for (i = 0; i < p->n; i++)
+        fus[i] = (p->nodes[i].flags & SC__PN_CANON) &&
+                 sc__partition_fusible(p, (sc_node_id)i);
+    status = bans(p, &r, fus, err);
+    if (status == SC_OK &&
+        (rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART) ||
+         rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS))) {
+        order = forward_order(p);
+        if (!order)
+            status = sc__error_nomem(err);
+        if (status == SC_OK && rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART))
+            status = used_far_apart(p, &r, fus, order, err);
+        if (status == SC_OK &&
+            rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS))
+            status = long_fusible_chains(p, &r, fus, order, err);
+        sc__free(order);
+    }
+    if (status != SC_OK) {
+        sc__free(fus);
         return status;
+    }
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -420,11 +730,13 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
             pn->flags |= SC__PN_IN_SINK;
             continue;
         }
-        if (p->policy != SC_PARTITION_PYTORCH_1_13) {
-            if (pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE &&
+        if (r.modern) {
+            /* must_recompute and prefer_recompute alike (PyTorch's
+             * must_recompute()), random ops included; a tagged node is
+             * banned only when it writes an argument (ban_modern). */
+            if (recompute_tagged(pn) &&
                 sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL &&
-                pn->ban != SC_PARTITION_BAN_RANDOM &&
-                pn->ban != SC_PARTITION_BAN_MUTATES) {
+                pn->ban == SC_PARTITION_BAN_NONE) {
                 pn->flags |= SC__PN_IN_SINK;
                 continue;
             }
@@ -436,6 +748,7 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
         if (pn->ban != SC_PARTITION_BAN_NONE)
             pn->flags |= SC__PN_SRC;
     }
-    weights(p);
+    weights(p, &r, fus);
+    sc__free(fus);
     return SC_OK;
 }

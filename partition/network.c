@@ -8,6 +8,7 @@
 
 #include <igraph.h>
 
+#include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 
@@ -51,6 +52,8 @@ static const char *why_sink(const sc_partition *p, sc_node_id id)
         return "depends on a tangent: computed by the backward";
     if (pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE)
         return "tagged must_recompute";
+    if (pn->tag == SC_PARTITION_TAG_PREFER_RECOMPUTE)
+        return "tagged prefer_recompute";
     return "a gradient output";
 }
 
@@ -707,14 +710,72 @@ static int32_t uf_find(int32_t *parent, int32_t v)
     return v;
 }
 
+/* The minimum cut of a component of at most BRUTE_MAX vertices (local
+ * numbers 2 .. nloc + 1, with the source 0 and the sink 1; ne edges as
+ * vertex pairs, capacities cap, inf and above infinite) by trying every
+ * sink side: the smallest sink side of the minimum cuts is the
+ * intersection of all of theirs (the minimum cuts' sink sides are closed
+ * under intersection), the one igraph's residual graph gives.  The
+ * capacities are integers whose finite sum is below 2^53: sums are exact.
+ * in_t[v] for the nloc + 2 vertices; adds the cut's value to *value. */
+#define BRUTE_MAX 8
+
+static sc_status brute_cut(const igraph_integer_t *edges, const double *cap,
+                           int32_t ne, int32_t nloc, double inf,
+                           uint8_t *in_t, double *value, sc_error *err)
+{
+    uint32_t mask, nmask = 1u << nloc, meet = 0;
+    double best = -1;
+    int32_t e, j;
+
+    for (mask = 0; mask < nmask; mask++) {
+        double c = 0;
+        for (e = 0; e < ne; e++) {
+            igraph_integer_t a = edges[2 * e], b = edges[2 * e + 1];
+            uint32_t ta = a == V_SOURCE ? 0
+                          : a == V_SINK ? 1
+                                        : (mask >> (a - 2)) & 1u;
+            uint32_t tb = b == V_SOURCE ? 0
+                          : b == V_SINK ? 1
+                                        : (mask >> (b - 2)) & 1u;
+            if (!ta && tb) {
+                if (cap[e] >= inf)
+                    break;
+                c += cap[e];
+            }
+        }
+        if (e < ne)
+            continue; /* an infinite edge crosses this cut */
+        if (best < 0 || c < best) {
+            best = c;
+            meet = mask;
+        } else if (c == best) {
+            meet &= mask;
+        }
+    }
+    if (best < 0)
+        return sc__error_set(err, SC_ERR_INTERNAL,
+                             "a piece of the network has no finite cut");
+    in_t[V_SOURCE] = 0;
+    in_t[V_SINK] = 1;
+    for (j = 0; j < nloc; j++)
+        in_t[2 + j] = (uint8_t)((meet >> j) & 1u);
+    *value += best;
+    return SC_OK;
+}
+
 /* Solve the reduced network in pieces: its weakly connected components
  * (without source and sink) share nothing but the source and the sink, so
  * the maximum flow is the sum of theirs and the sink side the union of
- * theirs.  Components are packed into pieces of about PIECE vertices:
- * igraph's push-relabel spends time proportional to the vertex count at
- * every gap, which is quadratic on a network of many small components. */
+ * theirs.  A component of at most BRUTE_MAX vertices is cut by brute_cut
+ * (a stack of transformer blocks reduces to thousands of components of
+ * four vertices); the others are packed into pieces of about PIECE
+ * vertices, each one igraph_maxflow call: igraph's push-relabel spends
+ * time proportional to the vertex count at every gap, which is quadratic
+ * on a network of many small components. */
 #define PIECE 4096
-#define SMALL_PIECE 4 /* SC__PARTITION_SMALL_PIECES, for the tests */
+#define SMALL_PIECE 4 /* SC__PARTITION_SMALL_PIECES (no brute_cut), for the
+                         tests */
 
 static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
                               double *value, sc_error *err)
@@ -724,10 +785,11 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     int32_t *poff = NULL, *verts = NULL, *eoff = NULL, *fill = NULL;
     igraph_integer_t *pe = NULL;
     double *pc = NULL;
-    uint8_t *lt = NULL;
-    int32_t npieces = 0, cur = 0, v, k, maxv = 0;
-    int32_t limit = (p->flags & SC__PARTITION_SMALL_PIECES) ? SMALL_PIECE
-                                                             : PIECE;
+    uint8_t *lt = NULL, *brute = NULL;
+    int32_t npieces = 0, cur = 0, curp = -1, v, k, maxv = 0;
+    bool small = (p->flags & SC__PARTITION_SMALL_PIECES) != 0;
+    int32_t limit = small ? SMALL_PIECE : PIECE;
+    double t0, solved0;
     sc_status status = SC_OK;
 
     in_t[V_SOURCE] = 0;
@@ -744,8 +806,9 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     verts = sc__malloc((size_t)nv * sizeof *verts);
     pe = sc__malloc(((size_t)ne * 2 + 2) * sizeof *pe);
     pc = sc__malloc(((size_t)ne + 1) * sizeof *pc);
+    brute = sc__malloc((size_t)nv);
     if (!parent || !size || !piece || !local || !poff || !eoff || !fill ||
-        !verts || !pe || !pc) {
+        !verts || !pe || !pc || !brute) {
         status = sc__error_nomem(err);
         goto done;
     }
@@ -763,16 +826,21 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     }
     for (v = 2; v < nv; v++)
         size[uf_find(parent, v)]++;
-    /* components in the order of their first vertex, packed */
+    /* components in the order of their first vertex: the small ones
+     * alone, the others packed */
     for (v = 2; v < nv; v++) {
         int32_t r = uf_find(parent, v);
-        if (r == v) {
-            if (npieces == 0 || (cur > 0 && cur + size[r] > limit)) {
-                npieces++;
+        if (r == v && !small && size[r] <= BRUTE_MAX) {
+            brute[npieces] = 1;
+            piece[r] = npieces++;
+        } else if (r == v) {
+            if (curp < 0 || (cur > 0 && cur + size[r] > limit)) {
+                brute[npieces] = 0;
+                curp = npieces++;
                 cur = 0;
             }
             cur += size[r];
-            piece[r] = npieces - 1;
+            piece[r] = curp;
         }
         piece[v] = piece[r];
         local[v] = 2 + poff[piece[v] + 1]++;
@@ -805,18 +873,33 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
         status = sc__error_nomem(err);
         goto done;
     }
+    t0 = sc__partition_now();
+    solved0 = p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
+              p->seconds[SC_PARTITION_PHASE_CUT];
     for (k = 0; k < npieces && status == SC_OK; k++) {
         igraph_vector_int_t ev;
         igraph_vector_t cv;
         int32_t j, nloc = poff[k + 1] - poff[k];
-        igraph_vector_int_view(&ev, pe + 2 * (size_t)eoff[k],
-                               2 * (igraph_integer_t)(eoff[k + 1] - eoff[k]));
-        igraph_vector_view(&cv, pc + eoff[k],
-                           (igraph_integer_t)(eoff[k + 1] - eoff[k]));
-        status = solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err);
+        if (brute[k]) {
+            status = brute_cut(pe + 2 * (size_t)eoff[k], pc + eoff[k],
+                               eoff[k + 1] - eoff[k], nloc, n->inf, lt,
+                               value, err);
+        } else {
+            igraph_vector_int_view(&ev, pe + 2 * (size_t)eoff[k],
+                                   2 * (igraph_integer_t)(eoff[k + 1] -
+                                                          eoff[k]));
+            igraph_vector_view(&cv, pc + eoff[k],
+                               (igraph_integer_t)(eoff[k + 1] - eoff[k]));
+            status = solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err);
+        }
         for (j = 0; j < nloc && status == SC_OK; j++)
             in_t[verts[poff[k] + j]] = lt[2 + j];
     }
+    /* the brute-force cuts count as max-flow time (solve timed its own) */
+    p->seconds[SC_PARTITION_PHASE_MAXFLOW] +=
+        sc__partition_now() - t0 -
+        (p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
+         p->seconds[SC_PARTITION_PHASE_CUT] - solved0);
 done:
     sc__free(parent);
     sc__free(size);
@@ -829,6 +912,7 @@ done:
     sc__free(pe);
     sc__free(pc);
     sc__free(lt);
+    sc__free(brute);
     return status;
 }
 

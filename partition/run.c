@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "graph/graph-internal.h"
 #include "partition/partition-internal.h"
 
 /* ---- Names ----------------------------------------------------------------- */
@@ -153,8 +154,14 @@ void sc_partition_options_init(sc_partition_options *opts)
 
 /* ---- Options that come from the graph ----------------------------------- */
 
+/* Pass 0 tags the nodes named that are their own CSE representative;
+ * pass 1 the folded duplicates, whose tag goes to the representative only
+ * when that has none of its own (PyTorch's CSE keeps the first node and
+ * its meta, the duplicate's "recompute" tag is dropped; without this, the
+ * last tag won, and a view tagged must_recompute could end up saved
+ * because its backward duplicate was tagged must_save: issue 8). */
 static sc_status tag_node(sc_partition *p, const char *name, size_t len,
-                          sc_partition_tag tag, sc_error *err)
+                          sc_partition_tag tag, int pass, sc_error *err)
 {
     char buf[256];
     sc_node_id id;
@@ -167,14 +174,22 @@ static sc_status tag_node(sc_partition *p, const char *name, size_t len,
         return sc__error_set(err, SC_ERR_INVALID,
                              "%s: no node named '%s' in the graph",
                              sc_partition_tag_name(tag), buf);
-    if (p->nodes[id].rep != SC_NODE_NONE)
+    if (p->nodes[id].rep != SC_NODE_NONE && p->nodes[id].rep != id) {
+        if (pass == 0)
+            return SC_OK;
         id = p->nodes[id].rep;
+        if (p->nodes[id].tag != SC_PARTITION_TAG_NONE)
+            return SC_OK;
+    } else if (pass == 1) {
+        return SC_OK;
+    }
     p->nodes[id].tag = (uint8_t)tag;
     return SC_OK;
 }
 
-static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
-                            sc_error *err)
+static sc_status apply_tags_pass(sc_partition *p,
+                                 const sc_partition_options *o, int pass,
+                                 sc_error *err)
 {
     size_t t, i;
     sc_status status;
@@ -189,7 +204,7 @@ static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
                 s++;
             if (s > start) {
                 status = tag_node(p, start, (size_t)(s - start),
-                                  (sc_partition_tag)t, err);
+                                  (sc_partition_tag)t, pass, err);
                 if (status != SC_OK)
                     return status;
             }
@@ -199,11 +214,18 @@ static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
         if ((unsigned)o->tags[i] >= SC_PARTITION_TAG_COUNT_ || !o->tag_nodes[i])
             return sc__error_set(err, SC_ERR_INVALID, "bad tag %zu", i);
         status = tag_node(p, o->tag_nodes[i], strlen(o->tag_nodes[i]),
-                          o->tags[i], err);
+                          o->tags[i], pass, err);
         if (status != SC_OK)
             return status;
     }
     return SC_OK;
+}
+
+static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
+                            sc_error *err)
+{
+    sc_status status = apply_tags_pass(p, o, 0, err);
+    return status != SC_OK ? status : apply_tags_pass(p, o, 1, err);
 }
 
 static sc_status setup(sc_partition *p, const sc_partition_options *o,
@@ -510,15 +532,21 @@ double sc_partition_phase_seconds(const sc_partition *p,
 }
 const sc_graph *sc_partition_forward(const sc_partition *p) { return p->fw; }
 const sc_graph *sc_partition_backward(const sc_partition *p) { return p->bw; }
+/* The graphs were built by trusted copies whose names enter the name
+ * table lazily: a caller that takes one gets it indexed. */
 sc_graph *sc_partition_take_forward(sc_partition *p)
 {
     sc_graph *g = p->fw;
     p->fw = NULL;
+    if (g)
+        sc__graph_index_names(g);
     return g;
 }
 sc_graph *sc_partition_take_backward(sc_partition *p)
 {
     sc_graph *g = p->bw;
     p->bw = NULL;
+    if (g)
+        sc__graph_index_names(g);
     return g;
 }

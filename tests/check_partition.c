@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include <symcut/graph.h>
+#include <symcut/kernels.h>
 #include <symcut/partition.h>
 
 #include "tests/testutil.h"
@@ -125,6 +126,24 @@ static bool name_in(const sc_graph *g, const char *name, size_t n,
 
 /* The partition is valid: the forward reads only primals, the backward
  * only saved values and tangents, each saved value is a forward output. */
+/* Forward outputs after the saved tensors and SymInts that are not joint
+ * nodes: `sym_size.int` bindings the extraction added for symbols the
+ * backward cannot bind otherwise (partition/extract.c). */
+static size_t num_bindings(const sc_graph *j, const sc_graph *fw,
+                           size_t first)
+{
+    size_t k, n = 0;
+    for (k = first; k < sc_graph_num_outputs(fw); k++) {
+        sc_node_id o = sc_graph_output(fw, k);
+        const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
+        if (o != SC_NODE_NONE &&
+            sc_graph_find(j, sc_graph_node_name(fw, o)) == SC_NODE_NONE &&
+            t && strstr(t, "sym_size"))
+            n++;
+    }
+    return n;
+}
+
 static void check_valid(const sc_partition *p)
 {
     const sc_graph *j = sc_partition_joint(p);
@@ -143,6 +162,7 @@ static void check_valid(const sc_partition *p)
         ck_assert_int_eq(sc_graph_node_role(fw, (sc_node_id)i),
                          SC_ROLE_PRIMAL);
     nfo = sc_graph_num_outputs(fw);
+    nss += num_bindings(j, fw, nfwd + nst + nss);
     ck_assert_uint_eq(nfo, nfwd + nst + nss);
     fouts = malloc((nfo + 1) * sizeof *fouts);
     ck_assert_ptr_nonnull(fouts);
@@ -541,7 +561,10 @@ START_TEST(test_tags)
 }
 END_TEST
 
-/* prefer_recompute exempts a node from the ban rules. */
+/* prefer_recompute exempts a node from the ban rules and, as in current
+ * PyTorch (whose must_recompute() covers both tags), ties it to the sink
+ * like must_recompute: the 4-byte sum is recomputed from the saved x even
+ * though saving it would be cheaper.  pytorch-1.13 ignores the tag. */
 START_TEST(test_prefer_recompute)
 {
     tb t;
@@ -571,6 +594,16 @@ START_TEST(test_prefer_recompute)
     sc_error_init(&err);
     ck_assert_int_eq(sc_partition_run(t.g, &opts, &p, &err), SC_OK);
     ck_assert_int_eq(sc_partition_node_ban(p, s), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, s));
+    ck_assert(saved(p, x));
+    ck_assert_int_eq(sc_partition_node_place(p, s),
+                     SC_PARTITION_PLACE_RECOMPUTED);
+    check_valid(p);
+    sc_partition_free(p);
+    opts.policy = SC_PARTITION_PYTORCH_1_13;
+    ck_assert_int_eq(sc_partition_run(t.g, &opts, &p, &err), SC_OK);
+    ck_assert_int_eq(sc_partition_node_ban(p, s), SC_PARTITION_BAN_REDUCTION);
+    ck_assert(saved(p, s));
     sc_partition_free(p);
     tb_free(&t);
 }
@@ -1227,6 +1260,873 @@ START_TEST(test_reports)
 }
 END_TEST
 
+/* ---- Current PyTorch's ban rules and tags (issue 6) --------------------- */
+
+/* A partition with rule bits turned off, a chain limit, a distance limit
+ * and tags; fails the test on an error. */
+static sc_partition *run_rules(const sc_graph *g, sc_partition_policy policy,
+                               unsigned rules_off, int32_t chain_limit,
+                               int32_t max_dist, size_t ntags,
+                               const char *const *names,
+                               const sc_partition_tag *tags)
+{
+    sc_partition_options o;
+    sc_partition *p = NULL;
+    sc_error err;
+    sc_partition_options_init(&o);
+    o.policy = policy;
+    o.rules_off = rules_off;
+    o.long_chain_limit = chain_limit;
+    o.max_dist_from_bw = max_dist;
+    o.ntags = ntags;
+    o.tag_nodes = names;
+    o.tags = tags;
+    sc_error_init(&err);
+    ck_assert_msg(sc_partition_run(g, &o, &p, &err) == SC_OK, "%s",
+                  err.message);
+    return p;
+}
+
+/* Used far apart.  a = relu(x) feeds m = mm(a, w), then c = exp(m), then
+ * d = mul(a, c); the forward returns neg(d), the backward reads d, a and
+ * m.  PyTorch's walk from a's users [m, d] pops m (a start: expanded),
+ * reaches c over the non-fusible m -> c: the first unfusible use is c
+ * (order 5), and d (order 6) comes after it while a fuses into d: d is
+ * banned and saved, where without the rule it is recomputed from the
+ * saved a and m.  Near miss (far == false): d = mul(a, m) directly; the
+ * walk reaches d itself over m -> d first, so nothing comes after it. */
+static void far_apart_graph(tb *t, bool far)
+{
+    sc_node_id x, w, tg, a, m, c, d, o, g0, g1, g2, args[2], outs[3];
+    tb_init(t);
+    x = tb_ph(t, "primals_1", SC_ROLE_PRIMAL, 8, 8);
+    w = tb_ph(t, "primals_2", SC_ROLE_PRIMAL, 8, 8);
+    tg = tb_ph(t, "tangents_1", SC_ROLE_TANGENT, 8, 8);
+    a = call1(t, "a", "relu.default", x, 0);
+    args[0] = a;
+    args[1] = w;
+    m = tb_call(t, "m", "mm.default", 2, args, 0, 0);
+    c = far ? call1(t, "c", "exp.default", m, 0) : m;
+    d = call2(t, "d", "mul.Tensor", a, c, 0);
+    o = call1(t, "o", "neg.default", d, 0);
+    g0 = call2(t, "g0", "mul.Tensor", tg, d, 0);
+    g1 = call2(t, "g1", "mul.Tensor", g0, a, 0);
+    args[0] = g1;
+    args[1] = m;
+    g2 = tb_call(t, "g2", "mm.default", 2, args, 0, 0);
+    outs[0] = o;
+    outs[1] = g2;
+    outs[2] = SC_NODE_NONE;
+    tb_finish(t, 3, outs, 1);
+}
+
+START_TEST(test_used_far_apart)
+{
+    tb t;
+    sc_partition *p;
+    sc_node_id d;
+
+    far_apart_graph(&t, true);
+    d = node(&t, "d");
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, d),
+                     SC_PARTITION_BAN_USED_FAR_APART);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "c")),
+                     SC_PARTITION_BAN_NONE);
+    ck_assert(saved(p, d));
+    ck_assert(saved(p, node(&t, "a")));
+    ck_assert(saved(p, node(&t, "m")));
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 3);
+    ck_assert_ptr_nonnull(strstr(sc_partition_node_reason(p, d),
+                                 "non-fusible use"));
+    check_valid(p);
+    sc_partition_free(p);
+    /* The exact policy has the same rule. */
+    p = run(t.g, SC_PARTITION_EXACT, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, d),
+                     SC_PARTITION_BAN_USED_FAR_APART);
+    ck_assert(saved(p, d));
+    sc_partition_free(p);
+    /* Turned off (config.ban_recompute_used_far_apart = False), and under
+     * 1.13, which predates it: d is recomputed. */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, SC_PARTITION_RULE_USED_FAR_APART,
+                  0, 0, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, d), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, d));
+    ck_assert_int_eq(sc_partition_node_place(p, d),
+                     SC_PARTITION_PLACE_RECOMPUTED);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    check_valid(p);
+    sc_partition_free(p);
+    p = run(t.g, SC_PARTITION_PYTORCH_1_13, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, d), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, d));
+    sc_partition_free(p);
+    /* aggressive_recomputation turns it off too. */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, SC_PARTITION_RULES_AGGRESSIVE, 0,
+                  0, 0, NULL, NULL);
+    ck_assert(!saved(p, d));
+    sc_partition_free(p);
+    /* A prefer_recompute tag exempts d (PyTorch never bans a node tagged
+     * to be recomputed). */
+    {
+        const char *names[1] = {"d"};
+        sc_partition_tag tags[1] = {SC_PARTITION_TAG_PREFER_RECOMPUTE};
+        p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+        ck_assert_int_eq(sc_partition_node_ban(p, d), SC_PARTITION_BAN_NONE);
+        ck_assert(!saved(p, d));
+        sc_partition_free(p);
+    }
+    tb_free(&t);
+
+    /* Near miss. */
+    far_apart_graph(&t, false);
+    d = node(&t, "d");
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, d), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, d));
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    check_valid(p);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* x -> n1 -> n2 -> ... -> n<len> = neg(...): the forward returns n<len>,
+ * the backward reads n<len-1> and x.  Forward order: x 0, n<i> i. */
+static void chain_n_graph(tb *t, int len)
+{
+    sc_node_id x, tg, cur, h, gx, outs[2];
+    int i;
+    char name[16];
+    tb_init(t);
+    x = tb_ph(t, "primals_1", SC_ROLE_PRIMAL, 4, 0);
+    tg = tb_ph(t, "tangents_1", SC_ROLE_TANGENT, 4, 0);
+    cur = x;
+    h = SC_NODE_NONE;
+    for (i = 1; i <= len; i++) {
+        snprintf(name, sizeof name, "n%d", i);
+        cur = call1(t, name, "neg.default", cur, 4);
+        if (i == len - 1)
+            h = call2(t, "h", "mul.Tensor", tg, cur, 4);
+    }
+    gx = call2(t, "gx", "mul.Tensor", h, x, 4);
+    outs[0] = cur;
+    outs[1] = gx;
+    tb_finish(t, 2, outs, 1);
+}
+
+/* Long fusible chains.  n<len> is an output (banned: materialized), and
+ * x, a placeholder, fuses into nothing: the walk that matters starts at n1
+ * (order 1) and covers n1 .. n<len-1>.  PyTorch bans the first node popped
+ * more than 100 forward nodes after the start with nothing else pending.
+ * len 103: n102 (order 102) is banned, and the backward, which reads n102,
+ * must save it instead of recomputing it from the saved x.  len 102 (near
+ * miss): the walk ends at n101, order 101 = 1 + 100: no ban. */
+START_TEST(test_long_fusible_chain)
+{
+    tb t;
+    sc_partition *p;
+
+    chain_n_graph(&t, 103);
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n102")),
+                     SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n101")),
+                     SC_PARTITION_BAN_NONE);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n103")),
+                     SC_PARTITION_BAN_MATERIALIZED_BACKWARD);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert(saved(p, node(&t, "primals_1")));
+    ck_assert(saved(p, node(&t, "n102")));
+    ck_assert_ptr_nonnull(strstr(sc_partition_node_reason(p,
+                                                          node(&t, "n102")),
+                                 "long chain"));
+    check_valid(p);
+    sc_partition_free(p);
+    /* Off: n102 is recomputed from x (102 recomputed nodes). */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH,
+                  SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS, 0, 0, 0, NULL, NULL);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert(saved(p, node(&t, "primals_1")));
+    ck_assert_uint_eq(sc_partition_num_recomputed(p), 102);
+    check_valid(p);
+    sc_partition_free(p);
+    /* A longer limit: no ban either. */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 101, 0, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n102")),
+                     SC_PARTITION_BAN_NONE);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    sc_partition_free(p);
+    /* A shorter one: n52 ends the walk from n1; the next walk starts at
+     * n53, and n102 is not more than 50 after it. */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 50, 0, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n52")),
+                     SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n102")),
+                     SC_PARTITION_BAN_NONE);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert(!saved(p, node(&t, "n52")));
+    ck_assert(saved(p, node(&t, "n102")));
+    check_valid(p);
+    sc_partition_free(p);
+    tb_free(&t);
+
+    /* Near miss. */
+    chain_n_graph(&t, 102);
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n101")),
+                     SC_PARTITION_BAN_NONE);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert(saved(p, node(&t, "primals_1")));
+    ck_assert_uint_eq(sc_partition_num_recomputed(p), 101);
+    check_valid(p);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* config.max_dist_from_bw: PyTorch bans a node whose distance to the
+ * backward d has max_dist_from_bw < d < 1000; its default, 1000, never
+ * does.  x -> a -> b -> o (the forward output), the backward reads b and
+ * x: distances b 1, a 2.  With max_dist_from_bw 1, a is banned and b is
+ * saved instead of recomputed from x. */
+START_TEST(test_max_dist_from_bw)
+{
+    tb t;
+    sc_node_id x, tg, a, b, o, gr, gx, outs[2];
+    sc_partition *p;
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 64, 0);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 64, 0);
+    a = call1(&t, "a", "relu.default", x, 64);
+    b = call1(&t, "b", "relu.default", a, 64);
+    o = call1(&t, "o", "neg.default", b, 64);
+    gr = call2(&t, "gr", "mul.Tensor", tg, b, 64);
+    gx = call2(&t, "gx", "mul.Tensor", gr, x, 64);
+    outs[0] = o;
+    outs[1] = gx;
+    tb_finish(&t, 2, outs, 1);
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_distance(p, a), 2);
+    ck_assert_int_eq(sc_partition_node_ban(p, a), SC_PARTITION_BAN_NONE);
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    sc_partition_free(p);
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 1, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, a),
+                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
+    ck_assert_int_eq(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
+    ck_assert(saved(p, b));
+    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    check_valid(p);
+    sc_partition_free(p);
+    /* 1.13 ignores it (its compiler="nvfuser" never applied it). */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH_1_13, 0, 0, 1, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, a), SC_PARTITION_BAN_NONE);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* ban_recompute_not_in_allowlist = False: a denylist of random and
+ * compute-intensive ops; cat (class other) becomes recomputable.
+ * ban_recompute_reductions = False: a sum is no longer banned.  Also:
+ * current PyTorch fuses anything into a cat consumer, so a = relu(x),
+ * whose only user is a cat, is not materialized (its weight doubles);
+ * 1.13 did not. */
+START_TEST(test_rule_switches)
+{
+    tb t;
+    sc_node_id x, tg, a, c, s, o, g, args[2], outs[2];
+    sc_value lv[2], a1[1];
+    sc_partition *p;
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 8, 8);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 16, 8);
+    a = call1(&t, "a", "relu.default", x, 0);
+    lv[0] = sc_value_node(a);
+    lv[1] = sc_value_node(a);
+    a1[0] = sc_value_list(2, lv);
+    ck_assert_msg(sc_graph_add_call(t.g, "cat", "torch.ops.aten.cat.default",
+                                    1, a1, 0, NULL, NULL, NULL, &c,
+                                    &t.err) == SC_OK,
+                  "%s", t.err.message);
+    s = call1(&t, "s", "sum.default", c, 0);
+    o = call2(&t, "o", "add.Tensor", c, s, 0);
+    g = call2(&t, "g", "mul.Tensor", tg, c, 0);
+    args[0] = g;
+    args[1] = s;
+    g = tb_call(&t, "g2", "mul.Tensor", 2, args, 0, 0);
+    (void)g;
+    outs[0] = o;
+    outs[1] = node(&t, "g2");
+    tb_finish(&t, 2, outs, 1);
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, c),
+                     SC_PARTITION_BAN_NOT_RECOMPUTABLE);
+    ck_assert_int_eq(sc_partition_node_ban(p, s), SC_PARTITION_BAN_REDUCTION);
+    ck_assert(saved(p, c));
+    ck_assert(saved(p, s));
+    ck_assert(!(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED));
+    ck_assert(sc_partition_node_class(p, c) & SC_PARTITION_MATERIALIZED);
+    sc_partition_free(p);
+    p = run(t.g, SC_PARTITION_PYTORCH_1_13, 0);
+    ck_assert(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED);
+    sc_partition_free(p);
+    /* (c has a backward user it cannot fuse into: the materialized rule
+     * would ban it as well) */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH,
+                  SC_PARTITION_RULE_NOT_IN_ALLOWLIST |
+                      SC_PARTITION_RULE_REDUCTIONS |
+                      SC_PARTITION_RULE_MATERIALIZED_BACKWARD,
+                  0, 0, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, c), SC_PARTITION_BAN_NONE);
+    ck_assert_int_eq(sc_partition_node_ban(p, s), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, c));
+    ck_assert(!saved(p, s));
+    ck_assert(saved(p, x));
+    check_valid(p);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* A graph with a random op r = rand_like(x): the forward returns mul(x, r),
+ * the backward reads r. */
+static void random_op_graph(tb *t)
+{
+    sc_node_id x, tg, r, y, g, outs[2];
+    tb_init(t);
+    x = tb_ph(t, "primals_1", SC_ROLE_PRIMAL, 16, 0);
+    tg = tb_ph(t, "tangents_1", SC_ROLE_TANGENT, 16, 0);
+    r = call1(t, "r", "rand_like.default", x, 0);
+    y = call2(t, "y", "mul.Tensor", x, r, 0);
+    g = call2(t, "g", "mul.Tensor", tg, r, 0);
+    outs[0] = y;
+    outs[1] = g;
+    tb_finish(t, 2, outs, 1);
+}
+
+/* The partition validates bit for bit (forward outputs and gradients). */
+static void check_validates(const sc_partition *p)
+{
+    sc_validate_report rep;
+    sc_error err;
+    sc_error_init(&err);
+    ck_assert_msg(sc_validate(sc_partition_joint(p), sc_partition_forward(p),
+                              sc_partition_backward(p), NULL, &rep,
+                              &err) == SC_OK,
+                  "%s", err.message);
+    ck_assert_msg(rep.passed, "%s", rep.message);
+}
+
+/* Issue 8 (b): a random op tagged must_recompute was saved, the random-op
+ * ban winning.  PyTorch honours the tag (it replays the forward's RNG
+ * state in the backward); symcut's random kernels are counter-based (the
+ * bits depend on the seed, the node name and the index), so the
+ * recomputed op draws the same numbers: the partition validates. */
+START_TEST(test_tag_random_op)
+{
+    tb t;
+    sc_partition *p;
+    sc_node_id r;
+    const char *names[1] = {"r"};
+    sc_partition_tag tags[1] = {SC_PARTITION_TAG_MUST_RECOMPUTE};
+
+    random_op_graph(&t);
+    r = node(&t, "r");
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, r), SC_PARTITION_BAN_RANDOM);
+    ck_assert(saved(p, r));
+    check_validates(p);
+    sc_partition_free(p);
+
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_ban(p, r), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, r));
+    ck_assert_int_eq(sc_partition_node_place(p, r),
+                     SC_PARTITION_PLACE_RECOMPUTED);
+    ck_assert(saved(p, node(&t, "primals_1")));
+    check_valid(p);
+    check_validates(p);
+    sc_partition_free(p);
+
+    /* prefer_recompute: the same (PyTorch's must_recompute() covers both). */
+    tags[0] = SC_PARTITION_TAG_PREFER_RECOMPUTE;
+    p = run_rules(t.g, SC_PARTITION_EXACT, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_place(p, r),
+                     SC_PARTITION_PLACE_RECOMPUTED);
+    check_validates(p);
+    sc_partition_free(p);
+
+    /* 1.13 knows must_save only: the random op stays banned. */
+    tags[0] = SC_PARTITION_TAG_MUST_RECOMPUTE;
+    p = run_rules(t.g, SC_PARTITION_PYTORCH_1_13, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_ban(p, r), SC_PARTITION_BAN_RANDOM);
+    ck_assert(saved(p, r));
+    sc_partition_free(p);
+    tb_free(&t);
+
+    /* An op that writes an argument stays banned whatever the tag. */
+    {
+        sc_node_id x, tg, e, b, y, g, outs[2];
+        sc_value v[2];
+        tb_init(&t);
+        x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 16, 0);
+        tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 16, 0);
+        e = call1(&t, "e", "empty_like.default", x, 0);
+        v[0] = sc_value_node(e);
+        v[1] = sc_value_float(0.5, "0.5");
+        ck_assert_msg(sc_graph_add_call(t.g, "b",
+                                        "torch.ops.aten.bernoulli_.float", 2,
+                                        v, 0, NULL, NULL, NULL, &b,
+                                        &t.err) == SC_OK,
+                      "%s", t.err.message);
+        y = call2(&t, "y", "mul.Tensor", x, b, 0);
+        g = call2(&t, "g", "mul.Tensor", tg, b, 0);
+        outs[0] = y;
+        outs[1] = g;
+        tb_finish(&t, 2, outs, 1);
+        names[0] = "b";
+        p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+        ck_assert_int_ne(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
+        ck_assert(saved(p, b));
+        ck_assert_int_ne(sc_partition_node_place(p, b),
+                         SC_PARTITION_PLACE_RECOMPUTED);
+        check_valid(p);
+        sc_partition_free(p);
+        tb_free(&t);
+    }
+}
+END_TEST
+
+/* Views: PyTorch never bans one (ban_recomputation_if_allowed), not even
+ * one tagged must_save; a view tagged must_recompute is never saved.
+ * a = relu(x), v = t(a); the forward returns neg(v), the backward reads v
+ * and x. */
+START_TEST(test_tag_views)
+{
+    tb t;
+    sc_node_id x, tg, a, v, o, g, outs[2];
+    sc_partition *p;
+    const char *names[1] = {"v"};
+    sc_partition_tag tags[1] = {SC_PARTITION_TAG_MUST_SAVE};
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 8, 8);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 8, 8);
+    a = call1(&t, "a", "relu.default", x, 0);
+    v = call1(&t, "v", "t.default", a, 0);
+    o = call1(&t, "o", "neg.default", v, 0);
+    g = call2(&t, "g", "mul.Tensor", tg, v, 0);
+    outs[0] = o;
+    outs[1] = call2(&t, "gx", "mul.Tensor", g, x, 0);
+    tb_finish(&t, 2, outs, 1);
+    (void)o;
+    /* must_save on a view: ignored by pytorch, honoured by 1.13. */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_ban(p, v), SC_PARTITION_BAN_NONE);
+    ck_assert(!saved(p, v));
+    check_valid(p);
+    sc_partition_free(p);
+    p = run_rules(t.g, SC_PARTITION_PYTORCH_1_13, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_ban(p, v), SC_PARTITION_BAN_MUST_SAVE);
+    ck_assert(saved(p, v));
+    sc_partition_free(p);
+    /* must_save on the view's base is honoured (the cut then saves the
+     * cheaper of a and v). */
+    names[0] = "a";
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+    ck_assert_int_eq(sc_partition_node_ban(p, a), SC_PARTITION_BAN_MUST_SAVE);
+    ck_assert(saved(p, a) || saved(p, v));
+    sc_partition_free(p);
+    /* must_recompute on the view: recomputed, never saved, with or
+     * without a must_save base. */
+    names[0] = "v";
+    tags[0] = SC_PARTITION_TAG_MUST_RECOMPUTE;
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+    ck_assert(!saved(p, v));
+    ck_assert_int_eq(sc_partition_node_place(p, v),
+                     SC_PARTITION_PLACE_RECOMPUTED);
+    sc_partition_free(p);
+    {
+        const char *n2[2] = {"v", "a"};
+        sc_partition_tag t2[2] = {SC_PARTITION_TAG_MUST_RECOMPUTE,
+                                  SC_PARTITION_TAG_MUST_SAVE};
+        p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 2, n2, t2);
+        ck_assert(!saved(p, v));
+        ck_assert(saved(p, a));
+        check_valid(p);
+        sc_partition_free(p);
+    }
+    tb_free(&t);
+}
+END_TEST
+
+/* ---- The two walks, as PyTorch writes them, against classify.c -------------
+ * classify.c computes the used-far-apart rule with a linear reverse sweep;
+ * this oracle runs PyTorch's heap walks literally (find_first_unfusible,
+ * the long-chain walk) on the same classification and compares the bans. */
+
+typedef struct oracle {
+    const sc_partition *p;
+    const sc_graph *g;
+    size_t n;
+    int32_t *order; /* fw_order, -1: not required-forward */
+    bool *fus;
+} oracle;
+
+static bool has_prefix(const char *s, const char *pre)
+{
+    return s && strncmp(s, pre, strlen(pre)) == 0;
+}
+
+static bool oracle_fusible_op(const sc_graph *g, sc_node_id id)
+{
+    const char *cls = sc_graph_node_class(g, id);
+    const char *t = sc_graph_node_target(g, id);
+    if (t && strcmp(t, "operator.getitem") == 0)
+        return true;
+    if (has_prefix(t, "torch.ops.aten.native_dropout.") ||
+        has_prefix(t, "torch.ops.aten.rand_like.") ||
+        has_prefix(t, "torch.ops.aten.randn_like."))
+        return true;
+    return cls && (strcmp(cls, "pointwise") == 0 || strcmp(cls, "view") == 0 ||
+                   strcmp(cls, "reduction") == 0 ||
+                   strcmp(cls, "creation") == 0 ||
+                   strcmp(cls, "symbolic") == 0);
+}
+
+static bool oracle_is_fusible(const oracle *o, sc_node_id a, sc_node_id b)
+{
+    if (has_prefix(sc_graph_node_target(o->g, b), "torch.ops.aten.cat."))
+        return true;
+    return o->fus[a] && o->fus[b];
+}
+
+static bool oracle_alive(const oracle *o, sc_node_id id)
+{
+    sc_partition_place pl = sc_partition_node_place(o->p, id);
+    return pl != SC_PARTITION_PLACE_DEAD && pl != SC_PARTITION_PLACE_FOLDED;
+}
+
+static bool oracle_allowed(const oracle *o, sc_node_id id)
+{
+    const char *cls = sc_graph_node_class(o->g, id);
+    sc_partition_tag tag = sc_partition_node_tag(o->p, id);
+    return !(cls && strcmp(cls, "view") == 0) &&
+           tag != SC_PARTITION_TAG_MUST_RECOMPUTE &&
+           tag != SC_PARTITION_TAG_PREFER_RECOMPUTE;
+}
+
+/* A heap entry (order, node, fusible), compared as Python tuples. */
+typedef struct hent {
+    int32_t order;
+    sc_node_id id;
+    int fus;
+} hent;
+
+static int hent_cmp(const hent *a, const hent *b)
+{
+    if (a->order != b->order)
+        return a->order < b->order ? -1 : 1;
+    return a->fus - b->fus; /* same node: False before True */
+}
+
+/* A plain array kept unsorted; pop scans for the minimum (tiny graphs). */
+static int32_t find_first_unfusible(const oracle *o, const sc_node_id *start,
+                                    size_t nstart, int32_t max_range)
+{
+    size_t cap = 64, n = 0, i, k, nu;
+    hent *h = malloc(cap * sizeof *h);
+    int32_t result = max_range;
+    ck_assert_ptr_nonnull(h);
+    for (i = 0; i < nstart; i++)
+        h[n++] = (hent){o->order[start[i]], start[i], 1};
+    while (n > 0) {
+        size_t m = 0;
+        hent cur;
+        const sc_node_id *us;
+        for (i = 1; i < n; i++)
+            if (hent_cmp(&h[i], &h[m]) < 0)
+                m = i;
+        cur = h[m];
+        h[m] = h[--n];
+        if (!cur.fus) {
+            result = cur.order;
+            break;
+        }
+        us = sc_graph_node_users(o->g, cur.id, &nu);
+        for (k = 0; k < nu; k++) {
+            hent e;
+            bool dup = false;
+            if (o->order[us[k]] < 0 || o->order[us[k]] > max_range)
+                continue;
+            e = (hent){o->order[us[k]], us[k],
+                       oracle_is_fusible(o, cur.id, us[k])};
+            for (i = 0; i < n && !dup; i++)
+                dup = h[i].id == e.id && h[i].fus == e.fus;
+            if (dup)
+                continue;
+            if (n == cap) {
+                cap *= 2;
+                h = realloc(h, cap * sizeof *h);
+                ck_assert_ptr_nonnull(h);
+            }
+            h[n++] = e;
+        }
+    }
+    free(h);
+    return result;
+}
+
+static void check_walks(const sc_partition *p, const char *what)
+{
+    const sc_graph *g = sc_partition_joint(p);
+    oracle o;
+    size_t i, k, nu, nfar = 0, nlong = 0;
+    int32_t cnt = 0;
+    bool *far, *banned, *visited;
+    sc_node_id *start, *heap;
+    size_t nheap;
+
+    o.p = p;
+    o.g = g;
+    o.n = sc_graph_num_nodes(g);
+    o.order = malloc(o.n * sizeof *o.order);
+    o.fus = malloc(o.n * sizeof *o.fus);
+    far = calloc(o.n, sizeof *far);
+    banned = calloc(o.n, sizeof *banned);
+    visited = calloc(o.n, sizeof *visited);
+    start = malloc(o.n * sizeof *start);
+    heap = malloc((o.n * 8 + 8) * sizeof *heap);
+    ck_assert(o.order && o.fus && far && banned && visited && start && heap);
+    for (i = 0; i < o.n; i++) {
+        sc_node_id id = (sc_node_id)i;
+        o.order[i] = oracle_alive(&o, id) &&
+                             (sc_partition_node_class(p, id) &
+                              SC_PARTITION_REQUIRED_FW)
+                         ? cnt++
+                         : -1;
+        o.fus[i] = oracle_fusible_op(g, id);
+    }
+    /* Used far apart: which users PyTorch would ban. */
+    for (i = 0; i < o.n; i++) {
+        const sc_node_id *us;
+        size_t ns = 0;
+        int32_t last = -1, first;
+        if (o.order[i] < 0)
+            continue;
+        us = sc_graph_node_users(g, (sc_node_id)i, &nu);
+        for (k = 0; k < nu; k++)
+            if (o.order[us[k]] >= 0) {
+                start[ns++] = us[k];
+                if (o.order[us[k]] > last)
+                    last = o.order[us[k]];
+            }
+        if (ns == 0)
+            continue;
+        first = find_first_unfusible(&o, start, ns, last);
+        for (k = 0; k < ns; k++)
+            if (o.order[start[k]] > first &&
+                oracle_is_fusible(&o, (sc_node_id)i, start[k]) &&
+                oracle_allowed(&o, start[k]))
+                far[start[k]] = true;
+    }
+    for (i = 0; i < o.n; i++) {
+        sc_partition_ban b = sc_partition_node_ban(p, (sc_node_id)i);
+        if (b == SC_PARTITION_BAN_USED_FAR_APART) {
+            ck_assert_msg(far[i], "%s: %s banned as used far apart, "
+                                  "PyTorch's walk does not ban it",
+                          what, sc_graph_node_name(g, (sc_node_id)i));
+            nfar++;
+        }
+        if (far[i])
+            ck_assert_msg(b != SC_PARTITION_BAN_NONE,
+                          "%s: PyTorch's walk bans %s (used far apart)",
+                          what, sc_graph_node_name(g, (sc_node_id)i));
+        banned[i] = b != SC_PARTITION_BAN_NONE &&
+                    b != SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN;
+    }
+    /* Long fusible chains, walked as PyTorch walks them. */
+    for (i = 0; i < o.n; i++) {
+        if (o.order[i] < 0)
+            continue;
+        nheap = 0;
+        heap[nheap++] = (sc_node_id)i;
+        while (nheap > 0) {
+            size_t m = 0, j;
+            sc_node_id cur;
+            const sc_node_id *us;
+            for (j = 1; j < nheap; j++)
+                if (heap[j] < heap[m])
+                    m = j;
+            cur = heap[m];
+            heap[m] = heap[--nheap];
+            if (visited[cur])
+                continue;
+            visited[cur] = true;
+            if (o.order[cur] > o.order[i] + 100 && nheap == 0) {
+                if (!banned[cur] && oracle_allowed(&o, cur)) {
+                    banned[cur] = true;
+                    ck_assert_msg(sc_partition_node_ban(p, cur) ==
+                                      SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN,
+                                  "%s: PyTorch's walk bans %s (long chain)",
+                                  what, sc_graph_node_name(g, cur));
+                    nlong++;
+                }
+                break;
+            }
+            us = sc_graph_node_users(g, cur, &nu);
+            for (k = 0; k < nu; k++)
+                if (o.order[us[k]] >= 0 &&
+                    oracle_is_fusible(&o, cur, us[k]) && !banned[us[k]]) {
+                    ck_assert_uint_lt(nheap, o.n * 8 + 8);
+                    heap[nheap++] = us[k];
+                }
+        }
+    }
+    for (i = 0; i < o.n; i++)
+        if (sc_partition_node_ban(p, (sc_node_id)i) ==
+            SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN)
+            nlong--;
+    ck_assert_msg(nlong == 0, "%s: long-chain bans differ", what);
+    (void)nfar;
+    free(o.order);
+    free(o.fus);
+    free(far);
+    free(banned);
+    free(visited);
+    free(start);
+    free(heap);
+}
+
+/* The examples with many fusible ops (CSE off: the partition's users are
+ * the graph's). */
+START_TEST(test_walks_examples)
+{
+    static const char *const names[] = {"lstm_module",
+                                        "transformer_encoder_layer",
+                                        "residual_mlp_16", "small_cnn"};
+    example ex;
+    sc_partition *p;
+    size_t k;
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+        example_load(&ex, names[k]);
+        p = run(ex.g, SC_PARTITION_PYTORCH, SC_PARTITION_NO_CSE);
+        check_walks(p, names[k]);
+        check_valid(p);
+        sc_partition_free(p);
+        example_free(&ex);
+    }
+}
+END_TEST
+
+/* Random forward graphs of 60-260 square f32 nodes: mostly unary and
+ * binary pointwise ops on recent nodes (long fusible chains), sometimes
+ * far back (used far apart), an mm now and then (non-fusible), a cat
+ * (fusible as a consumer), some views; a backward reading a few of them. */
+static void walk_graph(tb *t, sc_test_rng *rng)
+{
+    static const char *const un[] = {"relu.default", "neg.default",
+                                     "exp.default", "t.default"};
+    static const char *const bin[] = {"add.Tensor", "mul.Tensor"};
+    sc_node_id *pool, tg, cur, args[2], outs[3];
+    size_t n = 60 + sc_test_rng_below(rng, 200), np = 0, i;
+    char name[32];
+    const int64_t R = 4;
+
+    pool = malloc((n + 2) * sizeof *pool);
+    ck_assert_ptr_nonnull(pool);
+    tb_init(t);
+    pool[np++] = tb_ph(t, "primals_1", SC_ROLE_PRIMAL, R, R);
+    pool[np++] = tb_ph(t, "primals_2", SC_ROLE_PRIMAL, R, R);
+    tg = tb_ph(t, "tangents_1", SC_ROLE_TANGENT, R, R);
+    for (i = 0; i < n; i++) {
+        uint64_t k = sc_test_rng_below(rng, 100);
+        size_t back = sc_test_rng_below(rng, 10) == 0
+                          ? sc_test_rng_below(rng, np)
+                          : sc_test_rng_below(rng, np < 3 ? np : 3);
+        args[0] = pool[np - 1 - back];
+        args[1] = pool[np - 1 - sc_test_rng_below(rng, np < 4 ? np : 4)];
+        snprintf(name, sizeof name, "f%zu", i);
+        if (k < 5)
+            cur = tb_call(t, name, "mm.default", 2, args, R, R);
+        else if (k < 8) {
+            sc_value lv[2], a1[2];
+            sc_node_id c;
+            lv[0] = sc_value_node(args[0]);
+            lv[1] = sc_value_node(args[1]);
+            a1[0] = sc_value_list(2, lv);
+            a1[1] = sc_value_int(0);
+            ck_assert(sc_graph_add_call(t->g, name,
+                                        "torch.ops.aten.cat.default", 2, a1,
+                                        0, NULL, NULL, NULL, &c,
+                                        &t->err) == SC_OK);
+            snprintf(name, sizeof name, "f%zu_s", i);
+            args[0] = c;
+            cur = call1(t, name, "neg.default", c, 0);
+            {
+                /* back to R x R: the first R rows */
+                sc_value sv[4];
+                sc_node_id sl;
+                sv[0] = sc_value_node(cur);
+                sv[1] = sc_value_int(0);
+                sv[2] = sc_value_int(0);
+                sv[3] = sc_value_int(R);
+                snprintf(name, sizeof name, "f%zu_v", i);
+                ck_assert_msg(sc_graph_add_call(t->g, name,
+                                                "torch.ops.aten.slice.Tensor",
+                                                4, sv, 0, NULL, NULL, NULL,
+                                                &sl, &t->err) == SC_OK,
+                              "%s", t->err.message);
+                cur = sl;
+            }
+        } else if (k < 50)
+            cur = call1(t, name, un[sc_test_rng_below(rng, 4)], args[0], 0);
+        else
+            cur = call2(t, name, bin[sc_test_rng_below(rng, 2)], args[0],
+                        args[1], 0);
+        pool[np++] = cur;
+    }
+    /* the backward: tangent * a few forward values */
+    cur = tg;
+    for (i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "g%zu", i);
+        cur = call2(t, name, "mul.Tensor", cur,
+                    pool[2 + sc_test_rng_below(rng, np - 2)], 0);
+    }
+    outs[0] = pool[np - 1];
+    outs[1] = call2(t, "gx", "mul.Tensor", cur, pool[0], 0);
+    outs[2] = SC_NODE_NONE;
+    tb_finish(t, 3, outs, 1);
+    free(pool);
+}
+
+START_TEST(test_walks_random)
+{
+    sc_test_rng rng;
+    long cases = sc_test_cases(60), c;
+    uint64_t seed = sc_test_seed();
+    sc_test_rng_init(&rng, seed ^ 0xfa4a);
+    for (c = 0; c < cases; c++) {
+        tb t;
+        sc_partition *p;
+        char what[64];
+        walk_graph(&t, &rng);
+        snprintf(what, sizeof what, "seed %llu case %ld",
+                 (unsigned long long)seed, c);
+        p = run(t.g, SC_PARTITION_PYTORCH, SC_PARTITION_NO_CSE);
+        check_walks(p, what);
+        check_valid(p);
+        sc_partition_free(p);
+        tb_free(&t);
+    }
+}
+END_TEST
+
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
@@ -1246,11 +2146,19 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_cse_dce);
     tcase_add_test(tc, test_infinite_path);
     tcase_add_test(tc, test_option_errors);
+    tcase_add_test(tc, test_used_far_apart);
+    tcase_add_test(tc, test_long_fusible_chain);
+    tcase_add_test(tc, test_max_dist_from_bw);
+    tcase_add_test(tc, test_rule_switches);
+    tcase_add_test(tc, test_tag_random_op);
+    tcase_add_test(tc, test_tag_views);
+    tcase_add_test(tc, test_walks_examples);
     suite_add_tcase(s, tc);
     tc = tcase_create("random");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_random_bruteforce);
     tcase_add_test(tc, test_reduced_network_random);
+    tcase_add_test(tc, test_walks_random);
     tcase_add_loop_test(tc, test_reduced_network_examples, 0,
                         (int)NEXAMPLES);
     suite_add_tcase(s, tc);

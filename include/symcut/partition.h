@@ -67,10 +67,16 @@ bool sc_partition_policy_from_name(const char *name,
                                    sc_partition_policy *out);
 
 /* Per-node tags, as PyTorch's activation-checkpointing policies:
- *   MUST_SAVE        never recomputed (tied to the source);
+ *   MUST_SAVE        never recomputed (tied to the source); under the
+ *                    pytorch and exact policies ignored on views, as
+ *                    PyTorch ignores it;
  *   MUST_RECOMPUTE   always recomputed in the backward when it needs it
- *                    (X_in tied to the sink: it cannot be saved);
- *   PREFER_RECOMPUTE exempt from every ban rule; the cut decides.
+ *                    (X_in tied to the sink: it cannot be saved), random
+ *                    ops included (their kernels are counter-based);
+ *   PREFER_RECOMPUTE the same as MUST_RECOMPUTE under the pytorch and
+ *                    exact policies (PyTorch's min-cut partitioner treats
+ *                    both alike); ignored by pytorch-1.13.
+ * Ops that write an argument stay banned whatever the tag.
  * Tags are read from `# symcut: must_save a, b` (and must_recompute,
  * prefer_recompute) directives and from the options; the options win. */
 #define SC_PARTITION_TAG_MAP(X)                                              \
@@ -116,7 +122,34 @@ typedef struct sc_partition_options {
     const char *const *tag_nodes;
     const sc_partition_tag *tags;
     unsigned flags;
+    /* ---- ban rules (issue 6, classify.c): PyTorch's torch._functorch.config
+     * knobs for the pytorch and exact policies (pytorch-1.13 has none of
+     * them).  Zero is PyTorch's default for every field. */
+    /* SC_PARTITION_RULE_* bits of the rules turned off (0: all on). */
+    unsigned rules_off;
+    /* config.max_dist_from_bw: ban a node whose distance to the backward d
+     * has max_dist_from_bw < d < 1000.  0: 1000 (never bans, PyTorch's
+     * default). */
+    int32_t max_dist_from_bw;
+    /* The long-fusible-chain rule cuts a chain running more than this many
+     * forward nodes (0: 100, PyTorch's constant). */
+    int32_t long_chain_limit;
+    /* ---- end ban rules ---- */
 } sc_partition_options;
+
+/* Bits of sc_partition_options.rules_off, one per PyTorch config flag
+ * ban_recompute_<name> (all True by default there). */
+enum {
+    SC_PARTITION_RULE_USED_FAR_APART = 1u << 0,
+    SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS = 1u << 1,
+    SC_PARTITION_RULE_MATERIALIZED_BACKWARD = 1u << 2,
+    /* off: a denylist (random and compute-intensive ops) instead of the
+     * recomputable allowlist */
+    SC_PARTITION_RULE_NOT_IN_ALLOWLIST = 1u << 3,
+    SC_PARTITION_RULE_REDUCTIONS = 1u << 4,
+    /* config.aggressive_recomputation: every rule off but the reductions */
+    SC_PARTITION_RULES_AGGRESSIVE = 0xfu
+};
 
 void sc_partition_options_init(sc_partition_options *opts);
 
@@ -189,7 +222,11 @@ const char *sc_partition_place_name(sc_partition_place place);
     X(MUTATES, "mutates its arguments")                                      \
     X(REDUCTION, "output under a quarter of its inputs' size")               \
     X(MATERIALIZED_BACKWARD, "materialized in the backward anyway")          \
-    X(MUST_SAVE, "tagged must_save")
+    X(MUST_SAVE, "tagged must_save")                                         \
+    /* ---- ban rules (issue 6) ---- */                                      \
+    X(USED_FAR_APART, "used after a non-fusible use of its input")           \
+    X(LONG_FUSIBLE_CHAIN, "ends a long chain of fusible ops")                \
+    X(FAR_FROM_BACKWARD, "farther than max_dist_from_bw from the backward")
 
 typedef enum sc_partition_ban {
 #define SC__BAN_ENUM(name, str) SC_PARTITION_BAN_##name,
