@@ -1,10 +1,12 @@
 /* symcut benchmark — the min-cut partitioner on generated joint graphs.
  *
- *   bench/bench_partition [--max N] [--policy P]
+ *   bench/bench_partition [--min N] [--max N] [--policy P]
  *                         [--shape transformer|dag|both] [--read]
  *                         [--no-bare] [--no-graphs] [--full-network]
+ *                         [--dump PREFIX]
  *
- * For each size 1e3, 1e4, ... up to N (default 1e6) nodes and each shape
+ * For each size 1e3, 1e4, ... up to N (default 1e6) nodes (from --min,
+ * default 1e3) and each shape
  * (a stack of transformer-like MLP blocks with their backward, and a
  * random DAG of pointwise ops, matrix products and reductions with a
  * backward), the graph is built through the graph builder (and, with
@@ -15,6 +17,9 @@
  * network as PyTorch builds it (the partitioner itself solves a reduced
  * network with the same saved set, whose size is printed below the row),
  * their ratio, and the peak resident memory after the partition.
+ * --dump PREFIX writes the forward and backward graphs as text to
+ * PREFIX-SHAPE-NODES.fw and .bw (to check that a change of the
+ * partitioner leaves its results alone).
  * --no-bare skips the bare max-flow (quadratic in igraph on some shapes);
  * --no-graphs decides without building the forward and backward graphs
  * (SC_PARTITION_NO_GRAPHS); --full-network makes the partitioner solve
@@ -239,9 +244,28 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void dump(gen *b, const sc_graph *g, const char *prefix,
+                 const char *shape, size_t target, const char *ext)
+{
+    char path[4096], *text;
+    size_t len;
+    FILE *f;
+    if (!g)
+        return;
+    snprintf(path, sizeof path, "%s-%s-%zu.%s", prefix, shape, target, ext);
+    if (sc_graph_write_text(g, NULL, &text, &len, &b->err) != SC_OK)
+        die(b, "write");
+    f = fopen(path, "w");
+    if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "bench_partition: cannot write %s\n", path);
+        exit(1);
+    }
+    free(text);
+}
+
 static void run_one(const char *shape, size_t target,
                     sc_partition_policy policy, bool do_read, bool do_bare,
-                    unsigned flags)
+                    unsigned flags, const char *dump_prefix)
 {
     gen b;
     sc_partition_options o;
@@ -252,6 +276,7 @@ static void run_one(const char *shape, size_t target,
     igraph_vector_t cap, flow;
     igraph_real_t value;
     struct rusage ru;
+    long faults;
     size_t i;
 
     memset(&b, 0, sizeof b);
@@ -285,12 +310,15 @@ static void run_one(const char *shape, size_t target,
     sc_partition_options_init(&o);
     o.policy = policy;
     o.flags = flags;
+    getrusage(RUSAGE_SELF, &ru);
+    faults = ru.ru_minflt;
     w0 = wall_now();
     if (sc_partition_run(b.g, &o, &p, &b.err) != SC_OK)
         die(&b, "partition");
     wall = wall_now() - w0;
     getrusage(RUSAGE_SELF, &ru);
     peak_part = (double)ru.ru_maxrss / 1024.0;
+    faults = ru.ru_minflt - faults;
     for (i = 0; i < SC_PARTITION_PHASE_COUNT_; i++)
         total += sc_partition_phase_seconds(p, (sc_partition_phase)i);
 
@@ -322,7 +350,7 @@ static void run_one(const char *shape, size_t target,
         printf("%7.3f %5.2f ", bare, total / (bare > 0 ? bare : 1e-9));
     else
         printf("%7s %5s ", "-", "-");
-    printf("%7.0f %6zu %6zu\n", peak_part,
+    printf("%7.0f %7ld %6zu %6zu\n", peak_part, faults,
            sc_partition_num_saved_tensors(p),
            sc_partition_num_recomputed(p));
     printf("  network: full %zu vertices %zu edges; solved %zu "
@@ -330,6 +358,10 @@ static void run_one(const char *shape, size_t target,
            sc_partition_network_vertices(p), sc_partition_network_edges(p),
            p->net_solved_vertices, p->net_solved_edges);
     fflush(stdout);
+    if (dump_prefix) {
+        dump(&b, sc_partition_forward(p), dump_prefix, shape, target, "fw");
+        dump(&b, sc_partition_backward(p), dump_prefix, shape, target, "bw");
+    }
     sc_partition_free(p);
     sc_graph_free(b.g);
     sc_ctx_free(b.ctx);
@@ -337,8 +369,8 @@ static void run_one(const char *shape, size_t target,
 
 int main(int argc, char **argv)
 {
-    size_t max = 1000000, n;
-    const char *shapes = "both";
+    size_t min = 1000, max = 1000000, n;
+    const char *shapes = "both", *dump_prefix = NULL;
     sc_partition_policy policy = SC_PARTITION_PYTORCH;
     bool do_read = false, do_bare = true;
     unsigned flags = 0;
@@ -347,6 +379,10 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--max") == 0 && i + 1 < argc)
             max = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--min") == 0 && i + 1 < argc)
+            min = (size_t)strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
+            dump_prefix = argv[++i];
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
             shapes = argv[++i];
         else if (strcmp(argv[i], "--policy") == 0 && i + 1 < argc) {
@@ -363,9 +399,11 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--full-network") == 0)
             flags |= SC__PARTITION_FULL_NETWORK;
         else {
-            fprintf(stderr, "usage: %s [--max N] [--shape transformer|dag|"
+            fprintf(stderr, "usage: %s [--min N] [--max N] "
+                            "[--shape transformer|dag|"
                             "both] [--policy P] [--read] [--no-bare]\n"
-                            "       [--no-graphs] [--full-network]\n",
+                            "       [--no-graphs] [--full-network] "
+                            "[--dump PREFIX]\n",
                     argv[0]);
             return 1;
         }
@@ -374,15 +412,18 @@ int main(int argc, char **argv)
            "all phases, 'wall' = its wall-clock time; 'bare' = one "
            "igraph_maxflow on the full network as PyTorch builds it, "
            "ratio = partit / bare; peakMB = peak RSS after the partition "
-           "(joint graph included)\n",
+           "(joint graph included); faults = minor page faults during the "
+           "partition\n",
            sc_partition_policy_name(policy));
     printf("%-11s %8s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %7s %5s %7s "
-           "%6s %6s\n",
+           "%7s %6s %6s\n",
            "shape", "nodes", "build", "read", "prepare", "classif",
            "network", "maxflow", "cut", "extract", "partit", "wall", "bare",
-           "ratio", "peakMB", "saved", "recomp");
+           "ratio", "peakMB", "faults", "saved", "recomp");
     fflush(stdout);
     for (n = 1000; n <= max; n *= 10) {
+        if (n < min)
+            continue;
         int s;
         for (s = 0; s < 2; s++) {
             const char *shape = s == 0 ? "transformer" : "dag";
@@ -391,7 +432,8 @@ int main(int argc, char **argv)
                 continue;
             pid = fork();
             if (pid == 0) {
-                run_one(shape, n, policy, do_read, do_bare, flags);
+                run_one(shape, n, policy, do_read, do_bare, flags,
+                        dump_prefix);
                 _exit(0);
             }
             if (pid < 0 || waitpid(pid, NULL, 0) < 0)

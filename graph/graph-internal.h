@@ -8,6 +8,9 @@
 
 #include "util/internal.h"
 
+/* Entries of each cache of sc__graph_append_copy (a power of two). */
+#define SC__GRAPH_COPY_CACHE 32
+
 /* Node flags. */
 enum {
     SC__NODE_HAS_STRIDES = 1u << 0,
@@ -59,9 +62,12 @@ struct sc_graph {
     size_t nnodes, cap;
     size_t nplaceholders, nprimals, ntangents;
 
-    /* name -> id: open addressing, ids + 1 (0 = empty slot). */
+    /* name -> id: open addressing, ids + 1 (0 = empty slot).  Holds the
+     * nodes [0, nnamed); the nodes after them come from
+     * sc__graph_append_copy, which defers their entries (sc_graph_find
+     * scans them; the next checked addition indexes them). */
     uint32_t *name_slots;
-    size_t name_cap;
+    size_t name_cap, nnamed;
 
     /* interned target strings, with their op ids; target_slots: a hash
      * set of indexes + 1 into targets (0 = empty), target_cap slots */
@@ -73,6 +79,14 @@ struct sc_graph {
 
     sc_node_id *outputs;
     size_t noutputs, num_fwd_outputs;
+
+    /* sc__graph_append_copy's caches (direct-mapped, checked on a hit):
+     * a source target string -> index in targets; a run of dimension
+     * expressions -> a copy in the arena that nodes share. */
+    const char *copy_target_src[SC__GRAPH_COPY_CACHE];
+    uint32_t copy_target_index[SC__GRAPH_COPY_CACHE];
+    sc_expr **copy_dims[SC__GRAPH_COPY_CACHE];
+    uint32_t copy_dims_n[SC__GRAPH_COPY_CACHE];
 
     /* users index (CSR), valid when users_valid */
     bool users_valid;
@@ -123,11 +137,17 @@ sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err);
  * The result equals what sc__graph_append_call / sc_graph_add_placeholder
  * would build from src's accessors, but trusted: the name is not
  * validated nor looked up (the caller guarantees it is not in g yet) and
- * the op's schema is not checked again. */
+ * the op's schema is not checked again.  The name enters the name table
+ * lazily (sc__graph_index_names, or the next checked addition); until
+ * then sc_graph_find scans the copied nodes.  Nodes with equal dimension
+ * expressions may share one (read-only) dimension array. */
 sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
                                 sc_node_id id, sc_role role, sc_value *args,
                                 const char **kwnames, sc_node_id *out,
                                 sc_error *err);
+/* Enter the names of the nodes sc__graph_append_copy appended into the
+ * name table (every node's name is then found in constant time). */
+void sc__graph_index_names(sc_graph *g);
 
 /* Store a result description into node storage (copied into the arena). */
 sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,

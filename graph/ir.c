@@ -382,12 +382,14 @@ sc_node_id sc_graph_find(const sc_graph *g, const char *name)
             return (sc_node_id)(id1 - 1);
         j = (j + 1) & (g->name_cap - 1);
     }
+    /* copies not indexed yet (sc__graph_append_copy) */
+    for (j = g->nnamed; j < g->nnodes; j++)
+        if (strcmp(g->nodes[j].name, name) == 0)
+            return (sc_node_id)j;
     return SC_NODE_NONE;
 }
 
-/* Insert node id (whose name is set) into the name table; the table has
- * room (see reserve_node). */
-static void name_table_insert(sc_graph *g, sc_node_id id)
+static void name_table_put(sc_graph *g, sc_node_id id)
 {
     size_t j = hash_str(g->nodes[id].name) & (g->name_cap - 1);
     while (g->name_slots[j])
@@ -395,11 +397,28 @@ static void name_table_insert(sc_graph *g, sc_node_id id)
     g->name_slots[j] = (uint32_t)id + 1;
 }
 
+void sc__graph_index_names(sc_graph *g)
+{
+    for (; g->nnamed < g->nnodes; g->nnamed++)
+        name_table_put(g, (sc_node_id)g->nnamed);
+}
+
+/* Insert node id, the last node (whose name is set), into the name table,
+ * with the copies before it; the table has room (see reserve_node). */
+static void name_table_insert(sc_graph *g, sc_node_id id)
+{
+    sc__graph_index_names(g);
+    (void)id;
+}
+
 /* Remove the last node's name-table entry (backward-shift deletion). */
 static void name_table_remove(sc_graph *g, sc_node_id id)
 {
     size_t mask = g->name_cap - 1, i, j, k;
 
+    if ((size_t)id >= g->nnamed)
+        return;
+    g->nnamed = (size_t)id;
     i = hash_str(g->nodes[id].name) & mask;
     while (g->name_slots[i] != (uint32_t)id + 1) {
         if (!g->name_slots[i])
@@ -825,6 +844,52 @@ sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
     return SC_OK;
 }
 
+/* A copy in g's arena of the nd dimension expressions dims, shared with
+ * the nodes copied before with the same ones (most nodes have one of a
+ * few shapes); NULL on exhaustion. */
+static sc_expr **shared_dims(sc_graph *g, sc_expr *const *dims, size_t nd)
+{
+    uint64_t h = nd;
+    size_t d, k;
+    sc_expr **copy;
+
+    for (d = 0; d < nd; d++)
+        h = (h ^ (uint64_t)(uintptr_t)dims[d]) * 0x9e3779b97f4a7c15ull;
+    k = (size_t)(h >> 40) & (SC__GRAPH_COPY_CACHE - 1);
+    copy = g->copy_dims[k];
+    if (copy && g->copy_dims_n[k] == nd &&
+        memcmp(copy, dims, nd * sizeof *dims) == 0)
+        return copy;
+    copy = sc__arena_alloc(&g->arena, nd * sizeof *copy);
+    if (!copy)
+        return NULL;
+    memcpy(copy, dims, nd * sizeof *copy);
+    if (nd <= UINT32_MAX) {
+        g->copy_dims[k] = copy;
+        g->copy_dims_n[k] = (uint32_t)nd;
+    }
+    return copy;
+}
+
+/* The index of target (an interned string of another graph) in
+ * g->targets, interning it when new; SIZE_MAX on exhaustion.  A cache by
+ * the string's address spares the hashing (a hit is checked with
+ * strcmp: the address may have been another string's). */
+static size_t copy_target_index(sc_graph *g, const char *target)
+{
+    size_t k = ((uintptr_t)target >> 4) & (SC__GRAPH_COPY_CACHE - 1), ti;
+    if (g->copy_target_src[k] == target &&
+        g->copy_target_index[k] < g->ntargets &&
+        strcmp(g->targets[g->copy_target_index[k]], target) == 0)
+        return g->copy_target_index[k];
+    ti = intern_target_index(g, target);
+    if (ti != SIZE_MAX) {
+        g->copy_target_src[k] = target;
+        g->copy_target_index[k] = (uint32_t)ti;
+    }
+    return ti;
+}
+
 /* Copy the metadata of node s into n (of g) as sc_graph_node_result and
  * sc__graph_set_meta would: dimensions into g's arena; a placeholder
  * (call false) drops the schema's tuple flag. */
@@ -853,10 +918,9 @@ static sc_status copy_node_meta(sc_graph *g, sc__node *n, const sc__node *s,
         }
         nd = (size_t)s->ndim * (s->flags & SC__NODE_HAS_STRIDES ? 2 : 1);
         if (nd) {
-            dims = sc__arena_alloc(&g->arena, nd * sizeof *dims);
+            dims = shared_dims(g, s->meta.dims, nd);
             if (!dims)
                 return sc__error_nomem(err);
-            memcpy(dims, s->meta.dims, nd * sizeof *dims);
             n->meta.dims = dims;
         }
         break;
@@ -902,7 +966,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
     SC_CHECK(reserve_node(g, err));
     memset(&n, 0, sizeof n);
     if (call) {
-        ti = intern_target_index(g, s->target);
+        ti = copy_target_index(g, s->target);
         if (ti == SIZE_MAX)
             return sc__error_nomem(err);
         n.kind = SC_NODE_CALL;
@@ -924,7 +988,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
         return sc__error_nomem(err);
     g->nodes[nid] = n;
     g->nnodes++;
-    name_table_insert(g, (sc_node_id)nid);
+    /* the name enters the table lazily (sc__graph_index_names) */
     if (!call) {
         g->nplaceholders++;
         if (role == SC_ROLE_PRIMAL)
@@ -957,6 +1021,7 @@ sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
     if (g->nplaceholders != g->nnodes)
         return sc__error_set(err, SC_ERR_INVALID,
                              "placeholder '%s' after a call node", name);
+    sc__graph_index_names(g);
     SC_CHECK(check_new_name(g, name, err));
     SC_CHECK(reserve_node(g, err));
     n = &g->nodes[g->nnodes];
@@ -1030,6 +1095,7 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     memset(&n, 0, sizeof n);
     if (nargs > UINT32_MAX || npos > nargs)
         return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
+    sc__graph_index_names(g);
     if (name)
         SC_CHECK(check_new_name(g, name, err));
     SC_CHECK(reserve_node(g, err));
@@ -1083,6 +1149,7 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
         return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
     if ((npos && !args) || (nkw && (!kwargs || !kwnames)))
         return sc__error_set(err, SC_ERR_INVALID, "missing argument array");
+    sc__graph_index_names(g);
     if (name)
         SC_CHECK(check_new_name(g, name, err));
     for (i = 0; i < nkw; i++) {
@@ -1213,7 +1280,26 @@ static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
     return SC_OK;
 }
 
-static sc_status check_node(const sc_graph *g, sc_node_id id, sc_error *err)
+/* The interned copy of target in g, or NULL when no node calls it. */
+static const char *find_target(const sc_graph *g, const char *target)
+{
+    size_t j;
+    if (!g->target_cap)
+        return NULL;
+    j = hash_str(target) & (g->target_cap - 1);
+    while (g->target_slots[j]) {
+        const char *t = g->targets[g->target_slots[j] - 1];
+        if (strcmp(t, target) == 0)
+            return t;
+        j = (j + 1) & (g->target_cap - 1);
+    }
+    return NULL;
+}
+
+/* getitem: find_target(g, "operator.getitem") (targets are interned: the
+ * same string, the same pointer). */
+static sc_status check_node(const sc_graph *g, sc_node_id id,
+                            const char *getitem, sc_error *err)
 {
     const sc__node *n = &g->nodes[id];
 
@@ -1223,7 +1309,7 @@ static sc_status check_node(const sc_graph *g, sc_node_id id, sc_error *err)
                    : sc__error_set(err, SC_ERR_INVALID,
                                    "placeholder '%s' after a call node",
                                    n->name);
-    if (strcmp(n->target, "operator.getitem") == 0) {
+    if (getitem && n->target == getitem) {
         const sc_value *a = n->args;
         if (n->npos != 2 || n->nargs != 2 || a[0].kind != SC_VALUE_NODE ||
             a[1].kind != SC_VALUE_INT)
@@ -1251,6 +1337,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
     users_walk w;
     size_t i, j, total = 0;
     uint32_t *count = NULL;
+    const char *getitem = find_target(g, "operator.getitem");
 
     invalidate_users(g);
     memset(&w, 0, sizeof w);
@@ -1267,7 +1354,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
         w.stamp[i] = -1;
     w.count = count;
     for (i = 0; i < g->nnodes; i++) {
-        SC_CHECK(check_node(g, (sc_node_id)i, err));
+        SC_CHECK(check_node(g, (sc_node_id)i, getitem, err));
         w.user = (sc_node_id)i;
         for (j = 0; j < g->nodes[i].nargs; j++)
             SC_CHECK(walk_value(&w, &g->nodes[i].args[j], 0, err));

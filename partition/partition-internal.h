@@ -40,7 +40,8 @@ enum {
     SC__PN_BW_INPUT = 1u << 9,  /* a backward placeholder */
     SC__PN_PRIMAL = 1u << 10,
     SC__PN_TANGENT = 1u << 11,
-    SC__PN_PARAM = 1u << 12
+    SC__PN_PARAM = 1u << 12,
+    SC__PN_WRITTEN = 1u << 13   /* prepare.c's scratch: an op writes it */
 };
 
 typedef struct sc__pnode {
@@ -110,6 +111,11 @@ bool sc__partition_warn(sc_partition *p, const char *fmt, ...)
 typedef void (*sc__node_visit_fn)(sc_node_id id, void *user);
 void sc__value_visit_nodes(const sc_value *v, sc__node_visit_fn fn,
                            void *user);
+/* The same for every argument of node id of the joint (nothing for a
+ * placeholder), reading the graph's nodes directly: the accessors'
+ * checks and calls per argument cost more than the visit. */
+void sc__partition_visit_args(const sc_partition *p, sc_node_id id,
+                              sc__node_visit_fn fn, void *user);
 
 /* Phase 0: DCE, CSE, users, sizes at the hints (prepare.c). */
 sc_status sc__partition_prepare(sc_partition *p,

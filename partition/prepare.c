@@ -9,6 +9,7 @@
 
 #include <symcut/guards.h>
 
+#include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 
@@ -23,6 +24,20 @@ void sc__value_visit_nodes(const sc_value *v, sc__node_visit_fn fn,
     else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
         for (i = 0; i < v->u.list.n; i++)
             sc__value_visit_nodes(&v->u.list.items[i], fn, user);
+}
+
+void sc__partition_visit_args(const sc_partition *p, sc_node_id id,
+                              sc__node_visit_fn fn, void *user)
+{
+    const sc__node *n = &p->g->nodes[id];
+    size_t j;
+    for (j = 0; j < n->nargs; j++) {
+        const sc_value *v = &n->args[j];
+        if (v->kind == SC_VALUE_NODE)
+            fn(v->u.node, user);
+        else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+            sc__value_visit_nodes(v, fn, user);
+    }
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -133,42 +148,59 @@ static bool value_equal(const sc__pnode *pn, const sc_value *a,
 
 /* ---- DCE ------------------------------------------------------------------ */
 
+/* The graph's nodes are read directly (graph/graph-internal.h): this phase
+ * touches every argument of every node, and the accessors' checks and
+ * calls cost more than the work at a million nodes. */
+
 static void mark_alive(sc_node_id id, void *user)
 {
     sc__pnode *pn = user;
     pn[id].flags |= SC__PN_ALIVE;
 }
 
+/* Marks the live nodes (those an output needs, and the placeholders),
+ * sets every node's representative to itself or SC_NODE_NONE (dead), and
+ * the flags that only depend on the node: canonical (CSE clears it on the
+ * duplicates), primal, tangent. */
 static void dead_code(sc_partition *p)
 {
     const sc_graph *g = p->g;
-    size_t i, j, nout = sc_graph_num_outputs(g);
-    size_t nph = sc_graph_num_placeholders(g);
+    const sc__node *nodes = g->nodes;
+    sc__pnode *pn = p->nodes;
+    size_t i, j, nout = g->noutputs;
+    size_t nph = g->nplaceholders;
 
     for (i = 0; i < nout; i++) {
-        sc_node_id o = sc_graph_output(g, i);
+        sc_node_id o = g->outputs[i];
         if (o != SC_NODE_NONE)
-            p->nodes[o].flags |= SC__PN_ALIVE;
+            pn[o].flags |= SC__PN_ALIVE;
     }
     for (i = 0; i < nph; i++)
-        p->nodes[i].flags |= SC__PN_ALIVE;
+        pn[i].flags |= SC__PN_ALIVE;
     for (i = p->n; i-- > nph;) {
-        size_t na;
-        if (!(p->nodes[i].flags & SC__PN_ALIVE))
+        const sc__node *nd = &nodes[i];
+        if (!(pn[i].flags & SC__PN_ALIVE))
             continue;
-        na = sc_graph_node_num_args(g, (sc_node_id)i);
-        for (j = 0; j < na; j++)
-            sc__value_visit_nodes(sc_graph_node_arg(g, (sc_node_id)i, j),
-                                  mark_alive, p->nodes);
+        for (j = 0; j < nd->nargs; j++) {
+            const sc_value *v = &nd->args[j];
+            if (v->kind == SC_VALUE_NODE)
+                pn[v->u.node].flags |= SC__PN_ALIVE;
+            else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+                sc__value_visit_nodes(v, mark_alive, pn);
+        }
     }
     for (i = 0; i < p->n; i++) {
-        if (p->nodes[i].flags & SC__PN_ALIVE) {
-            p->nodes[i].rep = (sc_node_id)i;
+        if (pn[i].flags & SC__PN_ALIVE) {
+            pn[i].rep = (sc_node_id)i;
+            pn[i].flags |= SC__PN_CANON;
         } else {
-            p->nodes[i].rep = SC_NODE_NONE;
-            p->nodes[i].place = SC_PARTITION_PLACE_DEAD;
+            pn[i].rep = SC_NODE_NONE;
+            pn[i].place = SC_PARTITION_PLACE_DEAD;
             p->ndead++;
         }
+        if (nodes[i].kind == SC_NODE_PLACEHOLDER)
+            pn[i].flags |= nodes[i].role == SC_ROLE_TANGENT ? SC__PN_TANGENT
+                                                            : SC__PN_PRIMAL;
     }
 }
 
@@ -176,15 +208,14 @@ static void dead_code(sc_partition *p)
 
 /* Does the op write into an argument (in-place or `mutates:`)?  Unknown
  * ops: an overload packet whose name ends in '_'. */
-static bool node_mutates(const sc_graph *g, sc_node_id id)
+static bool node_mutates(const sc__node *n)
 {
-    int op = sc_graph_node_op(g, id);
-    if (op >= 0) {
-        const sc__op_info *info = sc__op_get((sc__op)op);
+    if (n->op >= 0) {
+        const sc__op_info *info = sc__op_get((sc__op)n->op);
         return info->nmutates > 0 || info->is_inplace;
     }
-    if (op == SC_OP_UNKNOWN) {
-        const char *t = sc_graph_node_target(g, id), *dot;
+    if (n->op == SC_OP_UNKNOWN && n->kind == SC_NODE_CALL) {
+        const char *t = n->target, *dot;
         if (!t)
             return false;
         dot = strrchr(t, '.');
@@ -194,64 +225,84 @@ static bool node_mutates(const sc_graph *g, sc_node_id id)
     return false;
 }
 
-static bool node_random(const sc_graph *g, sc_node_id id)
+static bool node_random(const sc__node *n)
 {
-    int op = sc_graph_node_op(g, id);
-    if (op >= 0) {
-        const sc__op_info *info = sc__op_get((sc__op)op);
+    if (n->op >= 0) {
+        const sc__op_info *info = sc__op_get((sc__op)n->op);
         return info->cls == SC_CLASS_RANDOM || info->functorch_random;
     }
     return false;
 }
 
-/* May node id be merged with an equal earlier node? */
-static bool cse_candidate(const sc_graph *g, sc_node_id id)
+static void mark_written(sc_node_id id, void *user)
 {
-    const sc_node_id *us;
-    size_t nu, k;
-    if (node_random(g, id) || node_mutates(g, id))
-        return false;
-    /* A value an op writes into must stay distinct (two empty_like buffers
-     * filled by bernoulli_). */
-    us = sc_graph_node_users(g, id, &nu);
-    for (k = 0; k < nu; k++)
-        if (node_mutates(g, us[k]))
-            return false;
-    return true;
+    sc__pnode *pn = user;
+    pn[id].flags |= SC__PN_WRITTEN;
+}
+
+/* Marks (SC__PN_WRITTEN) the nodes some op writes into: the arguments of
+ * the mutating nodes, dead or alive (the graph's users index, which is
+ * only there for a finished graph). */
+static void mark_mutated(sc_partition *p)
+{
+    const sc_graph *g = p->g;
+    size_t i, j;
+
+    if (!g->users_valid)
+        return;
+    for (i = g->nplaceholders; i < p->n; i++) {
+        const sc__node *nd = &g->nodes[i];
+        if (!node_mutates(nd))
+            continue;
+        for (j = 0; j < nd->nargs; j++)
+            sc__value_visit_nodes(&nd->args[j], mark_written, p->nodes);
+    }
+}
+
+/* May node id be merged with an equal earlier node?  Not when it is
+ * random, writes into an argument, or is written into (two empty_like
+ * buffers filled by bernoulli_ stay distinct). */
+static bool cse_candidate(const sc_partition *p, sc_node_id id)
+{
+    const sc__node *n = &p->g->nodes[id];
+    return !(p->nodes[id].flags & SC__PN_WRITTEN) && !node_random(n) &&
+           !node_mutates(n);
 }
 
 static uint64_t hash_node(const sc_partition *p, sc_node_id id)
 {
-    const sc_graph *g = p->g;
-    size_t i, na = sc_graph_node_num_args(g, id);
+    const sc__node *n = &p->g->nodes[id];
+    size_t i;
     /* targets are interned in the graph: equal strings, equal pointers */
-    uint64_t h = mix(0x51ed, (uint64_t)(uintptr_t)sc_graph_node_target(g, id));
-    h = mix(h, sc_graph_node_num_positional(g, id));
-    for (i = 0; i < na; i++) {
-        const char *kw = sc_graph_node_kwname(g, id, i);
-        if (kw)
-            h = hash_str(h, kw);
-        h = mix(h, hash_value(p->nodes, sc_graph_node_arg(g, id, i)));
+    uint64_t h = mix(0x51ed, (uint64_t)(uintptr_t)n->target);
+    h = mix(h, n->npos);
+    for (i = 0; i < n->nargs; i++) {
+        const sc_value *v = &n->args[i];
+        if (i >= n->npos && n->kwnames[i - n->npos])
+            h = hash_str(h, n->kwnames[i - n->npos]);
+        if (v->kind == SC_VALUE_NODE) /* hash_value's, inline */
+            h = mix(h, mix((uint64_t)SC_VALUE_NODE + 1,
+                           (uint64_t)p->nodes[v->u.node].rep));
+        else
+            h = mix(h, hash_value(p->nodes, v));
     }
     return h;
 }
 
 static bool node_equal(const sc_partition *p, sc_node_id a, sc_node_id b)
 {
-    const sc_graph *g = p->g;
-    size_t i, na = sc_graph_node_num_args(g, a);
-    if (sc_graph_node_target(g, a) != sc_graph_node_target(g, b) ||
-        na != sc_graph_node_num_args(g, b) ||
-        sc_graph_node_num_positional(g, a) !=
-            sc_graph_node_num_positional(g, b))
+    const sc__node *x = &p->g->nodes[a], *y = &p->g->nodes[b];
+    size_t i;
+    if (x->target != y->target || x->nargs != y->nargs || x->npos != y->npos)
         return false;
-    for (i = 0; i < na; i++) {
-        const char *ka = sc_graph_node_kwname(g, a, i);
-        const char *kb = sc_graph_node_kwname(g, b, i);
-        if ((ka == NULL) != (kb == NULL) || (ka && strcmp(ka, kb) != 0))
-            return false;
-        if (!value_equal(p->nodes, sc_graph_node_arg(g, a, i),
-                         sc_graph_node_arg(g, b, i)))
+    for (i = 0; i < x->nargs; i++) {
+        if (i >= x->npos) {
+            const char *ka = x->kwnames[i - x->npos];
+            const char *kb = y->kwnames[i - y->npos];
+            if ((ka == NULL) != (kb == NULL) || (ka && strcmp(ka, kb) != 0))
+                return false;
+        }
+        if (!value_equal(p->nodes, &x->args[i], &y->args[i]))
             return false;
     }
     return true;
@@ -266,8 +317,7 @@ typedef struct cse_slot {
 
 static sc_status cse(sc_partition *p, sc_error *err)
 {
-    const sc_graph *g = p->g;
-    size_t nph = sc_graph_num_placeholders(g), i, cap = 16;
+    size_t nph = p->g->nplaceholders, i, cap = 16;
     cse_slot *table;
 
     while (cap < (p->n - nph) + (p->n - nph) / 2 + 2)
@@ -277,12 +327,13 @@ static sc_status cse(sc_partition *p, sc_error *err)
         return sc__error_nomem(err);
     for (i = 0; i < cap; i++)
         table[i].id = SC_NODE_NONE;
+    mark_mutated(p);
     for (i = nph; i < p->n; i++) {
         sc_node_id id = (sc_node_id)i;
         size_t slot;
         uint64_t h;
         uint32_t h32;
-        if (!(p->nodes[i].flags & SC__PN_ALIVE) || !cse_candidate(g, id))
+        if (!(p->nodes[i].flags & SC__PN_ALIVE) || !cse_candidate(p, id))
             continue;
         h = hash_node(p, id);
         h32 = (uint32_t)(h >> 32);
@@ -297,10 +348,13 @@ static sc_status cse(sc_partition *p, sc_error *err)
             table[slot].hash = h32;
         } else {
             p->nodes[i].rep = table[slot].id;
+            p->nodes[i].flags &= (uint16_t)~SC__PN_CANON;
             p->nodes[i].place = SC_PARTITION_PLACE_FOLDED;
             p->nfolded++;
         }
     }
+    for (i = 0; i < p->n; i++)
+        p->nodes[i].flags &= (uint16_t)~SC__PN_WRITTEN;
     sc__free(table);
     return SC_OK;
 }
@@ -327,12 +381,91 @@ static void add_user(sc_node_id arg, void *u)
         c->p->uoff[r + 1]++;
 }
 
+/* A folded node and its representative, to list each class's members. */
+typedef struct member {
+    sc_node_id rep, id;
+} member;
+
+static int member_cmp(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->rep != y->rep)
+        return x->rep < y->rep ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    sc_node_id x = *(const sc_node_id *)a, y = *(const sc_node_id *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The users of the folded graph from the graph's users index (increasing,
+ * each once): the users of canonical node r are the canonical users of r
+ * and of the duplicates folded into it, merged.  One pass over the index
+ * instead of two over every argument. */
+static sc_status users_from_index(sc_partition *p, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    const sc__pnode *pn = p->nodes;
+    size_t i, k, m = 0, nm = 0, total = 0, cap = g->user_off[p->n];
+    member *members = NULL;
+
+    if (p->nfolded) {
+        members = sc__malloc(p->nfolded * sizeof *members);
+        if (!members)
+            return sc__error_nomem(err);
+        for (i = 0; i < p->n && nm < p->nfolded; i++)
+            if (pn[i].rep != SC_NODE_NONE && pn[i].rep != (sc_node_id)i) {
+                members[nm].rep = pn[i].rep;
+                members[nm++].id = (sc_node_id)i;
+            }
+        qsort(members, nm, sizeof *members, member_cmp);
+    }
+    p->uoff = sc__malloc((p->n + 2) * sizeof *p->uoff);
+    p->users = sc__malloc((cap ? cap : 1) * sizeof *p->users);
+    if (!p->uoff || !p->users) {
+        sc__free(members);
+        return sc__error_nomem(err);
+    }
+    for (i = 0; i < p->n; i++) {
+        size_t start = total;
+        bool merged = false;
+        p->uoff[i] = total;
+        if (!(pn[i].flags & SC__PN_CANON))
+            continue;
+        for (k = g->user_off[i]; k < g->user_off[i + 1]; k++)
+            if (pn[g->users[k]].flags & SC__PN_CANON)
+                p->users[total++] = g->users[k];
+        for (; m < nm && members[m].rep == (sc_node_id)i; m++) {
+            sc_node_id x = members[m].id;
+            for (k = g->user_off[x]; k < g->user_off[x + 1]; k++)
+                if (pn[g->users[k]].flags & SC__PN_CANON)
+                    p->users[total++] = g->users[k];
+            merged = true;
+        }
+        if (merged && total - start > 1) {
+            size_t w = start + 1;
+            qsort(p->users + start, total - start, sizeof *p->users, id_cmp);
+            for (k = start + 1; k < total; k++)
+                if (p->users[k] != p->users[w - 1])
+                    p->users[w++] = p->users[k];
+            total = w;
+        }
+    }
+    p->uoff[p->n] = p->uoff[p->n + 1] = total;
+    sc__free(members);
+    return SC_OK;
+}
+
 static sc_status build_users(sc_partition *p, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, j, pass, nph = sc_graph_num_placeholders(g);
+    size_t i, j, pass, nph = g->nplaceholders;
     users_ctx c;
 
+    if (g->users_valid)
+        return users_from_index(p, err);
     p->uoff = sc__calloc(p->n + 2, sizeof *p->uoff);
     c.stamp = sc__malloc((p->n ? p->n : 1) * sizeof *c.stamp);
     if (!p->uoff || !c.stamp) {
@@ -355,14 +488,12 @@ static sc_status build_users(sc_partition *p, sc_error *err)
             }
         }
         for (i = nph; i < p->n; i++) {
-            size_t na;
+            const sc__node *nd = &g->nodes[i];
             if (!(p->nodes[i].flags & SC__PN_CANON))
                 continue;
             c.user = (sc_node_id)i;
-            na = sc_graph_node_num_args(g, (sc_node_id)i);
-            for (j = 0; j < na; j++)
-                sc__value_visit_nodes(sc_graph_node_arg(g, (sc_node_id)i, j),
-                                      add_user, &c);
+            for (j = 0; j < nd->nargs; j++)
+                sc__value_visit_nodes(&nd->args[j], add_user, &c);
         }
     }
     /* The fill pass advanced uoff[r] to the end of r's range: shift back. */
@@ -458,22 +589,22 @@ typedef struct size_entry {
     uint8_t ndim, dtype, used;
 } size_entry;
 
-static size_entry *size_lookup(size_entry *cache, const sc_result *r)
+static size_entry *size_lookup(size_entry *cache, const sc__node *n)
 {
-    uint64_t h = mix(r->tensor.dtype, r->tensor.ndim);
+    uint64_t h = mix(n->dtype, n->ndim);
     size_t d;
-    for (d = 0; d < r->tensor.ndim; d++)
-        h = mix(h, (uint64_t)(uintptr_t)r->tensor.sizes[d]);
+    for (d = 0; d < n->ndim; d++)
+        h = mix(h, (uint64_t)(uintptr_t)n->meta.dims[d]);
     return &cache[(h ^ (h >> 32)) & (SIZE_CACHE - 1)];
 }
 
-static bool size_hit(const size_entry *e, const sc_result *r)
+static bool size_hit(const size_entry *e, const sc__node *n)
 {
     size_t d;
-    if (!e->used || e->ndim != r->tensor.ndim || e->dtype != r->tensor.dtype)
+    if (!e->used || e->ndim != n->ndim || e->dtype != n->dtype)
         return false;
-    for (d = 0; d < r->tensor.ndim; d++)
-        if (e->dims[d] != r->tensor.sizes[d])
+    for (d = 0; d < n->ndim; d++)
+        if (e->dims[d] != n->meta.dims[d])
             return false;
     return true;
 }
@@ -489,29 +620,28 @@ static sc_status node_sizes(sc_partition *p, sc_error *err)
         return sc__error_nomem(err);
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
-        sc_result r;
+        const sc__node *n = &g->nodes[i];
         pn->bytes = -1;
         if (!(pn->flags & SC__PN_CANON))
             continue;
-        sc_graph_node_result(g, (sc_node_id)i, &r);
-        switch (r.kind) {
+        switch ((sc_result_kind)n->rkind) {
         case SC_RESULT_TENSOR: {
             size_entry *ce = NULL;
             sc_expr *e;
             size_t d;
             pn->vkind = SC__PV_TENSOR;
-            if (r.tensor.ndim <= SIZE_CACHE_MAXDIM) {
-                ce = size_lookup(cache, &r);
-                if (size_hit(ce, &r)) {
+            if (n->ndim <= SIZE_CACHE_MAXDIM) {
+                ce = size_lookup(cache, n);
+                if (size_hit(ce, n)) {
                     pn->bytes_expr = ce->expr;
                     pn->bytes = ce->bytes;
                     break;
                 }
             }
             e = sc_expr_int_si(p->ctx,
-                               (int64_t)sc_dtype_itemsize(r.tensor.dtype));
-            for (d = 0; d < r.tensor.ndim && e; d++)
-                e = sc_expr_mul(p->ctx, e, r.tensor.sizes[d]);
+                               (int64_t)sc_dtype_itemsize((sc_dtype)n->dtype));
+            for (d = 0; d < n->ndim && e; d++)
+                e = sc_expr_mul(p->ctx, e, n->meta.dims[d]);
             if (!e) {
                 sc__free(cache);
                 return sc_ctx_take_error(p->ctx, err);
@@ -525,10 +655,10 @@ static sc_status node_sizes(sc_partition *p, sc_error *err)
             if (pn->bytes < 0)
                 pn->bytes = 0;
             if (ce) {
-                for (d = 0; d < r.tensor.ndim; d++)
-                    ce->dims[d] = r.tensor.sizes[d];
-                ce->ndim = (uint8_t)r.tensor.ndim;
-                ce->dtype = (uint8_t)r.tensor.dtype;
+                for (d = 0; d < n->ndim; d++)
+                    ce->dims[d] = n->meta.dims[d];
+                ce->ndim = (uint8_t)n->ndim;
+                ce->dtype = (uint8_t)n->dtype;
                 ce->expr = e;
                 ce->bytes = pn->bytes;
                 ce->used = 1;
@@ -556,7 +686,7 @@ sc_status sc__partition_prepare(sc_partition *p,
                                 sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, nout = sc_graph_num_outputs(g);
+    size_t i, nout = g->noutputs;
     sc_status status;
 
     dead_code(p);
@@ -565,19 +695,8 @@ sc_status sc__partition_prepare(sc_partition *p,
         if (status != SC_OK)
             return status;
     }
-    for (i = 0; i < p->n; i++) {
-        sc__pnode *pn = &p->nodes[i];
-        if (pn->rep == (sc_node_id)i)
-            pn->flags |= SC__PN_CANON;
-        if (sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_PLACEHOLDER) {
-            if (sc_graph_node_role(g, (sc_node_id)i) == SC_ROLE_TANGENT)
-                pn->flags |= SC__PN_TANGENT;
-            else
-                pn->flags |= SC__PN_PRIMAL;
-        }
-    }
     for (i = 0; i < nout; i++) {
-        sc_node_id o = sc_graph_output(g, i);
+        sc_node_id o = g->outputs[i];
         if (o == SC_NODE_NONE)
             continue;
         o = p->nodes[o].rep;
