@@ -373,14 +373,6 @@ static bool same_result(const sc_graph *g, sc_node_id a, sc_node_id b)
  * SYMCUT_PROPS_STRICT=1 fails on them too.  Remove an entry when its bug
  * is fixed. */
 static const char *const known_failures[] = {
-    /* K7 partitioner (not autodiff): a backward graph whose inputs carry
-     * a symbol only inside a composite size (a tangent `f32[s0*s1]`, no
-     * saved SymInt) cannot bind it when run */
-    "cannot bind the symbols of its",
-    /* K8 autodiff + partitioner: an unbind with hundreds of unused
-     * pieces gets one zeros_like per piece; the saved set then depends on
-     * the node order (equal weights) */
-    "zeros_like_1",
     NULL};
 
 static const char *known_failure(const char *why)
@@ -748,6 +740,24 @@ static bool all_backed(sc_env *env, sc_expr *e)
 
 /* The partition's structure: the forward reads only primals, the
  * backward only saved values and tangents. */
+/* Forward outputs after the saved tensors and SymInts that are not joint
+ * nodes: `sym_size.int` bindings the extraction added for symbols the
+ * backward cannot bind otherwise (partition/extract.c). */
+static size_t num_bindings(const sc_graph *j, const sc_graph *fw,
+                           size_t first)
+{
+    size_t k, n = 0;
+    for (k = first; k < sc_graph_num_outputs(fw); k++) {
+        sc_node_id o = sc_graph_output(fw, k);
+        const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
+        if (o != SC_NODE_NONE &&
+            sc_graph_find(j, sc_graph_node_name(fw, o)) == SC_NODE_NONE &&
+            t && strstr(t, "sym_size"))
+            n++;
+    }
+    return n;
+}
+
 static bool structure_ok(const sc_partition *p, char *why, size_t n)
 {
     const sc_graph *j = sc_partition_joint(p), *fw = sc_partition_forward(p),
@@ -763,6 +773,7 @@ static bool structure_ok(const sc_partition *p, char *why, size_t n)
         return failf(why, n, "the forward graph has %zu inputs, the joint "
                              "%zu primals",
                      sc_graph_num_placeholders(fw), sc_graph_num_primals(j));
+    nss += num_bindings(j, fw, nfwd + nst + nss);
     if (sc_graph_num_outputs(fw) != nfwd + nst + nss)
         return failf(why, n, "the forward graph has %zu outputs, expected "
                              "%zu",
@@ -1250,6 +1261,12 @@ static int64_t size4x(const bf *b, sc_node_id id)
     return s;
 }
 
+static bool is_cat(const sc_graph *g, sc_node_id id)
+{
+    const char *t = sc_graph_node_target(g, id);
+    return t && strncmp(t, "torch.ops.aten.cat.", 19) == 0;
+}
+
 static bool materialized_bw(const bf *b, sc_node_id id)
 {
     sc_node_id stack[256];
@@ -1267,7 +1284,8 @@ static bool materialized_bw(const bf *b, sc_node_id id)
             sc_node_id u = us[k];
             if (!b->live[u])
                 continue;
-            if (!b->reqfw[u] &&
+            /* current PyTorch fuses anything into a cat consumer */
+            if (!b->reqfw[u] && !is_cat(b->g, u) &&
                 !(fusible_op(b->g, cur) && fusible_op(b->g, u)))
                 return true;
             if (is_view_op(b->g, u) && ns < 256)
@@ -1356,6 +1374,9 @@ static bool bf_init(bf *b, const sc_graph *g)
             continue;
         }
         if (t && strcmp(t, "operator.getitem") == 0)
+            continue;
+        /* PyTorch never bans a view (ban_recomputation_if_allowed) */
+        if (is_view_op(g, id))
             continue;
         if (materialized_bw(b, id)) {
             b->banned[i] = true;
@@ -1462,6 +1483,10 @@ static bool prop_bruteforce(const sc_graph *fwd, char *why, size_t n)
     sc_partition_options_init(&po);
     po.policy = SC_PARTITION_EXACT;
     po.flags = SC_PARTITION_NO_CSE;
+    /* The brute force models the per-node ban rules, not PyTorch's two
+     * walks in forward order (tests/check_partition.c checks those). */
+    po.rules_off = SC_PARTITION_RULE_USED_FAR_APART |
+                   SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS;
     if (sc_partition_run(j, &po, &p, &err) != SC_OK) {
         ok = best < 0 ? true
                       : failf(why, n, "partition fails (%s) but the saved "
@@ -1620,6 +1645,10 @@ static void decide(const sc_graph *j, sc_partition_policy pol, decision *d,
     memset(d, 0, sizeof *d);
     sc_partition_options_init(&po);
     po.policy = pol;
+    /* used-far-apart and long-fusible-chain bans follow PyTorch's forward
+     * order: by design not independent of the node order */
+    po.rules_off = SC_PARTITION_RULE_USED_FAR_APART |
+                   SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS;
     po.flags = SC_PARTITION_NO_CSE;
     *ran = sc_partition_run(j, &po, &p, err) == SC_OK;
     if (!*ran)
