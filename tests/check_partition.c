@@ -126,24 +126,6 @@ static bool name_in(const sc_graph *g, const char *name, size_t n,
 
 /* The partition is valid: the forward reads only primals, the backward
  * only saved values and tangents, each saved value is a forward output. */
-/* Forward outputs after the saved tensors and SymInts that are not joint
- * nodes: `sym_size.int` bindings the extraction added for symbols the
- * backward cannot bind otherwise (partition/extract.c). */
-static size_t num_bindings(const sc_graph *j, const sc_graph *fw,
-                           size_t first)
-{
-    size_t k, n = 0;
-    for (k = first; k < sc_graph_num_outputs(fw); k++) {
-        sc_node_id o = sc_graph_output(fw, k);
-        const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
-        if (o != SC_NODE_NONE &&
-            sc_graph_find(j, sc_graph_node_name(fw, o)) == SC_NODE_NONE &&
-            t && strstr(t, "sym_size"))
-            n++;
-    }
-    return n;
-}
-
 static void check_valid(const sc_partition *p)
 {
     const sc_graph *j = sc_partition_joint(p);
@@ -162,7 +144,7 @@ static void check_valid(const sc_partition *p)
         ck_assert_int_eq(sc_graph_node_role(fw, (sc_node_id)i),
                          SC_ROLE_PRIMAL);
     nfo = sc_graph_num_outputs(fw);
-    nss += num_bindings(j, fw, nfwd + nst + nss);
+    nss += sc_test_num_bindings(j, fw, nfwd + nst + nss);
     ck_assert_uint_eq(nfo, nfwd + nst + nss);
     fouts = malloc((nfo + 1) * sizeof *fouts);
     ck_assert_ptr_nonnull(fouts);

@@ -740,24 +740,6 @@ static bool all_backed(sc_env *env, sc_expr *e)
 
 /* The partition's structure: the forward reads only primals, the
  * backward only saved values and tangents. */
-/* Forward outputs after the saved tensors and SymInts that are not joint
- * nodes: `sym_size.int` bindings the extraction added for symbols the
- * backward cannot bind otherwise (partition/extract.c). */
-static size_t num_bindings(const sc_graph *j, const sc_graph *fw,
-                           size_t first)
-{
-    size_t k, n = 0;
-    for (k = first; k < sc_graph_num_outputs(fw); k++) {
-        sc_node_id o = sc_graph_output(fw, k);
-        const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
-        if (o != SC_NODE_NONE &&
-            sc_graph_find(j, sc_graph_node_name(fw, o)) == SC_NODE_NONE &&
-            t && strstr(t, "sym_size"))
-            n++;
-    }
-    return n;
-}
-
 static bool structure_ok(const sc_partition *p, char *why, size_t n)
 {
     const sc_graph *j = sc_partition_joint(p), *fw = sc_partition_forward(p),
@@ -773,7 +755,7 @@ static bool structure_ok(const sc_partition *p, char *why, size_t n)
         return failf(why, n, "the forward graph has %zu inputs, the joint "
                              "%zu primals",
                      sc_graph_num_placeholders(fw), sc_graph_num_primals(j));
-    nss += num_bindings(j, fw, nfwd + nst + nss);
+    nss += sc_test_num_bindings(j, fw, nfwd + nst + nss);
     if (sc_graph_num_outputs(fw) != nfwd + nst + nss)
         return failf(why, n, "the forward graph has %zu outputs, expected "
                              "%zu",

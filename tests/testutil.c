@@ -1,6 +1,7 @@
 /* symcut tests — shared helpers. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tests/testutil.h"
@@ -80,4 +81,19 @@ int64_t sc_test_rng_range(sc_test_rng *r, int64_t lo, int64_t hi)
     if (span == UINT64_MAX)
         return (int64_t)sc_test_rng_next(r);
     return (int64_t)((uint64_t)lo + sc_test_rng_below(r, span + 1));
+}
+
+size_t sc_test_num_bindings(const sc_graph *j, const sc_graph *fw,
+                            size_t first)
+{
+    size_t k, n = 0;
+    for (k = first; k < sc_graph_num_outputs(fw); k++) {
+        sc_node_id o = sc_graph_output(fw, k);
+        const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
+        if (o != SC_NODE_NONE &&
+            sc_graph_find(j, sc_graph_node_name(fw, o)) == SC_NODE_NONE &&
+            t && strstr(t, "sym_size"))
+            n++;
+    }
+    return n;
 }

@@ -3,7 +3,10 @@
 #ifndef SYMCUT_TESTS_TESTUTIL_H
 #define SYMCUT_TESTS_TESTUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <symcut.h>
 
 /* The seed of this run: SYMCUT_SEED from the environment, else one drawn
  * from the clock.  Printed once ("symcut tests: SYMCUT_SEED=...") so that
@@ -25,5 +28,11 @@ uint64_t sc_test_rng_next(sc_test_rng *r);
 uint64_t sc_test_rng_below(sc_test_rng *r, uint64_t n);
 /* Uniform in [lo, hi]. */
 int64_t sc_test_rng_range(sc_test_rng *r, int64_t lo, int64_t hi);
+
+/* Forward outputs of fw from index `first` on that are not nodes of the
+ * joint j: the `sym_size.int` bindings the partitioner's extraction adds
+ * for symbols the backward cannot bind otherwise (partition/extract.c). */
+size_t sc_test_num_bindings(const sc_graph *j, const sc_graph *fw,
+                            size_t first);
 
 #endif
