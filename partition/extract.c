@@ -595,7 +595,8 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
         if (e.joint != SC_NODE_NONE) {
             if (p->nodes[e.joint].flags & SC__PN_SAVED)
                 continue;
-            p->nodes[e.joint].flags |= SC__PN_SAVED | SC__PN_BW_INPUT;
+            p->nodes[e.joint].flags |=
+                SC__PN_SAVED | SC__PN_BW_INPUT | SC__PN_BINDING;
             if (!sc__partition_warn(
                     p, "the backward cannot bind %s from its inputs: %s is "
                        "saved for it",

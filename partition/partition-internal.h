@@ -41,7 +41,8 @@ enum {
     SC__PN_PRIMAL = 1u << 10,
     SC__PN_TANGENT = 1u << 11,
     SC__PN_PARAM = 1u << 12,
-    SC__PN_WRITTEN = 1u << 13   /* prepare.c's scratch: an op writes it */
+    SC__PN_WRITTEN = 1u << 13,  /* prepare.c's scratch: an op writes it */
+    SC__PN_BINDING = 1u << 14   /* saved so that the backward binds a symbol */
 };
 
 typedef struct sc__pnode {

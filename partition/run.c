@@ -457,6 +457,8 @@ const char *sc_partition_node_reason(const sc_partition *p, sc_node_id id)
     case SC_PARTITION_PLACE_SAVED:
         if (pn->flags & SC__PN_PRIMAL)
             return "saved: a primal the backward reads";
+        if (pn->flags & SC__PN_BINDING)
+            return "saved: the backward binds a symbol from it";
         if (pn->ban != SC_PARTITION_BAN_NONE && pn->ban < SC_PARTITION_BAN_COUNT_)
             return saved_ban_reasons[pn->ban];
         if (pn->weight == 0)

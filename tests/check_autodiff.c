@@ -1715,6 +1715,9 @@ START_TEST(test_partition_binds_composite_symbols)
         ck_assert_int_eq(
             sc_partition_node_place(p, sc_partition_saved_symint(p, 0)),
             SC_PARTITION_PLACE_SAVED);
+        ck_assert_str_eq(
+            sc_partition_node_reason(p, sc_partition_saved_symint(p, 1)),
+            "saved: the backward binds a symbol from it");
         sc_partition_free(p);
     }
     sc_graph_free(j);
