@@ -63,8 +63,11 @@ done
 
 n=$(wc -l <"$list")
 echo "  FUZZ-CC  $n file(s) with $CC"
-# shellcheck disable=SC2016
-xargs -P "$JOBS" -n 2 sh -c '"$0" '"$SAN $CFLAGS $CPPFLAGS"' -MMD -MF "$2.d" -c "$1" -o "$2" || exit 255' "$CC" <"$list"
+# (xargs would run the compiler once without a file on an empty list)
+if [ "$n" -gt 0 ]; then
+    # shellcheck disable=SC2016
+    xargs -P "$JOBS" -n 2 sh -c '"$0" '"$SAN $CFLAGS $CPPFLAGS"' -MMD -MF "$2.d" -c "$1" -o "$2" || exit 255' "$CC" <"$list"
+fi
 rm -f "$out/libsymcut-fuzz.a"
 # shellcheck disable=SC2086
 ar rcs "$out/libsymcut-fuzz.a" $objs
