@@ -147,7 +147,7 @@ for t in $targets; do
     elapsed=$(($(date +%s) - start))
     eps=0
     [ "$elapsed" -gt 0 ] && eps=$((runs / elapsed))
-    last=$(grep -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$log" | tail -1)
+    last=$(grep -a -o 'cov: [0-9]* ft: [0-9]* corp: [0-9]*' "$log" | tail -1)
     cov=$(echo "$last" | awk '{print $2}')
     ft=$(echo "$last" | awk '{print $4}')
     corp=$(echo "$last" | awk '{print $6}')
@@ -157,7 +157,7 @@ for t in $targets; do
         "$eps" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$crashes"
     if [ "$crashes" -gt 0 ]; then
         ls -t "$art" | head -"$crashes" | sed "s|^|    $art/|"
-        grep -m3 'ERROR: \|SUMMARY: \|runtime error' "$log" | sed 's/^/    /'
+        grep -a -m3 'ERROR: \|SUMMARY: \|runtime error' "$log" | sed 's/^/    /'
     fi
 done
 exit $bad
