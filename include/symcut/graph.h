@@ -357,8 +357,10 @@ sc_node_id sc_graph_output(const sc_graph *g, size_t i);
 
 /* ---- Symbols and hints ------------------------------------------------- */
 
-/* Every symbol that appears in the graph's metadata and arguments, sorted
- * by index, into out[0..cap); returns the count (which may exceed cap).
+/* Every symbol that appears in the graph's metadata and arguments, and
+ * every symbol with a hint (sc_graph_set_hint, a reader's hint option),
+ * sorted by index, into out[0..cap); returns the count (which may exceed
+ * cap).
  * Time: linear in the graph's metadata (each distinct expression once). */
 size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap);
 
