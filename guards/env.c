@@ -83,6 +83,7 @@ void sc_env_free(sc_env *env)
     sc_symmap_free(env->repl);
     sc_symmap_free(env->hints);
     sc_symmap_free(env->scratch);
+    sc_symmap_free(env->poly_map);
     sc__exprvec_free(&env->guards);
     sc__exprvec_free(&env->asserts);
     sc__exprvec_free(&env->pending);

@@ -108,6 +108,7 @@ struct sc_env {
     size_t nrepl;
     sc_symmap *hints;       /* backed symbol -> hint */
     sc_symmap *scratch;     /* one-entry substitutions */
+    sc_symmap *poly_map;    /* sc__env_poly_range: the shifts (lazy) */
 
     sc__env_form *forms;
     size_t nforms, forms_cap;
@@ -229,6 +230,17 @@ sc_status sc__env_learn(sc_env *env, sc_expr *fact, sc_error *err);
  * rewritten form) undecided, with nothing changed in env since: the first
  * step does not decide it again. */
 sc_status sc__env_learn_undecided(sc_env *env, sc_expr *fact, sc_error *err);
+/* Tighten out (intersect) with a range of the polynomial e found by
+ * shifting every symbol to the origin of its range in bounds (x = lo + t,
+ * or x = hi - t when only hi is finite; 0 <= t <= hi - lo), expanding, and
+ * bounding every monomial of the expansion by [0, its maximum]: an
+ * expansion whose coefficients are all >= 0 is >= its constant on the
+ * whole range.  Sound for every integer value of the symbols inside
+ * bounds.  Does nothing unless e is a polynomial of degree >= 2 in at
+ * most 8 symbols, each bounded on at least one side (and the expansion
+ * stays within the context's expansion limit).  Errors: SC_ERR_NOMEM. */
+sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                             sc_range *out, sc_error *err);
 /* The range of an integer expression under everything known. */
 sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err);

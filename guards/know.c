@@ -493,6 +493,186 @@ done:
     return status;
 }
 
+/* ---- Polynomials over the ranges --------------------------------------------
+ * Interval arithmetic bounds s0**2 - s0 by [4, inf) - [2, inf) = (-inf, inf)
+ * when s0 >= 2.  Shifting each symbol to the origin of its range first
+ * (s0 = 2 + t, t >= 0) and expanding gives t**2 + 3*t + 2, whose
+ * coefficients are all >= 0: the same interval arithmetic now says
+ * [2, inf).  (PyTorch's _maybe_evaluate_static shifts size-like symbols in
+ * the same way before bounding.) */
+#define POLY_MAX_SYMS 8
+
+static bool poly_term_ok(const sc_expr *t)
+{
+    size_t i;
+    if (t->kind == SC_EXPR_SYMBOL)
+        return true;
+    if (t->kind != SC_EXPR_MUL)
+        return false;
+    for (i = 0; i < t->nargs; i++)
+        if (t->args[i]->kind != SC_EXPR_SYMBOL)
+            return false;
+    return true;
+}
+
+/* Is e a polynomial in symbols, of degree >= 2? */
+static bool poly_nonlinear(const sc_expr *e)
+{
+    size_t i;
+    if (e->degree < 2)
+        return false;
+    if (e->kind == SC_EXPR_MUL)
+        return poly_term_ok(e);
+    if (e->kind != SC_EXPR_ADD)
+        return false;
+    for (i = 0; i < e->nargs; i++)
+        if (!poly_term_ok(e->args[i]))
+            return false;
+    return true;
+}
+
+/* Are the terms' coefficients of one sign and every symbol >= 0?  Then e
+ * is monotone in each symbol over the box and interval arithmetic is
+ * already exact: the shift cannot help. */
+static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
+                          const sc_bounds *bounds)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const sc_range *sr = sc_bounds_get(bounds, syms[i]);
+        if (!sr || sr->lo_inf || mpz_sgn(sr->lo) < 0)
+            return false;
+    }
+    if (e->kind == SC_EXPR_ADD) {
+        int sg = sc__int_sgn(&e->coefs[0]);
+        for (i = 1; i < e->nargs; i++)
+            if (sc__int_sgn(&e->coefs[i]) != sg)
+                return false;
+    }
+    return true;
+}
+
+/* The maximum of the monomial t (a symbol or a product of symbols, each
+ * t_i in [0, w[i]]) into m; false when it is unbounded. */
+static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
+                              size_t n, const sc_expr *t, mpz_ptr m, mpz_ptr x)
+{
+    size_t nb = t->kind == SC_EXPR_MUL ? t->nargs : 1, i, j;
+
+    mpz_set_ui(m, 1);
+    for (i = 0; i < nb; i++) {
+        const sc_expr *b = t->kind == SC_EXPR_MUL ? t->args[i] : t;
+        uint64_t e = t->kind == SC_EXPR_MUL ? t->exps[i] : 1;
+        for (j = 0; j < n && syms[j] != b; j++)
+            ;
+        if (j == n || !w[j])
+            return false;
+        if (mpz_cmp_ui(w[j], 1) <= 0) {
+            if (mpz_sgn(w[j]) == 0) {
+                mpz_set_ui(m, 0);
+                return true;
+            }
+            continue;
+        }
+        if (e > 256)
+            return false;   /* not worth the memory: unbounded is sound */
+        mpz_pow_ui(x, w[j], (unsigned long)e);
+        mpz_mul(m, m, x);
+    }
+    return true;
+}
+
+sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
+                             sc_range *out, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_expr *syms[POLY_MAX_SYMS], *q;
+    mpz_srcptr w[POLY_MAX_SYMS];
+    sc_range *r = sc__tr(env);
+    mpz_ptr m = sc__tz(env), x = sc__tz(env), c = sc__tz(env);
+    sc_status status = SC_OK;
+    size_t n, i, nt;
+    bool lo_inf = false, hi_inf = false;
+
+    if (!bounds || !poly_nonlinear(e))
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    n = sc_expr_free_symbols(e, syms, POLY_MAX_SYMS);
+    if (n > POLY_MAX_SYMS)
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    if (poly_monotone(e, syms, n, bounds))
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    if (!env->poly_map && !(env->poly_map = sc_symmap_new(ctx))) {
+        SC__TMP_RESTORE(env);
+        return sc__error_nomem(err);
+    }
+    sc_symmap_clear(env->poly_map);
+    for (i = 0; i < n; i++) {
+        const sc_range *sr = sc_bounds_get(bounds, syms[i]);
+        sc_expr *v, *k;
+        /* a symbol unbounded on both sides: give up (sound) */
+        if (!sr || sc_range_is_empty(sr) || (sr->lo_inf && sr->hi_inf))
+            goto fail;
+        /* x = lo + t with 0 <= t <= hi - lo, or x = hi - t, 0 <= t */
+        k = sc_expr_int_mpz(ctx, sr->lo_inf ? sr->hi : sr->lo);
+        v = sr->lo_inf ? sc_expr_sub(ctx, k, syms[i]) : sc_expr_add(ctx, syms[i], k);
+        CTX_CHECK(env, v);
+        SC_CHECK(sc_symmap_set(env->poly_map, syms[i], v, err));
+        if (sr->lo_inf || sr->hi_inf) {
+            w[i] = NULL;
+        } else {
+            mpz_ptr d = sc__tz(env);
+            mpz_sub(d, sr->hi, sr->lo);
+            w[i] = d;
+        }
+    }
+    q = sc_expr_subst(ctx, e, env->poly_map);
+    CTX_CHECK(env, q);
+    /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
+     * q in [c + sum_{a_j < 0} a_j max_j, c + sum_{a_j > 0} a_j max_j] */
+    mpz_set_ui(c, 0);
+    if (q->kind == SC_EXPR_INT) {
+        sc_expr_get_mpz(q, c);
+        nt = 0;
+    } else if (q->kind == SC_EXPR_ADD) {
+        sc_expr_add_constant(q, c);
+        nt = q->nargs;
+    } else {
+        nt = 1;
+    }
+    mpz_set(r->lo, c);
+    mpz_set(r->hi, c);
+    for (i = 0; i < nt; i++) {
+        sc_expr *t = q->kind == SC_EXPR_ADD ? q->args[i] : q;
+        int sg;
+        if (!poly_term_ok(t))
+            goto fail;   /* an unexpanded factor */
+        if (q->kind == SC_EXPR_ADD)
+            sc_expr_add_coef(q, i, x);
+        else
+            mpz_set_ui(x, 1);
+        sg = mpz_sgn(x);
+        if (!poly_monomial_max(syms, w, n, t, m, c)) {
+            if (sg < 0)
+                lo_inf = true;
+            else
+                hi_inf = true;
+            continue;
+        }
+        mpz_mul(m, m, x);
+        mpz_add(sg < 0 ? r->lo : r->hi, sg < 0 ? r->lo : r->hi, m);
+    }
+    r->lo_inf = lo_inf;
+    r->hi_inf = hi_inf;
+    sc__rng_intersect(out, r);
+fail:
+    if (env->poly_map)
+        sc_symmap_clear(env->poly_map);
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 /* The range of L (a normal-form expression) and the values it is known
  * not to take (*excl, may be NULL). */
 static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
@@ -513,6 +693,9 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
         if (f)
             *excl = &f->excluded;
     }
+    status = sc__env_poly_range(env, L, bounds, out, err);
+    if (status != SC_OK)
+        return status;
     return combine_forms(env, L, bounds, out, err);
 }
 

@@ -94,6 +94,19 @@ sc_expr *sc_guard_set_var_expr(const sc_guard_set *gs, size_t i)
  * the lines it may drop, in structured form. */
 #define MZ_SEARCH_LIMIT 4096   /* nodes one shortest-path search settles */
 #define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
+#define FM_MAX_VARS 6          /* symbols of one implication question */
+#define FM_MAX_LINES 10        /* multi-symbol lines of one question */
+#define FM_MAX_ROWS 512        /* rows during Fourier-Motzkin elimination */
+
+typedef struct fm_row {
+    size_t off, n;            /* terms fv/fc[off..+n), sorted by symbol */
+    int64_t b;                /* sum c * x <= b */
+    int owner;                /* MZ_DECL (never dropped), MZ_SYM_*, MZ_FORM_* */
+    size_t idx;               /* the symbol or form it belongs to */
+    bool alive;
+    bool slack_ok;            /* slack = b - sum c*hint fits and is >= 0 */
+    int64_t slack;
+} fm_row;
 
 enum { MZ_DECL, MZ_SYM_LO, MZ_SYM_HI, MZ_FORM_LO, MZ_FORM_HI };
 
@@ -173,6 +186,20 @@ typedef struct mz_state {
     sc_bounds *box;           /* the box as bounds, when a symbol is tight */
     sc__gmap group;           /* divisibility: expression -> its line */
     bool *ordered;            /* symbols with a bound on a difference */
+    /* D: the linear lines as rows sum c*x <= b (see mz_linear_closure) */
+    struct fm_row *frows;
+    size_t nfrows, frows_cap;
+    size_t *fv;               /* row terms: symbol index, coefficient */
+    int64_t *fc;
+    size_t nft, fv_cap, fc_cap;
+    size_t *fsym_off, *fsym_rows;   /* rows of each symbol, CSR */
+    size_t *fvar, *fvstamp, *frstamp, fcur;   /* the subsystem */
+    size_t *fsub, nfsub;      /* its rows */
+    size_t *fsv, nfsv;        /* its symbols, in order */
+    int64_t *fa, *fb;         /* the elimination: two row buffers */
+    int64_t *frelax;          /* fm_witness: how much a symbol may move */
+    uint64_t *fhash;          /* dedup table: generation << 32 | row + 1 */
+    uint64_t fgen;
 } mz_state;
 
 #define MZ_TRY(expr)                                                         \
@@ -484,12 +511,19 @@ static sc_status produce_sources(producer *p)
  *     Step B never drops a line that step A or the box rely on.
  *  C. Divisibility facts on the same expression are merged into one by
  *     their least common multiple (`4 | x` and `6 | x` is `12 | x`).
+ *  D. Every linear line left (range sides, differences, other linear
+ *     forms) that the other linear lines near it imply over the integers
+ *     is dropped (Fourier-Motzkin elimination with integer tightening;
+ *     see mz_linear_closure).
+ * A bound on a non-linear form is also left out when the ranges (or the
+ * box) imply it after the shift of sc__env_poly_range.
  *
  * Each drop leaves out a line that the lines present at that moment
  * imply, so the set accepts exactly the sizes it accepted before.  Cost:
- * one bounded shortest-path search per order side and at most
- * MZ_PARTNER_LIMIT combinations per linear bound.  doc/guards.md says
- * what the pass finds and what it does not. */
+ * one bounded shortest-path search per order side, at most
+ * MZ_PARTNER_LIMIT combinations per linear bound, and one bounded
+ * elimination per linear line (FM_MAX_LINES, FM_MAX_VARS, FM_MAX_ROWS).
+ * doc/guards.md says what the pass finds and what it does not. */
 
 static void mz_free(mz_state *mz)
 {
@@ -520,6 +554,20 @@ static void mz_free(mz_state *mz)
         sc_bounds_free(mz->box);
     sc__gmap_destroy(&mz->group);
     sc__free(mz->ordered);
+    sc__free(mz->frows);
+    sc__free(mz->fv);
+    sc__free(mz->fc);
+    sc__free(mz->fsym_off);
+    sc__free(mz->fsym_rows);
+    sc__free(mz->fvar);
+    sc__free(mz->fvstamp);
+    sc__free(mz->frstamp);
+    sc__free(mz->fsub);
+    sc__free(mz->fsv);
+    sc__free(mz->fa);
+    sc__free(mz->fb);
+    sc__free(mz->fhash);
+    sc__free(mz->frelax);
     memset(mz, 0, sizeof *mz);
 }
 
@@ -846,10 +894,13 @@ static sc_status mz_collect_forms(producer *p)
         m = &mz->forms[mz->nforms++];
         m->id = i;
         SC_CHECK(mz_linear(p, m, f->L));
-        if (m->nt > 0)
+        if (m->nt > 0) {
             mz_linear_range(mz, m, base);
-        else
+        } else {
             SC_CHECK(sc_expr_range(env->ctx, f->L, env->bounds, base, p->err));
+            /* a polynomial: also shifted to the origin of the ranges */
+            SC_CHECK(sc__env_poly_range(env, f->L, env->bounds, base, p->err));
+        }
         sc_range_set(r, &f->r);
         /* Leave out the sides the ranges of the symbols already imply. */
         m->has_lo = !r->lo_inf && (base->lo_inf || mpz_cmp(base->lo, r->lo) < 0);
@@ -1404,6 +1455,8 @@ static sc_status mz_range_implied(producer *p, const sc__env_form *ef,
     *out = false;
     status = sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err);
     if (status == SC_OK)
+        status = sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err);
+    if (status == SC_OK)
         *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
                   : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
     SC__TMP_RESTORE(p->env);
@@ -1496,6 +1549,677 @@ static sc_status mz_excluded(producer *p)
 fail:
     SC__TMP_RESTORE(env);
     return status;
+}
+
+/* ---- D: implications between linear lines (Fourier-Motzkin) ----
+ * Every linear line still present is a row sum c*x <= b over the symbols:
+ * the range sides (the declared ones, never dropped, and the narrowed
+ * ones), the bounds on differences and the bounds on other linear forms
+ * (an equality is two rows).  A row is implied by the others when they
+ * and its negation sum c*x >= b + 1 have no integer solution.  That is
+ * shown by Fourier-Motzkin elimination with integer tightening (every
+ * derived row is divided by the gcd of its coefficients and its constant
+ * rounded down: the Omega test's real shadow, whose infeasibility implies
+ * that there is no integer solution), over a subsystem: the lines that
+ * share a symbol with the row, the lines that share a symbol with those,
+ * the lines between the symbols so taken (FM_MAX_LINES lines and
+ * FM_MAX_VARS symbols at most, breadth first, in line order), and the
+ * range rows of every symbol they mention.  A smaller subsystem
+ * only finds fewer implications.  Arithmetic is on int64_t with overflow
+ * checked; an overflow, more than FM_MAX_ROWS rows during the elimination,
+ * or a question too large answers "not implied". */
+
+static sc_status fm_add_row(producer *p, int owner, size_t idx,
+                            const size_t *v, const int64_t *c, size_t n,
+                            bool negate, int64_t b)
+{
+    mz_state *mz = &p->mz;
+    fm_row *r;
+    size_t i;
+
+    if (mz->nfrows == mz->frows_cap) {
+        void *q = mz->frows;
+        if (!sc__grow(&q, &mz->frows_cap, mz->nfrows + 1, sizeof *mz->frows))
+            return sc__error_nomem(p->err);
+        mz->frows = q;
+    }
+    if (mz->nft + n > mz->fv_cap || mz->nft + n > mz->fc_cap) {
+        void *q = mz->fv, *w = mz->fc;
+        if (!sc__grow(&q, &mz->fv_cap, mz->nft + n, sizeof *mz->fv))
+            return sc__error_nomem(p->err);
+        mz->fv = q;
+        if (!sc__grow(&w, &mz->fc_cap, mz->nft + n, sizeof *mz->fc))
+            return sc__error_nomem(p->err);
+        mz->fc = w;
+    }
+    r = &mz->frows[mz->nfrows++];
+    r->off = mz->nft;
+    r->n = n;
+    r->b = b;
+    r->owner = owner;
+    r->idx = idx;
+    r->alive = true;
+    r->slack_ok = true;
+    r->slack = b;
+    for (i = 0; i < n; i++) {
+        const mz_sym *y = &mz->syms[v[i]];
+        int64_t k = negate ? -c[i] : c[i], t;
+        mz->fv[mz->nft] = v[i];
+        mz->fc[mz->nft++] = k;
+        if (!y->hint_ok || __builtin_mul_overflow(k, y->hint, &t) ||
+            __builtin_sub_overflow(r->slack, t, &r->slack))
+            r->slack_ok = false;
+    }
+    r->slack_ok = r->slack_ok && r->slack >= 0;
+    return SC_OK;
+}
+
+/* The rows of the lines present, and each symbol's rows.  *any: is there
+ * a bound on a linear form that is not a difference? */
+static sc_status fm_build(producer *p, bool *any)
+{
+    SC__TMP_SAVE(p->env);
+    sc_env *env = p->env;
+    mz_state *mz = &p->mz;
+    sc_status status = SC_OK;
+    mpz_ptr d = sc__tz(env);
+    const int64_t one = 1;
+    size_t i, k, nn;
+    int64_t v;
+
+    *any = false;
+    for (i = 0; i < mz->nforms; i++) {
+        const mz_form *f = &mz->forms[i];
+        if (f->nt > 0 && !f->diff &&
+            ((f->has_lo && f->lo_ok && !f->drop_lo) ||
+             (f->has_hi && f->hi_ok && !f->drop_hi)))
+            *any = true;
+    }
+    if (!*any)
+        goto fail;
+    for (i = 0; i < mz->nsyms; i++) {
+        const mz_sym *y = &mz->syms[i];
+        const sc__env_sym *s = &env->syms[y->id];
+        const sc_range *r = sc__env_sym_range(env, s);
+        if (s->decl_lo && sc_expr_get_si(s->decl_lo, &v) && v != INT64_MIN)
+            SC_CHECK(fm_add_row(p, MZ_DECL, i, &i, &one, 1, true, -v));
+        if (!y->drop_lo && !r->lo_inf && mz_get_i64(r->lo, &v) &&
+            v != INT64_MIN) {
+            if (s->decl_lo)
+                sc_expr_get_mpz(s->decl_lo, d);
+            if (!s->decl_lo || mpz_cmp(r->lo, d) > 0)
+                SC_CHECK(fm_add_row(p, MZ_SYM_LO, i, &i, &one, 1, true, -v));
+        }
+        if (s->decl_hi && sc_expr_get_si(s->decl_hi, &v))
+            SC_CHECK(fm_add_row(p, MZ_DECL, i, &i, &one, 1, false, v));
+        if (!y->drop_hi && !r->hi_inf && mz_get_i64(r->hi, &v)) {
+            if (s->decl_hi)
+                sc_expr_get_mpz(s->decl_hi, d);
+            if (!s->decl_hi || mpz_cmp(r->hi, d) < 0)
+                SC_CHECK(fm_add_row(p, MZ_SYM_HI, i, &i, &one, 1, false, v));
+        }
+    }
+    for (i = 0; i < mz->nforms; i++) {
+        const mz_form *f = &mz->forms[i];
+        if (f->nt == 0)
+            continue;
+        if (f->has_lo && f->lo_ok && !f->drop_lo && f->lo != INT64_MIN)
+            SC_CHECK(fm_add_row(p, MZ_FORM_LO, i, mz->tv + f->toff,
+                                mz->tc + f->toff, f->nt, true, -f->lo));
+        if (f->has_hi && f->hi_ok && !f->drop_hi)
+            SC_CHECK(fm_add_row(p, MZ_FORM_HI, i, mz->tv + f->toff,
+                                mz->tc + f->toff, f->nt, false, f->hi));
+    }
+    nn = mz->nsyms;
+    mz->fsym_off = sc__calloc(nn + 2, sizeof *mz->fsym_off);
+    mz->fsym_rows = sc__malloc((mz->nft + 1) * sizeof *mz->fsym_rows);
+    mz->fvar = sc__calloc(nn + 1, sizeof *mz->fvar);
+    mz->fvstamp = sc__calloc(nn + 1, sizeof *mz->fvstamp);
+    mz->frstamp = sc__calloc(mz->nfrows + 1, sizeof *mz->frstamp);
+    mz->fsub = sc__malloc((FM_MAX_LINES + 4 * FM_MAX_VARS + 1) *
+                          sizeof *mz->fsub);
+    mz->fsv = sc__malloc((FM_MAX_VARS + 1) * sizeof *mz->fsv);
+    mz->fa = sc__malloc((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1) *
+                        sizeof *mz->fa);
+    mz->fb = sc__malloc((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1) *
+                        sizeof *mz->fb);
+    mz->fhash = sc__calloc(4 * FM_MAX_ROWS, sizeof *mz->fhash);
+    if (!mz->fsym_off || !mz->fsym_rows || !mz->fvar || !mz->fvstamp ||
+        !mz->frstamp || !mz->fsub || !mz->fsv || !mz->fa || !mz->fb ||
+        !mz->fhash) {
+        status = sc__error_nomem(p->err);
+        goto fail;
+    }
+    for (k = 0; k < mz->nft; k++)
+        mz->fsym_off[mz->fv[k] + 2]++;
+    for (i = 0; i < nn; i++)
+        mz->fsym_off[i + 2] += mz->fsym_off[i + 1];
+    for (k = 0; k < mz->nfrows; k++) {
+        const fm_row *r = &mz->frows[k];
+        for (i = 0; i < r->n; i++)
+            mz->fsym_rows[mz->fsym_off[mz->fv[r->off + i] + 1]++] = k;
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+static bool fm_nondiff(const mz_state *mz, const fm_row *r)
+{
+    return r->n > 1 && (r->owner == MZ_FORM_LO || r->owner == MZ_FORM_HI) &&
+           !mz->forms[r->idx].diff;
+}
+
+/* Add the symbols of row k that are new (depth: their distance from the
+ * question), unless that makes more than FM_MAX_VARS. */
+static bool fm_take_vars(mz_state *mz, size_t k, unsigned char *depth,
+                         unsigned char dep)
+{
+    const fm_row *r = &mz->frows[k];
+    size_t i, fresh = 0;
+
+    for (i = 0; i < r->n; i++)
+        fresh += mz->fvstamp[mz->fv[r->off + i]] != mz->fcur;
+    if (mz->nfsv + fresh > FM_MAX_VARS)
+        return false;
+    for (i = 0; i < r->n; i++) {
+        size_t v = mz->fv[r->off + i];
+        if (mz->fvstamp[v] == mz->fcur)
+            continue;
+        mz->fvstamp[v] = mz->fcur;
+        mz->fvar[v] = mz->nfsv;
+        depth[mz->nfsv] = dep;
+        mz->fsv[mz->nfsv++] = v;
+    }
+    return true;
+}
+
+/* The subsystem of the question "is row k implied?" (described above).
+ * Returns whether it has a bound on a non-difference linear form (the
+ * question itself included). */
+static bool fm_gather(mz_state *mz, size_t k)
+{
+    const size_t cap = FM_MAX_LINES + 4 * FM_MAX_VARS;
+    unsigned char depth[FM_MAX_VARS + 1];
+    size_t q, j, i, lines = 0;
+    bool mixed = fm_nondiff(mz, &mz->frows[k]);
+
+    mz->fcur++;
+    mz->nfsv = mz->nfsub = 0;
+    mz->frstamp[k] = mz->fcur;
+    if (!fm_take_vars(mz, k, depth, 0))
+        return false;
+    /* breadth first: the lines of the symbols at depth 0 and 1 (which may
+     * bring new symbols), those of the symbols at depth 2 over symbols
+     * already taken, and every one-symbol row of a symbol taken */
+    for (q = 0; q < mz->nfsv; q++) {
+        size_t v = mz->fsv[q];
+        for (j = mz->fsym_off[v]; j < mz->fsym_off[v + 1]; j++) {
+            size_t ri = mz->fsym_rows[j];
+            fm_row *r = &mz->frows[ri];
+            if (!r->alive || mz->frstamp[ri] == mz->fcur || mz->nfsub >= cap)
+                continue;
+            if (r->n > 1) {
+                if (lines >= FM_MAX_LINES)
+                    continue;
+                if (depth[q] >= 2) {
+                    for (i = 0; i < r->n; i++)
+                        if (mz->fvstamp[mz->fv[r->off + i]] != mz->fcur)
+                            break;
+                    if (i < r->n)
+                        continue;
+                } else if (!fm_take_vars(mz, ri, depth,
+                                         (unsigned char)(depth[q] + 1))) {
+                    continue;
+                }
+                lines++;
+                mixed = mixed || fm_nondiff(mz, r);
+            }
+            mz->frstamp[ri] = mz->fcur;
+            mz->fsub[mz->nfsub++] = ri;
+        }
+    }
+    return mixed;
+}
+
+static int64_t fm_gcd(int64_t a, int64_t b)
+{
+    if (a < 0)
+        a = -a;
+    if (b < 0)
+        b = -b;
+    while (b != 0) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Divide row r (nv coefficients, then b) by the gcd of its coefficients,
+ * rounding b down.  0: a row; 1: 0 <= b with b >= 0 (always true); 2:
+ * 0 <= b with b < 0 (no solution); 3: a coefficient is INT64_MIN. */
+static int fm_normalize(int64_t *r, size_t nv)
+{
+    int64_t g = 0, b = r[nv], q;
+    size_t i;
+    bool unit = false, any = false;
+
+    for (i = 0; i < nv; i++) {
+        if (r[i] == INT64_MIN)
+            return 3;
+        unit = unit || r[i] == 1 || r[i] == -1;
+        any = any || r[i] != 0;
+    }
+    if (unit)
+        return 0;
+    for (i = 0; i < nv && any && g != 1; i++)
+        g = fm_gcd(g, r[i]);
+    if (g == 0)
+        return b >= 0 ? 1 : 2;
+    if (g == 1)
+        return 0;
+    for (i = 0; i < nv; i++)
+        r[i] /= g;
+    q = b / g;
+    if (b % g != 0 && b < 0)
+        q--;
+    r[nv] = q;
+    return 0;
+}
+
+/* Insert row src (normalized) into buf[0..*n): a row with the same
+ * coefficients keeps the smaller b.  false: FM_MAX_ROWS reached. */
+static bool fm_insert(mz_state *mz, int64_t *buf, size_t *n, const int64_t *src,
+                      size_t nv, uint64_t gen)
+{
+    const size_t w = nv + 1, mask = 4 * FM_MAX_ROWS - 1;
+    uint64_t h = 1469598103934665603ULL;
+    size_t i, slot;
+
+    for (i = 0; i < nv; i++)
+        h = (h ^ (uint64_t)src[i]) * 1099511628211ULL;
+    for (slot = (size_t)(h ^ (h >> 29)) & mask;; slot = (slot + 1) & mask) {
+        uint64_t e = mz->fhash[slot];
+        int64_t *row;
+        if (e >> 32 != gen)
+            break;
+        row = buf + (size_t)((e & 0xffffffffu) - 1) * w;
+        if (memcmp(row, src, nv * sizeof *src) == 0) {
+            if (src[nv] < row[nv])
+                row[nv] = src[nv];
+            return true;
+        }
+    }
+    if (*n >= FM_MAX_ROWS)
+        return false;
+    memcpy(buf + *n * w, src, w * sizeof *src);
+    mz->fhash[slot] = (gen << 32) | (uint64_t)(*n + 1);
+    (*n)++;
+    return true;
+}
+
+/* A new generation of the dedup table (entries of older ones are free). */
+static uint64_t fm_next_gen(mz_state *mz)
+{
+    if (++mz->fgen > 0xffffffffu) {
+        memset(mz->fhash, 0, 4 * FM_MAX_ROWS * sizeof *mz->fhash);
+        mz->fgen = 1;
+    }
+    return mz->fgen;
+}
+
+/* The first elimination steps, done in place: a symbol that the
+ * question does not mention and that every row of two or more symbols
+ * has with the same sign is eliminated by its tightest opposite bound
+ * (after normalization a one-symbol row is a bound, and only the tightest
+ * of each side is kept), which is the Fourier-Motzkin step for it:
+ * x + y <= 9 with y >= 2 becomes x <= 7, and without a lower bound on y
+ * the row goes.  0: go on; 1: no solution; 2: give up. */
+static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
+                       size_t *np, uint32_t *gone)
+{
+    const size_t nv = mz->nfsv, w = nv + 1;
+    uint32_t ask = 0;
+    size_t n = *np, i, j, t;
+    bool again = true;
+
+    for (t = 0; t < q->n; t++)
+        ask |= 1u << mz->fvar[mz->fv[q->off + t]];
+    while (again) {
+        again = false;
+        for (j = 0; j < nv; j++) {
+            size_t pos = 0, neg = 0, out;
+            bool has_lo = false, has_hi = false;
+            int64_t L = 0, U = 0;   /* x_j >= L, x_j <= U */
+            if ((ask | *gone) & (1u << j))
+                continue;
+            for (i = 0; i < n; i++) {
+                const int64_t *R = A + i * w;
+                size_t nz = 0;
+                if (R[j] == 0)
+                    continue;
+                for (t = 0; t < nv && nz < 2; t++)
+                    nz += R[t] != 0;
+                if (nz == 2)
+                    *(R[j] > 0 ? &pos : &neg) += 1;
+                else if (R[j] > 0 && (!has_hi || R[nv] < U)) {
+                    U = R[nv];       /* x <= b (normalized: coefficient 1) */
+                    has_hi = true;
+                } else if (R[j] < 0 && (!has_lo || -R[nv] > L)) {
+                    if (R[nv] == INT64_MIN)
+                        return 2;
+                    L = -R[nv];      /* -x <= b */
+                    has_lo = true;
+                }
+            }
+            if (pos > 0 && neg > 0)
+                continue;
+            if (has_lo && has_hi && L > U)
+                return 1;
+            /* eliminate x_j: a row a*x_j + rest <= b takes x_j = L when
+             * a > 0, x_j = U when a < 0 (rest <= b - a*L is what remains
+             * of it); with no such bound the row goes, and so do x_j's
+             * own bounds */
+            for (i = 0, out = 0; i < n; i++) {
+                int64_t *R = A + i * w, d;
+                size_t nz = 0;
+                if (R[j] != 0) {
+                    for (t = 0; t < nv && nz < 2; t++)
+                        nz += R[t] != 0;
+                    if (nz == 1 || !(R[j] > 0 ? has_lo : has_hi))
+                        continue;
+                    if (__builtin_mul_overflow(R[j], R[j] > 0 ? L : U, &d) ||
+                        __builtin_sub_overflow(R[nv], d, &R[nv]))
+                        return 2;
+                    R[j] = 0;
+                    switch (fm_normalize(R, nv)) {
+                    case 1: continue;
+                    case 2: return 1;
+                    case 3: return 2;
+                    default: break;
+                    }
+                }
+                if (out != i)
+                    memmove(A + out * w, R, w * sizeof *R);
+                out++;
+            }
+            n = out;
+            *gone |= 1u << j;
+            again = true;
+        }
+    }
+    *np = n;
+    return 0;
+}
+
+/* Do the subsystem and the negation of row k have no integer solution? */
+static bool fm_implied(mz_state *mz, size_t k)
+{
+    const size_t nv = mz->nfsv, w = nv + 1;
+    int64_t *A = mz->fa, *B = mz->fb, row[FM_MAX_VARS + 1];
+    size_t n = 0, i, j, t;
+    uint32_t gone = 0;
+    uint64_t gen = fm_next_gen(mz);
+
+    for (i = 0; i <= mz->nfsub; i++) {
+        const fm_row *r = &mz->frows[i < mz->nfsub ? mz->fsub[i] : k];
+        memset(row, 0, w * sizeof *row);
+        for (t = 0; t < r->n; t++)
+            row[mz->fvar[mz->fv[r->off + t]]] = mz->fc[r->off + t];
+        row[nv] = r->b;
+        if (i == mz->nfsub) {
+            /* sum c*x >= b + 1, i.e. sum -c*x <= -b - 1 */
+            if (r->b == INT64_MAX)
+                return false;
+            for (t = 0; t < nv; t++)
+                row[t] = -row[t];
+            row[nv] = -r->b - 1;
+        }
+        /* the lines' coefficients are coprime already (normal forms) */
+        if (!fm_insert(mz, A, &n, row, nv, gen))
+            return false;
+    }
+    switch (fm_presolve(mz, &mz->frows[k], A, &n, &gone)) {
+    case 1: return true;
+    case 2: return false;
+    default: break;
+    }
+    for (;;) {
+        size_t best = SIZE_MAX, nb = 0;
+        int64_t best_cost = INT64_MAX;
+        int64_t *T;
+        for (j = 0; j < nv; j++) {
+            size_t np = 0, nn = 0;
+            int64_t cost;
+            if (gone & (1u << j))
+                continue;
+            for (i = 0; i < n; i++) {
+                np += A[i * w + j] > 0;
+                nn += A[i * w + j] < 0;
+            }
+            if (np + nn == 0) {
+                gone |= 1u << j;
+                continue;
+            }
+            cost = (int64_t)(np * nn) - (int64_t)(np + nn);
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = j;
+            }
+        }
+        if (best == SIZE_MAX)
+            return false;   /* every symbol eliminated: a real solution */
+        gone |= 1u << best;
+        gen = fm_next_gen(mz);
+        for (i = 0; i < n; i++)
+            if (A[i * w + best] == 0 && !fm_insert(mz, B, &nb, A + i * w, nv, gen))
+                return false;
+        for (i = 0; i < n; i++) {
+            const int64_t *P = A + i * w;
+            if (P[best] <= 0)
+                continue;
+            for (j = 0; j < n; j++) {
+                const int64_t *N = A + j * w;
+                int64_t g, m1, m2, x, y;
+                int st;
+                if (N[best] >= 0)
+                    continue;
+                g = fm_gcd(P[best], N[best]);
+                m1 = -(N[best] / g);
+                m2 = P[best] / g;
+                for (t = 0; t <= nv; t++) {
+                    if (__builtin_mul_overflow(m1, P[t], &x) ||
+                        __builtin_mul_overflow(m2, N[t], &y) ||
+                        __builtin_add_overflow(x, y, &row[t]))
+                        return false;
+                }
+                row[best] = 0;
+                st = fm_normalize(row, nv);
+                if (st == 2)
+                    return true;
+                if (st == 3 ||
+                    (st == 0 && !fm_insert(mz, B, &nb, row, nv, gen)))
+                    return false;
+            }
+        }
+        T = A;
+        A = B;
+        B = T;
+        n = nb;
+    }
+}
+
+/* A cheap proof that row k is not implied: from the hints (where every
+ * row holds), first move every other symbol as fm_relax says (which only
+ * makes rows looser), then move along a direction d over the row's
+ * symbols (its own coefficients, or one of its symbols alone) by the
+ * largest integer step lambda that keeps every other row true; when the
+ * row is then false, that point satisfies every line present but not the
+ * row.  (Rows that mention none of the row's symbols stay true.)  false:
+ * no such point found. */
+static bool fm_witness(mz_state *mz, size_t k)
+{
+    const fm_row *q = &mz->frows[k];
+    /* direction 0: the coefficients; direction 1 + i: sign(c_i) e_i */
+    int64_t lambda[FM_MAX_VARS + 1], gain[FM_MAX_VARS + 1], t, slack;
+    int64_t dots[FM_MAX_VARS + 1] = {0};
+    size_t nd = q->n + 1, i, j, a, dir;
+
+    if (!q->slack_ok || q->n > FM_MAX_VARS)
+        return false;
+    gain[0] = 0;
+    for (i = 0; i < q->n; i++) {
+        int64_t c = mz->fc[q->off + i];
+        if (__builtin_mul_overflow(c, c, &t) ||
+            __builtin_add_overflow(gain[0], t, &gain[0]))
+            return false;
+        gain[1 + i] = c > 0 ? c : -c;
+    }
+    for (dir = 0; dir < nd; dir++)
+        lambda[dir] = INT64_MAX;
+    for (i = 0; i < q->n; i++) {
+        size_t v = mz->fv[q->off + i];
+        for (j = mz->fsym_off[v]; j < mz->fsym_off[v + 1]; j++) {
+            const fm_row *r = &mz->frows[mz->fsym_rows[j]];
+            int64_t dot0 = 0;
+            size_t ia = 0;
+            if (!r->alive || mz->fsym_rows[j] == k)
+                continue;
+            if (!r->slack_ok)
+                return false;
+            slack = r->slack;
+            /* r . d for every direction (both term lists are sorted); the
+             * other symbols moved as fm_relax says */
+            for (a = 0; a < r->n; a++) {
+                size_t rv = mz->fv[r->off + a];
+                int64_t c, rc = mz->fc[r->off + a], dot;
+                while (ia < q->n && mz->fv[q->off + ia] < rv)
+                    ia++;
+                if (ia == q->n || mz->fv[q->off + ia] != rv) {
+                    /* x_rv moves by -frelax (its sign as rc's) */
+                    if (__builtin_mul_overflow(rc, mz->frelax[rv], &t) ||
+                        __builtin_add_overflow(slack, t, &slack))
+                        return false;
+                    continue;
+                }
+                c = mz->fc[q->off + ia];
+                if (__builtin_mul_overflow(rc, c, &t) ||
+                    __builtin_add_overflow(dot0, t, &dot0))
+                    return false;
+                dot = c > 0 ? rc : -rc;
+                dots[1 + ia] = dot;
+            }
+            for (a = 0; a < q->n; a++) {
+                if (dots[1 + a] > 0 && slack / dots[1 + a] < lambda[1 + a])
+                    lambda[1 + a] = slack / dots[1 + a];
+                dots[1 + a] = 0;
+            }
+            if (dot0 > 0 && slack / dot0 < lambda[0])
+                lambda[0] = slack / dot0;
+        }
+    }
+    /* a.(h + lambda d) = a.h + lambda gain > c, i.e. lambda gain > slack */
+    for (dir = 0; dir < nd; dir++)
+        if (lambda[dir] > 0 &&
+            (__builtin_mul_overflow(lambda[dir], gain[dir], &t) ||
+             t > q->slack))
+            return true;
+    return false;
+}
+
+/* frelax[v]: how far symbol v may move from its hint so that every row
+ * that has it gets looser: down to its tightest lower bound when every
+ * row of two or more symbols has it with a coefficient > 0, up to its
+ * upper bound when < 0 (stored negated), else 0.  Rows dropped later only
+ * make this more true, and the bounds used stay satisfied when a range
+ * side goes back to the declared one (which is looser). */
+static void fm_relax(mz_state *mz)
+{
+    size_t v, j;
+
+    for (v = 0; v < mz->nsyms; v++) {
+        const mz_sym *y = &mz->syms[v];
+        bool pos = false, neg = false, has_lo = false, has_hi = false;
+        int64_t lo = 0, hi = 0, d;
+        mz->frelax[v] = 0;
+        if (!y->hint_ok)
+            continue;
+        for (j = mz->fsym_off[v]; j < mz->fsym_off[v + 1]; j++) {
+            const fm_row *r = &mz->frows[mz->fsym_rows[j]];
+            size_t a;
+            if (!r->alive)
+                continue;
+            for (a = 0; a < r->n && mz->fv[r->off + a] != v; a++)
+                ;
+            if (r->n > 1) {
+                *(mz->fc[r->off + a] > 0 ? &pos : &neg) = true;
+            } else if (mz->fc[r->off + a] < 0) {   /* -x <= b */
+                if (r->b != INT64_MIN && (!has_lo || -r->b > lo)) {
+                    lo = -r->b;
+                    has_lo = true;
+                }
+            } else if (!has_hi || r->b < hi) {
+                hi = r->b;
+                has_hi = true;
+            }
+        }
+        if (pos && neg)
+            continue;
+        if (pos && has_lo && !__builtin_sub_overflow(y->hint, lo, &d) && d > 0)
+            mz->frelax[v] = d;
+        else if (neg && has_hi && !__builtin_sub_overflow(y->hint, hi, &d) &&
+                 d < 0)
+            mz->frelax[v] = d;
+    }
+}
+
+/* Drop the linear lines that the others imply: the bounds on
+ * non-difference forms from the last to the first, then the bounds on
+ * differences, then the narrowed range sides (which go back to the
+ * declared ones).  A difference bound or a range side is only asked about
+ * when its subsystem has a non-difference line (A decided the rest). */
+static sc_status mz_linear_closure(producer *p)
+{
+    mz_state *mz = &p->mz;
+    bool any;
+    int pass;
+    size_t k;
+
+    MZ_TRY(fm_build(p, &any));
+    if (!any)
+        return SC_OK;
+    mz->frelax = sc__malloc((mz->nsyms + 1) * sizeof *mz->frelax);
+    if (!mz->frelax)
+        return sc__error_nomem(p->err);
+    fm_relax(mz);
+    for (pass = 0; pass < 3; pass++) {
+        for (k = mz->nfrows; k-- > 0;) {
+            fm_row *r = &mz->frows[k];
+            bool form = r->owner == MZ_FORM_LO || r->owner == MZ_FORM_HI;
+            bool mixed;
+            if (!r->alive || r->owner == MZ_DECL ||
+                (pass == 0) != fm_nondiff(mz, r) ||
+                (pass == 1 && !(form && mz->forms[r->idx].diff)) ||
+                (pass == 2 && form))
+                continue;
+            if (fm_witness(mz, k))
+                continue;
+            r->alive = false;
+            mixed = fm_gather(mz, k);
+            if (!mixed || mz->nfsv == 0 || !fm_implied(mz, k)) {
+                r->alive = true;
+                continue;
+            }
+            switch (r->owner) {
+            case MZ_SYM_LO: mz->syms[r->idx].drop_lo = true; break;
+            case MZ_SYM_HI: mz->syms[r->idx].drop_hi = true; break;
+            case MZ_FORM_LO: mz->forms[r->idx].drop_lo = true; break;
+            default: mz->forms[r->idx].drop_hi = true; break;
+            }
+        }
+    }
+    return SC_OK;
 }
 
 /* ---- Writing the lines ---- */
@@ -1621,6 +2345,7 @@ static sc_status produce_minimal(producer *p)
     MZ_TRY(mz_box(p));
     MZ_TRY(mz_bounds(p));
     MZ_TRY(mz_excluded(p));
+    MZ_TRY(mz_linear_closure(p));
     MZ_TRY(emit_symbols(p));
     MZ_TRY(emit_divs(p));
     MZ_TRY(emit_forms(p));

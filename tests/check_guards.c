@@ -6,9 +6,12 @@
  * (2) the produced guard set holds at the hints, and (3) for random other
  * sizes the compiled checker agrees with evaluating every recorded guard
  * (plus the sources' consistency and the symbols' initial ranges)
- * directly; and for random sets of bounds, orders, sums, divisibility
- * facts and excluded values over three sizes, the minimized guard set
- * decides every size of a whole grid as the recorded guards do.  The seed
+ * directly; for random sets of bounds, orders, sums, divisibility
+ * facts and excluded values over three sizes, and for random sets rich in
+ * non-difference linear bounds, equalities and polynomial bounds, the
+ * minimized guard set decides every size of a whole grid as the recorded
+ * guards do; and a polynomial relation that is statically known holds
+ * (or fails) at every point of the ranges on a grid.  The seed
  * and the number of cases come from SYMCUT_SEED and SYMCUT_CASES
  * (tests/testutil.h).
  */
@@ -635,7 +638,8 @@ START_TEST(test_guard_set_minimal)
     ck_assert(guard(&f, "s0 <= 2048"));             /* known: not recorded */
     ck_assert(guard(&f, "s0*s1 >= 4"));             /* implied by ranges */
     ck_assert(!guard(&f, "Eq(s0, s1)"));
-    expect_guards(&f, "2 <= x.size(0) <= 1024; 2 <= y.size(0); "
+    /* s0 <= 1024 follows from s0 + s1 <= 50 and s1 >= 2 */
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
                       "x.size(0) + y.size(0) <= 50; "
                       "Ne(x.size(0), y.size(0))");
     fx_done(&f);
@@ -854,6 +858,193 @@ START_TEST(test_guard_set_minimal_divisibility_merged)
 }
 END_TEST
 
+/* Implications that need two or more non-difference linear lines, or a
+ * non-difference line and the ranges, found by Fourier-Motzkin elimination
+ * (each case also checked on the whole grid). */
+START_TEST(test_guard_set_minimal_linear_pair)
+{
+    fixture f;
+
+    /* 2x + y <= 11 and x + 2y <= 11: x + y <= 7 over the integers */
+    fx_init(&f, NULL);
+    backed(&f, 3, "x.size(0)", 0);
+    backed(&f, 4, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 <= 7"));
+    ck_assert(guard(&f, "2*s0 + s1 <= 11"));
+    ck_assert(guard(&f, "s0 + 2*s1 <= 11"));
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
+                      "2*x.size(0) + y.size(0) <= 11; "
+                      "x.size(0) + 2*y.size(0) <= 11");
+    expect_same_decisions(&f, 12);
+    fx_done(&f);
+
+    /* near miss: x + y <= 12 is not implied by x + 2y <= 20 and
+     * 2x + y <= 20 (x = 7, y = 6), nor does it imply them */
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 + 2*s1 <= 20"));
+    ck_assert(guard(&f, "2*s0 + s1 <= 20"));
+    ck_assert(guard(&f, "s0 + s1 <= 12"));
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
+                      "x.size(0) + 2*y.size(0) <= 20; "
+                      "2*x.size(0) + y.size(0) <= 20; "
+                      "x.size(0) + y.size(0) <= 12");
+    expect_same_decisions(&f, 13);
+    fx_done(&f);
+
+    /* three sizes: x + y + z <= 12 from x + y <= 5 and y + z <= 7 with
+     * y >= 2 (so x + y + z <= 10); the near miss x + z <= 7 stays */
+    fx_init(&f, NULL);
+    backed(&f, 2, "x.size(0)", SC_ENV_NO_DUCK);
+    backed(&f, 3, "y.size(0)", 0);
+    backed(&f, 4, "z.size(0)", 0);
+    ck_assert(guard(&f, "s0 + s1 + s2 <= 12"));
+    ck_assert(guard(&f, "s0 + s2 <= 7"));
+    ck_assert(guard(&f, "s0 + s1 <= 5"));
+    ck_assert(guard(&f, "s1 + s2 <= 7"));
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); 2 <= z.size(0); "
+                      "x.size(0) + z.size(0) <= 7; "
+                      "x.size(0) + y.size(0) <= 5; "
+                      "y.size(0) + z.size(0) <= 7");
+    expect_same_decisions(&f, 9);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_set_minimal_linear_range)
+{
+    fixture f;
+
+    /* x <= 10 from x + y <= 12 and y >= 2: back to the declared 2 <= x */
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= 10"));
+    ck_assert(guard(&f, "s0 + s1 <= 12"));
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
+                      "x.size(0) + y.size(0) <= 12");
+    expect_same_decisions(&f, 13);
+    fx_done(&f);
+
+    /* near miss: x <= 9 stays (x = 10, y = 2) */
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= 9"));
+    ck_assert(guard(&f, "s0 + s1 <= 12"));
+    expect_guards(&f, "2 <= x.size(0) <= 9; 2 <= y.size(0); "
+                      "x.size(0) + y.size(0) <= 12");
+    expect_same_decisions(&f, 13);
+    fx_done(&f);
+
+    /* a caller's range is the declared one: x in [3, 20], x <= 10
+     * recorded, then x + y <= 12: x's line goes back to 3 <= x <= 20 */
+    fx_init(&f, NULL);
+    {
+        sc_range r;
+        sc_expr *s = NULL;
+        sc_range_init(&r);
+        sc_range_set_si(&r, 3, 20);
+        ck_assert_int_eq(sc_env_create_backed_si(f.env, 5, "x.size(0)", NULL,
+                                                 &r, 0, &s, &f.err), SC_OK);
+        sc_range_clear(&r);
+    }
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0 <= 10"));
+    ck_assert(guard(&f, "s0 + s1 <= 12"));
+    expect_guards(&f, "3 <= x.size(0) <= 20; 2 <= y.size(0); "
+                      "x.size(0) + y.size(0) <= 12");
+    fx_done(&f);
+
+    /* a difference implied by a sum and the ranges: x - y <= 8 from
+     * x + y <= 12 (x <= 10, y >= 2); range sides implied by an equality
+     * that is not a replacement: 2p + 3q == 23 gives p <= 8 (p <= 8 goes)
+     * and q <= 6 (q <= 5 stays) */
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    backed(&f, 7, "p.size(0)", 0);
+    backed(&f, 3, "q.size(0)", 0);
+    ck_assert(guard(&f, "s0 - s1 <= 8"));
+    ck_assert(guard(&f, "s0 + s1 <= 12"));
+    ck_assert(guard(&f, "s2 <= 8"));
+    ck_assert(guard(&f, "s3 <= 5"));
+    ck_assert(guard(&f, "Eq(2*s2 + 3*s3, 23)"));
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); 2 <= p.size(0); "
+                      "2 <= q.size(0) <= 5; x.size(0) + y.size(0) <= 12; "
+                      "Eq(2*p.size(0) + 3*q.size(0), 23)");
+    expect_same_decisions(&f, 12);
+    fx_done(&f);
+}
+END_TEST
+
+/* Polynomial facts over the ranges: shifted to the origin of each range
+ * and expanded, a polynomial with coefficients >= 0 is >= its constant. */
+START_TEST(test_known_polynomial)
+{
+    fixture f;
+
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    unbacked(&f, true);
+    ck_assert_int_eq(known(&f, "s0**2 >= s0 + 1"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0**2 < s0 + 1"), SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "Eq(s0**2, s0)"), SC_TRI_FALSE);
+    ck_assert_int_eq(known(&f, "Ne(s0*s1, s0 + s1 - 1)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0*s1 >= s0 + s1"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0**3 >= 4*s0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s0*s1 >= s0 + s1 + 1"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "s0**2 >= 3*s0"), SC_TRI_UNKNOWN);
+    /* nothing recorded for a known guard */
+    ck_assert(guard(&f, "s0*s1 >= s0 + s1"));
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    expect_range(&f, "s0**2 - s0", "[2, inf]");
+    /* the ranges at question time */
+    ck_assert_int_eq(known(&f, "u0**2 >= u0 + 1"), SC_TRI_UNKNOWN);
+    {
+        sc_tri t = SC_TRI_UNKNOWN;
+        ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "u0**2 >= u0 + 1"),
+                                                 SC_ENV_OBLIVIOUS, &t, &f.err),
+                         SC_OK);
+        ck_assert_int_eq(t, SC_TRI_TRUE);
+    }
+    ck_assert(guard(&f, "s0 >= 3"));
+    ck_assert_int_eq(known(&f, "s0**2 >= 3*s0"), SC_TRI_TRUE);
+    fx_done(&f);
+
+    /* an upper side only: u0 = -2 - t, t >= 0 */
+    fx_init(&f, NULL);
+    unbacked(&f, false);
+    check_ok(&f, "u0 <= -2");
+    ck_assert_int_eq(known(&f, "u0**2 + u0 >= 2"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0**3 <= -8"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0**2 + u0 >= 3"), SC_TRI_UNKNOWN);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_guard_set_minimal_polynomial)
+{
+    fixture f;
+
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 6, "y.size(0)", 0);
+    ck_assert(guard(&f, "s0**2 >= 3*s0"));      /* x = 2 fails: recorded */
+    ck_assert(guard(&f, "s1**2 >= 4*s1 + 1"));  /* recorded */
+    ck_assert(guard(&f, "s0 >= 3"));            /* now implies the first */
+    ck_assert(guard(&f, "s1 >= 4"));            /* y = 4 fails the second */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 4);
+    expect_guards(&f, "3 <= x.size(0); 4 <= y.size(0); "
+                      "1 <= y.size(0)**2 - 4*y.size(0)");
+    expect_same_decisions(&f, 14);
+    fx_done(&f);
+}
+END_TEST
+
 /* Random sets of bounds, orders, sums, products, divisibility, excluded
  * values and disjunctions over three sizes: the minimized set accepts
  * exactly the sizes where every recorded guard holds, over a whole grid
@@ -908,6 +1099,140 @@ START_TEST(test_property_minimal_exhaustive)
         expect_same_decisions_at(&f, 11, label);
         fx_done(&f);
     }
+}
+END_TEST
+
+/* The same over sets rich in non-difference linear bounds (two and three
+ * sizes, coefficients up to 3, both directions), equalities, ranges and
+ * polynomial bounds: the Fourier-Motzkin step and the polynomial test
+ * drop lines, and the minimized set must still decide every size of the
+ * grid as the recorded guards do. */
+static const char *rand_guard_linear(sc_test_rng *rng, char *buf, size_t n)
+{
+    int a = (int)sc_test_rng_below(rng, 3), b = (int)((a + 1 + sc_test_rng_below(rng, 2)) % 3);
+    int c = 3 - a - b;
+    long k1 = 1 + (long)sc_test_rng_below(rng, 3), k2 = 1 + (long)sc_test_rng_below(rng, 3);
+    long v = (long)sc_test_rng_range(rng, 0, 12);
+    switch (sc_test_rng_below(rng, 10)) {
+    case 0: snprintf(buf, n, "s%d <= %ld", a, v); break;
+    case 1: snprintf(buf, n, "s%d >= %ld", a, v / 2); break;
+    case 2:
+    case 3: snprintf(buf, n, "%ld*s%d + %ld*s%d <= %ld", k1, a, k2, b, 2 * v + 4); break;
+    case 4: snprintf(buf, n, "%ld*s%d + %ld*s%d >= %ld", k1, a, k2, b, v); break;
+    case 5: snprintf(buf, n, "s%d + s%d + %ld*s%d <= %ld", a, b, k1, c, 2 * v + 6); break;
+    case 6: snprintf(buf, n, "%ld*s%d - %ld*s%d <= %ld", k1, a, k2, b, v - 6); break;
+    case 7: snprintf(buf, n, "s%d*s%d >= s%d + s%d + %ld", a, b, a, b, v - 8); break;
+    case 8: snprintf(buf, n, "s%d**2 >= %ld*s%d + %ld", a, k1 + 1, a, v - 6); break;
+    default: snprintf(buf, n, "Eq(%ld*s%d + %ld*s%d, %ld)", k1 + 1, a, k2, b, 2 * v + 5); break;
+    }
+    return buf;
+}
+
+START_TEST(test_property_minimal_linear_exhaustive)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(30), i;
+    for (i = 0; i < n; i++) {
+        sc_test_rng rng;
+        fixture f;
+        char buf[96], label[1024];
+        size_t len;
+        int k, ng;
+        sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+        fx_init(&f, NULL);
+        for (k = 0; k < 3; k++)
+            backed(&f, sc_test_rng_range(&rng, 2, 9), NULL, SC_ENV_NO_DUCK);
+        len = (size_t)snprintf(label, sizeof label,
+                               "SYMCUT_SEED=%llu linear case %ld:",
+                               (unsigned long long)seed, i);
+        ng = 4 + (int)sc_test_rng_below(&rng, 8);
+        for (k = 0; k < ng; k++) {
+            bool b;
+            sc_status st;
+            rand_guard_linear(&rng, buf, sizeof buf);
+            st = sc_env_guard(f.env, P(&f, buf), &b, &f.err);
+            /* an equality false at the hints is recorded as Ne */
+            ck_assert_msg(st == SC_OK, "%s %s: %s", label, buf, f.err.message);
+            if (len + strlen(buf) + 8 < sizeof label)
+                len += (size_t)snprintf(label + len, sizeof label - len,
+                                        " %s%s;", b ? "" : "not ", buf);
+        }
+        if (len + 3 < sizeof label)
+            strcat(label, "\n");
+        expect_same_decisions_at(&f, 11, label);
+        fx_done(&f);
+    }
+}
+END_TEST
+
+/* Soundness of the polynomial test: a random polynomial relation over two
+ * sizes whose ranges random guards narrowed; when it is statically known,
+ * the answer holds at every point of the ranges on a grid. */
+START_TEST(test_property_known_polynomial)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(200), i, decided = 0;
+    for (i = 0; i < n; i++) {
+        sc_test_rng rng;
+        fixture f;
+        char buf[160], bnd[64];
+        sc_expr *rel, *sym[2];
+        sc_symmap *bind;
+        sc_tri t = SC_TRI_UNKNOWN;
+        int64_t lo[2], hi[2], x, y;
+        int k;
+        sc_test_rng_init(&rng, seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)(i + 1)));
+        fx_init(&f, NULL);
+        for (k = 0; k < 2; k++) {
+            int64_t h = sc_test_rng_range(&rng, 4, 12);
+            sym[k] = backed(&f, h, NULL, SC_ENV_NO_DUCK);
+            lo[k] = sc_test_rng_range(&rng, 2, h);
+            snprintf(bnd, sizeof bnd, "s%d >= %lld", k, (long long)lo[k]);
+            guard(&f, bnd);
+            if (sc_test_rng_below(&rng, 2)) {
+                hi[k] = 20;   /* no upper side: the grid checks a part */
+            } else {
+                hi[k] = sc_test_rng_range(&rng, h, 20);
+                snprintf(bnd, sizeof bnd, "s%d <= %lld", k, (long long)hi[k]);
+                guard(&f, bnd);
+            }
+        }
+        snprintf(buf, sizeof buf, "%d*s0**2 + %d*s0*s1 + %d*s1**2 + %d*s0 + "
+                 "%d*s1 + %d %s 0",
+                 (int)sc_test_rng_range(&rng, -2, 2), (int)sc_test_rng_range(&rng, -2, 2),
+                 (int)sc_test_rng_range(&rng, -2, 2), (int)sc_test_rng_range(&rng, -9, 9),
+                 (int)sc_test_rng_range(&rng, -9, 9), (int)sc_test_rng_range(&rng, -40, 40),
+                 sc_test_rng_below(&rng, 3) == 0 ? "==" : ">=");
+        rel = P(&f, buf);
+        ck_assert_int_eq(sc_env_statically_known(f.env, rel, 0, &t, &f.err), SC_OK);
+        if (t == SC_TRI_UNKNOWN) {
+            fx_done(&f);
+            continue;
+        }
+        decided++;
+        bind = sc_symmap_new(f.ctx);
+        for (x = lo[0]; x <= hi[0]; x++)
+            for (y = lo[1]; y <= hi[1]; y++) {
+                int64_t v = -1;
+                sc_symmap_set_si(bind, sym[0], x, &f.err);
+                sc_symmap_set_si(bind, sym[1], y, &f.err);
+                ck_assert_int_eq(sc_expr_eval_si(f.ctx, rel, bind, &v, &f.err), SC_OK);
+                ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
+                              "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
+                              "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
+                              "[%lld, %lld]) it is %lld",
+                              (unsigned long long)seed, i, buf,
+                              t == SC_TRI_TRUE ? "True" : "False",
+                              (long long)x, (long long)y, (long long)lo[0],
+                              (long long)hi[0], (long long)lo[1],
+                              (long long)hi[1], (long long)v);
+            }
+        sc_symmap_free(bind);
+        fx_done(&f);
+    }
+    /* the test decides something (not only unknowns) */
+    ck_assert_msg(n < 50 || decided > n / 10, "only %ld of %ld decided",
+                  decided, n);
 }
 END_TEST
 
@@ -992,9 +1317,13 @@ static sc_status oom_scenario(sc_ctx *ctx, sc_error *err)
     sc_env *env = NULL;
     sc_guard_set *gs = NULL;
     sc_guard_checker *chk = NULL;
-    sc_expr *s0, *s1, *u0, *e;
-    int64_t vals[2] = {8, 16};
-    size_t first;
+    sc_expr *s0, *s1, *s2, *u0, *e;
+    int64_t vals[3] = {8, 16, 5};
+    static const char *const more[] = {
+        "s2 + s0 <= 20", "s2 + 2*s0 <= 30", "2*s2 + s0 <= 30",
+        "s2*s2 >= 3*s2", "s2 >= 3", NULL};
+    size_t first, k;
+    sc_tri t;
     bool b;
 
     SC_CHECK(sc_env_new(ctx, NULL, &env, err));
@@ -1002,8 +1331,18 @@ static sc_status oom_scenario(sc_ctx *ctx, sc_error *err)
                                      err));
     SC_CHECK(sc_env_create_backed_si(env, 16, "y.size(0)", NULL, NULL, 0, &s1,
                                      err));
+    SC_CHECK(sc_env_create_backed_si(env, 5, "z.size(0)", NULL, NULL, 0, &s2,
+                                     err));
     SC_CHECK(sc_env_create_unbacked(env, NULL, NULL, SC_ENV_SIZE_LIKE, &u0,
                                     err));
+    /* linear lines that imply each other, a polynomial one that the
+     * ranges come to imply, a polynomial question */
+    for (k = 0; more[k]; k++) {
+        SC_CHECK(sc_expr_parse(ctx, more[k], NULL, 1, &e, err));
+        SC_CHECK(sc_env_guard(env, e, &b, err));
+    }
+    SC_CHECK(sc_expr_parse(ctx, "s0*s2 >= s0 + s2", NULL, 1, &e, err));
+    SC_CHECK(sc_env_statically_known(env, e, 0, &t, err));
     e = sc_expr_eq(ctx, sc_expr_mul_si(ctx, s0, 2), s1);
     if (!e)
         return sc_ctx_take_error(ctx, err);
@@ -1381,6 +1720,10 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_guard_set_minimal_range_side);
     tcase_add_test(tc, test_guard_set_minimal_many_related);
     tcase_add_test(tc, test_guard_set_minimal_divisibility_merged);
+    tcase_add_test(tc, test_guard_set_minimal_linear_pair);
+    tcase_add_test(tc, test_guard_set_minimal_linear_range);
+    tcase_add_test(tc, test_known_polynomial);
+    tcase_add_test(tc, test_guard_set_minimal_polynomial);
     tcase_add_test(tc, test_guard_set_c_and_checker);
     tcase_add_test(tc, test_facts_indexed_by_symbol);
     suite_add_tcase(s, tc);
@@ -1394,6 +1737,8 @@ Suite *guards_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_property_guard_sets);
     tcase_add_test(tc, test_property_minimal_exhaustive);
+    tcase_add_test(tc, test_property_minimal_linear_exhaustive);
+    tcase_add_test(tc, test_property_known_polynomial);
     suite_add_tcase(s, tc);
     return s;
 }

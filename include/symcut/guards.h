@@ -163,7 +163,10 @@ enum { SC_ENV_OBLIVIOUS = 1u << 0 };
 
 /* Whether the boolean cond is known true or false from ranges,
  * replacements, divisibility facts and the recorded facts; records
- * nothing.  Errors: SC_ERR_TYPE (cond is not boolean), SC_ERR_UNBOUND (a
+ * nothing.  A polynomial is also bounded with every symbol shifted to the
+ * origin of its current range (x = lo + t, t >= 0) and expanded, so that
+ * s0**2 >= s0 + 1 is known true when s0 >= 2 (sufficient, not complete:
+ * an expansion with a negative coefficient stays undecided).  Errors: SC_ERR_TYPE (cond is not boolean), SC_ERR_UNBOUND (a
  * symbol that is not in the environment), those of the constructors. */
 sc_status sc_env_statically_known(sc_env *env, sc_expr *cond, unsigned flags,
                                   sc_tri *out, sc_error *err);
@@ -252,12 +255,18 @@ typedef struct sc_guard_set sc_guard_set;
  *  4. bounds on other expressions (`x.size(0)*y.size(0) <= 4096`), merged
  *     the same way, and their excluded values;
  *  5. the remaining facts (disjunctions).
- * Everything the ranges already imply is left out, and so is what the
- * other lines imply as far as the minimality pass can tell (orders by
- * shortest paths, other bounds against the resulting box; a bound of a
- * range line then goes back to the symbol's declared range, which is
- * always written).  The set accepts exactly the sizes where every
- * recorded guard holds.  doc/guards.md says what "minimal" promises.
+ * Everything the ranges already imply is left out (polynomial bounds
+ * included, shifted to the origin of the ranges), and so is what the
+ * other lines imply as far as the minimality pass can tell: orders by
+ * shortest paths; other bounds against the resulting box; every linear
+ * line (range side, difference, other linear form, equality side)
+ * implied by the other linear lines near it, shown by Fourier-Motzkin
+ * elimination with integer tightening over int64_t (at most 10 lines and
+ * 6 symbols per question, 512 rows; a cap or an overflow keeps the line).
+ * A dropped side of a range line goes back to the symbol's declared
+ * range, which is always written.  The set accepts exactly the sizes
+ * where every recorded guard holds.  doc/guards.md says what "minimal"
+ * promises and what it does not find.
  * Facts that mention unbacked symbols are runtime assertions, not guards.
  * Time: about linear in the size of what is known. */
 sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,

@@ -1,0 +1,1 @@
+"$SYMCUT" env minimal_linear_range.env
