@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <symcut.h>
 
@@ -68,6 +69,14 @@ sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
  * is left at path and err is filled. */
 sc_status cli_write_file(const char *path, const char *data, size_t len,
                          sc_error *err);
+/* Write n files at once (paths[i] NULL or "-": standard output, written
+ * after the files): each first to a temporary file beside it, and only
+ * when all of them are written are they renamed into place; on failure
+ * nothing is left at any path (short of a rename failing after another
+ * succeeded). */
+sc_status cli_write_files(size_t n, const char *const *paths,
+                          const char *const *data, const size_t *lens,
+                          sc_error *err);
 
 /* Parse "name=value,name=value" assignments of integers (value may be any
  * size) into the binding, creating the symbols in ctx. */
@@ -102,5 +111,24 @@ int cli_check_hint_names(const sc_graph *g, const char *cmd,
  * bounds. */
 sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,
                            sc_error *err);
+
+/* The partitioner's ban-rule options, shared by partition and validate:
+ * --rule-off NAME[,NAME] (repeatable), --aggressive-recomputation,
+ * --max-dist-from-bw N, --long-chain-limit N, --unbacked-fallback N.
+ * If argv[*i] is one of them, parse it (and its value, advancing *i) into
+ * opts and return 1; 0 if it is not one; -1 after printing a usage error
+ * (unknown rule name, a number that is not a plain decimal in range).
+ * *given (may be NULL) receives the first rule option seen (not
+ * --unbacked-fallback, which applies to every policy). */
+int cli_partition_rule_option(const char *cmd, int argc, char **argv, int *i,
+                              sc_partition_options *opts,
+                              const char **given);
+/* After parsing: a usage error (returned) if a rule option was given with
+ * the pytorch-1.13 policy, which has none of those rules; else 0. */
+int cli_check_partition_rules(const char *cmd,
+                              const sc_partition_options *opts,
+                              const char *given);
+/* The --help lines of those options. */
+void cli_partition_rules_help(FILE *out);
 
 #endif /* SYMCUT_CLI_H */

@@ -3,6 +3,9 @@
  *
  *   symcut partition GRAPH [--forward] [--policy P] [--hint s0=8,...]
  *                    [--params N] [--num-fwd-outputs N] [--tag NODE=TAG] [--no-cse]
+ *                    [--rule-off NAME] [--aggressive-recomputation]
+ *                    [--max-dist-from-bw N] [--long-chain-limit N]
+ *                    [--unbacked-fallback N]
  *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
  *                    [--no-timings] [-o FILE]
  *
@@ -28,6 +31,9 @@ static void usage(FILE *out)
           "                        [--hint s0=8,...] [--params N]\n"
           "                        [--num-fwd-outputs N]\n"
           "                        [--tag NODE=TAG] [--no-cse]\n"
+          "                        [--rule-off NAME] [--aggressive-recomputation]\n"
+          "                        [--max-dist-from-bw N] [--long-chain-limit N]\n"
+          "                        [--unbacked-fallback N]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot] [--no-timings]\n"
           "                        [-o FILE]\n"
@@ -50,8 +56,10 @@ static void usage(FILE *out)
           "  --num-fwd-outputs N   the number of forward outputs\n"
           "  --tag NODE=TAG        tag a node must_save, must_recompute or\n"
           "                        prefer_recompute; repeatable\n"
-          "  --no-cse              skip common-subexpression elimination\n"
-          "  --fw FILE, --bw FILE  write the forward / backward graph\n"
+          "  --no-cse              skip common-subexpression elimination\n",
+          out);
+    cli_partition_rules_help(out);
+    fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
           "  --format F            the report: text (default), json, dot\n"
           "  --no-timings          leave the timings out of the report\n"
           "  -o FILE               write the report to FILE (atomically)\n"
@@ -90,7 +98,7 @@ static bool parse_count(const char *s, long *out)
 int cli_cmd_partition(int argc, char **argv)
 {
     const char *file = NULL, *out_path = NULL, *fw_path = NULL,
-               *bw_path = NULL, *format = "text";
+               *bw_path = NULL, *format = "text", *rule_given = NULL;
     long nfwd = -1, params = -1;
     growable tag_nodes = {0}, tags = {0};
     cli_hints hints = {0};
@@ -114,6 +122,12 @@ int cli_cmd_partition(int argc, char **argv)
     }
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int r = cli_partition_rule_option("partition", argc, argv, &i, &opts,
+                                          &rule_given);
+        if (r < 0)
+            goto done;
+        if (r > 0)
+            continue;
         if (cli_is_help(a)) {
             usage(stdout);
             status = CLI_EXIT_OK;
@@ -223,6 +237,8 @@ int cli_cmd_partition(int argc, char **argv)
         status = cli_usage_error("partition", "no GRAPH given");
         goto done;
     }
+    if (cli_check_partition_rules("partition", &opts, rule_given) != 0)
+        goto done;
     if (forward && nfwd >= 0) {
         status = cli_usage_error("partition", "--num-fwd-outputs is for a "
                                               "joint graph, not with "
@@ -275,11 +291,28 @@ int cli_cmd_partition(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
-    if ((fw_path && cli_write_file(fw_path, fw_text, fwlen, &err) != SC_OK) ||
-        (bw_path && cli_write_file(bw_path, bw_text, bwlen, &err) != SC_OK) ||
-        cli_write_file(out_path, report, rlen, &err) != SC_OK) {
-        cli_report(&err);
-        goto done;
+    {
+        /* all or nothing: the report's file, when it fails, takes the
+         * graphs' files with it */
+        const char *paths[3], *data[3];
+        size_t lens[3], nf = 0;
+        if (fw_path) {
+            paths[nf] = fw_path;
+            data[nf] = fw_text;
+            lens[nf++] = fwlen;
+        }
+        if (bw_path) {
+            paths[nf] = bw_path;
+            data[nf] = bw_text;
+            lens[nf++] = bwlen;
+        }
+        paths[nf] = out_path;
+        data[nf] = report;
+        lens[nf++] = rlen;
+        if (cli_write_files(nf, paths, data, lens, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
     }
     status = CLI_EXIT_OK;
 done:

@@ -2,7 +2,8 @@
  * exactly what their joint graph computes.
  *
  *   symcut validate GRAPH [--forward]
- *                   [--fw FILE --bw FILE | --policy P [--hint ...]]
+ *                   [--fw FILE --bw FILE | --policy P [--hint ...]
+ *                    [--rule-off NAME] [--max-dist-from-bw N] ...]
  *                   [--sizes s0=17,...] [--seed N] [--saved-bytes N] */
 #include <config.h>
 
@@ -23,7 +24,10 @@ static void usage(FILE *out)
 {
     fputs("Usage: symcut validate GRAPH [--forward]\n"
           "                       [--fw FILE --bw FILE | --policy P]\n"
-          "                       [--hint s0=8,...] [--sizes s0=17,...]\n"
+          "                       [--hint s0=8,...] [--rule-off NAME]\n"
+          "                       [--aggressive-recomputation]\n"
+          "                       [--max-dist-from-bw N] [--long-chain-limit N]\n"
+          "                       [--unbacked-fallback N] [--sizes s0=17,...]\n"
           "                       [--seed N] [--saved-bytes N]\n"
           "\n"
           "Validate a partition of the joint graph GRAPH into a forward graph\n"
@@ -46,7 +50,11 @@ static void usage(FILE *out)
           "                      bytes at the sizes are the prediction\n"
           "  --hint s0=8,...     hints the partitioner weighs with (default:\n"
           "                      the graph's, else --sizes)\n"
-          "  --sizes s0=17,...   values of the symbols to run at (default:\n"
+          "  The partitioner's ban-rule options, as for 'symcut partition'\n"
+          "  (without --fw/--bw):\n",
+          out);
+    cli_partition_rules_help(out);
+    fputs("  --sizes s0=17,...   values of the symbols to run at (default:\n"
           "                      their hints)\n"
           "  --seed N            seed of the inputs and random ops (default 0)\n"
           "  --saved-bytes N     the predicted bytes of the saved tensors;\n"
@@ -72,11 +80,12 @@ static const char *kind_name(sc_validate_kind k)
 
 /* Partition joint with the policy, weighing at the hints given (else the
  * graph's hints, else the sizes). */
-static sc_status partition(const sc_graph *joint, sc_partition_policy policy,
+static sc_status partition(const sc_graph *joint,
+                           const sc_partition_options *base,
                            const sc_symmap *hints, const sc_symmap *sizes,
                            sc_partition **out, sc_error *err)
 {
-    sc_partition_options po;
+    sc_partition_options po = *base;
     size_t ns = sc_graph_symbols(joint, NULL, 0), j, n = 0;
     sc_expr **syms = calloc(ns + 1, sizeof *syms);
     int64_t *vals = calloc(ns + 1, sizeof *vals);
@@ -100,8 +109,6 @@ static sc_status partition(const sc_graph *joint, sc_partition_policy policy,
             vals[n++] = v;
         }
     }
-    sc_partition_options_init(&po);
-    po.policy = policy;
     po.nhints = n;
     po.hint_symbols = syms;
     po.hint_values = vals;
@@ -125,7 +132,8 @@ int cli_cmd_validate(int argc, char **argv)
 {
     const char *file = NULL, *fw_file = NULL, *bw_file = NULL,
                *sizes_text = NULL, *policy_text = NULL, *hint_text = NULL;
-    sc_partition_policy policy = SC_PARTITION_PYTORCH;
+    sc_partition_options popts;
+    const char *rule_given = NULL, *rule_any = NULL;
     sc_partition *part = NULL;
     const sc_graph *fwp, *bwp;
     sc_symmap *hints = NULL;
@@ -141,8 +149,18 @@ int cli_cmd_validate(int argc, char **argv)
     sc_error err;
     int rc = CLI_EXIT_INPUT, i;
 
+    sc_partition_options_init(&popts);
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int r = cli_partition_rule_option("validate", argc, argv, &i, &popts,
+                                          &rule_given);
+        if (r < 0)
+            return CLI_EXIT_USAGE;
+        if (r > 0) {
+            if (!rule_any)
+                rule_any = a;
+            continue;
+        }
         if (cli_is_help(a)) {
             usage(stdout);
             return CLI_EXIT_OK;
@@ -169,7 +187,7 @@ int cli_cmd_validate(int argc, char **argv)
                 hint_text = v;
             else if (strcmp(a, "--policy") == 0) {
                 policy_text = v;
-                if (!sc_partition_policy_from_name(v, &policy))
+                if (!sc_partition_policy_from_name(v, &popts.policy))
                     return cli_usage_error("validate", "unknown policy '%s'",
                                            v);
             } else if (strcmp(a, "--seed") == 0) {
@@ -195,10 +213,15 @@ int cli_cmd_validate(int argc, char **argv)
         return cli_usage_error("validate",
                                "give both the forward and the backward graph "
                                "(--fw FILE --bw FILE), or neither");
-    if (fw_file && (policy_text || hint_text))
+    if (fw_file && (policy_text || hint_text || rule_any))
         return cli_usage_error("validate",
-                               "--policy and --hint partition the graph: not "
-                               "with --fw/--bw");
+                               "%s applies when validate partitions the "
+                               "graph: not with --fw/--bw",
+                               policy_text ? "--policy"
+                               : hint_text ? "--hint"
+                                           : rule_any);
+    if (cli_check_partition_rules("validate", &popts, rule_given) != 0)
+        return CLI_EXIT_USAGE;
 
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
@@ -251,7 +274,7 @@ int cli_cmd_validate(int argc, char **argv)
         fwp = fw;
         bwp = bw;
     } else {
-        if (partition(joint, policy, hints, sizes, &part, &err) != SC_OK) {
+        if (partition(joint, &popts, hints, sizes, &part, &err) != SC_OK) {
             cli_report(&err);
             goto done;
         }
@@ -289,7 +312,7 @@ int cli_cmd_validate(int argc, char **argv)
     else
         printf("validate %s (partitioned with policy %s: %zu saved tensors, "
                "%zu recomputed nodes), seed %llu\n",
-               file, sc_partition_policy_name(policy),
+               file, sc_partition_policy_name(popts.policy),
                sc_partition_num_saved_tensors(part),
                sc_partition_num_recomputed(part), seed);
     {

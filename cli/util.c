@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,31 +111,22 @@ fail:
     return NULL;
 }
 
-sc_status cli_write_file(const char *path, const char *data, size_t len,
-                         sc_error *err)
+/* Write data to a new temporary file beside path; *tmp receives its
+ * malloc'ed name.  Nothing is left behind on failure. */
+static sc_status stage_file(const char *path, const char *data, size_t len,
+                            char **tmp, sc_error *err)
 {
-    char *tmp = NULL;
     FILE *f = NULL;
     int fd;
 
-    sc_error_init(err);
-    if (!path || strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
-            err->code = SC_ERR_IO;
-            snprintf(err->message, sizeof err->message,
-                     "cannot write to standard output: %s", strerror(errno));
-            return SC_ERR_IO;
-        }
-        return SC_OK;
-    }
-    tmp = malloc(strlen(path) + 16);
-    if (!tmp) {
+    *tmp = malloc(strlen(path) + 16);
+    if (!*tmp) {
         err->code = SC_ERR_NOMEM;
         snprintf(err->message, sizeof err->message, "out of memory");
         return SC_ERR_NOMEM;
     }
-    sprintf(tmp, "%s.tmpXXXXXX", path);
-    fd = mkstemp(tmp);
+    sprintf(*tmp, "%s.tmpXXXXXX", path);
+    fd = mkstemp(*tmp);
     if (fd < 0 || !(f = fdopen(fd, "wb"))) {
         err->code = SC_ERR_IO;
         snprintf(err->message, sizeof err->message,
@@ -142,29 +134,79 @@ sc_status cli_write_file(const char *path, const char *data, size_t len,
                  strerror(errno));
         if (fd >= 0) {
             close(fd);
-            unlink(tmp);
+            unlink(*tmp);
         }
-        free(tmp);
+        free(*tmp);
+        *tmp = NULL;
         return SC_ERR_IO;
     }
     if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fclose(f) != 0) {
         err->code = SC_ERR_IO;
         snprintf(err->message, sizeof err->message, "cannot write '%s': %s",
                  path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
         return SC_ERR_IO;
     }
-    if (rename(tmp, path) != 0) {
+    return SC_OK;
+}
+
+static sc_status write_stdout(const char *data, size_t len, sc_error *err)
+{
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
         err->code = SC_ERR_IO;
-        snprintf(err->message, sizeof err->message, "cannot write '%s': %s",
-                 path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
+        snprintf(err->message, sizeof err->message,
+                 "cannot write to standard output: %s", strerror(errno));
         return SC_ERR_IO;
+    }
+    return SC_OK;
+}
+
+sc_status cli_write_file(const char *path, const char *data, size_t len,
+                         sc_error *err)
+{
+    return cli_write_files(1, &path, &data, &len, err);
+}
+
+sc_status cli_write_files(size_t n, const char *const *paths,
+                          const char *const *data, const size_t *lens,
+                          sc_error *err)
+{
+    char **tmp;
+    size_t i;
+    sc_status status = SC_OK;
+
+    sc_error_init(err);
+    tmp = calloc(n ? n : 1, sizeof *tmp);
+    if (!tmp) {
+        err->code = SC_ERR_NOMEM;
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return SC_ERR_NOMEM;
+    }
+    /* every file first to a temporary beside it; the first failure
+     * removes them all */
+    for (i = 0; i < n && status == SC_OK; i++)
+        if (paths[i] && strcmp(paths[i], "-") != 0)
+            status = stage_file(paths[i], data[i], lens[i], &tmp[i], err);
+    for (i = 0; i < n; i++) {
+        if (!tmp[i])
+            continue;
+        if (status == SC_OK && rename(tmp[i], paths[i]) != 0) {
+            err->code = status = SC_ERR_IO;
+            snprintf(err->message, sizeof err->message,
+                     "cannot write '%s': %s", paths[i], strerror(errno));
+        }
+        if (status != SC_OK)
+            unlink(tmp[i]);
+        free(tmp[i]);
     }
     free(tmp);
-    return SC_OK;
+    /* standard output last */
+    for (i = 0; i < n && status == SC_OK; i++)
+        if (!paths[i] || strcmp(paths[i], "-") == 0)
+            status = write_stdout(data[i], lens[i], err);
+    return status;
 }
 
 /* Split "a=b,c=d" items; calls fn(name, value) for each.  The text is
@@ -533,4 +575,153 @@ void cli_hints_free(cli_hints *h)
     h->syms = NULL;
     h->values = NULL;
     h->n = h->cap = 0;
+}
+
+/* ---- Partitioner ban-rule options (partition, validate) ----------------- */
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} rule_names[] = {
+    {"not-in-allowlist", SC_PARTITION_RULE_NOT_IN_ALLOWLIST},
+    {"materialized-backward", SC_PARTITION_RULE_MATERIALIZED_BACKWARD},
+    {"reductions", SC_PARTITION_RULE_REDUCTIONS},
+    {"used-far-apart", SC_PARTITION_RULE_USED_FAR_APART},
+    {"long-fusible-chains", SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS}};
+
+#define RULE_NAMES                                                           \
+    "not-in-allowlist, materialized-backward, reductions, used-far-apart, "  \
+    "long-fusible-chains"
+
+void cli_partition_rules_help(FILE *out)
+{
+    fputs("  --rule-off NAME       turn a ban rule off (pytorch and exact\n"
+          "                        policies); repeatable, or NAME,NAME:\n"
+          "                        not-in-allowlist, materialized-backward,\n"
+          "                        reductions, used-far-apart,\n"
+          "                        long-fusible-chains\n"
+          "  --aggressive-recomputation\n"
+          "                        every ban rule off but reductions\n"
+          "                        (PyTorch's aggressive_recomputation)\n"
+          "  --max-dist-from-bw N  ban a forward node more than N (and less\n"
+          "                        than 1000) steps from the backward;\n"
+          "                        default 1000: never\n"
+          "  --long-chain-limit N  the long-fusible-chains rule cuts chains\n"
+          "                        of more than N forward nodes; default 100\n"
+          "  --unbacked-fallback N a symbol without a hint weighs as the\n"
+          "                        upper end of its range if that is at\n"
+          "                        most N, else as N; default 8192\n",
+          out);
+}
+
+/* A decimal integer in [lo, hi]: digits only, no sign, no spaces. */
+static bool parse_bounded(const char *s, long long lo, long long hi,
+                          long long *out)
+{
+    char *end;
+    long long v;
+    if (!(*s >= '0' && *s <= '9'))
+        return false;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (*end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int rule_off(const char *cmd, const char *text,
+                    sc_partition_options *opts)
+{
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ","), k;
+        bool found = false;
+        for (k = 0; k < sizeof rule_names / sizeof rule_names[0]; k++) {
+            const char *n = rule_names[k].name;
+            size_t j;
+            if (strlen(n) != len)
+                continue;
+            /* also PyTorch's spelling: used_far_apart */
+            for (j = 0; j < len && (p[j] == n[j] ||
+                                    (p[j] == '_' && n[j] == '-'));
+                 j++)
+                ;
+            if (j == len) {
+                opts->rules_off |= rule_names[k].bit;
+                found = true;
+            }
+        }
+        if (!found)
+            return cli_usage_error(cmd,
+                                   "--rule-off: unknown rule '%.*s' (rules: "
+                                   RULE_NAMES ")",
+                                   (int)len, p);
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+int cli_partition_rule_option(const char *cmd, int argc, char **argv, int *i,
+                              sc_partition_options *opts,
+                              const char **given)
+{
+    const char *a = argv[*i], *v;
+    long long n;
+
+    if (strcmp(a, "--aggressive-recomputation") == 0) {
+        opts->rules_off |= SC_PARTITION_RULES_AGGRESSIVE;
+        if (given && !*given)
+            *given = a;
+        return 1;
+    }
+    if (strcmp(a, "--rule-off") != 0 && strcmp(a, "--max-dist-from-bw") != 0 &&
+        strcmp(a, "--long-chain-limit") != 0 &&
+        strcmp(a, "--unbacked-fallback") != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_usage_error(cmd, "%s needs a value", a);
+        return -1;
+    }
+    v = argv[++*i];
+    if (strcmp(a, "--rule-off") == 0) {
+        if (rule_off(cmd, v, opts) != 0)
+            return -1;
+    } else if (strcmp(a, "--unbacked-fallback") == 0) {
+        if (!parse_bounded(v, 1, INT64_MAX, &n)) {
+            cli_usage_error(cmd, "--unbacked-fallback needs an integer from "
+                                 "1 to %lld, not '%s'",
+                            (long long)INT64_MAX, v);
+            return -1;
+        }
+        opts->unbacked_fallback = (int64_t)n;
+        return 1; /* weighs under every policy */
+    } else {
+        if (!parse_bounded(v, 0, INT32_MAX, &n)) {
+            cli_usage_error(cmd, "%s needs an integer from 0 to %ld, not '%s'",
+                            a, (long)INT32_MAX, v);
+            return -1;
+        }
+        /* the options' 0 is PyTorch's default; a negative value is 0 */
+        if (strcmp(a, "--max-dist-from-bw") == 0)
+            opts->max_dist_from_bw = n ? (int32_t)n : -1;
+        else
+            opts->long_chain_limit = n ? (int32_t)n : -1;
+    }
+    if (given && !*given)
+        *given = a;
+    return 1;
+}
+
+int cli_check_partition_rules(const char *cmd,
+                              const sc_partition_options *opts,
+                              const char *given)
+{
+    if (given && opts->policy == SC_PARTITION_PYTORCH_1_13)
+        return cli_usage_error(cmd,
+                               "%s is for the pytorch and exact policies: "
+                               "pytorch-1.13 has none of those ban rules",
+                               given);
+    return 0;
 }

@@ -31,29 +31,34 @@ static bool rule_on(const rules *r, unsigned bit)
 
 static void rules_init(rules *r, const sc_partition *p)
 {
-    const sc_partition_options *o = p->opts;
     memset(r, 0, sizeof *r);
     r->modern = p->policy != SC_PARTITION_PYTORCH_1_13;
-    r->off = o ? o->rules_off : 0;
-    r->max_dist = o && o->max_dist_from_bw > 0 ? o->max_dist_from_bw : 1000;
-    r->chain_limit = o && o->long_chain_limit > 0 ? o->long_chain_limit : 100;
+    /* the options with their defaults resolved (run.c) */
+    sc_partition_get_rules(p, &r->off, &r->max_dist, &r->chain_limit);
 }
 
 /* PyTorch 1.13's default (compiler="nvfuser") recomputable overload
- * packets, for ops the op table does not know (it knows the flag of every
- * op it has).  Sorted for bsearch. */
+ * packets: its recomputable_ops list, by name, as the 1.13.1 release
+ * (functorch/_src/partitioners.py) has it, the release that made the
+ * examples' decisions (it reproduces their flow networks edge for edge).
+ * 1.13 decides per packet (aten.add covers add.Tensor and add.Scalar),
+ * so the pytorch-1.13 policy looks every call up here by the packet of
+ * its target, known to the op table or not.  It has softmax, _softmax
+ * and _softmax_backward_data (later releases moved them to the
+ * compute-intensive list) and not _to_copy or rsub (later additions).
+ * Sorted for bsearch. */
 static const char *const nvfuser_packets[] = {
     "__and__", "__lshift__", "__or__", "__rshift__", "__xor__",
-    "_grad_sum_to_size", "_to_copy", "abs", "acos", "add", "addcmul",
-    "alias", "amax", "asin", "atan", "atan2", "atanh", "bitwise_not",
-    "ceil", "clamp", "cos", "cosh", "div", "eq", "erf", "erfc", "exp",
-    "expm1", "floor", "fmod", "frac", "ge", "gelu", "gelu_backward", "gt",
-    "le", "lerp", "lgamma", "log", "log10", "log1p", "log2", "lt", "max",
-    "mean", "min", "mul", "ne", "neg", "pow", "reciprocal", "relu",
-    "remainder", "round", "rsqrt", "rsub", "sigmoid", "silu", "sin", "sinh",
-    "softplus", "sqrt", "squeeze", "sub", "sum", "sum_to_size", "tan",
-    "tanh", "threshold", "threshold_backward", "to", "trunc", "type_as",
-    "unsqueeze", "where"};
+    "_grad_sum_to_size", "_softmax", "_softmax_backward_data", "abs",
+    "acos", "add", "addcmul", "alias", "amax", "asin", "atan", "atan2",
+    "atanh", "bitwise_not", "ceil", "clamp", "cos", "cosh", "div", "eq",
+    "erf", "erfc", "exp", "expm1", "floor", "fmod", "frac", "ge", "gelu",
+    "gelu_backward", "gt", "le", "lerp", "lgamma", "log", "log10", "log1p",
+    "log2", "lt", "max", "mean", "min", "mul", "ne", "neg", "pow",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "silu",
+    "sin", "sinh", "softmax", "softplus", "sqrt", "squeeze", "sub", "sum",
+    "sum_to_size", "tan", "tanh", "threshold", "threshold_backward", "to",
+    "trunc", "type_as", "unsqueeze", "where"};
 
 static int cmp_name(const void *key, const void *elem)
 {
@@ -62,8 +67,10 @@ static int cmp_name(const void *key, const void *elem)
     return strcmp(k, *e);
 }
 
-/* "torch.ops.aten.atan2.default" -> is "atan2" in the 1.13 list? */
-static bool unknown_in_nvfuser_list(const char *target)
+/* "torch.ops.aten.atan2.default" -> is "atan2" in the 1.13 list?  (Other
+ * targets, such as operator.mul for SymInt arithmetic, are not: 1.13
+ * compares the target object itself.) */
+static bool in_nvfuser_list(const char *target)
 {
     char buf[128];
     const char *s, *dot;
@@ -88,13 +95,12 @@ bool sc__partition_recomputable(const sc_partition *p, sc_node_id id)
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
         return false;
     op = sc_graph_node_op(p->g, id);
-    if (op < 0)
-        return p->policy == SC_PARTITION_PYTORCH_1_13 &&
-               unknown_in_nvfuser_list(sc_graph_node_target(p->g, id));
     if (op == SC_OP_GETITEM)
         return true;
     if (p->policy == SC_PARTITION_PYTORCH_1_13)
-        return sc__op_get((sc__op)op)->nvfuser_recomputable;
+        return in_nvfuser_list(sc_graph_node_target(p->g, id));
+    if (op < 0)
+        return false;
     switch (sc__op_get((sc__op)op)->cls) {
     case SC_CLASS_POINTWISE:
     case SC_CLASS_VIEW:

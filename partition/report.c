@@ -85,6 +85,55 @@ static void put_type(sc__buf *b, const sc_partition *p, sc_node_id id)
     }
 }
 
+/* The ban rules, in doc/partition.md's order: spelling in the text report
+ * (and on the command line), JSON field. */
+static const struct {
+    unsigned bit;
+    const char *text, *json;
+} rule_names[] = {
+    {SC_PARTITION_RULE_NOT_IN_ALLOWLIST, "not-in-allowlist",
+     "not_in_allowlist"},
+    {SC_PARTITION_RULE_MATERIALIZED_BACKWARD, "materialized-backward",
+     "materialized_backward"},
+    {SC_PARTITION_RULE_REDUCTIONS, "reductions", "reductions"},
+    {SC_PARTITION_RULE_USED_FAR_APART, "used-far-apart", "used_far_apart"},
+    {SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS, "long-fusible-chains",
+     "long_fusible_chains"}};
+#define NRULES (sizeof rule_names / sizeof rule_names[0])
+
+/* "ban rules: not-in-allowlist, ...; off: ...; max-dist-from-bw ...". */
+static void put_rules(sc__buf *b, const sc_partition *p)
+{
+    unsigned off;
+    int32_t max_dist, limit;
+    size_t k, n;
+    int pass;
+
+    sc_partition_get_rules(p, &off, &max_dist, &limit);
+    sc__buf_puts(b, "ban rules: ");
+    for (pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            if (p->policy == SC_PARTITION_PYTORCH_1_13) {
+                sc__buf_puts(b, " (pytorch-1.13 has no others)\n");
+                return;
+            }
+            sc__buf_puts(b, "; off: ");
+        }
+        for (k = 0, n = 0; k < NRULES; k++) {
+            if (((off & rule_names[k].bit) != 0) != (pass == 1))
+                continue;
+            sc__buf_printf(b, "%s%s", n++ ? ", " : "", rule_names[k].text);
+            if (rule_names[k].bit == SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS &&
+                pass == 0)
+                sc__buf_printf(b, " (limit %ld)", (long)limit);
+        }
+        if (!n)
+            sc__buf_puts(b, "none");
+    }
+    sc__buf_printf(b, "; max-dist-from-bw %ld%s\n", (long)max_dist,
+                   max_dist >= 999 ? " (bans nothing)" : "");
+}
+
 static char *expr_str(const sc_partition *p, sc_expr *e)
 {
     return e ? sc_expr_to_str(p->ctx, e) : NULL;
@@ -137,6 +186,7 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
     count_nodes(p, &c);
     sc__buf_init(&b);
     sc__buf_printf(&b, "policy: %s\n", sc_partition_policy_name(p->policy));
+    put_rules(&b, p);
     sc__buf_printf(&b,
                    "joint: %zu nodes (%zu primals, %zu tangents, %zu "
                    "outputs, %zu forward), %zu dead, %zu folded by CSE\n",
@@ -334,6 +384,19 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     count_nodes(p, &c);
     set(root, "policy", json_string(sc_partition_policy_name(p->policy)),
         &ok);
+    {
+        unsigned off;
+        int32_t max_dist, limit;
+        sc_partition_get_rules(p, &off, &max_dist, &limit);
+        o = json_object();
+        for (i = 0; i < NRULES; i++)
+            set(o, rule_names[i].json,
+                json_boolean(!(off & rule_names[i].bit)), &ok);
+        set(o, "max_dist_from_bw", json_integer(max_dist), &ok);
+        set(o, "long_chain_limit", json_integer(limit), &ok);
+        set(root, "rules", o, &ok);
+    }
+    set(root, "unbacked_fallback", json_integer(p->unbacked_fallback), &ok);
     o = json_object();
     set(o, "nodes", json_integer((json_int_t)p->n), &ok);
     set(o, "primals", json_integer((json_int_t)sc_graph_num_primals(p->g)),

@@ -283,11 +283,67 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
 
 /* ---- Running --------------------------------------------------------------- */
 
+/* A result with the ban-rule settings it was computed with, resolved
+ * (struct sc_partition is partition-internal.h's; the settings live
+ * beside it: a result is the first member of its box, so the box is
+ * allocated and freed through the result's address). */
+typedef struct result_box {
+    sc_partition p;
+    unsigned rules_off;
+    int32_t max_dist_from_bw, long_chain_limit;
+} result_box;
+
+static const result_box *box_of(const sc_partition *p)
+{
+    return (const result_box *)(const void *)p;
+}
+
+/* The fields' 0 is PyTorch's default, a negative value the value 0;
+ * pytorch-1.13 has only the allowlist and the reduction rule. */
+static void resolve_rules(result_box *b, const sc_partition_options *o)
+{
+    if (o->policy == SC_PARTITION_PYTORCH_1_13) {
+        b->rules_off = SC_PARTITION_RULE_MATERIALIZED_BACKWARD |
+                       SC_PARTITION_RULE_USED_FAR_APART |
+                       SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS;
+        b->max_dist_from_bw = 1000;
+        b->long_chain_limit = 100;
+        return;
+    }
+    b->rules_off = o->rules_off & (SC_PARTITION_RULES_AGGRESSIVE |
+                                   SC_PARTITION_RULE_REDUCTIONS);
+    b->max_dist_from_bw = o->max_dist_from_bw == 0  ? 1000
+                          : o->max_dist_from_bw < 0 ? 0
+                                                    : o->max_dist_from_bw;
+    b->long_chain_limit = o->long_chain_limit == 0  ? 100
+                          : o->long_chain_limit < 0 ? 0
+                                                    : o->long_chain_limit;
+}
+
+void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
+                            int32_t *max_dist_from_bw,
+                            int32_t *long_chain_limit)
+{
+    const result_box *b = box_of(p);
+    if (rules_off)
+        *rules_off = b->rules_off;
+    if (max_dist_from_bw)
+        *max_dist_from_bw = b->max_dist_from_bw;
+    if (long_chain_limit)
+        *long_chain_limit = b->long_chain_limit;
+}
+
+int64_t sc_partition_unbacked_fallback(const sc_partition *p)
+{
+    return p->unbacked_fallback;
+}
+
 sc_status sc_partition_run(const sc_graph *joint,
                            const sc_partition_options *opts,
                            sc_partition **out, sc_error *err)
 {
     sc_partition_options dflt;
+    result_box *box;
     sc_partition *p;
     sc_status status;
     double t;
@@ -299,9 +355,11 @@ sc_status sc_partition_run(const sc_graph *joint,
     }
     if (!joint)
         return sc__error_set(err, SC_ERR_INVALID, "no graph");
-    p = sc__calloc(1, sizeof *p);
-    if (!p)
+    box = sc__calloc(1, sizeof *box);
+    if (!box)
         return sc__error_nomem(err);
+    resolve_rules(box, opts);
+    p = &box->p;
     p->g = joint;
     p->ctx = sc_graph_ctx(joint);
     p->env = sc_graph_env(joint);
@@ -368,7 +426,7 @@ void sc_partition_free(sc_partition *p)
     sc__free(p->warnings);
     sc_graph_free(p->fw);
     sc_graph_free(p->bw);
-    sc__free(p);
+    sc__free(p); /* its result_box: p is the first member */
 }
 
 /* ---- Accessors --------------------------------------------------------------- */

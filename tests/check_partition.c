@@ -216,6 +216,37 @@ START_TEST(test_example_1_13)
         ck_assert_uint_eq(sc_partition_network_vertices(p),
                           json_integer_value(
                               json_object_get(mc, "flow_graph_nodes")));
+        /* edge for edge: before softmax was recomputable under 1.13,
+         * attention and the transformer had one edge more (source ->
+         * _softmax_in) with the same saved set */
+        ck_assert_msg(sc_partition_network_edges(p) ==
+                          (size_t)json_integer_value(
+                              json_object_get(mc, "flow_graph_edges")),
+                      "%s: %zu network edges, networkx %lld", name,
+                      sc_partition_network_edges(p),
+                      (long long)json_integer_value(
+                          json_object_get(mc, "flow_graph_edges")));
+    } else {
+        /* The _dyn JSONs record no flow network.  PyTorch 1.13.1's
+         * min-cut (functorch/_src/partitioners.py, sizes evaluated at the
+         * hints as min_cut_size_hint_patch does), run by hand on these
+         * two graphs, built networkx graphs of 40 vertices and 50 edges
+         * (cut 117144) and 33 vertices and 42 edges (cut 3096). */
+        static const struct {
+            const char *name;
+            size_t vertices, edges;
+            int64_t cut;
+        } dyn[] = {{"mlp_gelu_dyn", 40, 50, 117144},
+                   {"fn_mm_gelu_sum_dyn", 33, 42, 3096}};
+        size_t k;
+        for (k = 0; k < sizeof dyn / sizeof dyn[0]; k++)
+            if (strcmp(dyn[k].name, name) == 0)
+                break;
+        ck_assert_msg(k < sizeof dyn / sizeof dyn[0],
+                      "%s: no flow network to compare with", name);
+        ck_assert_uint_eq(sc_partition_network_vertices(p), dyn[k].vertices);
+        ck_assert_uint_eq(sc_partition_network_edges(p), dyn[k].edges);
+        ck_assert_int_eq(sc_partition_cut_value(p), dyn[k].cut);
     }
     ck_assert_int_eq(
         sc_partition_trivial_bytes(p),
@@ -1511,6 +1542,333 @@ START_TEST(test_max_dist_from_bw)
 }
 END_TEST
 
+/* The rule settings a result reports (sc_partition_get_rules) are the
+ * options with their defaults resolved, and the reports state them.  A
+ * negative max_dist_from_bw is the value 0: in the graph of
+ * test_max_dist_from_bw it bans b (distance 1) as well as a. */
+START_TEST(test_rule_settings)
+{
+    tb t;
+    sc_partition *p;
+    sc_partition_options o;
+    sc_error err;
+    unsigned off;
+    int32_t dist, limit;
+    char *s;
+    json_t *j, *r;
+    json_error_t jerr;
+
+    chain_graph(&t);
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    sc_partition_get_rules(p, &off, &dist, &limit);
+    ck_assert_uint_eq(off, 0);
+    ck_assert_int_eq(dist, 1000);
+    ck_assert_int_eq(limit, 100);
+    ck_assert_int_eq(sc_partition_unbacked_fallback(p), 8192);
+    sc_partition_free(p);
+
+    /* unknown bits are dropped; -1 is 0 */
+    p = run_rules(t.g, SC_PARTITION_EXACT,
+                  SC_PARTITION_RULE_USED_FAR_APART | (1u << 20), -1, 7, 0,
+                  NULL, NULL);
+    sc_partition_get_rules(p, &off, &dist, &limit);
+    ck_assert_uint_eq(off, SC_PARTITION_RULE_USED_FAR_APART);
+    ck_assert_int_eq(dist, 7);
+    ck_assert_int_eq(limit, 0);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_partition_write_text(p, SC_PARTITION_REPORT_NO_TIMINGS,
+                                             &s, NULL, &err),
+                     SC_OK);
+    ck_assert_msg(strstr(s, "ban rules: not-in-allowlist, "
+                            "materialized-backward, reductions, "
+                            "long-fusible-chains (limit 0); off: "
+                            "used-far-apart; max-dist-from-bw 7\n") != NULL,
+                  "%s", s);
+    free(s);
+    ck_assert_int_eq(sc_partition_write_json(p, SC_PARTITION_REPORT_NO_TIMINGS,
+                                             &s, NULL, &err),
+                     SC_OK);
+    j = json_loads(s, 0, &jerr);
+    ck_assert_ptr_nonnull(j);
+    r = json_object_get(j, "rules");
+    ck_assert(json_is_false(json_object_get(r, "used_far_apart")));
+    ck_assert(json_is_true(json_object_get(r, "long_fusible_chains")));
+    ck_assert(json_is_true(json_object_get(r, "materialized_backward")));
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "max_dist_from_bw")),
+                     7);
+    ck_assert_int_eq(json_integer_value(json_object_get(r, "long_chain_limit")),
+                     0);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "unbacked_fallback")),
+                     8192);
+    json_decref(j);
+    free(s);
+    sc_partition_free(p);
+
+    /* pytorch-1.13 ignores the options: only its two rules */
+    sc_partition_options_init(&o);
+    o.policy = SC_PARTITION_PYTORCH_1_13;
+    o.rules_off = SC_PARTITION_RULE_REDUCTIONS;
+    o.max_dist_from_bw = 3;
+    o.unbacked_fallback = 77;
+    ck_assert_int_eq(sc_partition_run(t.g, &o, &p, &err), SC_OK);
+    sc_partition_get_rules(p, &off, &dist, &limit);
+    ck_assert_uint_eq(off, SC_PARTITION_RULE_MATERIALIZED_BACKWARD |
+                               SC_PARTITION_RULE_USED_FAR_APART |
+                               SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS);
+    ck_assert_int_eq(dist, 1000);
+    ck_assert_int_eq(sc_partition_unbacked_fallback(p), 77);
+    ck_assert_int_eq(sc_partition_write_text(p, 0, &s, NULL, &err), SC_OK);
+    ck_assert_ptr_nonnull(strstr(s, "ban rules: not-in-allowlist, "
+                                    "reductions (pytorch-1.13 has no "
+                                    "others)\n"));
+    free(s);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* max_dist_from_bw negative: PyTorch's 0.  x -> a -> b -> o, the backward
+ * reads b and x (test_max_dist_from_bw): b, at distance 1, is banned too,
+ * where max_dist_from_bw 1 spares it. */
+START_TEST(test_max_dist_zero)
+{
+    tb t;
+    sc_node_id x, tg, a, b, o, gr, gx, outs[2];
+    sc_partition *p;
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 64, 0);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 64, 0);
+    a = call1(&t, "a", "relu.default", x, 64);
+    b = call1(&t, "b", "relu.default", a, 64);
+    o = call1(&t, "o", "neg.default", b, 64);
+    gr = call2(&t, "gr", "mul.Tensor", tg, b, 64);
+    gx = call2(&t, "gx", "mul.Tensor", gr, x, 64);
+    outs[0] = o;
+    outs[1] = gx;
+    tb_finish(&t, 2, outs, 1);
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, -1, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_distance(p, b), 1);
+    ck_assert_int_eq(sc_partition_node_ban(p, a),
+                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
+    ck_assert_int_eq(sc_partition_node_ban(p, b),
+                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
+    ck_assert(saved(p, b));
+    check_valid(p);
+    sc_partition_free(p);
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 1, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* PyTorch 1.13.1's recomputable list has _softmax (and softmax,
+ * _softmax_backward_data), not _to_copy or rsub; current PyTorch bans
+ * _softmax as compute-intensive.  a = relu(x) -> s = _softmax(a) -> o;
+ * c = _to_copy(x) -> o; the backward reads s and c. */
+START_TEST(test_softmax_1_13)
+{
+    tb t;
+    sc_node_id x, tg, a, sm, c, rs, o, o2, g, g2, g3, outs[2];
+    sc_value v[3];
+    sc_result r;
+    sc_expr *dims[1];
+    int64_t n = 64;
+    sc_partition *p;
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 64, 0);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 64, 0);
+    a = call1(&t, "a", "relu.default", x, 64);
+    tensor_meta(&t, &r, dims, 1, &n);
+    v[0] = sc_value_node(a);
+    v[1] = sc_value_int(-1);
+    v[2] = sc_value_bool(false);
+    ck_assert_msg(sc_graph_add_call(t.g, "sm",
+                                    "torch.ops.aten._softmax.default", 3, v,
+                                    0, NULL, NULL, &r, &sm, &t.err) == SC_OK,
+                  "%s", t.err.message);
+    c = call1(&t, "c", "_to_copy.default", x, 64);
+    v[0] = sc_value_node(x);
+    v[1] = sc_value_int(1);
+    ck_assert_msg(sc_graph_add_call(t.g, "rs", "torch.ops.aten.rsub.Scalar",
+                                    2, v, 0, NULL, NULL, &r, &rs,
+                                    &t.err) == SC_OK,
+                  "%s", t.err.message);
+    o = call2(&t, "o", "add.Tensor", sm, c, 64);
+    o2 = call2(&t, "o2", "add.Tensor", o, rs, 64);
+    g = call2(&t, "g", "mul.Tensor", tg, sm, 64);
+    g2 = call2(&t, "g2", "mul.Tensor", g, c, 64);
+    g3 = call2(&t, "g3", "mul.Tensor", g2, rs, 64);
+    outs[0] = o2;
+    outs[1] = g3;
+    tb_finish(&t, 2, outs, 1);
+
+    p = run(t.g, SC_PARTITION_PYTORCH_1_13, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, sm), SC_PARTITION_BAN_NONE);
+    ck_assert_int_eq(sc_partition_node_ban(p, c),
+                     SC_PARTITION_BAN_NOT_RECOMPUTABLE);
+    ck_assert_int_eq(sc_partition_node_ban(p, rs),
+                     SC_PARTITION_BAN_NOT_RECOMPUTABLE);
+    /* relu fuses into _softmax: not materialized, its weight doubles */
+    ck_assert(!(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED));
+    ck_assert_int_eq(sc_partition_node_weight(p, a),
+                     2 * (int64_t)(256 * 1.1 * 1.1));
+    check_valid(p);
+    sc_partition_free(p);
+
+    p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, sm),
+                     SC_PARTITION_BAN_COMPUTE_INTENSIVE);
+    ck_assert_int_eq(sc_partition_node_ban(p, c), SC_PARTITION_BAN_NONE);
+    ck_assert(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED);
+    check_valid(p);
+    sc_partition_free(p);
+    tb_free(&t);
+}
+END_TEST
+
+/* An op that writes an argument stays banned whatever its tag: small_cnn's
+ * native_batch_norm (it updates the running statistics). */
+START_TEST(test_mutates_ban)
+{
+    example ex;
+    sc_partition *p;
+    sc_node_id bn;
+    const char *name = "native_batch_norm";
+    sc_partition_tag tag = SC_PARTITION_TAG_MUST_RECOMPUTE;
+
+    example_load(&ex, "small_cnn");
+    bn = sc_graph_find(ex.g, name);
+    ck_assert_int_ne(bn, SC_NODE_NONE);
+    p = run(ex.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_MUTATES);
+    sc_partition_free(p);
+    p = run_rules(ex.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, &name, &tag);
+    ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_MUTATES);
+    ck_assert_int_eq(sc_partition_node_place(p, bn),
+                     SC_PARTITION_PLACE_FORWARD);
+    sc_partition_free(p);
+    example_free(&ex);
+}
+END_TEST
+
+/* Capacities beyond 2^53 would not be exact in igraph's doubles: an
+ * error, not a wrong cut. */
+START_TEST(test_weights_beyond_2_53)
+{
+    tb t;
+    sc_node_id x, tg, a, o, gr, outs[2];
+    sc_partition *p = NULL;
+    sc_partition_options opts;
+    sc_error err;
+
+    tb_init(&t);
+    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, (int64_t)1 << 26,
+              (int64_t)1 << 26);
+    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, (int64_t)1 << 26,
+               (int64_t)1 << 26);
+    a = tb_call(&t, "a", "relu.default", 1, &x, (int64_t)1 << 26,
+                (int64_t)1 << 26);
+    o = tb_call(&t, "o", "neg.default", 1, &a, (int64_t)1 << 26,
+                (int64_t)1 << 26);
+    gr = call2(&t, "gr", "mul.Tensor", tg, a, 0);
+    outs[0] = o;
+    outs[1] = gr;
+    tb_finish(&t, 2, outs, 1);
+    sc_partition_options_init(&opts);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_partition_run(t.g, &opts, &p, &err),
+                     SC_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(p);
+    ck_assert_ptr_nonnull(strstr(err.message, "2^53"));
+    tb_free(&t);
+}
+END_TEST
+
+/* A symbol with no hint weighs as the upper end of its range when that is
+ * finite and at most the fallback, else as the fallback; each such symbol
+ * is a warning.  x: f32[u0] with u0 in [2, 64]. */
+START_TEST(test_unbacked_weights)
+{
+    tb t;
+    sc_env *env = NULL;
+    sc_range range;
+    sc_expr *u0, *dims[1];
+    sc_result r;
+    sc_node_id x, tg, a, o, gr, outs[2];
+    sc_partition_options opts;
+    sc_partition *p = NULL;
+    sc_error err;
+    static const struct {
+        int64_t fallback, weighs;
+        const char *how;
+    } cases[] = {{0, 64, "the upper end of its range"},
+                 {16, 16, "the unbacked fallback"}};
+    size_t k;
+
+    tb_init(&t);
+    sc_error_init(&err);
+    ck_assert_int_eq(sc_env_new(t.ctx, NULL, &env, &err), SC_OK);
+    sc_range_init(&range);
+    range.lo_inf = range.hi_inf = false;
+    mpz_set_si(range.lo, 2);
+    mpz_set_si(range.hi, 64);
+    ck_assert_int_eq(sc_env_create_unbacked(env, "u0", &range, 0, &u0, &err),
+                     SC_OK);
+    sc_range_clear(&range);
+    sc_graph_set_env(t.g, env);
+    sc_result_init(&r);
+    r.kind = SC_RESULT_TENSOR;
+    r.tensor.dtype = SC_DTYPE_F32;
+    r.tensor.ndim = 1;
+    dims[0] = u0;
+    r.tensor.sizes = dims;
+    ck_assert_int_eq(sc_graph_add_placeholder(t.g, "primals_1",
+                                              SC_ROLE_PRIMAL, &r, &x, &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_add_placeholder(t.g, "tangents_1",
+                                              SC_ROLE_TANGENT, &r, &tg, &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_add_call(t.g, "a", "torch.ops.aten.exp.default",
+                                       1, (sc_value[]){sc_value_node(x)}, 0,
+                                       NULL, NULL, &r, &a, &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_add_call(t.g, "o", "torch.ops.aten.neg.default",
+                                       1, (sc_value[]){sc_value_node(a)}, 0,
+                                       NULL, NULL, &r, &o, &err),
+                     SC_OK);
+    ck_assert_int_eq(
+        sc_graph_add_call(t.g, "gr", "torch.ops.aten.mul.Tensor", 2,
+                          (sc_value[]){sc_value_node(tg), sc_value_node(a)},
+                          0, NULL, NULL, &r, &gr, &err),
+        SC_OK);
+    outs[0] = o;
+    outs[1] = gr;
+    tb_finish(&t, 2, outs, 1);
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char want[128];
+        sc_partition_options_init(&opts);
+        opts.policy = SC_PARTITION_EXACT;
+        opts.unbacked_fallback = cases[k].fallback;
+        ck_assert_msg(sc_partition_run(t.g, &opts, &p, &err) == SC_OK, "%s",
+                      err.message);
+        ck_assert_int_eq(sc_partition_node_bytes(p, a), 4 * cases[k].weighs);
+        ck_assert_uint_eq(sc_partition_num_warnings(p), 1);
+        snprintf(want, sizeof want, "u0 has no hint: weighed as %lld (%s)",
+                 (long long)cases[k].weighs, cases[k].how);
+        ck_assert_str_eq(sc_partition_warning(p, 0), want);
+        ck_assert_int_eq(sc_partition_unbacked_fallback(p),
+                         cases[k].fallback ? cases[k].fallback : 8192);
+        sc_partition_free(p);
+        p = NULL;
+    }
+    tb_free(&t);
+    sc_env_free(env);
+}
+END_TEST
+
 /* ban_recompute_not_in_allowlist = False: a denylist of random and
  * compute-intensive ops; cat (class other) becomes recomputable.
  * ban_recompute_reductions = False: a sum is no longer banned.  Also:
@@ -2131,6 +2489,12 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_used_far_apart);
     tcase_add_test(tc, test_long_fusible_chain);
     tcase_add_test(tc, test_max_dist_from_bw);
+    tcase_add_test(tc, test_rule_settings);
+    tcase_add_test(tc, test_max_dist_zero);
+    tcase_add_test(tc, test_softmax_1_13);
+    tcase_add_test(tc, test_mutates_ban);
+    tcase_add_test(tc, test_weights_beyond_2_53);
+    tcase_add_test(tc, test_unbacked_weights);
     tcase_add_test(tc, test_rule_switches);
     tcase_add_test(tc, test_tag_random_op);
     tcase_add_test(tc, test_tag_views);

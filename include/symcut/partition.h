@@ -129,10 +129,11 @@ typedef struct sc_partition_options {
     unsigned rules_off;
     /* config.max_dist_from_bw: ban a node whose distance to the backward d
      * has max_dist_from_bw < d < 1000.  0: 1000 (never bans, PyTorch's
-     * default). */
+     * default); negative: the value 0 (every forward node less than 1000
+     * steps from the backward is banned). */
     int32_t max_dist_from_bw;
     /* The long-fusible-chain rule cuts a chain running more than this many
-     * forward nodes (0: 100, PyTorch's constant). */
+     * forward nodes (0: 100, PyTorch's constant; negative: the value 0). */
     int32_t long_chain_limit;
     /* ---- end ban rules ---- */
 } sc_partition_options;
@@ -282,6 +283,18 @@ int64_t sc_partition_trivial_bytes(const sc_partition *p);
 sc_expr *sc_partition_trivial_bytes_expr(const sc_partition *p);
 /* The value of the minimum cut, in the policy's weights. */
 int64_t sc_partition_cut_value(const sc_partition *p);
+/* The ban-rule settings the result was computed with, defaults resolved
+ * (each pointer may be NULL): the SC_PARTITION_RULE_* bits of the rules
+ * that were off, max_dist_from_bw (1000 or more: that rule bans nothing;
+ * 0 for a negative option) and long_chain_limit.  Under pytorch-1.13,
+ * which has only the allowlist and the reduction rule, the other three
+ * rules are off and the numbers are the defaults. */
+void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
+                            int32_t *max_dist_from_bw,
+                            int32_t *long_chain_limit);
+/* The value a symbol with no hint and no finite upper bound weighed as
+ * (the option, default 8192). */
+int64_t sc_partition_unbacked_fallback(const sc_partition *p);
 /* The flow network: vertices and edges (as networkx would count them). */
 size_t sc_partition_network_vertices(const sc_partition *p);
 size_t sc_partition_network_edges(const sc_partition *p);

@@ -1,0 +1,1 @@
+t=$(mktemp -d); e=$(mktemp); $SYMCUT partition ../../../examples/mlp_gelu.joint.txt --fw "$t/fw.txt" --bw "$t/bw.txt" -o "$t/no-such-dir/out.txt" 2>"$e"; s=$?; sed "s|$t|DIR|" "$e"; ls "$t"; rm -rf "$t" "$e"; exit $s

@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/lstm_module.joint.txt --policy exact --format json --rule-off used-far-apart --rule-off reductions --max-dist-from-bw 7 --long-chain-limit 20 --unbacked-fallback 100 --no-timings | sed -n '1,/"joint"/p'

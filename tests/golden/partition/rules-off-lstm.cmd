@@ -1,0 +1,1 @@
+for r in '' '--rule-off used-far-apart' '--rule-off used_far_apart,long-fusible-chains' '--aggressive-recomputation'; do $SYMCUT partition ../../../examples/lstm_module.joint.txt $r --no-timings | sed -n '/^ban rules/p;/^saved tensors/p;/^saved bytes/p;/^recompute cost/p'; done

@@ -1,0 +1,1 @@
+$SYMCUT validate ../../../examples/lstm_module.joint.txt --aggressive-recomputation

@@ -1,0 +1,1 @@
+$SYMCUT validate ../../../examples/mlp_gelu.joint.txt --rule-off materialized-backward
