@@ -331,9 +331,6 @@ static void emit_op_info(FILE *f, size_t i, const gen_op *op)
     fprintf(f, "        .returns_tuple = %s,\n", cbool(s->returns_tuple));
     fprintf(f, "        .is_view = %s,\n", cbool(op->is_view));
     fprintf(f, "        .is_inplace = %s,\n", cbool(op->is_inplace));
-    fprintf(f, "        .nvfuser_recomputable = %s,\n", cbool(op->nvfuser));
-    fprintf(f, "        .inductor_recomputable = %s,\n",
-            cbool(op->inductor));
     fprintf(f, "        .functorch_random = %s,\n",
             cbool(op->functorch_random));
     fprintf(f, "        .cls = %s,\n", gen_class_enums[op->cls]);

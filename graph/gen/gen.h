@@ -143,7 +143,7 @@ typedef struct gen_op {
     char *kernel;               /* NULL: none */
     char *reason;
     char *flops;                /* NULL: none */
-    bool nvfuser, inductor, functorch_random;
+    bool functorch_random;
     bool is_view, is_inplace;
     char *python_op, *python_target;
     size_t *mutates;            /* argument indices */

@@ -120,14 +120,13 @@ static gen_registry_entry *registry_find(gen_vec *reg, const char *name)
 /* ---- One op entry ------------------------------------------------------------ */
 
 enum {
-    F_FUNC, F_CLASS, F_SHAPE, F_KERNEL, F_REASON, F_FLOPS, F_NVFUSER,
-    F_INDUCTOR, F_RANDOM, F_MUTATES, F_NAMESPACE, F_PYTHON_OP,
-    F_PYTHON_TARGET, F_DERIVATIVES, F_COUNT
+    F_FUNC, F_CLASS, F_SHAPE, F_KERNEL, F_REASON, F_FLOPS, F_RANDOM,
+    F_MUTATES, F_NAMESPACE, F_PYTHON_OP, F_PYTHON_TARGET, F_DERIVATIVES,
+    F_COUNT
 };
 
 static const char *const field_names[F_COUNT] = {
-    "func", "class", "shape", "kernel", "reason", "flops",
-    "nvfuser_recomputable", "inductor_recomputable", "functorch_random",
+    "func", "class", "shape", "kernel", "reason", "flops", "functorch_random",
     "mutates", "namespace", "python_op", "python_target", "derivatives",
 };
 
@@ -593,14 +592,6 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
         else
             ok = false;
     }
-    if (fields[F_NVFUSER] &&
-        !get_bool(fields[F_NVFUSER], op->label, "nvfuser_recomputable",
-                  &op->nvfuser))
-        ok = false;
-    if (fields[F_INDUCTOR] &&
-        !get_bool(fields[F_INDUCTOR], op->label, "inductor_recomputable",
-                  &op->inductor))
-        ok = false;
     if (fields[F_RANDOM] &&
         !get_bool(fields[F_RANDOM], op->label, "functorch_random",
                   &op->functorch_random))

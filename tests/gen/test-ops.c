@@ -65,9 +65,6 @@ static void test_table(void)
         CHECK((info->kernel == SC_KERNEL_NONE_) ==
               (info->no_kernel_reason != NULL));
         CHECK(info->line > 0);
-        /* nvfuser's recomputable list is a subset of inductor's */
-        CHECK_MSG(!info->nvfuser_recomputable || info->inductor_recomputable,
-                  "%s", info->dotted);
         for (int a = 0; a < info->nargs; a++) {
             CHECK(sc__op_arg_index((sc__op)i, info->args[a].name) == a);
             CHECK(info->args[a].kwarg_only == (a >= info->npositional));
@@ -187,34 +184,13 @@ static void test_schemas(void)
 
     const sc__op_info *ss = sc__op_get(SC_OP_SYM_SIZE_INT);
     CHECK(ss->rets[0].type.base == SC_TYPE_SYMINT &&
-          ss->cls == SC_CLASS_SYMBOLIC && !ss->nvfuser_recomputable);
+          ss->cls == SC_CLASS_SYMBOLIC);
 }
 
-/* 1.13's recompute lists, as the partitioner will read them. */
-static void test_recompute_flags(void)
+/* 1.13's random_ops list, as the partitioner reads it (its recomputable
+ * list is by packet name, in partition/classify.c). */
+static void test_random_flags(void)
 {
-    static const sc__op nvfuser_yes[] = {
-        SC_OP_ADD_TENSOR, SC_OP_MUL_TENSOR, SC_OP_GELU, SC_OP_GELU_BACKWARD,
-        SC_OP_TANH, SC_OP_SIGMOID, SC_OP_SUM, SC_OP_SUM_DIM_INTLIST,
-        SC_OP_MEAN_DIM, SC_OP_GETITEM, SC_OP_ALIAS, SC_OP_UNSQUEEZE,
-        SC_OP_THRESHOLD_BACKWARD, SC_OP_WHERE_SELF, SC_OP_DIV_SCALAR,
-    };
-    static const sc__op nvfuser_no[] = {
-        SC_OP_T, SC_OP_VIEW, SC_OP_TRANSPOSE_INT, SC_OP_CLONE,
-        SC_OP__UNSAFE_VIEW, SC_OP_EXPAND, SC_OP_MM, SC_OP_DETACH,
-        SC_OP_TANH_BACKWARD, SC_OP_SIGMOID_BACKWARD, SC_OP_BERNOULLI__FLOAT,
-        SC_OP_SYM_SIZE_INT, SC_OP_SYM_MUL, SC_OP_CAT, SC_OP_NATIVE_BATCH_NORM,
-        SC_OP_EMPTY_LIKE, SC_OP__RESHAPE_ALIAS,
-    };
-    for (size_t i = 0; i < sizeof nvfuser_yes / sizeof *nvfuser_yes; i++)
-        CHECK_MSG(sc__op_get(nvfuser_yes[i])->nvfuser_recomputable, "%s",
-                  sc__op_get(nvfuser_yes[i])->dotted);
-    for (size_t i = 0; i < sizeof nvfuser_no / sizeof *nvfuser_no; i++)
-        CHECK_MSG(!sc__op_get(nvfuser_no[i])->nvfuser_recomputable, "%s",
-                  sc__op_get(nvfuser_no[i])->dotted);
-    CHECK(sc__op_get(SC_OP_VIEW)->inductor_recomputable);
-    CHECK(sc__op_get(SC_OP_CLONE)->inductor_recomputable);
-    CHECK(!sc__op_get(SC_OP_T)->inductor_recomputable);
     CHECK(sc__op_get(SC_OP_NATIVE_DROPOUT)->functorch_random);
     CHECK(sc__op_get(SC_OP_RAND_LIKE)->functorch_random);
 }
@@ -338,7 +314,7 @@ int main(void)
     test_table();
     test_find();
     test_schemas();
-    test_recompute_flags();
+    test_random_flags();
     test_bind_ok();
     test_bind_errors();
     if (failures) {
