@@ -96,7 +96,7 @@ sc_expr *sc_guard_set_var_expr(const sc_guard_set *gs, size_t i)
 #define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
 #define FM_MAX_VARS 6          /* symbols of one implication question */
 #define FM_MAX_LINES 10        /* multi-symbol lines of one question */
-#define FM_MAX_ROWS 512        /* rows during Fourier-Motzkin elimination */
+#define FM_MAX_ROWS 512        /* rows of one system of the Omega test */
 
 typedef struct fm_row {
     size_t off, n;            /* terms fv/fc[off..+n), sorted by symbol */
@@ -107,6 +107,22 @@ typedef struct fm_row {
     bool slack_ok;            /* slack = b - sum c*hint fits and is >= 0 */
     int64_t slack;
 } fm_row;
+
+/* The Omega test's workspace (om_solve): OM_LEVELS row buffers of
+ * FM_MAX_ROWS + 1 rows (one per recursion level and two more for the
+ * real shadow's elimination), a dedup table, and the question's budget. */
+#define OM_LEVELS (FM_MAX_VARS + 3)
+#define OM_STRIDE ((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1))
+#define OM_NODE_LIMIT 4096     /* systems one question may solve */
+#define OM_WORK_LIMIT 262144   /* rows one question may derive or rewrite */
+
+typedef struct om_ctx {
+    size_t nv;                /* symbols; a row is nv coefficients, then b */
+    int64_t *buf;             /* OM_LEVELS * OM_STRIDE */
+    uint64_t *hash;           /* dedup table: generation << 32 | row + 1 */
+    uint64_t gen;
+    unsigned long nodes, work;
+} om_ctx;
 
 enum { MZ_DECL, MZ_SYM_LO, MZ_SYM_HI, MZ_FORM_LO, MZ_FORM_HI };
 
@@ -196,10 +212,8 @@ typedef struct mz_state {
     size_t *fvar, *fvstamp, *frstamp, fcur;   /* the subsystem */
     size_t *fsub, nfsub;      /* its rows */
     size_t *fsv, nfsv;        /* its symbols, in order */
-    int64_t *fa, *fb;         /* the elimination: two row buffers */
     int64_t *frelax;          /* fm_witness: how much a symbol may move */
-    uint64_t *fhash;          /* dedup table: generation << 32 | row + 1 */
-    uint64_t fgen;
+    om_ctx om;                /* the integer decision (om_solve) */
 } mz_state;
 
 #define MZ_TRY(expr)                                                         \
@@ -513,16 +527,17 @@ static sc_status produce_sources(producer *p)
  *     their least common multiple (`4 | x` and `6 | x` is `12 | x`).
  *  D. Every linear line left (range sides, differences, other linear
  *     forms) that the other linear lines near it imply over the integers
- *     is dropped (Fourier-Motzkin elimination with integer tightening;
- *     see mz_linear_closure).
+ *     is dropped (decided exactly by the Omega test within its caps; see
+ *     mz_linear_closure and om_solve).
  * A bound on a non-linear form is also left out when the ranges (or the
  * box) imply it after the shift of sc__env_poly_range.
  *
  * Each drop leaves out a line that the lines present at that moment
  * imply, so the set accepts exactly the sizes it accepted before.  Cost:
  * one bounded shortest-path search per order side, at most
- * MZ_PARTNER_LIMIT combinations per linear bound, and one bounded
- * elimination per linear line (FM_MAX_LINES, FM_MAX_VARS, FM_MAX_ROWS).
+ * MZ_PARTNER_LIMIT combinations per linear bound, and one bounded Omega
+ * test per linear line (FM_MAX_LINES, FM_MAX_VARS, FM_MAX_ROWS,
+ * OM_NODE_LIMIT, OM_WORK_LIMIT).
  * doc/guards.md says what the pass finds and what it does not. */
 
 static void mz_free(mz_state *mz)
@@ -564,9 +579,8 @@ static void mz_free(mz_state *mz)
     sc__free(mz->frstamp);
     sc__free(mz->fsub);
     sc__free(mz->fsv);
-    sc__free(mz->fa);
-    sc__free(mz->fb);
-    sc__free(mz->fhash);
+    sc__free(mz->om.buf);
+    sc__free(mz->om.hash);
     sc__free(mz->frelax);
     memset(mz, 0, sizeof *mz);
 }
@@ -1551,23 +1565,22 @@ fail:
     return status;
 }
 
-/* ---- D: implications between linear lines (Fourier-Motzkin) ----
+/* ---- D: implications between linear lines (the Omega test) ----
  * Every linear line still present is a row sum c*x <= b over the symbols:
  * the range sides (the declared ones, never dropped, and the narrowed
  * ones), the bounds on differences and the bounds on other linear forms
  * (an equality is two rows).  A row is implied by the others when they
- * and its negation sum c*x >= b + 1 have no integer solution.  That is
- * shown by Fourier-Motzkin elimination with integer tightening (every
- * derived row is divided by the gcd of its coefficients and its constant
- * rounded down: the Omega test's real shadow, whose infeasibility implies
- * that there is no integer solution), over a subsystem: the lines that
+ * and its negation sum c*x >= b + 1 have no integer solution, which
+ * fm_presolve and the Omega test (om_solve) decide exactly over a
+ * subsystem: the lines that
  * share a symbol with the row, the lines that share a symbol with those,
  * the lines between the symbols so taken (FM_MAX_LINES lines and
  * FM_MAX_VARS symbols at most, breadth first, in line order), and the
  * range rows of every symbol they mention.  A smaller subsystem
  * only finds fewer implications.  Arithmetic is on int64_t with overflow
- * checked; an overflow, more than FM_MAX_ROWS rows during the elimination,
- * or a question too large answers "not implied". */
+ * checked; an overflow, more than FM_MAX_ROWS rows in a system, the
+ * question's budget (OM_NODE_LIMIT, OM_WORK_LIMIT) or a question too
+ * large answers "not implied". */
 
 static sc_status fm_add_row(producer *p, int owner, size_t idx,
                             const size_t *v, const int64_t *c, size_t n,
@@ -1679,14 +1692,11 @@ static sc_status fm_build(producer *p, bool *any)
     mz->fsub = sc__malloc((FM_MAX_LINES + 4 * FM_MAX_VARS + 1) *
                           sizeof *mz->fsub);
     mz->fsv = sc__malloc((FM_MAX_VARS + 1) * sizeof *mz->fsv);
-    mz->fa = sc__malloc((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1) *
-                        sizeof *mz->fa);
-    mz->fb = sc__malloc((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1) *
-                        sizeof *mz->fb);
-    mz->fhash = sc__calloc(4 * FM_MAX_ROWS, sizeof *mz->fhash);
+    mz->om.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *mz->om.buf);
+    mz->om.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *mz->om.hash);
     if (!mz->fsym_off || !mz->fsym_rows || !mz->fvar || !mz->fvstamp ||
-        !mz->frstamp || !mz->fsub || !mz->fsv || !mz->fa || !mz->fb ||
-        !mz->fhash) {
+        !mz->frstamp || !mz->fsub || !mz->fsv || !mz->om.buf ||
+        !mz->om.hash) {
         status = sc__error_nomem(p->err);
         goto fail;
     }
@@ -1828,45 +1838,543 @@ static int fm_normalize(int64_t *r, size_t nv)
     return 0;
 }
 
-/* Insert row src (normalized) into buf[0..*n): a row with the same
- * coefficients keeps the smaller b.  false: FM_MAX_ROWS reached. */
-static bool fm_insert(mz_state *mz, int64_t *buf, size_t *n, const int64_t *src,
-                      size_t nv, uint64_t gen)
+/* ---- The Omega test (om_solve) ----
+ * Does a system of rows sum c*x <= b over nv symbols have an integer
+ * solution?  Pugh's Omega test, exact within the caps:
+ *  - every row is divided by the gcd of its coefficients, its constant
+ *    rounded down; rows with the same coefficients keep the smaller
+ *    constant; a row and its opposite with constants summing to < 0 have
+ *    no solution, to 0 they are an equality;
+ *  - an equality is eliminated exactly: by substitution when a coefficient
+ *    is +-1, else by Pugh's step (k the symbol of smallest |a_k|, m =
+ *    |a_k| + 1, a new symbol s with m*s = sum (a_i mod^ m) x_i takes x_k's
+ *    place; the equality's coefficients shrink until one is +-1);
+ *  - a symbol bounded on one side only goes with its rows;
+ *  - a symbol whose lower (or upper) bounds all have coefficient 1 is
+ *    eliminated by Fourier-Motzkin, which is exact over the integers then;
+ *  - otherwise: if the real shadow (Fourier-Motzkin to the end, with the
+ *    rounding above) is infeasible, so is the system; if the dark shadow
+ *    (each pair a*U - b*L >= (a-1)*(b-1)) has an integer point, so does
+ *    the system; else every integer point lies on a splinter: for each
+ *    lower bound L <= a*x, with m the largest upper coefficient, a*x = L
+ *    + i for i = 0 .. floor((m*a - a - m)/m) (or the same with the roles
+ *    of the sides exchanged when that gives fewer), each solved in turn.
+ * Each recursion removes a symbol, so the depth is at most nv.  Every
+ * product and sum is checked; an overflow, more than FM_MAX_ROWS rows in
+ * one system, OM_NODE_LIMIT systems or OM_WORK_LIMIT rows for one
+ * question answer OM_UNKNOWN. */
+
+enum { OM_FEASIBLE, OM_INFEASIBLE, OM_UNKNOWN };
+
+static int64_t *om_level(om_ctx *c, unsigned level)
 {
-    const size_t w = nv + 1, mask = 4 * FM_MAX_ROWS - 1;
+    return c->buf + (size_t)level * OM_STRIDE;
+}
+
+/* A new generation of the dedup table (entries of older ones are free). */
+static uint64_t om_next_gen(om_ctx *c)
+{
+    if (++c->gen > 0xffffffffu) {
+        memset(c->hash, 0, 4 * FM_MAX_ROWS * sizeof *c->hash);
+        c->gen = 1;
+    }
+    return c->gen;
+}
+
+/* The row of buf with the coefficients of key, entered in generation
+ * gen: its index, or SIZE_MAX (then *slot is where it would go). */
+static size_t om_lookup(const om_ctx *c, const int64_t *buf,
+                        const int64_t *key, uint64_t gen, size_t *slot)
+{
+    const size_t nv = c->nv, w = nv + 1, mask = 4 * FM_MAX_ROWS - 1;
     uint64_t h = 1469598103934665603ULL;
-    size_t i, slot;
+    size_t i, s;
 
     for (i = 0; i < nv; i++)
-        h = (h ^ (uint64_t)src[i]) * 1099511628211ULL;
-    for (slot = (size_t)(h ^ (h >> 29)) & mask;; slot = (slot + 1) & mask) {
-        uint64_t e = mz->fhash[slot];
-        int64_t *row;
+        h = (h ^ (uint64_t)key[i]) * 1099511628211ULL;
+    for (s = (size_t)(h ^ (h >> 29)) & mask;; s = (s + 1) & mask) {
+        uint64_t e = c->hash[s];
+        size_t r;
         if (e >> 32 != gen)
             break;
-        row = buf + (size_t)((e & 0xffffffffu) - 1) * w;
-        if (memcmp(row, src, nv * sizeof *src) == 0) {
-            if (src[nv] < row[nv])
-                row[nv] = src[nv];
-            return true;
-        }
+        r = (size_t)(e & 0xffffffffu) - 1;
+        if (memcmp(buf + r * w, key, nv * sizeof *key) == 0)
+            return r;
+    }
+    *slot = s;
+    return SIZE_MAX;
+}
+
+/* Insert row src (normalized) into buf[0..*n): a row with the same
+ * coefficients keeps the smaller b.  false: FM_MAX_ROWS reached. */
+static bool om_insert(om_ctx *c, int64_t *buf, size_t *n, const int64_t *src,
+                      uint64_t gen)
+{
+    const size_t nv = c->nv, w = nv + 1;
+    size_t slot, r = om_lookup(c, buf, src, gen, &slot);
+
+    if (r != SIZE_MAX) {
+        if (src[nv] < buf[r * w + nv])
+            buf[r * w + nv] = src[nv];
+        return true;
     }
     if (*n >= FM_MAX_ROWS)
         return false;
-    memcpy(buf + *n * w, src, w * sizeof *src);
-    mz->fhash[slot] = (gen << 32) | (uint64_t)(*n + 1);
+    memmove(buf + *n * w, src, w * sizeof *src);
+    c->hash[slot] = (gen << 32) | (uint64_t)(*n + 1);
     (*n)++;
     return true;
 }
 
-/* A new generation of the dedup table (entries of older ones are free). */
-static uint64_t fm_next_gen(mz_state *mz)
+/* Into B: the rows of A without x_j, and for every upper bound b*x_j <= U
+ * and lower bound L <= a*x_j of A, a*U - b*L >= 0 (the real shadow) or,
+ * when dark, >= (a-1)*(b-1) (the dark shadow), normalized.  OM_FEASIBLE:
+ * built; OM_INFEASIBLE: a row is 0 <= b < 0; OM_UNKNOWN: a cap. */
+static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
+                     bool dark, int64_t *B, size_t *nb)
 {
-    if (++mz->fgen > 0xffffffffu) {
-        memset(mz->fhash, 0, 4 * FM_MAX_ROWS * sizeof *mz->fhash);
-        mz->fgen = 1;
+    const size_t nv = c->nv, w = nv + 1;
+    int64_t row[FM_MAX_VARS + 1];
+    uint64_t gen = om_next_gen(c);
+    size_t i, k, t;
+
+    *nb = 0;
+    for (i = 0; i < n; i++)
+        if (A[i * w + j] == 0 && !om_insert(c, B, nb, A + i * w, gen))
+            return OM_UNKNOWN;
+    for (i = 0; i < n; i++) {
+        const int64_t *P = A + i * w;
+        if (P[j] <= 0)
+            continue;
+        for (k = 0; k < n; k++) {
+            const int64_t *N = A + k * w;
+            int64_t a, b, g, x, y, d;
+            if (N[j] >= 0)
+                continue;
+            if (++c->work > OM_WORK_LIMIT || N[j] == INT64_MIN)
+                return OM_UNKNOWN;
+            a = -N[j];
+            b = P[j];
+            g = fm_gcd(a, b);
+            for (t = 0; t <= nv; t++)
+                if (__builtin_mul_overflow(a / g, P[t], &x) ||
+                    __builtin_mul_overflow(b / g, N[t], &y) ||
+                    __builtin_add_overflow(x, y, &row[t]))
+                    return OM_UNKNOWN;
+            row[j] = 0;
+            if (dark && a > 1 && b > 1) {
+                /* g*row <= g*b' - (a-1)(b-1): row <= b' - ceil(that / g) */
+                if (__builtin_mul_overflow(a - 1, b - 1, &d) ||
+                    __builtin_add_overflow(d, g - 1, &d) ||
+                    __builtin_sub_overflow(row[nv], d / g, &row[nv]))
+                    return OM_UNKNOWN;
+            }
+            switch (fm_normalize(row, nv)) {
+            case 1: continue;
+            case 2: return OM_INFEASIBLE;
+            case 3: return OM_UNKNOWN;
+            default: break;
+            }
+            if (!om_insert(c, B, nb, row, gen))
+                return OM_UNKNOWN;
+        }
     }
-    return mz->fgen;
+    return OM_FEASIBLE;
+}
+
+/* The real shadow to the end (Fourier-Motzkin with the rounding of
+ * fm_normalize) over A, with B as scratch (both overwritten):
+ * OM_INFEASIBLE when a row 0 <= b < 0 appears (then there is no integer
+ * solution), else OM_FEASIBLE (a real one) or OM_UNKNOWN. */
+static int om_real(om_ctx *c, int64_t *A, int64_t *B, size_t n)
+{
+    const size_t nv = c->nv, w = nv + 1;
+
+    for (;;) {
+        size_t best = SIZE_MAX, i, j, nb;
+        int64_t best_cost = INT64_MAX, *T;
+        int st;
+        for (j = 0; j < nv; j++) {
+            int64_t np = 0, nn = 0, cost;
+            for (i = 0; i < n; i++) {
+                np += A[i * w + j] > 0;
+                nn += A[i * w + j] < 0;
+            }
+            if (np + nn == 0)
+                continue;
+            cost = np * nn - np - nn;
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = j;
+            }
+        }
+        if (best == SIZE_MAX)
+            return OM_FEASIBLE;
+        st = om_shadow(c, A, n, best, false, B, &nb);
+        if (st != OM_FEASIBLE)
+            return st;
+        T = A;
+        A = B;
+        B = T;
+        n = nb;
+    }
+}
+
+/* a mod^ m = a - m*floor(a/m + 1/2), in [-m/2, m/2) (m >= 2) */
+static int64_t om_modhat(int64_t a, int64_t m)
+{
+    int64_t r = a % m;
+
+    if (r < 0)
+        r += m;
+    return 2 * r < m ? r : r - m;
+}
+
+/* Eliminate the equality e (sum e_i*x_i = e[nv]) from the rows A[0..n),
+ * exactly over the integers (see above).  OM_FEASIBLE: done, the rows
+ * rewritten (not normalized); OM_INFEASIBLE; OM_UNKNOWN. */
+static int om_equality(om_ctx *c, int64_t *A, size_t n, int64_t *e)
+{
+    const size_t nv = c->nv, w = nv + 1;
+    int64_t d[FM_MAX_VARS + 1];
+    size_t i, t, k, iter;
+
+    for (iter = 0;; iter++) {
+        int64_t g = 0, m, s, ek, d0, f, x;
+        if (iter > 64 || (c->work += n + 1) > OM_WORK_LIMIT)
+            return OM_UNKNOWN;
+        for (t = 0; t <= nv; t++)
+            if (e[t] == INT64_MIN)
+                return OM_UNKNOWN;
+        for (t = 0; t < nv; t++)
+            g = fm_gcd(g, e[t]);
+        if (g == 0)
+            return e[nv] == 0 ? OM_FEASIBLE : OM_INFEASIBLE;
+        if (e[nv] % g != 0)
+            return OM_INFEASIBLE;
+        for (t = 0; t <= nv; t++)
+            e[t] /= g;
+        k = SIZE_MAX;
+        for (t = 0; t < nv; t++)
+            if (e[t] != 0 && (k == SIZE_MAX ||
+                              (e[t] < 0 ? -e[t] : e[t]) <
+                              (e[k] < 0 ? -e[k] : e[k])))
+                k = t;
+        s = e[k] > 0 ? 1 : -1;
+        ek = e[k];
+        if (ek == 1 || ek == -1) {
+            /* x_k = s*(e[nv] - sum_{t != k} e_t x_t) */
+            for (i = 0; i < n; i++) {
+                int64_t *R = A + i * w;
+                if (R[k] == 0)
+                    continue;
+                if (__builtin_mul_overflow(R[k], s, &f))
+                    return OM_UNKNOWN;
+                for (t = 0; t <= nv; t++) {
+                    if (t == k)
+                        continue;
+                    if (__builtin_mul_overflow(f, e[t], &x) ||
+                        __builtin_sub_overflow(R[t], x, &R[t]))
+                        return OM_UNKNOWN;
+                }
+                R[k] = 0;
+            }
+            return OM_FEASIBLE;
+        }
+        /* Pugh: x_k = sum_{t != k} d_t x_t + d_k*sigma + d0, sigma in
+         * x_k's place, where d_t = s*(e_t mod^ m), d_k = -s*m and d0 =
+         * s*((-e[nv]) mod^ m) */
+        if (s * ek > INT64_MAX / 4)
+            return OM_UNKNOWN;
+        m = s * ek + 1;
+        for (t = 0; t < nv; t++)
+            d[t] = t == k ? -s * m : s * om_modhat(e[t], m);
+        d0 = s * om_modhat(-e[nv], m);
+        for (i = 0; i < n; i++) {
+            int64_t *R = A + i * w;
+            if (R[k] == 0)
+                continue;
+            f = R[k];
+            for (t = 0; t < nv; t++) {
+                if (t == k)
+                    continue;
+                if (__builtin_mul_overflow(f, d[t], &x) ||
+                    __builtin_add_overflow(R[t], x, &R[t]))
+                    return OM_UNKNOWN;
+            }
+            if (__builtin_mul_overflow(f, d0, &x) ||
+                __builtin_sub_overflow(R[nv], x, &R[nv]) ||
+                __builtin_mul_overflow(f, d[k], &R[k]))
+                return OM_UNKNOWN;
+        }
+        for (t = 0; t < nv; t++) {
+            if (t == k)
+                continue;
+            if (__builtin_mul_overflow(ek, d[t], &x) ||
+                __builtin_add_overflow(e[t], x, &e[t]))
+                return OM_UNKNOWN;
+        }
+        if (__builtin_mul_overflow(ek, d0, &x) ||
+            __builtin_sub_overflow(e[nv], x, &e[nv]) ||
+            __builtin_mul_overflow(ek, d[k], &e[k]))
+            return OM_UNKNOWN;
+    }
+}
+
+/* Normalize the rows of A in place, keep one row per coefficients (the
+ * smallest b), and look for a row and its opposite: OM_INFEASIBLE when
+ * their constants sum to < 0; when they sum to 0, both go and *has_eq is
+ * set, e the equality.  OM_FEASIBLE: done; OM_UNKNOWN: a cap. */
+static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
+                   bool *has_eq)
+{
+    const size_t nv = c->nv, w = nv + 1;
+    int64_t neg[FM_MAX_VARS + 1], sum;
+    size_t n = *np, i, t, out = 0, r, slot;
+    uint64_t gen = om_next_gen(c);
+
+    *has_eq = false;
+    if ((c->work += n) > OM_WORK_LIMIT)
+        return OM_UNKNOWN;
+    for (i = 0; i < n; i++) {
+        int64_t *R = A + i * w;
+        switch (fm_normalize(R, nv)) {
+        case 1: continue;
+        case 2: return OM_INFEASIBLE;
+        case 3: return OM_UNKNOWN;
+        default: break;
+        }
+        if (!om_insert(c, A, &out, R, gen))
+            return OM_UNKNOWN;
+    }
+    *np = out;
+    for (i = 0; i < out; i++) {
+        const int64_t *R = A + i * w;
+        for (t = 0; t < nv; t++)
+            neg[t] = -R[t];   /* no INT64_MIN after fm_normalize */
+        r = om_lookup(c, A, neg, gen, &slot);
+        if (r == SIZE_MAX)
+            continue;
+        if (__builtin_add_overflow(R[nv], A[r * w + nv], &sum)) {
+            if (R[nv] < 0)
+                return OM_INFEASIBLE;
+            continue;
+        }
+        if (sum < 0)
+            return OM_INFEASIBLE;
+        if (sum > 0)
+            continue;
+        memcpy(e, R, w * sizeof *e);
+        *has_eq = true;
+        /* remove rows i and r (the dedup table is stale from here on) */
+        for (t = 0, n = 0; t < out; t++)
+            if (t != i && t != r)
+                memmove(A + n++ * w, A + t * w, w * sizeof *A);
+        *np = n;
+        return OM_FEASIBLE;
+    }
+    return OM_FEASIBLE;
+}
+
+/* The splinters of x_j in A: side_m[0] the largest upper coefficient,
+ * side_m[1] the largest lower one (negated); count[0] the splinters over
+ * the lower bounds, count[1] over the upper ones.  false: an overflow. */
+static bool om_splinters(const om_ctx *c, const int64_t *A, size_t n,
+                         size_t j, int64_t *side_m, int64_t *count)
+{
+    const size_t w = c->nv + 1;
+    size_t i;
+    int side;
+
+    side_m[0] = side_m[1] = 0;
+    for (i = 0; i < n; i++) {
+        int64_t a = A[i * w + j];
+        if (a > side_m[0])
+            side_m[0] = a;
+        if (-a > side_m[1])
+            side_m[1] = -a;
+    }
+    count[0] = count[1] = 0;
+    for (side = 0; side < 2; side++) {
+        int64_t m = side_m[side], a, k;
+        for (i = 0; i < n; i++) {
+            a = side == 0 ? -A[i * w + j] : A[i * w + j];
+            if (a <= 0)
+                continue;
+            if (__builtin_mul_overflow(m, a - 1, &k))
+                return false;
+            /* m*(a-1) - a >= -1, and -1 (a = 1) gives none */
+            k = k - a < 0 ? 0 : (k - a) / m + 1;
+            if (__builtin_add_overflow(count[side], k, &count[side]))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* Has the system in om_level(c, level)[0..n), plus the equality eq when
+ * non-NULL, an integer solution?  The buffer is this call's to change;
+ * the deeper levels are its scratch. */
+static int om_solve(om_ctx *c, unsigned level, size_t n, const int64_t *eq)
+{
+    const size_t nv = c->nv, w = nv + 1;
+    int64_t *A = om_level(c, level), *B, e[FM_MAX_VARS + 1];
+    bool has_eq = eq != NULL;
+    size_t i, j;
+    int st;
+
+    if (level + 3 > OM_LEVELS || ++c->nodes > OM_NODE_LIMIT)
+        return OM_UNKNOWN;
+    if (eq)
+        memcpy(e, eq, w * sizeof *e);
+    for (;;) {
+        int64_t side_m[2], splinters[2], cost, best_cost = INT64_MAX;
+        int64_t best_spl = INT64_MAX;
+        size_t best = SIZE_MAX, nb;
+        bool best_exact = false, changed = false;
+        int side;
+        if (has_eq) {
+            st = om_equality(c, A, n, e);
+            if (st != OM_FEASIBLE)
+                return st;
+        }
+        st = om_tidy(c, A, &n, e, &has_eq);
+        if (st != OM_FEASIBLE)
+            return st;
+        if (has_eq)
+            continue;
+        /* a symbol bounded on one side only: its rows go */
+        for (j = 0; j < nv; j++) {
+            size_t np = 0, nn = 0, out;
+            for (i = 0; i < n; i++) {
+                np += A[i * w + j] > 0;
+                nn += A[i * w + j] < 0;
+            }
+            if (np + nn == 0 || (np > 0 && nn > 0))
+                continue;
+            for (i = 0, out = 0; i < n; i++)
+                if (A[i * w + j] == 0)
+                    memmove(A + out++ * w, A + i * w, w * sizeof *A);
+            n = out;
+            changed = true;
+        }
+        if (changed)
+            continue;
+        /* the symbol to eliminate: an exact one if any (the fewest new
+         * rows), else the one with the fewest splinters (then rows) */
+        for (j = 0; j < nv; j++) {
+            int64_t np = 0, nn = 0, spl = 0;
+            bool lo1 = true, hi1 = true, exact;
+            for (i = 0; i < n; i++) {
+                int64_t a = A[i * w + j];
+                np += a > 0;
+                nn += a < 0;
+                hi1 = hi1 && a <= 1;
+                lo1 = lo1 && a >= -1;
+            }
+            if (np + nn == 0)
+                continue;
+            exact = lo1 || hi1;
+            cost = np * nn - np - nn;
+            if (!exact) {
+                if (!om_splinters(c, A, n, j, side_m, splinters))
+                    return OM_UNKNOWN;
+                spl = splinters[splinters[1] < splinters[0]];
+            }
+            if (best == SIZE_MAX || (exact && !best_exact) ||
+                (exact == best_exact &&
+                 (spl < best_spl || (spl == best_spl && cost < best_cost)))) {
+                best = j;
+                best_cost = cost;
+                best_spl = spl;
+                best_exact = exact;
+            }
+        }
+        if (best == SIZE_MAX)
+            return OM_FEASIBLE;   /* no symbol left, every row 0 <= b */
+        j = best;
+        B = om_level(c, level + 1);
+        if (best_exact) {
+            st = om_shadow(c, A, n, j, false, B, &nb);
+            return st != OM_FEASIBLE ? st : om_solve(c, level + 1, nb, NULL);
+        }
+        /* the real shadow: infeasible, so is the system */
+        st = om_shadow(c, A, n, j, false, B, &nb);
+        if (st == OM_INFEASIBLE)
+            return st;
+        if (st == OM_FEASIBLE &&
+            om_real(c, B, om_level(c, level + 2), nb) == OM_INFEASIBLE)
+            return OM_INFEASIBLE;
+        /* the dark shadow: an integer point there is one here */
+        st = om_shadow(c, A, n, j, true, B, &nb);
+        if (st == OM_UNKNOWN)
+            return st;
+        if (st == OM_FEASIBLE) {
+            st = om_solve(c, level + 1, nb, NULL);
+            if (st != OM_INFEASIBLE)
+                return st;
+        }
+        /* the splinters, on the side that gives fewer: side 0 takes the
+         * lower bounds (coefficient < 0), side 1 the upper ones */
+        if (!om_splinters(c, A, n, j, side_m, splinters))
+            return OM_UNKNOWN;
+        side = splinters[1] < splinters[0];
+        if ((unsigned long)splinters[side] > OM_NODE_LIMIT)
+            return OM_UNKNOWN;
+        for (i = 0; i < n; i++) {
+            const int64_t *R = A + i * w;
+            int64_t m = side_m[side], a, k, q;
+            a = side == 0 ? -R[j] : R[j];
+            if (a <= 0)
+                continue;
+            k = (m * (a - 1) - a) / m;   /* < 0 only when it is -1/m */
+            if (m * (a - 1) - a < 0)
+                continue;
+            for (q = 0; q <= k; q++) {
+                /* the row tight up to q: sum R_t x_t = R[nv] - q */
+                memcpy(e, R, w * sizeof *e);
+                if (__builtin_sub_overflow(R[nv], q, &e[nv]))
+                    return OM_UNKNOWN;
+                memcpy(B, A, n * w * sizeof *A);
+                st = om_solve(c, level + 1, n, e);
+                if (st != OM_INFEASIBLE)
+                    return st;
+            }
+        }
+        return OM_INFEASIBLE;
+    }
+}
+
+/* om_solve on rows[0..n) of nv + 1 entries, with a fresh budget. */
+static int om_run(om_ctx *c, size_t nv, const int64_t *rows, size_t n)
+{
+    if (n > FM_MAX_ROWS || nv > FM_MAX_VARS)
+        return OM_UNKNOWN;
+    c->nv = nv;
+    c->nodes = c->work = 0;
+    if (rows != om_level(c, 0))
+        memcpy(om_level(c, 0), rows, n * (nv + 1) * sizeof *rows);
+    return om_solve(c, 0, n, NULL);
+}
+
+int sc__int_feasible(const int64_t *rows, size_t n, size_t nv)
+{
+    om_ctx c;
+    int st;
+
+    memset(&c, 0, sizeof c);
+    c.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *c.buf);
+    c.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *c.hash);
+    if (!c.buf || !c.hash) {
+        sc__free(c.buf);
+        sc__free(c.hash);
+        return -1;
+    }
+    st = om_run(&c, nv, rows, n);
+    sc__free(c.buf);
+    sc__free(c.hash);
+    return st == OM_FEASIBLE ? SC__INT_FEASIBLE
+         : st == OM_INFEASIBLE ? SC__INT_INFEASIBLE : SC__INT_UNKNOWN;
 }
 
 /* The first elimination steps, done in place: a symbol that the
@@ -1953,15 +2461,20 @@ static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
     return 0;
 }
 
-/* Do the subsystem and the negation of row k have no integer solution? */
+/* Do the subsystem and the negation of row k have no integer solution?
+ * fm_presolve, then the Omega test (om_solve); its "unknown" (a cap or
+ * an overflow) answers "not implied". */
 static bool fm_implied(mz_state *mz, size_t k)
 {
     const size_t nv = mz->nfsv, w = nv + 1;
-    int64_t *A = mz->fa, *B = mz->fb, row[FM_MAX_VARS + 1];
-    size_t n = 0, i, j, t;
+    om_ctx *c = &mz->om;
+    int64_t *A = om_level(c, 0), row[FM_MAX_VARS + 1];
+    size_t n = 0, i, t;
     uint32_t gone = 0;
-    uint64_t gen = fm_next_gen(mz);
+    uint64_t gen;
 
+    c->nv = nv;
+    gen = om_next_gen(c);
     for (i = 0; i <= mz->nfsub; i++) {
         const fm_row *r = &mz->frows[i < mz->nfsub ? mz->fsub[i] : k];
         memset(row, 0, w * sizeof *row);
@@ -1977,7 +2490,7 @@ static bool fm_implied(mz_state *mz, size_t k)
             row[nv] = -r->b - 1;
         }
         /* the lines' coefficients are coprime already (normal forms) */
-        if (!fm_insert(mz, A, &n, row, nv, gen))
+        if (!om_insert(c, A, &n, row, gen))
             return false;
     }
     switch (fm_presolve(mz, &mz->frows[k], A, &n, &gone)) {
@@ -1985,69 +2498,7 @@ static bool fm_implied(mz_state *mz, size_t k)
     case 2: return false;
     default: break;
     }
-    for (;;) {
-        size_t best = SIZE_MAX, nb = 0;
-        int64_t best_cost = INT64_MAX;
-        int64_t *T;
-        for (j = 0; j < nv; j++) {
-            size_t np = 0, nn = 0;
-            int64_t cost;
-            if (gone & (1u << j))
-                continue;
-            for (i = 0; i < n; i++) {
-                np += A[i * w + j] > 0;
-                nn += A[i * w + j] < 0;
-            }
-            if (np + nn == 0) {
-                gone |= 1u << j;
-                continue;
-            }
-            cost = (int64_t)(np * nn) - (int64_t)(np + nn);
-            if (cost < best_cost) {
-                best_cost = cost;
-                best = j;
-            }
-        }
-        if (best == SIZE_MAX)
-            return false;   /* every symbol eliminated: a real solution */
-        gone |= 1u << best;
-        gen = fm_next_gen(mz);
-        for (i = 0; i < n; i++)
-            if (A[i * w + best] == 0 && !fm_insert(mz, B, &nb, A + i * w, nv, gen))
-                return false;
-        for (i = 0; i < n; i++) {
-            const int64_t *P = A + i * w;
-            if (P[best] <= 0)
-                continue;
-            for (j = 0; j < n; j++) {
-                const int64_t *N = A + j * w;
-                int64_t g, m1, m2, x, y;
-                int st;
-                if (N[best] >= 0)
-                    continue;
-                g = fm_gcd(P[best], N[best]);
-                m1 = -(N[best] / g);
-                m2 = P[best] / g;
-                for (t = 0; t <= nv; t++) {
-                    if (__builtin_mul_overflow(m1, P[t], &x) ||
-                        __builtin_mul_overflow(m2, N[t], &y) ||
-                        __builtin_add_overflow(x, y, &row[t]))
-                        return false;
-                }
-                row[best] = 0;
-                st = fm_normalize(row, nv);
-                if (st == 2)
-                    return true;
-                if (st == 3 ||
-                    (st == 0 && !fm_insert(mz, B, &nb, row, nv, gen)))
-                    return false;
-            }
-        }
-        T = A;
-        A = B;
-        B = T;
-        n = nb;
-    }
+    return om_run(c, nv, A, n) == OM_INFEASIBLE;
 }
 
 /* A cheap proof that row k is not implied: from the hints (where every

@@ -260,9 +260,12 @@ typedef struct sc_guard_set sc_guard_set;
  * other lines imply as far as the minimality pass can tell: orders by
  * shortest paths; other bounds against the resulting box; every linear
  * line (range side, difference, other linear form, equality side)
- * implied by the other linear lines near it, shown by Fourier-Motzkin
- * elimination with integer tightening over int64_t (at most 10 lines and
- * 6 symbols per question, 512 rows; a cap or an overflow keeps the line).
+ * implied over the integers by the other linear lines near it, decided
+ * exactly by the Omega test (real shadow, dark shadow, splinters, exact
+ * equality elimination) over int64_t.  Not found only past its caps: at
+ * most 10 lines of two or more symbols and 6 symbols per question, 512
+ * rows per system, 4,096 systems and 262,144 derived rows per question,
+ * and an int64_t overflow; any of them keeps the line.
  * A dropped side of a range line goes back to the symbol's declared
  * range, which is always written.  The set accepts exactly the sizes
  * where every recorded guard holds.  doc/guards.md says what "minimal"

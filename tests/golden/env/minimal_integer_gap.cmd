@@ -1,0 +1,1 @@
+"$SYMCUT" env minimal_integer_gap.env
