@@ -18,8 +18,9 @@
  * network with the same saved set, whose size is printed below the row),
  * their ratio, and the peak resident memory after the partition.
  * --dump PREFIX writes the forward and backward graphs as text to
- * PREFIX-SHAPE-NODES.fw and .bw (to check that a change of the
- * partitioner leaves its results alone).
+ * PREFIX-SHAPE-NODES.fw and .bw, the report as JSON without timings to
+ * .json and the joint graph colored by place as DOT to .dot (to check
+ * that a change of the partitioner leaves its results alone).
  * --no-bare skips the bare max-flow (quadratic in igraph on some shapes);
  * --no-graphs decides without building the forward and backward graphs
  * (SC_PARTITION_NO_GRAPHS); --full-network makes the partitioner solve
@@ -244,16 +245,26 @@ static double wall_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void dump(gen *b, const sc_graph *g, const char *prefix,
-                 const char *shape, size_t target, const char *ext)
+/* Write graph g as text, or (g NULL) the partition's report as JSON
+ * (ext "json", without timings) or DOT (ext "dot", every node's place). */
+static void dump(gen *b, const sc_partition *p, const sc_graph *g,
+                 const char *prefix, const char *shape, size_t target,
+                 const char *ext)
 {
     char path[4096], *text;
     size_t len;
+    sc_status st;
     FILE *f;
-    if (!g)
-        return;
     snprintf(path, sizeof path, "%s-%s-%zu.%s", prefix, shape, target, ext);
-    if (sc_graph_write_text(g, NULL, &text, &len, &b->err) != SC_OK)
+    if (g)
+        st = sc_graph_write_text(g, NULL, &text, &len, &b->err);
+    else if (strcmp(ext, "json") == 0)
+        st = sc_partition_write_json(p, SC_PARTITION_REPORT_NO_TIMINGS, &text,
+                                     &len, &b->err);
+    else
+        st = sc_partition_write_dot(p, SC_PARTITION_REPORT_NO_TIMINGS, &text,
+                                    &len, &b->err);
+    if (st != SC_OK)
         die(b, "write");
     f = fopen(path, "w");
     if (!f || fwrite(text, 1, len, f) != len || fclose(f) != 0) {
@@ -359,8 +370,14 @@ static void run_one(const char *shape, size_t target,
            p->net_solved_vertices, p->net_solved_edges);
     fflush(stdout);
     if (dump_prefix) {
-        dump(&b, sc_partition_forward(p), dump_prefix, shape, target, "fw");
-        dump(&b, sc_partition_backward(p), dump_prefix, shape, target, "bw");
+        if (sc_partition_forward(p))
+            dump(&b, p, sc_partition_forward(p), dump_prefix, shape, target,
+                 "fw");
+        if (sc_partition_backward(p))
+            dump(&b, p, sc_partition_backward(p), dump_prefix, shape, target,
+                 "bw");
+        dump(&b, p, NULL, dump_prefix, shape, target, "json");
+        dump(&b, p, NULL, dump_prefix, shape, target, "dot");
     }
     sc_partition_free(p);
     sc_graph_free(b.g);

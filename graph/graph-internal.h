@@ -18,8 +18,9 @@ enum {
     SC__NODE_TUPLE_FIXED = 1u << 2 /* TUPLE count from the op's schema */
 };
 
-/* One node: 64 bytes on LP64, plus its arena data (name, arguments,
- * dimensions). */
+/* One node: 64 bytes on LP64 (every phase of the partitioner scans the
+ * node array of graphs of up to millions of nodes), plus its arena data
+ * (name, arguments, dimensions). */
 typedef struct sc__node {
     const char *name;     /* arena */
     const char *target;   /* interned in the graph; NULL for placeholders */
@@ -29,10 +30,11 @@ typedef struct sc__node {
         sc_expr **dims;   /* TENSOR: sizes[ndim], then strides[ndim] */
         sc_expr *expr;    /* SYMINT, SYMBOOL */
     } meta;
-    int32_t op;           /* op id or SC_OP_UNKNOWN */
-    uint32_t nargs, npos;
+    uint32_t nargs;
     uint32_t line;
     uint32_t ndim;        /* TENSOR: rank; TUPLE: element count */
+    int16_t op;           /* op id or SC_OP_UNKNOWN */
+    uint16_t npos;        /* at most SC__GRAPH_MAX_POSITIONAL */
     uint8_t kind;         /* sc_node_kind */
     uint8_t role;         /* sc_role */
     uint8_t rkind;        /* sc_result_kind */
@@ -87,6 +89,11 @@ struct sc_graph {
     uint32_t copy_target_index[SC__GRAPH_COPY_CACHE];
     sc_expr **copy_dims[SC__GRAPH_COPY_CACHE];
     uint32_t copy_dims_n[SC__GRAPH_COPY_CACHE];
+    /* sc__graph_append_copy_mapped's: by a source string's address (a
+     * keyword name, a float's repr, a string argument), the last copy in
+     * the arena made through that entry, which nodes share when it is
+     * equal (strcmp). */
+    const char *copy_str[SC__GRAPH_COPY_CACHE];
 
     /* users index (CSR), valid when users_valid */
     bool users_valid;
@@ -145,6 +152,15 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
                                 sc_node_id id, sc_role role, sc_value *args,
                                 const char **kwnames, sc_node_id *out,
                                 sc_error *err);
+/* The same for call node id of src, with its arguments copied into g's
+ * arena from src's, every node argument (in lists too) a renumbered
+ * through map: map[a] is the node of g that stands for node a of src, for
+ * every node a that id's arguments refer to (the caller sets map[a] for
+ * the nodes it folds into another as well).  Keyword names, strings and
+ * floats' spellings are shared with the equal ones copied before. */
+sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
+                                       sc_node_id id, const sc_node_id *map,
+                                       sc_node_id *out, sc_error *err);
 /* Enter the names of the nodes sc__graph_append_copy appended into the
  * name table (every node's name is then found in constant time). */
 void sc__graph_index_names(sc_graph *g);
@@ -195,6 +211,9 @@ sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
 const char *sc__graph_infix_symbol(const char *target);
 /* The target of an infix operator spelling ("*" -> "operator.mul"). */
 const char *sc__graph_infix_target(const char *sym, size_t n);
+
+/* Maximum number of positional arguments of a call node. */
+#define SC__GRAPH_MAX_POSITIONAL 65535
 
 /* Maximum nesting of lists in arguments. */
 #define SC__GRAPH_MAX_DEPTH 64

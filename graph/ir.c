@@ -715,11 +715,44 @@ sc_status sc__graph_copy_value(sc_graph *g, const sc_value *src,
                          (int)src->kind);
 }
 
+/* A copy in g's arena of the nd dimension expressions dims, shared with
+ * the nodes added before with the same ones (most nodes have one of a
+ * few shapes; dimension arrays are never written once set); NULL on
+ * exhaustion. */
+static sc_expr **shared_dims(sc_graph *g, sc_expr *const *dims, size_t nd)
+{
+    uint64_t h = nd;
+    size_t d, k;
+    sc_expr **copy;
+
+    for (d = 0; d < nd; d++)
+        h = (h ^ (uint64_t)(uintptr_t)dims[d]) * 0x9e3779b97f4a7c15ull;
+    k = (size_t)(h >> 40) & (SC__GRAPH_COPY_CACHE - 1);
+    copy = g->copy_dims[k];
+    if (copy && g->copy_dims_n[k] == nd) {
+        for (d = 0; d < nd && copy[d] == dims[d]; d++)
+            ;
+        if (d == nd)
+            return copy;
+    }
+    copy = sc__arena_alloc(&g->arena, nd * sizeof *copy);
+    if (!copy)
+        return NULL;
+    memcpy(copy, dims, nd * sizeof *copy);
+    if (nd <= UINT32_MAX) {
+        g->copy_dims[k] = copy;
+        g->copy_dims_n[k] = (uint32_t)nd;
+    }
+    return copy;
+}
+
+#define SET_META_BUF 16
+
 sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
                              sc_error *err)
 {
     size_t i, nd;
-    sc_expr **dims;
+    sc_expr **dims, *buf[SET_META_BUF];
 
     n->rkind = SC_RESULT_UNKNOWN;
     n->ndim = 0;
@@ -749,7 +782,12 @@ sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
         nd = t->ndim * (t->has_strides ? 2 : 1);
         dims = NULL;
         if (nd) {
-            dims = sc__arena_alloc(&g->arena, nd * sizeof *dims);
+            /* checked into a buffer, then shared with the nodes of the
+             * same shape (a graph has few): less memory, and the
+             * passes over the nodes' sizes find them in the cache */
+            dims = nd <= SET_META_BUF ? buf
+                                      : sc__arena_alloc(&g->arena,
+                                                        nd * sizeof *dims);
             if (!dims)
                 return sc__error_nomem(err);
             for (i = 0; i < t->ndim; i++) {
@@ -766,6 +804,11 @@ sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
                                              "expression", i);
                     dims[t->ndim + i] = t->strides[i];
                 }
+            }
+            if (dims == buf) {
+                dims = shared_dims(g, buf, nd);
+                if (!dims)
+                    return sc__error_nomem(err);
             }
         }
         n->meta.dims = dims;
@@ -832,6 +875,8 @@ sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
         nodes = sc__realloc(g->nodes, nnodes * sizeof *nodes);
         if (!nodes)
             return sc__error_nomem(err);
+        /* the callers reserve about what they fill */
+        sc__prefault(nodes + g->nnodes, (nnodes - g->nnodes) * sizeof *nodes);
         g->nodes = nodes;
         g->cap = nnodes;
     }
@@ -842,33 +887,6 @@ sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
     if (ncap > g->name_cap && !name_table_resize(g, ncap))
         return sc__error_nomem(err);
     return SC_OK;
-}
-
-/* A copy in g's arena of the nd dimension expressions dims, shared with
- * the nodes copied before with the same ones (most nodes have one of a
- * few shapes); NULL on exhaustion. */
-static sc_expr **shared_dims(sc_graph *g, sc_expr *const *dims, size_t nd)
-{
-    uint64_t h = nd;
-    size_t d, k;
-    sc_expr **copy;
-
-    for (d = 0; d < nd; d++)
-        h = (h ^ (uint64_t)(uintptr_t)dims[d]) * 0x9e3779b97f4a7c15ull;
-    k = (size_t)(h >> 40) & (SC__GRAPH_COPY_CACHE - 1);
-    copy = g->copy_dims[k];
-    if (copy && g->copy_dims_n[k] == nd &&
-        memcmp(copy, dims, nd * sizeof *dims) == 0)
-        return copy;
-    copy = sc__arena_alloc(&g->arena, nd * sizeof *copy);
-    if (!copy)
-        return NULL;
-    memcpy(copy, dims, nd * sizeof *copy);
-    if (nd <= UINT32_MAX) {
-        g->copy_dims[k] = copy;
-        g->copy_dims_n[k] = (uint32_t)nd;
-    }
-    return copy;
 }
 
 /* The index of target (an interned string of another graph) in
@@ -939,6 +957,39 @@ static sc_status copy_node_meta(sc_graph *g, sc__node *n, const sc__node *s,
     return SC_OK;
 }
 
+/* The common part of the trusted copies: n (a call's target, op,
+ * arguments set) takes the metadata and the name of node s of another
+ * graph and becomes g's next node; g has room for it. */
+static sc_status append_copied(sc_graph *g, sc__node *n, const sc__node *s,
+                               bool call, sc_node_id *out, sc_error *err)
+{
+    sc_status status;
+    size_t nid = g->nnodes;
+
+    SC_CHECK(copy_node_meta(g, n, s, call, err));
+    n->name = sc__arena_strdup_fast(&g->arena, s->name, strlen(s->name));
+    if (!n->name)
+        return sc__error_nomem(err);
+    g->nodes[nid] = *n;
+    g->nnodes++;
+    /* the name enters the table lazily (sc__graph_index_names) */
+    if (g->users_valid || g->user_off || g->users || g->output_uses)
+        invalidate_users(g);
+    if (out)
+        *out = (sc_node_id)nid;
+    return SC_OK;
+fail:
+    return status;
+}
+
+/* Room for one more node, checked inline (reserve_node when short). */
+static inline sc_status room_for_node(sc_graph *g, sc_error *err)
+{
+    if (SC__LIKELY(g->nnodes < g->cap && (g->nnodes + 1) * 2 <= g->name_cap))
+        return SC_OK;
+    return reserve_node(g, err);
+}
+
 sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
                                 sc_node_id id, sc_role role, sc_value *args,
                                 const char **kwnames, sc_node_id *out,
@@ -947,7 +998,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
     sc_status status;
     const sc__node *s;
     sc__node n;
-    size_t nid = g->nnodes, ti;
+    size_t ti;
     bool call = role == SC_ROLE_NONE;
 
     if (id < 0 || (size_t)id >= src->nnodes)
@@ -963,7 +1014,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
     if (!call && role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
         return sc__error_set(err, SC_ERR_INVALID,
                              "a placeholder is a primal or a tangent");
-    SC_CHECK(reserve_node(g, err));
+    SC_CHECK(room_for_node(g, err));
     memset(&n, 0, sizeof n);
     if (call) {
         ti = copy_target_index(g, s->target);
@@ -982,13 +1033,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
         n.role = (uint8_t)role;
         n.op = SC_OP_UNKNOWN;
     }
-    SC_CHECK(copy_node_meta(g, &n, s, call, err));
-    n.name = sc__arena_strdup(&g->arena, s->name, strlen(s->name));
-    if (!n.name)
-        return sc__error_nomem(err);
-    g->nodes[nid] = n;
-    g->nnodes++;
-    /* the name enters the table lazily (sc__graph_index_names) */
+    SC_CHECK(append_copied(g, &n, s, call, out, err));
     if (!call) {
         g->nplaceholders++;
         if (role == SC_ROLE_PRIMAL)
@@ -996,10 +1041,132 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
         else
             g->ntangents++;
     }
-    invalidate_users(g);
-    if (out)
-        *out = (sc_node_id)nid;
     return SC_OK;
+fail:
+    return status;
+}
+
+/* A copy of string str in g's arena, shared with the equal string copied
+ * last through the same cache entry; NULL on exhaustion. */
+static const char *copy_string(sc_graph *g, const char *str)
+{
+    size_t k = ((uintptr_t)str >> 3) & (SC__GRAPH_COPY_CACHE - 1);
+    const char *c = g->copy_str[k];
+    if (c && (c == str || strcmp(c, str) == 0))
+        return c;
+    c = sc__arena_strdup_fast(&g->arena, str, strlen(str));
+    if (c)
+        g->copy_str[k] = c;
+    return c;
+}
+
+/* Copy value v of a checked graph into g's arena, its nodes renumbered
+ * through map. */
+static sc_status copy_value_mapped(sc_graph *g, const sc_value *v,
+                                   sc_value *dst, const sc_node_id *map,
+                                   sc_error *err)
+{
+    size_t i;
+    sc_value *items;
+
+    *dst = *v;
+    switch (v->kind) {
+    case SC_VALUE_NODE:
+        dst->u.node = map[v->u.node];
+        return SC_OK;
+    case SC_VALUE_FLOAT:
+        if (v->u.f.repr) {
+            dst->u.f.repr = copy_string(g, v->u.f.repr);
+            if (!dst->u.f.repr)
+                return sc__error_nomem(err);
+        }
+        return SC_OK;
+    case SC_VALUE_STRING:
+        dst->u.str = copy_string(g, v->u.str);
+        return dst->u.str ? SC_OK : sc__error_nomem(err);
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        if (v->u.list.n == 0) {
+            dst->u.list.items = NULL;
+            return SC_OK;
+        }
+        items = sc__arena_alloc_fast(&g->arena,
+                                     v->u.list.n * sizeof *items);
+        if (!items)
+            return sc__error_nomem(err);
+        for (i = 0; i < v->u.list.n; i++) {
+            const sc_value *x = &v->u.list.items[i];
+            if (x->kind == SC_VALUE_NODE) {
+                items[i] = *x;
+                items[i].u.node = map[x->u.node];
+            } else {
+                sc_status st = copy_value_mapped(g, x, &items[i], map, err);
+                if (st != SC_OK)
+                    return st;
+            }
+        }
+        dst->u.list.items = items;
+        return SC_OK;
+    default:
+        return SC_OK;
+    }
+}
+
+sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
+                                       sc_node_id id, const sc_node_id *map,
+                                       sc_node_id *out, sc_error *err)
+{
+    sc_status status;
+    const sc__node *s;
+    sc__node n;
+    sc_value *args = NULL;
+    const char **kws = NULL;
+    size_t i, na, ti;
+
+    if (id < 0 || (size_t)id >= src->nnodes ||
+        src->nodes[id].kind != SC_NODE_CALL)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "node %ld is not a call node", (long)id);
+    s = &src->nodes[id];
+    SC_CHECK(room_for_node(g, err));
+    na = s->nargs;
+    if (na) {
+        args = sc__arena_alloc_fast(&g->arena, na * sizeof *args);
+        if (!args)
+            return sc__error_nomem(err);
+        for (i = 0; i < na; i++) {
+            const sc_value *v = &s->args[i];
+            if (v->kind == SC_VALUE_NODE) {
+                args[i] = *v;
+                args[i].u.node = map[v->u.node];
+            } else {
+                SC_CHECK(copy_value_mapped(g, v, &args[i], map, err));
+            }
+        }
+    }
+    if (na > s->npos) {
+        kws = sc__arena_alloc_fast(&g->arena, (na - s->npos) * sizeof *kws);
+        if (!kws)
+            return sc__error_nomem(err);
+        for (i = 0; i < na - s->npos; i++) {
+            kws[i] = s->kwnames[i] ? copy_string(g, s->kwnames[i]) : NULL;
+            if (s->kwnames[i] && !kws[i])
+                return sc__error_nomem(err);
+        }
+    }
+    ti = copy_target_index(g, s->target);
+    if (ti == SIZE_MAX)
+        return sc__error_nomem(err);
+    memset(&n, 0, sizeof n);
+    n.kind = SC_NODE_CALL;
+    n.role = SC_ROLE_NONE;
+    n.target = g->targets[ti];
+    n.op = s->op;
+    n.npos = s->npos;
+    n.nargs = s->nargs;
+    n.args = args;
+    n.kwnames = kws;
+    return append_copied(g, &n, s, true, out, err);
 fail:
     return status;
 }
@@ -1095,6 +1262,10 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     memset(&n, 0, sizeof n);
     if (nargs > UINT32_MAX || npos > nargs)
         return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
+    if (npos > SC__GRAPH_MAX_POSITIONAL)
+        return sc__error_set(err, SC_ERR_LIMIT,
+                             "%zu positional arguments (at most %d)", npos,
+                             SC__GRAPH_MAX_POSITIONAL);
     sc__graph_index_names(g);
     if (name)
         SC_CHECK(check_new_name(g, name, err));
@@ -1105,8 +1276,8 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     if (ti == SIZE_MAX)
         return sc__error_nomem(err);
     n.target = g->targets[ti];
-    n.op = g->target_ops[ti];
-    n.npos = (uint32_t)npos;
+    n.op = (int16_t)g->target_ops[ti];
+    n.npos = (uint16_t)npos;
     n.nargs = (uint32_t)nargs;
     n.args = nargs ? args : NULL;
     n.kwnames = nargs > npos ? kwnames : NULL;
@@ -1238,13 +1409,33 @@ sc_status sc_graph_set_outputs(sc_graph *g, size_t n, const sc_node_id *ids,
 
 /* ---- Validation and the users index ------------------------------------ */
 
+static sc_status check_node(const sc_graph *g, sc_node_id id,
+                            const char *getitem, sc_error *err);
+
+/* The users index is built in two passes over the arguments, counting
+ * and then filling; each (producer, user) pair once: mark[p] holds the
+ * stamp of the last user that recorded p (user + 1 when counting, with
+ * the top bit when filling, so that no reset comes between). */
 typedef struct users_walk {
     sc_graph *g;
     sc_node_id user;
-    int32_t *stamp;  /* last user that counted this producer */
-    uint32_t *count; /* or NULL: fill */
-    uint32_t *fill;
+    uint32_t stamp;
+    uint32_t *mark;
+    bool fill;
 } users_walk;
+
+#define USERS_FILL_BIT 0x80000000u
+
+static inline void record_use(users_walk *w, sc_node_id p)
+{
+    if (w->mark[p] == w->stamp)
+        return;
+    w->mark[p] = w->stamp;
+    if (w->fill)
+        w->g->users[w->g->user_off[p]++] = w->user;
+    else
+        w->g->user_off[p + 1]++;
+}
 
 static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
                             sc_error *err)
@@ -1270,13 +1461,39 @@ static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
                              "node '%s' uses node %ld, which does not "
                              "precede it",
                              w->g->nodes[w->user].name, (long)p);
-    if (w->stamp[p] == w->user)
-        return SC_OK;
-    w->stamp[p] = w->user;
-    if (w->count)
-        w->count[p]++;
-    else
-        w->g->users[w->g->user_off[p] + w->fill[p]++] = w->user;
+    record_use(w, p);
+    return SC_OK;
+}
+
+/* One pass of the users index over every node's arguments. */
+static sc_status walk_users(users_walk *w, bool fill, const char *getitem,
+                            sc_error *err)
+{
+    sc_graph *g = w->g;
+    size_t i, j;
+
+    w->fill = fill;
+    for (i = 0; i < g->nnodes; i++) {
+        const sc__node *nd = &g->nodes[i];
+        if (!fill) {
+            sc_status st = check_node(g, (sc_node_id)i, getitem, err);
+            if (st != SC_OK)
+                return st;
+        }
+        w->user = (sc_node_id)i;
+        w->stamp = ((uint32_t)i + 1) | (fill ? USERS_FILL_BIT : 0);
+        for (j = 0; j < nd->nargs; j++) {
+            const sc_value *v = &nd->args[j];
+            if (v->kind == SC_VALUE_NODE && v->u.node >= 0 &&
+                v->u.node < (sc_node_id)i) {
+                record_use(w, v->u.node);
+            } else {
+                sc_status st = walk_value(w, v, 0, err);
+                if (st != SC_OK)
+                    return st;
+            }
+        }
+    }
     return SC_OK;
 }
 
@@ -1335,64 +1552,50 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
 {
     sc_status status = SC_OK;
     users_walk w;
-    size_t i, j, total = 0;
-    uint32_t *count = NULL;
+    size_t i, n = g->nnodes, total = 0;
     const char *getitem = find_target(g, "operator.getitem");
 
     invalidate_users(g);
     memset(&w, 0, sizeof w);
     w.g = g;
-    w.stamp = sc__malloc((g->nnodes + 1) * sizeof *w.stamp);
-    count = sc__calloc(g->nnodes + 1, sizeof *count);
-    g->user_off = sc__malloc((g->nnodes + 1) * sizeof *g->user_off);
-    g->output_uses = sc__calloc(g->nnodes + 1, sizeof *g->output_uses);
-    if (!w.stamp || !count || !g->user_off || !g->output_uses) {
+    /* user_off[p + 1] counts p's users, then becomes the offsets; the
+     * output uses' array serves as the marks meanwhile */
+    g->user_off = sc__calloc(n + 1, sizeof *g->user_off);
+    g->output_uses = sc__calloc(n + 1, sizeof *g->output_uses);
+    if (!g->user_off || !g->output_uses) {
         status = sc__error_nomem(err);
         goto fail;
     }
-    for (i = 0; i < g->nnodes; i++)
-        w.stamp[i] = -1;
-    w.count = count;
-    for (i = 0; i < g->nnodes; i++) {
-        SC_CHECK(check_node(g, (sc_node_id)i, getitem, err));
-        w.user = (sc_node_id)i;
-        for (j = 0; j < g->nodes[i].nargs; j++)
-            SC_CHECK(walk_value(&w, &g->nodes[i].args[j], 0, err));
-    }
-    for (i = 0; i < g->nnodes; i++) {
-        g->user_off[i] = (uint32_t)total;
-        total += count[i];
+    sc__prefault(g->user_off, (n + 1) * sizeof *g->user_off);
+    sc__prefault(g->output_uses, (n + 1) * sizeof *g->output_uses);
+    w.mark = g->output_uses;
+    SC_CHECK(walk_users(&w, false, getitem, err));
+    for (i = 0; i < n; i++) {
+        total += g->user_off[i + 1];
         if (total > UINT32_MAX) {
             status = sc__error_set(err, SC_ERR_LIMIT, "too many uses");
             goto fail;
         }
+        g->user_off[i + 1] = (uint32_t)total;
     }
-    g->user_off[g->nnodes] = (uint32_t)total;
     g->users = sc__malloc((total ? total : 1) * sizeof *g->users);
     if (!g->users) {
         status = sc__error_nomem(err);
         goto fail;
     }
-    memset(count, 0, (g->nnodes + 1) * sizeof *count);
-    for (i = 0; i < g->nnodes; i++)
-        w.stamp[i] = -1;
-    w.count = NULL;
-    w.fill = count;
-    for (i = 0; i < g->nnodes; i++) {
-        w.user = (sc_node_id)i;
-        for (j = 0; j < g->nodes[i].nargs; j++)
-            SC_CHECK(walk_value(&w, &g->nodes[i].args[j], 0, err));
-    }
+    sc__prefault(g->users, total * sizeof *g->users);
+    /* filling advances user_off[p] to the end of p's range: shift back */
+    SC_CHECK(walk_users(&w, true, getitem, err));
+    for (i = n; i > 0; i--)
+        g->user_off[i] = g->user_off[i - 1];
+    g->user_off[0] = 0;
+    memset(g->output_uses, 0, (n + 1) * sizeof *g->output_uses);
     for (i = 0; i < g->noutputs; i++)
         if (g->outputs[i] != SC_NODE_NONE)
             g->output_uses[g->outputs[i]]++;
-    sc__free(w.stamp);
-    sc__free(count);
     g->users_valid = true;
     return SC_OK;
 fail:
-    sc__free(w.stamp);
-    sc__free(count);
     invalidate_users(g);
     return status;
 }

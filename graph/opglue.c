@@ -4,6 +4,7 @@
  * symbols registered as backed or unbacked symbols. */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,10 @@
 #include "graph/ops.h"
 
 /* ---- Op lookup ---------------------------------------------------------- */
+
+/* A node stores its op id in 16 bits (graph-internal.h). */
+_Static_assert(SC_OP_COUNT_ <= INT16_MAX && SC_OP_UNKNOWN >= INT16_MIN,
+               "op ids must fit sc__node.op");
 
 int sc__graph_lookup_op(const char *target)
 {

@@ -12,8 +12,8 @@
 #include "partition/partition-internal.h"
 
 /* Scratch marks, reusing the place byte of canonical call nodes would be
- * confusing: use a separate array. */
-enum { M_VALID = 1, M_NEEDED = 2 };
+ * confusing: use a separate array.  M_BAD: an argument is not valid. */
+enum { M_VALID = 1, M_NEEDED = 2, M_BAD = 4 };
 
 typedef struct walk {
     sc_partition *p;
@@ -34,16 +34,28 @@ static void check_valid(sc_node_id id, void *u)
     }
 }
 
-static void set_bit(sc_node_id id, void *u)
-{
-    walk *w = u;
-    w->mark[w->p->nodes[id].rep] |= w->bit;
-}
-
 static void visit_args(const sc_partition *p, sc_node_id id,
                        sc__node_visit_fn fn, void *u)
 {
     sc__partition_visit_args(p, id, fn, u);
+}
+
+/* The passes below go over the users of the CSE'd joint (p->uoff,
+ * p->users: a compact index, read in order) rather than over the
+ * arguments of the joint's nodes (scattered in its arena): a node is
+ * needed when a user that propagates is (its users come after it, so a
+ * backward pass sees them decided), invalid when an argument is (pushed
+ * forward to its users). */
+
+/* Does canonical node i have a user u with (mark[u] & want) == want? */
+static bool some_user(const sc_partition *p, size_t i, const uint8_t *mark,
+                      uint8_t want)
+{
+    size_t k;
+    for (k = p->uoff[i]; k < p->uoff[i + 1]; k++)
+        if ((mark[p->users[k]] & want) == want)
+            return true;
+    return false;
 }
 
 static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
@@ -64,38 +76,44 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
 static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, nout = sc_graph_num_outputs(g);
+    size_t i, k, nout = sc_graph_num_outputs(g);
     walk w;
+
+    /* M_NEEDED here: needed and not a backward input (it propagates) */
+    enum { M_PROP = 8 };
 
     w.p = p;
     w.mark = mark;
+    memset(mark, 0, p->n);
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
-        mark[i] = 0;
         if (!(pn->flags & SC__PN_CANON))
             continue;
         if (pn->flags & (SC__PN_SAVED | SC__PN_TANGENT)) {
             pn->flags |= SC__PN_BW_INPUT;
-            mark[i] = M_VALID;
+            mark[i] |= M_VALID;
             continue;
         }
         pn->flags &= (uint16_t)~SC__PN_BW_INPUT;
-        if (pn->flags & SC__PN_PRIMAL)
+        if (!(pn->flags & SC__PN_PRIMAL) && !(mark[i] & M_BAD)) {
+            mark[i] |= M_VALID;
             continue;
-        w.all_valid = true;
-        visit_args(p, (sc_node_id)i, check_valid, &w);
-        if (w.all_valid)
-            mark[i] = M_VALID;
+        }
+        for (k = p->uoff[i]; k < p->uoff[i + 1]; k++)
+            mark[p->users[k]] |= M_BAD;
     }
     for (i = p->nfwd_out; i < nout; i++) {
         sc_node_id o = sc_graph_output(g, i);
         if (o != SC_NODE_NONE)
             mark[p->nodes[o].rep] |= M_NEEDED;
     }
-    w.bit = M_NEEDED;
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
-        if (!(pn->flags & SC__PN_CANON) || !(mark[i] & M_NEEDED))
+        if (!(pn->flags & SC__PN_CANON))
+            continue;
+        if (!(mark[i] & M_NEEDED) && some_user(p, i, mark, M_PROP))
+            mark[i] |= M_NEEDED;
+        if (!(mark[i] & M_NEEDED))
             continue;
         if (!(mark[i] & M_VALID)) {
             sc_node_id bad = (sc_node_id)i;
@@ -111,18 +129,16 @@ static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
                                  sc_graph_node_name(g, bad));
         }
         if (!(pn->flags & SC__PN_BW_INPUT))
-            visit_args(p, (sc_node_id)i, set_bit, &w);
+            mark[i] |= M_PROP;
     }
+    for (i = 0; i < p->n; i++)
+        mark[i] &= M_VALID | M_NEEDED;
     return SC_OK;
 }
 
 static void forward_set(sc_partition *p, uint8_t *fmark)
 {
     size_t i;
-    walk w;
-    w.p = p;
-    w.mark = fmark;
-    w.bit = M_NEEDED;
     memset(fmark, 0, p->n);
     for (i = 0; i < p->nfwd_out; i++) {
         sc_node_id o = sc_graph_output(p->g, i);
@@ -134,8 +150,9 @@ static void forward_set(sc_partition *p, uint8_t *fmark)
     for (i = 0; i < p->saved_symints.n; i++)
         fmark[p->saved_symints.ids[i]] |= M_NEEDED;
     for (i = p->n; i-- > 0;)
-        if ((p->nodes[i].flags & SC__PN_CANON) && (fmark[i] & M_NEEDED))
-            visit_args(p, (sc_node_id)i, set_bit, &w);
+        if ((p->nodes[i].flags & SC__PN_CANON) && !(fmark[i] & M_NEEDED) &&
+            some_user(p, i, fmark, M_NEEDED))
+            fmark[i] |= M_NEEDED;
 }
 
 /* ---- Symbols the backward binds -------------------------------------------
@@ -169,6 +186,9 @@ typedef struct sym_entry {
 typedef struct sym_plan {
     sym_entry *e;      /* the saved SymInts in output order */
     size_t n, nsynth;
+    size_t nadded;     /* joint nodes saved for a binding */
+    size_t nfw_calls, nbw_calls; /* call nodes of the graphs (counted once
+                                    placed) */
 } sym_plan;
 
 typedef struct sym_set {
@@ -597,6 +617,7 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                 continue;
             p->nodes[e.joint].flags |=
                 SC__PN_SAVED | SC__PN_BW_INPUT | SC__PN_BINDING;
+            pl->nadded++;
             if (!sc__partition_warn(
                     p, "the backward cannot bind %s from its inputs: %s is "
                        "saved for it",
@@ -642,84 +663,71 @@ done:
     return status;
 }
 
+/* Record the synthesized SymInts of the plan in p->synth (in the block of
+ * p->uoff, which sc_partition_free frees: see partition-internal.h). */
+static sc_status record_synth(sc_partition *p, const sym_plan *pl,
+                              sc_error *err)
+{
+    size_t i, k = 0, off = (p->n + 2) * sizeof *p->uoff;
+    sc__synth_binding *rec;
+    void *block;
+
+    p->synth = NULL;
+    p->nsynth = 0;
+    if (pl->nsynth == 0)
+        return SC_OK;
+    /* offsets are size_t: the records after them are aligned */
+    block = sc__realloc(p->uoff, off + pl->nsynth * sizeof *rec);
+    if (!block)
+        return sc__error_nomem(err);
+    p->uoff = block;
+    rec = (sc__synth_binding *)(void *)((char *)block + off);
+    for (i = 0; i < pl->n; i++) {
+        const sym_entry *e = &pl->e[i];
+        if (e->joint != SC_NODE_NONE)
+            continue;
+        memcpy(rec[k].name, e->name, sizeof rec[k].name);
+        rec[k].src = e->src;
+        rec[k].dim = e->dim;
+        rec[k].sym = e->sym;
+        k++;
+    }
+    p->synth = rec;
+    p->nsynth = k;
+    return SC_OK;
+}
+
 /* ---- Building the graphs --------------------------------------------------- */
 
 typedef struct builder {
     const sc_partition *p;
     sc_node_id *map;   /* joint id -> new id */
-    sc__arena scratch;
     sc_expr **syms; /* the joint's symbols (one scan for both graphs) */
     size_t nsyms;
     const sym_plan *plan; /* the saved SymInts, in order */
     sc_node_id *synth_fw; /* plan entry -> synthesized forward node */
 } builder;
 
-static bool remap(builder *b, const sc_value *v, sc_value *out)
-{
-    size_t i;
-    *out = *v;
-    if (v->kind == SC_VALUE_NODE) {
-        out->u.node = b->map[b->p->nodes[v->u.node].rep];
-    } else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        sc_value *items;
-        if (v->u.list.n == 0)
-            return true;
-        items = sc__arena_alloc(&b->scratch, v->u.list.n * sizeof *items);
-        if (!items)
-            return false;
-        for (i = 0; i < v->u.list.n; i++)
-            if (!remap(b, &v->u.list.items[i], &items[i]))
-                return false;
-        out->u.list.items = items;
-    }
-    return true;
-}
-
-/* Copy call node id into ng with its arguments remapped.  The node keeps
- * the joint's name, target and metadata, which the joint's builder already
- * validated (names, schema, shape rules): the trusted copy is used. */
+/* Copy call node id into ng with its arguments renumbered through map.
+ * The node keeps the joint's name, target and metadata, which the joint's
+ * builder already validated (names, schema, shape rules): the trusted
+ * copy is used. */
 static sc_status copy_call(builder *b, sc_graph *ng, sc_node_id id,
                            sc_error *err)
 {
-    const sc_graph *g = b->p->g;
-    size_t na = sc_graph_node_num_args(g, id);
-    size_t npos = sc_graph_node_num_positional(g, id), i;
-    sc_value *vals = NULL;
-    const char **kws = NULL;
-    sc_status status;
+    return sc__graph_append_copy_mapped(ng, b->p->g, id, b->map, &b->map[id],
+                                        err);
+}
 
-    if (na) {
-        vals = sc__arena_alloc(&ng->arena, na * sizeof *vals);
-        if (!vals)
-            return sc__error_nomem(err);
-    }
-    if (na > npos) {
-        kws = sc__arena_alloc(&ng->arena, (na - npos) * sizeof *kws);
-        if (!kws)
-            return sc__error_nomem(err);
-    }
-    for (i = 0; i < na; i++) {
-        const sc_value *v = sc_graph_node_arg(g, id, i);
-        if (v->kind == SC_VALUE_NODE) {
-            vals[i] = *v;
-            vals[i].u.node = b->map[b->p->nodes[v->u.node].rep];
-        } else {
-            sc_value tmp;
-            if (!remap(b, v, &tmp))
-                return sc__error_nomem(err);
-            status = sc__graph_copy_value(ng, &tmp, &vals[i], 0, err);
-            if (status != SC_OK)
-                return status;
-        }
-        if (i >= npos) {
-            const char *kw = sc_graph_node_kwname(g, id, i);
-            kws[i - npos] = sc__arena_strdup(&ng->arena, kw, strlen(kw));
-            if (!kws[i - npos])
-                return sc__error_nomem(err);
-        }
-    }
-    return sc__graph_append_copy(ng, g, id, SC_ROLE_NONE, vals, kws,
-                                 &b->map[id], err);
+/* Node i of the joint is not copied into the graph being built: when CSE
+ * folded it into another node, it stands for that one (whose map entry
+ * is set, the representative coming first), so that the copies read
+ * their arguments' map entries directly. */
+static void map_folded(builder *b, size_t i)
+{
+    sc_node_id r = b->p->nodes[i].rep;
+    if (r != SC_NODE_NONE && r != (sc_node_id)i)
+        b->map[i] = b->map[r];
 }
 
 static sc_status add_input(builder *b, sc_graph *ng, sc_node_id id,
@@ -747,16 +755,6 @@ static sc_status copy_hints(const sc_partition *p, const builder *b,
             status = sc_graph_set_hint(ng, syms[i], v, err);
     }
     return status;
-}
-
-/* The number of nodes in [from, to) with flag set. */
-static size_t count_flagged(const sc_partition *p, unsigned flag,
-                            size_t from, size_t to)
-{
-    size_t i, n = 0;
-    for (i = from; i < to; i++)
-        n += (p->nodes[i].flags & flag) != 0;
-    return n;
 }
 
 static sc_graph *new_graph(const sc_partition *p, const builder *b,
@@ -794,10 +792,8 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
-    status = sc__graph_reserve(ng, count_flagged(p, SC__PN_PRIMAL, 0, nph) +
-                                       count_flagged(p, SC__PN_IN_FW, nph,
-                                                     p->n) +
-                                       b->plan->nsynth,
+    status = sc__graph_reserve(ng, sc_graph_num_primals(g) +
+                                       b->plan->nfw_calls + b->plan->nsynth,
                                err);
     if (status != SC_OK)
         goto fail;
@@ -809,8 +805,10 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
             goto fail;
     }
     for (i = nph; i < p->n; i++) {
-        if (!(p->nodes[i].flags & SC__PN_IN_FW))
+        if (!(p->nodes[i].flags & SC__PN_IN_FW)) {
+            map_folded(b, i);
             continue;
+        }
         status = copy_call(b, ng, (sc_node_id)i, err);
         if (status != SC_OK)
             goto fail;
@@ -877,10 +875,8 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
         return sc__error_nomem(err);
     }
     status = sc__graph_reserve(ng, b->plan->n + p->saved_tensors.n +
-                                       count_flagged(p, SC__PN_TANGENT, 0,
-                                                     nph) +
-                                       count_flagged(p, SC__PN_IN_BW, nph,
-                                                     p->n),
+                                       sc_graph_num_tangents(g) +
+                                       b->plan->nbw_calls,
                                err);
     if (status != SC_OK)
         goto fail;
@@ -913,8 +909,10 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
             goto fail;
     }
     for (i = nph; i < p->n; i++) {
-        if (!(p->nodes[i].flags & SC__PN_IN_BW))
+        if (!(p->nodes[i].flags & SC__PN_IN_BW)) {
+            map_folded(b, i);
             continue;
+        }
         status = copy_call(b, ng, (sc_node_id)i, err);
         if (status != SC_OK)
             goto fail;
@@ -948,19 +946,18 @@ static sc_status build_graphs(sc_partition *p, const sym_plan *plan,
     b.p = p;
     b.plan = plan;
     b.map = sc__malloc((p->n ? p->n : 1) * sizeof *b.map);
+    sc__prefault(b.map, p->n * sizeof *b.map);
     b.synth_fw = sc__malloc((plan->n ? plan->n : 1) * sizeof *b.synth_fw);
     if (!b.map || !b.synth_fw) {
         sc__free(b.map);
         sc__free(b.synth_fw);
         return sc__error_nomem(err);
     }
-    sc__arena_init(&b.scratch);
     b.syms = syms;
     b.nsyms = nsyms;
     status = build_forward(p, &b, err);
     if (status == SC_OK)
         status = build_backward(p, &b, err);
-    sc__arena_destroy(&b.scratch);
     sc__free(b.map);
     sc__free(b.synth_fw);
     return status;
@@ -1006,8 +1003,9 @@ static sc_status sum_bytes(sc_partition *p, const sc__idlist *l,
 }
 
 /* The trivial partition (1.13's default_partition, which runs on the joint
- * graph before CSE): every forward value the backward reads is saved. */
-enum { T_F = 1, T_B = 2, T_SAVE = 4 };
+ * graph before CSE): every forward value the backward reads is saved.
+ * T_LIVE: alive (the pull passes below set it). */
+enum { T_F = 1, T_B = 2, T_SAVE = 4, T_LIVE = 8 };
 
 static void mark_t_f(sc_node_id id, void *u)
 {
@@ -1021,19 +1019,13 @@ static void mark_t_b(sc_node_id id, void *u)
     m[id] |= T_B;
 }
 
-static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
+/* The marks by pushing along the joint's arguments (a graph without a
+ * users index). */
+static void trivial_push(sc_partition *p, uint8_t *m)
 {
     const sc_graph *g = p->g;
-    size_t i, k, nu, nout = sc_graph_num_outputs(g);
-    sc__idlist l = {NULL, 0, 0};
-    sc_status status;
+    size_t i, k, nu;
 
-    memset(m, 0, p->n);
-    for (i = 0; i < p->nfwd_out; i++) {
-        sc_node_id o = sc_graph_output(g, i);
-        if (o != SC_NODE_NONE)
-            m[o] |= T_F;
-    }
     for (i = p->n; i-- > 0;) {
         const sc__pnode *pn = &p->nodes[i];
         if (pn->rep == SC_NODE_NONE)
@@ -1047,7 +1039,7 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
         if (m[i] & T_F)
             visit_args(p, (sc_node_id)i, mark_t_f, m);
     }
-    for (i = p->nfwd_out; i < nout; i++) {
+    for (i = p->nfwd_out; i < sc_graph_num_outputs(g); i++) {
         sc_node_id o = sc_graph_output(g, i);
         if (o != SC_NODE_NONE) {
             m[o] |= T_B;
@@ -1069,6 +1061,78 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
                 p->nodes[us[k]].rep != SC_NODE_NONE)
                 m[i] |= T_SAVE;
     }
+}
+
+/* Has node i of the joint a user u with (m[u] & (want | not)) == want? */
+static bool joint_user(const sc_graph *g, size_t i, const uint8_t *m,
+                       uint8_t want, uint8_t not)
+{
+    uint32_t k;
+    for (k = g->user_off[i]; k < g->user_off[i + 1]; k++)
+        if ((m[g->users[k]] & (want | not)) == want)
+            return true;
+    return false;
+}
+
+/* The same marks by pulling from the users (the joint's users index, read
+ * in order, instead of its nodes' arguments): a node's users come after
+ * it, so a backward pass sees them final.  A value reaches T_F when a
+ * live user is T_F, T_B when a live user is T_B and not T_F (and is then
+ * saved when it is T_F). */
+static void trivial_pull(sc_partition *p, uint8_t *m)
+{
+    const sc_graph *g = p->g;
+    size_t i, nout = sc_graph_num_outputs(g);
+
+    for (i = p->n; i-- > 0;) {
+        const sc__pnode *pn = &p->nodes[i];
+        if (pn->rep == SC_NODE_NONE)
+            continue;
+        m[i] |= T_LIVE;
+        if (pn->flags & SC__PN_PRIMAL) {
+            m[i] |= T_F;
+            continue;
+        }
+        if (!(m[i] & T_F) && joint_user(g, i, m, T_LIVE | T_F, 0))
+            m[i] |= T_F;
+        if (p->nodes[pn->rep].cls & SC_PARTITION_TANGENT_CLOSURE)
+            m[i] &= (uint8_t)~T_F;
+    }
+    for (i = p->nfwd_out; i < nout; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        if (o != SC_NODE_NONE) {
+            m[o] |= T_B;
+            if (m[o] & T_F)
+                m[o] |= T_SAVE;
+        }
+    }
+    for (i = p->n; i-- > 0;) {
+        if (!(m[i] & T_LIVE) ||
+            !joint_user(g, i, m, T_LIVE | T_B, T_F))
+            continue;
+        m[i] |= T_B;
+        if (m[i] & T_F)
+            m[i] |= T_SAVE;
+    }
+}
+
+static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, k, nu;
+    sc__idlist l = {NULL, 0, 0};
+    sc_status status;
+
+    memset(m, 0, p->n);
+    for (i = 0; i < p->nfwd_out; i++) {
+        sc_node_id o = sc_graph_output(g, i);
+        if (o != SC_NODE_NONE)
+            m[o] |= T_F;
+    }
+    if (g->users_valid)
+        trivial_pull(p, m);
+    else
+        trivial_push(p, m);
     for (i = 0; i < p->n; i++) {
         const sc__pnode *pn;
         const sc_node_id *us;
@@ -1196,6 +1260,8 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
         status = sc__error_nomem(err);
         goto done;
     }
+    sc__prefault(mark, p->n);
+    sc__prefault(fmark, p->n);
     nsyms = sc_graph_symbols(p->g, syms, nsyms);
     status = backward_set(p, mark, err);
     if (status != SC_OK)
@@ -1204,19 +1270,26 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
     remove_unused_saved(&p->saved_symints, p->nodes, mark);
     forward_set(p, fmark);
     status = plan_bindings(p, mark, fmark, nsyms, &plan, err);
+    if (status == SC_OK)
+        status = record_synth(p, &plan, err);
     if (status != SC_OK)
         goto done;
-    forward_set(p, fmark);
+    if (plan.nadded)
+        forward_set(p, fmark);
 
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
-        bool call = sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL;
+        bool call = p->g->nodes[i].kind == SC_NODE_CALL;
         if (!(pn->flags & SC__PN_CANON))
             continue;
-        if (call && (fmark[i] & M_NEEDED))
+        if (call && (fmark[i] & M_NEEDED)) {
             pn->flags |= SC__PN_IN_FW;
-        if (call && (mark[i] & M_NEEDED) && !(pn->flags & SC__PN_BW_INPUT))
+            plan.nfw_calls++;
+        }
+        if (call && (mark[i] & M_NEEDED) && !(pn->flags & SC__PN_BW_INPUT)) {
             pn->flags |= SC__PN_IN_BW;
+            plan.nbw_calls++;
+        }
         if (pn->flags & SC__PN_SAVED)
             pn->place = SC_PARTITION_PLACE_SAVED;
         else if (pn->flags & SC__PN_PRIMAL)

@@ -59,6 +59,21 @@ typedef struct sc__pnode {
     uint8_t place;      /* sc_partition_place */
 } sc__pnode;
 
+/* A SymInt the extraction synthesized so that the backward can bind a
+ * symbol (extract.c, plan_bindings): a `sym_size.int(src, dim)` node of
+ * the forward graph, saved (a forward output) and a backward placeholder
+ * under the same name.  The joint graph has no such node, so it is not in
+ * saved_symints (joint nodes); the saved SymInts of the graphs are the
+ * binding placeholders among saved_symints, then these, then the other
+ * saved_symints (PyTorch's order). */
+typedef struct sc__synth_binding {
+    char name[40];    /* its name in both graphs: sym_size, sym_size_1, ... */
+    sc_node_id src;   /* the joint node it takes the size of: a primal, or a
+                         value the forward computes anyway (canonical) */
+    size_t dim;       /* the dim of src */
+    sc_expr *sym;     /* the symbol it binds (src's size at dim) */
+} sc__synth_binding;
+
 /* Growable list of node ids. */
 typedef struct sc__idlist {
     sc_node_id *ids;
@@ -86,6 +101,12 @@ struct sc_partition {
     sc_symmap *binding;    /* symbol -> value at the hints */
 
     sc__idlist saved_tensors, saved_symints, recomputed;
+    /* the synthesized SymInts, in the order they are saved (nsynth 0:
+     * none; then synth is NULL).  The array lives in the block of uoff,
+     * after its p->n + 2 offsets, and is freed with it (sc_partition_free
+     * frees uoff). */
+    const sc__synth_binding *synth;
+    size_t nsynth;
     int64_t saved_bytes, trivial_bytes, cut_value, flops;
     size_t flops_unknown;
     sc_expr *saved_expr, *trivial_expr;

@@ -53,7 +53,7 @@ static uint64_t hash_str(uint64_t h, const char *s)
     return mix(h, 0);
 }
 
-static uint64_t hash_value(const sc__pnode *pn, const sc_value *v)
+static uint64_t hash_value(const sc_node_id *rep, const sc_value *v)
 {
     uint64_t h = (uint64_t)v->kind + 1;
     size_t i;
@@ -61,7 +61,7 @@ static uint64_t hash_value(const sc__pnode *pn, const sc_value *v)
     case SC_VALUE_NONE:
         break;
     case SC_VALUE_NODE:
-        h = mix(h, (uint64_t)pn[v->u.node].rep);
+        h = mix(h, (uint64_t)rep[v->u.node]);
         break;
     case SC_VALUE_INT:
         h = mix(h, (uint64_t)v->u.i);
@@ -98,13 +98,13 @@ static uint64_t hash_value(const sc__pnode *pn, const sc_value *v)
     case SC_VALUE_LIST:
     case SC_VALUE_TUPLE:
         for (i = 0; i < v->u.list.n; i++)
-            h = mix(h, hash_value(pn, &v->u.list.items[i]));
+            h = mix(h, hash_value(rep, &v->u.list.items[i]));
         break;
     }
     return h;
 }
 
-static bool value_equal(const sc__pnode *pn, const sc_value *a,
+static bool value_equal(const sc_node_id *rep, const sc_value *a,
                         const sc_value *b)
 {
     size_t i;
@@ -114,7 +114,7 @@ static bool value_equal(const sc__pnode *pn, const sc_value *a,
     case SC_VALUE_NONE:
         return true;
     case SC_VALUE_NODE:
-        return pn[a->u.node].rep == pn[b->u.node].rep;
+        return rep[a->u.node] == rep[b->u.node];
     case SC_VALUE_INT:
         return a->u.i == b->u.i;
     case SC_VALUE_SYMINT:
@@ -139,72 +139,14 @@ static bool value_equal(const sc__pnode *pn, const sc_value *a,
         if (a->u.list.n != b->u.list.n)
             return false;
         for (i = 0; i < a->u.list.n; i++)
-            if (!value_equal(pn, &a->u.list.items[i], &b->u.list.items[i]))
+            if (!value_equal(rep, &a->u.list.items[i], &b->u.list.items[i]))
                 return false;
         return true;
     }
     return false;
 }
 
-/* ---- DCE ------------------------------------------------------------------ */
-
-/* The graph's nodes are read directly (graph/graph-internal.h): this phase
- * touches every argument of every node, and the accessors' checks and
- * calls cost more than the work at a million nodes. */
-
-static void mark_alive(sc_node_id id, void *user)
-{
-    sc__pnode *pn = user;
-    pn[id].flags |= SC__PN_ALIVE;
-}
-
-/* Marks the live nodes (those an output needs, and the placeholders),
- * sets every node's representative to itself or SC_NODE_NONE (dead), and
- * the flags that only depend on the node: canonical (CSE clears it on the
- * duplicates), primal, tangent. */
-static void dead_code(sc_partition *p)
-{
-    const sc_graph *g = p->g;
-    const sc__node *nodes = g->nodes;
-    sc__pnode *pn = p->nodes;
-    size_t i, j, nout = g->noutputs;
-    size_t nph = g->nplaceholders;
-
-    for (i = 0; i < nout; i++) {
-        sc_node_id o = g->outputs[i];
-        if (o != SC_NODE_NONE)
-            pn[o].flags |= SC__PN_ALIVE;
-    }
-    for (i = 0; i < nph; i++)
-        pn[i].flags |= SC__PN_ALIVE;
-    for (i = p->n; i-- > nph;) {
-        const sc__node *nd = &nodes[i];
-        if (!(pn[i].flags & SC__PN_ALIVE))
-            continue;
-        for (j = 0; j < nd->nargs; j++) {
-            const sc_value *v = &nd->args[j];
-            if (v->kind == SC_VALUE_NODE)
-                pn[v->u.node].flags |= SC__PN_ALIVE;
-            else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
-                sc__value_visit_nodes(v, mark_alive, pn);
-        }
-    }
-    for (i = 0; i < p->n; i++) {
-        if (pn[i].flags & SC__PN_ALIVE) {
-            pn[i].rep = (sc_node_id)i;
-            pn[i].flags |= SC__PN_CANON;
-        } else {
-            pn[i].rep = SC_NODE_NONE;
-            pn[i].place = SC_PARTITION_PLACE_DEAD;
-            p->ndead++;
-        }
-        if (nodes[i].kind == SC_NODE_PLACEHOLDER)
-            pn[i].flags |= nodes[i].role == SC_ROLE_TANGENT ? SC__PN_TANGENT
-                                                            : SC__PN_PRIMAL;
-    }
-}
-
-/* ---- CSE ------------------------------------------------------------------ */
+/* ---- Ops that write or draw ------------------------------------------------ */
 
 /* Does the op write into an argument (in-place or `mutates:`)?  Unknown
  * ops: an overload packet whose name ends in '_'. */
@@ -240,268 +182,87 @@ static void mark_written(sc_node_id id, void *user)
     pn[id].flags |= SC__PN_WRITTEN;
 }
 
-/* Marks (SC__PN_WRITTEN) the nodes some op writes into: the arguments of
- * the mutating nodes, dead or alive (the graph's users index, which is
- * only there for a finished graph). */
-static void mark_mutated(sc_partition *p)
+/* ---- DCE ------------------------------------------------------------------ */
+
+/* The graph's nodes are read directly (graph/graph-internal.h): this phase
+ * touches every argument of every node, and the accessors' checks and
+ * calls cost more than the work at a million nodes. */
+
+/* Compact copies of what the passes of this phase read at random (the
+ * arguments' liveness and representatives) instead of p->nodes (40 bytes
+ * a node): over a million nodes the passes then stay in the cache. */
+enum { LIVE = 1, LIVE_CANON = 2 };
+
+typedef struct prep {
+    uint8_t *live;   /* LIVE, LIVE_CANON */
+    sc_node_id *rep; /* p->nodes[i].rep */
+} prep;
+
+static void mark_alive(sc_node_id id, void *user)
+{
+    uint8_t *live = user;
+    live[id] = LIVE;
+}
+
+/* Marks the live nodes (those an output needs, and the placeholders) in
+ * q->live, in a backward pass.  writes: also mark (SC__PN_WRITTEN) the
+ * nodes some op writes into, the arguments of the mutating nodes, dead
+ * or alive, for CSE (in the same pass).  dead_code_node sets the rest. */
+static void dead_code(sc_partition *p, prep *q, bool writes)
 {
     const sc_graph *g = p->g;
-    size_t i, j;
+    const sc__node *nodes = g->nodes;
+    sc__pnode *pn = p->nodes;
+    uint8_t *live = q->live;
+    size_t i, j, nout = g->noutputs;
+    size_t nph = g->nplaceholders;
 
-    if (!g->users_valid)
-        return;
-    for (i = g->nplaceholders; i < p->n; i++) {
-        const sc__node *nd = &g->nodes[i];
-        if (!node_mutates(nd))
-            continue;
-        for (j = 0; j < nd->nargs; j++)
-            sc__value_visit_nodes(&nd->args[j], mark_written, p->nodes);
+    memset(live, 0, p->n);
+    for (i = 0; i < nout; i++) {
+        sc_node_id o = g->outputs[i];
+        if (o != SC_NODE_NONE)
+            live[o] = LIVE;
     }
-}
-
-/* May node id be merged with an equal earlier node?  Not when it is
- * random, writes into an argument, or is written into (two empty_like
- * buffers filled by bernoulli_ stay distinct). */
-static bool cse_candidate(const sc_partition *p, sc_node_id id)
-{
-    const sc__node *n = &p->g->nodes[id];
-    return !(p->nodes[id].flags & SC__PN_WRITTEN) && !node_random(n) &&
-           !node_mutates(n);
-}
-
-static uint64_t hash_node(const sc_partition *p, sc_node_id id)
-{
-    const sc__node *n = &p->g->nodes[id];
-    size_t i;
-    /* targets are interned in the graph: equal strings, equal pointers */
-    uint64_t h = mix(0x51ed, (uint64_t)(uintptr_t)n->target);
-    h = mix(h, n->npos);
-    for (i = 0; i < n->nargs; i++) {
-        const sc_value *v = &n->args[i];
-        if (i >= n->npos && n->kwnames[i - n->npos])
-            h = hash_str(h, n->kwnames[i - n->npos]);
-        if (v->kind == SC_VALUE_NODE) /* hash_value's, inline */
-            h = mix(h, mix((uint64_t)SC_VALUE_NODE + 1,
-                           (uint64_t)p->nodes[v->u.node].rep));
-        else
-            h = mix(h, hash_value(p->nodes, v));
-    }
-    return h;
-}
-
-static bool node_equal(const sc_partition *p, sc_node_id a, sc_node_id b)
-{
-    const sc__node *x = &p->g->nodes[a], *y = &p->g->nodes[b];
-    size_t i;
-    if (x->target != y->target || x->nargs != y->nargs || x->npos != y->npos)
-        return false;
-    for (i = 0; i < x->nargs; i++) {
-        if (i >= x->npos) {
-            const char *ka = x->kwnames[i - x->npos];
-            const char *kb = y->kwnames[i - y->npos];
-            if ((ka == NULL) != (kb == NULL) || (ka && strcmp(ka, kb) != 0))
-                return false;
-        }
-        if (!value_equal(p->nodes, &x->args[i], &y->args[i]))
-            return false;
-    }
-    return true;
-}
-
-/* One slot of the CSE table: the node and 32 bits of its hash, compared
- * before node_equal (one cache line holds both). */
-typedef struct cse_slot {
-    sc_node_id id;
-    uint32_t hash;
-} cse_slot;
-
-static sc_status cse(sc_partition *p, sc_error *err)
-{
-    size_t nph = p->g->nplaceholders, i, cap = 16;
-    cse_slot *table;
-
-    while (cap < (p->n - nph) + (p->n - nph) / 2 + 2)
-        cap *= 2;
-    table = sc__malloc(cap * sizeof *table);
-    if (!table)
-        return sc__error_nomem(err);
-    for (i = 0; i < cap; i++)
-        table[i].id = SC_NODE_NONE;
-    mark_mutated(p);
-    for (i = nph; i < p->n; i++) {
-        sc_node_id id = (sc_node_id)i;
-        size_t slot;
-        uint64_t h;
-        uint32_t h32;
-        if (!(p->nodes[i].flags & SC__PN_ALIVE) || !cse_candidate(p, id))
-            continue;
-        h = hash_node(p, id);
-        h32 = (uint32_t)(h >> 32);
-        slot = (size_t)(h ^ (h >> 29)) & (cap - 1);
-        while (table[slot].id != SC_NODE_NONE) {
-            if (table[slot].hash == h32 && node_equal(p, table[slot].id, id))
-                break;
-            slot = (slot + 1) & (cap - 1);
-        }
-        if (table[slot].id == SC_NODE_NONE) {
-            table[slot].id = id;
-            table[slot].hash = h32;
-        } else {
-            p->nodes[i].rep = table[slot].id;
-            p->nodes[i].flags &= (uint16_t)~SC__PN_CANON;
-            p->nodes[i].place = SC_PARTITION_PLACE_FOLDED;
-            p->nfolded++;
-        }
-    }
-    for (i = 0; i < p->n; i++)
-        p->nodes[i].flags &= (uint16_t)~SC__PN_WRITTEN;
-    sc__free(table);
-    return SC_OK;
-}
-
-/* ---- Users of the folded graph ------------------------------------------ */
-
-typedef struct users_ctx {
-    sc_partition *p;
-    sc_node_id user;
-    sc_node_id *stamp; /* last user recorded per node */
-    bool fill;
-} users_ctx;
-
-static void add_user(sc_node_id arg, void *u)
-{
-    users_ctx *c = u;
-    sc_node_id r = c->p->nodes[arg].rep;
-    if (c->stamp[r] == c->user)
-        return;
-    c->stamp[r] = c->user;
-    if (c->fill)
-        c->p->users[c->p->uoff[r]++] = c->user;
-    else
-        c->p->uoff[r + 1]++;
-}
-
-/* A folded node and its representative, to list each class's members. */
-typedef struct member {
-    sc_node_id rep, id;
-} member;
-
-static int member_cmp(const void *a, const void *b)
-{
-    const member *x = a, *y = b;
-    if (x->rep != y->rep)
-        return x->rep < y->rep ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-static int id_cmp(const void *a, const void *b)
-{
-    sc_node_id x = *(const sc_node_id *)a, y = *(const sc_node_id *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The users of the folded graph from the graph's users index (increasing,
- * each once): the users of canonical node r are the canonical users of r
- * and of the duplicates folded into it, merged.  One pass over the index
- * instead of two over every argument. */
-static sc_status users_from_index(sc_partition *p, sc_error *err)
-{
-    const sc_graph *g = p->g;
-    const sc__pnode *pn = p->nodes;
-    size_t i, k, m = 0, nm = 0, total = 0, cap = g->user_off[p->n];
-    member *members = NULL;
-
-    if (p->nfolded) {
-        members = sc__malloc(p->nfolded * sizeof *members);
-        if (!members)
-            return sc__error_nomem(err);
-        for (i = 0; i < p->n && nm < p->nfolded; i++)
-            if (pn[i].rep != SC_NODE_NONE && pn[i].rep != (sc_node_id)i) {
-                members[nm].rep = pn[i].rep;
-                members[nm++].id = (sc_node_id)i;
-            }
-        qsort(members, nm, sizeof *members, member_cmp);
-    }
-    p->uoff = sc__malloc((p->n + 2) * sizeof *p->uoff);
-    p->users = sc__malloc((cap ? cap : 1) * sizeof *p->users);
-    if (!p->uoff || !p->users) {
-        sc__free(members);
-        return sc__error_nomem(err);
-    }
-    for (i = 0; i < p->n; i++) {
-        size_t start = total;
-        bool merged = false;
-        p->uoff[i] = total;
-        if (!(pn[i].flags & SC__PN_CANON))
-            continue;
-        for (k = g->user_off[i]; k < g->user_off[i + 1]; k++)
-            if (pn[g->users[k]].flags & SC__PN_CANON)
-                p->users[total++] = g->users[k];
-        for (; m < nm && members[m].rep == (sc_node_id)i; m++) {
-            sc_node_id x = members[m].id;
-            for (k = g->user_off[x]; k < g->user_off[x + 1]; k++)
-                if (pn[g->users[k]].flags & SC__PN_CANON)
-                    p->users[total++] = g->users[k];
-            merged = true;
-        }
-        if (merged && total - start > 1) {
-            size_t w = start + 1;
-            qsort(p->users + start, total - start, sizeof *p->users, id_cmp);
-            for (k = start + 1; k < total; k++)
-                if (p->users[k] != p->users[w - 1])
-                    p->users[w++] = p->users[k];
-            total = w;
-        }
-    }
-    p->uoff[p->n] = p->uoff[p->n + 1] = total;
-    sc__free(members);
-    return SC_OK;
-}
-
-static sc_status build_users(sc_partition *p, sc_error *err)
-{
-    const sc_graph *g = p->g;
-    size_t i, j, pass, nph = g->nplaceholders;
-    users_ctx c;
-
-    if (g->users_valid)
-        return users_from_index(p, err);
-    p->uoff = sc__calloc(p->n + 2, sizeof *p->uoff);
-    c.stamp = sc__malloc((p->n ? p->n : 1) * sizeof *c.stamp);
-    if (!p->uoff || !c.stamp) {
-        sc__free(c.stamp);
-        return sc__error_nomem(err);
-    }
-    c.p = p;
-    for (pass = 0; pass < 2; pass++) {
-        c.fill = pass == 1;
-        for (i = 0; i < p->n; i++)
-            c.stamp[i] = SC_NODE_NONE;
-        if (pass == 1) {
-            for (i = 0; i < p->n; i++)
-                p->uoff[i + 1] += p->uoff[i];
-            p->users = sc__malloc((p->uoff[p->n] ? p->uoff[p->n] : 1) *
-                                  sizeof *p->users);
-            if (!p->users) {
-                sc__free(c.stamp);
-                return sc__error_nomem(err);
-            }
-        }
-        for (i = nph; i < p->n; i++) {
-            const sc__node *nd = &g->nodes[i];
-            if (!(p->nodes[i].flags & SC__PN_CANON))
-                continue;
-            c.user = (sc_node_id)i;
+    for (i = 0; i < nph; i++)
+        live[i] = LIVE;
+    for (i = p->n; i-- > nph;) {
+        const sc__node *nd = &nodes[i];
+        if (writes && node_mutates(nd))
             for (j = 0; j < nd->nargs; j++)
-                sc__value_visit_nodes(&nd->args[j], add_user, &c);
+                sc__value_visit_nodes(&nd->args[j], mark_written, pn);
+        if (!live[i])
+            continue;
+        for (j = 0; j < nd->nargs; j++) {
+            const sc_value *v = &nd->args[j];
+            if (v->kind == SC_VALUE_NODE)
+                live[v->u.node] = LIVE;
+            else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+                sc__value_visit_nodes(v, mark_alive, live);
         }
     }
-    /* The fill pass advanced uoff[r] to the end of r's range: shift back. */
-    for (i = p->n; i > 0; i--)
-        p->uoff[i] = p->uoff[i - 1];
-    p->uoff[0] = 0;
-    sc__free(c.stamp);
-    return SC_OK;
+}
+
+/* Node i's representative, itself or SC_NODE_NONE (dead), and the flags
+ * that only depend on the node: alive, canonical (CSE clears it on the
+ * duplicates), primal, tangent. */
+static void dead_code_node(sc_partition *p, prep *q, size_t i)
+{
+    const sc__node *nd = &p->g->nodes[i];
+    sc__pnode *pn = &p->nodes[i];
+    if (q->live[i]) {
+        q->live[i] = LIVE | LIVE_CANON;
+        q->rep[i] = (sc_node_id)i;
+        pn->rep = (sc_node_id)i;
+        pn->flags |= SC__PN_ALIVE | SC__PN_CANON;
+    } else {
+        q->rep[i] = SC_NODE_NONE;
+        pn->rep = SC_NODE_NONE;
+        pn->place = SC_PARTITION_PLACE_DEAD;
+        p->ndead++;
+    }
+    if (nd->kind == SC_NODE_PLACEHOLDER)
+        pn->flags |= nd->role == SC_ROLE_TANGENT ? SC__PN_TANGENT
+                                                 : SC__PN_PRIMAL;
 }
 
 /* ---- Sizes at the hints ----------------------------------------------------- */
@@ -609,75 +370,354 @@ static bool size_hit(const size_entry *e, const sc__node *n)
     return true;
 }
 
-static sc_status node_sizes(sc_partition *p, sc_error *err)
+/* Node id's value kind and, for a tensor, its size at the hints (bytes
+ * and expression) when it is canonical; bytes -1 otherwise. */
+static sc_status node_size(sc_partition *p, size_entry *cache, size_t id,
+                           sc_error *err)
 {
-    const sc_graph *g = p->g;
-    size_t i;
+    sc__pnode *pn = &p->nodes[id];
+    const sc__node *n = &p->g->nodes[id];
     sc_status status;
-    size_entry *cache = sc__calloc(SIZE_CACHE, sizeof *cache);
 
+    pn->bytes = -1;
+    if (!(pn->flags & SC__PN_CANON))
+        return SC_OK;
+    switch ((sc_result_kind)n->rkind) {
+    case SC_RESULT_TENSOR: {
+        size_entry *ce = NULL;
+        sc_expr *e;
+        size_t d;
+        pn->vkind = SC__PV_TENSOR;
+        if (n->ndim <= SIZE_CACHE_MAXDIM) {
+            ce = size_lookup(cache, n);
+            if (size_hit(ce, n)) {
+                pn->bytes_expr = ce->expr;
+                pn->bytes = ce->bytes;
+                break;
+            }
+        }
+        e = sc_expr_int_si(p->ctx,
+                           (int64_t)sc_dtype_itemsize((sc_dtype)n->dtype));
+        for (d = 0; d < n->ndim && e; d++)
+            e = sc_expr_mul(p->ctx, e, n->meta.dims[d]);
+        if (!e)
+            return sc_ctx_take_error(p->ctx, err);
+        pn->bytes_expr = e;
+        status = sc__partition_eval(p, e, &pn->bytes, err);
+        if (status != SC_OK)
+            return status;
+        if (pn->bytes < 0)
+            pn->bytes = 0;
+        if (ce) {
+            for (d = 0; d < n->ndim; d++)
+                ce->dims[d] = n->meta.dims[d];
+            ce->ndim = (uint8_t)n->ndim;
+            ce->dtype = (uint8_t)n->dtype;
+            ce->expr = e;
+            ce->bytes = pn->bytes;
+            ce->used = 1;
+        }
+        break;
+    }
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        pn->vkind = SC__PV_SYMINT;
+        break;
+    case SC_RESULT_TUPLE:
+        pn->vkind = SC__PV_TUPLE;
+        break;
+    default:
+        pn->vkind = SC__PV_OTHER;
+        break;
+    }
+    return SC_OK;
+}
+
+/* ---- CSE ------------------------------------------------------------------ */
+
+/* May node id be merged with an equal earlier node?  Not when it is
+ * random or writes into an argument; nor when it is written into (two
+ * empty_like buffers filled by bernoulli_ stay distinct), which the
+ * caller checks (SC__PN_WRITTEN). */
+static bool cse_candidate(const sc_partition *p, sc_node_id id)
+{
+    const sc__node *n = &p->g->nodes[id];
+    return !node_random(n) && !node_mutates(n);
+}
+
+static uint64_t hash_node(const sc_partition *p, const sc_node_id *rep,
+                          sc_node_id id)
+{
+    const sc__node *n = &p->g->nodes[id];
+    size_t i;
+    /* targets are interned in the graph: equal strings, equal pointers */
+    uint64_t h = mix(0x51ed, (uint64_t)(uintptr_t)n->target);
+    h = mix(h, n->npos);
+    for (i = 0; i < n->nargs; i++) {
+        const sc_value *v = &n->args[i];
+        if (i >= n->npos && n->kwnames[i - n->npos])
+            h = hash_str(h, n->kwnames[i - n->npos]);
+        if (v->kind == SC_VALUE_NODE) /* hash_value's, inline */
+            h = mix(h, mix((uint64_t)SC_VALUE_NODE + 1,
+                           (uint64_t)rep[v->u.node]));
+        else
+            h = mix(h, hash_value(rep, v));
+    }
+    return h;
+}
+
+static bool node_equal(const sc_partition *p, const sc_node_id *rep,
+                       sc_node_id a, sc_node_id b)
+{
+    const sc__node *x = &p->g->nodes[a], *y = &p->g->nodes[b];
+    size_t i;
+    if (x->target != y->target || x->nargs != y->nargs || x->npos != y->npos)
+        return false;
+    for (i = 0; i < x->nargs; i++) {
+        if (i >= x->npos) {
+            const char *ka = x->kwnames[i - x->npos];
+            const char *kb = y->kwnames[i - y->npos];
+            if ((ka == NULL) != (kb == NULL) || (ka && strcmp(ka, kb) != 0))
+                return false;
+        }
+        if (!value_equal(rep, &x->args[i], &y->args[i]))
+            return false;
+    }
+    return true;
+}
+
+/* One slot of the CSE table: the node and 32 bits of its hash, compared
+ * before node_equal (one cache line holds both). */
+typedef struct cse_slot {
+    sc_node_id id;
+    uint32_t hash;
+} cse_slot;
+
+/* The rest of DCE (dead_code_node), CSE (when cse) and the sizes
+ * (node_size), in one pass over the nodes: a node's CSE decision only
+ * depends on the nodes before it.  Clears the SC__PN_WRITTEN marks.  *table: the CSE table's block (the caller frees
+ * it, or reuses its pages), NULL without CSE. */
+static sc_status fold_and_size(sc_partition *p, prep *q, bool cse,
+                               void **table_out, sc_error *err)
+{
+    size_t nph = p->g->nplaceholders, i, cap = 16;
+    cse_slot *table = NULL;
+    size_entry *cache;
+    sc_status status;
+
+    *table_out = NULL;
+    cache = sc__calloc(SIZE_CACHE, sizeof *cache);
     if (!cache)
         return sc__error_nomem(err);
-    for (i = 0; i < p->n; i++) {
-        sc__pnode *pn = &p->nodes[i];
-        const sc__node *n = &g->nodes[i];
-        pn->bytes = -1;
-        if (!(pn->flags & SC__PN_CANON))
-            continue;
-        switch ((sc_result_kind)n->rkind) {
-        case SC_RESULT_TENSOR: {
-            size_entry *ce = NULL;
-            sc_expr *e;
-            size_t d;
-            pn->vkind = SC__PV_TENSOR;
-            if (n->ndim <= SIZE_CACHE_MAXDIM) {
-                ce = size_lookup(cache, n);
-                if (size_hit(ce, n)) {
-                    pn->bytes_expr = ce->expr;
-                    pn->bytes = ce->bytes;
-                    break;
-                }
-            }
-            e = sc_expr_int_si(p->ctx,
-                               (int64_t)sc_dtype_itemsize((sc_dtype)n->dtype));
-            for (d = 0; d < n->ndim && e; d++)
-                e = sc_expr_mul(p->ctx, e, n->meta.dims[d]);
-            if (!e) {
-                sc__free(cache);
-                return sc_ctx_take_error(p->ctx, err);
-            }
-            pn->bytes_expr = e;
-            status = sc__partition_eval(p, e, &pn->bytes, err);
-            if (status != SC_OK) {
-                sc__free(cache);
-                return status;
-            }
-            if (pn->bytes < 0)
-                pn->bytes = 0;
-            if (ce) {
-                for (d = 0; d < n->ndim; d++)
-                    ce->dims[d] = n->meta.dims[d];
-                ce->ndim = (uint8_t)n->ndim;
-                ce->dtype = (uint8_t)n->dtype;
-                ce->expr = e;
-                ce->bytes = pn->bytes;
-                ce->used = 1;
-            }
-            break;
+    if (cse) {
+        while (cap < (p->n - nph) + (p->n - nph) / 2 + 2)
+            cap *= 2;
+        table = sc__malloc(cap * sizeof *table);
+        if (!table) {
+            sc__free(cache);
+            return sc__error_nomem(err);
         }
-        case SC_RESULT_SYMINT:
-        case SC_RESULT_SYMBOOL:
-            pn->vkind = SC__PV_SYMINT;
-            break;
-        case SC_RESULT_TUPLE:
-            pn->vkind = SC__PV_TUPLE;
-            break;
-        default:
-            pn->vkind = SC__PV_OTHER;
-            break;
+        sc__prefault(table, cap * sizeof *table);
+        for (i = 0; i < cap; i++)
+            table[i].id = SC_NODE_NONE;
+        *table_out = table;
+    }
+    for (i = 0; i < p->n; i++) {
+        sc_node_id id = (sc_node_id)i;
+        sc__pnode *pn = &p->nodes[i];
+        bool written = (pn->flags & SC__PN_WRITTEN) != 0;
+        pn->flags &= (uint16_t)~SC__PN_WRITTEN;
+        dead_code_node(p, q, i);
+        if (cse && i >= nph && q->live[i] && !written &&
+            cse_candidate(p, id)) {
+            uint64_t h = hash_node(p, q->rep, id);
+            uint32_t h32 = (uint32_t)(h >> 32);
+            size_t slot = (size_t)(h ^ (h >> 29)) & (cap - 1);
+            while (table[slot].id != SC_NODE_NONE) {
+                if (table[slot].hash == h32 &&
+                    node_equal(p, q->rep, table[slot].id, id))
+                    break;
+                slot = (slot + 1) & (cap - 1);
+            }
+            if (table[slot].id == SC_NODE_NONE) {
+                table[slot].id = id;
+                table[slot].hash = h32;
+            } else {
+                pn->rep = q->rep[i] = table[slot].id;
+                q->live[i] = LIVE;
+                pn->flags &= (uint16_t)~SC__PN_CANON;
+                pn->place = SC_PARTITION_PLACE_FOLDED;
+                p->nfolded++;
+            }
+        }
+        status = node_size(p, cache, i, err);
+        if (status != SC_OK) {
+            sc__free(cache);
+            return status;
         }
     }
     sc__free(cache);
+    return SC_OK;
+}
+
+/* ---- Users of the folded graph ------------------------------------------ */
+
+typedef struct users_ctx {
+    sc_partition *p;
+    sc_node_id user;
+    sc_node_id *stamp; /* last user recorded per node */
+    bool fill;
+} users_ctx;
+
+static void add_user(sc_node_id arg, void *u)
+{
+    users_ctx *c = u;
+    sc_node_id r = c->p->nodes[arg].rep;
+    if (c->stamp[r] == c->user)
+        return;
+    c->stamp[r] = c->user;
+    if (c->fill)
+        c->p->users[c->p->uoff[r]++] = c->user;
+    else
+        c->p->uoff[r + 1]++;
+}
+
+/* A folded node and its representative, to list each class's members. */
+typedef struct member {
+    sc_node_id rep, id;
+} member;
+
+static int member_cmp(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->rep != y->rep)
+        return x->rep < y->rep ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+    sc_node_id x = *(const sc_node_id *)a, y = *(const sc_node_id *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The users of the folded graph from the graph's users index (increasing,
+ * each once): the users of canonical node r are the canonical users of r
+ * and of the duplicates folded into it, merged.  One pass over the index
+ * instead of two over every argument. */
+static sc_status users_from_index(sc_partition *p, const prep *q,
+                                  void *reuse, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    const sc_node_id *rep = q->rep;
+    const uint8_t *live = q->live;
+    size_t i, k, m = 0, nm = 0, total = 0, cap = g->user_off[p->n];
+    member *members = NULL;
+
+    if (p->nfolded) {
+        members = sc__malloc(p->nfolded * sizeof *members);
+        if (!members) {
+            sc__free(reuse);
+            return sc__error_nomem(err);
+        }
+        for (i = 0; i < p->n && nm < p->nfolded; i++)
+            if (rep[i] != SC_NODE_NONE && rep[i] != (sc_node_id)i) {
+                members[nm].rep = rep[i];
+                members[nm++].id = (sc_node_id)i;
+            }
+        qsort(members, nm, sizeof *members, member_cmp);
+    }
+    /* the offsets take the pages of the CSE table, which are mapped */
+    p->uoff = reuse ? sc__realloc(reuse, (p->n + 2) * sizeof *p->uoff)
+                    : sc__malloc((p->n + 2) * sizeof *p->uoff);
+    if (!p->uoff)
+        sc__free(reuse);
+    p->users = sc__malloc((cap ? cap : 1) * sizeof *p->users);
+    if (!p->uoff || !p->users) {
+        sc__free(members);
+        return sc__error_nomem(err);
+    }
+    /* (the users take at most cap entries: the dead and folded nodes'
+     * are not there; no prefaulting) */
+    if (!reuse)
+        sc__prefault(p->uoff, (p->n + 2) * sizeof *p->uoff);
+    for (i = 0; i < p->n; i++) {
+        size_t start = total;
+        bool merged = false;
+        p->uoff[i] = total;
+        if (!(live[i] & LIVE_CANON))
+            continue;
+        for (k = g->user_off[i]; k < g->user_off[i + 1]; k++)
+            if (live[g->users[k]] & LIVE_CANON)
+                p->users[total++] = g->users[k];
+        for (; m < nm && members[m].rep == (sc_node_id)i; m++) {
+            sc_node_id x = members[m].id;
+            for (k = g->user_off[x]; k < g->user_off[x + 1]; k++)
+                if (live[g->users[k]] & LIVE_CANON)
+                    p->users[total++] = g->users[k];
+            merged = true;
+        }
+        if (merged && total - start > 1) {
+            size_t w = start + 1;
+            qsort(p->users + start, total - start, sizeof *p->users, id_cmp);
+            for (k = start + 1; k < total; k++)
+                if (p->users[k] != p->users[w - 1])
+                    p->users[w++] = p->users[k];
+            total = w;
+        }
+    }
+    p->uoff[p->n] = p->uoff[p->n + 1] = total;
+    sc__free(members);
+    return SC_OK;
+}
+
+/* reuse: a block for the caller to free, whose pages the index may take
+ * over. */
+static sc_status build_users(sc_partition *p, const prep *q, void *reuse,
+                             sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, j, pass, nph = g->nplaceholders;
+    users_ctx c;
+
+    if (g->users_valid)
+        return users_from_index(p, q, reuse, err);
+    sc__free(reuse);
+    p->uoff = sc__calloc(p->n + 2, sizeof *p->uoff);
+    c.stamp = sc__malloc((p->n ? p->n : 1) * sizeof *c.stamp);
+    if (!p->uoff || !c.stamp) {
+        sc__free(c.stamp);
+        return sc__error_nomem(err);
+    }
+    c.p = p;
+    for (pass = 0; pass < 2; pass++) {
+        c.fill = pass == 1;
+        for (i = 0; i < p->n; i++)
+            c.stamp[i] = SC_NODE_NONE;
+        if (pass == 1) {
+            for (i = 0; i < p->n; i++)
+                p->uoff[i + 1] += p->uoff[i];
+            p->users = sc__malloc((p->uoff[p->n] ? p->uoff[p->n] : 1) *
+                                  sizeof *p->users);
+            if (!p->users) {
+                sc__free(c.stamp);
+                return sc__error_nomem(err);
+            }
+        }
+        for (i = nph; i < p->n; i++) {
+            const sc__node *nd = &g->nodes[i];
+            if (!(p->nodes[i].flags & SC__PN_CANON))
+                continue;
+            c.user = (sc_node_id)i;
+            for (j = 0; j < nd->nargs; j++)
+                sc__value_visit_nodes(&nd->args[j], add_user, &c);
+        }
+    }
+    /* The fill pass advanced uoff[r] to the end of r's range: shift back. */
+    for (i = p->n; i > 0; i--)
+        p->uoff[i] = p->uoff[i - 1];
+    p->uoff[0] = 0;
+    sc__free(c.stamp);
     return SC_OK;
 }
 
@@ -687,13 +727,29 @@ sc_status sc__partition_prepare(sc_partition *p,
 {
     const sc_graph *g = p->g;
     size_t i, nout = g->noutputs;
+    bool cse = !(opts->flags & SC_PARTITION_NO_CSE);
+    void *table = NULL;
     sc_status status;
+    prep q;
 
-    dead_code(p);
-    if (!(opts->flags & SC_PARTITION_NO_CSE)) {
-        status = cse(p, err);
-        if (status != SC_OK)
-            return status;
+    /* passes over the nodes: liveness (with the nodes ops write into),
+     * backward; the rest of DCE, CSE and the sizes at the hints; the
+     * users.  Every page of p->nodes is touched (all fresh in a large
+     * graph): map them at once */
+    sc__prefault(p->nodes, p->n * sizeof *p->nodes);
+    q.rep = sc__malloc((p->n ? p->n : 1) * (sizeof *q.rep + 1));
+    if (!q.rep)
+        return sc__error_nomem(err);
+    sc__prefault(q.rep, p->n * (sizeof *q.rep + 1));
+    q.live = (uint8_t *)(q.rep + p->n);
+    dead_code(p, &q, cse && g->users_valid);
+    status = make_binding(p, opts, err);
+    if (status == SC_OK)
+        status = fold_and_size(p, &q, cse, &table, err);
+    if (status != SC_OK) {
+        sc__free(table);
+        sc__free(q.rep);
+        return status;
     }
     for (i = 0; i < nout; i++) {
         sc_node_id o = g->outputs[i];
@@ -704,11 +760,7 @@ sc_status sc__partition_prepare(sc_partition *p,
         p->nodes[o].cls |= i < p->nfwd_out ? SC_PARTITION_FW_OUTPUT
                                            : SC_PARTITION_BW_OUTPUT;
     }
-    status = build_users(p, err);
-    if (status != SC_OK)
-        return status;
-    status = make_binding(p, opts, err);
-    if (status != SC_OK)
-        return status;
-    return node_sizes(p, err);
+    status = build_users(p, &q, table, err);
+    sc__free(q.rep);
+    return status;
 }

@@ -1,8 +1,15 @@
 /* symcut — allocation wrappers (with per-thread failure injection for
  * tests), the string buffer and the arena. */
+#include <config.h>
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "util/internal.h"
 
@@ -81,6 +88,31 @@ bool sc__grow(void **items, size_t *cap, size_t need, size_t elem_size)
     *items = p;
     *cap = ncap;
     return true;
+}
+
+/* ---- Prefaulting -------------------------------------------------------- */
+
+void sc__prefault(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+    uintptr_t page, a, e;
+    long ps;
+    if (!p || size < SC__PREFAULT_MIN)
+        return;
+    ps = sysconf(_SC_PAGESIZE);
+    if (ps <= 0)
+        return;
+    page = (uintptr_t)ps;
+    a = ((uintptr_t)p + page - 1) & ~(page - 1);
+    e = ((uintptr_t)p + size) & ~(page - 1);
+    /* advice only: an older kernel says EINVAL, and the pages then come
+     * one fault at a time as before */
+    if (e > a)
+        (void)madvise((void *)a, (size_t)(e - a), MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)size;
+#endif
 }
 
 /* ---- String buffer ---------------------------------------------------- */
@@ -171,7 +203,13 @@ char *sc__buf_take(sc__buf *b)
 /* ---- Arena ------------------------------------------------------------ */
 
 
-#define ARENA_BLOCK 65536
+/* Blocks grow geometrically: the first 64 KB, then each about as large
+ * as all the blocks before it, up to 1 MB (a graph of a million nodes
+ * takes about a hundred of them, not a thousand).  The blocks of 256 KB
+ * and more are prefaulted: they are filled, but the last one.  An object
+ * larger than a quarter of the next block gets a block of its own. */
+#define ARENA_BLOCK_MIN ((size_t)64 << 10)
+#define ARENA_BLOCK_MAX ((size_t)1 << 20)
 
 void sc__arena_init(sc__arena *a)
 {
@@ -191,17 +229,26 @@ void sc__arena_destroy(sc__arena *a)
     sc__arena_init(a);
 }
 
+static size_t arena_next_block(const sc__arena *a)
+{
+    size_t next = ARENA_BLOCK_MIN;
+    while (next < ARENA_BLOCK_MAX && next * 2 <= a->total)
+        next *= 2;
+    return next;
+}
+
 void *sc__arena_alloc(sc__arena *a, size_t size)
 {
     sc__arena_block *b;
-    size_t bsize;
+    size_t bsize, next;
     void *p;
 
     size = (size + 15) & ~(size_t)15;
     if (size == 0)
         size = 16;
     if (!a->head || a->size - a->used < size) {
-        bsize = size > ARENA_BLOCK / 4 ? size : ARENA_BLOCK;
+        next = arena_next_block(a);
+        bsize = size > next / 4 ? size : next;
         if (bsize > SIZE_MAX - sizeof *b)
             return NULL;
         b = sc__malloc(sizeof *b + bsize);
@@ -209,12 +256,14 @@ void *sc__arena_alloc(sc__arena *a, size_t size)
             return NULL;
         b->size = bsize;
         a->total += sizeof *b + bsize;
-        if (a->head && bsize != ARENA_BLOCK) {
+        if (a->head && bsize != next) {
             /* A large object: keep the current block open for small ones. */
             b->next = a->head->next;
             a->head->next = b;
             return b->data;
         }
+        if (bsize == next)
+            sc__prefault(b->data, bsize);
         b->next = a->head;
         a->head = b;
         a->used = 0;
