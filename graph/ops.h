@@ -149,8 +149,6 @@ typedef struct sc__op_info {
     bool returns_tuple;         /* `-> (A, B)` or `-> ()`; false for `-> A` */
     bool is_view;               /* a return aliases an argument, read-only */
     bool is_inplace;            /* the name ends in '_' (bernoulli_) */
-    bool nvfuser_recomputable;  /* 1.13 min-cut, compiler="nvfuser" */
-    bool inductor_recomputable; /* 1.13 min-cut, compiler="inductor" */
     bool functorch_random;      /* in 1.13's random_ops list */
     sc__op_class cls;
     sc__shape_rule shape;

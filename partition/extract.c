@@ -663,25 +663,21 @@ done:
     return status;
 }
 
-/* Record the synthesized SymInts of the plan in p->synth (in the block of
- * p->uoff, which sc_partition_free frees: see partition-internal.h). */
+/* Record the synthesized SymInts of the plan in p->synth. */
 static sc_status record_synth(sc_partition *p, const sym_plan *pl,
                               sc_error *err)
 {
-    size_t i, k = 0, off = (p->n + 2) * sizeof *p->uoff;
+    size_t i, k = 0;
     sc__synth_binding *rec;
-    void *block;
 
+    sc__free(p->synth);
     p->synth = NULL;
     p->nsynth = 0;
     if (pl->nsynth == 0)
         return SC_OK;
-    /* offsets are size_t: the records after them are aligned */
-    block = sc__realloc(p->uoff, off + pl->nsynth * sizeof *rec);
-    if (!block)
+    rec = sc__malloc(pl->nsynth * sizeof *rec);
+    if (!rec)
         return sc__error_nomem(err);
-    p->uoff = block;
-    rec = (sc__synth_binding *)(void *)((char *)block + off);
     for (i = 0; i < pl->n; i++) {
         const sym_entry *e = &pl->e[i];
         if (e->joint != SC_NODE_NONE)

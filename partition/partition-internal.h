@@ -98,14 +98,15 @@ struct sc_partition {
     size_t nfwd_out;       /* forward outputs of the joint */
     size_t nparams;
     int64_t unbacked_fallback;
+    /* the ban-rule settings, PyTorch's defaults resolved (run.c) */
+    unsigned rules_off;
+    int32_t max_dist_from_bw, long_chain_limit;
     sc_symmap *binding;    /* symbol -> value at the hints */
 
     sc__idlist saved_tensors, saved_symints, recomputed;
     /* the synthesized SymInts, in the order they are saved (nsynth 0:
-     * none; then synth is NULL).  The array lives in the block of uoff,
-     * after its p->n + 2 offsets, and is freed with it (sc_partition_free
-     * frees uoff). */
-    const sc__synth_binding *synth;
+     * none; then synth is NULL) */
+    sc__synth_binding *synth;
     size_t nsynth;
     int64_t saved_bytes, trivial_bytes, cut_value, flops;
     size_t flops_unknown;

@@ -203,6 +203,16 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
                    p->net_vertices, p->net_edges, (long long)p->cut_value);
     put_list(&b, p, "saved tensors", &p->saved_tensors, true);
     put_list(&b, p, "saved symints", &p->saved_symints, false);
+    if (p->nsynth)
+        sc__buf_printf(&b, "synthesized symints (%zu):\n", p->nsynth);
+    for (i = 0; i < p->nsynth; i++) {
+        const sc__synth_binding *s = &p->synth[i];
+        char *sym = expr_str(p, s->sym);
+        sc__buf_printf(&b, "  %-24s sym_size.int(%s, %zu), binds %s\n",
+                       s->name, sc_graph_node_name(p->g, s->src), s->dim,
+                       sym ? sym : "?");
+        free(sym);
+    }
     sc__buf_printf(&b, "recomputed (%zu):", p->recomputed.n);
     for (i = 0; i < p->recomputed.n; i++)
         sc__buf_printf(&b, " %s",
@@ -329,6 +339,26 @@ static json_t *class_json(unsigned cls)
     return a;
 }
 
+/* [{name, source, dim, symbol}] of the synthesized SymInts. */
+static json_t *synth_json(const sc_partition *p, bool *ok)
+{
+    json_t *a = json_array();
+    size_t i;
+    for (i = 0; a && i < p->nsynth && *ok; i++) {
+        const sc__synth_binding *s = &p->synth[i];
+        json_t *o = json_object();
+        set(o, "name", json_string(s->name), ok);
+        set(o, "source", json_string(sc_graph_node_name(p->g, s->src)), ok);
+        set(o, "dim", json_integer((json_int_t)s->dim), ok);
+        set(o, "symbol", expr_json(p, s->sym), ok);
+        if (!o || json_array_append_new(a, o) != 0)
+            *ok = false;
+    }
+    if (!a)
+        *ok = false;
+    return a;
+}
+
 static json_t *nodes_json(const sc_partition *p, bool *ok)
 {
     json_t *a = json_array();
@@ -412,6 +442,7 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     set(root, "joint", o, &ok);
     set(root, "saved_tensors", name_array(p, &p->saved_tensors), &ok);
     set(root, "saved_symints", name_array(p, &p->saved_symints), &ok);
+    set(root, "synthesized_symints", synth_json(p, &ok), &ok);
     set(root, "saved_bytes", json_integer(p->saved_bytes), &ok);
     set(root, "saved_bytes_formula", expr_json(p, p->saved_expr), &ok);
     set(root, "saved_bytes_excluding_primals",

@@ -283,39 +283,24 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
 
 /* ---- Running --------------------------------------------------------------- */
 
-/* A result with the ban-rule settings it was computed with, resolved
- * (struct sc_partition is partition-internal.h's; the settings live
- * beside it: a result is the first member of its box, so the box is
- * allocated and freed through the result's address). */
-typedef struct result_box {
-    sc_partition p;
-    unsigned rules_off;
-    int32_t max_dist_from_bw, long_chain_limit;
-} result_box;
-
-static const result_box *box_of(const sc_partition *p)
-{
-    return (const result_box *)(const void *)p;
-}
-
 /* The fields' 0 is PyTorch's default, a negative value the value 0;
  * pytorch-1.13 has only the allowlist and the reduction rule. */
-static void resolve_rules(result_box *b, const sc_partition_options *o)
+static void resolve_rules(sc_partition *p, const sc_partition_options *o)
 {
     if (o->policy == SC_PARTITION_PYTORCH_1_13) {
-        b->rules_off = SC_PARTITION_RULE_MATERIALIZED_BACKWARD |
+        p->rules_off = SC_PARTITION_RULE_MATERIALIZED_BACKWARD |
                        SC_PARTITION_RULE_USED_FAR_APART |
                        SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS;
-        b->max_dist_from_bw = 1000;
-        b->long_chain_limit = 100;
+        p->max_dist_from_bw = 1000;
+        p->long_chain_limit = 100;
         return;
     }
-    b->rules_off = o->rules_off & (SC_PARTITION_RULES_AGGRESSIVE |
+    p->rules_off = o->rules_off & (SC_PARTITION_RULES_AGGRESSIVE |
                                    SC_PARTITION_RULE_REDUCTIONS);
-    b->max_dist_from_bw = o->max_dist_from_bw == 0  ? 1000
+    p->max_dist_from_bw = o->max_dist_from_bw == 0  ? 1000
                           : o->max_dist_from_bw < 0 ? 0
                                                     : o->max_dist_from_bw;
-    b->long_chain_limit = o->long_chain_limit == 0  ? 100
+    p->long_chain_limit = o->long_chain_limit == 0  ? 100
                           : o->long_chain_limit < 0 ? 0
                                                     : o->long_chain_limit;
 }
@@ -324,13 +309,12 @@ void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
                             int32_t *max_dist_from_bw,
                             int32_t *long_chain_limit)
 {
-    const result_box *b = box_of(p);
     if (rules_off)
-        *rules_off = b->rules_off;
+        *rules_off = p->rules_off;
     if (max_dist_from_bw)
-        *max_dist_from_bw = b->max_dist_from_bw;
+        *max_dist_from_bw = p->max_dist_from_bw;
     if (long_chain_limit)
-        *long_chain_limit = b->long_chain_limit;
+        *long_chain_limit = p->long_chain_limit;
 }
 
 int64_t sc_partition_unbacked_fallback(const sc_partition *p)
@@ -343,7 +327,6 @@ sc_status sc_partition_run(const sc_graph *joint,
                            sc_partition **out, sc_error *err)
 {
     sc_partition_options dflt;
-    result_box *box;
     sc_partition *p;
     sc_status status;
     double t;
@@ -355,11 +338,10 @@ sc_status sc_partition_run(const sc_graph *joint,
     }
     if (!joint)
         return sc__error_set(err, SC_ERR_INVALID, "no graph");
-    box = sc__calloc(1, sizeof *box);
-    if (!box)
+    p = sc__calloc(1, sizeof *p);
+    if (!p)
         return sc__error_nomem(err);
-    resolve_rules(box, opts);
-    p = &box->p;
+    resolve_rules(p, opts);
     p->g = joint;
     p->ctx = sc_graph_ctx(joint);
     p->env = sc_graph_env(joint);
@@ -416,6 +398,7 @@ void sc_partition_free(sc_partition *p)
     sc__free(p->nodes);
     sc__free(p->uoff);
     sc__free(p->users);
+    sc__free(p->synth);
     if (p->binding)
         sc_symmap_free(p->binding);
     sc__idlist_free(&p->saved_tensors);
@@ -426,7 +409,7 @@ void sc_partition_free(sc_partition *p)
     sc__free(p->warnings);
     sc_graph_free(p->fw);
     sc_graph_free(p->bw);
-    sc__free(p); /* its result_box: p is the first member */
+    sc__free(p);
 }
 
 /* ---- Accessors --------------------------------------------------------------- */
@@ -460,6 +443,23 @@ size_t sc_partition_num_recomputed(const sc_partition *p)
 sc_node_id sc_partition_recomputed(const sc_partition *p, size_t i)
 {
     return i < p->recomputed.n ? p->recomputed.ids[i] : SC_NODE_NONE;
+}
+
+size_t sc_partition_num_synth_symints(const sc_partition *p)
+{
+    return p->nsynth;
+}
+
+bool sc_partition_synth_symint(const sc_partition *p, size_t i,
+                               sc_partition_synth *out)
+{
+    if (i >= p->nsynth)
+        return false;
+    out->name = p->synth[i].name;
+    out->src = p->synth[i].src;
+    out->dim = p->synth[i].dim;
+    out->sym = p->synth[i].sym;
+    return true;
 }
 
 static const sc__pnode *pnode(const sc_partition *p, sc_node_id id)

@@ -1694,6 +1694,23 @@ START_TEST(test_partition_binds_composite_symbols)
         ck_assert_int_eq(node_arg(fw, o, 0), 0); /* primals_1 */
         ck_assert_uint_eq(sc_partition_num_warnings(p), 2);
         ck_assert_ptr_nonnull(strstr(sc_partition_warning(p, 0), "bind s0"));
+        /* the result lists both, as the backward's placeholders order
+         * them */
+        ck_assert_uint_eq(sc_partition_num_synth_symints(p), 2);
+        for (size_t i = 0; i < 2; i++) {
+            sc_partition_synth sy;
+            ck_assert(sc_partition_synth_symint(p, i, &sy));
+            ck_assert_str_eq(sy.name,
+                             sc_graph_node_name(bw, (sc_node_id)i));
+            ck_assert_int_eq(sy.src, 0); /* primals_1 of the joint */
+            ck_assert_uint_eq(sy.dim, i);
+            ck_assert_ptr_eq(sy.sym, i ? s1 : s0);
+        }
+        {
+            sc_partition_synth sy = {"untouched", 7, 7, NULL};
+            ck_assert(!sc_partition_synth_symint(p, 2, &sy));
+            ck_assert_str_eq(sy.name, "untouched");
+        }
         sc_partition_free(p);
     }
     sc_graph_free(j);
@@ -1718,6 +1735,8 @@ START_TEST(test_partition_binds_composite_symbols)
         ck_assert_str_eq(
             sc_partition_node_reason(p, sc_partition_saved_symint(p, 1)),
             "saved: the backward binds a symbol from it");
+        /* joint nodes: nothing synthesized */
+        ck_assert_uint_eq(sc_partition_num_synth_symints(p), 0);
         sc_partition_free(p);
     }
     sc_graph_free(j);

@@ -189,6 +189,23 @@ size_t sc_partition_num_saved_tensors(const sc_partition *p);
 sc_node_id sc_partition_saved_tensor(const sc_partition *p, size_t i);
 size_t sc_partition_num_saved_symints(const sc_partition *p);
 sc_node_id sc_partition_saved_symint(const sc_partition *p, size_t i);
+/* The SymInts the extraction added so that the backward can bind a symbol
+ * that no saved value carries (PyTorch's _extract_fwd_bwd_modules does the
+ * same): `sym_size.int(src, dim)` in the forward graph, saved, and a
+ * backward placeholder of the same name.  The joint has no such node, so
+ * they are not among the saved symints above; in the order they are saved
+ * (doc/partition.md, Symbols the backward binds). */
+typedef struct sc_partition_synth {
+    const char *name; /* in both graphs: sym_size, sym_size_1, ... (owned
+                         by the result) */
+    sc_node_id src;   /* the joint node whose size it reads */
+    size_t dim;       /* the dimension of src */
+    sc_expr *sym;     /* the symbol it binds */
+} sc_partition_synth;
+size_t sc_partition_num_synth_symints(const sc_partition *p);
+/* The i-th; false (and *out untouched) when i is out of range. */
+bool sc_partition_synth_symint(const sc_partition *p, size_t i,
+                               sc_partition_synth *out);
 /* Call nodes that run in both graphs (recomputed by the backward), in
  * joint order. */
 size_t sc_partition_num_recomputed(const sc_partition *p);

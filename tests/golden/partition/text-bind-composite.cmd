@@ -1,0 +1,1 @@
+$SYMCUT partition --forward bind-composite.forward.txt --no-timings 2>&1
