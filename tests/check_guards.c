@@ -1305,7 +1305,13 @@ static const char *rand_guard(sc_test_rng *rng, char *buf, size_t n)
     return buf;
 }
 
-START_TEST(test_property_minimal_exhaustive)
+/* Record random guards (from gen) over three sizes with random hints in
+ * [2, hint_max], and check that the produced set decides every size of the
+ * grid as the recorded guards do. */
+typedef const char *(*guard_gen)(sc_test_rng *rng, char *buf, size_t n);
+
+static void minimal_property(guard_gen gen, uint64_t mix, long hint_max,
+                             const char *what)
 {
     uint64_t seed = sc_test_seed();
     long n = sc_test_cases(30), i;
@@ -1315,18 +1321,23 @@ START_TEST(test_property_minimal_exhaustive)
         char buf[96], label[1024];
         size_t len;
         int k, ng;
-        sc_test_rng_init(&rng, seed ^ (0x2545f4914f6cdd1dULL * (uint64_t)(i + 1)));
+        sc_test_rng_init(&rng, seed ^ (mix * (uint64_t)(i + 1)));
         fx_init(&f, NULL);
         for (k = 0; k < 3; k++)
-            backed(&f, sc_test_rng_range(&rng, 2, 10), NULL, SC_ENV_NO_DUCK);
+            backed(&f, sc_test_rng_range(&rng, 2, hint_max), NULL,
+                   SC_ENV_NO_DUCK);
         len = (size_t)snprintf(label, sizeof label,
-                               "SYMCUT_SEED=%llu case %ld:",
-                               (unsigned long long)seed, i);
+                               "SYMCUT_SEED=%llu %scase %ld:",
+                               (unsigned long long)seed, what, i);
         ng = 4 + (int)sc_test_rng_below(&rng, 8);
         for (k = 0; k < ng; k++) {
             bool b;
-            rand_guard(&rng, buf, sizeof buf);
-            ck_assert_int_eq(sc_env_guard(f.env, P(&f, buf), &b, &f.err), SC_OK);
+            sc_status st;
+            gen(&rng, buf, sizeof buf);
+            st = sc_env_guard(f.env, P(&f, buf), &b, &f.err);
+            /* an equality false at the hints is recorded as Ne */
+            ck_assert_msg(st == SC_OK, "%s %s: %s", label, buf,
+                          f.err.message);
             if (len + strlen(buf) + 8 < sizeof label)
                 len += (size_t)snprintf(label + len, sizeof label - len,
                                         " %s%s;", b ? "" : "not ", buf);
@@ -1336,6 +1347,11 @@ START_TEST(test_property_minimal_exhaustive)
         expect_same_decisions_at(&f, 11, label);
         fx_done(&f);
     }
+}
+
+START_TEST(test_property_minimal_exhaustive)
+{
+    minimal_property(rand_guard, 0x2545f4914f6cdd1dULL, 10, "");
 }
 END_TEST
 
@@ -1367,38 +1383,7 @@ static const char *rand_guard_linear(sc_test_rng *rng, char *buf, size_t n)
 
 START_TEST(test_property_minimal_linear_exhaustive)
 {
-    uint64_t seed = sc_test_seed();
-    long n = sc_test_cases(30), i;
-    for (i = 0; i < n; i++) {
-        sc_test_rng rng;
-        fixture f;
-        char buf[96], label[1024];
-        size_t len;
-        int k, ng;
-        sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
-        fx_init(&f, NULL);
-        for (k = 0; k < 3; k++)
-            backed(&f, sc_test_rng_range(&rng, 2, 9), NULL, SC_ENV_NO_DUCK);
-        len = (size_t)snprintf(label, sizeof label,
-                               "SYMCUT_SEED=%llu linear case %ld:",
-                               (unsigned long long)seed, i);
-        ng = 4 + (int)sc_test_rng_below(&rng, 8);
-        for (k = 0; k < ng; k++) {
-            bool b;
-            sc_status st;
-            rand_guard_linear(&rng, buf, sizeof buf);
-            st = sc_env_guard(f.env, P(&f, buf), &b, &f.err);
-            /* an equality false at the hints is recorded as Ne */
-            ck_assert_msg(st == SC_OK, "%s %s: %s", label, buf, f.err.message);
-            if (len + strlen(buf) + 8 < sizeof label)
-                len += (size_t)snprintf(label + len, sizeof label - len,
-                                        " %s%s;", b ? "" : "not ", buf);
-        }
-        if (len + 3 < sizeof label)
-            strcat(label, "\n");
-        expect_same_decisions_at(&f, 11, label);
-        fx_done(&f);
-    }
+    minimal_property(rand_guard_linear, 0x9e3779b97f4a7c15ULL, 9, "linear ");
 }
 END_TEST
 

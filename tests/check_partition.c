@@ -1503,7 +1503,8 @@ END_TEST
  * backward d has max_dist_from_bw < d < 1000; its default, 1000, never
  * does.  x -> a -> b -> o (the forward output), the backward reads b and
  * x: distances b 1, a 2.  With max_dist_from_bw 1, a is banned and b is
- * saved instead of recomputed from x. */
+ * saved instead of recomputed from x; with 0 (a negative field), b is
+ * banned too. */
 START_TEST(test_max_dist_from_bw)
 {
     tb t;
@@ -1532,6 +1533,16 @@ START_TEST(test_max_dist_from_bw)
     ck_assert_int_eq(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
     ck_assert(saved(p, b));
     ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    check_valid(p);
+    sc_partition_free(p);
+    /* negative: PyTorch's 0; b, at distance 1, is banned too */
+    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, -1, 0, NULL, NULL);
+    ck_assert_int_eq(sc_partition_node_distance(p, b), 1);
+    ck_assert_int_eq(sc_partition_node_ban(p, a),
+                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
+    ck_assert_int_eq(sc_partition_node_ban(p, b),
+                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
+    ck_assert(saved(p, b));
     check_valid(p);
     sc_partition_free(p);
     /* 1.13 ignores it (its compiler="nvfuser" never applied it). */
@@ -1622,42 +1633,6 @@ START_TEST(test_rule_settings)
                                     "reductions (pytorch-1.13 has no "
                                     "others)\n"));
     free(s);
-    sc_partition_free(p);
-    tb_free(&t);
-}
-END_TEST
-
-/* max_dist_from_bw negative: PyTorch's 0.  x -> a -> b -> o, the backward
- * reads b and x (test_max_dist_from_bw): b, at distance 1, is banned too,
- * where max_dist_from_bw 1 spares it. */
-START_TEST(test_max_dist_zero)
-{
-    tb t;
-    sc_node_id x, tg, a, b, o, gr, gx, outs[2];
-    sc_partition *p;
-
-    tb_init(&t);
-    x = tb_ph(&t, "primals_1", SC_ROLE_PRIMAL, 64, 0);
-    tg = tb_ph(&t, "tangents_1", SC_ROLE_TANGENT, 64, 0);
-    a = call1(&t, "a", "relu.default", x, 64);
-    b = call1(&t, "b", "relu.default", a, 64);
-    o = call1(&t, "o", "neg.default", b, 64);
-    gr = call2(&t, "gr", "mul.Tensor", tg, b, 64);
-    gx = call2(&t, "gx", "mul.Tensor", gr, x, 64);
-    outs[0] = o;
-    outs[1] = gx;
-    tb_finish(&t, 2, outs, 1);
-    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, -1, 0, NULL, NULL);
-    ck_assert_int_eq(sc_partition_node_distance(p, b), 1);
-    ck_assert_int_eq(sc_partition_node_ban(p, a),
-                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
-    ck_assert_int_eq(sc_partition_node_ban(p, b),
-                     SC_PARTITION_BAN_FAR_FROM_BACKWARD);
-    ck_assert(saved(p, b));
-    check_valid(p);
-    sc_partition_free(p);
-    p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 1, 0, NULL, NULL);
-    ck_assert_int_eq(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
     sc_partition_free(p);
     tb_free(&t);
 }
@@ -2490,7 +2465,6 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_long_fusible_chain);
     tcase_add_test(tc, test_max_dist_from_bw);
     tcase_add_test(tc, test_rule_settings);
-    tcase_add_test(tc, test_max_dist_zero);
     tcase_add_test(tc, test_softmax_1_13);
     tcase_add_test(tc, test_mutates_ban);
     tcase_add_test(tc, test_weights_beyond_2_53);
