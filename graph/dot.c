@@ -7,6 +7,9 @@
 
 #include "graph/graph-internal.h"
 
+/* Above this many nodes the layout's iterations are bounded. */
+#define SC__DOT_BIG_GRAPH 300
+
 void sc_graph_dot_options_init(sc_graph_dot_options *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -143,6 +146,12 @@ sc_status sc_graph_write_dot(const sc_graph *g,
                      "fontname=\"Helvetica\", fontsize=10, "
                      "fillcolor=\"white\"];\n"
                      "  edge [arrowsize=0.6];\n");
+    /* Graphviz's network-simplex ranking and crossing minimization take
+     * minutes on a few hundred nodes (lstm_module's joint: over 14
+     * minutes); bounding their iterations renders it in under a minute,
+     * with a layout only a little less tidy. */
+    if (g->nnodes > SC__DOT_BIG_GRAPH)
+        sc__buf_puts(&b, "  nslimit=2;\n  nslimit1=2;\n  mclimit=0.1;\n");
     for (i = 0; i < g->nnodes && !b.failed; i++) {
         const sc__node *nd = &g->nodes[i];
         const char *color = NULL;

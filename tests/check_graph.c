@@ -1223,6 +1223,8 @@ START_TEST(test_dot)
         strstr(dot, "  n10 -> output [label=\"0\", style=bold];\n"));
     ck_assert_ptr_nonnull(strstr(dot, "fillcolor=\"#f8d7da\"")); /* tangent */
     ck_assert(strcmp(dot + len - 2, "}\n") == 0);
+    /* a small graph keeps Graphviz's default layout effort */
+    ck_assert_ptr_null(strstr(dot, "nslimit"));
     free(dot);
     sc_graph_dot_options_init(&opts);
     opts.color = color_mm;
@@ -1232,6 +1234,16 @@ START_TEST(test_dot)
     ck_assert_ptr_nonnull(
         strstr(dot, "  n12 [label=\"mm\\naten.mm.default\\nf32[32, 256]\", "
                     "fillcolor=\"red\"];\n"));
+    free(dot);
+    free(path);
+    sc_graph_free(g);
+    /* a big one (lstm_module's joint, 500-odd nodes) bounds it */
+    path = examples_path("lstm_module.joint.txt");
+    ck_assert_int_eq(sc_graph_read_file(ctx, path, NULL, &g, &err), SC_OK);
+    ck_assert_uint_gt(sc_graph_num_nodes(g), 300);
+    ck_assert_int_eq(sc_graph_write_dot(g, NULL, &dot, NULL, &err), SC_OK);
+    ck_assert_ptr_nonnull(
+        strstr(dot, "  nslimit=2;\n  nslimit1=2;\n  mclimit=0.1;\n"));
     free(dot);
     free(path);
     sc_graph_free(g);
