@@ -22,7 +22,16 @@ typedef struct rules {
     unsigned off;        /* SC_PARTITION_RULE_* bits turned off */
     int32_t max_dist;    /* config.max_dist_from_bw */
     int32_t chain_limit; /* the long-fusible-chain length */
+    const uint8_t *props; /* per node: P_* bits (sc__partition_classify) */
 } rules;
+
+/* Per-node properties the rules test on every use edge, in one byte a node
+ * (the joint's 64-byte nodes, read once in order, stay out of the walks). */
+enum {
+    P_FUSIBLE = 1, /* canonical, and the policy's fusible op */
+    P_CAT = 2,     /* aten.cat: current PyTorch fuses anything into it */
+    P_VIEW = 4     /* the op table's view class */
+};
 
 static bool rule_on(const rules *r, unsigned bit)
 {
@@ -284,9 +293,10 @@ static sc_partition_ban op_ban(const sc_partition *p, sc_node_id id)
 static bool fusible_edge(const sc_partition *p, const rules *r,
                          const uint8_t *fus, sc_node_id a, sc_node_id b)
 {
-    if (r->modern && sc_graph_node_op(p->g, b) == SC_OP_CAT)
+    (void)p;
+    if (r->modern && (fus[b] & P_CAT))
         return true;
-    return fus[a] && fus[b];
+    return (fus[a] & fus[b] & P_FUSIBLE) != 0;
 }
 
 /* PyTorch's view_ops: never banned, and see-through for the
@@ -298,9 +308,8 @@ static bool fusible_edge(const sc_partition *p, const rules *r,
  * partitioning but which are views (and recomputable) here. */
 static bool is_view(const sc_partition *p, const rules *r, sc_node_id id)
 {
-    int op = sc_graph_node_op(p->g, id);
-    (void)r;
-    return op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW;
+    (void)p;
+    return (r->props[id] & P_VIEW) != 0;
 }
 
 /* PyTorch's is_materialized: a placeholder, an output, or a node with a
@@ -706,9 +715,18 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
     fus = sc__malloc(p->n ? p->n : 1);
     if (!fus)
         return sc__error_nomem(err);
-    for (i = 0; i < p->n; i++)
-        fus[i] = (p->nodes[i].flags & SC__PN_CANON) &&
-                 sc__partition_fusible(p, (sc_node_id)i);
+    for (i = 0; i < p->n; i++) {
+        int op = sc_graph_node_op(p->g, (sc_node_id)i);
+        fus[i] = 0;
+        if ((p->nodes[i].flags & SC__PN_CANON) &&
+            sc__partition_fusible(p, (sc_node_id)i))
+            fus[i] |= P_FUSIBLE;
+        if (op == SC_OP_CAT)
+            fus[i] |= P_CAT;
+        if (op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW)
+            fus[i] |= P_VIEW;
+    }
+    r.props = fus;
     status = bans(p, &r, fus, err);
     if (status == SC_OK &&
         (rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART) ||
