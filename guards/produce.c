@@ -2487,7 +2487,8 @@ static bool fm_implied(mz_state *mz, size_t k)
                 return false;
             for (t = 0; t < nv; t++)
                 row[t] = -row[t];
-            row[nv] = -r->b - 1;
+            row[nv] = -(r->b + 1); /* b < INT64_MAX: no overflow, even
+                                       for b = INT64_MIN */
         }
         /* the lines' coefficients are coprime already (normal forms) */
         if (!om_insert(c, A, &n, row, gen))
