@@ -69,8 +69,15 @@ void sc_error_init(sc_error *err);
  * would have, like snprintf. */
 size_t sc_error_format(const sc_error *err, char *buf, size_t size);
 
-/* Propagate a failing status: `status` must be a local sc_status and the
- * function must have a `fail:` label that cleans up. */
+/* The two ways to propagate a failing status; every function uses one of
+ * them.
+ *
+ * SC_CHECK(expr): when there is something to clean up.  `status` must be a
+ * local sc_status and the function must have a `fail:` label that cleans
+ * up and returns it.
+ *
+ * SC_TRY(expr): when there is nothing to clean up: return the failing
+ * status at once. */
 #define SC_CHECK(expr)                                                       \
     do {                                                                     \
         sc_status sc__check_status = (expr);                                 \
@@ -78,6 +85,13 @@ size_t sc_error_format(const sc_error *err, char *buf, size_t size);
             status = sc__check_status;                                       \
             goto fail;                                                       \
         }                                                                    \
+    } while (0)
+
+#define SC_TRY(expr)                                                         \
+    do {                                                                     \
+        sc_status sc__try_status = (expr);                                   \
+        if (sc__try_status != SC_OK)                                         \
+            return sc__try_status;                                           \
     } while (0)
 
 #ifdef __cplusplus
