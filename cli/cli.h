@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <symcut.h>
@@ -112,23 +113,161 @@ int cli_check_hint_names(const sc_graph *g, const char *cmd,
 sc_status cli_parse_ranges(sc_ctx *ctx, const char *text, sc_bounds *bounds,
                            sc_error *err);
 
+/* ---- Options: every command declares a table of them ------------------ */
+
+/* What an option's value is and where it goes (dest). */
+typedef enum cli_opt_kind {
+    CLI_OPT_FLAG,   /* no value: *(bool *)dest = true */
+    CLI_OPT_BITS,   /* no value: *(unsigned *)dest |= bits */
+    CLI_OPT_TEXT,   /* a path or a text kept as given (parsed later):
+                     * *(const char **)dest; the last one wins */
+    CLI_OPT_HINTS,  /* SYMBOL=VALUE,...: appended to *(cli_hints *)dest
+                     * (cli_parse_hints; a later value for a symbol
+                     * replaces); bad: "OPT: message" */
+    CLI_OPT_COUNT,  /* a non-negative decimal: *(long *)dest */
+    CLI_OPT_UINT,   /* an unsigned integer in C syntax (0x.. and 0..
+                     * too) from min to max: *(uint64_t *)dest */
+    CLI_OPT_NUMBER, /* a finite number >= 0 (> 0 when min is 1):
+                     * *(double *)dest */
+    CLI_OPT_CHOICE, /* one of choices: *(const char **)dest */
+    CLI_OPT_CALL,   /* a value that fn parses into dest */
+    CLI_OPT_ACTION  /* no value: fn(..., NULL, dest) */
+} cli_opt_kind;
+
+struct cli_syntax;
+
+/* One option.  A command's options are an array of them; `--name value`
+ * and `--name=value` are the same, a short name takes `-o value` only.
+ * Every value is checked where it appears, in the order of the command
+ * line, so the first bad argument is the one reported. */
+typedef struct cli_opt {
+    const char *name;       /* "--seed", or NULL */
+    const char *short_name; /* "-o", or NULL */
+    cli_opt_kind kind;
+    void *dest;
+    /* The usage error of a bad value: a format that receives the value
+     * (it may leave it out).  Not used by CLI_OPT_HINTS, CALL and ACTION,
+     * whose parsers print their own. */
+    const char *bad;
+    /* The usage error of a missing value, receiving the option as typed;
+     * NULL: the command's (cli_syntax.needs_value). */
+    const char *needs_value;
+    uint64_t min, max; /* CLI_OPT_UINT; CLI_OPT_NUMBER: min 1 is > 0 */
+    unsigned bits;     /* CLI_OPT_BITS */
+    const char *const *choices; /* CLI_OPT_CHOICE: NULL-terminated */
+    /* CLI_OPT_CALL, CLI_OPT_ACTION: parse value (NULL for an ACTION) into
+     * o->dest; 0 or the exit status after printing the error. */
+    int (*fn)(const struct cli_syntax *syn, const struct cli_opt *o,
+              const char *value);
+    bool *seen; /* may be NULL: set when the option is given */
+} cli_opt;
+
+/* A command's command line: its options, its arguments, its messages. */
+typedef struct cli_syntax {
+    const char *cmd;          /* "partition": for "Try 'symcut CMD --help'" */
+    void (*usage)(FILE *out); /* --help, -h */
+    const cli_opt *opts;
+    size_t nopts;
+    sc_ctx *ctx;              /* the context of CLI_OPT_HINTS symbols */
+    const char *needs_value;  /* the option as typed; NULL:
+                               * "%s needs a value" */
+    const char *unknown;      /* the argument; NULL: "unknown option '%s'" */
+    int max_args;             /* arguments that are not options */
+    const char *too_many;     /* one more than max_args (the argument) */
+    bool args_last;           /* an argument must be the last one: else
+                               * too_many */
+    /* Options come first: the first argument that is not one, or the
+     * ones after "--", and all that follow are arguments; "-x" is then an
+     * argument too (only "--x" is an unknown option). */
+    bool options_first;
+} cli_syntax;
+
+/* What is left of the command line once the options are parsed. */
+typedef struct cli_args {
+    const char *args[2]; /* the first max_args (at most 2) arguments */
+    int nargs;
+    int rest; /* options_first: argv[rest..] are the arguments */
+} cli_args;
+
+/* The number of entries of an option table. */
+#define CLI_NOPTS(opts) (sizeof(opts) / sizeof((opts)[0]))
+
+/* cli_parse_options: the command line is parsed, go on. */
+#define CLI_PARSED (-1)
+
+/* Parse argv[first..] by syn: CLI_PARSED, or the exit status to return
+ * (CLI_EXIT_OK after printing the help, CLI_EXIT_USAGE or CLI_EXIT_INPUT
+ * after printing the error). */
+int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
+                      cli_args *out);
+
+/* A CLI_OPT_CALL parser: a partitioner policy name into
+ * *(sc_partition_policy *)o->dest; bad: o->bad. */
+int cli_policy_option(const cli_syntax *syn, const cli_opt *o,
+                      const char *value);
+
 /* The partitioner's ban-rule options, shared by partition and validate:
  * --rule-off NAME[,NAME] (repeatable), --aggressive-recomputation,
- * --max-dist-from-bw N, --long-chain-limit N, --unbacked-fallback N.
- * If argv[*i] is one of them, parse it (and its value, advancing *i) into
- * opts and return 1; 0 if it is not one; -1 after printing a usage error
- * (unknown rule name, a number that is not a plain decimal in range).
- * *given (may be NULL) receives the first rule option seen (not
- * --unbacked-fallback, which applies to every policy). */
-int cli_partition_rule_option(const char *cmd, int argc, char **argv, int *i,
-                              sc_partition_options *opts,
-                              const char **given);
+ * --max-dist-from-bw N, --long-chain-limit N, --unbacked-fallback N, parsed
+ * into opts.  given receives the first rule option seen (not
+ * --unbacked-fallback, which applies to every policy), any the first of
+ * all five. */
+typedef struct cli_rules {
+    sc_partition_options *opts;
+    const char *given;
+    const char *any;
+} cli_rules;
+
+int cli_partition_rule_option(const cli_syntax *syn, const cli_opt *o,
+                              const char *value);
+
+/* The five table entries of those options, parsing into r (a cli_rules
+ * pointer). */
+#define CLI_PARTITION_RULE_OPTIONS(r)                                        \
+    {.name = "--rule-off", .kind = CLI_OPT_CALL, .dest = (r),                \
+     .needs_value = "%s needs a value", .fn = cli_partition_rule_option},    \
+    {.name = "--aggressive-recomputation", .kind = CLI_OPT_ACTION,          \
+     .dest = (r), .fn = cli_partition_rule_option},                          \
+    {.name = "--max-dist-from-bw", .kind = CLI_OPT_CALL, .dest = (r),        \
+     .needs_value = "%s needs a value", .fn = cli_partition_rule_option},    \
+    {.name = "--long-chain-limit", .kind = CLI_OPT_CALL, .dest = (r),        \
+     .needs_value = "%s needs a value", .fn = cli_partition_rule_option},    \
+    {.name = "--unbacked-fallback", .kind = CLI_OPT_CALL, .dest = (r),       \
+     .needs_value = "%s needs a value", .fn = cli_partition_rule_option}
+
 /* After parsing: a usage error (returned) if a rule option was given with
  * the pytorch-1.13 policy, which has none of those rules; else 0. */
-int cli_check_partition_rules(const char *cmd,
-                              const sc_partition_options *opts,
-                              const char *given);
+int cli_check_partition_rules(const char *cmd, const cli_rules *r);
 /* The --help lines of those options. */
 void cli_partition_rules_help(FILE *out);
+
+/* ---- Reading a command's graph ----------------------------------------- */
+
+/* How a command reads its GRAPH: cli_load_init, then set what applies. */
+typedef struct cli_load {
+    const char *cmd;       /* for the usage errors */
+    bool plain_path;       /* read with sc_graph_read_file: "-" is a file
+                            * name, not standard input */
+    long num_fwd_outputs;  /* the reader's option; -1: its default */
+    const cli_hints *hints; /* --hint for the reader, or NULL */
+    const char *sizes_text; /* --sizes (NULL: none): its names must be
+                             * symbols of the graph */
+    const char *hint_text;  /* --hint kept as text (NULL: none): the same */
+    bool forward;           /* the file is a forward graph: build its joint
+                             * graph (cli_joint_of_forward) */
+    const char *no_grad;    /* with forward: primals without a gradient */
+} cli_load;
+
+void cli_load_init(cli_load *l, const char *cmd);
+
+/* Read the graph file with l's options, check the symbol names of the
+ * options against it and, with l->forward, build its joint graph.  0 with
+ * *graph the graph to work on (the joint graph with l->forward) and *read
+ * the forward graph read with l->forward (else NULL; both the caller's to
+ * free); or the exit status
+ * after printing the error (CLI_EXIT_USAGE for an option naming an unknown
+ * symbol, else CLI_EXIT_INPUT), with nothing left to free. */
+int cli_load_graph(sc_ctx *ctx, const char *file, const cli_load *l,
+                   sc_graph **graph, sc_graph **read);
 
 #endif /* SYMCUT_CLI_H */

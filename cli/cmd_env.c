@@ -54,24 +54,20 @@ static void usage(FILE *out)
 
 int cli_cmd_env(int argc, char **argv)
 {
-    const char *path = "-";
+    const cli_syntax syn = {.cmd = "env", .usage = usage, .max_args = 1,
+                            .too_many = "expected one script file",
+                            .args_last = true};
+    const char *path;
+    cli_args args;
     sc_error err;
     sc_status st;
     char *text;
     size_t len = 0;
-    int i;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
 
-    for (i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
-            return cli_usage_error("env", "unknown option '%s'", argv[i]);
-        if (i != argc - 1)
-            return cli_usage_error("env", "expected one script file");
-        path = argv[i];
-    }
+    if (rc != CLI_PARSED)
+        return rc;
+    path = args.nargs ? args.args[0] : "-";
     text = cli_read_file(path, &len, &err);
     if (!text) {
         cli_report(&err);

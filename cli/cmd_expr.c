@@ -152,100 +152,106 @@ static bool run_file(expr_job *job, const char *path)
     return ok;
 }
 
+/* --bind s0=5,... (eval) into the job o->dest. */
+static int bind_option(const cli_syntax *syn, const cli_opt *o,
+                       const char *value)
+{
+    expr_job *job = o->dest;
+    sc_error err;
+
+    if (job->mode != MODE_EVAL)
+        return cli_usage_error(syn->cmd, "--bind is for eval");
+    if (cli_parse_bindings(job->ctx, value, job->binding, &err) != SC_OK)
+        return cli_usage_error(syn->cmd, "--bind: %s", err.message);
+    return 0;
+}
+
+/* --range s0=2..1024,... (simplify, range) into the job o->dest. */
+static int range_option(const cli_syntax *syn, const cli_opt *o,
+                        const char *value)
+{
+    expr_job *job = o->dest;
+    sc_error err;
+
+    if (job->mode == MODE_EVAL)
+        return cli_usage_error(syn->cmd, "--range is for simplify and range");
+    if (cli_parse_ranges(job->ctx, value, job->bounds, &err) != SC_OK)
+        return cli_usage_error(syn->cmd, "--range: %s", err.message);
+    return 0;
+}
+
+/* The options after the action; *file the -f FILE, *first the index of
+ * the first expression of argv. */
+static int parse_args(int argc, char **argv, expr_job *job, const char **file,
+                      int *first)
+{
+    const cli_opt opts[] = {
+        {.name = "--bind", .kind = CLI_OPT_CALL, .dest = job,
+         .fn = bind_option},
+        {.name = "--range", .kind = CLI_OPT_CALL, .dest = job,
+         .fn = range_option},
+        {.short_name = "-f", .kind = CLI_OPT_TEXT, .dest = file},
+    };
+    const cli_syntax syn = {.cmd = "expr", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts), .options_first = true};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 2, &args), nexpr;
+
+    if (rc != CLI_PARSED)
+        return rc;
+    *first = args.rest;
+    nexpr = argc - args.rest;
+    if (*file && nexpr > 0)
+        return cli_usage_error("expr", "give expressions or -f FILE, "
+                                       "not both");
+    if (!*file && nexpr == 0)
+        return cli_usage_error("expr", "no expression given");
+    return CLI_PARSED;
+}
+
+/* The action argv[1]: false if it is none. */
+static bool parse_mode(const char *a, expr_mode *mode)
+{
+    if (strcmp(a, "simplify") == 0)
+        *mode = MODE_SIMPLIFY;
+    else if (strcmp(a, "eval") == 0)
+        *mode = MODE_EVAL;
+    else if (strcmp(a, "range") == 0)
+        *mode = MODE_RANGE;
+    else
+        return false;
+    return true;
+}
+
 int cli_cmd_expr(int argc, char **argv)
 {
     expr_job job = {0};
     const char *file = NULL;
-    int i, first_expr = argc, status = CLI_EXIT_USAGE, nexpr = 0;
-    bool ok = true, have_bind = false;
-    sc_error err;
+    int i, first = argc, rc;
+    bool ok = true;
     char label[32];
 
     if (argc < 2 || cli_is_help(argv[1])) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
     }
-    if (strcmp(argv[1], "simplify") == 0)
-        job.mode = MODE_SIMPLIFY;
-    else if (strcmp(argv[1], "eval") == 0)
-        job.mode = MODE_EVAL;
-    else if (strcmp(argv[1], "range") == 0)
-        job.mode = MODE_RANGE;
-    else
+    if (!parse_mode(argv[1], &job.mode))
         return cli_usage_error("expr", "unknown action '%s' (expected "
                                "simplify, eval or range)", argv[1]);
+    rc = CLI_EXIT_INPUT;
     job.ctx = sc_ctx_new();
     job.binding = job.ctx ? sc_symmap_new(job.ctx) : NULL;
     job.bounds = job.ctx ? sc_bounds_new(job.ctx) : NULL;
     if (!job.binding || !job.bounds) {
         cli_errorf("out of memory");
-        status = CLI_EXIT_INPUT;
         goto done;
     }
-    for (i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            first_expr = i + 1;
-            break;
-        } else if (cli_is_help(a)) {
-            usage(stdout);
-            status = CLI_EXIT_OK;
-            goto done;
-        } else if (strcmp(a, "--bind") == 0 || strcmp(a, "--range") == 0 ||
-                   strcmp(a, "-f") == 0) {
-            if (i + 1 >= argc) {
-                status = cli_usage_error("expr", "%s needs a value", a);
-                goto done;
-            }
-            if (strcmp(a, "-f") == 0)
-                file = argv[++i];
-            else if (strcmp(a, "--bind") == 0) {
-                if (job.mode != MODE_EVAL) {
-                    status = cli_usage_error("expr", "--bind is for eval");
-                    goto done;
-                }
-                have_bind = true;
-                if (cli_parse_bindings(job.ctx, argv[++i], job.binding,
-                                       &err) != SC_OK) {
-                    status = cli_usage_error("expr", "--bind: %s", err.message);
-                    goto done;
-                }
-            } else {
-                if (job.mode == MODE_EVAL) {
-                    status = cli_usage_error("expr", "--range is for simplify "
-                                             "and range");
-                    goto done;
-                }
-                if (cli_parse_ranges(job.ctx, argv[++i], job.bounds, &err) !=
-                    SC_OK) {
-                    status = cli_usage_error("expr", "--range: %s",
-                                             err.message);
-                    goto done;
-                }
-            }
-        } else if (a[0] == '-' && a[1] == '-') {
-            status = cli_usage_error("expr", "unknown option '%s'", a);
-            goto done;
-        } else {
-            first_expr = i;
-            break;
-        }
-    }
-    (void)have_bind;
-    nexpr = argc - first_expr;
-    if (file && nexpr > 0) {
-        status = cli_usage_error("expr", "give expressions or -f FILE, "
-                                 "not both");
+    if ((rc = parse_args(argc, argv, &job, &file, &first)) != CLI_PARSED)
         goto done;
-    }
-    if (!file && nexpr == 0) {
-        status = cli_usage_error("expr", "no expression given");
-        goto done;
-    }
     if (file)
         ok = run_file(&job, file);
-    for (i = first_expr; i < argc; i++) {
-        snprintf(label, sizeof label, "argument %d", i - first_expr + 1);
+    for (i = first; i < argc; i++) {
+        snprintf(label, sizeof label, "argument %d", i - first + 1);
         if (!run_one(&job, argv[i], label, 1))
             ok = false;
     }
@@ -253,10 +259,10 @@ int cli_cmd_expr(int argc, char **argv)
         cli_errorf("cannot write to standard output");
         ok = false;
     }
-    status = ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+    rc = ok ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 done:
     sc_bounds_free(job.bounds);
     sc_symmap_free(job.binding);
     sc_ctx_free(job.ctx);
-    return status;
+    return rc;
 }

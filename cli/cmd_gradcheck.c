@@ -5,8 +5,6 @@
  *                    [--eps E] [--atol A] [--rtol R] [--max-per-input N] */
 #include <config.h>
 
-#include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +14,6 @@
 #include <symcut/kernels.h>
 
 #include "cli/cli.h"
-
-/* cli/cmd_joint.c */
 
 static void usage(FILE *out)
 {
@@ -50,24 +46,6 @@ static void usage(FILE *out)
             "Exit status: 0 PASS; 1 bad command line; 2 FAIL, or a graph that\n"
             "could not be read or run.\n",
             SC_GRADCHECK_MAX_PER_INPUT);
-}
-
-static bool parse_u64(const char *s, unsigned long long *out)
-{
-    char *end;
-    if (!s[0] || s[0] == '-')
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 0);
-    return !*end && !errno;
-}
-
-static bool parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtod(s, &end);
-    return s[0] && !*end && !errno && isfinite(*out) && *out >= 0;
 }
 
 /* "f32[16, 32]" from the placeholder's annotation. */
@@ -113,135 +91,64 @@ static void print_sizes(const sc_graph *g, const sc_symmap *sizes)
     free(syms);
 }
 
-int cli_cmd_gradcheck(int argc, char **argv)
-{
-    const char *file = NULL, *sizes_text = NULL;
-    bool forward = false;
-    unsigned long long seed = 0, maxper = SC_GRADCHECK_MAX_PER_INPUT;
+typedef struct gradcheck_args {
+    const char *file, *sizes_text;
+    bool forward;
+    uint64_t seed, max_per_input;
     sc_gradcheck_options go;
-    sc_gradcheck_report rep;
-    sc_gradcheck_input *recs = NULL;
-    sc_ctx *ctx = NULL;
-    sc_graph *g = NULL, *joint = NULL;
-    sc_symmap *sizes = NULL;
-    sc_error err;
-    size_t i, np;
-    int rc = CLI_EXIT_INPUT, k;
+} gradcheck_args;
 
-    sc_gradcheck_options_init(&go);
-    for (k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (strcmp(a, "--forward") == 0) {
-            forward = true;
-        } else if (strcmp(a, "--seed") == 0 || strcmp(a, "--sizes") == 0 ||
-                   strcmp(a, "--eps") == 0 || strcmp(a, "--atol") == 0 ||
-                   strcmp(a, "--rtol") == 0 ||
-                   strcmp(a, "--max-per-input") == 0) {
-            const char *v;
-            if (k + 1 >= argc)
-                return cli_usage_error("gradcheck", "'%s' needs a value", a);
-            v = argv[++k];
-            if (strcmp(a, "--seed") == 0) {
-                if (!parse_u64(v, &seed))
-                    return cli_usage_error("gradcheck", "bad seed '%s'", v);
-            } else if (strcmp(a, "--sizes") == 0) {
-                sizes_text = v;
-            } else if (strcmp(a, "--max-per-input") == 0) {
-                if (!parse_u64(v, &maxper) || maxper > SIZE_MAX)
-                    return cli_usage_error("gradcheck", "bad count '%s'", v);
-            } else {
-                double d;
-                if (!parse_double(v, &d) ||
-                    (strcmp(a, "--eps") == 0 && d == 0))
-                    return cli_usage_error("gradcheck",
-                                           "%s needs a %s number, not '%s'",
-                                           a,
-                                           strcmp(a, "--eps") == 0
-                                               ? "positive"
-                                               : "non-negative",
-                                           v);
-                if (strcmp(a, "--eps") == 0)
-                    go.eps = d;
-                else if (strcmp(a, "--atol") == 0)
-                    go.atol = d;
-                else
-                    go.rtol = d;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("gradcheck", "unknown option '%s'", a);
-        } else if (file) {
-            return cli_usage_error("gradcheck", "more than one graph");
-        } else {
-            file = a;
-        }
-    }
-    if (!file)
+static int parse_args(int argc, char **argv, gradcheck_args *a)
+{
+    const cli_opt opts[] = {
+        {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
+        {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
+         .max = UINT64_MAX, .bad = "bad seed '%s'"},
+        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--eps", .kind = CLI_OPT_NUMBER, .dest = &a->go.eps,
+         .min = 1, .bad = "--eps needs a positive number, not '%s'"},
+        {.name = "--atol", .kind = CLI_OPT_NUMBER, .dest = &a->go.atol,
+         .bad = "--atol needs a non-negative number, not '%s'"},
+        {.name = "--rtol", .kind = CLI_OPT_NUMBER, .dest = &a->go.rtol,
+         .bad = "--rtol needs a non-negative number, not '%s'"},
+        {.name = "--max-per-input", .kind = CLI_OPT_UINT,
+         .dest = &a->max_per_input, .max = SIZE_MAX, .bad = "bad count '%s'"},
+    };
+    const cli_syntax syn = {.cmd = "gradcheck", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts),
+                            .needs_value = "'%s' needs a value",
+                            .max_args = 1,
+                            .too_many = "more than one graph"};
+    cli_args args;
+    int rc;
+
+    sc_gradcheck_options_init(&a->go);
+    a->max_per_input = SC_GRADCHECK_MAX_PER_INPUT;
+    rc = cli_parse_options(&syn, argc, argv, 1, &args);
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
         return cli_usage_error("gradcheck", "no graph given");
+    a->file = args.args[0];
+    return CLI_PARSED;
+}
 
-    ctx = sc_ctx_new();
-    sizes = ctx ? sc_symmap_new(ctx) : NULL;
-    if (!ctx || !sizes) {
-        cli_errorf("out of memory");
-        goto done;
-    }
-    if (sizes_text && cli_parse_bindings(ctx, sizes_text, sizes, &err) !=
-                          SC_OK) {
-        sc_symmap_free(sizes);
-        sc_ctx_free(ctx);
-        return cli_usage_error("gradcheck", "--sizes: %s", err.message);
-    }
-    g = cli_read_graph(ctx, file, NULL);
-    if (!g)
-        goto done;
-    if (sizes_text &&
-        cli_check_symbol_names(g, "gradcheck", "--sizes", sizes_text)) {
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    if (forward) {
-        joint = cli_joint_of_forward(g, file, NULL);
-        if (!joint)
-            goto done;
-    } else {
-        joint = g;
-        g = NULL;
-        if (sc_graph_num_tangents(joint) == 0) {
-            cli_errorf("%s: the graph has no tangents: not a joint graph "
-                       "(for a forward graph, use --forward)",
-                       strcmp(file, "-") == 0 ? "<stdin>" : file);
-            goto done;
-        }
-    }
-    np = sc_graph_num_primals(joint);
-    recs = calloc(np + 1, sizeof *recs);
-    if (!recs) {
-        cli_errorf("out of memory");
-        goto done;
-    }
-    go.seed = seed;
-    go.sizes = sizes;
-    go.max_per_input = (size_t)maxper;
-    go.per_input = recs;
-    if (sc_gradcheck(joint, &go, &rep, &err) != SC_OK) {
-        cli_locate_error(forward ? g : joint, file, &err);
-        cli_report(&err);
-        goto done;
-    }
+static void print_report(const gradcheck_args *a, const sc_graph *joint,
+                         const sc_gradcheck_options *go,
+                         const sc_gradcheck_report *rep)
+{
+    size_t np = sc_graph_num_primals(joint), i;
 
     printf("gradcheck %s%s: f64, seed %llu, eps %g, atol %g, rtol %g, ",
-           file, forward ? " (joint built from the forward graph)" : "", seed,
-           go.eps, go.atol, go.rtol);
-    if (go.max_per_input)
-        printf("at most %zu elements per input\n", go.max_per_input);
+           a->file, a->forward ? " (joint built from the forward graph)" : "",
+           (unsigned long long)a->seed, go->eps, go->atol, go->rtol);
+    if (go->max_per_input)
+        printf("at most %zu elements per input\n", go->max_per_input);
     else
         printf("every element\n");
-    print_sizes(joint, sizes);
+    print_sizes(joint, go->sizes);
     for (i = 0; i < np; i++) {
-        const sc_gradcheck_input *r = &recs[i];
+        const sc_gradcheck_input *r = &go->per_input[i];
         printf("  %s ", sc_graph_node_name(joint, r->node));
         print_meta(joint, r->node);
         if (r->skipped)
@@ -251,20 +158,74 @@ int cli_cmd_gradcheck(int argc, char **argv)
                    r->numel, r->failures);
     }
     printf("checked %zu elements of %zu inputs (%zu graph runs)\n",
-           rep.checked, rep.inputs_checked, rep.runs);
-    if (rep.worst_input != SIZE_MAX)
+           rep->checked, rep->inputs_checked, rep->runs);
+    if (rep->worst_input != SIZE_MAX)
         printf("worst: %s[%zu]: analytic %.6g, numeric %.6g, abs error %.3g "
                "(%.3g of the tolerance)\n",
-               sc_graph_node_name(joint, recs[rep.worst_input].node),
-               rep.worst_index, rep.worst_analytic, rep.worst_numeric,
-               rep.worst_abs_error, rep.worst_ratio);
-    if (rep.passed) {
+               sc_graph_node_name(joint, go->per_input[rep->worst_input].node),
+               rep->worst_index, rep->worst_analytic, rep->worst_numeric,
+               rep->worst_abs_error, rep->worst_ratio);
+    if (rep->passed)
         printf("PASS\n");
-        rc = CLI_EXIT_OK;
-    } else {
-        printf("FAIL: %s\n", rep.message);
-    }
+    else
+        printf("FAIL: %s\n", rep->message);
     fflush(stdout);
+}
+
+int cli_cmd_gradcheck(int argc, char **argv)
+{
+    gradcheck_args a = {0};
+    sc_gradcheck_report rep;
+    sc_gradcheck_input *recs = NULL;
+    sc_ctx *ctx = NULL;
+    sc_graph *g = NULL, *joint = NULL;
+    sc_symmap *sizes = NULL;
+    cli_load load;
+    sc_error err;
+    int rc = parse_args(argc, argv, &a);
+
+    if (rc != CLI_PARSED)
+        return rc;
+    rc = CLI_EXIT_INPUT;
+    ctx = sc_ctx_new();
+    sizes = ctx ? sc_symmap_new(ctx) : NULL;
+    if (!ctx || !sizes) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    if (a.sizes_text &&
+        cli_parse_bindings(ctx, a.sizes_text, sizes, &err) != SC_OK) {
+        rc = cli_usage_error("gradcheck", "--sizes: %s", err.message);
+        goto done;
+    }
+    cli_load_init(&load, "gradcheck");
+    load.sizes_text = a.sizes_text;
+    load.forward = a.forward;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &g)) != 0)
+        goto done;
+    rc = CLI_EXIT_INPUT;
+    if (!a.forward && sc_graph_num_tangents(joint) == 0) {
+        cli_errorf("%s: the graph has no tangents: not a joint graph "
+                   "(for a forward graph, use --forward)",
+                   strcmp(a.file, "-") == 0 ? "<stdin>" : a.file);
+        goto done;
+    }
+    recs = calloc(sc_graph_num_primals(joint) + 1, sizeof *recs);
+    if (!recs) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    a.go.seed = a.seed;
+    a.go.sizes = sizes;
+    a.go.max_per_input = (size_t)a.max_per_input;
+    a.go.per_input = recs;
+    if (sc_gradcheck(joint, &a.go, &rep, &err) != SC_OK) {
+        cli_locate_error(a.forward ? g : joint, a.file, &err);
+        cli_report(&err);
+        goto done;
+    }
+    print_report(&a, joint, &a.go, &rep);
+    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 done:
     free(recs);
     sc_graph_free(joint);

@@ -8,7 +8,6 @@
  * or to standard output. */
 #include <config.h>
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,115 +219,87 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     return text;
 }
 
+typedef struct graph_args {
+    const char *file, *out_path;
+    bool print, dot;
+    long nfwd;
+    cli_hints hints;
+} graph_args;
+
+static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
+{
+    const cli_opt opts[] = {
+        {.name = "--print", .kind = CLI_OPT_FLAG, .dest = &a->print},
+        {.name = "--dot", .kind = CLI_OPT_FLAG, .dest = &a->dot},
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+        {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+        {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
+         .bad = "--num-fwd-outputs needs a non-negative integer"},
+    };
+    const cli_syntax syn = {.cmd = "graph", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
+                            .max_args = 1, .too_many = "more than one FILE"};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
+
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("graph", "no FILE given");
+    a->file = args.args[0];
+    if (a->print && a->dot)
+        return cli_usage_error("graph", "--print and --dot exclude each "
+                                        "other");
+    return CLI_PARSED;
+}
+
 int cli_cmd_graph(int argc, char **argv)
 {
-    const char *file = NULL, *out_path = NULL;
-    bool do_print = false, do_dot = false;
-    long nfwd = -1;
-    cli_hints hints = {0};
-    sc_ctx *ctx = NULL;
-    sc_graph *g = NULL;
-    sc_graph_read_options ropts;
+    graph_args a = {0};
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL, *unused;
+    cli_load load;
     sc_error err;
-    char msg[256], *text = NULL, *endp;
+    char *text = NULL;
     size_t len = 0;
-    int i, status = CLI_EXIT_USAGE;
+    sc_status st;
+    int rc;
 
-    ctx = sc_ctx_new();
     if (!ctx) {
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            status = CLI_EXIT_OK;
-            goto done;
-        } else if (strcmp(a, "--print") == 0) {
-            do_print = true;
-        } else if (strcmp(a, "--dot") == 0) {
-            do_dot = true;
-        } else if (strcmp(a, "--hint") == 0 || strcmp(a, "-o") == 0 ||
-                   strcmp(a, "--num-fwd-outputs") == 0) {
-            if (i + 1 >= argc) {
-                status = cli_usage_error("graph", "%s needs a value", a);
-                goto done;
-            }
-            if (strcmp(a, "-o") == 0) {
-                out_path = argv[++i];
-            } else if (strcmp(a, "--hint") == 0) {
-                if (!cli_parse_hints(ctx, argv[++i], &hints, msg, sizeof msg)) {
-                    status = cli_usage_error("graph", "--hint: %s", msg);
-                    goto done;
-                }
-            } else {
-                errno = 0;
-                nfwd = strtol(argv[++i], &endp, 10);
-                if (*endp || endp == argv[i] || errno || nfwd < 0) {
-                    status = cli_usage_error("graph", "--num-fwd-outputs "
-                                             "needs a non-negative integer");
-                    goto done;
-                }
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            status = cli_usage_error("graph", "unknown option '%s'", a);
-            goto done;
-        } else if (file) {
-            status = cli_usage_error("graph", "more than one FILE");
-            goto done;
-        } else {
-            file = a;
-        }
-    }
-    if (!file) {
-        status = cli_usage_error("graph", "no FILE given");
+    a.nfwd = -1;
+    if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
-    }
-    if (do_print && do_dot) {
-        status = cli_usage_error("graph", "--print and --dot exclude each "
-                                 "other");
+    cli_load_init(&load, "graph");
+    load.num_fwd_outputs = a.nfwd;
+    load.hints = &a.hints;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &unused)) != 0)
         goto done;
-    }
-    status = CLI_EXIT_INPUT;
-    sc_graph_read_options_init(&ropts);
-    ropts.num_fwd_outputs = nfwd;
-    ropts.nhints = hints.n;
-    ropts.hint_symbols = hints.syms;
-    ropts.hint_values = hints.values;
-    g = cli_read_graph(ctx, file, &ropts);
-    if (!g)
-        goto done;
-    if (cli_check_hint_names(g, "graph", &hints) != 0) {
-        status = CLI_EXIT_USAGE;
-        goto done;
-    }
-    if (do_print) {
-        if (sc_graph_write_text(g, NULL, &text, &len, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-    } else if (do_dot) {
-        if (sc_graph_write_dot(g, NULL, &text, &len, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-    } else {
-        text = summary(g, strcmp(file, "-") == 0 ? "<stdin>" : file, &len);
+    rc = CLI_EXIT_INPUT;
+    if (!a.print && !a.dot) {
+        text = summary(g, strcmp(a.file, "-") == 0 ? "<stdin>" : a.file,
+                       &len);
         if (!text) {
             cli_errorf("out of memory");
             goto done;
         }
+        st = SC_OK;
+    } else if (a.print) {
+        st = sc_graph_write_text(g, NULL, &text, &len, &err);
+    } else {
+        st = sc_graph_write_dot(g, NULL, &text, &len, &err);
     }
-    if (cli_write_file(out_path, text, len, &err) != SC_OK) {
+    if (st != SC_OK || cli_write_file(a.out_path, text, len, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
-    status = CLI_EXIT_OK;
+    rc = CLI_EXIT_OK;
 done:
     free(text);
-    cli_hints_free(&hints);
+    cli_hints_free(&a.hints);
     sc_graph_free(g);
     sc_ctx_free(ctx);
-    return status;
+    return rc;
 }

@@ -7,7 +7,6 @@
  * and validate shares. */
 #include <config.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,83 +158,67 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
     return joint;
 }
 
+typedef struct joint_args {
+    const char *file, *out_path, *no_grad;
+    cli_hints hints;
+} joint_args;
+
+static int parse_args(sc_ctx *ctx, int argc, char **argv, joint_args *a)
+{
+    const cli_opt opts[] = {
+        {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+        {.name = "--no-grad", .kind = CLI_OPT_TEXT, .dest = &a->no_grad},
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+    };
+    const cli_syntax syn = {.cmd = "joint", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
+                            .needs_value = "'%s' needs a value",
+                            .max_args = 1,
+                            .too_many = "more than one forward graph"};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
+
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("joint", "no forward graph given");
+    a->file = args.args[0];
+    return CLI_PARSED;
+}
+
 int cli_cmd_joint(int argc, char **argv)
 {
-    const char *file = NULL, *out_path = NULL, *no_grad = NULL;
-    cli_hints hints = {0};
-    sc_graph_read_options ro;
-    sc_ctx *ctx = NULL;
+    joint_args a = {0};
+    sc_ctx *ctx = sc_ctx_new();
     sc_graph *fwd = NULL, *joint = NULL;
-    char msg[256], *text = NULL;
+    cli_load load;
+    char *text = NULL;
     size_t len = 0;
     sc_error err;
-    int i, rc = CLI_EXIT_USAGE;
+    int rc;
 
-    ctx = sc_ctx_new();
     if (!ctx) {
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            rc = CLI_EXIT_OK;
-            goto done;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--no-grad") == 0 ||
-                   strcmp(a, "--hint") == 0) {
-            if (i + 1 >= argc) {
-                rc = cli_usage_error("joint", "'%s' needs a value", a);
-                goto done;
-            }
-            if (strcmp(a, "-o") == 0) {
-                out_path = argv[++i];
-            } else if (strcmp(a, "--no-grad") == 0) {
-                no_grad = argv[++i];
-            } else if (!cli_parse_hints(ctx, argv[++i], &hints, msg,
-                                        sizeof msg)) {
-                rc = cli_usage_error("joint", "--hint: %s", msg);
-                goto done;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            rc = cli_usage_error("joint", "unknown option '%s'", a);
-            goto done;
-        } else if (file) {
-            rc = cli_usage_error("joint", "more than one forward graph");
-            goto done;
-        } else {
-            file = a;
-        }
-    }
-    if (!file) {
-        rc = cli_usage_error("joint", "no forward graph given");
+    if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
-    }
-
+    cli_load_init(&load, "joint");
+    load.hints = &a.hints;
+    load.forward = true;
+    load.no_grad = a.no_grad;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd)) != 0)
+        goto done;
     rc = CLI_EXIT_INPUT;
-    sc_graph_read_options_init(&ro);
-    ro.nhints = hints.n;
-    ro.hint_symbols = hints.syms;
-    ro.hint_values = hints.values;
-    fwd = cli_read_graph(ctx, file, &ro);
-    if (!fwd)
-        goto done;
-    if (cli_check_hint_names(fwd, "joint", &hints) != 0) {
-        rc = CLI_EXIT_USAGE;
-        goto done;
-    }
-    joint = cli_joint_of_forward(fwd, file, no_grad);
-    if (!joint)
-        goto done;
     if (sc_graph_write_text(joint, NULL, &text, &len, &err) != SC_OK ||
-        cli_write_file(out_path, text, len, &err) != SC_OK) {
+        cli_write_file(a.out_path, text, len, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
     rc = CLI_EXIT_OK;
 done:
     free(text);
-    cli_hints_free(&hints);
+    cli_hints_free(&a.hints);
     sc_graph_free(joint);
     sc_graph_free(fwd);
     sc_ctx_free(ctx);

@@ -13,7 +13,6 @@
  * atomically: nothing is written when the run fails. */
 #include <config.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,6 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
-
-/* cli/cmd_joint.c */
 
 static void usage(FILE *out)
 {
@@ -69,264 +66,216 @@ static void usage(FILE *out)
           out);
 }
 
-typedef struct growable {
-    void *items;
+/* The --tag options: node names (malloc'ed) and their tags. */
+typedef struct tag_list {
+    char **nodes;
+    sc_partition_tag *tags;
     size_t n, cap;
-} growable;
+} tag_list;
 
-static bool grow(growable *g, size_t elem)
+static void tag_list_free(tag_list *t)
 {
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? 2 * g->cap : 8;
-        void *p = realloc(g->items, nc * elem);
-        if (!p)
-            return false;
-        g->items = p;
-        g->cap = nc;
-    }
-    return true;
+    size_t k;
+    for (k = 0; k < t->n; k++)
+        free(t->nodes[k]);
+    free(t->nodes);
+    free(t->tags);
 }
 
-static bool parse_count(const char *s, long *out)
+/* --tag NODE=TAG, appended to the tag_list o->dest. */
+static int tag_option(const cli_syntax *syn, const cli_opt *o,
+                      const char *value)
 {
-    char *endp;
-    errno = 0;
-    *out = strtol(s, &endp, 10);
-    return !(*endp || endp == s || errno || *out < 0);
+    tag_list *t = o->dest;
+    const char *eq = strchr(value, '=');
+    sc_partition_tag tag = SC_PARTITION_TAG_NONE;
+    int j;
+
+    for (j = 1; eq && j < SC_PARTITION_TAG_COUNT_; j++)
+        if (strcmp(eq + 1, sc_partition_tag_name((sc_partition_tag)j)) == 0)
+            tag = (sc_partition_tag)j;
+    if (!eq || eq == value || tag == SC_PARTITION_TAG_NONE)
+        return cli_usage_error(syn->cmd, "--tag needs NODE=must_save, "
+                                         "NODE=must_recompute or "
+                                         "NODE=prefer_recompute");
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 8;
+        char **nodes = realloc(t->nodes, nc * sizeof *nodes);
+        sc_partition_tag *tags;
+        if (nodes)
+            t->nodes = nodes;
+        tags = nodes ? realloc(t->tags, nc * sizeof *tags) : NULL;
+        if (!tags) {
+            cli_errorf("out of memory");
+            return CLI_EXIT_INPUT;
+        }
+        t->tags = tags;
+        t->cap = nc;
+    }
+    t->nodes[t->n] = strndup(value, (size_t)(eq - value));
+    if (!t->nodes[t->n]) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    t->tags[t->n++] = tag;
+    return 0;
+}
+
+typedef struct partition_args {
+    const char *file, *out_path, *fw_path, *bw_path, *format;
+    long nfwd, params;
+    bool forward;
+    unsigned report_flags;
+    cli_hints hints;
+    tag_list tags;
+    sc_partition_options opts;
+    cli_rules rules;
+} partition_args;
+
+static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
+{
+    static const char *const formats[] = {"text", "json", "dot", NULL};
+    const cli_opt opts[] = {
+        CLI_PARTITION_RULE_OPTIONS(&a->rules),
+        {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
+        {.name = "--no-cse", .kind = CLI_OPT_BITS, .dest = &a->opts.flags,
+         .bits = SC_PARTITION_NO_CSE},
+        {.name = "--no-timings", .kind = CLI_OPT_BITS,
+         .dest = &a->report_flags, .bits = SC_PARTITION_REPORT_NO_TIMINGS},
+        {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->opts.policy,
+         .fn = cli_policy_option,
+         .bad = "unknown policy '%s' (pytorch, pytorch-1.13, exact)"},
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+        {.name = "--params", .kind = CLI_OPT_COUNT, .dest = &a->params,
+         .bad = "--params needs a non-negative integer"},
+        {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
+         .bad = "--num-fwd-outputs needs a non-negative integer"},
+        {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_path},
+        {.name = "--bw", .kind = CLI_OPT_TEXT, .dest = &a->bw_path},
+        {.name = "--format", .kind = CLI_OPT_CHOICE, .dest = &a->format,
+         .choices = formats, .bad = "unknown format '%s' (text, json, dot)"},
+        {.name = "--tag", .kind = CLI_OPT_CALL, .dest = &a->tags,
+         .fn = tag_option},
+        {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+    };
+    const cli_syntax syn = {.cmd = "partition", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
+                            .max_args = 1, .too_many = "more than one GRAPH"};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
+
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("partition", "no GRAPH given");
+    a->file = args.args[0];
+    if (cli_check_partition_rules("partition", &a->rules) != 0)
+        return CLI_EXIT_USAGE;
+    if (a->forward && a->nfwd >= 0)
+        return cli_usage_error("partition", "--num-fwd-outputs is for a "
+                                            "joint graph, not with "
+                                            "--forward");
+    return CLI_PARSED;
+}
+
+/* The graphs asked for and the report (produced first), written all or
+ * nothing: the report's file, when it fails, takes the graphs' files with
+ * it.  0 or the exit status after printing the error. */
+static int write_outputs(const partition_args *a, const sc_partition *part,
+                         const char *report, size_t rlen)
+{
+    char *graphs[2] = {NULL, NULL};
+    const char *paths[3], *data[3];
+    size_t lens[3], nf = 0;
+    sc_error err;
+    sc_status status = SC_OK;
+
+    if (a->fw_path) {
+        SC_CHECK(sc_graph_write_text(sc_partition_forward(part), NULL,
+                                     &graphs[0], &lens[nf], &err));
+        paths[nf] = a->fw_path;
+        data[nf++] = graphs[0];
+    }
+    if (a->bw_path) {
+        SC_CHECK(sc_graph_write_text(sc_partition_backward(part), NULL,
+                                     &graphs[1], &lens[nf], &err));
+        paths[nf] = a->bw_path;
+        data[nf++] = graphs[1];
+    }
+    paths[nf] = a->out_path;
+    data[nf] = report;
+    lens[nf++] = rlen;
+    SC_CHECK(cli_write_files(nf, paths, data, lens, &err));
+fail:
+    free(graphs[0]);
+    free(graphs[1]);
+    if (status != SC_OK)
+        cli_report(&err);
+    return status == SC_OK ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+}
+
+/* The report in the format asked for. */
+static sc_status write_report(const partition_args *a,
+                              const sc_partition *part, char **report,
+                              size_t *rlen, sc_error *err)
+{
+    if (strcmp(a->format, "json") == 0)
+        return sc_partition_write_json(part, a->report_flags, report, rlen,
+                                       err);
+    if (strcmp(a->format, "dot") == 0)
+        return sc_partition_write_dot(part, a->report_flags, report, rlen,
+                                      err);
+    return sc_partition_write_text(part, a->report_flags, report, rlen, err);
 }
 
 int cli_cmd_partition(int argc, char **argv)
 {
-    const char *file = NULL, *out_path = NULL, *fw_path = NULL,
-               *bw_path = NULL, *format = "text", *rule_given = NULL;
-    long nfwd = -1, params = -1;
-    growable tag_nodes = {0}, tags = {0};
-    cli_hints hints = {0};
-    sc_partition_options opts;
-    sc_graph_read_options ropts;
-    sc_ctx *ctx = NULL;
+    partition_args a = {0};
+    sc_ctx *ctx = sc_ctx_new();
     sc_graph *g = NULL, *fwd = NULL;
     sc_partition *part = NULL;
-    bool forward = false;
+    cli_load load;
     sc_error err;
-    unsigned rflags = 0;
-    char msg[256], *report = NULL, *fw_text = NULL, *bw_text = NULL;
-    size_t rlen = 0, fwlen = 0, bwlen = 0, k;
-    int i, status = CLI_EXIT_USAGE;
+    char *report = NULL;
+    size_t rlen = 0;
+    int rc;
 
-    sc_partition_options_init(&opts);
-    ctx = sc_ctx_new();
     if (!ctx) {
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = cli_partition_rule_option("partition", argc, argv, &i, &opts,
-                                          &rule_given);
-        if (r < 0)
-            goto done;
-        if (r > 0)
-            continue;
-        if (cli_is_help(a)) {
-            usage(stdout);
-            status = CLI_EXIT_OK;
-            goto done;
-        } else if (strcmp(a, "--forward") == 0) {
-            forward = true;
-        } else if (strcmp(a, "--no-cse") == 0) {
-            opts.flags |= SC_PARTITION_NO_CSE;
-        } else if (strcmp(a, "--no-timings") == 0) {
-            rflags |= SC_PARTITION_REPORT_NO_TIMINGS;
-        } else if (strcmp(a, "--policy") == 0 || strcmp(a, "--hint") == 0 ||
-                   strcmp(a, "--params") == 0 ||
-                   strcmp(a, "--num-fwd-outputs") == 0 ||
-                   strcmp(a, "--fw") == 0 || strcmp(a, "--bw") == 0 ||
-                   strcmp(a, "--format") == 0 || strcmp(a, "--tag") == 0 ||
-                   strcmp(a, "-o") == 0) {
-            const char *v;
-            if (i + 1 >= argc) {
-                status = cli_usage_error("partition", "%s needs a value", a);
-                goto done;
-            }
-            v = argv[++i];
-            if (strcmp(a, "--policy") == 0) {
-                if (!sc_partition_policy_from_name(v, &opts.policy)) {
-                    status = cli_usage_error("partition",
-                                             "unknown policy '%s' (pytorch, "
-                                             "pytorch-1.13, exact)",
-                                             v);
-                    goto done;
-                }
-            } else if (strcmp(a, "--hint") == 0) {
-                if (!cli_parse_hints(ctx, v, &hints, msg, sizeof msg)) {
-                    status = cli_usage_error("partition", "--hint: %s", msg);
-                    goto done;
-                }
-            } else if (strcmp(a, "--params") == 0) {
-                if (!parse_count(v, &params)) {
-                    status = cli_usage_error("partition", "--params needs a "
-                                             "non-negative integer");
-                    goto done;
-                }
-            } else if (strcmp(a, "--num-fwd-outputs") == 0) {
-                if (!parse_count(v, &nfwd)) {
-                    status = cli_usage_error("partition", "--num-fwd-outputs "
-                                             "needs a non-negative integer");
-                    goto done;
-                }
-            } else if (strcmp(a, "--tag") == 0) {
-                const char *eq = strchr(v, '=');
-                sc_partition_tag t = SC_PARTITION_TAG_NONE;
-                int j;
-                for (j = 1; eq && j < SC_PARTITION_TAG_COUNT_; j++)
-                    if (strcmp(eq + 1,
-                               sc_partition_tag_name((sc_partition_tag)j)) ==
-                        0)
-                        t = (sc_partition_tag)j;
-                if (!eq || eq == v || t == SC_PARTITION_TAG_NONE) {
-                    status = cli_usage_error(
-                        "partition", "--tag needs NODE=must_save, "
-                                     "NODE=must_recompute or "
-                                     "NODE=prefer_recompute");
-                    goto done;
-                }
-                if (!grow(&tag_nodes, sizeof(char *)) ||
-                    !grow(&tags, sizeof(sc_partition_tag))) {
-                    cli_errorf("out of memory");
-                    status = CLI_EXIT_INPUT;
-                    goto done;
-                }
-                ((char **)tag_nodes.items)[tag_nodes.n] =
-                    strndup(v, (size_t)(eq - v));
-                if (!((char **)tag_nodes.items)[tag_nodes.n]) {
-                    cli_errorf("out of memory");
-                    status = CLI_EXIT_INPUT;
-                    goto done;
-                }
-                tag_nodes.n++;
-                ((sc_partition_tag *)tags.items)[tags.n++] = t;
-            } else if (strcmp(a, "--fw") == 0) {
-                fw_path = v;
-            } else if (strcmp(a, "--bw") == 0) {
-                bw_path = v;
-            } else if (strcmp(a, "--format") == 0) {
-                if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 &&
-                    strcmp(v, "dot") != 0) {
-                    status = cli_usage_error("partition",
-                                             "unknown format '%s' (text, "
-                                             "json, dot)",
-                                             v);
-                    goto done;
-                }
-                format = v;
-            } else {
-                out_path = v;
-            }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            status = cli_usage_error("partition", "unknown option '%s'", a);
-            goto done;
-        } else if (file) {
-            status = cli_usage_error("partition", "more than one GRAPH");
-            goto done;
-        } else {
-            file = a;
-        }
-    }
-    if (!file) {
-        status = cli_usage_error("partition", "no GRAPH given");
+    a.format = "text";
+    a.nfwd = a.params = -1;
+    sc_partition_options_init(&a.opts);
+    a.rules.opts = &a.opts;
+    if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
-    }
-    if (cli_check_partition_rules("partition", &opts, rule_given) != 0)
+    cli_load_init(&load, "partition");
+    load.num_fwd_outputs = a.nfwd;
+    load.hints = &a.hints;
+    load.forward = a.forward;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &fwd)) != 0)
         goto done;
-    if (forward && nfwd >= 0) {
-        status = cli_usage_error("partition", "--num-fwd-outputs is for a "
-                                              "joint graph, not with "
-                                              "--forward");
-        goto done;
-    }
-
-    status = CLI_EXIT_INPUT;
-    sc_graph_read_options_init(&ropts);
-    ropts.num_fwd_outputs = nfwd;
-    ropts.nhints = hints.n;
-    ropts.hint_symbols = hints.syms;
-    ropts.hint_values = hints.values;
-    g = cli_read_graph(ctx, file, &ropts);
-    if (!g)
-        goto done;
-    if (cli_check_hint_names(g, "partition", &hints) != 0) {
-        status = CLI_EXIT_USAGE;
-        goto done;
-    }
-    if (forward) {
-        fwd = g;
-        g = cli_joint_of_forward(fwd, file, NULL);
-        if (!g)
-            goto done;
-    }
-    opts.num_params = params;
-    opts.ntags = tags.n;
-    opts.tag_nodes = (const char *const *)tag_nodes.items;
-    opts.tags = tags.items;
-    if (!fw_path && !bw_path)
-        opts.flags |= SC_PARTITION_NO_GRAPHS;
-    if (sc_partition_run(g, &opts, &part, &err) != SC_OK) {
+    rc = CLI_EXIT_INPUT;
+    a.opts.num_params = a.params;
+    a.opts.ntags = a.tags.n;
+    a.opts.tag_nodes = (const char *const *)a.tags.nodes;
+    a.opts.tags = a.tags.tags;
+    if (!a.fw_path && !a.bw_path)
+        a.opts.flags |= SC_PARTITION_NO_GRAPHS;
+    if (sc_partition_run(g, &a.opts, &part, &err) != SC_OK ||
+        write_report(&a, part, &report, &rlen, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
-    if ((strcmp(format, "json") == 0
-             ? sc_partition_write_json(part, rflags, &report, &rlen, &err)
-         : strcmp(format, "dot") == 0
-             ? sc_partition_write_dot(part, rflags, &report, &rlen, &err)
-             : sc_partition_write_text(part, rflags, &report, &rlen, &err)) !=
-        SC_OK) {
-        cli_report(&err);
-        goto done;
-    }
-    if ((fw_path && sc_graph_write_text(sc_partition_forward(part), NULL,
-                                        &fw_text, &fwlen, &err) != SC_OK) ||
-        (bw_path && sc_graph_write_text(sc_partition_backward(part), NULL,
-                                        &bw_text, &bwlen, &err) != SC_OK)) {
-        cli_report(&err);
-        goto done;
-    }
-    {
-        /* all or nothing: the report's file, when it fails, takes the
-         * graphs' files with it */
-        const char *paths[3], *data[3];
-        size_t lens[3], nf = 0;
-        if (fw_path) {
-            paths[nf] = fw_path;
-            data[nf] = fw_text;
-            lens[nf++] = fwlen;
-        }
-        if (bw_path) {
-            paths[nf] = bw_path;
-            data[nf] = bw_text;
-            lens[nf++] = bwlen;
-        }
-        paths[nf] = out_path;
-        data[nf] = report;
-        lens[nf++] = rlen;
-        if (cli_write_files(nf, paths, data, lens, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-    }
-    status = CLI_EXIT_OK;
+    rc = write_outputs(&a, part, report, rlen);
 done:
     free(report);
-    free(fw_text);
-    free(bw_text);
-    cli_hints_free(&hints);
-    for (k = 0; k < tag_nodes.n; k++)
-        free(((char **)tag_nodes.items)[k]);
-    free(tag_nodes.items);
-    free(tags.items);
+    cli_hints_free(&a.hints);
+    tag_list_free(&a.tags);
     sc_partition_free(part);
     sc_graph_free(g);
     sc_graph_free(fwd);
     sc_ctx_free(ctx);
-    return status;
+    return rc;
 }

@@ -8,7 +8,6 @@
  * OUT atomically, or to standard output.  doc/random.md. */
 #include <config.h>
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,20 +76,6 @@ static void usage(FILE *out)
           out);
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    unsigned long long v;
-    if (!*s || *s == '-')
-        return false;
-    errno = 0;
-    v = strtoull(s, &end, 0);
-    if (*end || errno)
-        return false;
-    *out = (uint64_t)v;
-    return true;
-}
-
 static bool parse_features(const char *text, unsigned *out)
 {
     const char *p = text;
@@ -114,6 +99,16 @@ static bool parse_features(const char *text, unsigned *out)
     return true;
 }
 
+/* --features LIST into *(unsigned *)o->dest. */
+static int features_option(const cli_syntax *syn, const cli_opt *o,
+                           const char *value)
+{
+    if (!parse_features(value, o->dest))
+        return cli_usage_error(syn->cmd, "bad --features '%s' (see --help)",
+                               value);
+    return 0;
+}
+
 #define MAX_EXCLUDED 64
 
 /* The op named in sc_graph_joint's "node 'x': op NAME has no derivative
@@ -134,62 +129,58 @@ static char *failing_op(const char *msg)
     return s;
 }
 
+typedef struct random_args {
+    sc_graph_random_options ro;
+    const char *out_path;
+    bool forward;
+} random_args;
+
+static int parse_args(int argc, char **argv, random_args *a)
+{
+    uint64_t nodes;
+    bool nodes_given = false;
+    const cli_opt opts[] = {
+        {.name = "--symbolic", .kind = CLI_OPT_FLAG, .dest = &a->ro.symbolic},
+        {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
+        {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->ro.seed,
+         .max = UINT64_MAX,
+         .bad = "--seed must be a non-negative integer, not '%s'"},
+        {.name = "--nodes", .kind = CLI_OPT_UINT, .dest = &nodes, .min = 1,
+         .max = 100000, .seen = &nodes_given,
+         .bad = "--nodes must be an integer in 1..100000, not '%s'"},
+        {.name = "--features", .kind = CLI_OPT_CALL, .dest = &a->ro.features,
+         .fn = features_option},
+        {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+    };
+    const cli_syntax syn = {.cmd = "random", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts),
+                            .unknown = "unexpected argument '%s'",
+                            .too_many = "unexpected argument '%s'"};
+    cli_args args;
+    int rc;
+
+    sc_graph_random_options_init(&a->ro);
+    rc = cli_parse_options(&syn, argc, argv, 1, &args);
+    if (nodes_given)
+        a->ro.nodes = (size_t)nodes;
+    return rc;
+}
+
 int cli_cmd_random(int argc, char **argv)
 {
-    sc_graph_random_options ro;
-    const char *outpath = NULL;
-    bool forward = false;
+    random_args a = {0};
     sc_ctx *ctx = NULL;
     sc_graph *fwd = NULL, *joint = NULL;
     sc_error err;
     char *text = NULL;
-    size_t len = 0;
-    int i, rc = CLI_EXIT_INPUT;
-    uint64_t v;
+    size_t len = 0, k;
     char *excluded[MAX_EXCLUDED + 1];
     size_t nexcl = 0;
+    int rc = parse_args(argc, argv, &a);
 
-    sc_graph_random_options_init(&ro);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        } else if (strcmp(a, "--symbolic") == 0) {
-            ro.symbolic = true;
-        } else if (strcmp(a, "--forward") == 0) {
-            forward = true;
-        } else if (strcmp(a, "--seed") == 0 || strcmp(a, "--nodes") == 0 ||
-                   strcmp(a, "--features") == 0 || strcmp(a, "-o") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("random", "%s needs a value", a);
-            i++;
-            if (strcmp(a, "-o") == 0) {
-                outpath = argv[i];
-            } else if (strcmp(a, "--features") == 0) {
-                if (!parse_features(argv[i], &ro.features))
-                    return cli_usage_error("random",
-                                           "bad --features '%s' (see "
-                                           "--help)",
-                                           argv[i]);
-            } else if (!parse_u64(argv[i], &v) ||
-                       (strcmp(a, "--nodes") == 0 &&
-                        (v == 0 || v > 100000))) {
-                return cli_usage_error(
-                    "random", "%s must be %s, not '%s'", a,
-                    strcmp(a, "--nodes") == 0 ? "an integer in 1..100000"
-                                              : "a non-negative integer",
-                    argv[i]);
-            } else if (strcmp(a, "--seed") == 0) {
-                ro.seed = v;
-            } else {
-                ro.nodes = (size_t)v;
-            }
-        } else {
-            return cli_usage_error("random", "unexpected argument '%s'", a);
-        }
-    }
-
+    if (rc != CLI_PARSED)
+        return rc;
+    rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     if (!ctx) {
         cli_errorf("out of memory");
@@ -198,38 +189,38 @@ int cli_cmd_random(int argc, char **argv)
     /* Without --forward: when the joint fails on an op without a
      * derivative formula, draw again (same seed) without that op. */
     for (;;) {
-        if (sc_graph_random(ctx, &ro, &fwd, &err) != SC_OK) {
+        if (sc_graph_random(ctx, &a.ro, &fwd, &err) != SC_OK) {
             cli_report(&err);
             goto done;
         }
-        if (forward || sc_graph_joint(fwd, NULL, &joint, &err) == SC_OK)
+        if (a.forward || sc_graph_joint(fwd, NULL, &joint, &err) == SC_OK)
             break;
         if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
             !(excluded[nexcl] = failing_op(err.message))) {
             cli_report(&err);
             goto done;
         }
-        ro.exclude = (const char *const *)excluded;
-        ro.nexclude = ++nexcl;
+        a.ro.exclude = (const char *const *)excluded;
+        a.ro.nexclude = ++nexcl;
         sc_graph_free(fwd);
         fwd = NULL;
     }
     if (nexcl) {
         fprintf(stderr, "symcut: note: drawn without");
-        for (i = 0; i < (int)nexcl; i++)
-            fprintf(stderr, " %s", excluded[i]);
+        for (k = 0; k < nexcl; k++)
+            fprintf(stderr, " %s", excluded[k]);
         fprintf(stderr, " (no derivative formula)\n");
     }
-    if (sc_graph_write_text(forward ? fwd : joint, NULL, &text, &len,
+    if (sc_graph_write_text(a.forward ? fwd : joint, NULL, &text, &len,
                             &err) != SC_OK ||
-        cli_write_file(outpath, text, len, &err) != SC_OK) {
+        cli_write_file(a.out_path, text, len, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
     rc = CLI_EXIT_OK;
 done:
-    for (i = 0; i < (int)nexcl; i++)
-        free(excluded[i]);
+    for (k = 0; k < nexcl; k++)
+        free(excluded[k]);
     free(text);
     sc_graph_free(joint);
     sc_graph_free(fwd);

@@ -5,7 +5,7 @@
  *              [--save DIR] */
 #include <config.h>
 
-#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,55 +116,196 @@ static char *path_join(const char *dir, const char *name, const char *ext)
     return p;
 }
 
+typedef struct run_args {
+    const char *file, *inputs_dir, *sizes_text, *save_dir;
+    uint64_t seed;
+} run_args;
+
+static int parse_args(int argc, char **argv, run_args *a)
+{
+    const cli_opt opts[] = {
+        {.name = "--inputs", .kind = CLI_OPT_TEXT, .dest = &a->inputs_dir},
+        {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
+         .max = UINT64_MAX, .bad = "bad seed '%s'"},
+        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--save", .kind = CLI_OPT_TEXT, .dest = &a->save_dir},
+    };
+    const cli_syntax syn = {.cmd = "run", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts),
+                            .needs_value = "'%s' needs a value",
+                            .max_args = 1,
+                            .too_many = "more than one graph"};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
+
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("run", "no graph file given");
+    a->file = args.args[0];
+    return CLI_PARSED;
+}
+
+/* Sizes are int64_t (>= 0): say so before anything runs.  false after
+ * printing the error. */
+static bool check_sizes(const sc_graph *g, const sc_symmap *sizes)
+{
+    size_t ns = sc_graph_symbols(g, NULL, 0), j;
+    sc_expr **syms = calloc(ns + 1, sizeof *syms);
+    bool ok = true;
+
+    if (!syms) {
+        cli_errorf("out of memory");
+        return false;
+    }
+    ns = sc_graph_symbols(g, syms, ns);
+    for (j = 0; j < ns && ok; j++) {
+        sc_expr *v = sc_symmap_get(sizes, syms[j]);
+        int64_t x;
+        if (v && (!sc_expr_get_si(v, &x) || x < 0)) {
+            cli_errorf("--sizes: the size of %s must be an integer in "
+                       "[0, 2**63)", sc_expr_symbol_name(syms[j]));
+            ok = false;
+        }
+    }
+    free(syms);
+    return ok;
+}
+
+/* The inputs: read from DIR/<placeholder>.npy, or random at the sizes.
+ * false after printing the error. */
+static bool make_inputs(const sc_graph *g, const run_args *a,
+                        const sc_symmap *sizes, sc_symmap *binding,
+                        sc_tensor **inputs)
+{
+    size_t np = sc_graph_num_placeholders(g), k;
+    sc_error err;
+
+    if (!a->inputs_dir) {
+        if (sc_interp_bind_sizes(g, sizes, binding, &err) != SC_OK ||
+            sc_interp_random_inputs(g, binding, a->seed, 0, inputs, &err) !=
+                SC_OK) {
+            cli_report(&err);
+            return false;
+        }
+        return true;
+    }
+    for (k = 0; k < np; k++) {
+        char *p = path_join(a->inputs_dir,
+                            sc_graph_node_name(g, (sc_node_id)k), ".npy");
+        sc_status s;
+        if (!p) {
+            cli_errorf("out of memory");
+            return false;
+        }
+        s = sc_npy_read(p, &inputs[k], &err);
+        free(p);
+        if (s != SC_OK) {
+            cli_report(&err);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The summary of the run: false after printing an error. */
+static bool print_run(const sc_graph *g, const run_args *a,
+                      const sc_symmap *sizes, const sc_symmap *binding,
+                      sc_tensor *const *outputs, const sc_interp_stats *st)
+{
+    size_t no = sc_graph_num_outputs(g), k;
+    size_t ns = sc_graph_symbols(g, NULL, 0), j;
+    sc_expr **syms;
+
+    printf("graph %s: %zu nodes, %zu inputs (%s", a->file,
+           sc_graph_num_nodes(g), sc_graph_num_placeholders(g),
+           a->inputs_dir ? "from " : "random, seed ");
+    if (a->inputs_dir)
+        printf("%s)\n", a->inputs_dir);
+    else
+        printf("%llu)\n", (unsigned long long)a->seed);
+    syms = calloc(ns + 1, sizeof *syms);
+    if (ns && syms) {
+        ns = sc_graph_symbols(g, syms, ns);
+        printf("sizes:");
+        for (j = 0; j < ns; j++) {
+            int64_t v = 0;
+            sc_expr *e = sc_symmap_get(binding, syms[j]);
+            if (!e)
+                e = sc_symmap_get(sizes, syms[j]);
+            if (e && sc_expr_get_si(e, &v))
+                printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
+                       (long long)v);
+        }
+        printf("\n");
+    }
+    free(syms);
+    for (k = 0; k < no; k++) {
+        sc_node_id o = sc_graph_output(g, k);
+        if (print_output(k, o == SC_NODE_NONE ? "-"
+                                              : sc_graph_node_name(g, o),
+                         outputs[k]) != 0)
+            return false;
+    }
+    printf("peak memory: %zu bytes (at node %s)\n", st->peak_bytes,
+           st->peak_node == SC_NODE_NONE
+               ? "-"
+               : sc_graph_node_name(g, st->peak_node));
+    if (st->boundary_node != SC_NODE_NONE)
+        printf("held after the forward (node %s): %zu bytes, %zu of them "
+               "inputs\n",
+               sc_graph_node_name(g, st->boundary_node), st->boundary_bytes,
+               st->boundary_input_bytes);
+    printf("outputs: %zu bytes; kernel calls: %zu\n", st->output_bytes,
+           st->kernel_calls);
+    return true;
+}
+
+/* Output K to DIR/out_K.npy: false after printing the error. */
+static bool save_outputs(const char *dir, size_t no,
+                         sc_tensor *const *outputs)
+{
+    size_t k;
+    sc_error err;
+
+    for (k = 0; k < no; k++) {
+        char name[32], *p;
+        sc_status s;
+        if (!outputs[k])
+            continue;
+        snprintf(name, sizeof name, "out_%zu", k);
+        p = path_join(dir, name, ".npy");
+        if (!p) {
+            cli_errorf("out of memory");
+            return false;
+        }
+        s = sc_npy_write(outputs[k], p, &err);
+        free(p);
+        if (s != SC_OK) {
+            cli_report(&err);
+            return false;
+        }
+    }
+    return true;
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *file = NULL, *inputs_dir = NULL, *sizes_text = NULL,
-               *save_dir = NULL;
-    unsigned long long seed = 0;
+    run_args a = {0};
     sc_ctx *ctx = NULL;
-    sc_graph *g = NULL;
+    sc_graph *g = NULL, *unused;
     sc_symmap *sizes = NULL, *binding = NULL;
     sc_tensor **inputs = NULL, **outputs = NULL;
     sc_interp_options io;
     sc_interp_stats st;
     sc_error err;
+    cli_load load;
     size_t np = 0, no = 0, k;
-    int rc = CLI_EXIT_INPUT, i;
+    int rc = parse_args(argc, argv, &a);
 
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (strcmp(a, "--inputs") == 0 || strcmp(a, "--seed") == 0 ||
-            strcmp(a, "--sizes") == 0 || strcmp(a, "--save") == 0) {
-            if (i + 1 >= argc)
-                return cli_usage_error("run", "'%s' needs a value", a);
-            if (strcmp(a, "--inputs") == 0)
-                inputs_dir = argv[++i];
-            else if (strcmp(a, "--sizes") == 0)
-                sizes_text = argv[++i];
-            else if (strcmp(a, "--save") == 0)
-                save_dir = argv[++i];
-            else {
-                char *end;
-                errno = 0;
-                seed = strtoull(argv[++i], &end, 0);
-                if (*end || errno || argv[i][0] == '-' || !argv[i][0])
-                    return cli_usage_error("run", "bad seed '%s'", argv[i]);
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("run", "unknown option '%s'", a);
-        } else if (file) {
-            return cli_usage_error("run", "more than one graph");
-        } else {
-            file = a;
-        }
-    }
-    if (!file)
-        return cli_usage_error("run", "no graph file given");
-
+    if (rc != CLI_PARSED)
+        return rc;
+    rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
     binding = ctx ? sc_symmap_new(ctx) : NULL;
@@ -172,43 +313,19 @@ int cli_cmd_run(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
-    if (sizes_text && cli_parse_bindings(ctx, sizes_text, sizes, &err) != SC_OK) {
-        sc_symmap_free(sizes);
-        sc_symmap_free(binding);
-        sc_ctx_free(ctx);
-        return cli_usage_error("run", "--sizes: %s", err.message);
-    }
-    if (sc_graph_read_file(ctx, file, NULL, &g, &err) != SC_OK) {
-        cli_report(&err);
+    if (a.sizes_text &&
+        cli_parse_bindings(ctx, a.sizes_text, sizes, &err) != SC_OK) {
+        rc = cli_usage_error("run", "--sizes: %s", err.message);
         goto done;
     }
-    if (sizes_text && cli_check_symbol_names(g, "run", "--sizes", sizes_text)) {
-        rc = CLI_EXIT_USAGE;
+    cli_load_init(&load, "run");
+    load.plain_path = true;
+    load.sizes_text = a.sizes_text;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &unused)) != 0)
         goto done;
-    }
-    if (sizes_text) {
-        /* Sizes are int64_t (>= 0): say so before anything runs. */
-        size_t ns = sc_graph_symbols(g, NULL, 0), j;
-        sc_expr **syms = calloc(ns + 1, sizeof *syms);
-        bool bad = false;
-        if (!syms) {
-            cli_errorf("out of memory");
-            goto done;
-        }
-        ns = sc_graph_symbols(g, syms, ns);
-        for (j = 0; j < ns && !bad; j++) {
-            sc_expr *v = sc_symmap_get(sizes, syms[j]);
-            int64_t x;
-            if (v && (!sc_expr_get_si(v, &x) || x < 0)) {
-                cli_errorf("--sizes: the size of %s must be an integer in "
-                           "[0, 2**63)", sc_expr_symbol_name(syms[j]));
-                bad = true;
-            }
-        }
-        free(syms);
-        if (bad)
-            goto done;
-    }
+    rc = CLI_EXIT_INPUT;
+    if (a.sizes_text && !check_sizes(g, sizes))
+        goto done;
     np = sc_graph_num_placeholders(g);
     no = sc_graph_num_outputs(g);
     inputs = calloc(np + 1, sizeof *inputs);
@@ -217,33 +334,11 @@ int cli_cmd_run(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
-    if (inputs_dir) {
-        for (k = 0; k < np; k++) {
-            char *p = path_join(inputs_dir,
-                                sc_graph_node_name(g, (sc_node_id)k), ".npy");
-            sc_status s;
-            if (!p) {
-                cli_errorf("out of memory");
-                goto done;
-            }
-            s = sc_npy_read(p, &inputs[k], &err);
-            free(p);
-            if (s != SC_OK) {
-                cli_report(&err);
-                goto done;
-            }
-        }
-    } else {
-        if (sc_interp_bind_sizes(g, sizes, binding, &err) != SC_OK ||
-            sc_interp_random_inputs(g, binding, seed, 0, inputs, &err) !=
-                SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-    }
+    if (!make_inputs(g, &a, sizes, binding, inputs))
+        goto done;
 
     sc_interp_options_init(&io);
-    io.seed = seed;
+    io.seed = a.seed;
     io.sizes = sizes;
     if (sc_graph_num_tangents(g) > 0 && sc_graph_num_fwd_outputs(g) > 0)
         io.boundary = SC_INTERP_BOUNDARY_FORWARD;
@@ -251,73 +346,12 @@ int cli_cmd_run(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
-
-    if (inputs_dir)
+    if (a.inputs_dir)
         bind_from_inputs(g, inputs, binding);
-    printf("graph %s: %zu nodes, %zu inputs (%s", file, sc_graph_num_nodes(g),
-           np, inputs_dir ? "from " : "random, seed ");
-    if (inputs_dir)
-        printf("%s)\n", inputs_dir);
-    else
-        printf("%llu)\n", seed);
-    {
-        size_t ns = sc_graph_symbols(g, NULL, 0), j;
-        sc_expr **syms = calloc(ns + 1, sizeof *syms);
-        if (ns && syms) {
-            ns = sc_graph_symbols(g, syms, ns);
-            printf("sizes:");
-            for (j = 0; j < ns; j++) {
-                int64_t v = 0;
-                sc_expr *e = sc_symmap_get(binding, syms[j]);
-                if (!e)
-                    e = sc_symmap_get(sizes, syms[j]);
-                if (e && sc_expr_get_si(e, &v))
-                    printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
-                           (long long)v);
-            }
-            printf("\n");
-        }
-        free(syms);
-    }
-    for (k = 0; k < no; k++) {
-        sc_node_id o = sc_graph_output(g, k);
-        if (print_output(k, o == SC_NODE_NONE ? "-"
-                                              : sc_graph_node_name(g, o),
-                         outputs[k]) != 0)
-            goto done;
-    }
-    printf("peak memory: %zu bytes (at node %s)\n", st.peak_bytes,
-           st.peak_node == SC_NODE_NONE
-               ? "-"
-               : sc_graph_node_name(g, st.peak_node));
-    if (st.boundary_node != SC_NODE_NONE)
-        printf("held after the forward (node %s): %zu bytes, %zu of them "
-               "inputs\n",
-               sc_graph_node_name(g, st.boundary_node), st.boundary_bytes,
-               st.boundary_input_bytes);
-    printf("outputs: %zu bytes; kernel calls: %zu\n", st.output_bytes,
-           st.kernel_calls);
-
-    if (save_dir) {
-        for (k = 0; k < no; k++) {
-            char name[32], *p;
-            sc_status s;
-            if (!outputs[k])
-                continue;
-            snprintf(name, sizeof name, "out_%zu", k);
-            p = path_join(save_dir, name, ".npy");
-            if (!p) {
-                cli_errorf("out of memory");
-                goto done;
-            }
-            s = sc_npy_write(outputs[k], p, &err);
-            free(p);
-            if (s != SC_OK) {
-                cli_report(&err);
-                goto done;
-            }
-        }
-    }
+    if (!print_run(g, &a, sizes, binding, outputs, &st))
+        goto done;
+    if (a.save_dir && !save_outputs(a.save_dir, no, outputs))
+        goto done;
     if (fflush(stdout) != 0) {
         cli_errorf("cannot write the output");
         goto done;

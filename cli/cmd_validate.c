@@ -7,7 +7,7 @@
  *                   [--sizes s0=17,...] [--seed N] [--saved-bytes N] */
 #include <config.h>
 
-#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +17,6 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
-
-/* cli/cmd_joint.c */
 
 static void usage(FILE *out)
 {
@@ -118,111 +116,167 @@ static sc_status partition(const sc_graph *joint,
     return status;
 }
 
-static bool parse_u64(const char *s, unsigned long long *out)
+typedef struct validate_args {
+    const char *file, *fw_file, *bw_file, *sizes_text, *hint_text;
+    bool forward, policy_given, have_saved;
+    uint64_t seed, saved;
+    sc_partition_options popts;
+    cli_rules rules;
+} validate_args;
+
+static int parse_args(int argc, char **argv, validate_args *a)
 {
-    char *end;
-    if (!s[0] || s[0] == '-')
-        return false;
-    errno = 0;
-    *out = strtoull(s, &end, 0);
-    return !*end && !errno;
+    const cli_opt opts[] = {
+        CLI_PARTITION_RULE_OPTIONS(&a->rules),
+        {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
+        {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_file},
+        {.name = "--bw", .kind = CLI_OPT_TEXT, .dest = &a->bw_file},
+        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
+         .max = UINT64_MAX, .bad = "bad seed '%s'"},
+        {.name = "--saved-bytes", .kind = CLI_OPT_UINT, .dest = &a->saved,
+         .max = INT64_MAX, .bad = "bad byte count '%s'",
+         .seen = &a->have_saved},
+        {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->popts.policy,
+         .fn = cli_policy_option, .bad = "unknown policy '%s'",
+         .seen = &a->policy_given},
+        {.name = "--hint", .kind = CLI_OPT_TEXT, .dest = &a->hint_text},
+    };
+    const cli_syntax syn = {.cmd = "validate", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts),
+                            .needs_value = "'%s' needs a value",
+                            .max_args = 1,
+                            .too_many = "more than one joint graph"};
+    cli_args args;
+    int rc;
+
+    sc_partition_options_init(&a->popts);
+    a->rules.opts = &a->popts;
+    rc = cli_parse_options(&syn, argc, argv, 1, &args);
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("validate", "no joint graph given");
+    a->file = args.args[0];
+    if (!a->fw_file != !a->bw_file)
+        return cli_usage_error("validate",
+                               "give both the forward and the backward graph "
+                               "(--fw FILE --bw FILE), or neither");
+    if (a->fw_file && (a->policy_given || a->hint_text || a->rules.any))
+        return cli_usage_error("validate",
+                               "%s applies when validate partitions the "
+                               "graph: not with --fw/--bw",
+                               a->policy_given ? "--policy"
+                               : a->hint_text  ? "--hint"
+                                               : a->rules.any);
+    if (cli_check_partition_rules("validate", &a->rules) != 0)
+        return CLI_EXIT_USAGE;
+    return CLI_PARSED;
+}
+
+/* The forward and backward graphs: read from --fw/--bw, or made by the
+ * partitioner (*part).  0 or the exit status after printing the error. */
+static int split(sc_ctx *ctx, const validate_args *a, const sc_graph *joint,
+                 const sc_symmap *hints, const sc_symmap *sizes,
+                 sc_graph **fw, sc_graph **bw, sc_partition **part,
+                 const sc_graph **fwp, const sc_graph **bwp)
+{
+    sc_graph *unused;
+    sc_error err;
+    cli_load load;
+    int rc;
+
+    if (!a->fw_file) {
+        if (partition(joint, &a->popts, hints, sizes, part, &err) != SC_OK) {
+            cli_report(&err);
+            return CLI_EXIT_INPUT;
+        }
+        *fwp = sc_partition_forward(*part);
+        *bwp = sc_partition_backward(*part);
+        return 0;
+    }
+    cli_load_init(&load, "validate");
+    load.plain_path = true;
+    if ((rc = cli_load_graph(ctx, a->fw_file, &load, fw, &unused)) != 0)
+        return rc;
+    load.num_fwd_outputs = 0;
+    if ((rc = cli_load_graph(ctx, a->bw_file, &load, bw, &unused)) != 0)
+        return rc;
+    *fwp = *fw;
+    *bwp = *bw;
+    return 0;
+}
+
+static void print_report(const validate_args *a, const sc_graph *joint,
+                         const sc_partition *part, const sc_symmap *binding,
+                         const sc_validate_report *rep)
+{
+    size_t ns = sc_graph_symbols(joint, NULL, 0), j;
+    sc_expr **syms;
+
+    if (a->forward)
+        printf("joint graph built from the forward graph %s\n", a->file);
+    if (a->fw_file)
+        printf("validate %s (forward %s, backward %s), seed %llu\n", a->file,
+               a->fw_file, a->bw_file, (unsigned long long)a->seed);
+    else
+        printf("validate %s (partitioned with policy %s: %zu saved tensors, "
+               "%zu recomputed nodes), seed %llu\n",
+               a->file, sc_partition_policy_name(a->popts.policy),
+               sc_partition_num_saved_tensors(part),
+               sc_partition_num_recomputed(part),
+               (unsigned long long)a->seed);
+    syms = calloc(ns + 1, sizeof *syms);
+    if (ns && syms) {
+        ns = sc_graph_symbols(joint, syms, ns);
+        printf("sizes:");
+        for (j = 0; j < ns; j++) {
+            int64_t v;
+            sc_expr *e = sc_symmap_get(binding, syms[j]);
+            if (e && sc_expr_get_si(e, &v))
+                printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
+                       (long long)v);
+        }
+        printf("\n");
+    }
+    free(syms);
+    if (rep->kind != SC_VALIDATE_STRUCTURE &&
+        rep->kind != SC_VALIDATE_RUN_ERROR) {
+        printf("saved: %zu values, %zu bytes", rep->saved_count,
+               rep->saved_bytes);
+        if (rep->predicted_saved_bytes >= 0)
+            printf(" (predicted %lld)", (long long)rep->predicted_saved_bytes);
+        printf("\n");
+        printf("peak memory: joint %zu bytes, forward %zu, backward %zu\n",
+               rep->joint_stats.peak_bytes, rep->fw_stats.peak_bytes,
+               rep->bw_stats.peak_bytes);
+        printf("compared: %zu values, %zu differ\n", rep->compared,
+               rep->mismatches);
+    }
+    if (rep->passed)
+        printf("PASS\n");
+    else
+        printf("FAIL (%s): %s\n", kind_name(rep->kind), rep->message);
+    fflush(stdout);
 }
 
 int cli_cmd_validate(int argc, char **argv)
 {
-    const char *file = NULL, *fw_file = NULL, *bw_file = NULL,
-               *sizes_text = NULL, *policy_text = NULL, *hint_text = NULL;
-    sc_partition_options popts;
-    const char *rule_given = NULL, *rule_any = NULL;
+    validate_args a = {0};
     sc_partition *part = NULL;
     const sc_graph *fwp, *bwp;
-    sc_symmap *hints = NULL;
-    unsigned long long seed = 0, saved = 0;
-    bool have_saved = false;
     sc_ctx *ctx = NULL;
     sc_graph *joint = NULL, *fw = NULL, *bw = NULL, *fwd_graph = NULL;
-    bool forward = false;
-    sc_symmap *sizes = NULL, *binding = NULL;
-    sc_graph_read_options ro;
+    sc_symmap *sizes = NULL, *binding = NULL, *hints = NULL;
     sc_validate_options vo;
     sc_validate_report rep;
     sc_error err;
-    int rc = CLI_EXIT_INPUT, i;
+    cli_load load;
+    int rc = parse_args(argc, argv, &a);
 
-    sc_partition_options_init(&popts);
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int r = cli_partition_rule_option("validate", argc, argv, &i, &popts,
-                                          &rule_given);
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (r > 0) {
-            if (!rule_any)
-                rule_any = a;
-            continue;
-        }
-        if (cli_is_help(a)) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
-        if (strcmp(a, "--forward") == 0) {
-            forward = true;
-            continue;
-        }
-        if (strcmp(a, "--fw") == 0 || strcmp(a, "--bw") == 0 ||
-            strcmp(a, "--sizes") == 0 || strcmp(a, "--seed") == 0 ||
-            strcmp(a, "--saved-bytes") == 0 || strcmp(a, "--policy") == 0 ||
-            strcmp(a, "--hint") == 0) {
-            const char *v;
-            if (i + 1 >= argc)
-                return cli_usage_error("validate", "'%s' needs a value", a);
-            v = argv[++i];
-            if (strcmp(a, "--fw") == 0)
-                fw_file = v;
-            else if (strcmp(a, "--bw") == 0)
-                bw_file = v;
-            else if (strcmp(a, "--sizes") == 0)
-                sizes_text = v;
-            else if (strcmp(a, "--hint") == 0)
-                hint_text = v;
-            else if (strcmp(a, "--policy") == 0) {
-                policy_text = v;
-                if (!sc_partition_policy_from_name(v, &popts.policy))
-                    return cli_usage_error("validate", "unknown policy '%s'",
-                                           v);
-            } else if (strcmp(a, "--seed") == 0) {
-                if (!parse_u64(v, &seed))
-                    return cli_usage_error("validate", "bad seed '%s'", v);
-            } else {
-                if (!parse_u64(v, &saved) || saved > INT64_MAX)
-                    return cli_usage_error("validate", "bad byte count '%s'",
-                                           v);
-                have_saved = true;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("validate", "unknown option '%s'", a);
-        } else if (file) {
-            return cli_usage_error("validate", "more than one joint graph");
-        } else {
-            file = a;
-        }
-    }
-    if (!file)
-        return cli_usage_error("validate", "no joint graph given");
-    if (!fw_file != !bw_file)
-        return cli_usage_error("validate",
-                               "give both the forward and the backward graph "
-                               "(--fw FILE --bw FILE), or neither");
-    if (fw_file && (policy_text || hint_text || rule_any))
-        return cli_usage_error("validate",
-                               "%s applies when validate partitions the "
-                               "graph: not with --fw/--bw",
-                               policy_text ? "--policy"
-                               : hint_text ? "--hint"
-                                           : rule_any);
-    if (cli_check_partition_rules("validate", &popts, rule_given) != 0)
-        return CLI_EXIT_USAGE;
-
+    if (rc != CLI_PARSED)
+        return rc;
+    rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
     binding = ctx ? sc_symmap_new(ctx) : NULL;
@@ -231,128 +285,48 @@ int cli_cmd_validate(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
-    if ((sizes_text &&
-         cli_parse_bindings(ctx, sizes_text, sizes, &err) != SC_OK) ||
-        (hint_text && cli_parse_bindings(ctx, hint_text, hints, &err) !=
-                          SC_OK)) {
-        sc_symmap_free(sizes);
-        sc_symmap_free(binding);
-        sc_symmap_free(hints);
-        sc_ctx_free(ctx);
-        return cli_usage_error("validate", "%s: %s",
-                               sizes_text ? "--sizes/--hint" : "--hint",
-                               err.message);
-    }
-    if (sc_graph_read_file(ctx, file, NULL, &joint, &err) != SC_OK) {
-        cli_report(&err);
+    if ((a.sizes_text &&
+         cli_parse_bindings(ctx, a.sizes_text, sizes, &err) != SC_OK) ||
+        (a.hint_text &&
+         cli_parse_bindings(ctx, a.hint_text, hints, &err) != SC_OK)) {
+        rc = cli_usage_error("validate", "%s: %s",
+                             a.sizes_text ? "--sizes/--hint" : "--hint",
+                             err.message);
         goto done;
     }
-    if ((sizes_text &&
-         cli_check_symbol_names(joint, "validate", "--sizes", sizes_text)) ||
-        (hint_text &&
-         cli_check_symbol_names(joint, "validate", "--hint", hint_text))) {
-        rc = CLI_EXIT_USAGE;
+    cli_load_init(&load, "validate");
+    load.plain_path = true;
+    load.sizes_text = a.sizes_text;
+    load.hint_text = a.hint_text;
+    load.forward = a.forward;
+    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd_graph)) != 0 ||
+        (rc = split(ctx, &a, joint, hints, sizes, &fw, &bw, &part, &fwp,
+                    &bwp)) != 0)
         goto done;
-    }
-    if (forward) {
-        fwd_graph = joint;
-        joint = cli_joint_of_forward(fwd_graph, file, NULL);
-        if (!joint)
-            goto done;
-    }
-    if (fw_file) {
-        if (sc_graph_read_file(ctx, fw_file, NULL, &fw, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-        sc_graph_read_options_init(&ro);
-        ro.num_fwd_outputs = 0;
-        if (sc_graph_read_file(ctx, bw_file, &ro, &bw, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-        fwp = fw;
-        bwp = bw;
-    } else {
-        if (partition(joint, &popts, hints, sizes, &part, &err) != SC_OK) {
-            cli_report(&err);
-            goto done;
-        }
-        fwp = sc_partition_forward(part);
-        bwp = sc_partition_backward(part);
-    }
+    rc = CLI_EXIT_INPUT;
     if (sc_interp_bind_sizes(joint, sizes, binding, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
-    if (part && !have_saved) {
+    if (part && !a.have_saved) {
         sc_expr *e = sc_partition_saved_bytes_expr(part);
         int64_t v;
         if (e && sc_expr_eval_si(ctx, e, binding, &v, &err) == SC_OK) {
-            saved = (unsigned long long)v;
-            have_saved = true;
+            a.saved = (uint64_t)v;
+            a.have_saved = true;
         }
     }
-
     sc_validate_options_init(&vo);
-    vo.seed = seed;
+    vo.seed = a.seed;
     vo.sizes = sizes;
-    if (have_saved)
-        vo.predicted_saved_bytes = (int64_t)saved;
+    if (a.have_saved)
+        vo.predicted_saved_bytes = (int64_t)a.saved;
     if (sc_validate(joint, fwp, bwp, &vo, &rep, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
-
-    if (forward)
-        printf("joint graph built from the forward graph %s\n", file);
-    if (fw_file)
-        printf("validate %s (forward %s, backward %s), seed %llu\n", file,
-               fw_file, bw_file, seed);
-    else
-        printf("validate %s (partitioned with policy %s: %zu saved tensors, "
-               "%zu recomputed nodes), seed %llu\n",
-               file, sc_partition_policy_name(popts.policy),
-               sc_partition_num_saved_tensors(part),
-               sc_partition_num_recomputed(part), seed);
-    {
-        size_t ns = sc_graph_symbols(joint, NULL, 0), j;
-        sc_expr **syms = calloc(ns + 1, sizeof *syms);
-        if (ns && syms) {
-            ns = sc_graph_symbols(joint, syms, ns);
-            printf("sizes:");
-            for (j = 0; j < ns; j++) {
-                int64_t v;
-                sc_expr *e = sc_symmap_get(binding, syms[j]);
-                if (e && sc_expr_get_si(e, &v))
-                    printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
-                           (long long)v);
-            }
-            printf("\n");
-        }
-        free(syms);
-    }
-    if (rep.kind != SC_VALIDATE_STRUCTURE &&
-        rep.kind != SC_VALIDATE_RUN_ERROR) {
-        printf("saved: %zu values, %zu bytes", rep.saved_count,
-               rep.saved_bytes);
-        if (rep.predicted_saved_bytes >= 0)
-            printf(" (predicted %lld)", (long long)rep.predicted_saved_bytes);
-        printf("\n");
-        printf("peak memory: joint %zu bytes, forward %zu, backward %zu\n",
-               rep.joint_stats.peak_bytes, rep.fw_stats.peak_bytes,
-               rep.bw_stats.peak_bytes);
-        printf("compared: %zu values, %zu differ\n", rep.compared,
-               rep.mismatches);
-    }
-    if (rep.passed) {
-        printf("PASS\n");
-        rc = CLI_EXIT_OK;
-    } else {
-        printf("FAIL (%s): %s\n", kind_name(rep.kind), rep.message);
-        rc = CLI_EXIT_INPUT;
-    }
-    fflush(stdout);
+    print_report(&a, joint, part, binding, &rep);
+    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 done:
     sc_partition_free(part);
     sc_symmap_free(hints);

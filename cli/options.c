@@ -1,0 +1,348 @@
+/* symcut — the command-line parser the subcommands share: each declares a
+ * table of options (cli_opt) and cli_parse_options walks argv by it; also
+ * the partitioner's ban-rule options of partition and validate. */
+#include <config.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+/* An unsigned integer in C syntax: no sign, not empty, no junk. */
+static bool parse_uint(const char *s, uint64_t *out)
+{
+    char *end;
+    unsigned long long v;
+    if (!s[0] || s[0] == '-')
+        return false;
+    errno = 0;
+    v = strtoull(s, &end, 0);
+    if (*end || errno)
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool parse_count(const char *s, long *out)
+{
+    char *endp;
+    long v;
+    errno = 0;
+    v = strtol(s, &endp, 10);
+    if (*endp || endp == s || errno || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_number(const char *s, bool positive, double *out)
+{
+    char *end;
+    double d;
+    errno = 0;
+    d = strtod(s, &end);
+    if (!s[0] || *end || errno || !isfinite(d) || d < 0 ||
+        (positive && d == 0))
+        return false;
+    *out = d;
+    return true;
+}
+
+static bool takes_value(const cli_opt *o)
+{
+    return o->kind != CLI_OPT_FLAG && o->kind != CLI_OPT_BITS &&
+           o->kind != CLI_OPT_ACTION;
+}
+
+static const char *needs_value(const cli_syntax *syn, const cli_opt *o)
+{
+    if (o->needs_value)
+        return o->needs_value;
+    return syn->needs_value ? syn->needs_value : "%s needs a value";
+}
+
+/* The option argument a names ("--seed", "--seed=1", "-o"); *value the
+ * text after '=' in a long option, else NULL. */
+static const cli_opt *find_option(const cli_syntax *syn, const char *a,
+                                  const char **value)
+{
+    const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+    size_t len = eq ? (size_t)(eq - a) : strlen(a), k;
+
+    *value = NULL;
+    for (k = 0; k < syn->nopts; k++) {
+        const cli_opt *o = &syn->opts[k];
+        if (o->name && strlen(o->name) == len &&
+            strncmp(o->name, a, len) == 0) {
+            *value = eq ? eq + 1 : NULL;
+            return o;
+        }
+        if (!eq && o->short_name && strcmp(o->short_name, a) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+/* Store value (NULL for an option without one) by o: 0 or the exit
+ * status after printing the error. */
+static int apply_option(const cli_syntax *syn, const cli_opt *o,
+                        const char *value)
+{
+    const char *name = o->name ? o->name : o->short_name;
+    char msg[256];
+    uint64_t u;
+    long n;
+    double d;
+    size_t k;
+
+    if (o->seen)
+        *o->seen = true;
+    switch (o->kind) {
+    case CLI_OPT_FLAG:
+        *(bool *)o->dest = true;
+        return 0;
+    case CLI_OPT_BITS:
+        *(unsigned *)o->dest |= o->bits;
+        return 0;
+    case CLI_OPT_TEXT:
+        *(const char **)o->dest = value;
+        return 0;
+    case CLI_OPT_HINTS:
+        if (!cli_parse_hints(syn->ctx, value, o->dest, msg, sizeof msg))
+            return cli_usage_error(syn->cmd, "%s: %s", name, msg);
+        return 0;
+    case CLI_OPT_COUNT:
+        if (!parse_count(value, &n))
+            return cli_usage_error(syn->cmd, o->bad, value);
+        *(long *)o->dest = n;
+        return 0;
+    case CLI_OPT_UINT:
+        if (!parse_uint(value, &u) || u < o->min || u > o->max)
+            return cli_usage_error(syn->cmd, o->bad, value);
+        *(uint64_t *)o->dest = u;
+        return 0;
+    case CLI_OPT_NUMBER:
+        if (!parse_number(value, o->min > 0, &d))
+            return cli_usage_error(syn->cmd, o->bad, value);
+        *(double *)o->dest = d;
+        return 0;
+    case CLI_OPT_CHOICE:
+        for (k = 0; o->choices[k]; k++)
+            if (strcmp(o->choices[k], value) == 0) {
+                *(const char **)o->dest = value;
+                return 0;
+            }
+        return cli_usage_error(syn->cmd, o->bad, value);
+    case CLI_OPT_CALL:
+    case CLI_OPT_ACTION:
+        return o->fn(syn, o, value);
+    }
+    return 0;
+}
+
+/* An argument that is not an option: 0, or the exit status. */
+static int take_argument(const cli_syntax *syn, int argc, int i,
+                         const char *a, cli_args *out)
+{
+    if (out->nargs >= syn->max_args || (syn->args_last && i != argc - 1))
+        return cli_usage_error(syn->cmd, syn->too_many, a);
+    out->args[out->nargs++] = a;
+    return 0;
+}
+
+int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
+                      cli_args *out)
+{
+    int i, rc;
+
+    memset(out, 0, sizeof *out);
+    out->rest = argc;
+    for (i = first; i < argc; i++) {
+        const char *a = argv[i], *value;
+        const cli_opt *o;
+
+        if (syn->options_first && strcmp(a, "--") == 0) {
+            out->rest = i + 1;
+            break;
+        }
+        if (cli_is_help(a)) {
+            syn->usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        o = find_option(syn, a, &value);
+        if (!o) {
+            bool option = a[0] == '-' &&
+                          (syn->options_first ? a[1] == '-' : a[1] != '\0');
+            if (option)
+                return cli_usage_error(syn->cmd,
+                                       syn->unknown ? syn->unknown
+                                                    : "unknown option '%s'",
+                                       a);
+            if (syn->options_first) {
+                out->rest = i;
+                break;
+            }
+            if ((rc = take_argument(syn, argc, i, a, out)) != 0)
+                return rc;
+            continue;
+        }
+        if (!takes_value(o) && value)
+            return cli_usage_error(syn->cmd, "%s takes no value", o->name);
+        if (takes_value(o) && !value) {
+            if (i + 1 >= argc)
+                return cli_usage_error(syn->cmd, needs_value(syn, o), a);
+            value = argv[++i];
+        }
+        if ((rc = apply_option(syn, o, value)) != 0)
+            return rc;
+    }
+    return CLI_PARSED;
+}
+
+/* ---- Partitioner ban-rule options (partition, validate) ----------------- */
+
+static const struct {
+    const char *name;
+    unsigned bit;
+} rule_names[] = {
+    {"not-in-allowlist", SC_PARTITION_RULE_NOT_IN_ALLOWLIST},
+    {"materialized-backward", SC_PARTITION_RULE_MATERIALIZED_BACKWARD},
+    {"reductions", SC_PARTITION_RULE_REDUCTIONS},
+    {"used-far-apart", SC_PARTITION_RULE_USED_FAR_APART},
+    {"long-fusible-chains", SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS}};
+
+#define RULE_NAMES                                                           \
+    "not-in-allowlist, materialized-backward, reductions, used-far-apart, "  \
+    "long-fusible-chains"
+
+void cli_partition_rules_help(FILE *out)
+{
+    fputs("  --rule-off NAME       turn a ban rule off (pytorch and exact\n"
+          "                        policies); repeatable, or NAME,NAME:\n"
+          "                        not-in-allowlist, materialized-backward,\n"
+          "                        reductions, used-far-apart,\n"
+          "                        long-fusible-chains\n"
+          "  --aggressive-recomputation\n"
+          "                        every ban rule off but reductions\n"
+          "                        (PyTorch's aggressive_recomputation)\n"
+          "  --max-dist-from-bw N  ban a forward node more than N (and less\n"
+          "                        than 1000) steps from the backward;\n"
+          "                        default 1000: never\n"
+          "  --long-chain-limit N  the long-fusible-chains rule cuts chains\n"
+          "                        of more than N forward nodes; default 100\n"
+          "  --unbacked-fallback N a symbol without a hint weighs as the\n"
+          "                        upper end of its range if that is at\n"
+          "                        most N, else as N; default 8192\n",
+          out);
+}
+
+/* A decimal integer in [lo, hi]: digits only, no sign, no spaces. */
+static bool parse_bounded(const char *s, long long lo, long long hi,
+                          long long *out)
+{
+    char *end;
+    long long v;
+    if (!(*s >= '0' && *s <= '9'))
+        return false;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (*end || errno || v < lo || v > hi)
+        return false;
+    *out = v;
+    return true;
+}
+
+static int rule_off(const char *cmd, const char *text,
+                    sc_partition_options *opts)
+{
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ","), k;
+        bool found = false;
+        for (k = 0; k < sizeof rule_names / sizeof rule_names[0]; k++) {
+            const char *n = rule_names[k].name;
+            size_t j;
+            if (strlen(n) != len)
+                continue;
+            /* also PyTorch's spelling: used_far_apart */
+            for (j = 0; j < len && (p[j] == n[j] ||
+                                    (p[j] == '_' && n[j] == '-'));
+                 j++)
+                ;
+            if (j == len) {
+                opts->rules_off |= rule_names[k].bit;
+                found = true;
+            }
+        }
+        if (!found)
+            return cli_usage_error(cmd,
+                                   "--rule-off: unknown rule '%.*s' (rules: "
+                                   RULE_NAMES ")",
+                                   (int)len, p);
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+int cli_policy_option(const cli_syntax *syn, const cli_opt *o,
+                      const char *value)
+{
+    if (!sc_partition_policy_from_name(value, o->dest))
+        return cli_usage_error(syn->cmd, o->bad, value);
+    return 0;
+}
+
+int cli_partition_rule_option(const cli_syntax *syn, const cli_opt *o,
+                              const char *value)
+{
+    cli_rules *r = o->dest;
+    const char *opt = o->name;
+    sc_partition_options *opts = r->opts;
+    const char *cmd = syn->cmd;
+    long long n;
+
+    if (!r->any)
+        r->any = opt;
+    if (strcmp(opt, "--unbacked-fallback") == 0) {
+        if (!parse_bounded(value, 1, INT64_MAX, &n))
+            return cli_usage_error(cmd, "--unbacked-fallback needs an "
+                                        "integer from 1 to %lld, not '%s'",
+                                   (long long)INT64_MAX, value);
+        opts->unbacked_fallback = (int64_t)n;
+        return 0; /* weighs under every policy */
+    }
+    if (strcmp(opt, "--aggressive-recomputation") == 0) {
+        opts->rules_off |= SC_PARTITION_RULES_AGGRESSIVE;
+    } else if (strcmp(opt, "--rule-off") == 0) {
+        if (rule_off(cmd, value, opts) != 0)
+            return CLI_EXIT_USAGE;
+    } else {
+        if (!parse_bounded(value, 0, INT32_MAX, &n))
+            return cli_usage_error(cmd, "%s needs an integer from 0 to %ld, "
+                                        "not '%s'",
+                                   opt, (long)INT32_MAX, value);
+        /* the options' 0 is PyTorch's default; a negative value is 0 */
+        if (strcmp(opt, "--max-dist-from-bw") == 0)
+            opts->max_dist_from_bw = n ? (int32_t)n : -1;
+        else
+            opts->long_chain_limit = n ? (int32_t)n : -1;
+    }
+    if (!r->given)
+        r->given = opt;
+    return 0;
+}
+
+int cli_check_partition_rules(const char *cmd, const cli_rules *r)
+{
+    if (r->given && r->opts->policy == SC_PARTITION_PYTORCH_1_13)
+        return cli_usage_error(cmd,
+                               "%s is for the pytorch and exact policies: "
+                               "pytorch-1.13 has none of those ban rules",
+                               r->given);
+    return 0;
+}
