@@ -1,0 +1,1 @@
+$SYMCUT expr simplify --bind=s0=1 s0 2>&1

@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/mlp_gelu.joint.txt --no-cse=1 2>&1

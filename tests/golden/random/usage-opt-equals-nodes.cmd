@@ -1,0 +1,1 @@
+$SYMCUT random --nodes=0 2>&1

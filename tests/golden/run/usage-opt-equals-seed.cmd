@@ -1,0 +1,1 @@
+$SYMCUT run ../../../examples/mlp_gelu.joint.txt --seed=-1 2>&1
