@@ -1,5 +1,9 @@
 /* symcut — the command-line tool: shared declarations of the subcommands
- * and their helpers. */
+ * and their helpers (messages and files in util.c, the option tables in
+ * options.c, reading a command's graph in load.c).
+ *
+ * Included by cli/ sources only, and by tests/check_badinput.c (which
+ * links cli/util.c). */
 #ifndef SYMCUT_CLI_H
 #define SYMCUT_CLI_H
 

@@ -1,6 +1,9 @@
 /* symcut — the shape-environment script language of `symcut env`
  * (doc/guards.md), as a function that the command, the tests and the
- * fuzz target share. */
+ * fuzz target share.
+ *
+ * Included by cli/cmd_env.c, cli/envscript.c, tests/check_badinput.c and
+ * the fuzz target. */
 #ifndef SYMCUT_CLI_ENVSCRIPT_H
 #define SYMCUT_CLI_ENVSCRIPT_H
 

@@ -186,26 +186,32 @@ sc_status cli_write_files(size_t n, const char *const *paths,
     }
     /* every file first to a temporary beside it; the first failure
      * removes them all */
-    for (i = 0; i < n && status == SC_OK; i++)
+    for (i = 0; i < n; i++)
         if (paths[i] && strcmp(paths[i], "-") != 0)
-            status = stage_file(paths[i], data[i], lens[i], &tmp[i], err);
+            SC_CHECK(stage_file(paths[i], data[i], lens[i], &tmp[i], err));
     for (i = 0; i < n; i++) {
         if (!tmp[i])
             continue;
-        if (status == SC_OK && rename(tmp[i], paths[i]) != 0) {
+        if (rename(tmp[i], paths[i]) != 0) {
             err->code = status = SC_ERR_IO;
             snprintf(err->message, sizeof err->message,
                      "cannot write '%s': %s", paths[i], strerror(errno));
+            goto fail;
         }
-        if (status != SC_OK)
-            unlink(tmp[i]);
         free(tmp[i]);
+        tmp[i] = NULL;
     }
-    free(tmp);
     /* standard output last */
-    for (i = 0; i < n && status == SC_OK; i++)
+    for (i = 0; i < n; i++)
         if (!paths[i] || strcmp(paths[i], "-") == 0)
-            status = write_stdout(data[i], lens[i], err);
+            SC_CHECK(write_stdout(data[i], lens[i], err));
+fail:
+    for (i = 0; i < n; i++)
+        if (tmp[i]) {
+            unlink(tmp[i]);
+            free(tmp[i]);
+        }
+    free(tmp);
     return status;
 }
 
@@ -367,6 +373,22 @@ static bool metadata_symbols(const sc_graph *g, names_arg *a)
     return ok;
 }
 
+/* The first of the names (text, or else the n symbols of hints) that is
+ * not in a: SC_ERR_INVALID with its message in err. */
+static sc_status find_unknown(const sc_graph *g, const char *text,
+                              sc_expr *const *hints, size_t n, names_arg *a,
+                              sc_error *err)
+{
+    size_t i;
+
+    if (text)
+        return for_each_item(sc_graph_ctx(g), text, name_item, a, err);
+    for (i = 0; i < n; i++)
+        SC_TRY(name_item(sc_graph_ctx(g), sc_expr_symbol_name(hints[i]), NULL,
+                         a, err));
+    return SC_OK;
+}
+
 /* Check the names (text, or else the n symbols of hints) against the
  * symbols of g's metadata; 0, or the exit status after printing the
  * error. */
@@ -377,7 +399,7 @@ static int check_names(const sc_graph *g, const char *cmd, const char *opt,
     sc_error err;
     char list[256] = "";
     size_t i, len = 0;
-    sc_status st = SC_OK;
+    sc_status st;
 
     sc_error_init(&err);
     if (!metadata_symbols(g, &a)) {
@@ -385,11 +407,7 @@ static int check_names(const sc_graph *g, const char *cmd, const char *opt,
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    if (text)
-        st = for_each_item(sc_graph_ctx(g), text, name_item, &a, &err);
-    for (i = 0; !text && st == SC_OK && i < n; i++)
-        st = name_item(sc_graph_ctx(g), sc_expr_symbol_name(hints[i]), NULL,
-                       &a, &err);
+    st = find_unknown(g, text, hints, n, &a, &err);
     if (st == SC_OK || st == SC_ERR_NOMEM) {
         free(a.syms);
         if (st == SC_OK)
