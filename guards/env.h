@@ -254,15 +254,6 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
 sc_status sc__env_check_symbols(sc_env *env, sc_expr *e, size_t *nunbacked,
                                 sc_error *err);
 
-/* ---- Integer feasibility (guards/produce.c) ------------------------------ */
-/* Has the system rows[i*(nv+1) ..] (sum_j rows[..j] * x_j <= rows[..nv],
- * i < n) an integer solution?  The Omega test of the minimality pass,
- * with its caps (nv <= 6, n <= 512, a node and a work budget) and int64
- * overflow checks: SC__INT_FEASIBLE, SC__INT_INFEASIBLE, SC__INT_UNKNOWN
- * (a cap or an overflow), or -1 when out of memory.  For tests. */
-enum { SC__INT_FEASIBLE, SC__INT_INFEASIBLE, SC__INT_UNKNOWN };
-int sc__int_feasible(const int64_t *rows, size_t n, size_t nv);
-
 /* ---- Ranges (guards/rng.c) ----------------------------------------------- */
 void sc__rng_intersect(sc_range *dst, const sc_range *b);
 bool sc__rng_equal(const sc_range *a, const sc_range *b);

@@ -1,3 +1,11 @@
+/* symcut — the guard-set object: its lines and sources, its C
+ * spelling, and the checker compiled from it. */
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "guards/produce.h"
+
 /* ---- The guard set object ------------------------------------------------ */
 
 void sc_guard_set_free(sc_guard_set *gs)
@@ -52,7 +60,7 @@ sc_expr *sc_guard_set_var_expr(const sc_guard_set *gs, size_t i)
     return i < gs->nsources ? gs->var_exprs[i] : NULL;
 }
 
-/* ---- C ----------------------------------------------------------------------- */
+/* ---- C -------------------------------------------------------------------- */
 
 sc_status sc_guard_set_to_c(const sc_guard_set *gs, char **out, sc_error *err)
 {
@@ -84,7 +92,7 @@ sc_status sc_guard_set_to_c(const sc_guard_set *gs, char **out, sc_error *err)
     return SC_OK;
 }
 
-/* ---- The checker --------------------------------------------------------------- */
+/* ---- The checker ---------------------------------------------------------- */
 
 void sc_guard_checker_free(sc_guard_checker *chk)
 {

@@ -1,15 +1,17 @@
-/* symcut — producing the guard set of a shape environment, printing it
- * (PyTorch's spelling over the sources, and C), and compiling it into a
- * checker. */
+/* symcut — the minimality pass of the guard producer: which of the
+ * learned lines the guard set may leave out (difference constraints,
+ * bounds on forms, excluded values, disjunctions, linear implication). */
 #include <config.h>
 
-#include <ctype.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <setjmp.h>
 #include <string.h>
 
-#include "guards/env.h"
+#include "guards/produce.h"
+
+#define MZ_SEARCH_LIMIT 4096   /* nodes one shortest-path search settles */
+#define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
+#define FM_MAX_VARS SC__OMEGA_MAX_VARS   /* symbols of one question */
+#define FM_MAX_LINES 10        /* multi-symbol lines of one question */
 
 /* ---- Minimality ------------------------------------------------------------
  * The set written from the learned state leaves out what one fact or the
@@ -38,7 +40,7 @@
  *  D. Every linear line left (range sides, differences, other linear
  *     forms) that the other linear lines near it imply over the integers
  *     is dropped (decided exactly by the Omega test within its caps; see
- *     mz_linear_closure and om_solve).
+ *     mz_linear_closure and guards/omega.c).
  * A bound on a non-linear form is also left out when the ranges (or the
  * box) imply it after the shift of sc__env_poly_range.
  *
@@ -46,11 +48,11 @@
  * imply, so the set accepts exactly the sizes it accepted before.  Cost:
  * one bounded shortest-path search per order side, at most
  * MZ_PARTNER_LIMIT combinations per linear bound, and one bounded Omega
- * test per linear line (FM_MAX_LINES, FM_MAX_VARS, FM_MAX_ROWS,
- * OM_NODE_LIMIT, OM_WORK_LIMIT).
+ * test per linear line (FM_MAX_LINES, FM_MAX_VARS, and the caps and
+ * budget of guards/omega.h).
  * doc/guards.md says what the pass finds and what it does not. */
 
-static void mz_free(mz_state *mz)
+void sc__minimal_free(mz_state *mz)
 {
     sc__free(mz->syms);
     sc__free(mz->local);
@@ -89,8 +91,7 @@ static void mz_free(mz_state *mz)
     sc__free(mz->frstamp);
     sc__free(mz->fsub);
     sc__free(mz->fsv);
-    sc__free(mz->om.buf);
-    sc__free(mz->om.hash);
+    sc__omega_destroy(&mz->om);
     sc__free(mz->frelax);
     memset(mz, 0, sizeof *mz);
 }
@@ -143,6 +144,28 @@ static sc_status mz_collect_ne(producer *p, const sc__exprvec *ex,
     return SC_OK;
 }
 
+static bool all_backed(const sc_env *env, const sc_expr *e)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i;
+    bool ok = true;
+
+    n = sc_expr_free_symbols(e, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return false;
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; i < n && ok; i++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
+        ok = s && s->backed && !s->replaced && s->first_source != SIZE_MAX;
+    }
+    if (syms != small)
+        sc__free(syms);
+    return ok;
+}
+
 static bool is_free_backed(const sc__env_sym *s)
 {
     return s->backed && !s->replaced && s->first_source != SIZE_MAX;
@@ -175,7 +198,7 @@ static sc_status mz_collect_syms(producer *p)
     }
     for (i = 0; i < mz->nsyms; i++) {
         sc__env_sym *s = &env->syms[mz->syms[i].id];
-        MZ_TRY(mz_collect_ne(p, &s->excluded, sc__env_sym_range(env, s),
+        SC_TRY(mz_collect_ne(p, &s->excluded, sc__env_sym_range(env, s),
                                    &mz->syms[i].ne_off, &mz->syms[i].ne_n));
     }
     return SC_OK;
@@ -631,7 +654,7 @@ static sc_status mz_build_graph(producer *p)
     size_t i;
 
     for (i = 0; i < mz->nsyms; i++)
-        MZ_TRY(mz_sym_edges(p, i));
+        SC_TRY(mz_sym_edges(p, i));
     for (i = 0; i < mz->nforms; i++) {
         mz_form *f = &mz->forms[i];
         size_t a, b;
@@ -641,9 +664,9 @@ static sc_status mz_build_graph(producer *p)
         b = mz->tc[f->toff] == 1 ? mz->tv[f->toff + 1] : mz->tv[f->toff];
         /* lo <= x_a - x_b <= hi */
         if (f->lo_ok && f->lo != INT64_MIN)
-            MZ_TRY(mz_add_edge(p, a + 1, b + 1, -f->lo, MZ_FORM_LO, i));
+            SC_TRY(mz_add_edge(p, a + 1, b + 1, -f->lo, MZ_FORM_LO, i));
         if (f->hi_ok)
-            MZ_TRY(mz_add_edge(p, b + 1, a + 1, f->hi, MZ_FORM_HI, i));
+            SC_TRY(mz_add_edge(p, b + 1, a + 1, f->hi, MZ_FORM_HI, i));
     }
     mz->out_off = sc__calloc(nn + 1, sizeof *mz->out_off);
     mz->in_off = sc__calloc(nn + 1, sizeof *mz->in_off);
@@ -992,7 +1015,7 @@ static sc_status mz_bounds(producer *p)
     mz_state *mz = &p->mz;
     size_t i;
 
-    MZ_TRY(mz_rows(p));
+    SC_TRY(mz_rows(p));
     for (i = mz->nforms; i-- > 0;) {
         mz_form *f = &mz->forms[i];
         const sc__env_form *ef = &p->env->forms[f->id];
@@ -1008,7 +1031,7 @@ static sc_status mz_bounds(producer *p)
             if (f->nt > 0 && (hi ? f->hi_ok : f->lo_ok))
                 implied = mz_linear_implied(mz, i, hi, tight);
             else if (tight)
-                MZ_TRY(mz_range_implied(p, ef, hi, &implied));
+                SC_TRY(mz_range_implied(p, ef, hi, &implied));
             if (implied) {
                 if (hi)
                     f->drop_hi = true;
@@ -1081,15 +1104,15 @@ fail:
  * ones), the bounds on differences and the bounds on other linear forms
  * (an equality is two rows).  A row is implied by the others when they
  * and its negation sum c*x >= b + 1 have no integer solution, which
- * fm_presolve and the Omega test (om_solve) decide exactly over a
+ * fm_presolve and the Omega test (guards/omega.c) decide exactly over a
  * subsystem: the lines that
  * share a symbol with the row, the lines that share a symbol with those,
  * the lines between the symbols so taken (FM_MAX_LINES lines and
  * FM_MAX_VARS symbols at most, breadth first, in line order), and the
  * range rows of every symbol they mention.  A smaller subsystem
  * only finds fewer implications.  Arithmetic is on int64_t with overflow
- * checked; an overflow, more than FM_MAX_ROWS rows in a system, the
- * question's budget (OM_NODE_LIMIT, OM_WORK_LIMIT) or a question too
+ * checked; an overflow, more than SC__OMEGA_MAX_ROWS rows in a system, the
+ * question's budget (guards/omega.h) or a question too
  * large answers "not implied". */
 
 static sc_status fm_add_row(producer *p, int owner, size_t idx,
@@ -1202,11 +1225,8 @@ static sc_status fm_build(producer *p, bool *any)
     mz->fsub = sc__malloc((FM_MAX_LINES + 4 * FM_MAX_VARS + 1) *
                           sizeof *mz->fsub);
     mz->fsv = sc__malloc((FM_MAX_VARS + 1) * sizeof *mz->fsv);
-    mz->om.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *mz->om.buf);
-    mz->om.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *mz->om.hash);
-    if (!mz->fsym_off || !mz->fsym_rows || !mz->fvar || !mz->fvstamp ||
-        !mz->frstamp || !mz->fsub || !mz->fsv || !mz->om.buf ||
-        !mz->om.hash) {
+    if (!sc__omega_init(&mz->om) || !mz->fsym_off || !mz->fsym_rows ||
+        !mz->fvar || !mz->fvstamp || !mz->frstamp || !mz->fsub || !mz->fsv) {
         status = sc__error_nomem(p->err);
         goto fail;
     }
@@ -1366,7 +1386,7 @@ static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
                         __builtin_sub_overflow(R[nv], d, &R[nv]))
                         return 2;
                     R[j] = 0;
-                    switch (fm_normalize(R, nv)) {
+                    switch (sc__omega_normalize(R, nv)) {
                     case 1: continue;
                     case 2: return 1;
                     case 3: return 2;
@@ -1387,19 +1407,16 @@ static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
 }
 
 /* Do the subsystem and the negation of row k have no integer solution?
- * fm_presolve, then the Omega test (om_solve); its "unknown" (a cap or
+ * fm_presolve, then the Omega test (sc__omega_run); its "unknown" (a cap or
  * an overflow) answers "not implied". */
 static bool fm_implied(mz_state *mz, size_t k)
 {
     const size_t nv = mz->nfsv, w = nv + 1;
-    om_ctx *c = &mz->om;
-    int64_t *A = om_level(c, 0), row[FM_MAX_VARS + 1];
+    sc__omega *c = &mz->om;
+    int64_t *A = sc__omega_start(c, nv), row[FM_MAX_VARS + 1];
     size_t n = 0, i, t;
     uint32_t gone = 0;
-    uint64_t gen;
 
-    c->nv = nv;
-    gen = om_next_gen(c);
     for (i = 0; i <= mz->nfsub; i++) {
         const fm_row *r = &mz->frows[i < mz->nfsub ? mz->fsub[i] : k];
         memset(row, 0, w * sizeof *row);
@@ -1416,7 +1433,7 @@ static bool fm_implied(mz_state *mz, size_t k)
                                        for b = INT64_MIN */
         }
         /* the lines' coefficients are coprime already (normal forms) */
-        if (!om_insert(c, A, &n, row, gen))
+        if (!sc__omega_add(c, &n, row))
             return false;
     }
     switch (fm_presolve(mz, &mz->frows[k], A, &n, &gone)) {
@@ -1424,7 +1441,7 @@ static bool fm_implied(mz_state *mz, size_t k)
     case 2: return false;
     default: break;
     }
-    return om_run(c, nv, A, n) == OM_INFEASIBLE;
+    return sc__omega_run(c, nv, A, n) == SC__INT_INFEASIBLE;
 }
 
 /* A cheap proof that row k is not implied: from the hints (where every
@@ -1563,7 +1580,7 @@ static sc_status mz_linear_closure(producer *p)
     int pass;
     size_t k;
 
-    MZ_TRY(fm_build(p, &any));
+    SC_TRY(fm_build(p, &any));
     if (!any)
         return SC_OK;
     mz->frelax = sc__malloc((mz->nsyms + 1) * sizeof *mz->frelax);
@@ -1599,3 +1616,16 @@ static sc_status mz_linear_closure(producer *p)
     return SC_OK;
 }
 
+sc_status sc__minimal_decide(producer *p)
+{
+    SC_TRY(mz_collect_syms(p));
+    SC_TRY(mz_collect_divs(p));
+    SC_TRY(mz_collect_forms(p));
+    SC_TRY(mz_collect_ors(p));
+    SC_TRY(mz_build_graph(p));
+    mz_orders(&p->mz);
+    SC_TRY(mz_box(p));
+    SC_TRY(mz_bounds(p));
+    SC_TRY(mz_excluded(p));
+    return mz_linear_closure(p);
+}

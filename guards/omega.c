@@ -1,4 +1,17 @@
-static int64_t fm_gcd(int64_t a, int64_t b)
+/* symcut — Pugh's Omega test (guards/omega.h): the exact integer decision
+ * of the minimality pass, within its caps. */
+#include <config.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#include "guards/omega.h"
+#include "util/internal.h"
+
+#define OM_NODE_LIMIT 4096     /* systems one question may solve */
+#define OM_WORK_LIMIT 262144   /* rows one question may derive or rewrite */
+
+static int64_t om_gcd(int64_t a, int64_t b)
 {
     if (a < 0)
         a = -a;
@@ -15,7 +28,7 @@ static int64_t fm_gcd(int64_t a, int64_t b)
 /* Divide row r (nv coefficients, then b) by the gcd of its coefficients,
  * rounding b down.  0: a row; 1: 0 <= b with b >= 0 (always true); 2:
  * 0 <= b with b < 0 (no solution); 3: a coefficient is INT64_MIN. */
-static int fm_normalize(int64_t *r, size_t nv)
+int sc__omega_normalize(int64_t *r, size_t nv)
 {
     int64_t g = 0, b = r[nv], q;
     size_t i;
@@ -30,7 +43,7 @@ static int fm_normalize(int64_t *r, size_t nv)
     if (unit)
         return 0;
     for (i = 0; i < nv && any && g != 1; i++)
-        g = fm_gcd(g, r[i]);
+        g = om_gcd(g, r[i]);
     if (g == 0)
         return b >= 0 ? 1 : 2;
     if (g == 1)
@@ -66,22 +79,26 @@ static int fm_normalize(int64_t *r, size_t nv)
  *    + i for i = 0 .. floor((m*a - a - m)/m) (or the same with the roles
  *    of the sides exchanged when that gives fewer), each solved in turn.
  * Each recursion removes a symbol, so the depth is at most nv.  Every
- * product and sum is checked; an overflow, more than FM_MAX_ROWS rows in
+ * product and sum is checked; an overflow, more than SC__OMEGA_MAX_ROWS rows in
  * one system, OM_NODE_LIMIT systems or OM_WORK_LIMIT rows for one
  * question answer OM_UNKNOWN. */
 
-enum { OM_FEASIBLE, OM_INFEASIBLE, OM_UNKNOWN };
+enum {
+    OM_FEASIBLE = SC__INT_FEASIBLE,
+    OM_INFEASIBLE = SC__INT_INFEASIBLE,
+    OM_UNKNOWN = SC__INT_UNKNOWN
+};
 
-static int64_t *om_level(om_ctx *c, unsigned level)
+static int64_t *om_level(sc__omega *c, unsigned level)
 {
-    return c->buf + (size_t)level * OM_STRIDE;
+    return c->buf + (size_t)level * SC__OMEGA_STRIDE;
 }
 
 /* A new generation of the dedup table (entries of older ones are free). */
-static uint64_t om_next_gen(om_ctx *c)
+static uint64_t om_next_gen(sc__omega *c)
 {
     if (++c->gen > 0xffffffffu) {
-        memset(c->hash, 0, 4 * FM_MAX_ROWS * sizeof *c->hash);
+        memset(c->hash, 0, 4 * SC__OMEGA_MAX_ROWS * sizeof *c->hash);
         c->gen = 1;
     }
     return c->gen;
@@ -89,10 +106,10 @@ static uint64_t om_next_gen(om_ctx *c)
 
 /* The row of buf with the coefficients of key, entered in generation
  * gen: its index, or SIZE_MAX (then *slot is where it would go). */
-static size_t om_lookup(const om_ctx *c, const int64_t *buf,
+static size_t om_lookup(const sc__omega *c, const int64_t *buf,
                         const int64_t *key, uint64_t gen, size_t *slot)
 {
-    const size_t nv = c->nv, w = nv + 1, mask = 4 * FM_MAX_ROWS - 1;
+    const size_t nv = c->nv, w = nv + 1, mask = 4 * SC__OMEGA_MAX_ROWS - 1;
     uint64_t h = 1469598103934665603ULL;
     size_t i, s;
 
@@ -112,8 +129,8 @@ static size_t om_lookup(const om_ctx *c, const int64_t *buf,
 }
 
 /* Insert row src (normalized) into buf[0..*n): a row with the same
- * coefficients keeps the smaller b.  false: FM_MAX_ROWS reached. */
-static bool om_insert(om_ctx *c, int64_t *buf, size_t *n, const int64_t *src,
+ * coefficients keeps the smaller b.  false: SC__OMEGA_MAX_ROWS reached. */
+static bool om_insert(sc__omega *c, int64_t *buf, size_t *n, const int64_t *src,
                       uint64_t gen)
 {
     const size_t nv = c->nv, w = nv + 1;
@@ -124,7 +141,7 @@ static bool om_insert(om_ctx *c, int64_t *buf, size_t *n, const int64_t *src,
             buf[r * w + nv] = src[nv];
         return true;
     }
-    if (*n >= FM_MAX_ROWS)
+    if (*n >= SC__OMEGA_MAX_ROWS)
         return false;
     memmove(buf + *n * w, src, w * sizeof *src);
     c->hash[slot] = (gen << 32) | (uint64_t)(*n + 1);
@@ -136,11 +153,11 @@ static bool om_insert(om_ctx *c, int64_t *buf, size_t *n, const int64_t *src,
  * and lower bound L <= a*x_j of A, a*U - b*L >= 0 (the real shadow) or,
  * when dark, >= (a-1)*(b-1) (the dark shadow), normalized.  OM_FEASIBLE:
  * built; OM_INFEASIBLE: a row is 0 <= b < 0; OM_UNKNOWN: a cap. */
-static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
+static int om_shadow(sc__omega *c, const int64_t *A, size_t n, size_t j,
                      bool dark, int64_t *B, size_t *nb)
 {
     const size_t nv = c->nv, w = nv + 1;
-    int64_t row[FM_MAX_VARS + 1];
+    int64_t row[SC__OMEGA_MAX_VARS + 1];
     uint64_t gen = om_next_gen(c);
     size_t i, k, t;
 
@@ -161,7 +178,7 @@ static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
                 return OM_UNKNOWN;
             a = -N[j];
             b = P[j];
-            g = fm_gcd(a, b);
+            g = om_gcd(a, b);
             for (t = 0; t <= nv; t++)
                 if (__builtin_mul_overflow(a / g, P[t], &x) ||
                     __builtin_mul_overflow(b / g, N[t], &y) ||
@@ -175,7 +192,7 @@ static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
                     __builtin_sub_overflow(row[nv], d / g, &row[nv]))
                     return OM_UNKNOWN;
             }
-            switch (fm_normalize(row, nv)) {
+            switch (sc__omega_normalize(row, nv)) {
             case 1: continue;
             case 2: return OM_INFEASIBLE;
             case 3: return OM_UNKNOWN;
@@ -189,10 +206,10 @@ static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
 }
 
 /* The real shadow to the end (Fourier-Motzkin with the rounding of
- * fm_normalize) over A, with B as scratch (both overwritten):
+ * sc__omega_normalize) over A, with B as scratch (both overwritten):
  * OM_INFEASIBLE when a row 0 <= b < 0 appears (then there is no integer
  * solution), else OM_FEASIBLE (a real one) or OM_UNKNOWN. */
-static int om_real(om_ctx *c, int64_t *A, int64_t *B, size_t n)
+static int om_real(sc__omega *c, int64_t *A, int64_t *B, size_t n)
 {
     const size_t nv = c->nv, w = nv + 1;
 
@@ -239,10 +256,10 @@ static int64_t om_modhat(int64_t a, int64_t m)
 /* Eliminate the equality e (sum e_i*x_i = e[nv]) from the rows A[0..n),
  * exactly over the integers (see above).  OM_FEASIBLE: done, the rows
  * rewritten (not normalized); OM_INFEASIBLE; OM_UNKNOWN. */
-static int om_equality(om_ctx *c, int64_t *A, size_t n, int64_t *e)
+static int om_equality(sc__omega *c, int64_t *A, size_t n, int64_t *e)
 {
     const size_t nv = c->nv, w = nv + 1;
-    int64_t d[FM_MAX_VARS + 1];
+    int64_t d[SC__OMEGA_MAX_VARS + 1];
     size_t i, t, k, iter;
 
     for (iter = 0;; iter++) {
@@ -253,7 +270,7 @@ static int om_equality(om_ctx *c, int64_t *A, size_t n, int64_t *e)
             if (e[t] == INT64_MIN)
                 return OM_UNKNOWN;
         for (t = 0; t < nv; t++)
-            g = fm_gcd(g, e[t]);
+            g = om_gcd(g, e[t]);
         if (g == 0)
             return e[nv] == 0 ? OM_FEASIBLE : OM_INFEASIBLE;
         if (e[nv] % g != 0)
@@ -331,11 +348,11 @@ static int om_equality(om_ctx *c, int64_t *A, size_t n, int64_t *e)
  * smallest b), and look for a row and its opposite: OM_INFEASIBLE when
  * their constants sum to < 0; when they sum to 0, both go and *has_eq is
  * set, e the equality.  OM_FEASIBLE: done; OM_UNKNOWN: a cap. */
-static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
+static int om_tidy(sc__omega *c, int64_t *A, size_t *np, int64_t *e,
                    bool *has_eq)
 {
     const size_t nv = c->nv, w = nv + 1;
-    int64_t neg[FM_MAX_VARS + 1], sum;
+    int64_t neg[SC__OMEGA_MAX_VARS + 1], sum;
     size_t n = *np, i, t, out = 0, r, slot;
     uint64_t gen = om_next_gen(c);
 
@@ -344,7 +361,7 @@ static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
         return OM_UNKNOWN;
     for (i = 0; i < n; i++) {
         int64_t *R = A + i * w;
-        switch (fm_normalize(R, nv)) {
+        switch (sc__omega_normalize(R, nv)) {
         case 1: continue;
         case 2: return OM_INFEASIBLE;
         case 3: return OM_UNKNOWN;
@@ -357,7 +374,7 @@ static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
     for (i = 0; i < out; i++) {
         const int64_t *R = A + i * w;
         for (t = 0; t < nv; t++)
-            neg[t] = -R[t];   /* no INT64_MIN after fm_normalize */
+            neg[t] = -R[t];   /* no INT64_MIN after sc__omega_normalize */
         r = om_lookup(c, A, neg, gen, &slot);
         if (r == SIZE_MAX)
             continue;
@@ -385,7 +402,7 @@ static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
 /* The splinters of x_j in A: side_m[0] the largest upper coefficient,
  * side_m[1] the largest lower one (negated); count[0] the splinters over
  * the lower bounds, count[1] over the upper ones.  false: an overflow. */
-static bool om_splinters(const om_ctx *c, const int64_t *A, size_t n,
+static bool om_splinters(const sc__omega *c, const int64_t *A, size_t n,
                          size_t j, int64_t *side_m, int64_t *count)
 {
     const size_t w = c->nv + 1;
@@ -421,15 +438,15 @@ static bool om_splinters(const om_ctx *c, const int64_t *A, size_t n,
 /* Has the system in om_level(c, level)[0..n), plus the equality eq when
  * non-NULL, an integer solution?  The buffer is this call's to change;
  * the deeper levels are its scratch. */
-static int om_solve(om_ctx *c, unsigned level, size_t n, const int64_t *eq)
+static int om_solve(sc__omega *c, unsigned level, size_t n, const int64_t *eq)
 {
     const size_t nv = c->nv, w = nv + 1;
-    int64_t *A = om_level(c, level), *B, e[FM_MAX_VARS + 1];
+    int64_t *A = om_level(c, level), *B, e[SC__OMEGA_MAX_VARS + 1];
     bool has_eq = eq != NULL;
     size_t i, j;
     int st;
 
-    if (level + 3 > OM_LEVELS || ++c->nodes > OM_NODE_LIMIT)
+    if (level + 3 > SC__OMEGA_LEVELS || ++c->nodes > OM_NODE_LIMIT)
         return OM_UNKNOWN;
     if (eq)
         memcpy(e, eq, w * sizeof *e);
@@ -552,9 +569,9 @@ static int om_solve(om_ctx *c, unsigned level, size_t n, const int64_t *eq)
 }
 
 /* om_solve on rows[0..n) of nv + 1 entries, with a fresh budget. */
-static int om_run(om_ctx *c, size_t nv, const int64_t *rows, size_t n)
+int sc__omega_run(sc__omega *c, size_t nv, const int64_t *rows, size_t n)
 {
-    if (n > FM_MAX_ROWS || nv > FM_MAX_VARS)
+    if (n > SC__OMEGA_MAX_ROWS || nv > SC__OMEGA_MAX_VARS)
         return OM_UNKNOWN;
     c->nv = nv;
     c->nodes = c->work = 0;
@@ -563,23 +580,43 @@ static int om_run(om_ctx *c, size_t nv, const int64_t *rows, size_t n)
     return om_solve(c, 0, n, NULL);
 }
 
+bool sc__omega_init(sc__omega *c)
+{
+    c->buf = sc__malloc(SC__OMEGA_LEVELS * SC__OMEGA_STRIDE * sizeof *c->buf);
+    c->hash = sc__calloc(4 * SC__OMEGA_MAX_ROWS, sizeof *c->hash);
+    return c->buf && c->hash;
+}
+
+void sc__omega_destroy(sc__omega *c)
+{
+    sc__free(c->buf);
+    sc__free(c->hash);
+    memset(c, 0, sizeof *c);
+}
+
+int64_t *sc__omega_start(sc__omega *c, size_t nv)
+{
+    c->nv = nv;
+    om_next_gen(c);
+    return om_level(c, 0);
+}
+
+bool sc__omega_add(sc__omega *c, size_t *n, const int64_t *row)
+{
+    return om_insert(c, om_level(c, 0), n, row, c->gen);
+}
+
 int sc__int_feasible(const int64_t *rows, size_t n, size_t nv)
 {
-    om_ctx c;
+    sc__omega c;
     int st;
 
     memset(&c, 0, sizeof c);
-    c.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *c.buf);
-    c.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *c.hash);
-    if (!c.buf || !c.hash) {
-        sc__free(c.buf);
-        sc__free(c.hash);
+    if (!sc__omega_init(&c)) {
+        sc__omega_destroy(&c);
         return -1;
     }
-    st = om_run(&c, nv, rows, n);
-    sc__free(c.buf);
-    sc__free(c.hash);
-    return st == OM_FEASIBLE ? SC__INT_FEASIBLE
-         : st == OM_INFEASIBLE ? SC__INT_INFEASIBLE : SC__INT_UNKNOWN;
+    st = sc__omega_run(&c, nv, rows, n);
+    sc__omega_destroy(&c);
+    return st;
 }
-

@@ -1,3 +1,16 @@
+/* symcut — the private layout of a guard set and of its producer.
+ *
+ * Included by guards/guardset.c (the guard-set object and its checker),
+ * guards/producer.c (sc_env_produce_guards) and guards/minimal.c (the
+ * minimality pass) only. */
+#ifndef SYMCUT_GUARDS_PRODUCE_H
+#define SYMCUT_GUARDS_PRODUCE_H
+
+#include "guards/env.h"
+#include "guards/omega.h"
+
+/* ---- The guard set and its checker (guards/guardset.c) ----------------- */
+
 typedef struct gs_item {
     char *text;
     sc_expr *expr;   /* over the source variables */
@@ -21,15 +34,9 @@ struct sc_guard_checker {
     size_t *input_source;  /* program input i is values[input_source[i]] */
 };
 
-/* ---- Producing ------------------------------------------------------------- */
-
-/* The state of the minimality pass (described below, before its code):
- * the lines it may drop, in structured form. */
-#define MZ_SEARCH_LIMIT 4096   /* nodes one shortest-path search settles */
-#define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
-#define FM_MAX_VARS 6          /* symbols of one implication question */
-#define FM_MAX_LINES 10        /* multi-symbol lines of one question */
-#define FM_MAX_ROWS 512        /* rows of one system of the Omega test */
+/* ---- The minimality pass's state (guards/minimal.c) -------------------
+ * The lines it may drop, in structured form; the pass is described in
+ * guards/minimal.c. */
 
 typedef struct fm_row {
     size_t off, n;            /* terms fv/fc[off..+n), sorted by symbol */
@@ -40,7 +47,6 @@ typedef struct fm_row {
     bool slack_ok;            /* slack = b - sum c*hint fits and is >= 0 */
     int64_t slack;
 } fm_row;
-
 
 enum { MZ_DECL, MZ_SYM_LO, MZ_SYM_HI, MZ_FORM_LO, MZ_FORM_HI };
 
@@ -131,15 +137,10 @@ typedef struct mz_state {
     size_t *fsub, nfsub;      /* its rows */
     size_t *fsv, nfsv;        /* its symbols, in order */
     int64_t *frelax;          /* fm_witness: how much a symbol may move */
-    om_ctx om;                /* the integer decision (om_solve) */
+    sc__omega om;             /* the integer decision (guards/omega.c) */
 } mz_state;
 
-#define MZ_TRY(expr)                                                         \
-    do {                                                                     \
-        sc_status mz_try__ = (expr);                                         \
-        if (mz_try__ != SC_OK)                                               \
-            return mz_try__;                                                 \
-    } while (0)
+/* ---- The producer (guards/producer.c) ---------------------------------- */
 
 typedef struct producer {
     sc_env *env;
@@ -149,3 +150,14 @@ typedef struct producer {
     mz_state mz;          /* the minimality pass */
     sc_error *err;
 } producer;
+
+/* ---- Shared by the producer and the minimality pass -------------------- */
+
+/* Decide which lines the guard set leaves out (steps A to D of
+ * guards/minimal.c), into p->mz; the producer writes the others.
+ * Errors: SC_ERR_NOMEM and the context's errors. */
+sc_status sc__minimal_decide(producer *p);
+/* Free the minimality pass's state (p->mz); it is zeroed. */
+void sc__minimal_free(mz_state *mz);
+
+#endif /* SYMCUT_GUARDS_PRODUCE_H */

@@ -1,3 +1,18 @@
+/* symcut — producing the guard set of a shape environment
+ * (sc_env_produce_guards): a variable per source, a line per source that
+ * is not a free symbol of its own, and the learned facts that the
+ * minimality pass (guards/minimal.c) keeps, in PyTorch's spelling over
+ * the sources and as expressions over the variables. */
+#include <config.h>
+
+#include <ctype.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guards/produce.h"
+
 static const char *const c_keywords[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do",
     "double", "else", "enum", "extern", "float", "for", "goto", "if",
@@ -163,28 +178,6 @@ static char *mapped(producer *p, const sc_expr *e)
     return sc__buf_take(&b);
 }
 
-static bool all_backed(const sc_env *env, const sc_expr *e)
-{
-    sc_expr *small[16], **syms = small;
-    size_t n, i;
-    bool ok = true;
-
-    n = sc_expr_free_symbols(e, small, 16);
-    if (n > 16) {
-        syms = sc__malloc(n * sizeof *syms);
-        if (!syms)
-            return false;
-        sc_expr_free_symbols(e, syms, n);
-    }
-    for (i = 0; i < n && ok; i++) {
-        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
-        ok = s && s->backed && !s->replaced && s->first_source != SIZE_MAX;
-    }
-    if (syms != small)
-        sc__free(syms);
-    return ok;
-}
-
 static sc_expr *to_vars(producer *p, sc_expr *e)
 {
     return e ? sc_expr_subst(p->env->ctx, e, p->to_vars) : NULL;
@@ -281,7 +274,7 @@ static sc_status emit_excluded(producer *p, sc_expr *X, size_t off, size_t n)
         ne = sc_expr_ne(ctx, X, p->mz.nes[i].v);
         if (!ne)
             return sc__env_ctx_error(p->env, p->err);
-        MZ_TRY(add_item(p, mapped(p, ne), to_vars(p, ne)));
+        SC_TRY(add_item(p, mapped(p, ne), to_vars(p, ne)));
     }
     return SC_OK;
 }
@@ -331,7 +324,7 @@ static sc_status emit_divs(producer *p)
                        sc_expr_int_si(ctx, 0));
         if (!g)
             return sc__env_ctx_error(p->env, p->err);
-        MZ_TRY(add_item(p, mapped(p, g), to_vars(p, g)));
+        SC_TRY(add_item(p, mapped(p, g), to_vars(p, g)));
     }
     return SC_OK;
 }
@@ -374,26 +367,17 @@ static sc_status emit_ors(producer *p)
         sc_expr *e = p->mz.ors[i].e;
         if (p->mz.ors[i].drop)
             continue;
-        MZ_TRY(add_item(p, mapped(p, e), to_vars(p, e)));
+        SC_TRY(add_item(p, mapped(p, e), to_vars(p, e)));
     }
     return SC_OK;
 }
 
 static sc_status produce_minimal(producer *p)
 {
-    MZ_TRY(mz_collect_syms(p));
-    MZ_TRY(mz_collect_divs(p));
-    MZ_TRY(mz_collect_forms(p));
-    MZ_TRY(mz_collect_ors(p));
-    MZ_TRY(mz_build_graph(p));
-    mz_orders(&p->mz);
-    MZ_TRY(mz_box(p));
-    MZ_TRY(mz_bounds(p));
-    MZ_TRY(mz_excluded(p));
-    MZ_TRY(mz_linear_closure(p));
-    MZ_TRY(emit_symbols(p));
-    MZ_TRY(emit_divs(p));
-    MZ_TRY(emit_forms(p));
+    SC_TRY(sc__minimal_decide(p));
+    SC_TRY(emit_symbols(p));
+    SC_TRY(emit_divs(p));
+    SC_TRY(emit_forms(p));
     return emit_ors(p);
 }
 
@@ -402,7 +386,7 @@ static void producer_free(producer *p)
     sc_symmap_free(p->to_vars);
     sc__gmap_destroy(&p->name_of);
     sc_guard_set_free(p->gs);
-    mz_free(&p->mz);
+    sc__minimal_free(&p->mz);
     sc__free(p);
 }
 
