@@ -142,12 +142,19 @@ struct sc_env {
  * Every public function that computes with GMP runs between
  * SC__ENV_ENTER and SC__ENV_LEAVE: a GMP allocation failure then returns
  * SC_ERR_NOMEM from the entry point, with the temporaries released and
- * the pending facts dropped.  Internal functions take their GMP
+ * the pending facts dropped.  SC__ENV_ENTER_CLEANUP(env, err, cleanup) is
+ * the same for an entry point that owns something the failure must free:
+ * the statement `cleanup` runs on that path, after the environment is
+ * restored and before the return (it sees the entry point's locals as
+ * they were set before SC__ENV_ENTER_CLEANUP; a local it needs must not
+ * change between the two macros).  Both macros declare locals, so they
+ * come once per function, after its declarations; every return after
+ * them is preceded by SC__ENV_LEAVE.  Internal functions take their GMP
  * temporaries from sc__tz / sc__tr between SC__TMP_SAVE and
  * SC__TMP_RESTORE. */
 #define SC__TMP_BLOCK 32
 
-#define SC__ENV_ENTER(env, err)                                              \
+#define SC__ENV_ENTER_CLEANUP(env, err, cleanup)                             \
     sc__gmp_guard gmp_guard__;                                               \
     const size_t tz_mark__ = (env)->ntz, tr_mark__ = (env)->ntr;             \
     const size_t stk_mark__ = (env)->stk.n;                                  \
@@ -160,9 +167,12 @@ struct sc_env {
         (env)->ntr = tr_mark__;                                              \
         (env)->stk.n = stk_mark__;                                           \
         (env)->pending.n = 0;                                                \
+        cleanup;                                                             \
         return sc__error_nomem(err);                                         \
     }                                                                        \
     (env)->jmp = &gmp_guard__.env
+
+#define SC__ENV_ENTER(env, err) SC__ENV_ENTER_CLEANUP(env, err, (void)0)
 
 #define SC__ENV_LEAVE(env)                                                   \
     do {                                                                     \

@@ -432,9 +432,6 @@ fail:
 sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
                                 sc_error *err)
 {
-    const size_t tz = env->ntz, tr = env->ntr, stk = env->stk.n;
-    jmp_buf *const prev = env->jmp;
-    sc__gmp_guard g;
     sc_status status;
     producer *p;
 
@@ -452,25 +449,10 @@ sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
         producer_free(p);
         return sc__error_nomem(err);
     }
-    /* The entry-point guard, by hand: the guard set in progress must be
-     * freed when GMP runs out of memory. */
-    sc__gmp_push(&g);
-    if (setjmp(g.env)) {
-        sc__gmp_pop(&g);
-        env->jmp = prev;
-        env->ntz = tz;
-        env->ntr = tr;
-        env->stk.n = stk;
-        producer_free(p);
-        return sc__error_nomem(err);
-    }
-    env->jmp = &g.env;
+    /* The guard set in progress is freed when GMP runs out of memory. */
+    SC__ENV_ENTER_CLEANUP(env, err, producer_free(p));
     status = produce_impl(p);
-    sc__gmp_pop(&g);
-    env->jmp = prev;
-    env->ntz = tz;
-    env->ntr = tr;
-    env->stk.n = stk;
+    SC__ENV_LEAVE(env);
     if (status == SC_OK) {
         *out = p->gs;
         p->gs = NULL;
@@ -478,4 +460,3 @@ sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
     producer_free(p);
     return status;
 }
-
