@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "guards/env.h"
-#include "symint/expr.h"
 
 #define CTX_CHECK(env, e)                                                    \
     do {                                                                     \
@@ -354,12 +353,7 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
         *L = X;
     } else {
         /* L = (X - c) / a in one step (the terms keep their order). */
-        sc__int ai, one, zero;
-        sc__int_view_mpz(&ai, a);
-        sc__int_set_si(&one, 1);
-        sc__int_set_si(&zero, 0);
-        *L = sc__expr_affine(ctx, X, &one,
-                             mpz_cmp_ui(a, 1) == 0 ? NULL : &ai, &zero);
+        *L = sc_expr_add_terms_divexact(ctx, X, a);
     }
     if (!*L)
         status = sc__env_ctx_error(env, err);
@@ -505,12 +499,12 @@ done:
 static bool poly_term_ok(const sc_expr *t)
 {
     size_t i;
-    if (t->kind == SC_EXPR_SYMBOL)
+    if (sc_expr_get_kind(t) == SC_EXPR_SYMBOL)
         return true;
-    if (t->kind != SC_EXPR_MUL)
+    if (sc_expr_get_kind(t) != SC_EXPR_MUL)
         return false;
-    for (i = 0; i < t->nargs; i++)
-        if (t->args[i]->kind != SC_EXPR_SYMBOL)
+    for (i = 0; i < sc_expr_nargs(t); i++)
+        if (sc_expr_get_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
             return false;
     return true;
 }
@@ -519,14 +513,14 @@ static bool poly_term_ok(const sc_expr *t)
 static bool poly_nonlinear(const sc_expr *e)
 {
     size_t i;
-    if (e->degree < 2)
+    if (sc_expr_degree(e) < 2)
         return false;
-    if (e->kind == SC_EXPR_MUL)
+    if (sc_expr_get_kind(e) == SC_EXPR_MUL)
         return poly_term_ok(e);
-    if (e->kind != SC_EXPR_ADD)
+    if (sc_expr_get_kind(e) != SC_EXPR_ADD)
         return false;
-    for (i = 0; i < e->nargs; i++)
-        if (!poly_term_ok(e->args[i]))
+    for (i = 0; i < sc_expr_nargs(e); i++)
+        if (!poly_term_ok(sc_expr_arg(e, i)))
             return false;
     return true;
 }
@@ -544,10 +538,10 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
         if (!sr || sr->lo_inf || mpz_sgn(sr->lo) < 0)
             return false;
     }
-    if (e->kind == SC_EXPR_ADD) {
-        int sg = sc__int_sgn(&e->coefs[0]);
-        for (i = 1; i < e->nargs; i++)
-            if (sc__int_sgn(&e->coefs[i]) != sg)
+    if (sc_expr_get_kind(e) == SC_EXPR_ADD) {
+        int sg = sc_expr_add_coef_sign(e, 0);
+        for (i = 1; i < sc_expr_nargs(e); i++)
+            if (sc_expr_add_coef_sign(e, i) != sg)
                 return false;
     }
     return true;
@@ -558,12 +552,13 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
 static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
                               size_t n, const sc_expr *t, mpz_ptr m, mpz_ptr x)
 {
-    size_t nb = t->kind == SC_EXPR_MUL ? t->nargs : 1, i, j;
+    bool mul = sc_expr_get_kind(t) == SC_EXPR_MUL;
+    size_t nb = mul ? sc_expr_nargs(t) : 1, i, j;
 
     mpz_set_ui(m, 1);
     for (i = 0; i < nb; i++) {
-        const sc_expr *b = t->kind == SC_EXPR_MUL ? t->args[i] : t;
-        uint64_t e = t->kind == SC_EXPR_MUL ? t->exps[i] : 1;
+        const sc_expr *b = mul ? sc_expr_arg(t, i) : t;
+        uint64_t e = mul ? sc_expr_mul_exponent(t, i) : 1;
         for (j = 0; j < n && syms[j] != b; j++)
             ;
         if (j == n || !w[j])
@@ -632,23 +627,23 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
     /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
      * q in [c + sum_{a_j < 0} a_j max_j, c + sum_{a_j > 0} a_j max_j] */
     mpz_set_ui(c, 0);
-    if (q->kind == SC_EXPR_INT) {
+    if (sc_expr_get_kind(q) == SC_EXPR_INT) {
         sc_expr_get_mpz(q, c);
         nt = 0;
-    } else if (q->kind == SC_EXPR_ADD) {
+    } else if (sc_expr_get_kind(q) == SC_EXPR_ADD) {
         sc_expr_add_constant(q, c);
-        nt = q->nargs;
+        nt = sc_expr_nargs(q);
     } else {
         nt = 1;
     }
     mpz_set(r->lo, c);
     mpz_set(r->hi, c);
     for (i = 0; i < nt; i++) {
-        sc_expr *t = q->kind == SC_EXPR_ADD ? q->args[i] : q;
+        sc_expr *t = sc_expr_get_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
         int sg;
         if (!poly_term_ok(t))
             goto fail;   /* an unexpanded factor */
-        if (q->kind == SC_EXPR_ADD)
+        if (sc_expr_get_kind(q) == SC_EXPR_ADD)
             sc_expr_add_coef(q, i, x);
         else
             mpz_set_ui(x, 1);
