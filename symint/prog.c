@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/pydiv.h"
 
 
 /* ---- Instructions ------------------------------------------------------
@@ -771,52 +772,6 @@ static sc_status slow_path(const sc_prog *p, const int64_t *inputs,
     return st;
 }
 
-/* Python semantics on int64_t; b != 0.  False on overflow. */
-static inline bool fdiv64(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (SC__UNLIKELY(b == -1)) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        d--;
-    *q = d;
-    return true;
-}
-
-static inline bool cdiv64(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (SC__UNLIKELY(b == -1)) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) == (b < 0)))
-        d++;
-    *q = d;
-    return true;
-}
-
-static inline int64_t mod64(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (SC__UNLIKELY(b == -1))
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
-
 static bool pow64(int64_t b, uint64_t e, int64_t *out)
 {
     int64_t r = 1;
@@ -918,37 +873,35 @@ top:
             goto slow;
         NEXT();
     CASE(FLOORDIV)
-        if (R[ip->b] == 0 || !fdiv64(R[ip->a], R[ip->b], &R[ip->d]))
+        if (R[ip->b] == 0 || !sc__i64_floordiv(R[ip->a], R[ip->b], &R[ip->d]))
             goto slow;
         NEXT();
     CASE(FLOORDIVP) {
-        int64_t a = R[ip->a], q = a / ip->imm;
-        R[ip->d] = q - (a % ip->imm < 0);
+        R[ip->d] = sc__i64_floordiv_pos(R[ip->a], ip->imm);
         NEXT();
     }
     CASE(FLOORDIVI)
-        if (!fdiv64(R[ip->a], ip->imm, &R[ip->d]))
+        if (!sc__i64_floordiv(R[ip->a], ip->imm, &R[ip->d]))
             goto slow;
         NEXT();
     CASE(CEILDIV)
-        if (R[ip->b] == 0 || !cdiv64(R[ip->a], R[ip->b], &R[ip->d]))
+        if (R[ip->b] == 0 || !sc__i64_ceildiv(R[ip->a], R[ip->b], &R[ip->d]))
             goto slow;
         NEXT();
     CASE(CEILDIVI)
-        if (!cdiv64(R[ip->a], ip->imm, &R[ip->d]))
+        if (!sc__i64_ceildiv(R[ip->a], ip->imm, &R[ip->d]))
             goto slow;
         NEXT();
     CASE(MOD)
         if (R[ip->b] == 0)
             goto slow;
-        R[ip->d] = mod64(R[ip->a], R[ip->b]);
+        R[ip->d] = sc__i64_mod(R[ip->a], R[ip->b]);
         NEXT();
     CASE(MODP) {
-        int64_t r = R[ip->a] % ip->imm;
-        R[ip->d] = r < 0 ? r + ip->imm : r;
+        R[ip->d] = sc__i64_mod_pos(R[ip->a], ip->imm);
         NEXT();
     }
-    CASE(MODI) R[ip->d] = mod64(R[ip->a], ip->imm); NEXT();
+    CASE(MODI) R[ip->d] = sc__i64_mod(R[ip->a], ip->imm); NEXT();
     CASE(MIN)
         R[ip->d] = R[ip->a] < R[ip->b] ? R[ip->a] : R[ip->b];
         NEXT();
