@@ -7,6 +7,7 @@
 
 #include <setjmp.h>
 
+#include "symint/interval.h"
 #include "util/internal.h"
 
 /* ---- A hash map from 64-bit keys to 64-bit values (guards/map.c) ------- */
@@ -263,26 +264,5 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
  * unbacked ones.  Errors: SC_ERR_UNBOUND. */
 sc_status sc__env_check_symbols(sc_env *env, sc_expr *e, size_t *nunbacked,
                                 sc_error *err);
-
-/* ---- Ranges (guards/rng.c) ----------------------------------------------- */
-void sc__rng_intersect(sc_range *dst, const sc_range *b);
-bool sc__rng_equal(const sc_range *a, const sc_range *b);
-/* Is r one value?  Then store it in v (if non-NULL). */
-bool sc__rng_singleton(const sc_range *r, mpz_ptr v);
-/* dst = c + a * src (a may be 0 or negative).  dst must not be src. */
-void sc__rng_affine(sc_range *dst, const sc_range *src, mpz_srcptr c,
-                    mpz_srcptr a);
-/* dst = a + b */
-void sc__rng_add(sc_range *dst, const sc_range *a, const sc_range *b);
-/* dst = the L with c + a*L in src (a != 0), over the integers.  dst must
- * not be src. */
-void sc__rng_solve(sc_range *dst, const sc_range *src, mpz_srcptr c,
-                   mpz_srcptr a);
-/* Is r a subset of s? */
-bool sc__rng_subset(const sc_range *r, const sc_range *s);
-void sc__rng_set_mpz(sc_range *r, mpz_srcptr v);
-void sc__rng_set_lo(sc_range *r, mpz_srcptr lo);   /* hi unbounded */
-void sc__rng_set_hi(sc_range *r, mpz_srcptr hi);   /* lo unbounded */
-bool sc__rng_is_full(const sc_range *r);
 
 #endif /* SYMCUT_GUARDS_ENV_H */

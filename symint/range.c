@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/interval.h"
 
 
 #define RANGE_MAX_BITS (1UL << 18)
@@ -537,19 +538,6 @@ static void rng_hull(sc_range *out, const sc_range *x, bool *have)
     }
 }
 
-/* out = out intersected with x. */
-static void rng_meet(sc_range *out, const sc_range *x)
-{
-    if (!x->lo_inf && (out->lo_inf || mpz_cmp(x->lo, out->lo) > 0)) {
-        out->lo_inf = false;
-        mpz_set(out->lo, x->lo);
-    }
-    if (!x->hi_inf && (out->hi_inf || mpz_cmp(x->hi, out->hi) < 0)) {
-        out->hi_inf = false;
-        mpz_set(out->hi, x->hi);
-    }
-}
-
 /* out = -x (out may be x). */
 static void rng_neg(sc_range *out, const sc_range *x)
 {
@@ -755,7 +743,7 @@ static void rng_mod(ifun *f, sc_range *out, const sc_range *a,
         rng_fdiv_part(f, q, a, part);
         if (!q->lo_inf && !q->hi_inf && mpz_cmp(q->lo, q->hi) == 0) {
             rng_sub_mul(s, a, q->lo, part, f->t);
-            rng_meet(res, s);
+            sc__rng_intersect(res, s);
         }
         rng_hull(out, res, &have);
     }
