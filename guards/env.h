@@ -211,8 +211,12 @@ void sc__env_oom(sc_env *env);
 
 /* The environment symbol of sym, or NULL if sym is not one. */
 sc__env_sym *sc__env_sym_of(const sc_env *env, const sc_expr *sym);
-/* Take the error recorded in the context (a constructor returned NULL). */
+/* Take the error recorded in the context (a constructor returned NULL);
+ * SC_ERR_INTERNAL when the context recorded none. */
 sc_status sc__env_ctx_error(sc_env *env, sc_error *err);
+/* SC_OK when e is non-NULL, else sc__env_ctx_error: the status of an
+ * expression constructor's result, for SC_CHECK / SC_TRY. */
+sc_status sc__env_built(sc_env *env, const sc_expr *e, sc_error *err);
 /* The range currently known for a symbol (never NULL: unbounded static). */
 const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s);
 /* Set a symbol's range in both bounds objects. */
