@@ -74,11 +74,7 @@ sc_status sc_guard_set_to_c(const sc_guard_set *gs, char **out, sc_error *err)
         sc__buf_puts(&b, "1");
     for (i = 0; i < gs->nitems; i++) {
         char *c = NULL;
-        status = sc_expr_to_c(gs->ctx, gs->items[i].expr, NULL, &c, err);
-        if (status != SC_OK) {
-            sc__buf_free(&b);
-            return status;
-        }
+        SC_CHECK(sc_expr_to_c(gs->ctx, gs->items[i].expr, NULL, &c, err));
         if (i > 0)
             sc__buf_puts(&b, " &&\n");
         sc__buf_putc(&b, '(');
@@ -90,6 +86,9 @@ sc_status sc_guard_set_to_c(const sc_guard_set *gs, char **out, sc_error *err)
     if (!*out)
         return sc__error_nomem(err);
     return SC_OK;
+fail:
+    sc__buf_free(&b);
+    return status;
 }
 
 /* ---- The checker ---------------------------------------------------------- */

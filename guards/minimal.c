@@ -764,7 +764,6 @@ static sc_status mz_box(producer *p)
     mz_state *mz = &p->mz;
     bool any = false;
     size_t i;
-    sc_status status = SC_OK;
 
     mz->ordered = sc__calloc(mz->nsyms + 1, sizeof *mz->ordered);
     if (!mz->ordered)
@@ -786,15 +785,14 @@ static sc_status mz_box(producer *p)
     mz->box = sc_bounds_new(env->ctx);
     if (!mz->box)
         return sc__error_nomem(p->err);
-    SC_CHECK(sc_bounds_copy(mz->box, env->bounds, p->err));
-    for (i = 0; i < mz->nsyms && status == SC_OK; i++) {
+    SC_TRY(sc_bounds_copy(mz->box, env->bounds, p->err));
+    for (i = 0; i < mz->nsyms; i++) {
         mz_sym *y = &mz->syms[i];
         if (y->tight)
-            status = sc_bounds_set_si(mz->box, env->syms[y->id].sym, y->lo_inf,
-                                      y->lo, y->hi_inf, y->hi, p->err);
+            SC_TRY(sc_bounds_set_si(mz->box, env->syms[y->id].sym, y->lo_inf,
+                                    y->lo, y->hi_inf, y->hi, p->err));
     }
-fail:
-    return status;
+    return SC_OK;
 }
 
 /* ---- B: bounds on forms, excluded values, disjunctions ---- */
@@ -997,15 +995,14 @@ static sc_status mz_range_implied(producer *p, const sc__env_form *ef,
 {
     SC__TMP_SAVE(p->env);
     sc_range *r = sc__tr(p->env);
-    sc_status status;
+    sc_status status = SC_OK;
 
     *out = false;
-    status = sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err);
-    if (status == SC_OK)
-        status = sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err);
-    if (status == SC_OK)
-        *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
-                  : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
+    SC_CHECK(sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err));
+    SC_CHECK(sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err));
+    *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
+              : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
+fail:
     SC__TMP_RESTORE(p->env);
     return status;
 }

@@ -235,10 +235,9 @@ static sc_status produce_sources(producer *p)
 {
     sc_env *env = p->env;
     sc_ctx *ctx = env->ctx;
-    sc_status status = SC_OK;
     size_t j;
 
-    for (j = 0; j < env->nsources && status == SC_OK; j++) {
+    for (j = 0; j < env->nsources; j++) {
         sc__env_source *src = &env->sources[j];
         sc_expr *E = src->expr, *ev;
         sc__buf b;
@@ -254,10 +253,10 @@ static sc_status produce_sources(producer *p)
         sc__buf_puts(&b, src->text);
         sc__buf_puts(&b, " == ");
         print_mapped(p, E, &b);
-        status = add_item(p, sc__buf_take(&b),
-                          ev ? sc_expr_eq(ctx, p->gs->var_exprs[j], ev) : NULL);
+        SC_TRY(add_item(p, sc__buf_take(&b),
+                        ev ? sc_expr_eq(ctx, p->gs->var_exprs[j], ev) : NULL));
     }
-    return status;
+    return SC_OK;
 }
 
 /* ---- Writing the lines ---- */
@@ -287,7 +286,7 @@ static sc_status emit_symbols(producer *p)
     sc_range *r = sc__tr(env);
     size_t i;
 
-    for (i = 0; i < p->mz.nsyms && status == SC_OK; i++) {
+    for (i = 0; i < p->mz.nsyms; i++) {
         const mz_sym *y = &p->mz.syms[i];
         sc__env_sym *s = &env->syms[y->id];
         sc_range_set(r, sc__env_sym_range(env, s));
@@ -302,10 +301,10 @@ static sc_status emit_symbols(producer *p)
                 sc_expr_get_mpz(s->decl_hi, r->hi);
         }
         if (!sc__rng_is_full(r))
-            status = add_bounds(p, s->sym, source_of_sym(p, s), r);
-        if (status == SC_OK)
-            status = emit_excluded(p, s->sym, y->ne_off, y->ne_n);
+            SC_CHECK(add_bounds(p, s->sym, source_of_sym(p, s), r));
+        SC_CHECK(emit_excluded(p, s->sym, y->ne_off, y->ne_n));
     }
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -337,7 +336,7 @@ static sc_status emit_forms(producer *p)
     sc_range *r = sc__tr(env);
     size_t i;
 
-    for (i = 0; i < p->mz.nforms && status == SC_OK; i++) {
+    for (i = 0; i < p->mz.nforms; i++) {
         const mz_form *f = &p->mz.forms[i];
         sc__env_form *ef = &env->forms[f->id];
         sc_range_set(r, &ef->r);
@@ -347,14 +346,15 @@ static sc_status emit_forms(producer *p)
             char *text = mapped(p, ef->L);
             if (!text) {
                 status = sc__error_nomem(p->err);
-                break;
+                goto fail;
             }
             status = add_bounds(p, ef->L, text, r);
             sc__free(text);
+            SC_CHECK(status);
         }
-        if (status == SC_OK)
-            status = emit_excluded(p, ef->L, f->ne_off, f->ne_n);
+        SC_CHECK(emit_excluded(p, ef->L, f->ne_off, f->ne_n));
     }
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -394,7 +394,6 @@ static sc_status produce_impl(producer *p)
 {
     sc_env *env = p->env;
     sc_error *err = p->err;
-    sc_status status = SC_OK;
     sc_guard_set *gs = p->gs;
     size_t i;
 
@@ -411,7 +410,7 @@ static sc_status produce_impl(producer *p)
         gs->sources[i] = sc__strdup(env->sources[i].text);
         if (!gs->sources[i])
             return sc__error_nomem(err);
-        SC_CHECK(make_var(p, i));
+        SC_TRY(make_var(p, i));
     }
     for (i = 0; i < env->nsyms; i++) {
         sc__env_sym *s = &env->syms[i];
@@ -420,13 +419,11 @@ static sc_status produce_impl(producer *p)
         if (!sc__gmap_put(&p->name_of,
                           sc__str_hash(sc_expr_symbol_name(s->sym)), i))
             return sc__error_nomem(err);
-        SC_CHECK(sc_symmap_set(p->to_vars, s->sym,
-                               gs->var_exprs[s->first_source], err));
+        SC_TRY(sc_symmap_set(p->to_vars, s->sym,
+                             gs->var_exprs[s->first_source], err));
     }
-    SC_CHECK(produce_sources(p));
-    SC_CHECK(produce_minimal(p));
-fail:
-    return status;
+    SC_TRY(produce_sources(p));
+    return produce_minimal(p);
 }
 
 sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
@@ -453,10 +450,10 @@ sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
     SC__ENV_ENTER_CLEANUP(env, err, producer_free(p));
     status = produce_impl(p);
     SC__ENV_LEAVE(env);
-    if (status == SC_OK) {
-        *out = p->gs;
-        p->gs = NULL;
-    }
+    SC_CHECK(status);
+    *out = p->gs;
+    p->gs = NULL;
+fail:
     producer_free(p);
     return status;
 }
