@@ -401,7 +401,6 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
     mpz_srcptr a, b;
     int64_t small;
     uint32_t i;
-    sc_status st;
 
     switch ((sc_expr_kind)e->kind) {
     case SC_EXPR_INT:
@@ -411,9 +410,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
             sc__mpz_set_i64(r, e->u.value.small);
         return SC_OK;
     case SC_EXPR_SYMBOL:
-        st = lookup(g->binding, e, &small, &a, NULL);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(lookup(g->binding, e, &small, &a, NULL));
         if (a)
             mpz_set(r, a);
         else
@@ -437,9 +434,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
     case SC_EXPR_MUL:
         mpz_set_ui(r, 1);
         for (i = 0; i < e->nargs; i++) {
-            st = gmul_pow(g, r, gval(g, e->args[i]), e->exps[i]);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(gmul_pow(g, r, gval(g, e->args[i]), e->exps[i]));
         }
         return SC_OK;
     case SC_EXPR_FLOORDIV:

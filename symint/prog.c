@@ -742,34 +742,32 @@ static sc_status slow_path(const sc_prog *p, const int64_t *inputs,
                            size_t from, size_t end, int64_t *outputs,
                            size_t *stop, sc_error *err)
 {
-    sc_status st = SC_OK;
+    sc_status status = SC_OK;
     size_t k;
     mpz_t v;
 
     mpz_init(v); /* GMP >= 6.2: allocates nothing */
     for (k = from; k < end; k++) {
         if (stop) {
-            st = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
-                                    p->inputs, inputs, v, NULL, err);
-            if (st != SC_OK)
-                break;
+            SC_CHECK(sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
+                                        p->inputs, inputs, v, NULL, err));
             if (mpz_sgn(v) == 0) {
                 *stop = k;
                 break;
             }
         } else {
-            st = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
-                                    p->inputs, inputs, NULL, &outputs[k],
-                                    err);
-            if (st == SC_ERR_OVERFLOW)
-                sc__error_set(err, st, "output %zu does not fit in int64_t",
-                              k);
-            if (st != SC_OK)
-                break;
+            status = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
+                                        p->inputs, inputs, NULL, &outputs[k],
+                                        err);
+            if (status == SC_ERR_OVERFLOW)
+                sc__error_set(err, status,
+                              "output %zu does not fit in int64_t", k);
+            SC_CHECK(status);
         }
     }
+fail:
     mpz_clear(v);
-    return st;
+    return status;
 }
 
 static bool pow64(int64_t b, uint64_t e, int64_t *out)
@@ -806,7 +804,6 @@ static sc_status run(const sc_prog *p, const int64_t *in, int64_t *out,
 {
     const insn *code = p->code, *ip = code;
     size_t seg = 0; /* the output being computed */
-    sc_status st;
     int64_t t;
 
 #if defined(__GNUC__)
@@ -945,10 +942,8 @@ top:
         NEXT();
     CASE(GMP) {
         size_t stop = SIZE_MAX;
-        st = slow_path(p, in, ip->b, (size_t)ip->b + 1, out,
-                       first_false ? &stop : NULL, err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(slow_path(p, in, ip->b, (size_t)ip->b + 1, out,
+                         first_false ? &stop : NULL, err));
         if (stop != SIZE_MAX) {
             *index = stop;
             return SC_OK;
@@ -967,11 +962,11 @@ top:
 #endif
 slow: {
         size_t stop = SIZE_MAX;
-        st = slow_path(p, in, seg, p->nexprs, out,
-                       first_false ? &stop : NULL, err);
-        if (st == SC_OK && first_false)
+        SC_TRY(slow_path(p, in, seg, p->nexprs, out,
+                         first_false ? &stop : NULL, err));
+        if (first_false)
             *index = stop == SIZE_MAX ? p->nexprs : stop;
-        return st;
+        return SC_OK;
     }
 #undef CASE
 #undef NEXT
