@@ -183,10 +183,11 @@ void sc_expr_add_constant(const sc_expr *e, mpz_ptr out);
 int sc_expr_add_coef_sign(const sc_expr *e, size_t i);
 /* Mul: the exponent of base i. */
 uint64_t sc_expr_mul_exponent(const sc_expr *e, size_t i);
-/* The total degree of e as a polynomial in its atoms (a symbol, or a
- * node that is not Add/Mul/Pow such as FloorDiv, counts as degree 1): 0
- * for a constant, the sum of the exponents for a Mul, the largest over
- * the terms for an Add.  O(1) (kept in the node). */
+/* The total degree of e as a polynomial in its atoms (a symbol, or an
+ * integer node that is not an Add or a Mul, such as FloorDiv, has degree
+ * 1): 0 for a constant and for a boolean, the sum of the exponents
+ * (saturated at UINT32_MAX) for a Mul, the largest over the terms for an
+ * Add.  O(1) (kept in the node). */
 unsigned sc_expr_degree(const sc_expr *e);
 /* A content hash, stable across runs and contexts. */
 uint64_t sc_expr_hash(const sc_expr *e);
