@@ -103,12 +103,12 @@ static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
                                 sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     mpz_ptr v = sc__tz(env);
 
-    status = sc_expr_eval(env->ctx, s, env->hints, v, err);
-    if (status == SC_OK)
-        *out = mpz_sgn(v) != 0;
+    SC_CHECK(sc_expr_eval(env->ctx, s, env->hints, v, err));
+    *out = mpz_sgn(v) != 0;
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -117,34 +117,25 @@ static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
 static sc_status guard_rewritten(sc_env *env, sc_expr *s, bool *out,
                                  sc_error *err)
 {
-    sc_status status;
     size_t nunbacked;
     bool v;
 
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0)
         return data_dependent(env, "guard on", s, err);
-    status = eval_hint_bool(env, s, &v, err);
-    if (status != SC_OK)
-        return status;
-    status = v ? record_undecided_guard(env, s, err)
-               : record_guard(env, sc_expr_not(env->ctx, s), err);
-    if (status == SC_OK)
-        *out = v;
-    return status;
+    SC_TRY(eval_hint_bool(env, s, &v, err));
+    SC_TRY(v ? record_undecided_guard(env, s, err)
+             : record_guard(env, sc_expr_not(env->ctx, s), err));
+    *out = v;
+    return SC_OK;
 }
 
 static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
 {
-    sc_status status;
     sc_expr *s;
     sc_tri t;
 
-    status = sc__env_known(env, cond, false, &s, &t, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
         return SC_OK;
@@ -164,21 +155,16 @@ sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
 static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
                           sc_error *err)
 {
-    sc_status status;
     size_t nunbacked;
     sc_expr *s;
     sc_tri t;
 
-    status = sc__env_known(env, cond, false, &s, &t, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
         return SC_OK;
     }
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0) {
         *out = dflt;
         return SC_OK;
@@ -199,12 +185,9 @@ sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
 static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
                                 sc_error *err)
 {
-    sc_status status;
     sc_tri t;
 
-    status = sc__env_known(env, cond, true, NULL, &t, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_known(env, cond, true, NULL, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
         return SC_OK;
@@ -230,9 +213,7 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
     sc_tri t;
     bool v;
 
-    status = sc__env_known(env, cond, false, &s, &t, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t == SC_TRI_TRUE)
         return SC_OK;
     if (t == SC_TRI_FALSE) {
@@ -243,13 +224,9 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
         free(text);
         return status;
     }
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked == 0) {
-        status = eval_hint_bool(env, s, &v, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(eval_hint_bool(env, s, &v, err));
         if (!v) {
             char *text = sc_expr_to_str(env->ctx, s);
             status = sc__error_set(err, SC_ERR_GUARD,
@@ -278,17 +255,13 @@ sc_status sc_env_assert(sc_env *env, sc_expr *cond, sc_error *err)
 static sc_status rewrite_int(sc_env *env, sc_expr *e, sc_expr **out,
                              sc_error *err)
 {
-    sc_status status;
-
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (sc_expr_is_bool(e))
         return sc__error_set(err, SC_ERR_TYPE,
                              "expected an integer expression");
-    status = sc__env_rewrite(env, e, env->bounds, out, err);
-    if (status == SC_OK)
-        status = sc__env_check_symbols(env, *out, NULL, err);
-    return status;
+    SC_TRY(sc__env_rewrite(env, e, env->bounds, out, err));
+    return sc__env_check_symbols(env, *out, NULL, err);
 }
 
 /* A constant when the range of the rewritten s is one value. */
@@ -296,21 +269,21 @@ static sc_status int_constant(sc_env *env, sc_expr *s, sc_expr **out,
                               sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     sc_range *r = sc__tr(env);
     mpz_ptr v = sc__tz(env);
 
     *out = NULL;
     if (sc_expr_is_int(s)) {
         *out = s;
-        SC__TMP_RETURN(env, sc_status, SC_OK);
+        goto fail;
     }
-    status = sc__env_expr_range(env, s, env->bounds, r, err);
-    if (status == SC_OK && sc__rng_singleton(r, v)) {
+    SC_CHECK(sc__env_expr_range(env, s, env->bounds, r, err));
+    if (sc__rng_singleton(r, v)) {
         *out = sc_expr_int_mpz(env->ctx, v);
-        if (!*out)
-            status = sc__env_ctx_error(env, err);
+        SC_CHECK(sc__env_built(env, *out, err));
     }
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -318,28 +291,20 @@ static sc_status int_constant(sc_env *env, sc_expr *s, sc_expr **out,
 static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
                            sc_error *err)
 {
-    sc_status status;
     size_t nunbacked;
     sc_expr *s, *c;
 
-    status = rewrite_int(env, e, &s, err);
-    if (status == SC_OK)
-        status = int_constant(env, s, &c, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(rewrite_int(env, e, &s, err));
+    SC_TRY(int_constant(env, s, &c, err));
     if (c) {
         sc_expr_get_mpz(c, out);
         return SC_OK;
     }
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0)
         return data_dependent(env, "extract specialized integer from", s,
                               err);
-    status = sc_expr_eval(env->ctx, s, env->hints, out, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_expr_eval(env->ctx, s, env->hints, out, err));
     return record_guard(env,
                         sc_expr_eq(env->ctx, s,
                                    sc_expr_int_mpz(env->ctx, out)),
@@ -360,39 +325,35 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
                               sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     size_t nunbacked;
-    sc_expr *s, *c;
+    sc_expr *s, *c, *ve;
     mpz_ptr v = sc__tz(env);
 
-    status = rewrite_int(env, e, &s, err);
-    if (status == SC_OK)
-        status = int_constant(env, s, &c, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
+    SC_CHECK(rewrite_int(env, e, &s, err));
+    SC_CHECK(int_constant(env, s, &c, err));
     if (c) {
         if (!sc_expr_get_si(c, out))
-            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_OVERFLOW,
-                                 "the value does not fit in int64_t"));
-        SC__TMP_RETURN(env, sc_status, SC_OK);
-    }
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
-    if (nunbacked > 0)
-        SC__TMP_RETURN(env, sc_status, data_dependent(env, "extract specialized integer from", s,
-                              err));
-    status = sc_expr_eval(env->ctx, s, env->hints, v, err);
-    if (status == SC_OK) {
-        sc_expr *ve = sc_expr_int_mpz(env->ctx, v);
-        if (!ve)
-            status = sc__env_ctx_error(env, err);
-        else if (!sc_expr_get_si(ve, out))
             status = sc__error_set(err, SC_ERR_OVERFLOW,
                                    "the value does not fit in int64_t");
-        else
-            status = record_guard(env, sc_expr_eq(env->ctx, s, ve), err);
+        goto fail;
     }
+    SC_CHECK(sc__env_check_symbols(env, s, &nunbacked, err));
+    if (nunbacked > 0) {
+        status = data_dependent(env, "extract specialized integer from", s,
+                                err);
+        goto fail;
+    }
+    SC_CHECK(sc_expr_eval(env->ctx, s, env->hints, v, err));
+    ve = sc_expr_int_mpz(env->ctx, v);
+    SC_CHECK(sc__env_built(env, ve, err));
+    if (!sc_expr_get_si(ve, out)) {
+        status = sc__error_set(err, SC_ERR_OVERFLOW,
+                               "the value does not fit in int64_t");
+        goto fail;
+    }
+    SC_CHECK(record_guard(env, sc_expr_eq(env->ctx, s, ve), err));
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -410,16 +371,13 @@ sc_status sc_env_guard_int_si(sc_env *env, sc_expr *e, int64_t *out,
 static sc_status simplify_impl(sc_env *env, sc_expr *e, sc_expr **out,
                           sc_error *err)
 {
-    sc_status status;
     sc_expr *s, *c;
     sc_tri t;
 
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (sc_expr_is_bool(e)) {
-        status = sc__env_known(env, e, false, &s, &t, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(sc__env_known(env, e, false, &s, &t, err));
         if (t != SC_TRI_UNKNOWN) {
             s = sc_expr_bool(env->ctx, t == SC_TRI_TRUE);
             if (!s)
@@ -428,12 +386,10 @@ static sc_status simplify_impl(sc_env *env, sc_expr *e, sc_expr **out,
         *out = s;
         return SC_OK;
     }
-    status = rewrite_int(env, e, &s, err);
-    if (status == SC_OK)
-        status = int_constant(env, s, &c, err);
-    if (status == SC_OK)
-        *out = c ? c : s;
-    return status;
+    SC_TRY(rewrite_int(env, e, &s, err));
+    SC_TRY(int_constant(env, s, &c, err));
+    *out = c ? c : s;
+    return SC_OK;
 }
 
 sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
@@ -448,13 +404,10 @@ sc_status sc_env_simplify(sc_env *env, sc_expr *e, sc_expr **out,
 
 static sc_status range_impl(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
 {
-    sc_status status;
     sc_expr *s;
 
-    status = rewrite_int(env, e, &s, err);
-    if (status == SC_OK)
-        status = sc__env_expr_range(env, s, env->bounds, out, err);
-    return status;
+    SC_TRY(rewrite_int(env, e, &s, err));
+    return sc__env_expr_range(env, s, env->bounds, out, err);
 }
 
 sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
@@ -468,7 +421,6 @@ sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
 
 static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
 {
-    sc_status status;
     size_t nunbacked;
     sc_expr *s = e;
 
@@ -479,9 +431,7 @@ static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
         if (!s)
             return sc__env_ctx_error(env, err);
     }
-    status = sc__env_check_symbols(env, s, &nunbacked, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0)
         return data_dependent(env, "compute the hint of", s, err);
     return sc_expr_eval(env->ctx, s, env->hints, out, err);

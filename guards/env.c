@@ -186,11 +186,14 @@ sc__env_sym *sc__env_sym_of(const sc_env *env, const sc_expr *sym)
 
 sc_status sc__env_ctx_error(sc_env *env, sc_error *err)
 {
-    sc_status st = sc_ctx_take_error(env->ctx, err);
-    if (st == SC_OK)
-        st = sc__error_set(err, SC_ERR_INTERNAL,
-                           "expression constructor failed without a reason");
-    return st;
+    SC_TRY(sc_ctx_take_error(env->ctx, err));
+    return sc__error_set(err, SC_ERR_INTERNAL,
+                         "expression constructor failed without a reason");
+}
+
+sc_status sc__env_built(sc_env *env, const sc_expr *e, sc_error *err)
+{
+    return e ? SC_OK : sc__env_ctx_error(env, err);
 }
 
 const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s)
@@ -203,14 +206,14 @@ sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
                             sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     sc_range *obl = sc__tr(env);
 
-    status = sc_bounds_set(env->bounds, s->sym, r, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
-    if (!s->size_like || s->backed)
-        SC__TMP_RETURN(env, sc_status, sc_bounds_set(env->obl_bounds, s->sym, r, err));
+    SC_CHECK(sc_bounds_set(env->bounds, s->sym, r, err));
+    if (!s->size_like || s->backed) {
+        SC_CHECK(sc_bounds_set(env->obl_bounds, s->sym, r, err));
+        goto fail;
+    }
     /* Size-oblivious: a size-like unbacked symbol is assumed >= 2, unless
      * its range leaves no such value. */
     sc_range_set(obl, r);
@@ -220,7 +223,8 @@ sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
             obl->lo_inf = false;
         }
     }
-    status = sc_bounds_set(env->obl_bounds, s->sym, obl, err);
+    SC_CHECK(sc_bounds_set(env->obl_bounds, s->sym, obl, err));
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -253,11 +257,12 @@ sc_status sc__env_index_fact(sc_env *env, sc_expr *e, uint64_t entry,
             return sc__error_nomem(err);
         sc_expr_free_symbols(e, syms, n);
     }
-    for (i = 0; i < n && status == SC_OK; i++) {
+    for (i = 0; i < n; i++) {
         sc__env_sym *s = sc__env_sym_of(env, syms[i]);
         if (s)
-            status = sym_add_fact(s, entry, err);
+            SC_CHECK(sym_add_fact(s, entry, err));
     }
+fail:
     if (syms != small)
         sc__free(syms);
     return status;
@@ -401,13 +406,19 @@ static sc_status add_source(sc_env *env, const char *text, sc_expr *expr,
     return SC_OK;
 }
 
+static sc_status source_taken(const char *source, sc_error *err)
+{
+    return sc__error_set(err, SC_ERR_INVALID, "source '%s' already has a size",
+                         source);
+}
+
 static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
                                const char *source, const char *name,
                                const sc_range *range, unsigned flags,
                                sc_expr **out, sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     sc_expr *hint_e, *sym = NULL;
     sc__env_sym *s;
     sc_range *r = sc__tr(env);
@@ -417,18 +428,22 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
                   !(flags & SC_ENV_NO_SPECIALIZE_01);
 
     *out = NULL;
-    if (mpz_sgn(hint) < 0)
-        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                             "a size hint must be >= 0 (got a negative one)"));
-    if (range && !sc_range_contains_mpz(range, hint))
-        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                             "the hint lies outside the given range"));
-    if (source && find_source(env, source, sc__str_hash(source)))
-        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                             "source '%s' already has a size", source));
+    if (mpz_sgn(hint) < 0) {
+        status = sc__error_set(err, SC_ERR_INVALID,
+                               "a size hint must be >= 0 (got a negative one)");
+        goto fail;
+    }
+    if (range && !sc_range_contains_mpz(range, hint)) {
+        status = sc__error_set(err, SC_ERR_INVALID,
+                               "the hint lies outside the given range");
+        goto fail;
+    }
+    if (source && find_source(env, source, sc__str_hash(source))) {
+        status = source_taken(source, err);
+        goto fail;
+    }
     hint_e = sc_expr_int_mpz(env->ctx, hint);
-    if (!hint_e)
-        SC__TMP_RETURN(env, sc_status, sc__env_ctx_error(env, err));
+    SC_CHECK(sc__env_built(env, hint_e, err));
 
     /* 0/1 specialization: the size is that constant. */
     if (spec01 && mpz_cmp_ui(hint, 1) <= 0) {
@@ -440,42 +455,37 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
                      env->nsources);
             source = auto_source;
         }
-        if (find_source(env, source, sc__str_hash(source)))
-            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                                 "source '%s' already has a size", source));
-        status = add_source(env, source, hint_e, hint_e, err);
-        if (status == SC_OK)
-            *out = hint_e;
-        SC__TMP_RETURN(env, sc_status, status);
+        if (find_source(env, source, sc__str_hash(source))) {
+            status = source_taken(source, err);
+            goto fail;
+        }
+        SC_CHECK(add_source(env, source, hint_e, hint_e, err));
+        *out = hint_e;
+        goto fail;
     }
     /* Duck sizing: an existing symbol with the same hint. */
     if (duck && !range && sc__gmap_get(&env->duck, sc__gmap_ptr(hint_e), &id)) {
         sym = env->syms[id].sym;
         if (!source)
             source = sc_expr_symbol_name(sym);
-        if (find_source(env, source, sc__str_hash(source)))
-            SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                                 "source '%s' already has a size", source));
-        status = add_source(env, source, sym, hint_e, err);
-        if (status == SC_OK)
-            *out = sym;
-        SC__TMP_RETURN(env, sc_status, status);
+        if (find_source(env, source, sc__str_hash(source))) {
+            status = source_taken(source, err);
+            goto fail;
+        }
+        SC_CHECK(add_source(env, source, sym, hint_e, err));
+        *out = sym;
+        goto fail;
     }
 
-    status = pick_symbol(env, name, 's', &env->next_s, &sym, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
+    SC_CHECK(pick_symbol(env, name, 's', &env->next_s, &sym, err));
     if (!source)
         source = sc_expr_symbol_name(sym);
-    if (find_source(env, source, sc__str_hash(source)))
-        SC__TMP_RETURN(env, sc_status, sc__error_set(err, SC_ERR_INVALID,
-                             "source '%s' already has a size", source));
-    status = sc_symmap_set(env->hints, sym, hint_e, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
-    status = new_sym(env, sym, &s, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
+    if (find_source(env, source, sc__str_hash(source))) {
+        status = source_taken(source, err);
+        goto fail;
+    }
+    SC_CHECK(sc_symmap_set(env->hints, sym, hint_e, err));
+    SC_CHECK(new_sym(env, sym, &s, err));
     s->backed = true;
     s->size_like = true;
     s->hint = hint_e;
@@ -484,19 +494,21 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
     if (range)
         sc__rng_intersect(r, range);
     if ((!r->lo_inf && !(s->decl_lo = sc_expr_int_mpz(env->ctx, r->lo))) ||
-        (!r->hi_inf && !(s->decl_hi = sc_expr_int_mpz(env->ctx, r->hi))))
-        SC__TMP_RETURN(env, sc_status, sc__env_ctx_error(env, err));
-    status = sc__env_set_range(env, s, r, err);
-    SC__TMP_RESTORE(env);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
+        (!r->hi_inf && !(s->decl_hi = sc_expr_int_mpz(env->ctx, r->hi)))) {
+        status = sc__env_ctx_error(env, err);
+        goto fail;
+    }
+    SC_CHECK(sc__env_set_range(env, s, r, err));
     if (duck && !range &&
-        !sc__gmap_put(&env->duck, sc__gmap_ptr(hint_e), env->nsyms - 1))
-        SC__TMP_RETURN(env, sc_status, sc__error_nomem(err));
-    status = add_source(env, source, sym, hint_e, err);
-    if (status == SC_OK)
-        *out = sym;
-    SC__TMP_RETURN(env, sc_status, status);
+        !sc__gmap_put(&env->duck, sc__gmap_ptr(hint_e), env->nsyms - 1)) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    SC_CHECK(add_source(env, source, sym, hint_e, err));
+    *out = sym;
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
 }
 
 sc_status sc_env_create_backed(sc_env *env, mpz_srcptr hint,
@@ -549,7 +561,7 @@ static sc_status create_unbacked_impl(sc_env *env, const char *name,
                                  sc_expr **out, sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     sc_expr *sym;
     sc__env_sym *s;
     sc_range *r = sc__tr(env);
@@ -562,22 +574,19 @@ static sc_status create_unbacked_impl(sc_env *env, const char *name,
     if (range)
         sc__rng_intersect(r, range);
     if (sc_range_is_empty(r)) {
-        SC__TMP_RESTORE(env);
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "the range of an unbacked symbol is empty");
+        status = sc__error_set(err, SC_ERR_INVALID,
+                               "the range of an unbacked symbol is empty");
+        goto fail;
     }
-    status = pick_symbol(env, name, 'u', &env->next_u, &sym, err);
-    if (status == SC_OK)
-        status = new_sym(env, sym, &s, err);
-    if (status == SC_OK) {
-        s->backed = false;
-        s->size_like = (flags & SC_ENV_SIZE_LIKE) != 0;
-        status = sc__env_set_range(env, s, r, err);
-    }
+    SC_CHECK(pick_symbol(env, name, 'u', &env->next_u, &sym, err));
+    SC_CHECK(new_sym(env, sym, &s, err));
+    s->backed = false;
+    s->size_like = (flags & SC_ENV_SIZE_LIKE) != 0;
+    SC_CHECK(sc__env_set_range(env, s, r, err));
+    *out = sym;
+fail:
     SC__TMP_RESTORE(env);
-    if (status == SC_OK)
-        *out = sym;
-    SC__TMP_RETURN(env, sc_status, status);
+    return status;
 }
 
 sc_status sc_env_create_unbacked(sc_env *env, const char *name,

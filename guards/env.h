@@ -7,6 +7,7 @@
 
 #include <setjmp.h>
 
+#include "symint/interval.h"
 #include "util/internal.h"
 
 /* ---- A hash map from 64-bit keys to 64-bit values (guards/map.c) ------- */
@@ -142,12 +143,19 @@ struct sc_env {
  * Every public function that computes with GMP runs between
  * SC__ENV_ENTER and SC__ENV_LEAVE: a GMP allocation failure then returns
  * SC_ERR_NOMEM from the entry point, with the temporaries released and
- * the pending facts dropped.  Internal functions take their GMP
+ * the pending facts dropped.  SC__ENV_ENTER_CLEANUP(env, err, cleanup) is
+ * the same for an entry point that owns something the failure must free:
+ * the statement `cleanup` runs on that path, after the environment is
+ * restored and before the return (it sees the entry point's locals as
+ * they were set before SC__ENV_ENTER_CLEANUP; a local it needs must not
+ * change between the two macros).  Both macros declare locals, so they
+ * come once per function, after its declarations; every return after
+ * them is preceded by SC__ENV_LEAVE.  Internal functions take their GMP
  * temporaries from sc__tz / sc__tr between SC__TMP_SAVE and
  * SC__TMP_RESTORE. */
 #define SC__TMP_BLOCK 32
 
-#define SC__ENV_ENTER(env, err)                                              \
+#define SC__ENV_ENTER_CLEANUP(env, err, cleanup)                             \
     sc__gmp_guard gmp_guard__;                                               \
     const size_t tz_mark__ = (env)->ntz, tr_mark__ = (env)->ntr;             \
     const size_t stk_mark__ = (env)->stk.n;                                  \
@@ -160,9 +168,12 @@ struct sc_env {
         (env)->ntr = tr_mark__;                                              \
         (env)->stk.n = stk_mark__;                                           \
         (env)->pending.n = 0;                                                \
+        cleanup;                                                             \
         return sc__error_nomem(err);                                         \
     }                                                                        \
     (env)->jmp = &gmp_guard__.env
+
+#define SC__ENV_ENTER(env, err) SC__ENV_ENTER_CLEANUP(env, err, (void)0)
 
 #define SC__ENV_LEAVE(env)                                                   \
     do {                                                                     \
@@ -200,8 +211,12 @@ void sc__env_oom(sc_env *env);
 
 /* The environment symbol of sym, or NULL if sym is not one. */
 sc__env_sym *sc__env_sym_of(const sc_env *env, const sc_expr *sym);
-/* Take the error recorded in the context (a constructor returned NULL). */
+/* Take the error recorded in the context (a constructor returned NULL);
+ * SC_ERR_INTERNAL when the context recorded none. */
 sc_status sc__env_ctx_error(sc_env *env, sc_error *err);
+/* SC_OK when e is non-NULL, else sc__env_ctx_error: the status of an
+ * expression constructor's result, for SC_CHECK / SC_TRY. */
+sc_status sc__env_built(sc_env *env, const sc_expr *e, sc_error *err);
 /* The range currently known for a symbol (never NULL: unbounded static). */
 const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s);
 /* Set a symbol's range in both bounds objects. */
@@ -253,35 +268,5 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
  * unbacked ones.  Errors: SC_ERR_UNBOUND. */
 sc_status sc__env_check_symbols(sc_env *env, sc_expr *e, size_t *nunbacked,
                                 sc_error *err);
-
-/* ---- Integer feasibility (guards/produce.c) ------------------------------ */
-/* Has the system rows[i*(nv+1) ..] (sum_j rows[..j] * x_j <= rows[..nv],
- * i < n) an integer solution?  The Omega test of the minimality pass,
- * with its caps (nv <= 6, n <= 512, a node and a work budget) and int64
- * overflow checks: SC__INT_FEASIBLE, SC__INT_INFEASIBLE, SC__INT_UNKNOWN
- * (a cap or an overflow), or -1 when out of memory.  For tests. */
-enum { SC__INT_FEASIBLE, SC__INT_INFEASIBLE, SC__INT_UNKNOWN };
-int sc__int_feasible(const int64_t *rows, size_t n, size_t nv);
-
-/* ---- Ranges (guards/rng.c) ----------------------------------------------- */
-void sc__rng_intersect(sc_range *dst, const sc_range *b);
-bool sc__rng_equal(const sc_range *a, const sc_range *b);
-/* Is r one value?  Then store it in v (if non-NULL). */
-bool sc__rng_singleton(const sc_range *r, mpz_ptr v);
-/* dst = c + a * src (a may be 0 or negative).  dst must not be src. */
-void sc__rng_affine(sc_range *dst, const sc_range *src, mpz_srcptr c,
-                    mpz_srcptr a);
-/* dst = a + b */
-void sc__rng_add(sc_range *dst, const sc_range *a, const sc_range *b);
-/* dst = the L with c + a*L in src (a != 0), over the integers.  dst must
- * not be src. */
-void sc__rng_solve(sc_range *dst, const sc_range *src, mpz_srcptr c,
-                   mpz_srcptr a);
-/* Is r a subset of s? */
-bool sc__rng_subset(const sc_range *r, const sc_range *s);
-void sc__rng_set_mpz(sc_range *r, mpz_srcptr v);
-void sc__rng_set_lo(sc_range *r, mpz_srcptr lo);   /* hi unbounded */
-void sc__rng_set_hi(sc_range *r, mpz_srcptr hi);   /* lo unbounded */
-bool sc__rng_is_full(const sc_range *r);
 
 #endif /* SYMCUT_GUARDS_ENV_H */

@@ -14,15 +14,6 @@
 #include <string.h>
 
 #include "guards/env.h"
-#include "symint/expr.h"
-
-#define CTX_CHECK(env, e)                                                    \
-    do {                                                                     \
-        if (!(e)) {                                                          \
-            status = sc__env_ctx_error((env), err);                          \
-            goto fail;                                                       \
-        }                                                                    \
-    } while (0)
 
 static sc_status contradiction(sc_env *env, sc_expr *fact, sc_error *err)
 {
@@ -287,28 +278,25 @@ static sc_status rewrite_divisible(sc_env *env, sc_expr *e, sc_expr **out,
 sc_status sc__env_rewrite(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                           sc_expr **out, sc_error *err)
 {
-    sc_status status = SC_OK;
     sc_expr *r = e, *r2;
 
     if (env->nrepl > 0) {
         r = sc_expr_subst(env->ctx, r, env->repl);
-        CTX_CHECK(env, r);
+        SC_TRY(sc__env_built(env, r, err));
     }
     if (env->ndivs_alive > 0)
-        SC_CHECK(rewrite_divisible(env, r, &r, err));
+        SC_TRY(rewrite_divisible(env, r, &r, err));
     r = sc_expr_simplify(env->ctx, r, bounds);
-    CTX_CHECK(env, r);
+    SC_TRY(sc__env_built(env, r, err));
     if (env->ndivs_alive > 0) {
-        SC_CHECK(rewrite_divisible(env, r, &r2, err));
+        SC_TRY(rewrite_divisible(env, r, &r2, err));
         if (r2 != r) {
             r = sc_expr_simplify(env->ctx, r2, bounds);
-            CTX_CHECK(env, r);
+            SC_TRY(sc__env_built(env, r, err));
         }
     }
     *out = r;
     return SC_OK;
-fail:
-    return status;
 }
 
 /* ---- The normal form of relations ----------------------------------------- */
@@ -354,12 +342,7 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
         *L = X;
     } else {
         /* L = (X - c) / a in one step (the terms keep their order). */
-        sc__int ai, one, zero;
-        sc__int_view_mpz(&ai, a);
-        sc__int_set_si(&one, 1);
-        sc__int_set_si(&zero, 0);
-        *L = sc__expr_affine(ctx, X, &one,
-                             mpz_cmp_ui(a, 1) == 0 ? NULL : &ai, &zero);
+        *L = sc_expr_add_terms_divexact(ctx, X, a);
     }
     if (!*L)
         status = sc__env_ctx_error(env, err);
@@ -381,7 +364,6 @@ static sc__env_form *form_of(const sc_env *env, const sc_expr *L)
 static sc_status base_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                             sc_range *out, sc_error *err)
 {
-    sc_status status;
     sc__env_form *f;
 
     if (sc_expr_is_symbol(L)) {
@@ -392,9 +374,7 @@ static sc_status base_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
             sc_range_set_unbounded(out);
         return SC_OK;
     }
-    status = sc_expr_range(env->ctx, L, bounds, out, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_expr_range(env->ctx, L, bounds, out, err));
     f = form_of(env, L);
     if (f)
         sc__rng_intersect(out, &f->r);
@@ -465,18 +445,13 @@ static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
             for (sgn = 1; sgn >= -1; sgn -= 2) {
                 sc_expr *D = sgn > 0 ? sc_expr_sub(env->ctx, L, f->L)
                                      : sc_expr_add(env->ctx, L, f->L);
-                if (!D) {
-                    status = sc__env_ctx_error(env, err);
-                    goto done;
-                }
+                SC_CHECK(sc__env_built(env, D, err));
                 if (sc_expr_is_int(D)) {
                     sc_expr_get_mpz(D, zero);
                     sc__rng_set_mpz(rd, zero);
                     mpz_set_ui(zero, 0);
                 } else {
-                    status = range_one_step(env, D, bounds, rd, err);
-                    if (status != SC_OK)
-                        goto done;
+                    SC_CHECK(range_one_step(env, D, bounds, rd, err));
                 }
                 if (sgn > 0) {
                     sc__rng_add(t, &f->r, rd);
@@ -488,7 +463,7 @@ static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
             }
         }
     }
-done:
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -505,12 +480,12 @@ done:
 static bool poly_term_ok(const sc_expr *t)
 {
     size_t i;
-    if (t->kind == SC_EXPR_SYMBOL)
+    if (sc_expr_get_kind(t) == SC_EXPR_SYMBOL)
         return true;
-    if (t->kind != SC_EXPR_MUL)
+    if (sc_expr_get_kind(t) != SC_EXPR_MUL)
         return false;
-    for (i = 0; i < t->nargs; i++)
-        if (t->args[i]->kind != SC_EXPR_SYMBOL)
+    for (i = 0; i < sc_expr_nargs(t); i++)
+        if (sc_expr_get_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
             return false;
     return true;
 }
@@ -519,14 +494,14 @@ static bool poly_term_ok(const sc_expr *t)
 static bool poly_nonlinear(const sc_expr *e)
 {
     size_t i;
-    if (e->degree < 2)
+    if (sc_expr_degree(e) < 2)
         return false;
-    if (e->kind == SC_EXPR_MUL)
+    if (sc_expr_get_kind(e) == SC_EXPR_MUL)
         return poly_term_ok(e);
-    if (e->kind != SC_EXPR_ADD)
+    if (sc_expr_get_kind(e) != SC_EXPR_ADD)
         return false;
-    for (i = 0; i < e->nargs; i++)
-        if (!poly_term_ok(e->args[i]))
+    for (i = 0; i < sc_expr_nargs(e); i++)
+        if (!poly_term_ok(sc_expr_arg(e, i)))
             return false;
     return true;
 }
@@ -544,10 +519,10 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
         if (!sr || sr->lo_inf || mpz_sgn(sr->lo) < 0)
             return false;
     }
-    if (e->kind == SC_EXPR_ADD) {
-        int sg = sc__int_sgn(&e->coefs[0]);
-        for (i = 1; i < e->nargs; i++)
-            if (sc__int_sgn(&e->coefs[i]) != sg)
+    if (sc_expr_get_kind(e) == SC_EXPR_ADD) {
+        int sg = sc_expr_add_coef_sign(e, 0);
+        for (i = 1; i < sc_expr_nargs(e); i++)
+            if (sc_expr_add_coef_sign(e, i) != sg)
                 return false;
     }
     return true;
@@ -558,12 +533,13 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
 static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
                               size_t n, const sc_expr *t, mpz_ptr m, mpz_ptr x)
 {
-    size_t nb = t->kind == SC_EXPR_MUL ? t->nargs : 1, i, j;
+    bool mul = sc_expr_get_kind(t) == SC_EXPR_MUL;
+    size_t nb = mul ? sc_expr_nargs(t) : 1, i, j;
 
     mpz_set_ui(m, 1);
     for (i = 0; i < nb; i++) {
-        const sc_expr *b = t->kind == SC_EXPR_MUL ? t->args[i] : t;
-        uint64_t e = t->kind == SC_EXPR_MUL ? t->exps[i] : 1;
+        const sc_expr *b = mul ? sc_expr_arg(t, i) : t;
+        uint64_t e = mul ? sc_expr_mul_exponent(t, i) : 1;
         for (j = 0; j < n && syms[j] != b; j++)
             ;
         if (j == n || !w[j])
@@ -617,7 +593,7 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
         /* x = lo + t with 0 <= t <= hi - lo, or x = hi - t, 0 <= t */
         k = sc_expr_int_mpz(ctx, sr->lo_inf ? sr->hi : sr->lo);
         v = sr->lo_inf ? sc_expr_sub(ctx, k, syms[i]) : sc_expr_add(ctx, syms[i], k);
-        CTX_CHECK(env, v);
+        SC_CHECK(sc__env_built(env, v, err));
         SC_CHECK(sc_symmap_set(env->poly_map, syms[i], v, err));
         if (sr->lo_inf || sr->hi_inf) {
             w[i] = NULL;
@@ -628,27 +604,27 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
         }
     }
     q = sc_expr_subst(ctx, e, env->poly_map);
-    CTX_CHECK(env, q);
+    SC_CHECK(sc__env_built(env, q, err));
     /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
      * q in [c + sum_{a_j < 0} a_j max_j, c + sum_{a_j > 0} a_j max_j] */
     mpz_set_ui(c, 0);
-    if (q->kind == SC_EXPR_INT) {
+    if (sc_expr_get_kind(q) == SC_EXPR_INT) {
         sc_expr_get_mpz(q, c);
         nt = 0;
-    } else if (q->kind == SC_EXPR_ADD) {
+    } else if (sc_expr_get_kind(q) == SC_EXPR_ADD) {
         sc_expr_add_constant(q, c);
-        nt = q->nargs;
+        nt = sc_expr_nargs(q);
     } else {
         nt = 1;
     }
     mpz_set(r->lo, c);
     mpz_set(r->hi, c);
     for (i = 0; i < nt; i++) {
-        sc_expr *t = q->kind == SC_EXPR_ADD ? q->args[i] : q;
+        sc_expr *t = sc_expr_get_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
         int sg;
         if (!poly_term_ok(t))
             goto fail;   /* an unexpanded factor */
-        if (q->kind == SC_EXPR_ADD)
+        if (sc_expr_get_kind(q) == SC_EXPR_ADD)
             sc_expr_add_coef(q, i, x);
         else
             mpz_set_ui(x, 1);
@@ -679,10 +655,8 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                             sc_range *out, const sc__exprvec **excl,
                             sc_error *err)
 {
-    sc_status status = base_range(env, L, bounds, out, err);
     *excl = NULL;
-    if (status != SC_OK)
-        return status;
+    SC_TRY(base_range(env, L, bounds, out, err));
     if (sc_expr_is_symbol(L)) {
         sc__env_sym *s = sc__env_sym_of(env, L);
         if (s)
@@ -693,9 +667,7 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
         if (f)
             *excl = &f->excluded;
     }
-    status = sc__env_poly_range(env, L, bounds, out, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__env_poly_range(env, L, bounds, out, err));
     return combine_forms(env, L, bounds, out, err);
 }
 
@@ -814,7 +786,6 @@ static bool or_known(const sc_env *env, const sc_expr *e)
 sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
                          sc_tri *out, sc_error *err)
 {
-    sc_status status;
     size_t i, n;
     bool all, any;
 
@@ -855,9 +826,7 @@ sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
         any = false;
         for (i = 0; i < n; i++) {
             sc_tri t;
-            status = sc__env_decide(env, sc_expr_arg(s, i), bounds, &t, err);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(sc__env_decide(env, sc_expr_arg(s, i), bounds, &t, err));
             if (t == (is_and ? SC_TRI_FALSE : SC_TRI_TRUE)) {
                 *out = t;
                 return SC_OK;
@@ -881,7 +850,6 @@ sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
                         sc_expr **simplified, sc_tri *out, sc_error *err)
 {
     const sc_bounds *b = oblivious ? env->obl_bounds : env->bounds;
-    sc_status status;
     sc_expr *s;
 
     if (!cond)
@@ -889,14 +857,12 @@ sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
     if (!sc_expr_is_bool(cond))
         return sc__error_set(err, SC_ERR_TYPE,
                              "expected a boolean expression");
-    status = sc__env_rewrite(env, cond, b, &s, err);
-    if (status == SC_OK)
-        status = sc__env_check_symbols(env, s, NULL, err);
-    if (status == SC_OK)
-        status = sc__env_decide(env, s, b, out, err);
-    if (status == SC_OK && simplified)
+    SC_TRY(sc__env_rewrite(env, cond, b, &s, err));
+    SC_TRY(sc__env_check_symbols(env, s, NULL, err));
+    SC_TRY(sc__env_decide(env, s, b, out, err));
+    if (simplified)
         *simplified = s;
-    return status;
+    return SC_OK;
 }
 
 /* ---- Learning ---------------------------------------------------------------- */
@@ -920,21 +886,19 @@ static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
                                   const sc__exprvec *excl, sc_error *err)
 {
     sc_ctx *ctx = env->ctx;
-    sc_status status = SC_OK;
     size_t i;
 
     if (r && sc__rng_singleton(r, NULL)) {
-        SC_CHECK(push(env, sc_expr_eq(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
+        SC_TRY(push(env, sc_expr_eq(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
         r = NULL;
     }
     if (r && !r->lo_inf)
-        SC_CHECK(push(env, sc_expr_ge(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
+        SC_TRY(push(env, sc_expr_ge(ctx, e, sc_expr_int_mpz(ctx, r->lo)), err));
     if (r && !r->hi_inf)
-        SC_CHECK(push(env, sc_expr_le(ctx, e, sc_expr_int_mpz(ctx, r->hi)), err));
+        SC_TRY(push(env, sc_expr_le(ctx, e, sc_expr_int_mpz(ctx, r->hi)), err));
     for (i = 0; excl && i < excl->n; i++)
-        SC_CHECK(push(env, sc_expr_ne(ctx, e, excl->items[i]), err));
-fail:
-    return status;
+        SC_TRY(push(env, sc_expr_ne(ctx, e, excl->items[i]), err));
+    return SC_OK;
 }
 
 /* Tighten a symbol's candidate range with its divisibility facts and its
@@ -1079,32 +1043,31 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_status status;
+    sc_status status = SC_OK;
     sc__env_form *f;
     sc_range *br = sc__tr(env);
 
-    status = get_form(env, L, &f, err);
-    if (status != SC_OK)
-        SC__TMP_RETURN(env, sc_status, status);
+    SC_CHECK(get_form(env, L, &f, err));
     sc__rng_intersect(&f->r, r);
     tighten_form_range(env, f);
-    if (sc_range_is_empty(&f->r))
-        SC__TMP_RETURN(env, sc_status, contradiction(env, why, err));
-    status = sc_expr_range(env->ctx, L, env->bounds, br, err);
-    if (status == SC_OK) {
-        sc__rng_intersect(br, &f->r);
-        if (sc_range_is_empty(br))
-            status = contradiction(env, why, err);
+    if (sc_range_is_empty(&f->r)) {
+        status = contradiction(env, why, err);
+        goto fail;
     }
-    if (status == SC_OK && sc__rng_singleton(&f->r, NULL)) {
+    SC_CHECK(sc_expr_range(env->ctx, L, env->bounds, br, err));
+    sc__rng_intersect(br, &f->r);
+    if (sc_range_is_empty(br)) {
+        status = contradiction(env, why, err);
+        goto fail;
+    }
+    if (sc__rng_singleton(&f->r, NULL)) {
         /* L == v: solve it for a symbol if possible. */
         sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, f->r.lo));
         bool done;
-        if (!X)
-            status = sc__env_ctx_error(env, err);
-        else
-            status = try_replace(env, X, &done, err);
+        SC_CHECK(sc__env_built(env, X, err));
+        SC_CHECK(try_replace(env, X, &done, err));
     }
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -1153,7 +1116,7 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
                 }
             }
             status = constrain(env, sc_expr_arg(L, 0), r2, why, err);
-            goto done;
+            goto fail;
         }
     }
     if ((kind == SC_EXPR_MAX && !R->hi_inf) ||
@@ -1165,20 +1128,20 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
         bool is_max = kind == SC_EXPR_MAX;
         sc_expr *bound = sc_expr_int_mpz(ctx, is_max ? R->hi : R->lo);
         n = sc_expr_nargs(L);
-        for (i = 0; i < n && status == SC_OK; i++) {
+        for (i = 0; i < n; i++) {
             sc_expr *a = sc_expr_arg(L, i);
-            status = push(env, is_max ? sc_expr_le(ctx, a, bound)
-                                      : sc_expr_ge(ctx, a, bound), err);
+            SC_CHECK(push(env, is_max ? sc_expr_le(ctx, a, bound)
+                                      : sc_expr_ge(ctx, a, bound), err));
         }
-        if (status == SC_OK && (is_max ? !R->lo_inf : !R->hi_inf)) {
+        if (is_max ? !R->lo_inf : !R->hi_inf) {
             sc_expr *other = sc_expr_int_mpz(ctx, is_max ? R->lo : R->hi);
-            status = push(env, is_max ? sc_expr_ge(ctx, L, other)
-                                      : sc_expr_le(ctx, L, other), err);
+            SC_CHECK(push(env, is_max ? sc_expr_ge(ctx, L, other)
+                                      : sc_expr_le(ctx, L, other), err));
         }
-        goto done;
+        goto fail;
     }
     status = form_fact(env, L, R, why, err);
-done:
+fail:
     SC__TMP_RESTORE(env);
     return status;
 }
@@ -1291,7 +1254,6 @@ static sc_status add_div(sc_env *env, sc_expr *x, sc_expr *k, sc_error *err)
     sc__env_div *d;
     uint64_t first;
     size_t id;
-    sc_status status;
 
     if (divisible(env, x, k))
         return SC_OK;
@@ -1313,16 +1275,14 @@ static sc_status add_div(sc_env *env, sc_expr *x, sc_expr *k, sc_error *err)
     d->dead = false;
     env->ndivs++;
     env->ndivs_alive++;
-    status = sc__env_index_fact(env, x, SC__FACT_ENTRY(SC__FACT_DIV, id), err);
-    if (status == SC_OK)
-        status = sc__env_index_fact(env, k, SC__FACT_ENTRY(SC__FACT_DIV, id),
-                                    err);
-    if (status == SC_OK && sc_expr_is_symbol(x) && sc_expr_is_int(k)) {
+    SC_TRY(sc__env_index_fact(env, x, SC__FACT_ENTRY(SC__FACT_DIV, id), err));
+    SC_TRY(sc__env_index_fact(env, k, SC__FACT_ENTRY(SC__FACT_DIV, id), err));
+    if (sc_expr_is_symbol(x) && sc_expr_is_int(k)) {
         sc__env_sym *s = sc__env_sym_of(env, x);
         if (s)
-            status = narrow_symbol(env, s, NULL, NULL, err);
+            return narrow_symbol(env, s, NULL, NULL, err);
     }
-    return status;
+    return SC_OK;
 }
 
 static sc_status add_or(sc_env *env, sc_expr *e, sc_error *err)
@@ -1438,6 +1398,26 @@ static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
     SC__TMP_RETURN(env, sc_status, add_replacement(env, best, bestE, err));
 }
 
+/* Rewrite the other replacements that mention x through env->scratch
+ * (x -> its replacement). */
+static sc_status substitute_replacements(sc_env *env, const sc__env_sym *x,
+                                         sc_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < env->nsyms; i++) {
+        sc__env_sym *y = &env->syms[i];
+        sc_expr *F;
+        if (!y->replaced || y == x || !sc_expr_has_symbol(y->repl, x->sym))
+            continue;
+        F = sc_expr_subst(env->ctx, y->repl, env->scratch);
+        SC_TRY(sc__env_built(env, F, err));
+        y->repl = F;
+        SC_TRY(sc_symmap_set(env->repl, y->sym, F, err));
+    }
+    return SC_OK;
+}
+
 static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
                                  sc_error *err)
 {
@@ -1469,25 +1449,9 @@ static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
     env->nrepl++;
     /* Keep every replacement in free symbols. */
     SC_CHECK(sc_symmap_set(env->scratch, x->sym, E, err));
-    for (i = 0; i < env->nsyms; i++) {
-        sc__env_sym *y = &env->syms[i];
-        sc_expr *F;
-        if (!y->replaced || y == x || !sc_expr_has_symbol(y->repl, x->sym))
-            continue;
-        F = sc_expr_subst(ctx, y->repl, env->scratch);
-        if (!F) {
-            status = sc__env_ctx_error(env, err);
-            sc_symmap_clear(env->scratch);
-            goto fail;
-        }
-        y->repl = F;
-        status = sc_symmap_set(env->repl, y->sym, F, err);
-        if (status != SC_OK) {
-            sc_symmap_clear(env->scratch);
-            goto fail;
-        }
-    }
+    status = substitute_replacements(env, x, err);
     sc_symmap_clear(env->scratch);
+    SC_CHECK(status);
 
     /* What was known about x is now known about E. */
     SC_CHECK(push_range_facts(env, E, sc__env_sym_range(env, x), &x->excluded,
@@ -1533,11 +1497,42 @@ fail:
     return status;
 }
 
+/* A disjunction s: drop the disjuncts known false; one left is a plain
+ * fact, none a contradiction with fact. */
+static sc_status learn_or(sc_env *env, sc_expr *s, sc_expr *fact,
+                          sc_error *err)
+{
+    const size_t base = env->stk.n, n = sc_expr_nargs(s);
+    sc_status status = SC_OK;
+    size_t nk = 0, i;
+    sc_expr **keep;
+    sc_tri t;
+
+    for (i = 0; i < n; i++) {
+        SC_CHECK(sc__env_decide(env, sc_expr_arg(s, i), env->bounds, &t, err));
+        if (t != SC_TRI_FALSE) {
+            sc__stk_push(env, sc_expr_arg(s, i));
+            nk++;
+        }
+    }
+    keep = env->stk.items + base;
+    if (nk == 0)
+        status = contradiction(env, fact, err);
+    else if (nk == 1)
+        status = push(env, keep[0], err);
+    else if (nk < n)
+        status = push(env, sc_expr_or_n(env->ctx, nk, keep), err);
+    else
+        status = add_or(env, s, err);
+fail:
+    env->stk.n = base;
+    return status;
+}
+
 static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
                            sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_ctx *ctx = env->ctx;
     sc_status status = SC_OK;
     sc_expr *s, *X, *L;
     sc_tri t;
@@ -1562,45 +1557,18 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
         for (i = 0; i < n; i++)
             SC_CHECK(push(env, sc_expr_arg(s, i), err));
         break;
-    case SC_EXPR_OR: {
-        /* Drop the disjuncts known false; one left is a plain fact. */
-        const size_t base = env->stk.n;
-        size_t nk = 0;
-        n = sc_expr_nargs(s);
-        for (i = 0; i < n; i++) {
-            status = sc__env_decide(env, sc_expr_arg(s, i), env->bounds, &t,
-                                    err);
-            if (status != SC_OK)
-                break;
-            if (t != SC_TRI_FALSE) {
-                sc__stk_push(env, sc_expr_arg(s, i));
-                nk++;
-            }
-        }
-        if (status == SC_OK) {
-            sc_expr **keep = env->stk.items + base;
-            if (nk == 0)
-                status = contradiction(env, fact, err);
-            else if (nk == 1)
-                status = push(env, keep[0], err);
-            else if (nk < n)
-                status = push(env, sc_expr_or_n(ctx, nk, keep), err);
-            else
-                status = add_or(env, s, err);
-        }
-        env->stk.n = base;
+    case SC_EXPR_OR:
+        status = learn_or(env, s, fact, err);
         break;
-    }
     case SC_EXPR_EQ:
         X = sc_expr_arg(s, 0);
         SC_CHECK(try_replace(env, X, &done, err));
         if (done)
             break;
-        status = sc__env_normalize(env, X, c, a, &L, err);
-        if (status == SC_OK && L && mpz_sgn(c) == 0 &&
-            sc_expr_get_kind(L) == SC_EXPR_MOD) {
+        SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
+        if (L && mpz_sgn(c) == 0 && sc_expr_get_kind(L) == SC_EXPR_MOD) {
             status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
-        } else if (status == SC_OK) {
+        } else {
             sc_range *z = sc__tr(env);
             sc_range_set_si(z, 0, 0);
             status = constrain(env, X, z, fact, err);
@@ -1627,14 +1595,16 @@ fail:
 static sc_status learn(sc_env *env, sc_expr *fact, bool undecided,
                        sc_error *err)
 {
-    sc_status status = push(env, fact, err);
+    sc_status status = SC_OK;
     bool first = true;
 
-    while (status == SC_OK && env->pending.n > 0) {
+    SC_CHECK(push(env, fact, err));
+    while (env->pending.n > 0) {
         sc_expr *f = env->pending.items[--env->pending.n];
-        status = learn_one(env, f, first && undecided, err);
+        SC_CHECK(learn_one(env, f, first && undecided, err));
         first = false;
     }
+fail:
     env->pending.n = 0;
     return status;
 }

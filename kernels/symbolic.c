@@ -7,6 +7,7 @@
  * getitem takes the tuple or list as a TENSORS argument and returns an
  * alias of one element (NULL for a None element). */
 #include "kernels/kernels-internal.h"
+#include "symint/pydiv.h"
 
 static sc_status out_int(sc__kernel_call *c, int64_t v)
 {
@@ -93,25 +94,15 @@ static sc_status sym_binary(sc__kernel_call *c, symop op)
     case S_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
     case S_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
     case S_FLOORDIV:
-    case S_MOD: {
-        int64_t q, m;
+    case S_MOD:
         if (b == 0)
             return sc__error_set(c->err, SC_ERR_DIV_ZERO,
                                  "integer division or modulo by zero");
-        if (a == INT64_MIN && b == -1) {
-            ovf = op == S_FLOORDIV;
-            r = 0;
-            break;
-        }
-        q = a / b;
-        m = a % b;
-        if (m != 0 && ((m < 0) != (b < 0))) {
-            q -= 1;
-            m += b;
-        }
-        r = op == S_FLOORDIV ? q : m;
+        if (op == S_FLOORDIV)
+            ovf = !sc__i64_floordiv(a, b, &r);
+        else
+            r = sc__i64_mod(a, b);
         break;
-    }
     }
     if (ovf)
         return sc__error_set(c->err, SC_ERR_OVERFLOW,

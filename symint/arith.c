@@ -472,6 +472,34 @@ out:
     return r;
 }
 
+sc_expr *sc_expr_add_terms_divexact(sc_ctx *ctx, sc_expr *e, mpz_srcptr d)
+{
+    sc__int di, one, zero;
+    sc__mark mark;
+    bool ok = true;
+    uint32_t i;
+
+    if (e->kind != SC_EXPR_ADD)
+        return sc__ctx_fail(ctx, SC_ERR_INVALID, "not a sum");
+    if (mpz_sgn(d) == 0)
+        return sc__ctx_fail(ctx, SC_ERR_DIV_ZERO, "division by zero");
+    sc__int_view_mpz(&di, d);
+    mark = sc__ctx_mark(ctx);
+    for (i = 0; i < e->nargs && ok; i++)
+        if (!sc__int_divisible(ctx, &ok, &e->coefs[i], &di)) {
+            sc__ctx_release(ctx, mark);
+            return NULL;
+        }
+    sc__ctx_release(ctx, mark);
+    if (!ok)
+        return sc__ctx_fail(ctx, SC_ERR_INVALID,
+                            "the divisor does not divide every coefficient");
+    sc__int_set_si(&one, 1);
+    sc__int_set_si(&zero, 0);
+    return sc__expr_affine(ctx, e, &one, mpz_cmp_ui(d, 1) == 0 ? NULL : &di,
+                           &zero);
+}
+
 sc_expr *sc__expr_scale(sc_ctx *ctx, sc_expr *e, const sc__int *m,
                         const sc__int *d)
 {

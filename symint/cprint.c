@@ -200,9 +200,7 @@ static sc_status node_range(cgen *G, const sc_expr *e, bool *empty)
     sc_status status;
     char *s;
 
-    status = sc_expr_range(G->ctx, (sc_expr *)e, G->bounds, &G->r, G->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_expr_range(G->ctx, (sc_expr *)e, G->bounds, &G->r, G->err));
     *empty = sc_range_is_empty(&G->r);
     if (*empty || (!G->r.lo_inf && !G->r.hi_inf &&
                    fits(G, G->r.lo, G->r.hi)))
@@ -255,7 +253,6 @@ static void interval_mul(cgen *G)
 /* The partial sums of the Add e, in the order the text computes them. */
 static sc_status check_sum(cgen *G, const sc_expr *e)
 {
-    sc_status status;
     bool empty;
     uint32_t i;
     int64_t c;
@@ -263,9 +260,9 @@ static sc_status check_sum(cgen *G, const sc_expr *e)
     mpz_set_ui(G->acc_lo, 0);
     mpz_set_ui(G->acc_hi, 0);
     for (i = 0; i < e->nargs; i++) {
-        status = node_range(G, e->args[i], &empty);
-        if (status != SC_OK || empty)
-            return status;
+        SC_TRY(node_range(G, e->args[i], &empty));
+        if (empty)
+            return SC_OK;
         c = e->coefs[i].small;
         mpz_set(G->t_lo, G->r.lo);
         mpz_set(G->t_hi, G->r.hi);
@@ -322,14 +319,13 @@ static void power_bound(cgen *G, uint64_t exp)
 /* The partial products of the Mul e. */
 static sc_status check_product(cgen *G, const sc_expr *e)
 {
-    sc_status status;
     bool empty;
     uint32_t i;
 
     for (i = 0; i < e->nargs; i++) {
-        status = node_range(G, e->args[i], &empty);
-        if (status != SC_OK || empty)
-            return status;
+        SC_TRY(node_range(G, e->args[i], &empty));
+        if (empty)
+            return SC_OK;
         power_bound(G, e->exps[i]);
         if (!fits(G, G->t_lo, G->t_hi)) {
             mpz_swap(G->acc_lo, G->t_lo);
@@ -368,16 +364,13 @@ static sc_status too_big(cgen *G, const sc__int *v)
 static sc_status emit_args(cgen *G, const sc_expr *e, const char *open,
                            const char *sep, const char *close)
 {
-    sc_status status;
     uint32_t i;
 
     sc__buf_puts(&G->buf, open);
     for (i = 0; i < e->nargs; i++) {
         if (i)
             sc__buf_puts(&G->buf, sep);
-        status = emit(G, e->args[i]);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(emit(G, e->args[i]));
     }
     sc__buf_puts(&G->buf, close);
     return SC_OK;
@@ -392,9 +385,7 @@ static sc_status emit_minmax(cgen *G, const sc_expr *e, const char *fn)
     for (i = 0; i + 1 < e->nargs; i++) {
         sc__buf_puts(&G->buf, fn);
         sc__buf_putc(&G->buf, '(');
-        status = emit(G, e->args[i]);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(emit(G, e->args[i]));
         sc__buf_puts(&G->buf, ", ");
     }
     status = emit(G, e->args[e->nargs - 1]);
@@ -432,9 +423,7 @@ static sc_status emit_add(cgen *G, const sc_expr *e)
             put_lit(&G->buf, c);
             sc__buf_puts(&G->buf, " * ");
         }
-        status = emit(G, e->args[i]);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(emit(G, e->args[i]));
     }
     c = e->u.value.small;
     if (c < 0 && c != INT64_MIN) {
@@ -599,7 +588,7 @@ static sc_status clamp_bounds(cgen *G, const sc_expr *e,
 {
     sc_expr **syms = NULL;
     const sc_range *r;
-    sc_status status;
+    sc_status status = SC_OK;
     size_t n, i;
 
     n = sc_expr_free_symbols(e, NULL, 0);
@@ -607,9 +596,12 @@ static sc_status clamp_bounds(cgen *G, const sc_expr *e,
         return sc__error_nomem(G->err);
     sc_expr_free_symbols(e, syms, n);
     G->own = sc_bounds_new(G->ctx);
-    status = G->own ? sc_bounds_copy(G->own, bounds, G->err)
-                    : sc__error_nomem(G->err);
-    for (i = 0; i < n && status == SC_OK; i++) {
+    if (!G->own) {
+        status = sc__error_nomem(G->err);
+        goto fail;
+    }
+    SC_CHECK(sc_bounds_copy(G->own, bounds, G->err));
+    for (i = 0; i < n; i++) {
         r = sc_bounds_get(bounds, syms[i]);
         if (r)
             sc_range_set(&G->r, r);
@@ -623,8 +615,9 @@ static sc_status clamp_bounds(cgen *G, const sc_expr *e,
             G->r.hi_inf = false;
             mpz_set(G->r.hi, G->max);
         }
-        status = sc_bounds_set(G->own, syms[i], &G->r, G->err);
+        SC_CHECK(sc_bounds_set(G->own, syms[i], &G->r, G->err));
     }
+fail:
     sc__free(syms);
     G->bounds = G->own;
     return status;
@@ -644,13 +637,10 @@ static sc_status generate(cgen *G, const sc_expr *e, const sc_bounds *bounds)
     }
     if (bounds) {
         scratch_init(G);
-        status = clamp_bounds(G, e, bounds);
-        if (status != SC_OK) {
-            sc__gmp_pop(&guard);
-            return status;
-        }
+        SC_CHECK(clamp_bounds(G, e, bounds));
     }
     status = emit(G, e);
+fail:
     sc__gmp_pop(&guard);
     return status;
 }
@@ -679,14 +669,16 @@ sc_status sc_expr_to_c(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
     status = generate(&G, e, bounds);
     scratch_clear(&G);
     sc_bounds_free(G.own);
-    if (status == SC_OK && G.buf.failed)
+    SC_CHECK(status);
+    if (G.buf.failed) {
         status = sc__error_nomem(err);
-    if (status != SC_OK) {
-        sc__buf_free(&G.buf);
-        return status;
+        goto fail;
     }
     *out = sc__buf_take(&G.buf);
     if (!*out)
         return sc__error_nomem(err);
     return SC_OK;
+fail:
+    sc__buf_free(&G.buf);
+    return status;
 }

@@ -690,6 +690,15 @@ uint64_t sc_expr_mul_exponent(const sc_expr *e, size_t i)
     return 0;
 }
 
+int sc_expr_add_coef_sign(const sc_expr *e, size_t i)
+{
+    if (e->kind == SC_EXPR_ADD && i < e->nargs)
+        return sc__int_sgn(&e->coefs[i]);
+    return 0;
+}
+
+unsigned sc_expr_degree(const sc_expr *e) { return e->degree; }
+
 uint64_t sc_expr_hash(const sc_expr *e) { return e->hash; }
 
 /* ---- The canonical order ------------------------------------------------- */

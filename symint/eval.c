@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/pydiv.h"
 
 
 /* Intermediate values larger than this many bits are SC_ERR_LIMIT (the
@@ -99,53 +100,7 @@ static sc_status lookup(const bsrc *b, const sc_expr *sym, int64_t *small,
     return SC_OK;
 }
 
-/* ---- int64 helpers with Python semantics -------------------------------
- * Each returns false on overflow; b != 0. */
-
-static inline bool i64_floordiv(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (b == -1) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        d--;
-    *q = d;
-    return true;
-}
-
-static inline bool i64_ceildiv(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (b == -1) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) == (b < 0)))
-        d++;
-    *q = d;
-    return true;
-}
-
-static inline int64_t i64_mod(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (b == -1)
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
-}
+/* ---- int64 helpers (division and modulo: symint/pydiv.h) --------------- */
 
 static bool i64_pow(int64_t b, uint64_t e, int64_t *out)
 {
@@ -313,10 +268,10 @@ deliver:
             return FAST_ERROR;
         }
         if (e->kind == SC_EXPR_MOD)
-            f->acc = i64_mod(f->acc, v);
+            f->acc = sc__i64_mod(f->acc, v);
         else if (!(e->kind == SC_EXPR_FLOORDIV
-                       ? i64_floordiv(f->acc, v, &f->acc)
-                       : i64_ceildiv(f->acc, v, &f->acc)))
+                       ? sc__i64_floordiv(f->acc, v, &f->acc)
+                       : sc__i64_ceildiv(f->acc, v, &f->acc)))
             return FAST_GIVE_UP;
         break;
     case SC_EXPR_MIN:
@@ -446,7 +401,6 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
     mpz_srcptr a, b;
     int64_t small;
     uint32_t i;
-    sc_status st;
 
     switch ((sc_expr_kind)e->kind) {
     case SC_EXPR_INT:
@@ -456,9 +410,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
             sc__mpz_set_i64(r, e->u.value.small);
         return SC_OK;
     case SC_EXPR_SYMBOL:
-        st = lookup(g->binding, e, &small, &a, NULL);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(lookup(g->binding, e, &small, &a, NULL));
         if (a)
             mpz_set(r, a);
         else
@@ -482,9 +434,7 @@ static sc_status gcompute(gstate *g, sc_expr *e, mpz_ptr r)
     case SC_EXPR_MUL:
         mpz_set_ui(r, 1);
         for (i = 0; i < e->nargs; i++) {
-            st = gmul_pow(g, r, gval(g, e->args[i]), e->exps[i]);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(gmul_pow(g, r, gval(g, e->args[i]), e->exps[i]));
         }
         return SC_OK;
     case SC_EXPR_FLOORDIV:

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/pydiv.h"
 
 /* ---- Conversions --------------------------------------------------------- */
 
@@ -350,11 +351,9 @@ bool sc__int_abs(sc_ctx *ctx, sc__int *r, const sc__int *a)
 bool sc__int_floordiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
                       const sc__int *b)
 {
+    int64_t q;
     if (SC__LIKELY(!a->big && !b->big) &&
-        !(a->small == INT64_MIN && b->small == -1)) {
-        int64_t q = a->small / b->small, m = a->small % b->small;
-        if (m != 0 && ((m < 0) != (b->small < 0)))
-            q--;
+        sc__i64_floordiv(a->small, b->small, &q)) {
         sc__int_set_si(r, q);
         return true;
     }
@@ -364,11 +363,9 @@ bool sc__int_floordiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
 bool sc__int_ceildiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
                      const sc__int *b)
 {
+    int64_t q;
     if (SC__LIKELY(!a->big && !b->big) &&
-        !(a->small == INT64_MIN && b->small == -1)) {
-        int64_t q = a->small / b->small, m = a->small % b->small;
-        if (m != 0 && ((m < 0) == (b->small < 0)))
-            q++;
+        sc__i64_ceildiv(a->small, b->small, &q)) {
         sc__int_set_si(r, q);
         return true;
     }
@@ -378,10 +375,7 @@ bool sc__int_ceildiv(sc_ctx *ctx, sc__int *r, const sc__int *a,
 bool sc__int_mod(sc_ctx *ctx, sc__int *r, const sc__int *a, const sc__int *b)
 {
     if (SC__LIKELY(!a->big && !b->big)) {
-        int64_t m = b->small == -1 ? 0 : a->small % b->small;
-        if (m != 0 && ((m < 0) != (b->small < 0)))
-            m += b->small;
-        sc__int_set_si(r, m);
+        sc__int_set_si(r, sc__i64_mod(a->small, b->small));
         return true;
     }
     return slow_binop(ctx, r, a, b, mpz_fdiv_r);

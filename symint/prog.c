@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/pydiv.h"
 
 
 /* ---- Instructions ------------------------------------------------------
@@ -741,80 +742,32 @@ static sc_status slow_path(const sc_prog *p, const int64_t *inputs,
                            size_t from, size_t end, int64_t *outputs,
                            size_t *stop, sc_error *err)
 {
-    sc_status st = SC_OK;
+    sc_status status = SC_OK;
     size_t k;
     mpz_t v;
 
     mpz_init(v); /* GMP >= 6.2: allocates nothing */
     for (k = from; k < end; k++) {
         if (stop) {
-            st = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
-                                    p->inputs, inputs, v, NULL, err);
-            if (st != SC_OK)
-                break;
+            SC_CHECK(sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
+                                        p->inputs, inputs, v, NULL, err));
             if (mpz_sgn(v) == 0) {
                 *stop = k;
                 break;
             }
         } else {
-            st = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
-                                    p->inputs, inputs, NULL, &outputs[k],
-                                    err);
-            if (st == SC_ERR_OVERFLOW)
-                sc__error_set(err, st, "output %zu does not fit in int64_t",
-                              k);
-            if (st != SC_OK)
-                break;
+            status = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
+                                        p->inputs, inputs, NULL, &outputs[k],
+                                        err);
+            if (status == SC_ERR_OVERFLOW)
+                sc__error_set(err, status,
+                              "output %zu does not fit in int64_t", k);
+            SC_CHECK(status);
         }
     }
+fail:
     mpz_clear(v);
-    return st;
-}
-
-/* Python semantics on int64_t; b != 0.  False on overflow. */
-static inline bool fdiv64(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (SC__UNLIKELY(b == -1)) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        d--;
-    *q = d;
-    return true;
-}
-
-static inline bool cdiv64(int64_t a, int64_t b, int64_t *q)
-{
-    int64_t d, r;
-    if (SC__UNLIKELY(b == -1)) {
-        if (a == INT64_MIN)
-            return false;
-        *q = -a;
-        return true;
-    }
-    d = a / b;
-    r = a % b;
-    if (r != 0 && ((r < 0) == (b < 0)))
-        d++;
-    *q = d;
-    return true;
-}
-
-static inline int64_t mod64(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (SC__UNLIKELY(b == -1))
-        return 0;
-    r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0)))
-        r += b;
-    return r;
+    return status;
 }
 
 static bool pow64(int64_t b, uint64_t e, int64_t *out)
@@ -851,7 +804,6 @@ static sc_status run(const sc_prog *p, const int64_t *in, int64_t *out,
 {
     const insn *code = p->code, *ip = code;
     size_t seg = 0; /* the output being computed */
-    sc_status st;
     int64_t t;
 
 #if defined(__GNUC__)
@@ -918,37 +870,35 @@ top:
             goto slow;
         NEXT();
     CASE(FLOORDIV)
-        if (R[ip->b] == 0 || !fdiv64(R[ip->a], R[ip->b], &R[ip->d]))
+        if (R[ip->b] == 0 || !sc__i64_floordiv(R[ip->a], R[ip->b], &R[ip->d]))
             goto slow;
         NEXT();
     CASE(FLOORDIVP) {
-        int64_t a = R[ip->a], q = a / ip->imm;
-        R[ip->d] = q - (a % ip->imm < 0);
+        R[ip->d] = sc__i64_floordiv_pos(R[ip->a], ip->imm);
         NEXT();
     }
     CASE(FLOORDIVI)
-        if (!fdiv64(R[ip->a], ip->imm, &R[ip->d]))
+        if (!sc__i64_floordiv(R[ip->a], ip->imm, &R[ip->d]))
             goto slow;
         NEXT();
     CASE(CEILDIV)
-        if (R[ip->b] == 0 || !cdiv64(R[ip->a], R[ip->b], &R[ip->d]))
+        if (R[ip->b] == 0 || !sc__i64_ceildiv(R[ip->a], R[ip->b], &R[ip->d]))
             goto slow;
         NEXT();
     CASE(CEILDIVI)
-        if (!cdiv64(R[ip->a], ip->imm, &R[ip->d]))
+        if (!sc__i64_ceildiv(R[ip->a], ip->imm, &R[ip->d]))
             goto slow;
         NEXT();
     CASE(MOD)
         if (R[ip->b] == 0)
             goto slow;
-        R[ip->d] = mod64(R[ip->a], R[ip->b]);
+        R[ip->d] = sc__i64_mod(R[ip->a], R[ip->b]);
         NEXT();
     CASE(MODP) {
-        int64_t r = R[ip->a] % ip->imm;
-        R[ip->d] = r < 0 ? r + ip->imm : r;
+        R[ip->d] = sc__i64_mod_pos(R[ip->a], ip->imm);
         NEXT();
     }
-    CASE(MODI) R[ip->d] = mod64(R[ip->a], ip->imm); NEXT();
+    CASE(MODI) R[ip->d] = sc__i64_mod(R[ip->a], ip->imm); NEXT();
     CASE(MIN)
         R[ip->d] = R[ip->a] < R[ip->b] ? R[ip->a] : R[ip->b];
         NEXT();
@@ -992,10 +942,8 @@ top:
         NEXT();
     CASE(GMP) {
         size_t stop = SIZE_MAX;
-        st = slow_path(p, in, ip->b, (size_t)ip->b + 1, out,
-                       first_false ? &stop : NULL, err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(slow_path(p, in, ip->b, (size_t)ip->b + 1, out,
+                         first_false ? &stop : NULL, err));
         if (stop != SIZE_MAX) {
             *index = stop;
             return SC_OK;
@@ -1014,11 +962,11 @@ top:
 #endif
 slow: {
         size_t stop = SIZE_MAX;
-        st = slow_path(p, in, seg, p->nexprs, out,
-                       first_false ? &stop : NULL, err);
-        if (st == SC_OK && first_false)
+        SC_TRY(slow_path(p, in, seg, p->nexprs, out,
+                         first_false ? &stop : NULL, err));
+        if (first_false)
             *index = stop == SIZE_MAX ? p->nexprs : stop;
-        return st;
+        return SC_OK;
     }
 #undef CASE
 #undef NEXT

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "symint/expr.h"
+#include "symint/interval.h"
 
 
 #define RANGE_MAX_BITS (1UL << 18)
@@ -537,19 +538,6 @@ static void rng_hull(sc_range *out, const sc_range *x, bool *have)
     }
 }
 
-/* out = out intersected with x. */
-static void rng_meet(sc_range *out, const sc_range *x)
-{
-    if (!x->lo_inf && (out->lo_inf || mpz_cmp(x->lo, out->lo) > 0)) {
-        out->lo_inf = false;
-        mpz_set(out->lo, x->lo);
-    }
-    if (!x->hi_inf && (out->hi_inf || mpz_cmp(x->hi, out->hi) < 0)) {
-        out->hi_inf = false;
-        mpz_set(out->hi, x->hi);
-    }
-}
-
 /* out = -x (out may be x). */
 static void rng_neg(sc_range *out, const sc_range *x)
 {
@@ -755,7 +743,7 @@ static void rng_mod(ifun *f, sc_range *out, const sc_range *a,
         rng_fdiv_part(f, q, a, part);
         if (!q->lo_inf && !q->hi_inf && mpz_cmp(q->lo, q->hi) == 0) {
             rng_sub_mul(s, a, q->lo, part, f->t);
-            rng_meet(res, s);
+            sc__rng_intersect(res, s);
         }
         rng_hull(out, res, &have);
     }
@@ -1134,28 +1122,24 @@ sc_status sc__ranger_range(sc__ranger *r, sc_expr *e, const sc_range **out,
         }
         status = ranger_run(r, e, err);
         sc__gmp_pop(&g);
-        if (status != SC_OK) {
-            r->failed = true;
-            return status;
-        }
+        SC_CHECK(status);
         idx = sc__memo_get(r->memo, e);
     }
     *out = slot(r, idx);
     return SC_OK;
+fail:
+    r->failed = true;
+    return status;
 }
 
 sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
                               sc_range *out, sc_error *err)
 {
     const sc_range *ra, *rd;
-    sc_status status;
     sc__gmp_guard g;
 
-    status = sc__ranger_range(r, a, &ra, err);
-    if (status == SC_OK)
-        status = sc__ranger_range(r, d, &rd, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__ranger_range(r, a, &ra, err));
+    SC_TRY(sc__ranger_range(r, d, &rd, err));
     sc__gmp_push(&g);
     if (setjmp(g.env)) {
         sc__gmp_pop(&g);
@@ -1170,6 +1154,21 @@ sc_status sc__ranger_floordiv(sc__ranger *r, sc_expr *a, sc_expr *d,
     return SC_OK;
 }
 
+/* out = res under a GMP out-of-memory guard. */
+static sc_status range_copy(sc_range *out, const sc_range *res, sc_error *err)
+{
+    sc__gmp_guard g;
+
+    sc__gmp_push(&g);
+    if (setjmp(g.env)) {
+        sc__gmp_pop(&g);
+        return sc__error_nomem(err);
+    }
+    sc_range_set(out, res);
+    sc__gmp_pop(&g);
+    return SC_OK;
+}
+
 /* The range of e under bounds: one memoised bottom-up pass, linear in the
  * number of distinct nodes of e.  Errors: SC_ERR_INVALID (NULL e, bounds
  * of another context), SC_ERR_NOMEM. */
@@ -1178,8 +1177,7 @@ sc_status sc_expr_range(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
 {
     sc__ranger *r;
     const sc_range *res;
-    sc_status status;
-    sc__gmp_guard g;
+    sc_status status = SC_OK;
 
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "NULL expression");
@@ -1189,17 +1187,9 @@ sc_status sc_expr_range(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
     r = sc__ctx_ranger(ctx, bounds);
     if (!r)
         return sc__error_nomem(err);
-    status = sc__ranger_range(r, e, &res, err);
-    if (status == SC_OK) {
-        sc__gmp_push(&g);
-        if (setjmp(g.env)) {
-            sc__gmp_pop(&g);
-            sc__ctx_ranger_done(ctx, r);
-            return sc__error_nomem(err);
-        }
-        sc_range_set(out, res);
-        sc__gmp_pop(&g);
-    }
+    SC_CHECK(sc__ranger_range(r, e, &res, err));
+    SC_CHECK(range_copy(out, res, err));
+fail:
     sc__ctx_ranger_done(ctx, r);
     return status;
 }

@@ -34,6 +34,7 @@
 #include "tests/testutil.h"
 #include "util/internal.h"
 #include "guards/env.h"
+#include "guards/omega.h"
 
 /* ---- Helpers ---------------------------------------------------------------- */
 

@@ -137,6 +137,12 @@ sc_expr *sc_expr_min(sc_ctx *ctx, sc_expr *a, sc_expr *b);
 sc_expr *sc_expr_max(sc_ctx *ctx, sc_expr *a, sc_expr *b);
 sc_expr *sc_expr_min_n(sc_ctx *ctx, size_t n, sc_expr *const *args);
 sc_expr *sc_expr_max_n(sc_ctx *ctx, size_t n, sc_expr *const *args);
+/* The Add e without its constant term, every coefficient divided by d:
+ * for e = c + sum k_i*t_i, sum (k_i/d)*t_i, its terms in e's order (one
+ * step, no re-canonicalization of the terms).  Errors (NULL, recorded in
+ * the context): SC_ERR_INVALID when e is not an Add or d does not divide
+ * every k_i, SC_ERR_DIV_ZERO when d is 0, SC_ERR_NOMEM.  O(terms). */
+sc_expr *sc_expr_add_terms_divexact(sc_ctx *ctx, sc_expr *e, mpz_srcptr d);
 
 sc_expr *sc_expr_eq(sc_ctx *ctx, sc_expr *a, sc_expr *b);
 sc_expr *sc_expr_ne(sc_ctx *ctx, sc_expr *a, sc_expr *b);
@@ -172,8 +178,17 @@ sc_expr *sc_expr_arg(const sc_expr *e, size_t i);
 /* Add: the coefficient of term i, and the constant. */
 void sc_expr_add_coef(const sc_expr *e, size_t i, mpz_ptr out);
 void sc_expr_add_constant(const sc_expr *e, mpz_ptr out);
+/* Add: the sign (-1 or 1) of the coefficient of term i; 0 when e is not
+ * an Add or i is out of range.  O(1), no allocation. */
+int sc_expr_add_coef_sign(const sc_expr *e, size_t i);
 /* Mul: the exponent of base i. */
 uint64_t sc_expr_mul_exponent(const sc_expr *e, size_t i);
+/* The total degree of e as a polynomial in its atoms (a symbol, or an
+ * integer node that is not an Add or a Mul, such as FloorDiv, has degree
+ * 1): 0 for a constant and for a boolean, the sum of the exponents
+ * (saturated at UINT32_MAX) for a Mul, the largest over the terms for an
+ * Add.  O(1) (kept in the node). */
+unsigned sc_expr_degree(const sc_expr *e);
 /* A content hash, stable across runs and contexts. */
 uint64_t sc_expr_hash(const sc_expr *e);
 /* The canonical total order (stable across runs): <0, 0, >0. */

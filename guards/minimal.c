@@ -1,505 +1,17 @@
-/* symcut — producing the guard set of a shape environment, printing it
- * (PyTorch's spelling over the sources, and C), and compiling it into a
- * checker. */
+/* symcut — the minimality pass of the guard producer: which of the
+ * learned lines the guard set may leave out (difference constraints,
+ * bounds on forms, excluded values, disjunctions, linear implication). */
 #include <config.h>
 
-#include <ctype.h>
 #include <limits.h>
-#include <stdlib.h>
-#include <setjmp.h>
 #include <string.h>
 
-#include "guards/env.h"
+#include "guards/produce.h"
 
-typedef struct gs_item {
-    char *text;
-    sc_expr *expr;   /* over the source variables */
-} gs_item;
-
-struct sc_guard_set {
-    sc_ctx *ctx;
-    gs_item *items;
-    size_t nitems, items_cap;
-    size_t nsources;
-    char **sources;
-    char **vars;
-    sc_expr **var_exprs;
-};
-
-struct sc_guard_checker {
-    sc_prog *prog;
-    size_t count;          /* guards */
-    size_t nsources;
-    size_t ninputs;
-    size_t *input_source;  /* program input i is values[input_source[i]] */
-};
-
-/* ---- The guard set object ------------------------------------------------ */
-
-void sc_guard_set_free(sc_guard_set *gs)
-{
-    size_t i;
-    if (!gs)
-        return;
-    for (i = 0; i < gs->nitems; i++)
-        sc__free(gs->items[i].text);
-    sc__free(gs->items);
-    for (i = 0; i < gs->nsources; i++) {
-        if (gs->sources)
-            sc__free(gs->sources[i]);
-        if (gs->vars)
-            sc__free(gs->vars[i]);
-    }
-    sc__free(gs->sources);
-    sc__free(gs->vars);
-    sc__free(gs->var_exprs);
-    sc__free(gs);
-}
-
-size_t sc_guard_set_count(const sc_guard_set *gs) { return gs->nitems; }
-
-const char *sc_guard_set_text(const sc_guard_set *gs, size_t i)
-{
-    return i < gs->nitems ? gs->items[i].text : NULL;
-}
-
-sc_expr *sc_guard_set_expr(const sc_guard_set *gs, size_t i)
-{
-    return i < gs->nitems ? gs->items[i].expr : NULL;
-}
-
-size_t sc_guard_set_source_count(const sc_guard_set *gs)
-{
-    return gs->nsources;
-}
-
-const char *sc_guard_set_source(const sc_guard_set *gs, size_t i)
-{
-    return i < gs->nsources ? gs->sources[i] : NULL;
-}
-
-const char *sc_guard_set_var(const sc_guard_set *gs, size_t i)
-{
-    return i < gs->nsources ? gs->vars[i] : NULL;
-}
-
-sc_expr *sc_guard_set_var_expr(const sc_guard_set *gs, size_t i)
-{
-    return i < gs->nsources ? gs->var_exprs[i] : NULL;
-}
-
-/* ---- Producing ------------------------------------------------------------- */
-
-/* The state of the minimality pass (described below, before its code):
- * the lines it may drop, in structured form. */
 #define MZ_SEARCH_LIMIT 4096   /* nodes one shortest-path search settles */
 #define MZ_PARTNER_LIMIT 64    /* bounds combined with one linear bound */
-#define FM_MAX_VARS 6          /* symbols of one implication question */
+#define FM_MAX_VARS SC__OMEGA_MAX_VARS   /* symbols of one question */
 #define FM_MAX_LINES 10        /* multi-symbol lines of one question */
-#define FM_MAX_ROWS 512        /* rows of one system of the Omega test */
-
-typedef struct fm_row {
-    size_t off, n;            /* terms fv/fc[off..+n), sorted by symbol */
-    int64_t b;                /* sum c * x <= b */
-    int owner;                /* MZ_DECL (never dropped), MZ_SYM_*, MZ_FORM_* */
-    size_t idx;               /* the symbol or form it belongs to */
-    bool alive;
-    bool slack_ok;            /* slack = b - sum c*hint fits and is >= 0 */
-    int64_t slack;
-} fm_row;
-
-/* The Omega test's workspace (om_solve): OM_LEVELS row buffers of
- * FM_MAX_ROWS + 1 rows (one per recursion level and two more for the
- * real shadow's elimination), a dedup table, and the question's budget. */
-#define OM_LEVELS (FM_MAX_VARS + 3)
-#define OM_STRIDE ((size_t)(FM_MAX_ROWS + 1) * (FM_MAX_VARS + 1))
-#define OM_NODE_LIMIT 4096     /* systems one question may solve */
-#define OM_WORK_LIMIT 262144   /* rows one question may derive or rewrite */
-
-typedef struct om_ctx {
-    size_t nv;                /* symbols; a row is nv coefficients, then b */
-    int64_t *buf;             /* OM_LEVELS * OM_STRIDE */
-    uint64_t *hash;           /* dedup table: generation << 32 | row + 1 */
-    uint64_t gen;
-    unsigned long nodes, work;
-} om_ctx;
-
-enum { MZ_DECL, MZ_SYM_LO, MZ_SYM_HI, MZ_FORM_LO, MZ_FORM_HI };
-
-typedef struct mz_sym {
-    size_t id;                /* env symbol id */
-    int64_t hint;
-    bool hint_ok;             /* the hint fits int64_t */
-    bool drop_lo, drop_hi;    /* narrowed side implied: the declared one */
-    bool tight;               /* the box is narrower than the range */
-    bool lo_inf, hi_inf;      /* the box */
-    int64_t lo, hi;
-    size_t ne_off, ne_n;      /* excluded values: nes[ne_off..+ne_n) */
-    sc_expr *div;             /* a constant it is divisible by, or NULL */
-} mz_sym;
-
-typedef struct mz_form {
-    size_t id;                /* env form id */
-    bool has_lo, has_hi;      /* sides written (the ranges do not imply) */
-    bool drop_lo, drop_hi;
-    bool lo_ok, hi_ok;        /* the side fits int64_t */
-    int64_t lo, hi;
-    size_t toff, nt;          /* linear: terms tv/tc[toff..+nt); else nt 0 */
-    bool diff;                /* L = x_a - x_b */
-    size_t ne_off, ne_n;
-} mz_form;
-
-typedef struct mz_ne {
-    sc_expr *v;
-    bool drop;
-} mz_ne;
-
-typedef struct mz_div {
-    sc_expr *x, *k;
-    bool drop;
-} mz_div;
-
-typedef struct mz_or {
-    sc_expr *e;
-    bool drop;
-} mz_or;
-
-typedef struct mz_edge {
-    size_t u, v;              /* x_v - x_u <= w; node 0 is the constant 0 */
-    int64_t rw;               /* w + hint(u) - hint(v), >= 0 */
-    int owner;
-    size_t idx;               /* the symbol or form it belongs to */
-    bool alive;
-} mz_edge;
-
-typedef struct mz_state {
-    mz_sym *syms;
-    size_t nsyms;
-    size_t *local;            /* env symbol id -> index in syms / SIZE_MAX */
-    mz_form *forms;
-    size_t nforms;
-    size_t *tv;               /* terms: symbol index and coefficient */
-    int64_t *tc;
-    size_t nterms, tv_cap, tc_cap;
-    mz_ne *nes;
-    size_t nnes, nes_cap;
-    mz_div *divs;
-    size_t ndivs;
-    mz_or *ors;
-    size_t nors;
-    mz_edge *edges;
-    size_t nedges, edges_cap;
-    size_t *out_off, *out_e, *in_off, *in_e;   /* adjacency, CSR */
-    int64_t *dist;
-    size_t *dstamp, *done, stamp;
-    int64_t *hd;              /* the heap: distances and nodes */
-    size_t *hn, hsize;
-    size_t *row_off, *rows;   /* linear bounds of each symbol */
-    size_t *rstamp, rcur;
-    size_t *mv;               /* a combination's terms */
-    int64_t *mc;
-    size_t mv_cap, mc_cap;
-    sc_bounds *box;           /* the box as bounds, when a symbol is tight */
-    sc__gmap group;           /* divisibility: expression -> its line */
-    bool *ordered;            /* symbols with a bound on a difference */
-    /* D: the linear lines as rows sum c*x <= b (see mz_linear_closure) */
-    struct fm_row *frows;
-    size_t nfrows, frows_cap;
-    size_t *fv;               /* row terms: symbol index, coefficient */
-    int64_t *fc;
-    size_t nft, fv_cap, fc_cap;
-    size_t *fsym_off, *fsym_rows;   /* rows of each symbol, CSR */
-    size_t *fvar, *fvstamp, *frstamp, fcur;   /* the subsystem */
-    size_t *fsub, nfsub;      /* its rows */
-    size_t *fsv, nfsv;        /* its symbols, in order */
-    int64_t *frelax;          /* fm_witness: how much a symbol may move */
-    om_ctx om;                /* the integer decision (om_solve) */
-} mz_state;
-
-#define MZ_TRY(expr)                                                         \
-    do {                                                                     \
-        sc_status mz_try__ = (expr);                                         \
-        if (mz_try__ != SC_OK)                                               \
-            return mz_try__;                                                 \
-    } while (0)
-
-typedef struct producer {
-    sc_env *env;
-    sc_guard_set *gs;
-    sc_symmap *to_vars;   /* free backed symbol -> its source variable */
-    sc__gmap name_of;     /* hash of a symbol name -> env symbol id */
-    mz_state mz;          /* the minimality pass */
-    sc_error *err;
-} producer;
-
-static const char *const c_keywords[] = {
-    "auto", "break", "case", "char", "const", "continue", "default", "do",
-    "double", "else", "enum", "extern", "float", "for", "goto", "if",
-    "inline", "int", "long", "register", "restrict", "return", "short",
-    "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-    "unsigned", "void", "volatile", "while", "bool", "true", "false",
-    "int64_t", NULL};
-
-static bool is_c_keyword(const char *s)
-{
-    size_t i;
-    for (i = 0; c_keywords[i]; i++)
-        if (strcmp(s, c_keywords[i]) == 0)
-            return true;
-    return false;
-}
-
-/* `x.size(0)` -> `x_size_0`. */
-static char *sanitize(const char *src)
-{
-    size_t n = strlen(src), i, k = 0;
-    char *out = sc__malloc(n + 8);
-    if (!out)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)src[i];
-        if (isalnum(ch) && ch < 128)
-            out[k++] = (char)ch;
-        else if (k > 0 && out[k - 1] != '_')
-            out[k++] = '_';
-    }
-    while (k > 0 && out[k - 1] == '_')
-        k--;
-    out[k] = '\0';
-    if (k == 0 || isdigit((unsigned char)out[0])) {
-        memmove(out + 2, out, k + 1);
-        out[0] = 'v';
-        out[1] = '_';
-    }
-    return out;
-}
-
-static bool var_taken(const sc_guard_set *gs, size_t upto, const char *name)
-{
-    size_t i;
-    for (i = 0; i < upto; i++)
-        if (strcmp(gs->vars[i], name) == 0)
-            return true;
-    return false;
-}
-
-/* Name and create the variable of source i. */
-static sc_status make_var(producer *p, size_t i)
-{
-    sc_guard_set *gs = p->gs;
-    char *base = sanitize(gs->sources[i]), *name;
-    size_t len, k;
-    sc_expr *sym = NULL;
-
-    if (!base)
-        return sc__error_nomem(p->err);
-    len = strlen(base);
-    name = sc__malloc(len + 32);
-    if (!name) {
-        sc__free(base);
-        return sc__error_nomem(p->err);
-    }
-    strcpy(name, base);
-    for (k = 1;; k++) {
-        if (k > 1)
-            snprintf(name, len + 32, "%s_%zu", base, k);
-        if (is_c_keyword(name) || var_taken(gs, i, name))
-            continue;
-        sym = sc_expr_symbol(gs->ctx, name);
-        if (sym)
-            break;
-        /* A reserved word of the expression syntax: try another name. */
-        sc_ctx_take_error(gs->ctx, NULL);
-        if (k > 1000) {
-            sc__free(base);
-            sc__free(name);
-            return sc__error_set(p->err, SC_ERR_INTERNAL,
-                                 "cannot name the variable of a source");
-        }
-    }
-    sc__free(base);
-    gs->vars[i] = name;
-    gs->var_exprs[i] = sym;
-    return SC_OK;
-}
-
-static sc_status add_item(producer *p, char *text, sc_expr *expr)
-{
-    sc_guard_set *gs = p->gs;
-    if (!text)
-        return sc__error_nomem(p->err);
-    if (!expr) {
-        sc__free(text);
-        return sc__env_ctx_error(p->env, p->err);
-    }
-    if (gs->nitems == gs->items_cap) {
-        void *q = gs->items;
-        if (!sc__grow(&q, &gs->items_cap, gs->nitems + 1, sizeof *gs->items)) {
-            sc__free(text);
-            return sc__error_nomem(p->err);
-        }
-        gs->items = q;
-    }
-    gs->items[gs->nitems].text = text;
-    gs->items[gs->nitems].expr = expr;
-    gs->nitems++;
-    return SC_OK;
-}
-
-static const char *source_of_sym(const producer *p, const sc__env_sym *s)
-{
-    return p->env->sources[s->first_source].text;
-}
-
-/* Print e with every symbol name replaced by its source text. */
-static void print_mapped(producer *p, const sc_expr *e, sc__buf *b)
-{
-    char *text = sc_expr_to_str(p->env->ctx, e);
-    const char *q;
-
-    if (!text) {
-        b->failed = true;
-        return;
-    }
-    for (q = text; *q;) {
-        if (isalpha((unsigned char)*q) || *q == '_') {
-            const char *start = q;
-            char save;
-            uint64_t id;
-            char *tok;
-            while (isalnum((unsigned char)*q) || *q == '_')
-                q++;
-            tok = (char *)start;
-            save = *q;
-            *(char *)q = '\0';
-            if (sc__gmap_get(&p->name_of, sc__str_hash(tok), &id) &&
-                strcmp(sc_expr_symbol_name(p->env->syms[id].sym), tok) == 0 &&
-                p->env->syms[id].first_source != SIZE_MAX)
-                sc__buf_puts(b, source_of_sym(p, &p->env->syms[id]));
-            else
-                sc__buf_puts(b, tok);
-            *(char *)q = save;
-        } else if (isdigit((unsigned char)*q)) {
-            while (isalnum((unsigned char)*q))
-                sc__buf_putc(b, *q++);
-        } else {
-            sc__buf_putc(b, *q++);
-        }
-    }
-    free(text);
-}
-
-static char *mapped(producer *p, const sc_expr *e)
-{
-    sc__buf b;
-    sc__buf_init(&b);
-    print_mapped(p, e, &b);
-    return sc__buf_take(&b);
-}
-
-static bool all_backed(const sc_env *env, const sc_expr *e)
-{
-    sc_expr *small[16], **syms = small;
-    size_t n, i;
-    bool ok = true;
-
-    n = sc_expr_free_symbols(e, small, 16);
-    if (n > 16) {
-        syms = sc__malloc(n * sizeof *syms);
-        if (!syms)
-            return false;
-        sc_expr_free_symbols(e, syms, n);
-    }
-    for (i = 0; i < n && ok; i++) {
-        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
-        ok = s && s->backed && !s->replaced && s->first_source != SIZE_MAX;
-    }
-    if (syms != small)
-        sc__free(syms);
-    return ok;
-}
-
-static sc_expr *to_vars(producer *p, sc_expr *e)
-{
-    return e ? sc_expr_subst(p->env->ctx, e, p->to_vars) : NULL;
-}
-
-/* Print an integer constant (symint prints under its own GMP guard). */
-static void put_int(producer *p, sc__buf *b, sc_expr *v)
-{
-    char *s = v ? sc_expr_to_str(p->env->ctx, v) : NULL;
-    if (!s) {
-        b->failed = true;
-        return;
-    }
-    sc__buf_puts(b, s);
-    free(s);
-}
-
-/* `lo <= X <= hi` (one side when the other is infinite) as text and as an
- * expression over the variables; `Eq(X, v)` when lo == hi. */
-static sc_status add_bounds(producer *p, sc_expr *X, const char *xtext,
-                            const sc_range *r)
-{
-    sc_ctx *ctx = p->env->ctx;
-    sc_expr *e = sc_expr_true(ctx), *lo = NULL, *hi = NULL;
-    sc__buf b;
-
-    if (!r->lo_inf && !(lo = sc_expr_int_mpz(ctx, r->lo)))
-        return sc__env_ctx_error(p->env, p->err);
-    if (!r->hi_inf && !(hi = sc_expr_int_mpz(ctx, r->hi)))
-        return sc__env_ctx_error(p->env, p->err);
-    if (lo && lo == hi) {
-        sc_expr *eq = sc_expr_eq(ctx, X, lo);
-        if (!eq)
-            return sc__env_ctx_error(p->env, p->err);
-        return add_item(p, mapped(p, eq), to_vars(p, eq));
-    }
-    /* Built over the symbols first: the environment has usually interned
-     * these relations already, so only the substitution is new. */
-    sc__buf_init(&b);
-    if (lo) {
-        put_int(p, &b, lo);
-        sc__buf_puts(&b, " <= ");
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, lo, X));
-    }
-    sc__buf_puts(&b, xtext);
-    if (hi) {
-        sc__buf_puts(&b, " <= ");
-        put_int(p, &b, hi);
-        e = sc_expr_and(ctx, e, sc_expr_le(ctx, X, hi));
-    }
-    return add_item(p, sc__buf_take(&b), to_vars(p, e));
-}
-
-static sc_status produce_sources(producer *p)
-{
-    sc_env *env = p->env;
-    sc_ctx *ctx = env->ctx;
-    sc_status status = SC_OK;
-    size_t j;
-
-    for (j = 0; j < env->nsources && status == SC_OK; j++) {
-        sc__env_source *src = &env->sources[j];
-        sc_expr *E = src->expr, *ev;
-        sc__buf b;
-        if (sc_expr_is_symbol(E)) {
-            sc__env_sym *s = sc__env_sym_of(env, E);
-            if (!s->replaced && s->first_source == j)
-                continue;
-            if (s->replaced)
-                E = s->repl;
-        }
-        ev = to_vars(p, E);
-        sc__buf_init(&b);
-        sc__buf_puts(&b, src->text);
-        sc__buf_puts(&b, " == ");
-        print_mapped(p, E, &b);
-        status = add_item(p, sc__buf_take(&b),
-                          ev ? sc_expr_eq(ctx, p->gs->var_exprs[j], ev) : NULL);
-    }
-    return status;
-}
 
 /* ---- Minimality ------------------------------------------------------------
  * The set written from the learned state leaves out what one fact or the
@@ -528,7 +40,7 @@ static sc_status produce_sources(producer *p)
  *  D. Every linear line left (range sides, differences, other linear
  *     forms) that the other linear lines near it imply over the integers
  *     is dropped (decided exactly by the Omega test within its caps; see
- *     mz_linear_closure and om_solve).
+ *     mz_linear_closure and guards/omega.c).
  * A bound on a non-linear form is also left out when the ranges (or the
  * box) imply it after the shift of sc__env_poly_range.
  *
@@ -536,11 +48,11 @@ static sc_status produce_sources(producer *p)
  * imply, so the set accepts exactly the sizes it accepted before.  Cost:
  * one bounded shortest-path search per order side, at most
  * MZ_PARTNER_LIMIT combinations per linear bound, and one bounded Omega
- * test per linear line (FM_MAX_LINES, FM_MAX_VARS, FM_MAX_ROWS,
- * OM_NODE_LIMIT, OM_WORK_LIMIT).
+ * test per linear line (FM_MAX_LINES, FM_MAX_VARS, and the caps and
+ * budget of guards/omega.h).
  * doc/guards.md says what the pass finds and what it does not. */
 
-static void mz_free(mz_state *mz)
+void sc__minimal_free(mz_state *mz)
 {
     sc__free(mz->syms);
     sc__free(mz->local);
@@ -579,8 +91,7 @@ static void mz_free(mz_state *mz)
     sc__free(mz->frstamp);
     sc__free(mz->fsub);
     sc__free(mz->fsv);
-    sc__free(mz->om.buf);
-    sc__free(mz->om.hash);
+    sc__omega_destroy(&mz->om);
     sc__free(mz->frelax);
     memset(mz, 0, sizeof *mz);
 }
@@ -633,6 +144,28 @@ static sc_status mz_collect_ne(producer *p, const sc__exprvec *ex,
     return SC_OK;
 }
 
+static bool all_backed(const sc_env *env, const sc_expr *e)
+{
+    sc_expr *small[16], **syms = small;
+    size_t n, i;
+    bool ok = true;
+
+    n = sc_expr_free_symbols(e, small, 16);
+    if (n > 16) {
+        syms = sc__malloc(n * sizeof *syms);
+        if (!syms)
+            return false;
+        sc_expr_free_symbols(e, syms, n);
+    }
+    for (i = 0; i < n && ok; i++) {
+        sc__env_sym *s = sc__env_sym_of(env, syms[i]);
+        ok = s && s->backed && !s->replaced && s->first_source != SIZE_MAX;
+    }
+    if (syms != small)
+        sc__free(syms);
+    return ok;
+}
+
 static bool is_free_backed(const sc__env_sym *s)
 {
     return s->backed && !s->replaced && s->first_source != SIZE_MAX;
@@ -665,7 +198,7 @@ static sc_status mz_collect_syms(producer *p)
     }
     for (i = 0; i < mz->nsyms; i++) {
         sc__env_sym *s = &env->syms[mz->syms[i].id];
-        MZ_TRY(mz_collect_ne(p, &s->excluded, sc__env_sym_range(env, s),
+        SC_TRY(mz_collect_ne(p, &s->excluded, sc__env_sym_range(env, s),
                                    &mz->syms[i].ne_off, &mz->syms[i].ne_n));
     }
     return SC_OK;
@@ -1121,7 +654,7 @@ static sc_status mz_build_graph(producer *p)
     size_t i;
 
     for (i = 0; i < mz->nsyms; i++)
-        MZ_TRY(mz_sym_edges(p, i));
+        SC_TRY(mz_sym_edges(p, i));
     for (i = 0; i < mz->nforms; i++) {
         mz_form *f = &mz->forms[i];
         size_t a, b;
@@ -1131,9 +664,9 @@ static sc_status mz_build_graph(producer *p)
         b = mz->tc[f->toff] == 1 ? mz->tv[f->toff + 1] : mz->tv[f->toff];
         /* lo <= x_a - x_b <= hi */
         if (f->lo_ok && f->lo != INT64_MIN)
-            MZ_TRY(mz_add_edge(p, a + 1, b + 1, -f->lo, MZ_FORM_LO, i));
+            SC_TRY(mz_add_edge(p, a + 1, b + 1, -f->lo, MZ_FORM_LO, i));
         if (f->hi_ok)
-            MZ_TRY(mz_add_edge(p, b + 1, a + 1, f->hi, MZ_FORM_HI, i));
+            SC_TRY(mz_add_edge(p, b + 1, a + 1, f->hi, MZ_FORM_HI, i));
     }
     mz->out_off = sc__calloc(nn + 1, sizeof *mz->out_off);
     mz->in_off = sc__calloc(nn + 1, sizeof *mz->in_off);
@@ -1231,7 +764,6 @@ static sc_status mz_box(producer *p)
     mz_state *mz = &p->mz;
     bool any = false;
     size_t i;
-    sc_status status = SC_OK;
 
     mz->ordered = sc__calloc(mz->nsyms + 1, sizeof *mz->ordered);
     if (!mz->ordered)
@@ -1253,15 +785,14 @@ static sc_status mz_box(producer *p)
     mz->box = sc_bounds_new(env->ctx);
     if (!mz->box)
         return sc__error_nomem(p->err);
-    SC_CHECK(sc_bounds_copy(mz->box, env->bounds, p->err));
-    for (i = 0; i < mz->nsyms && status == SC_OK; i++) {
+    SC_TRY(sc_bounds_copy(mz->box, env->bounds, p->err));
+    for (i = 0; i < mz->nsyms; i++) {
         mz_sym *y = &mz->syms[i];
         if (y->tight)
-            status = sc_bounds_set_si(mz->box, env->syms[y->id].sym, y->lo_inf,
-                                      y->lo, y->hi_inf, y->hi, p->err);
+            SC_TRY(sc_bounds_set_si(mz->box, env->syms[y->id].sym, y->lo_inf,
+                                    y->lo, y->hi_inf, y->hi, p->err));
     }
-fail:
-    return status;
+    return SC_OK;
 }
 
 /* ---- B: bounds on forms, excluded values, disjunctions ---- */
@@ -1464,15 +995,14 @@ static sc_status mz_range_implied(producer *p, const sc__env_form *ef,
 {
     SC__TMP_SAVE(p->env);
     sc_range *r = sc__tr(p->env);
-    sc_status status;
+    sc_status status = SC_OK;
 
     *out = false;
-    status = sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err);
-    if (status == SC_OK)
-        status = sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err);
-    if (status == SC_OK)
-        *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
-                  : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
+    SC_CHECK(sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err));
+    SC_CHECK(sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err));
+    *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
+              : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
+fail:
     SC__TMP_RESTORE(p->env);
     return status;
 }
@@ -1482,7 +1012,7 @@ static sc_status mz_bounds(producer *p)
     mz_state *mz = &p->mz;
     size_t i;
 
-    MZ_TRY(mz_rows(p));
+    SC_TRY(mz_rows(p));
     for (i = mz->nforms; i-- > 0;) {
         mz_form *f = &mz->forms[i];
         const sc__env_form *ef = &p->env->forms[f->id];
@@ -1498,7 +1028,7 @@ static sc_status mz_bounds(producer *p)
             if (f->nt > 0 && (hi ? f->hi_ok : f->lo_ok))
                 implied = mz_linear_implied(mz, i, hi, tight);
             else if (tight)
-                MZ_TRY(mz_range_implied(p, ef, hi, &implied));
+                SC_TRY(mz_range_implied(p, ef, hi, &implied));
             if (implied) {
                 if (hi)
                     f->drop_hi = true;
@@ -1571,15 +1101,15 @@ fail:
  * ones), the bounds on differences and the bounds on other linear forms
  * (an equality is two rows).  A row is implied by the others when they
  * and its negation sum c*x >= b + 1 have no integer solution, which
- * fm_presolve and the Omega test (om_solve) decide exactly over a
+ * fm_presolve and the Omega test (guards/omega.c) decide exactly over a
  * subsystem: the lines that
  * share a symbol with the row, the lines that share a symbol with those,
  * the lines between the symbols so taken (FM_MAX_LINES lines and
  * FM_MAX_VARS symbols at most, breadth first, in line order), and the
  * range rows of every symbol they mention.  A smaller subsystem
  * only finds fewer implications.  Arithmetic is on int64_t with overflow
- * checked; an overflow, more than FM_MAX_ROWS rows in a system, the
- * question's budget (OM_NODE_LIMIT, OM_WORK_LIMIT) or a question too
+ * checked; an overflow, more than SC__OMEGA_MAX_ROWS rows in a system, the
+ * question's budget (guards/omega.h) or a question too
  * large answers "not implied". */
 
 static sc_status fm_add_row(producer *p, int owner, size_t idx,
@@ -1692,11 +1222,8 @@ static sc_status fm_build(producer *p, bool *any)
     mz->fsub = sc__malloc((FM_MAX_LINES + 4 * FM_MAX_VARS + 1) *
                           sizeof *mz->fsub);
     mz->fsv = sc__malloc((FM_MAX_VARS + 1) * sizeof *mz->fsv);
-    mz->om.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *mz->om.buf);
-    mz->om.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *mz->om.hash);
-    if (!mz->fsym_off || !mz->fsym_rows || !mz->fvar || !mz->fvstamp ||
-        !mz->frstamp || !mz->fsub || !mz->fsv || !mz->om.buf ||
-        !mz->om.hash) {
+    if (!sc__omega_init(&mz->om) || !mz->fsym_off || !mz->fsym_rows ||
+        !mz->fvar || !mz->fvstamp || !mz->frstamp || !mz->fsub || !mz->fsv) {
         status = sc__error_nomem(p->err);
         goto fail;
     }
@@ -1792,591 +1319,6 @@ static bool fm_gather(mz_state *mz, size_t k)
     return mixed;
 }
 
-static int64_t fm_gcd(int64_t a, int64_t b)
-{
-    if (a < 0)
-        a = -a;
-    if (b < 0)
-        b = -b;
-    while (b != 0) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* Divide row r (nv coefficients, then b) by the gcd of its coefficients,
- * rounding b down.  0: a row; 1: 0 <= b with b >= 0 (always true); 2:
- * 0 <= b with b < 0 (no solution); 3: a coefficient is INT64_MIN. */
-static int fm_normalize(int64_t *r, size_t nv)
-{
-    int64_t g = 0, b = r[nv], q;
-    size_t i;
-    bool unit = false, any = false;
-
-    for (i = 0; i < nv; i++) {
-        if (r[i] == INT64_MIN)
-            return 3;
-        unit = unit || r[i] == 1 || r[i] == -1;
-        any = any || r[i] != 0;
-    }
-    if (unit)
-        return 0;
-    for (i = 0; i < nv && any && g != 1; i++)
-        g = fm_gcd(g, r[i]);
-    if (g == 0)
-        return b >= 0 ? 1 : 2;
-    if (g == 1)
-        return 0;
-    for (i = 0; i < nv; i++)
-        r[i] /= g;
-    q = b / g;
-    if (b % g != 0 && b < 0)
-        q--;
-    r[nv] = q;
-    return 0;
-}
-
-/* ---- The Omega test (om_solve) ----
- * Does a system of rows sum c*x <= b over nv symbols have an integer
- * solution?  Pugh's Omega test, exact within the caps:
- *  - every row is divided by the gcd of its coefficients, its constant
- *    rounded down; rows with the same coefficients keep the smaller
- *    constant; a row and its opposite with constants summing to < 0 have
- *    no solution, to 0 they are an equality;
- *  - an equality is eliminated exactly: by substitution when a coefficient
- *    is +-1, else by Pugh's step (k the symbol of smallest |a_k|, m =
- *    |a_k| + 1, a new symbol s with m*s = sum (a_i mod^ m) x_i takes x_k's
- *    place; the equality's coefficients shrink until one is +-1);
- *  - a symbol bounded on one side only goes with its rows;
- *  - a symbol whose lower (or upper) bounds all have coefficient 1 is
- *    eliminated by Fourier-Motzkin, which is exact over the integers then;
- *  - otherwise: if the real shadow (Fourier-Motzkin to the end, with the
- *    rounding above) is infeasible, so is the system; if the dark shadow
- *    (each pair a*U - b*L >= (a-1)*(b-1)) has an integer point, so does
- *    the system; else every integer point lies on a splinter: for each
- *    lower bound L <= a*x, with m the largest upper coefficient, a*x = L
- *    + i for i = 0 .. floor((m*a - a - m)/m) (or the same with the roles
- *    of the sides exchanged when that gives fewer), each solved in turn.
- * Each recursion removes a symbol, so the depth is at most nv.  Every
- * product and sum is checked; an overflow, more than FM_MAX_ROWS rows in
- * one system, OM_NODE_LIMIT systems or OM_WORK_LIMIT rows for one
- * question answer OM_UNKNOWN. */
-
-enum { OM_FEASIBLE, OM_INFEASIBLE, OM_UNKNOWN };
-
-static int64_t *om_level(om_ctx *c, unsigned level)
-{
-    return c->buf + (size_t)level * OM_STRIDE;
-}
-
-/* A new generation of the dedup table (entries of older ones are free). */
-static uint64_t om_next_gen(om_ctx *c)
-{
-    if (++c->gen > 0xffffffffu) {
-        memset(c->hash, 0, 4 * FM_MAX_ROWS * sizeof *c->hash);
-        c->gen = 1;
-    }
-    return c->gen;
-}
-
-/* The row of buf with the coefficients of key, entered in generation
- * gen: its index, or SIZE_MAX (then *slot is where it would go). */
-static size_t om_lookup(const om_ctx *c, const int64_t *buf,
-                        const int64_t *key, uint64_t gen, size_t *slot)
-{
-    const size_t nv = c->nv, w = nv + 1, mask = 4 * FM_MAX_ROWS - 1;
-    uint64_t h = 1469598103934665603ULL;
-    size_t i, s;
-
-    for (i = 0; i < nv; i++)
-        h = (h ^ (uint64_t)key[i]) * 1099511628211ULL;
-    for (s = (size_t)(h ^ (h >> 29)) & mask;; s = (s + 1) & mask) {
-        uint64_t e = c->hash[s];
-        size_t r;
-        if (e >> 32 != gen)
-            break;
-        r = (size_t)(e & 0xffffffffu) - 1;
-        if (memcmp(buf + r * w, key, nv * sizeof *key) == 0)
-            return r;
-    }
-    *slot = s;
-    return SIZE_MAX;
-}
-
-/* Insert row src (normalized) into buf[0..*n): a row with the same
- * coefficients keeps the smaller b.  false: FM_MAX_ROWS reached. */
-static bool om_insert(om_ctx *c, int64_t *buf, size_t *n, const int64_t *src,
-                      uint64_t gen)
-{
-    const size_t nv = c->nv, w = nv + 1;
-    size_t slot, r = om_lookup(c, buf, src, gen, &slot);
-
-    if (r != SIZE_MAX) {
-        if (src[nv] < buf[r * w + nv])
-            buf[r * w + nv] = src[nv];
-        return true;
-    }
-    if (*n >= FM_MAX_ROWS)
-        return false;
-    memmove(buf + *n * w, src, w * sizeof *src);
-    c->hash[slot] = (gen << 32) | (uint64_t)(*n + 1);
-    (*n)++;
-    return true;
-}
-
-/* Into B: the rows of A without x_j, and for every upper bound b*x_j <= U
- * and lower bound L <= a*x_j of A, a*U - b*L >= 0 (the real shadow) or,
- * when dark, >= (a-1)*(b-1) (the dark shadow), normalized.  OM_FEASIBLE:
- * built; OM_INFEASIBLE: a row is 0 <= b < 0; OM_UNKNOWN: a cap. */
-static int om_shadow(om_ctx *c, const int64_t *A, size_t n, size_t j,
-                     bool dark, int64_t *B, size_t *nb)
-{
-    const size_t nv = c->nv, w = nv + 1;
-    int64_t row[FM_MAX_VARS + 1];
-    uint64_t gen = om_next_gen(c);
-    size_t i, k, t;
-
-    *nb = 0;
-    for (i = 0; i < n; i++)
-        if (A[i * w + j] == 0 && !om_insert(c, B, nb, A + i * w, gen))
-            return OM_UNKNOWN;
-    for (i = 0; i < n; i++) {
-        const int64_t *P = A + i * w;
-        if (P[j] <= 0)
-            continue;
-        for (k = 0; k < n; k++) {
-            const int64_t *N = A + k * w;
-            int64_t a, b, g, x, y, d;
-            if (N[j] >= 0)
-                continue;
-            if (++c->work > OM_WORK_LIMIT || N[j] == INT64_MIN)
-                return OM_UNKNOWN;
-            a = -N[j];
-            b = P[j];
-            g = fm_gcd(a, b);
-            for (t = 0; t <= nv; t++)
-                if (__builtin_mul_overflow(a / g, P[t], &x) ||
-                    __builtin_mul_overflow(b / g, N[t], &y) ||
-                    __builtin_add_overflow(x, y, &row[t]))
-                    return OM_UNKNOWN;
-            row[j] = 0;
-            if (dark && a > 1 && b > 1) {
-                /* g*row <= g*b' - (a-1)(b-1): row <= b' - ceil(that / g) */
-                if (__builtin_mul_overflow(a - 1, b - 1, &d) ||
-                    __builtin_add_overflow(d, g - 1, &d) ||
-                    __builtin_sub_overflow(row[nv], d / g, &row[nv]))
-                    return OM_UNKNOWN;
-            }
-            switch (fm_normalize(row, nv)) {
-            case 1: continue;
-            case 2: return OM_INFEASIBLE;
-            case 3: return OM_UNKNOWN;
-            default: break;
-            }
-            if (!om_insert(c, B, nb, row, gen))
-                return OM_UNKNOWN;
-        }
-    }
-    return OM_FEASIBLE;
-}
-
-/* The real shadow to the end (Fourier-Motzkin with the rounding of
- * fm_normalize) over A, with B as scratch (both overwritten):
- * OM_INFEASIBLE when a row 0 <= b < 0 appears (then there is no integer
- * solution), else OM_FEASIBLE (a real one) or OM_UNKNOWN. */
-static int om_real(om_ctx *c, int64_t *A, int64_t *B, size_t n)
-{
-    const size_t nv = c->nv, w = nv + 1;
-
-    for (;;) {
-        size_t best = SIZE_MAX, i, j, nb;
-        int64_t best_cost = INT64_MAX, *T;
-        int st;
-        for (j = 0; j < nv; j++) {
-            int64_t np = 0, nn = 0, cost;
-            for (i = 0; i < n; i++) {
-                np += A[i * w + j] > 0;
-                nn += A[i * w + j] < 0;
-            }
-            if (np + nn == 0)
-                continue;
-            cost = np * nn - np - nn;
-            if (cost < best_cost) {
-                best_cost = cost;
-                best = j;
-            }
-        }
-        if (best == SIZE_MAX)
-            return OM_FEASIBLE;
-        st = om_shadow(c, A, n, best, false, B, &nb);
-        if (st != OM_FEASIBLE)
-            return st;
-        T = A;
-        A = B;
-        B = T;
-        n = nb;
-    }
-}
-
-/* a mod^ m = a - m*floor(a/m + 1/2), in [-m/2, m/2) (m >= 2) */
-static int64_t om_modhat(int64_t a, int64_t m)
-{
-    int64_t r = a % m;
-
-    if (r < 0)
-        r += m;
-    return 2 * r < m ? r : r - m;
-}
-
-/* Eliminate the equality e (sum e_i*x_i = e[nv]) from the rows A[0..n),
- * exactly over the integers (see above).  OM_FEASIBLE: done, the rows
- * rewritten (not normalized); OM_INFEASIBLE; OM_UNKNOWN. */
-static int om_equality(om_ctx *c, int64_t *A, size_t n, int64_t *e)
-{
-    const size_t nv = c->nv, w = nv + 1;
-    int64_t d[FM_MAX_VARS + 1];
-    size_t i, t, k, iter;
-
-    for (iter = 0;; iter++) {
-        int64_t g = 0, m, s, ek, d0, f, x;
-        if (iter > 64 || (c->work += n + 1) > OM_WORK_LIMIT)
-            return OM_UNKNOWN;
-        for (t = 0; t <= nv; t++)
-            if (e[t] == INT64_MIN)
-                return OM_UNKNOWN;
-        for (t = 0; t < nv; t++)
-            g = fm_gcd(g, e[t]);
-        if (g == 0)
-            return e[nv] == 0 ? OM_FEASIBLE : OM_INFEASIBLE;
-        if (e[nv] % g != 0)
-            return OM_INFEASIBLE;
-        for (t = 0; t <= nv; t++)
-            e[t] /= g;
-        k = SIZE_MAX;
-        for (t = 0; t < nv; t++)
-            if (e[t] != 0 && (k == SIZE_MAX ||
-                              (e[t] < 0 ? -e[t] : e[t]) <
-                              (e[k] < 0 ? -e[k] : e[k])))
-                k = t;
-        s = e[k] > 0 ? 1 : -1;
-        ek = e[k];
-        if (ek == 1 || ek == -1) {
-            /* x_k = s*(e[nv] - sum_{t != k} e_t x_t) */
-            for (i = 0; i < n; i++) {
-                int64_t *R = A + i * w;
-                if (R[k] == 0)
-                    continue;
-                if (__builtin_mul_overflow(R[k], s, &f))
-                    return OM_UNKNOWN;
-                for (t = 0; t <= nv; t++) {
-                    if (t == k)
-                        continue;
-                    if (__builtin_mul_overflow(f, e[t], &x) ||
-                        __builtin_sub_overflow(R[t], x, &R[t]))
-                        return OM_UNKNOWN;
-                }
-                R[k] = 0;
-            }
-            return OM_FEASIBLE;
-        }
-        /* Pugh: x_k = sum_{t != k} d_t x_t + d_k*sigma + d0, sigma in
-         * x_k's place, where d_t = s*(e_t mod^ m), d_k = -s*m and d0 =
-         * s*((-e[nv]) mod^ m) */
-        if (s * ek > INT64_MAX / 4)
-            return OM_UNKNOWN;
-        m = s * ek + 1;
-        for (t = 0; t < nv; t++)
-            d[t] = t == k ? -s * m : s * om_modhat(e[t], m);
-        d0 = s * om_modhat(-e[nv], m);
-        for (i = 0; i < n; i++) {
-            int64_t *R = A + i * w;
-            if (R[k] == 0)
-                continue;
-            f = R[k];
-            for (t = 0; t < nv; t++) {
-                if (t == k)
-                    continue;
-                if (__builtin_mul_overflow(f, d[t], &x) ||
-                    __builtin_add_overflow(R[t], x, &R[t]))
-                    return OM_UNKNOWN;
-            }
-            if (__builtin_mul_overflow(f, d0, &x) ||
-                __builtin_sub_overflow(R[nv], x, &R[nv]) ||
-                __builtin_mul_overflow(f, d[k], &R[k]))
-                return OM_UNKNOWN;
-        }
-        for (t = 0; t < nv; t++) {
-            if (t == k)
-                continue;
-            if (__builtin_mul_overflow(ek, d[t], &x) ||
-                __builtin_add_overflow(e[t], x, &e[t]))
-                return OM_UNKNOWN;
-        }
-        if (__builtin_mul_overflow(ek, d0, &x) ||
-            __builtin_sub_overflow(e[nv], x, &e[nv]) ||
-            __builtin_mul_overflow(ek, d[k], &e[k]))
-            return OM_UNKNOWN;
-    }
-}
-
-/* Normalize the rows of A in place, keep one row per coefficients (the
- * smallest b), and look for a row and its opposite: OM_INFEASIBLE when
- * their constants sum to < 0; when they sum to 0, both go and *has_eq is
- * set, e the equality.  OM_FEASIBLE: done; OM_UNKNOWN: a cap. */
-static int om_tidy(om_ctx *c, int64_t *A, size_t *np, int64_t *e,
-                   bool *has_eq)
-{
-    const size_t nv = c->nv, w = nv + 1;
-    int64_t neg[FM_MAX_VARS + 1], sum;
-    size_t n = *np, i, t, out = 0, r, slot;
-    uint64_t gen = om_next_gen(c);
-
-    *has_eq = false;
-    if ((c->work += n) > OM_WORK_LIMIT)
-        return OM_UNKNOWN;
-    for (i = 0; i < n; i++) {
-        int64_t *R = A + i * w;
-        switch (fm_normalize(R, nv)) {
-        case 1: continue;
-        case 2: return OM_INFEASIBLE;
-        case 3: return OM_UNKNOWN;
-        default: break;
-        }
-        if (!om_insert(c, A, &out, R, gen))
-            return OM_UNKNOWN;
-    }
-    *np = out;
-    for (i = 0; i < out; i++) {
-        const int64_t *R = A + i * w;
-        for (t = 0; t < nv; t++)
-            neg[t] = -R[t];   /* no INT64_MIN after fm_normalize */
-        r = om_lookup(c, A, neg, gen, &slot);
-        if (r == SIZE_MAX)
-            continue;
-        if (__builtin_add_overflow(R[nv], A[r * w + nv], &sum)) {
-            if (R[nv] < 0)
-                return OM_INFEASIBLE;
-            continue;
-        }
-        if (sum < 0)
-            return OM_INFEASIBLE;
-        if (sum > 0)
-            continue;
-        memcpy(e, R, w * sizeof *e);
-        *has_eq = true;
-        /* remove rows i and r (the dedup table is stale from here on) */
-        for (t = 0, n = 0; t < out; t++)
-            if (t != i && t != r)
-                memmove(A + n++ * w, A + t * w, w * sizeof *A);
-        *np = n;
-        return OM_FEASIBLE;
-    }
-    return OM_FEASIBLE;
-}
-
-/* The splinters of x_j in A: side_m[0] the largest upper coefficient,
- * side_m[1] the largest lower one (negated); count[0] the splinters over
- * the lower bounds, count[1] over the upper ones.  false: an overflow. */
-static bool om_splinters(const om_ctx *c, const int64_t *A, size_t n,
-                         size_t j, int64_t *side_m, int64_t *count)
-{
-    const size_t w = c->nv + 1;
-    size_t i;
-    int side;
-
-    side_m[0] = side_m[1] = 0;
-    for (i = 0; i < n; i++) {
-        int64_t a = A[i * w + j];
-        if (a > side_m[0])
-            side_m[0] = a;
-        if (-a > side_m[1])
-            side_m[1] = -a;
-    }
-    count[0] = count[1] = 0;
-    for (side = 0; side < 2; side++) {
-        int64_t m = side_m[side], a, k;
-        for (i = 0; i < n; i++) {
-            a = side == 0 ? -A[i * w + j] : A[i * w + j];
-            if (a <= 0)
-                continue;
-            if (__builtin_mul_overflow(m, a - 1, &k))
-                return false;
-            /* m*(a-1) - a >= -1, and -1 (a = 1) gives none */
-            k = k - a < 0 ? 0 : (k - a) / m + 1;
-            if (__builtin_add_overflow(count[side], k, &count[side]))
-                return false;
-        }
-    }
-    return true;
-}
-
-/* Has the system in om_level(c, level)[0..n), plus the equality eq when
- * non-NULL, an integer solution?  The buffer is this call's to change;
- * the deeper levels are its scratch. */
-static int om_solve(om_ctx *c, unsigned level, size_t n, const int64_t *eq)
-{
-    const size_t nv = c->nv, w = nv + 1;
-    int64_t *A = om_level(c, level), *B, e[FM_MAX_VARS + 1];
-    bool has_eq = eq != NULL;
-    size_t i, j;
-    int st;
-
-    if (level + 3 > OM_LEVELS || ++c->nodes > OM_NODE_LIMIT)
-        return OM_UNKNOWN;
-    if (eq)
-        memcpy(e, eq, w * sizeof *e);
-    for (;;) {
-        int64_t side_m[2], splinters[2], cost, best_cost = INT64_MAX;
-        int64_t best_spl = INT64_MAX;
-        size_t best = SIZE_MAX, nb;
-        bool best_exact = false, changed = false;
-        int side;
-        if (has_eq) {
-            st = om_equality(c, A, n, e);
-            if (st != OM_FEASIBLE)
-                return st;
-        }
-        st = om_tidy(c, A, &n, e, &has_eq);
-        if (st != OM_FEASIBLE)
-            return st;
-        if (has_eq)
-            continue;
-        /* a symbol bounded on one side only: its rows go */
-        for (j = 0; j < nv; j++) {
-            size_t np = 0, nn = 0, out;
-            for (i = 0; i < n; i++) {
-                np += A[i * w + j] > 0;
-                nn += A[i * w + j] < 0;
-            }
-            if (np + nn == 0 || (np > 0 && nn > 0))
-                continue;
-            for (i = 0, out = 0; i < n; i++)
-                if (A[i * w + j] == 0)
-                    memmove(A + out++ * w, A + i * w, w * sizeof *A);
-            n = out;
-            changed = true;
-        }
-        if (changed)
-            continue;
-        /* the symbol to eliminate: an exact one if any (the fewest new
-         * rows), else the one with the fewest splinters (then rows) */
-        for (j = 0; j < nv; j++) {
-            int64_t np = 0, nn = 0, spl = 0;
-            bool lo1 = true, hi1 = true, exact;
-            for (i = 0; i < n; i++) {
-                int64_t a = A[i * w + j];
-                np += a > 0;
-                nn += a < 0;
-                hi1 = hi1 && a <= 1;
-                lo1 = lo1 && a >= -1;
-            }
-            if (np + nn == 0)
-                continue;
-            exact = lo1 || hi1;
-            cost = np * nn - np - nn;
-            if (!exact) {
-                if (!om_splinters(c, A, n, j, side_m, splinters))
-                    return OM_UNKNOWN;
-                spl = splinters[splinters[1] < splinters[0]];
-            }
-            if (best == SIZE_MAX || (exact && !best_exact) ||
-                (exact == best_exact &&
-                 (spl < best_spl || (spl == best_spl && cost < best_cost)))) {
-                best = j;
-                best_cost = cost;
-                best_spl = spl;
-                best_exact = exact;
-            }
-        }
-        if (best == SIZE_MAX)
-            return OM_FEASIBLE;   /* no symbol left, every row 0 <= b */
-        j = best;
-        B = om_level(c, level + 1);
-        if (best_exact) {
-            st = om_shadow(c, A, n, j, false, B, &nb);
-            return st != OM_FEASIBLE ? st : om_solve(c, level + 1, nb, NULL);
-        }
-        /* the real shadow: infeasible, so is the system */
-        st = om_shadow(c, A, n, j, false, B, &nb);
-        if (st == OM_INFEASIBLE)
-            return st;
-        if (st == OM_FEASIBLE &&
-            om_real(c, B, om_level(c, level + 2), nb) == OM_INFEASIBLE)
-            return OM_INFEASIBLE;
-        /* the dark shadow: an integer point there is one here */
-        st = om_shadow(c, A, n, j, true, B, &nb);
-        if (st == OM_UNKNOWN)
-            return st;
-        if (st == OM_FEASIBLE) {
-            st = om_solve(c, level + 1, nb, NULL);
-            if (st != OM_INFEASIBLE)
-                return st;
-        }
-        /* the splinters, on the side that gives fewer: side 0 takes the
-         * lower bounds (coefficient < 0), side 1 the upper ones */
-        if (!om_splinters(c, A, n, j, side_m, splinters))
-            return OM_UNKNOWN;
-        side = splinters[1] < splinters[0];
-        if ((unsigned long)splinters[side] > OM_NODE_LIMIT)
-            return OM_UNKNOWN;
-        for (i = 0; i < n; i++) {
-            const int64_t *R = A + i * w;
-            int64_t m = side_m[side], a, k, q;
-            a = side == 0 ? -R[j] : R[j];
-            if (a <= 0)
-                continue;
-            k = (m * (a - 1) - a) / m;   /* < 0 only when it is -1/m */
-            if (m * (a - 1) - a < 0)
-                continue;
-            for (q = 0; q <= k; q++) {
-                /* the row tight up to q: sum R_t x_t = R[nv] - q */
-                memcpy(e, R, w * sizeof *e);
-                if (__builtin_sub_overflow(R[nv], q, &e[nv]))
-                    return OM_UNKNOWN;
-                memcpy(B, A, n * w * sizeof *A);
-                st = om_solve(c, level + 1, n, e);
-                if (st != OM_INFEASIBLE)
-                    return st;
-            }
-        }
-        return OM_INFEASIBLE;
-    }
-}
-
-/* om_solve on rows[0..n) of nv + 1 entries, with a fresh budget. */
-static int om_run(om_ctx *c, size_t nv, const int64_t *rows, size_t n)
-{
-    if (n > FM_MAX_ROWS || nv > FM_MAX_VARS)
-        return OM_UNKNOWN;
-    c->nv = nv;
-    c->nodes = c->work = 0;
-    if (rows != om_level(c, 0))
-        memcpy(om_level(c, 0), rows, n * (nv + 1) * sizeof *rows);
-    return om_solve(c, 0, n, NULL);
-}
-
-int sc__int_feasible(const int64_t *rows, size_t n, size_t nv)
-{
-    om_ctx c;
-    int st;
-
-    memset(&c, 0, sizeof c);
-    c.buf = sc__malloc(OM_LEVELS * OM_STRIDE * sizeof *c.buf);
-    c.hash = sc__calloc(4 * FM_MAX_ROWS, sizeof *c.hash);
-    if (!c.buf || !c.hash) {
-        sc__free(c.buf);
-        sc__free(c.hash);
-        return -1;
-    }
-    st = om_run(&c, nv, rows, n);
-    sc__free(c.buf);
-    sc__free(c.hash);
-    return st == OM_FEASIBLE ? SC__INT_FEASIBLE
-         : st == OM_INFEASIBLE ? SC__INT_INFEASIBLE : SC__INT_UNKNOWN;
-}
-
 /* The first elimination steps, done in place: a symbol that the
  * question does not mention and that every row of two or more symbols
  * has with the same sign is eliminated by its tightest opposite bound
@@ -2441,7 +1383,7 @@ static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
                         __builtin_sub_overflow(R[nv], d, &R[nv]))
                         return 2;
                     R[j] = 0;
-                    switch (fm_normalize(R, nv)) {
+                    switch (sc__omega_normalize(R, nv)) {
                     case 1: continue;
                     case 2: return 1;
                     case 3: return 2;
@@ -2462,19 +1404,16 @@ static int fm_presolve(mz_state *mz, const fm_row *q, int64_t *A,
 }
 
 /* Do the subsystem and the negation of row k have no integer solution?
- * fm_presolve, then the Omega test (om_solve); its "unknown" (a cap or
+ * fm_presolve, then the Omega test (sc__omega_run); its "unknown" (a cap or
  * an overflow) answers "not implied". */
 static bool fm_implied(mz_state *mz, size_t k)
 {
     const size_t nv = mz->nfsv, w = nv + 1;
-    om_ctx *c = &mz->om;
-    int64_t *A = om_level(c, 0), row[FM_MAX_VARS + 1];
+    sc__omega *c = &mz->om;
+    int64_t *A = sc__omega_start(c, nv), row[FM_MAX_VARS + 1];
     size_t n = 0, i, t;
     uint32_t gone = 0;
-    uint64_t gen;
 
-    c->nv = nv;
-    gen = om_next_gen(c);
     for (i = 0; i <= mz->nfsub; i++) {
         const fm_row *r = &mz->frows[i < mz->nfsub ? mz->fsub[i] : k];
         memset(row, 0, w * sizeof *row);
@@ -2491,7 +1430,7 @@ static bool fm_implied(mz_state *mz, size_t k)
                                        for b = INT64_MIN */
         }
         /* the lines' coefficients are coprime already (normal forms) */
-        if (!om_insert(c, A, &n, row, gen))
+        if (!sc__omega_add(c, &n, row))
             return false;
     }
     switch (fm_presolve(mz, &mz->frows[k], A, &n, &gone)) {
@@ -2499,7 +1438,7 @@ static bool fm_implied(mz_state *mz, size_t k)
     case 2: return false;
     default: break;
     }
-    return om_run(c, nv, A, n) == OM_INFEASIBLE;
+    return sc__omega_run(c, nv, A, n) == SC__INT_INFEASIBLE;
 }
 
 /* A cheap proof that row k is not implied: from the hints (where every
@@ -2638,7 +1577,7 @@ static sc_status mz_linear_closure(producer *p)
     int pass;
     size_t k;
 
-    MZ_TRY(fm_build(p, &any));
+    SC_TRY(fm_build(p, &any));
     if (!any)
         return SC_OK;
     mz->frelax = sc__malloc((mz->nsyms + 1) * sizeof *mz->frelax);
@@ -2674,360 +1613,16 @@ static sc_status mz_linear_closure(producer *p)
     return SC_OK;
 }
 
-/* ---- Writing the lines ---- */
-
-static sc_status emit_excluded(producer *p, sc_expr *X, size_t off, size_t n)
+sc_status sc__minimal_decide(producer *p)
 {
-    sc_ctx *ctx = p->env->ctx;
-    size_t i;
-
-    for (i = off; i < off + n; i++) {
-        sc_expr *ne;
-        if (p->mz.nes[i].drop)
-            continue;
-        ne = sc_expr_ne(ctx, X, p->mz.nes[i].v);
-        if (!ne)
-            return sc__env_ctx_error(p->env, p->err);
-        MZ_TRY(add_item(p, mapped(p, ne), to_vars(p, ne)));
-    }
-    return SC_OK;
-}
-
-static sc_status emit_symbols(producer *p)
-{
-    SC__TMP_SAVE(p->env);
-    sc_env *env = p->env;
-    sc_status status = SC_OK;
-    sc_range *r = sc__tr(env);
-    size_t i;
-
-    for (i = 0; i < p->mz.nsyms && status == SC_OK; i++) {
-        const mz_sym *y = &p->mz.syms[i];
-        sc__env_sym *s = &env->syms[y->id];
-        sc_range_set(r, sc__env_sym_range(env, s));
-        if (y->drop_lo) {
-            r->lo_inf = !s->decl_lo;
-            if (s->decl_lo)
-                sc_expr_get_mpz(s->decl_lo, r->lo);
-        }
-        if (y->drop_hi) {
-            r->hi_inf = !s->decl_hi;
-            if (s->decl_hi)
-                sc_expr_get_mpz(s->decl_hi, r->hi);
-        }
-        if (!sc__rng_is_full(r))
-            status = add_bounds(p, s->sym, source_of_sym(p, s), r);
-        if (status == SC_OK)
-            status = emit_excluded(p, s->sym, y->ne_off, y->ne_n);
-    }
-    SC__TMP_RESTORE(env);
-    return status;
-}
-
-static sc_status emit_divs(producer *p)
-{
-    sc_ctx *ctx = p->env->ctx;
-    size_t i;
-
-    for (i = 0; i < p->mz.ndivs; i++) {
-        const mz_div *d = &p->mz.divs[i];
-        sc_expr *g;
-        if (d->drop)
-            continue;
-        g = sc_expr_eq(ctx, sc_expr_mod(ctx, d->x, d->k),
-                       sc_expr_int_si(ctx, 0));
-        if (!g)
-            return sc__env_ctx_error(p->env, p->err);
-        MZ_TRY(add_item(p, mapped(p, g), to_vars(p, g)));
-    }
-    return SC_OK;
-}
-
-static sc_status emit_forms(producer *p)
-{
-    SC__TMP_SAVE(p->env);
-    sc_env *env = p->env;
-    sc_status status = SC_OK;
-    sc_range *r = sc__tr(env);
-    size_t i;
-
-    for (i = 0; i < p->mz.nforms && status == SC_OK; i++) {
-        const mz_form *f = &p->mz.forms[i];
-        sc__env_form *ef = &env->forms[f->id];
-        sc_range_set(r, &ef->r);
-        r->lo_inf = !f->has_lo || f->drop_lo;
-        r->hi_inf = !f->has_hi || f->drop_hi;
-        if (!sc__rng_is_full(r)) {
-            char *text = mapped(p, ef->L);
-            if (!text) {
-                status = sc__error_nomem(p->err);
-                break;
-            }
-            status = add_bounds(p, ef->L, text, r);
-            sc__free(text);
-        }
-        if (status == SC_OK)
-            status = emit_excluded(p, ef->L, f->ne_off, f->ne_n);
-    }
-    SC__TMP_RESTORE(env);
-    return status;
-}
-
-static sc_status emit_ors(producer *p)
-{
-    size_t i;
-
-    for (i = 0; i < p->mz.nors; i++) {
-        sc_expr *e = p->mz.ors[i].e;
-        if (p->mz.ors[i].drop)
-            continue;
-        MZ_TRY(add_item(p, mapped(p, e), to_vars(p, e)));
-    }
-    return SC_OK;
-}
-
-static sc_status produce_minimal(producer *p)
-{
-    MZ_TRY(mz_collect_syms(p));
-    MZ_TRY(mz_collect_divs(p));
-    MZ_TRY(mz_collect_forms(p));
-    MZ_TRY(mz_collect_ors(p));
-    MZ_TRY(mz_build_graph(p));
+    SC_TRY(mz_collect_syms(p));
+    SC_TRY(mz_collect_divs(p));
+    SC_TRY(mz_collect_forms(p));
+    SC_TRY(mz_collect_ors(p));
+    SC_TRY(mz_build_graph(p));
     mz_orders(&p->mz);
-    MZ_TRY(mz_box(p));
-    MZ_TRY(mz_bounds(p));
-    MZ_TRY(mz_excluded(p));
-    MZ_TRY(mz_linear_closure(p));
-    MZ_TRY(emit_symbols(p));
-    MZ_TRY(emit_divs(p));
-    MZ_TRY(emit_forms(p));
-    return emit_ors(p);
-}
-
-static void producer_free(producer *p)
-{
-    sc_symmap_free(p->to_vars);
-    sc__gmap_destroy(&p->name_of);
-    sc_guard_set_free(p->gs);
-    mz_free(&p->mz);
-    sc__free(p);
-}
-
-static sc_status produce_impl(producer *p)
-{
-    sc_env *env = p->env;
-    sc_error *err = p->err;
-    sc_status status = SC_OK;
-    sc_guard_set *gs = p->gs;
-    size_t i;
-
-    gs->ctx = env->ctx;
-    if (env->nsources > 0) {
-        gs->sources = sc__calloc(env->nsources, sizeof *gs->sources);
-        gs->vars = sc__calloc(env->nsources, sizeof *gs->vars);
-        gs->var_exprs = sc__calloc(env->nsources, sizeof *gs->var_exprs);
-        if (!gs->sources || !gs->vars || !gs->var_exprs)
-            return sc__error_nomem(err);
-    }
-    gs->nsources = env->nsources;
-    for (i = 0; i < env->nsources; i++) {
-        gs->sources[i] = sc__strdup(env->sources[i].text);
-        if (!gs->sources[i])
-            return sc__error_nomem(err);
-        SC_CHECK(make_var(p, i));
-    }
-    for (i = 0; i < env->nsyms; i++) {
-        sc__env_sym *s = &env->syms[i];
-        if (!s->backed || s->first_source == SIZE_MAX)
-            continue;
-        if (!sc__gmap_put(&p->name_of,
-                          sc__str_hash(sc_expr_symbol_name(s->sym)), i))
-            return sc__error_nomem(err);
-        SC_CHECK(sc_symmap_set(p->to_vars, s->sym,
-                               gs->var_exprs[s->first_source], err));
-    }
-    SC_CHECK(produce_sources(p));
-    SC_CHECK(produce_minimal(p));
-fail:
-    return status;
-}
-
-sc_status sc_env_produce_guards(sc_env *env, sc_guard_set **out,
-                                sc_error *err)
-{
-    const size_t tz = env->ntz, tr = env->ntr, stk = env->stk.n;
-    jmp_buf *const prev = env->jmp;
-    sc__gmp_guard g;
-    sc_status status;
-    producer *p;
-
-    *out = NULL;
-    p = sc__calloc(1, sizeof *p);
-    if (!p)
-        return sc__error_nomem(err);
-    p->env = env;
-    p->err = err;
-    sc__gmap_init(&p->name_of);
-    sc__gmap_init(&p->mz.group);
-    p->gs = sc__calloc(1, sizeof *p->gs);
-    p->to_vars = sc_symmap_new(env->ctx);
-    if (!p->gs || !p->to_vars) {
-        producer_free(p);
-        return sc__error_nomem(err);
-    }
-    /* The entry-point guard, by hand: the guard set in progress must be
-     * freed when GMP runs out of memory. */
-    sc__gmp_push(&g);
-    if (setjmp(g.env)) {
-        sc__gmp_pop(&g);
-        env->jmp = prev;
-        env->ntz = tz;
-        env->ntr = tr;
-        env->stk.n = stk;
-        producer_free(p);
-        return sc__error_nomem(err);
-    }
-    env->jmp = &g.env;
-    status = produce_impl(p);
-    sc__gmp_pop(&g);
-    env->jmp = prev;
-    env->ntz = tz;
-    env->ntr = tr;
-    env->stk.n = stk;
-    if (status == SC_OK) {
-        *out = p->gs;
-        p->gs = NULL;
-    }
-    producer_free(p);
-    return status;
-}
-
-/* ---- C ----------------------------------------------------------------------- */
-
-sc_status sc_guard_set_to_c(const sc_guard_set *gs, char **out, sc_error *err)
-{
-    sc_status status = SC_OK;
-    sc__buf b;
-    size_t i;
-
-    *out = NULL;
-    sc__buf_init(&b);
-    if (gs->nitems == 0)
-        sc__buf_puts(&b, "1");
-    for (i = 0; i < gs->nitems; i++) {
-        char *c = NULL;
-        status = sc_expr_to_c(gs->ctx, gs->items[i].expr, NULL, &c, err);
-        if (status != SC_OK) {
-            sc__buf_free(&b);
-            return status;
-        }
-        if (i > 0)
-            sc__buf_puts(&b, " &&\n");
-        sc__buf_putc(&b, '(');
-        sc__buf_puts(&b, c);
-        sc__buf_putc(&b, ')');
-        free(c);
-    }
-    *out = sc__buf_take(&b);
-    if (!*out)
-        return sc__error_nomem(err);
-    return SC_OK;
-}
-
-/* ---- The checker --------------------------------------------------------------- */
-
-void sc_guard_checker_free(sc_guard_checker *chk)
-{
-    if (!chk)
-        return;
-    sc_prog_free(chk->prog);
-    sc__free(chk->input_source);
-    sc__free(chk);
-}
-
-size_t sc_guard_checker_source_count(const sc_guard_checker *chk)
-{
-    return chk->nsources;
-}
-
-size_t sc_guard_checker_count(const sc_guard_checker *chk)
-{
-    return chk->count;
-}
-
-sc_status sc_guard_set_compile(const sc_guard_set *gs, sc_guard_checker **out,
-                               sc_error *err)
-{
-    sc_status status = SC_OK;
-    sc_guard_checker *chk;
-    sc_expr **exprs = NULL;
-    size_t i, j;
-
-    *out = NULL;
-    chk = sc__calloc(1, sizeof *chk);
-    if (!chk)
-        return sc__error_nomem(err);
-    chk->count = gs->nitems;
-    chk->nsources = gs->nsources;
-    if (gs->nitems > 0) {
-        exprs = sc__malloc(gs->nitems * sizeof *exprs);
-        if (!exprs) {
-            status = sc__error_nomem(err);
-            goto fail;
-        }
-        for (i = 0; i < gs->nitems; i++)
-            exprs[i] = gs->items[i].expr;
-    }
-    SC_CHECK(sc_prog_new(gs->ctx, gs->nitems, exprs, &chk->prog, err));
-    chk->ninputs = sc_prog_num_inputs(chk->prog);
-    if (chk->ninputs > 0) {
-        chk->input_source = sc__malloc(chk->ninputs * sizeof *chk->input_source);
-        if (!chk->input_source) {
-            status = sc__error_nomem(err);
-            goto fail;
-        }
-    }
-    for (i = 0; i < chk->ninputs; i++) {
-        sc_expr *in = sc_prog_input(chk->prog, i);
-        for (j = 0; j < gs->nsources; j++)
-            if (gs->var_exprs[j] == in)
-                break;
-        if (j == gs->nsources) {
-            status = sc__error_set(err, SC_ERR_INTERNAL,
-                                   "a guard mentions '%s', which is not a "
-                                   "source", sc_expr_symbol_name(in));
-            goto fail;
-        }
-        chk->input_source[i] = j;
-    }
-    sc__free(exprs);
-    *out = chk;
-    return SC_OK;
-fail:
-    sc__free(exprs);
-    sc_guard_checker_free(chk);
-    return status;
-}
-
-#define CHECK_STACK_INPUTS 128
-
-sc_status sc_guard_checker_check(const sc_guard_checker *chk,
-                                 const int64_t *values,
-                                 size_t *first_failing, sc_error *err)
-{
-    int64_t stack[CHECK_STACK_INPUTS] = {0}, *in = stack;
-    sc_status status;
-    size_t i;
-
-    if (chk->ninputs > CHECK_STACK_INPUTS) {
-        in = sc__malloc(chk->ninputs * sizeof *in);
-        if (!in)
-            return sc__error_nomem(err);
-    }
-    for (i = 0; i < chk->ninputs; i++)
-        in[i] = values[chk->input_source[i]];
-    status = sc_prog_first_false(chk->prog, in, first_failing, err);
-    if (in != stack)
-        sc__free(in);
-    return status;
+    SC_TRY(mz_box(p));
+    SC_TRY(mz_bounds(p));
+    SC_TRY(mz_excluded(p));
+    return mz_linear_closure(p);
 }

@@ -1,8 +1,7 @@
-/* symcut — interval helpers of the shape environment (over sc_range:
- * integers extended with -inf/+inf). */
+/* symcut — interval helpers over sc_range (symint/interval.h). */
 #include <config.h>
 
-#include "guards/env.h"
+#include "symint/interval.h"
 
 void sc__rng_intersect(sc_range *dst, const sc_range *b)
 {
