@@ -17,6 +17,7 @@
 #ifndef SYMCUT_GRAPH_SHAPES_H
 #define SYMCUT_GRAPH_SHAPES_H
 
+#include "graph/dtype.h"
 #include "graph/graph-internal.h"
 #include "graph/ops.h"
 
@@ -196,22 +197,11 @@ sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes);
 
 /* ---- dtypes --------------------------------------------------------------------- */
 
-/* PyTorch's promoteTypes. */
-sc_dtype sc__dtype_promote(sc_dtype a, sc_dtype b);
-bool sc__dtype_is_float(sc_dtype d);      /* floating point */
-bool sc__dtype_is_integral(sc_dtype d, bool include_bool);
-bool sc__dtype_is_complex(sc_dtype d);
-
-/* result_type: accumulate operands, then read the result.  A "wrapped"
- * operand is a Python scalar of category dtype (bool, int64, float64 or
- * complex128 stand for the categories). */
-typedef struct sc__result_type {
-    int dim, zero, wrapped; /* sc_dtype or -1 */
-} sc__result_type;
-void sc__result_type_init(sc__result_type *rt);
+/* The operands of a result_type (graph/dtype.h): a tensor at its level
+ * by ndim; a scalar (a Python number, a SymInt/SymBool, or a tensor node)
+ * as a wrapped number of its category. */
 void sc__result_type_tensor(sc__result_type *rt, const sc_tensor_meta *t);
 void sc__result_type_scalar(sc__result_type *rt, const sc_value *v,
                             const sc_graph *g);
-sc_dtype sc__result_type_get(const sc__result_type *rt);
 
 #endif /* SYMCUT_GRAPH_SHAPES_H */
