@@ -6,8 +6,9 @@
 
 #include "graph/shapes.h"
 
-static sc_status need_dims(struct sc__shape_call *c, const char *what,
-                           const sc_tensor_meta *t, size_t lo, size_t hi)
+/* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
+sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
+                              const sc_tensor_meta *t, size_t lo, size_t hi)
 {
     if (t->ndim < lo || t->ndim > hi) {
         if (lo == hi)
@@ -22,7 +23,8 @@ static sc_status need_dims(struct sc__shape_call *c, const char *what,
 }
 
 /* A copy of t's sizes. */
-static sc_expr **copy_sizes(struct sc__shape_call *c, const sc_tensor_meta *t)
+sc_expr **sc__shape_copy_sizes(struct sc__shape_call *c,
+                               const sc_tensor_meta *t)
 {
     sc_expr **d = sc__shape_dims(c, t->ndim);
     if (d && t->ndim)
@@ -31,10 +33,10 @@ static sc_expr **copy_sizes(struct sc__shape_call *c, const sc_tensor_meta *t)
 }
 
 /* Result k: a contiguous tensor with t's sizes. */
-static sc_status like_contiguous(struct sc__shape_call *c, size_t k,
-                                 const sc_tensor_meta *t, sc_dtype dtype)
+sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
+                                    const sc_tensor_meta *t, sc_dtype dtype)
 {
-    sc_expr **d = copy_sizes(c, t);
+    sc_expr **d = sc__shape_copy_sizes(c, t);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, k, dtype, t->ndim, d, NULL, t);
@@ -50,8 +52,8 @@ sc_status sc__shape_mm(struct sc__shape_call *c)
 
     SC_CHECK(sc__shape_get_tensor(c, "self", &a));
     SC_CHECK(sc__shape_get_tensor(c, "mat2", &b));
-    SC_CHECK(need_dims(c, "self", &a, 2, 2));
-    SC_CHECK(need_dims(c, "mat2", &b, 2, 2));
+    SC_CHECK(sc__shape_need_dims(c, "self", &a, 2, 2));
+    SC_CHECK(sc__shape_need_dims(c, "mat2", &b, 2, 2));
     SC_CHECK(sc__shape_check_eq(c, a.sizes[1], b.sizes[0],
                                 "self and mat2 shapes cannot be multiplied"));
     SC_CHECK(sc__shape_outputs(c, 1));
@@ -73,8 +75,8 @@ sc_status sc__shape_bmm(struct sc__shape_call *c)
 
     SC_CHECK(sc__shape_get_tensor(c, "self", &a));
     SC_CHECK(sc__shape_get_tensor(c, "mat2", &b));
-    SC_CHECK(need_dims(c, "batch1", &a, 3, 3));
-    SC_CHECK(need_dims(c, "batch2", &b, 3, 3));
+    SC_CHECK(sc__shape_need_dims(c, "batch1", &a, 3, 3));
+    SC_CHECK(sc__shape_need_dims(c, "batch2", &b, 3, 3));
     SC_CHECK(sc__shape_check_eq(c, a.sizes[0], b.sizes[0],
                                 "batch1 and batch2 must have the same "
                                 "batch size"));
@@ -103,8 +105,8 @@ sc_status sc__shape_addmm(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor(c, "self", &self));
     SC_CHECK(sc__shape_get_tensor(c, "mat1", &a));
     SC_CHECK(sc__shape_get_tensor(c, "mat2", &b));
-    SC_CHECK(need_dims(c, "mat1", &a, 2, 2));
-    SC_CHECK(need_dims(c, "mat2", &b, 2, 2));
+    SC_CHECK(sc__shape_need_dims(c, "mat1", &a, 2, 2));
+    SC_CHECK(sc__shape_need_dims(c, "mat2", &b, 2, 2));
     SC_CHECK(sc__shape_check_eq(c, a.sizes[1], b.sizes[0],
                                 "mat1 and mat2 shapes cannot be multiplied"));
     d = sc__shape_dims(c, 2);
@@ -126,8 +128,8 @@ fail:
 
 /* Element k of a norm's backward: like t (contiguous) when output_mask[k]
  * asks, else None. */
-static sc_status masked_like(struct sc__shape_call *c, size_t k,
-                             const sc_tensor_meta *t, bool present)
+sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
+                                const sc_tensor_meta *t, bool present)
 {
     if (!sc__shape_get_bool_at(c, "output_mask", k, true)) {
         c->out[k].kind = SC_RESULT_NONE;
@@ -136,7 +138,7 @@ static sc_status masked_like(struct sc__shape_call *c, size_t k,
     if (!present)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
                               "gradient %zu of an absent tensor", k);
-    return like_contiguous(c, k, t, t->dtype);
+    return sc__shape_like_contiguous(c, k, t, t->dtype);
 }
 
 sc_status sc__shape_layer_norm(struct sc__shape_call *c)
@@ -159,14 +161,14 @@ sc_status sc__shape_layer_norm(struct sc__shape_call *c)
                                     "input does not end in "
                                     "normalized_shape"));
     SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(like_contiguous(c, 0, &in, in.dtype));
+    SC_CHECK(sc__shape_like_contiguous(c, 0, &in, in.dtype));
     stat = sc__shape_dims(c, in.ndim);
     if (!stat)
         return SC_ERR_NOMEM;
     for (i = 0; i < in.ndim; i++)
         stat[i] = i < axis ? in.sizes[i] : sc_expr_int_si(c->ctx, 1);
     SC_CHECK(sc__shape_set_tensor(c, 1, in.dtype, in.ndim, stat, NULL, &in));
-    stat = copy_sizes(c, &c->out[1].tensor);
+    stat = sc__shape_copy_sizes(c, &c->out[1].tensor);
     if (!stat)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 2, in.dtype, in.ndim, stat, NULL, &in);
@@ -184,9 +186,9 @@ sc_status sc__shape_layer_norm_backward(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor_opt(c, "weight", &w, &hw));
     SC_CHECK(sc__shape_get_tensor_opt(c, "bias", &b, &hb));
     SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(masked_like(c, 0, &in, true));
-    SC_CHECK(masked_like(c, 1, &w, hw));
-    SC_CHECK(masked_like(c, 2, &b, hb));
+    SC_CHECK(sc__shape_masked_like(c, 0, &in, true));
+    SC_CHECK(sc__shape_masked_like(c, 1, &w, hw));
+    SC_CHECK(sc__shape_masked_like(c, 2, &b, hb));
     return SC_OK;
 fail:
     return status;
@@ -206,7 +208,7 @@ sc_status sc__shape_group_norm(struct sc__shape_call *c)
     if (!n)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no N");
     SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(like_contiguous(c, 0, &in, in.dtype));
+    SC_CHECK(sc__shape_like_contiguous(c, 0, &in, in.dtype));
     for (k = 1; k < 3; k++) {
         d = sc__shape_dims(c, 2);
         if (!d)
@@ -232,10 +234,10 @@ sc_status sc__shape_group_norm_backward(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor_opt(c, "weight", &w, &hw));
     SC_CHECK(sc__shape_get_symint(c, "C", &ch));
     SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(masked_like(c, 0, &in, true));
+    SC_CHECK(sc__shape_masked_like(c, 0, &in, true));
     if (hw) {
-        SC_CHECK(masked_like(c, 1, &w, true));
-        SC_CHECK(masked_like(c, 2, &w, true));
+        SC_CHECK(sc__shape_masked_like(c, 1, &w, true));
+        SC_CHECK(sc__shape_masked_like(c, 2, &w, true));
         return SC_OK;
     }
     for (size_t k = 1; k < 3; k++) {
@@ -264,10 +266,10 @@ sc_status sc__shape_batch_norm(struct sc__shape_call *c)
     sc_status status;
 
     SC_CHECK(sc__shape_get_tensor(c, "input", &in));
-    SC_CHECK(need_dims(c, "input", &in, 2, 64));
+    SC_CHECK(sc__shape_need_dims(c, "input", &in, 2, 64));
     SC_CHECK(sc__shape_outputs(c, 3));
     SC_CHECK(sc__shape_preserve_strides(c, &in, &out_strides));
-    d = copy_sizes(c, &in);
+    d = sc__shape_copy_sizes(c, &in);
     if (!d)
         return SC_ERR_NOMEM;
     SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, out_strides,
@@ -294,11 +296,11 @@ sc_status sc__shape_batch_norm_backward(struct sc__shape_call *c)
 
     SC_CHECK(sc__shape_get_tensor(c, "input", &in));
     SC_CHECK(sc__shape_get_tensor_opt(c, "weight", &w, &hw));
-    SC_CHECK(need_dims(c, "input", &in, 2, 64));
+    SC_CHECK(sc__shape_need_dims(c, "input", &in, 2, 64));
     SC_CHECK(sc__shape_outputs(c, 3));
     if (sc__shape_get_bool_at(c, "output_mask", 0, true)) {
         SC_CHECK(sc__shape_preserve_strides(c, &in, &st));
-        d = copy_sizes(c, &in);
+        d = sc__shape_copy_sizes(c, &in);
         if (!d)
             return SC_ERR_NOMEM;
         SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, st, &in));
@@ -417,8 +419,8 @@ sc_status sc__shape_convolution_backward(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor(c, "weight", &w));
     SC_CHECK(sc__shape_get_symint_list(c, "bias_sizes", &bias, &nb, &present));
     SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(masked_like(c, 0, &in, true));
-    SC_CHECK(masked_like(c, 1, &w, true));
+    SC_CHECK(sc__shape_masked_like(c, 0, &in, true));
+    SC_CHECK(sc__shape_masked_like(c, 1, &w, true));
     if (sc__shape_get_bool_at(c, "output_mask", 2, true)) {
         sc_expr **d = sc__shape_dims(c, 1);
         if (!d)
@@ -473,7 +475,7 @@ sc_status sc__shape_max_pool2d(struct sc__shape_call *c)
     sc_status status;
 
     SC_CHECK(sc__shape_get_tensor(c, "self", &in));
-    SC_CHECK(need_dims(c, "self", &in, 3, 4));
+    SC_CHECK(sc__shape_need_dims(c, "self", &in, 3, 4));
     SC_CHECK(sc__shape_get_symint_list(c, "kernel_size", &ks, &nk, &present));
     SC_CHECK(sc__shape_get_symint_list(c, "stride", &st, &ns, &present));
     SC_CHECK(sc__shape_get_symint_list(c, "padding", &pad, &np, &present));
@@ -496,7 +498,7 @@ sc_status sc__shape_max_pool2d(struct sc__shape_call *c)
     }
     SC_CHECK(sc__shape_outputs(c, 2));
     SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, NULL, &in));
-    d = copy_sizes(c, &c->out[0].tensor);
+    d = sc__shape_copy_sizes(c, &c->out[0].tensor);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 1, SC_DTYPE_I64, in.ndim, d, NULL, &in);
@@ -512,7 +514,7 @@ sc_status sc__shape_max_pool2d_backward(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor(c, "self", &self));
     SC_CHECK(sc__shape_get_tensor(c, "grad_output", &go));
     SC_CHECK(sc__shape_outputs(c, 1));
-    return like_contiguous(c, 0, &self, go.dtype);
+    return sc__shape_like_contiguous(c, 0, &self, go.dtype);
 fail:
     return status;
 }
@@ -527,7 +529,7 @@ sc_status sc__shape_embedding(struct sc__shape_call *c)
 
     SC_CHECK(sc__shape_get_tensor(c, "weight", &w));
     SC_CHECK(sc__shape_get_tensor(c, "indices", &idx));
-    SC_CHECK(need_dims(c, "weight", &w, 2, 2));
+    SC_CHECK(sc__shape_need_dims(c, "weight", &w, 2, 2));
     if (!sc__dtype_is_integral(idx.dtype, false))
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "indices must be an integer tensor");
@@ -575,7 +577,7 @@ sc_status sc__shape_nll_loss_forward(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor(c, "self", &self));
     SC_CHECK(sc__shape_get_tensor(c, "target", &target));
     SC_CHECK(sc__shape_get_int(c, "reduction", 1, &reduction));
-    SC_CHECK(need_dims(c, "input", &self, 1, 2));
+    SC_CHECK(sc__shape_need_dims(c, "input", &self, 1, 2));
     if (target.ndim > 1)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "0D or 1D target tensor expected");
@@ -606,7 +608,7 @@ sc_status sc__shape_nll_loss_backward(struct sc__shape_call *c)
 
     SC_CHECK(sc__shape_get_tensor(c, "self", &self));
     SC_CHECK(sc__shape_outputs(c, 1));
-    return like_contiguous(c, 0, &self, self.dtype);
+    return sc__shape_like_contiguous(c, 0, &self, self.dtype);
 fail:
     return status;
 }
@@ -620,11 +622,11 @@ sc_status sc__shape_native_dropout(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_tensor(c, "input", &in));
     SC_CHECK(sc__shape_outputs(c, 2));
     SC_CHECK(sc__shape_preserve_strides(c, &in, &st));
-    d = copy_sizes(c, &in);
+    d = sc__shape_copy_sizes(c, &in);
     if (!d)
         return SC_ERR_NOMEM;
     SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, st, &in));
-    d = copy_sizes(c, &in);
+    d = sc__shape_copy_sizes(c, &in);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 1, SC_DTYPE_B8, in.ndim, d, st, &in);

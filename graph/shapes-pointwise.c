@@ -55,9 +55,9 @@ static bool is_number(struct sc__shape_call *c, const sc_value *v)
 
 /* The tensor arguments of a pointwise op, in schema order (Python numbers
  * given for a Tensor count as wrapped scalars in rt). */
-static sc_status tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
-                             size_t max, size_t *n, sc__result_type *rt,
-                             const char *skip_dtype)
+sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
+                                size_t max, size_t *n, sc__result_type *rt,
+                                const char *skip_dtype)
 {
     size_t i;
     sc_status st;
@@ -95,7 +95,7 @@ sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
     sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 4, &n, &rt, NULL));
+    SC_CHECK(sc__shape_tensor_args(c, ts, 4, &n, &rt, NULL));
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
     d = finish_dtype(c->info, sc__result_type_get(&rt));
@@ -142,7 +142,7 @@ sc_status sc__shape_scalar_binary(struct sc__shape_call *c)
     sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 2, &n, &rt, NULL));
+    SC_CHECK(sc__shape_tensor_args(c, ts, 2, &n, &rt, NULL));
     if (n != 1)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "one tensor operand");
     if (s)
@@ -160,7 +160,7 @@ sc_status sc__shape_compare(struct sc__shape_call *c)
     size_t n;
     sc_status status;
 
-    SC_CHECK(tensor_args(c, ts, 2, &n, NULL, NULL));
+    SC_CHECK(sc__shape_tensor_args(c, ts, 2, &n, NULL, NULL));
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
     SC_CHECK(sc__shape_outputs(c, 1));
@@ -189,7 +189,7 @@ sc_status sc__shape_where(struct sc__shape_call *c)
     sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 3, &n, &rt, "condition"));
+    SC_CHECK(sc__shape_tensor_args(c, ts, 3, &n, &rt, "condition"));
     if (n != 3)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "three tensors");
     if (ts[0].dtype != SC_DTYPE_B8 && ts[0].dtype != SC_DTYPE_U8)

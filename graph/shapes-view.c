@@ -8,8 +8,9 @@
 #include "graph/shapes.h"
 
 /* Fresh copies of t's sizes and strides. */
-static sc_status copy_meta(struct sc__shape_call *c, const sc_tensor_meta *t,
-                           sc_expr ***sizes, sc_expr ***strides)
+sc_status sc__shape_copy_meta(struct sc__shape_call *c,
+                              const sc_tensor_meta *t, sc_expr ***sizes,
+                              sc_expr ***strides)
 {
     *sizes = sc__shape_dims(c, t->ndim);
     *strides = sc__shape_dims(c, t->ndim);
@@ -22,7 +23,9 @@ static sc_status copy_meta(struct sc__shape_call *c, const sc_tensor_meta *t,
     return SC_OK;
 }
 
-static sc_status get_self(struct sc__shape_call *c, sc_tensor_meta *self)
+/* The "self" tensor argument, and room for the op's one result (none for a
+ * tuple: the rule sizes it). */
+sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self)
 {
     sc_status st = sc__shape_get_tensor(c, "self", self);
     if (st == SC_OK)
@@ -41,7 +44,7 @@ static sc_status transposed(struct sc__shape_call *c,
                             const sc_tensor_meta *self, size_t a, size_t b)
 {
     sc_expr **d, **s, *t;
-    sc_status st = copy_meta(c, self, &d, &s);
+    sc_status st = sc__shape_copy_meta(c, self, &d, &s);
     if (st != SC_OK)
         return st;
     t = d[a], d[a] = d[b], d[b] = t;
@@ -54,7 +57,7 @@ sc_status sc__shape_t(struct sc__shape_call *c)
     sc_tensor_meta self;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     if (self.ndim > 2)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "t() expects a tensor with <= 2 dimensions, "
@@ -71,7 +74,7 @@ sc_status sc__shape_transpose(struct sc__shape_call *c)
     size_t a, b;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim0", 0, &d0));
     SC_CHECK(sc__shape_get_int(c, "dim1", 0, &d1));
     SC_CHECK(sc__shape_wrap_dim(c, d0, self.ndim, &a));
@@ -91,7 +94,7 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
     bool present, seen[64] = {false};
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_symint_list(c, "dims", &dims, &n, &present));
     if (n != self.ndim || n > 64)
         return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -262,7 +265,7 @@ static sc_status view_like(struct sc__shape_call *c, const char *arg,
     bool present, ok, contig;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_symint_list(c, arg, &shape, &n, &present));
     SC_CHECK(infer_size(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
                         shape, n));
@@ -305,7 +308,7 @@ sc_status sc__shape_reshape_alias(struct sc__shape_call *c)
     bool present;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
     if (n != ns)
@@ -328,7 +331,7 @@ sc_status sc__shape_as_strided(struct sc__shape_call *c)
     bool present;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
     if (n != ns)
@@ -347,7 +350,7 @@ sc_status sc__shape_expand(struct sc__shape_call *c)
     bool present;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     if (n < self.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -404,8 +407,8 @@ sc_status sc__shape_same_as_self(struct sc__shape_call *c)
     sc_expr **d, **s;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(sc__shape_get_self(c, &self));
+    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
 fail:
     return status;
@@ -443,8 +446,8 @@ sc_status sc__shape_clone(struct sc__shape_call *c)
     sc_expr **d, **s;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(sc__shape_get_self(c, &self));
+    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
     SC_CHECK(copy_strides(c, &self, &s));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
 fail:
@@ -459,10 +462,10 @@ sc_status sc__shape_to_copy(struct sc__shape_call *c)
     const sc_value *dev = sc__shape_arg(c, "device", NULL);
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = self.dtype;
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
     SC_CHECK(copy_strides(c, &self, &s));
     SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
     if (dev && dev->kind == SC_VALUE_DEVICE) {
@@ -484,7 +487,7 @@ sc_status sc__shape_squeeze(struct sc__shape_call *c)
     bool present, pick[64];
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     if (self.ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     SC_CHECK(sc__shape_get_symint_list(c, "dim", &dims, &n, &present));
@@ -525,7 +528,7 @@ sc_status sc__shape_unsqueeze(struct sc__shape_call *c)
     size_t w, i;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim + 1, &w));
     d = sc__shape_dims(c, self.ndim + 1);
@@ -634,7 +637,7 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
     size_t w;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     if (self.ndim == 0)
@@ -664,7 +667,7 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
     SC_CHECK(normalize_index(c, end, size, &end));
     SC_CHECK(clamp(c, start, zero, size, &start));
     SC_CHECK(clamp(c, end, start, size, &end));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
     d[w] = sc_expr_sub(c->ctx, end, start);
     if (stepv != 1)
         d[w] = sc_expr_floordiv(c->ctx,
@@ -701,7 +704,7 @@ sc_status sc__shape_select(struct sc__shape_call *c)
     size_t w;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -731,7 +734,7 @@ static sc_status chunks(struct sc__shape_call *c, const sc_tensor_meta *self,
         return st;
     for (i = 0; i < n; i++) {
         sc_expr **d, **s;
-        st = copy_meta(c, self, &d, &s);
+        st = sc__shape_copy_meta(c, self, &d, &s);
         if (st != SC_OK)
             return st;
         d[w] = sizes[i];
@@ -750,7 +753,7 @@ sc_status sc__shape_split(struct sc__shape_call *c)
     size_t w, i;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -804,7 +807,7 @@ sc_status sc__shape_split_with_sizes(struct sc__shape_call *c)
     bool present;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -829,7 +832,7 @@ sc_status sc__shape_unbind(struct sc__shape_call *c)
     size_t w, i;
     sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,

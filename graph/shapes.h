@@ -102,6 +102,20 @@ bool sc__shape_get_dtype(struct sc__shape_call *c, const char *name,
 bool sc__shape_get_memory_format(struct sc__shape_call *c, const char *name,
                                  sc_memory_format *out);
 
+/* The "self" tensor argument, and room for the op's one result (none for
+ * a tuple: the rule sizes it). */
+sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self);
+/* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
+sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
+                              const sc_tensor_meta *t, size_t lo, size_t hi);
+/* The tensor arguments of a pointwise op, in schema order, at most max
+ * (Python numbers given for a Tensor count as wrapped scalars in rt; rt
+ * may be NULL; the argument named skip_dtype, if any, takes no part in
+ * the dtype). */
+sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
+                                size_t max, size_t *n, sc__result_type *rt,
+                                const char *skip_dtype);
+
 /* ---- Questions ------------------------------------------------------------ */
 
 /* Statically known truth of cond (nothing recorded); size-like unbacked
@@ -170,6 +184,22 @@ sc_status sc__shape_is_contiguous(struct sc__shape_call *c,
 sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
                                      const sc_tensor_meta *t,
                                      sc_expr ***strides);
+
+/* Fresh copies of t's sizes (NULL on exhaustion), of its sizes and
+ * strides. */
+sc_expr **sc__shape_copy_sizes(struct sc__shape_call *c,
+                               const sc_tensor_meta *t);
+sc_status sc__shape_copy_meta(struct sc__shape_call *c,
+                              const sc_tensor_meta *t, sc_expr ***sizes,
+                              sc_expr ***strides);
+
+/* Result k: a contiguous tensor with t's sizes and dtype. */
+sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
+                                    const sc_tensor_meta *t, sc_dtype dtype);
+/* Element k of a backward's tuple: like t (contiguous) when output_mask[k]
+ * asks, else None. */
+sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
+                                const sc_tensor_meta *t, bool present);
 
 /* Broadcast shapes a and b into a new array (PyTorch's infer_size). */
 sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
