@@ -1003,6 +1003,131 @@ sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes)
     return p;
 }
 
+/* ---- Helpers of several families' rules ----------------------------- */
+/* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
+sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
+                              const sc_tensor_meta *t, size_t lo, size_t hi)
+{
+    if (t->ndim < lo || t->ndim > hi) {
+        if (lo == hi)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "%s must be a %zu-D tensor (got %zu-D)",
+                                  what, lo, t->ndim);
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "%s must have %zu to %zu dims (got %zu)", what,
+                              lo, hi, t->ndim);
+    }
+    return SC_OK;
+}
+
+/* A copy of t's sizes. */
+sc_expr **sc__shape_copy_sizes(struct sc__shape_call *c,
+                               const sc_tensor_meta *t)
+{
+    sc_expr **d = sc__shape_dims(c, t->ndim);
+    if (d && t->ndim)
+        memcpy(d, t->sizes, t->ndim * sizeof *d);
+    return d;
+}
+
+/* Result k: a contiguous tensor with t's sizes. */
+sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
+                                    const sc_tensor_meta *t, sc_dtype dtype)
+{
+    sc_expr **d = sc__shape_copy_sizes(c, t);
+    if (!d)
+        return SC_ERR_NOMEM;
+    return sc__shape_set_tensor(c, k, dtype, t->ndim, d, NULL, t);
+}
+
+/* ---- Normalizations ------------------------------------------------------------- */
+
+/* Element k of a norm's backward: like t (contiguous) when output_mask[k]
+ * asks, else None. */
+sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
+                                const sc_tensor_meta *t, bool present)
+{
+    if (!sc__shape_get_bool_at(c, "output_mask", k, true)) {
+        c->out[k].kind = SC_RESULT_NONE;
+        return SC_OK;
+    }
+    if (!present)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                              "gradient %zu of an absent tensor", k);
+    return sc__shape_like_contiguous(c, k, t, t->dtype);
+}
+
+/* Fresh copies of t's sizes and strides. */
+sc_status sc__shape_copy_meta(struct sc__shape_call *c,
+                              const sc_tensor_meta *t, sc_expr ***sizes,
+                              sc_expr ***strides)
+{
+    *sizes = sc__shape_dims(c, t->ndim);
+    *strides = sc__shape_dims(c, t->ndim);
+    if (!*sizes || !*strides)
+        return SC_ERR_NOMEM;
+    if (t->ndim) {
+        memcpy(*sizes, t->sizes, t->ndim * sizeof **sizes);
+        memcpy(*strides, t->strides, t->ndim * sizeof **strides);
+    }
+    return SC_OK;
+}
+
+/* The "self" tensor argument, and room for the op's one result (none for a
+ * tuple: the rule sizes it). */
+sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self)
+{
+    sc_status st = sc__shape_get_tensor(c, "self", self);
+    if (st == SC_OK)
+        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
+    return st;
+}
+
+static bool is_number(struct sc__shape_call *c, const sc_value *v)
+{
+    sc_result r;
+    if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
+        v->kind == SC_VALUE_BOOL || v->kind == SC_VALUE_SYMINT)
+        return true;
+    if (v->kind != SC_VALUE_NODE)
+        return false;
+    sc_graph_node_result(c->g, v->u.node, &r);
+    return r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL;
+}
+
+/* The tensor arguments of a pointwise op, in schema order (Python numbers
+ * given for a Tensor count as wrapped scalars in rt). */
+sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
+                                size_t max, size_t *n, sc__result_type *rt,
+                                const char *skip_dtype)
+{
+    size_t i;
+    sc_status st;
+    *n = 0;
+    for (i = 0; i < c->info->nargs; i++) {
+        const sc__op_arg *a = &c->info->args[i];
+        const sc_value *v = c->args[i].value;
+        if (a->type.base != SC_TYPE_TENSOR || a->type.is_list || !v ||
+            v->kind == SC_VALUE_NONE)
+            continue;
+        if (is_number(c, v)) {
+            /* a Python number where a Tensor goes: a wrapped scalar */
+            if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
+                sc__result_type_scalar(rt, v, c->g);
+            continue;
+        }
+        if (*n == max)
+            return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
+        st = sc__shape_value_tensor(c, v, &ts[*n]);
+        if (st != SC_OK)
+            return st;
+        if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
+            sc__result_type_tensor(rt, &ts[*n]);
+        (*n)++;
+    }
+    return SC_OK;
+}
+
 /* ---- dtypes (graph/dtype.h) ---------------------------------------- */
 
 void sc__result_type_tensor(sc__result_type *rt, const sc_tensor_meta *t)

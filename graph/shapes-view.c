@@ -7,32 +7,6 @@
 
 #include "graph/shapes.h"
 
-/* Fresh copies of t's sizes and strides. */
-sc_status sc__shape_copy_meta(struct sc__shape_call *c,
-                              const sc_tensor_meta *t, sc_expr ***sizes,
-                              sc_expr ***strides)
-{
-    *sizes = sc__shape_dims(c, t->ndim);
-    *strides = sc__shape_dims(c, t->ndim);
-    if (!*sizes || !*strides)
-        return SC_ERR_NOMEM;
-    if (t->ndim) {
-        memcpy(*sizes, t->sizes, t->ndim * sizeof **sizes);
-        memcpy(*strides, t->strides, t->ndim * sizeof **strides);
-    }
-    return SC_OK;
-}
-
-/* The "self" tensor argument, and room for the op's one result (none for a
- * tuple: the rule sizes it). */
-sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self)
-{
-    sc_status st = sc__shape_get_tensor(c, "self", self);
-    if (st == SC_OK)
-        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
-    return st;
-}
-
 static sc_expr *one(struct sc__shape_call *c)
 {
     return sc_expr_int_si(c->ctx, 1);
@@ -410,69 +384,6 @@ sc_status sc__shape_same_as_self(struct sc__shape_call *c)
     SC_CHECK(sc__shape_get_self(c, &self));
     SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
-}
-
-/* Strides of a copy of self in memory format `fmt` (preserve when not
- * given). */
-static sc_status copy_strides(struct sc__shape_call *c,
-                              const sc_tensor_meta *self, sc_expr ***out)
-{
-    sc_memory_format fmt;
-    size_t perm4[4] = {0, 2, 3, 1}, perm5[5] = {0, 2, 3, 4, 1};
-
-    if (!sc__shape_get_memory_format(c, "memory_format", &fmt) ||
-        fmt == SC_MEMORY_FORMAT_PRESERVE)
-        return sc__shape_preserve_strides(c, self, out);
-    *out = sc__shape_dims(c, self->ndim);
-    if (!*out)
-        return SC_ERR_NOMEM;
-    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST && self->ndim == 4)
-        return sc__shape_dense_in_order(c, 4, self->sizes, perm4, *out);
-    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST_3D && self->ndim == 5)
-        return sc__shape_dense_in_order(c, 5, self->sizes, perm5, *out);
-    if (fmt != SC_MEMORY_FORMAT_CONTIGUOUS)
-        return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "memory format %s needs a %dD tensor",
-                              sc_memory_format_name(fmt),
-                              fmt == SC_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5);
-    return sc__shape_contiguous(c, self->ndim, self->sizes, *out);
-}
-
-sc_status sc__shape_clone(struct sc__shape_call *c)
-{
-    sc_tensor_meta self;
-    sc_expr **d, **s;
-    sc_status status;
-
-    SC_CHECK(sc__shape_get_self(c, &self));
-    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
-    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
-}
-
-sc_status sc__shape_to_copy(struct sc__shape_call *c)
-{
-    sc_tensor_meta self;
-    sc_expr **d, **s;
-    sc_dtype dtype;
-    const sc_value *dev = sc__shape_arg(c, "device", NULL);
-    sc_status status;
-
-    SC_CHECK(sc__shape_get_self(c, &self));
-    if (!sc__shape_get_dtype(c, "dtype", &dtype))
-        dtype = self.dtype;
-    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
-    if (dev && dev->kind == SC_VALUE_DEVICE) {
-        c->out[0].tensor.has_device = true;
-        c->out[0].tensor.device = dev->u.device;
-    }
-    return SC_OK;
 fail:
     return status;
 }
@@ -855,123 +766,46 @@ fail:
     return status;
 }
 
-/* ---- Concatenation --------------------------------------------------------------------------- */
-
-/* The tensors of the list argument "tensors". */
-static sc_status tensor_list(struct sc__shape_call *c, sc_tensor_meta **out,
-                             size_t *n)
+/* select_backward / slice_backward / as_strided_backward: a contiguous
+ * tensor of input_sizes in grad_output's dtype (and device).  For select
+ * and slice input_sizes has grad_output's rank (select: one more). */
+sc_status sc__shape_input_sizes(struct sc__shape_call *c)
 {
-    const sc_value *v = sc__shape_arg(c, "tensors", NULL);
-    size_t i;
-    if (!v || (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE))
-        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor list");
-    *n = v->u.list.n;
-    *out = sc__arena_alloc(&c->g->arena, (*n ? *n : 1) * sizeof **out);
-    if (!*out)
-        return sc__error_nomem(c->err);
-    for (i = 0; i < *n; i++) {
-        sc_status st = sc__shape_value_tensor(c, &v->u.list.items[i],
-                                              &(*out)[i]);
-        if (st != SC_OK)
-            return st;
-    }
-    if (*n == 0)
-        return sc__shape_fail(c, SC_ERR_SHAPE, "expected a non-empty list "
-                                               "of Tensors");
-    return SC_OK;
-}
-
-sc_status sc__shape_cat(struct sc__shape_call *c)
-{
-    sc_tensor_meta *ts, *ref = NULL;
-    size_t n, i, j, w;
-    int64_t dim;
-    sc_expr **d, *total = NULL;
-    sc__result_type rt;
+    sc_tensor_meta grad;
+    sc_expr **sizes, **strides;
+    size_t n;
+    bool present;
     sc_status status;
 
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    sc__result_type_init(&rt);
-    for (i = 0; i < n; i++) {
-        int64_t v;
-        sc__result_type_tensor(&rt, &ts[i]);
-        /* legacy: 1-D empty tensors are skipped */
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0)
-            continue;
-        if (!ref)
-            ref = &ts[i];
-    }
-    if (!ref)
-        ref = &ts[0];
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ref->ndim, &w));
-    if (ref->ndim == 0)
+    SC_CHECK(sc__shape_get_tensor(c, "grad_output", &grad));
+    SC_CHECK(sc__shape_get_symint_list(c, "input_sizes", &sizes, &n,
+                                       &present));
+    if (!present || (c->op != SC_OP_AS_STRIDED_BACKWARD &&
+                     n != grad.ndim + (c->op == SC_OP_SELECT_BACKWARD)))
         return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "zero-dimensional tensor cannot be "
-                              "concatenated");
-    for (i = 0; i < n; i++) {
-        int64_t v;
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0 &&
-            &ts[i] != ref)
-            continue;
-        if (ts[i].ndim != ref->ndim)
+                              "input_sizes has %zu sizes for a %zu-dim "
+                              "gradient", n, grad.ndim);
+    if (c->op == SC_OP_AS_STRIDED_BACKWARD) {
+        sc_expr **in_strides, **size, **stride;
+        size_t ns, m, ms;
+        SC_CHECK(sc__shape_get_symint_list(c, "input_strides", &in_strides,
+                                           &ns, &present));
+        SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &m, &present));
+        SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ms,
+                                           &present));
+        if (ns != n || m != ms || m != grad.ndim)
             return sc__shape_fail(c, SC_ERR_SHAPE,
-                                  "tensors must have the same number of "
-                                  "dimensions: got %zu and %zu",
-                                  ref->ndim, ts[i].ndim);
-        for (j = 0; j < ref->ndim; j++)
-            if (j != w)
-                SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ref->sizes[j],
-                                            "sizes of tensors must match "
-                                            "except in the concatenating "
-                                            "dimension"));
-        total = total ? sc_expr_add(c->ctx, total, ts[i].sizes[w])
-                      : ts[i].sizes[w];
+                                  "as_strided_backward: %zu input sizes, %zu "
+                                  "input strides, %zu sizes, %zu strides for "
+                                  "a %zu-dim gradient", n, ns, m, ms,
+                                  grad.ndim);
     }
-    d = sc__shape_dims(c, ref->ndim);
-    if (!d)
+    strides = sc__shape_dims(c, n);
+    if (!strides)
         return SC_ERR_NOMEM;
-    memcpy(d, ref->sizes, ref->ndim * sizeof *d);
-    d[w] = total;
+    SC_CHECK(sc__shape_contiguous(c, n, sizes, strides));
     SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt), ref->ndim, d,
-                                NULL, ref);
-fail:
-    return status;
-}
-
-sc_status sc__shape_stack(struct sc__shape_call *c)
-{
-    sc_tensor_meta *ts;
-    size_t n, i, j, w;
-    int64_t dim;
-    sc_expr **d;
-    sc__result_type rt;
-    sc_status status;
-
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ts[0].ndim + 1, &w));
-    sc__result_type_init(&rt);
-    for (i = 0; i < n; i++) {
-        sc__result_type_tensor(&rt, &ts[i]);
-        if (ts[i].ndim != ts[0].ndim)
-            return sc__shape_fail(c, SC_ERR_SHAPE,
-                                  "stack expects each tensor to be equal "
-                                  "size");
-        for (j = 0; j < ts[0].ndim; j++)
-            SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ts[0].sizes[j],
-                                        "stack expects each tensor to be "
-                                        "equal size"));
-    }
-    d = sc__shape_dims(c, ts[0].ndim + 1);
-    if (!d)
-        return SC_ERR_NOMEM;
-    for (i = 0, j = 0; i <= ts[0].ndim; i++)
-        d[i] = i == w ? sc_expr_int_si(c->ctx, (int64_t)n) : ts[0].sizes[j++];
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt),
-                                ts[0].ndim + 1, d, NULL, &ts[0]);
+    return sc__shape_set_tensor(c, 0, grad.dtype, n, sizes, strides, &grad);
 fail:
     return status;
 }
