@@ -2,11 +2,7 @@
  * ops. */
 #include <config.h>
 
-#include <string.h>
-
 #include "graph/shapes.h"
-
-/* ---- Convolution and pooling ---------------------------------------------------------- */
 
 /* A per-spatial-dim parameter: list[i], or list[0] when it has one. */
 static sc_expr *param(sc_expr **list, size_t n, size_t i, sc_expr *dflt)

@@ -2,10 +2,11 @@
  * stack). */
 #include <config.h>
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "graph/shapes.h"
+
+/* ---- Copies ------------------------------------------------------------- */
 
 /* Strides of a copy of self in memory format `fmt` (preserve when not
  * given). */
@@ -70,7 +71,7 @@ fail:
     return status;
 }
 
-/* ---- Concatenation --------------------------------------------------------------------------- */
+/* ---- Joins -------------------------------------------------------------- */
 
 /* The tensors of the list argument "tensors". */
 static sc_status tensor_list(struct sc__shape_call *c, sc_tensor_meta **out,

@@ -5,8 +5,6 @@
 
 #include "graph/shapes.h"
 
-/* ---- Embeddings, losses, dropout ------------------------------------------------------ */
-
 sc_status sc__shape_embedding(struct sc__shape_call *c)
 {
     sc_tensor_meta w, idx;

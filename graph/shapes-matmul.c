@@ -1,11 +1,7 @@
 /* symcut — shape rules of matrix products (mm, bmm, addmm). */
 #include <config.h>
 
-#include <string.h>
-
 #include "graph/shapes.h"
-
-/* ---- Matrix products -------------------------------------------------------- */
 
 sc_status sc__shape_mm(struct sc__shape_call *c)
 {

@@ -2,8 +2,6 @@
  * and their backward ops. */
 #include <config.h>
 
-#include <string.h>
-
 #include "graph/shapes.h"
 
 sc_status sc__shape_layer_norm(struct sc__shape_call *c)

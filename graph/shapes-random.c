@@ -1,8 +1,6 @@
 /* symcut — shape rules of random ops (native_dropout). */
 #include <config.h>
 
-#include <string.h>
-
 #include "graph/shapes.h"
 
 sc_status sc__shape_native_dropout(struct sc__shape_call *c)

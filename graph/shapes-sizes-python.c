@@ -6,7 +6,7 @@
 
 #include "graph/shapes.h"
 
-/* ---- Symbolic integers ------------------------------------------------------------- */
+/* ---- Sizes as symbolic integers ----------------------------------------- */
 
 static sc_status symint_result(struct sc__shape_call *c, sc_expr *e)
 {
@@ -67,6 +67,8 @@ sc_status sc__shape_sym_numel(struct sc__shape_call *c)
 fail:
     return status;
 }
+
+/* ---- Python pseudo-ops -------------------------------------------------- */
 
 sc_status sc__shape_sym_arith(struct sc__shape_call *c)
 {

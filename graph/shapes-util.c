@@ -1,5 +1,5 @@
 /* symcut — helpers shared by the shape rules: arguments, questions to the
- * shape environment, broadcasting, dense strides, dtype promotion. */
+ * shape environment, broadcasting, dense strides, result_type operands. */
 #include <config.h>
 
 #include <setjmp.h>
@@ -1003,7 +1003,8 @@ sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes)
     return p;
 }
 
-/* ---- Helpers of several families' rules ----------------------------- */
+/* ---- Shared by several families' rules ---------------------------------- */
+
 /* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
 sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
                               const sc_tensor_meta *t, size_t lo, size_t hi)
@@ -1040,9 +1041,7 @@ sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
     return sc__shape_set_tensor(c, k, dtype, t->ndim, d, NULL, t);
 }
 
-/* ---- Normalizations ------------------------------------------------------------- */
-
-/* Element k of a norm's backward: like t (contiguous) when output_mask[k]
+/* Element k of a backward's tuple: like t (contiguous) when output_mask[k]
  * asks, else None. */
 sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
                                 const sc_tensor_meta *t, bool present)

@@ -1,9 +1,6 @@
-/* symcut — shape rules of views, reshapes, copies, splits and
- * concatenation. */
+/* symcut — shape rules of views and reshapes (transposes, view, reshape,
+ * expand, squeeze, slices, selects, splits) and of their backward ops. */
 #include <config.h>
-
-#include <stdlib.h>
-#include <string.h>
 
 #include "graph/shapes.h"
 
@@ -765,6 +762,8 @@ sc_status sc__shape_unbind(struct sc__shape_call *c)
 fail:
     return status;
 }
+
+/* ---- Backward ops ------------------------------------------------------- */
 
 /* select_backward / slice_backward / as_strided_backward: a contiguous
  * tensor of input_sizes in grad_output's dtype (and device).  For select
