@@ -19,16 +19,15 @@ sc_status sc__shape_convolution(struct sc__shape_call *c)
     size_t ns, np, nd, no, i, k;
     bool present, transposed = sc__shape_get_bool(c, "transposed", false);
     sc_expr *one, *zero;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "input", &in));
-    SC_CHECK(sc__shape_get_tensor(c, "weight", &w));
-    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "padding", &pad, &np, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "dilation", &dil, &nd, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "output_padding", &opad, &no,
-                                       &present));
-    SC_CHECK(sc__shape_get_symint(c, "groups", &groups));
+    SC_TRY(sc__shape_get_tensor(c, "input", &in));
+    SC_TRY(sc__shape_get_tensor(c, "weight", &w));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "padding", &pad, &np, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "dilation", &dil, &nd, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "output_padding", &opad, &no,
+                                     &present));
+    SC_TRY(sc__shape_get_symint(c, "groups", &groups));
     one = sc_expr_int_si(c->ctx, 1);
     zero = sc_expr_int_si(c->ctx, 0);
     if (!groups)
@@ -39,22 +38,22 @@ sc_status sc__shape_convolution(struct sc__shape_call *c)
                               "weight of the same rank (got %zu and %zu)",
                               in.ndim, w.ndim);
     k = in.ndim - 2;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     d = sc__shape_dims(c, in.ndim);
     if (!d)
         return SC_ERR_NOMEM;
     d[0] = in.sizes[0];
     if (transposed) {
         d[1] = sc_expr_mul(c->ctx, w.sizes[1], groups);
-        SC_CHECK(sc__shape_check_eq(c, in.sizes[1], w.sizes[0],
-                                    "input channels must match the "
-                                    "weight's first dim"));
+        SC_TRY(sc__shape_check_eq(c, in.sizes[1], w.sizes[0],
+                                  "input channels must match the "
+                                  "weight's first dim"));
     } else {
         d[1] = w.sizes[0];
-        SC_CHECK(sc__shape_check_eq(c, in.sizes[1],
-                                    sc_expr_mul(c->ctx, w.sizes[1], groups),
-                                    "input channels must equal "
-                                    "weight.size(1) * groups"));
+        SC_TRY(sc__shape_check_eq(c, in.sizes[1],
+                                  sc_expr_mul(c->ctx, w.sizes[1], groups),
+                                  "input channels must equal "
+                                  "weight.size(1) * groups"));
     }
     for (i = 0; i < k; i++) {
         sc_expr *s = param(stride, ns, i, one), *p = param(pad, np, i, zero);
@@ -80,8 +79,6 @@ sc_status sc__shape_convolution(struct sc__shape_call *c)
         }
     }
     return sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, NULL, &in);
-fail:
-    return status;
 }
 
 sc_status sc__shape_convolution_backward(struct sc__shape_call *c)
@@ -90,27 +87,24 @@ sc_status sc__shape_convolution_backward(struct sc__shape_call *c)
     sc_expr **bias;
     size_t nb;
     bool present;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "grad_output", &go));
-    SC_CHECK(sc__shape_get_tensor(c, "input", &in));
-    SC_CHECK(sc__shape_get_tensor(c, "weight", &w));
-    SC_CHECK(sc__shape_get_symint_list(c, "bias_sizes", &bias, &nb, &present));
-    SC_CHECK(sc__shape_outputs(c, 3));
-    SC_CHECK(sc__shape_masked_like(c, 0, &in, true));
-    SC_CHECK(sc__shape_masked_like(c, 1, &w, true));
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_get_tensor(c, "input", &in));
+    SC_TRY(sc__shape_get_tensor(c, "weight", &w));
+    SC_TRY(sc__shape_get_symint_list(c, "bias_sizes", &bias, &nb, &present));
+    SC_TRY(sc__shape_outputs(c, 3));
+    SC_TRY(sc__shape_masked_like(c, 0, &in, true));
+    SC_TRY(sc__shape_masked_like(c, 1, &w, true));
     if (sc__shape_get_bool_at(c, "output_mask", 2, true)) {
         sc_expr **d = sc__shape_dims(c, 1);
         if (!d)
             return SC_ERR_NOMEM;
         d[0] = present && nb ? bias[0] : go.sizes[1];
-        SC_CHECK(sc__shape_set_tensor(c, 2, go.dtype, 1, d, NULL, &go));
+        SC_TRY(sc__shape_set_tensor(c, 2, go.dtype, 1, d, NULL, &go));
     } else {
         c->out[2].kind = SC_RESULT_NONE;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* PyTorch's pooling_output_shape. */
@@ -150,14 +144,13 @@ sc_status sc__shape_max_pool2d(struct sc__shape_call *c)
     size_t nk, ns, np, nd, i;
     bool present, ceil_mode = sc__shape_get_bool(c, "ceil_mode", false);
     sc_expr *one, *zero;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &in));
-    SC_CHECK(sc__shape_need_dims(c, "self", &in, 3, 4));
-    SC_CHECK(sc__shape_get_symint_list(c, "kernel_size", &ks, &nk, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "stride", &st, &ns, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "padding", &pad, &np, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "dilation", &dil, &nd, &present));
+    SC_TRY(sc__shape_get_tensor(c, "self", &in));
+    SC_TRY(sc__shape_need_dims(c, "self", &in, 3, 4));
+    SC_TRY(sc__shape_get_symint_list(c, "kernel_size", &ks, &nk, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &st, &ns, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "padding", &pad, &np, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "dilation", &dil, &nd, &present));
     if (nk == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE, "no kernel_size");
     one = sc_expr_int_si(c->ctx, 1);
@@ -169,30 +162,25 @@ sc_status sc__shape_max_pool2d(struct sc__shape_call *c)
         d[i] = in.sizes[i];
     for (i = 0; i < 2; i++) {
         sc_expr *k = param(ks, nk, i, one);
-        SC_CHECK(pool_size(c, in.sizes[in.ndim - 2 + i], k,
-                           param(pad, np, i, zero), param(st, ns, i, k),
-                           param(dil, nd, i, one), ceil_mode,
-                           &d[in.ndim - 2 + i]));
+        SC_TRY(pool_size(c, in.sizes[in.ndim - 2 + i], k,
+                         param(pad, np, i, zero), param(st, ns, i, k),
+                         param(dil, nd, i, one), ceil_mode,
+                         &d[in.ndim - 2 + i]));
     }
-    SC_CHECK(sc__shape_outputs(c, 2));
-    SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, NULL, &in));
+    SC_TRY(sc__shape_outputs(c, 2));
+    SC_TRY(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, NULL, &in));
     d = sc__shape_copy_sizes(c, &c->out[0].tensor);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 1, SC_DTYPE_I64, in.ndim, d, NULL, &in);
-fail:
-    return status;
 }
 
 sc_status sc__shape_max_pool2d_backward(struct sc__shape_call *c)
 {
     sc_tensor_meta self, go;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_tensor(c, "grad_output", &go));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_like_contiguous(c, 0, &self, go.dtype);
-fail:
-    return status;
 }

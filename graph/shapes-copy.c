@@ -38,14 +38,11 @@ sc_status sc__shape_clone(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
     sc_expr **d, **s;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_self(c, &self));
-    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_copy_meta(c, &self, &d, &s));
+    SC_TRY(copy_strides(c, &self, &s));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_to_copy(struct sc__shape_call *c)
@@ -54,21 +51,18 @@ sc_status sc__shape_to_copy(struct sc__shape_call *c)
     sc_expr **d, **s;
     sc_dtype dtype;
     const sc_value *dev = sc__shape_arg(c, "device", NULL);
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_self(c, &self));
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = self.dtype;
-    SC_CHECK(sc__shape_copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
+    SC_TRY(sc__shape_copy_meta(c, &self, &d, &s));
+    SC_TRY(copy_strides(c, &self, &s));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
     if (dev && dev->kind == SC_VALUE_DEVICE) {
         c->out[0].tensor.has_device = true;
         c->out[0].tensor.device = dev->u.device;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* ---- Joins -------------------------------------------------------------- */
@@ -104,10 +98,9 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
     int64_t dim;
     sc_expr **d, *total = NULL;
     sc__result_type rt;
-    sc_status status;
 
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(tensor_list(c, &ts, &n));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
     sc__result_type_init(&rt);
     for (i = 0; i < n; i++) {
         int64_t v;
@@ -120,7 +113,7 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
     }
     if (!ref)
         ref = &ts[0];
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ref->ndim, &w));
+    SC_TRY(sc__shape_wrap_dim(c, dim, ref->ndim, &w));
     if (ref->ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "zero-dimensional tensor cannot be "
@@ -137,10 +130,10 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
                                   ref->ndim, ts[i].ndim);
         for (j = 0; j < ref->ndim; j++)
             if (j != w)
-                SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ref->sizes[j],
-                                            "sizes of tensors must match "
-                                            "except in the concatenating "
-                                            "dimension"));
+                SC_TRY(sc__shape_check_eq(c, ts[i].sizes[j], ref->sizes[j],
+                                          "sizes of tensors must match "
+                                          "except in the concatenating "
+                                          "dimension"));
         total = total ? sc_expr_add(c->ctx, total, ts[i].sizes[w])
                       : ts[i].sizes[w];
     }
@@ -149,11 +142,9 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
         return SC_ERR_NOMEM;
     memcpy(d, ref->sizes, ref->ndim * sizeof *d);
     d[w] = total;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt), ref->ndim, d,
                                 NULL, ref);
-fail:
-    return status;
 }
 
 sc_status sc__shape_stack(struct sc__shape_call *c)
@@ -163,11 +154,10 @@ sc_status sc__shape_stack(struct sc__shape_call *c)
     int64_t dim;
     sc_expr **d;
     sc__result_type rt;
-    sc_status status;
 
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ts[0].ndim + 1, &w));
+    SC_TRY(tensor_list(c, &ts, &n));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, ts[0].ndim + 1, &w));
     sc__result_type_init(&rt);
     for (i = 0; i < n; i++) {
         sc__result_type_tensor(&rt, &ts[i]);
@@ -176,18 +166,16 @@ sc_status sc__shape_stack(struct sc__shape_call *c)
                                   "stack expects each tensor to be equal "
                                   "size");
         for (j = 0; j < ts[0].ndim; j++)
-            SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ts[0].sizes[j],
-                                        "stack expects each tensor to be "
-                                        "equal size"));
+            SC_TRY(sc__shape_check_eq(c, ts[i].sizes[j], ts[0].sizes[j],
+                                      "stack expects each tensor to be "
+                                      "equal size"));
     }
     d = sc__shape_dims(c, ts[0].ndim + 1);
     if (!d)
         return SC_ERR_NOMEM;
     for (i = 0, j = 0; i <= ts[0].ndim; i++)
         d[i] = i == w ? sc_expr_int_si(c->ctx, (int64_t)n) : ts[0].sizes[j++];
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt),
                                 ts[0].ndim + 1, d, NULL, &ts[0]);
-fail:
-    return status;
 }

@@ -41,10 +41,9 @@ sc_status sc__shape_like(struct sc__shape_call *c)
     sc_expr **d, **s;
     sc_dtype dtype;
     sc_memory_format fmt;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = self.dtype;
     d = sc__shape_dims(c, self.ndim);
@@ -54,14 +53,12 @@ sc_status sc__shape_like(struct sc__shape_call *c)
         memcpy(d, self.sizes, self.ndim * sizeof *d);
     if (!sc__shape_get_memory_format(c, "memory_format", &fmt) ||
         fmt == SC_MEMORY_FORMAT_PRESERVE)
-        SC_CHECK(sc__shape_preserve_strides(c, &self, &s));
+        SC_TRY(sc__shape_preserve_strides(c, &self, &s));
     else
-        SC_CHECK(format_strides(c, self.ndim, d, &s));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
+        SC_TRY(format_strides(c, self.ndim, d, &s));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
     apply_device(c, 0);
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc__shape_new_factory(struct sc__shape_call *c)
@@ -71,18 +68,15 @@ sc_status sc__shape_new_factory(struct sc__shape_call *c)
     size_t n;
     bool present;
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = self.dtype;
-    SC_CHECK(sc__shape_outputs(c, 1));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, n, size, NULL, &self));
+    SC_TRY(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, n, size, NULL, &self));
     apply_device(c, 0);
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc__shape_factory(struct sc__shape_call *c)
@@ -91,9 +85,8 @@ sc_status sc__shape_factory(struct sc__shape_call *c)
     size_t n;
     bool present;
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     if (!sc__shape_get_dtype(c, "dtype", &dtype)) {
         const sc_value *fill = sc__shape_arg(c, "fill_value", NULL);
         dtype = SC_DTYPE_F32;
@@ -104,13 +97,11 @@ sc_status sc__shape_factory(struct sc__shape_call *c)
             dtype = sc__result_type_get(&rt);
         }
     }
-    SC_CHECK(sc__shape_outputs(c, 1));
-    SC_CHECK(format_strides(c, n, size, &s));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, n, size, s, NULL));
+    SC_TRY(sc__shape_outputs(c, 1));
+    SC_TRY(format_strides(c, n, size, &s));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, n, size, s, NULL));
     apply_device(c, 0);
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc__shape_factory_strided(struct sc__shape_call *c)
@@ -119,38 +110,32 @@ sc_status sc__shape_factory_strided(struct sc__shape_call *c)
     size_t n, ns;
     bool present;
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
     if (n != ns)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "mismatch in length of strides and shape");
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = SC_DTYPE_F32;
-    SC_CHECK(sc__shape_outputs(c, 1));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, n, size, stride, NULL));
+    SC_TRY(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, n, size, stride, NULL));
     apply_device(c, 0);
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc__shape_scalar_tensor(struct sc__shape_call *c)
 {
     sc_dtype dtype;
     sc_expr **d;
-    sc_status status;
 
     if (!sc__shape_get_dtype(c, "dtype", &dtype))
         dtype = SC_DTYPE_F32;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     d = sc__shape_dims(c, 0);
     if (!d)
         return SC_ERR_NOMEM;
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, 0, d, d, NULL));
+    SC_TRY(sc__shape_set_tensor(c, 0, dtype, 0, d, d, NULL));
     apply_device(c, 0);
     return SC_OK;
-fail:
-    return status;
 }

@@ -31,14 +31,11 @@ static sc_dtype finish_dtype(const sc__op_info *info, sc_dtype d)
 sc_status sc__shape_unary_pointwise(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, finish_dtype(c->info, self.dtype), 1,
                                  &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
@@ -47,19 +44,16 @@ sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
     size_t n;
     sc__result_type rt;
     sc_dtype d;
-    sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(sc__shape_tensor_args(c, ts, 4, &n, &rt, NULL));
+    SC_TRY(sc__shape_tensor_args(c, ts, 4, &n, &rt, NULL));
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
     d = finish_dtype(c->info, sc__result_type_get(&rt));
     if (strcmp(c->info->name, "native_dropout_backward") == 0)
         d = ts[0].dtype;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, d, n, ts);
-fail:
-    return status;
 }
 
 /* Tensor op Scalar: the tensor's sizes; the scalar's category counts as a
@@ -69,9 +63,8 @@ sc_status sc__shape_binary_scalar(struct sc__shape_call *c)
     sc_tensor_meta self;
     sc__result_type rt;
     size_t i;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
     sc__result_type_init(&rt);
     sc__result_type_tensor(&rt, &self);
     for (i = 0; i < c->info->nargs; i++) {
@@ -80,11 +73,9 @@ sc_status sc__shape_binary_scalar(struct sc__shape_call *c)
             c->args[i].value)
             sc__result_type_scalar(&rt, c->args[i].value, c->g);
     }
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, &self);
-fail:
-    return status;
 }
 
 /* Scalar op Tensor (pow.Scalar). */
@@ -94,17 +85,14 @@ sc_status sc__shape_scalar_binary(struct sc__shape_call *c)
     size_t n;
     sc__result_type rt;
     const sc_value *s = sc__shape_arg(c, "self", NULL);
-    sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(sc__shape_tensor_args(c, ts, 2, &n, &rt, NULL));
+    SC_TRY(sc__shape_tensor_args(c, ts, 2, &n, &rt, NULL));
     if (n != 1)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "one tensor operand");
     if (s)
         sc__result_type_scalar(&rt, s, c->g);
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, ts);
-fail:
-    return status;
 }

@@ -7,19 +7,16 @@ sc_status sc__shape_native_dropout(struct sc__shape_call *c)
 {
     sc_tensor_meta in;
     sc_expr **st, **d;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "input", &in));
-    SC_CHECK(sc__shape_outputs(c, 2));
-    SC_CHECK(sc__shape_preserve_strides(c, &in, &st));
+    SC_TRY(sc__shape_get_tensor(c, "input", &in));
+    SC_TRY(sc__shape_outputs(c, 2));
+    SC_TRY(sc__shape_preserve_strides(c, &in, &st));
     d = sc__shape_copy_sizes(c, &in);
     if (!d)
         return SC_ERR_NOMEM;
-    SC_CHECK(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, st, &in));
+    SC_TRY(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, st, &in));
     d = sc__shape_copy_sizes(c, &in);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 1, SC_DTYPE_B8, in.ndim, d, st, &in);
-fail:
-    return status;
 }

@@ -9,27 +9,21 @@ sc_status sc__shape_compare(struct sc__shape_call *c)
 {
     sc_tensor_meta ts[2];
     size_t n;
-    sc_status status;
 
-    SC_CHECK(sc__shape_tensor_args(c, ts, 2, &n, NULL, NULL));
+    SC_TRY(sc__shape_tensor_args(c, ts, 2, &n, NULL, NULL));
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, SC_DTYPE_B8, n, ts);
-fail:
-    return status;
 }
 
 sc_status sc__shape_compare_scalar(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, SC_DTYPE_B8, 1, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_where(struct sc__shape_call *c)
@@ -37,20 +31,17 @@ sc_status sc__shape_where(struct sc__shape_call *c)
     sc_tensor_meta ts[3];
     size_t n;
     sc__result_type rt;
-    sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(sc__shape_tensor_args(c, ts, 3, &n, &rt, "condition"));
+    SC_TRY(sc__shape_tensor_args(c, ts, 3, &n, &rt, "condition"));
     if (n != 3)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "three tensors");
     if (ts[0].dtype != SC_DTYPE_B8 && ts[0].dtype != SC_DTYPE_U8)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "where expected condition to be a boolean "
                               "tensor");
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, sc__result_type_get(&rt), 3, ts);
-fail:
-    return status;
 }
 
 sc_status sc__shape_masked_fill(struct sc__shape_call *c)
@@ -58,28 +49,25 @@ sc_status sc__shape_masked_fill(struct sc__shape_call *c)
     sc_tensor_meta self, mask;
     sc_expr **bc, **st, **d;
     size_t n;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_tensor(c, "mask", &mask));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "mask", &mask));
     if (mask.dtype != SC_DTYPE_B8)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "expected mask to be a boolean tensor");
-    SC_CHECK(sc__shape_broadcast(c, self.ndim, self.sizes, mask.ndim,
-                                 mask.sizes, &n, &bc));
+    SC_TRY(sc__shape_broadcast(c, self.ndim, self.sizes, mask.ndim,
+                               mask.sizes, &n, &bc));
     if (n != self.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "mask has more dims than self");
-    SC_CHECK(sc__shape_outputs(c, 1));
-    SC_CHECK(sc__shape_preserve_strides(c, &self, &st));
+    SC_TRY(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_preserve_strides(c, &self, &st));
     d = sc__shape_dims(c, self.ndim);
     if (!d)
         return SC_ERR_NOMEM;
     if (self.ndim)
         memcpy(d, self.sizes, self.ndim * sizeof *d);
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
-fail:
-    return status;
 }
 
 /* The unbacked symbol for nonzero's count: the one the node's annotation
@@ -103,9 +91,7 @@ static sc_status nonzero_symbol(struct sc__shape_call *c, sc_expr *numel,
         name = sc_expr_symbol_name(*out);
     }
     if (!c->env) {
-        st = sc_env_new(c->ctx, NULL, &c->g->env, c->err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc_env_new(c->ctx, NULL, &c->g->env, c->err));
         c->g->owns_env = true;
         c->env = c->g->env;
     }
@@ -129,11 +115,10 @@ sc_status sc__shape_nonzero(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
     sc_expr **d, **s, *u;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(nonzero_symbol(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
-                            &u));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(nonzero_symbol(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
+                          &u));
     d = sc__shape_dims(c, 2);
     s = sc__shape_dims(c, 2);
     if (!d || !s)
@@ -143,8 +128,6 @@ sc_status sc__shape_nonzero(struct sc__shape_call *c)
     /* column-major, as PyTorch allocates it */
     s[0] = sc_expr_int_si(c->ctx, 1);
     s[1] = u;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, SC_DTYPE_I64, 2, d, s, &self);
-fail:
-    return status;
 }

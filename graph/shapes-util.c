@@ -66,17 +66,13 @@ sc_status sc__shape_set_tensor(struct sc__shape_call *c, size_t k,
         strides = sc__shape_dims(c, ndim);
         if (!strides)
             return SC_ERR_NOMEM;
-        sc_status st = sc__shape_contiguous(c, ndim, sizes, strides);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_contiguous(c, ndim, sizes, strides));
     }
     if (c->env)
         for (i = 0; i < ndim; i++) {
-            sc_status st = sc_env_simplify(c->env, sizes[i], &sizes[i], c->err);
-            if (st == SC_OK)
-                st = sc_env_simplify(c->env, strides[i], &strides[i], c->err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc_env_simplify(c->env, sizes[i], &sizes[i], c->err));
+            SC_TRY(sc_env_simplify(c->env, strides[i], &strides[i],
+                                   c->err));
         }
     sc_result_init(r);
     r->kind = SC_RESULT_TENSOR;
@@ -125,12 +121,9 @@ sc_status sc__shape_value_tensor(struct sc__shape_call *c, const sc_value *v,
     *out = r.tensor;
     if (!r.tensor.has_strides) {
         sc_expr **s = sc__shape_dims(c, r.tensor.ndim);
-        sc_status st;
         if (!s)
             return SC_ERR_NOMEM;
-        st = sc__shape_contiguous(c, r.tensor.ndim, r.tensor.sizes, s);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_contiguous(c, r.tensor.ndim, r.tensor.sizes, s));
         out->strides = s;
         out->has_strides = true;
         c->no_strides = true;
@@ -542,11 +535,8 @@ sc_status sc__shape_dense_in_order(struct sc__shape_call *c, size_t n,
     size_t i;
     for (i = n; i-- > 0;) {
         size_t d = perm ? perm[i] : i;
-        sc_status st;
         strides[d] = m;
-        st = at_least_one(c, sizes[d], &f);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(at_least_one(c, sizes[d], &f));
         m = sc_expr_mul(c->ctx, m, f);
         if (!m)
             return sc__shape_expr_error(c);
@@ -568,7 +558,6 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
 {
     size_t k;
     sc_tri t;
-    sc_status st;
     sc_expr *zero = sc_expr_int_si(c->ctx, 0);
 
     *out = 0;
@@ -580,27 +569,19 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
         sb = strides[k][b];
         if (sa == zero || sb == zero)
             continue;
-        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sa, zero), &t);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_decide(c, sc_expr_eq(c->ctx, sa, zero), &t));
         if (t == SC_TRI_TRUE)
             continue;
-        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sb, zero), &t);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_decide(c, sc_expr_eq(c->ctx, sb, zero), &t));
         if (t == SC_TRI_TRUE)
             continue;
         if (sa != sb) {
-            st = sc__shape_decide(c, sc_expr_lt(c->ctx, sa, sb), &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_lt(c->ctx, sa, sb), &t));
             if (t == SC_TRI_TRUE) {
                 *out = -1;
                 return SC_OK;
             }
-            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sa, sb), &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_gt(c->ctx, sa, sb), &t));
             if (t == SC_TRI_TRUE) {
                 *out = 1;
                 return SC_OK;
@@ -609,10 +590,8 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
                 continue;
         }
         if (sizes[a] != sizes[b]) {
-            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
-                                  &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
+                                    &t));
             if (t == SC_TRI_TRUE) {
                 *out = 1;
                 return SC_OK;
@@ -628,7 +607,6 @@ sc_status sc__shape_elementwise_perm(struct sc__shape_call *c, size_t n,
                                      size_t *perm)
 {
     size_t i, tmp[64], *p = tmp;
-    sc_status st = SC_OK;
 
     if (n > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
@@ -638,9 +616,7 @@ sc_status sc__shape_elementwise_perm(struct sc__shape_call *c, size_t n,
         size_t d1 = i, d0;
         for (d0 = i; d0-- > 0;) {
             int cmp;
-            st = should_swap(c, sizes, nops, strides, p[d0], p[d1], &cmp);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(should_swap(c, sizes, nops, strides, p[d0], p[d1], &cmp));
             if (cmp > 0) {
                 size_t t = p[d0];
                 p[d0] = p[d1];
@@ -675,11 +651,9 @@ sc_status sc__shape_is_contiguous(struct sc__shape_call *c,
             continue;
         if (t->strides[i] != expected) {
             sc_tri eq;
-            st = sc__shape_known(c, sc_expr_eq(c->ctx, t->strides[i],
-                                               expected),
-                                 true, &eq);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_known(c, sc_expr_eq(c->ctx, t->strides[i],
+                                                 expected),
+                                   true, &eq));
             if (eq != SC_TRI_TRUE)
                 return SC_OK;
         }
@@ -697,36 +671,27 @@ sc_status sc__shape_is_dense(struct sc__shape_call *c, const sc_tensor_meta *t,
     size_t perm[64], i;
     sc_expr *const *st1[1];
     sc_expr **dense;
-    sc_status st;
 
     *out = false;
     if (!t->has_strides || t->ndim > 64)
         return SC_OK;
     st1[0] = t->strides;
-    st = sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm));
     dense = sc__shape_dims(c, t->ndim);
     if (!dense)
         return SC_ERR_NOMEM;
-    st = sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, dense);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, dense));
     for (i = 0; i < t->ndim; i++) {
         sc_tri one, eq;
         if (dense[i] == t->strides[i])
             continue;
-        st = sc__shape_known(
-            c, sc_expr_eq(c->ctx, t->sizes[i], sc_expr_int_si(c->ctx, 1)),
-            true, &one);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_known(
+              c, sc_expr_eq(c->ctx, t->sizes[i], sc_expr_int_si(c->ctx, 1)),
+              true, &one));
         if (one == SC_TRI_TRUE)
             continue;
-        st = sc__shape_known(c, sc_expr_eq(c->ctx, dense[i], t->strides[i]),
-                             true, &eq);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_known(c, sc_expr_eq(c->ctx, dense[i], t->strides[i]),
+                               true, &eq));
         if (eq != SC_TRI_TRUE)
             return SC_OK;
     }
@@ -742,7 +707,6 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     size_t perm[64], i;
     sc_expr *const *st1[1];
     sc_expr **s;
-    sc_status st;
 
     s = sc__shape_dims(c, t->ndim);
     if (!s)
@@ -750,9 +714,7 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     *strides = s;
     if (!t->has_strides)
         return sc__shape_contiguous(c, t->ndim, t->sizes, s);
-    st = sc__shape_is_dense(c, t, &dense);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_is_dense(c, t, &dense));
     if (dense) {
         for (i = 0; i < t->ndim; i++)
             s[i] = t->strides[i];
@@ -761,9 +723,7 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     if (t->ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     st1[0] = t->strides;
-    st = sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm));
     return sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, s);
 }
 
@@ -782,22 +742,17 @@ sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
         sc_expr *sb = i < nb ? b[nb - 1 - i] : one;
         sc_expr *r;
         bool is1;
-        sc_status st;
 
         if (sa == sb || sb == one) {
             r = sa;
         } else if (sa == one) {
             r = sb;
         } else {
-            st = sc__shape_is_one(c, sa, &is1);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_is_one(c, sa, &is1));
             if (is1) {
                 r = sb;
             } else {
-                st = sc__shape_is_one(c, sb, &is1);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(sc__shape_is_one(c, sb, &is1));
                 if (is1) {
                     r = sa;
                 } else {
@@ -805,9 +760,7 @@ sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
                     snprintf(what, sizeof what,
                              "the sizes must match at non-singleton "
                              "dimension %zu", nd - 1 - i);
-                    st = sc__shape_check_eq(c, sa, sb, what);
-                    if (st != SC_OK)
-                        return st;
+                    SC_TRY(sc__shape_check_eq(c, sa, sb, what));
                     r = sa;
                 }
             }
@@ -852,7 +805,6 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
     sc_expr **sizes = NULL, **strides, **ops[8];
     size_t perm[64];
     const sc_tensor_meta *like = NULL;
-    sc_status st;
 
     if (nt > 8)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
@@ -867,29 +819,21 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
             if (n)
                 memcpy(sizes, ts[0].sizes, n * sizeof *sizes);
         } else {
-            st = sc__shape_broadcast(c, n, sizes, ts[i].ndim, ts[i].sizes,
-                                     &n, &sizes);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_broadcast(c, n, sizes, ts[i].ndim, ts[i].sizes,
+                                       &n, &sizes));
         }
     }
     if (n > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     for (i = 0; i < nt; i++) {
-        st = sc__shape_expanded_strides(c, &ts[i], n, sizes, &ops[i]);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_expanded_strides(c, &ts[i], n, sizes, &ops[i]));
     }
-    st = sc__shape_elementwise_perm(c, n, sizes, nt,
-                                    (sc_expr *const *const *)ops, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, n, sizes, nt,
+                                      (sc_expr *const *const *)ops, perm));
     strides = sc__shape_dims(c, n);
     if (!strides)
         return SC_ERR_NOMEM;
-    st = sc__shape_dense_in_order(c, n, sizes, perm, strides);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_dense_in_order(c, n, sizes, perm, strides));
     return sc__shape_set_tensor(c, k, dtype, n, sizes, strides, like);
 }
 
@@ -1101,7 +1045,6 @@ sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
                                 const char *skip_dtype)
 {
     size_t i;
-    sc_status st;
     *n = 0;
     for (i = 0; i < c->info->nargs; i++) {
         const sc__op_arg *a = &c->info->args[i];
@@ -1117,9 +1060,7 @@ sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
         }
         if (*n == max)
             return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
-        st = sc__shape_value_tensor(c, v, &ts[*n]);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_value_tensor(c, v, &ts[*n]));
         if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
             sc__result_type_tensor(rt, &ts[*n]);
         (*n)++;
