@@ -67,7 +67,6 @@ fail:
 static sc_status add_symbols_of_value(sc_graph *g, const sc_value *v,
                                       int depth, sc_error *err)
 {
-    sc_status status = SC_OK;
     size_t i;
 
     if (depth > SC__GRAPH_MAX_DEPTH)
@@ -78,8 +77,8 @@ static sc_status add_symbols_of_value(sc_graph *g, const sc_value *v,
     case SC_VALUE_LIST:
     case SC_VALUE_TUPLE:
         for (i = 0; i < v->u.list.n; i++)
-            SC_CHECK(add_symbols_of_value(g, &v->u.list.items[i], depth + 1,
-                                          err));
+            SC_TRY(add_symbols_of_value(g, &v->u.list.items[i], depth + 1,
+                                        err));
         return SC_OK;
     case SC_VALUE_NODE: {
         sc_result r;
@@ -89,17 +88,15 @@ static sc_status add_symbols_of_value(sc_graph *g, const sc_value *v,
         if (r.kind != SC_RESULT_TENSOR)
             return SC_OK;
         for (i = 0; i < r.tensor.ndim; i++) {
-            SC_CHECK(add_symbols_of(g, r.tensor.sizes[i], err));
+            SC_TRY(add_symbols_of(g, r.tensor.sizes[i], err));
             if (r.tensor.has_strides)
-                SC_CHECK(add_symbols_of(g, r.tensor.strides[i], err));
+                SC_TRY(add_symbols_of(g, r.tensor.strides[i], err));
         }
         return SC_OK;
     }
     default:
         return SC_OK;
     }
-fail:
-    return status;
 }
 
 /* ---- Running a rule ------------------------------------------------------------ */
@@ -113,16 +110,11 @@ sc_status sc__shape_getitem(struct sc__shape_call *c)
     const sc_value *self = sc__shape_arg(c, "self", NULL);
     int64_t index;
     struct sc__shape_call inner;
-    sc_status st;
 
     if (!self || self->kind != SC_VALUE_NODE)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "not a node's element");
-    st = sc__shape_get_int(c, "index", 0, &index);
-    if (st != SC_OK)
-        return st;
-    st = run_rule(c->g, self->u.node, &inner, c->err, 1);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_get_int(c, "index", 0, &index));
+    SC_TRY(run_rule(c->g, self->u.node, &inner, c->err, 1));
     if (!inner.is_tuple)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
                               "'%s' is not a tuple",
@@ -136,9 +128,7 @@ sc_status sc__shape_getitem(struct sc__shape_call *c)
                               (long long)index,
                               sc_graph_node_name(c->g, self->u.node),
                               inner.nout);
-    st = sc__shape_outputs(c, 1);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_outputs(c, 1));
     c->out[0] = inner.out[index];
     c->no_strides = inner.no_strides;
     return SC_OK;
@@ -150,7 +140,6 @@ static sc_status run_rule(sc_graph *g, sc_node_id id,
     const sc__node *n;
     const void *pos[SC_OP_MAX_ARGS_ + 1], *kwv[SC_OP_MAX_ARGS_ + 1];
     const sc__op_info *info;
-    sc_status st;
     size_t i, nkw;
     sc__shape_fn fn;
 
@@ -180,21 +169,15 @@ static sc_status run_rule(sc_graph *g, sc_node_id id,
         pos[i] = &n->args[i];
     for (i = 0; i < nkw; i++)
         kwv[i] = &n->args[n->npos + i];
-    st = sc__op_bind(c->op, n->npos, pos, nkw,
-                     (const char *const *)n->kwnames, kwv, c->args, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__op_bind(c->op, n->npos, pos, nkw,
+                       (const char *const *)n->kwnames, kwv, c->args, err));
     for (i = 0; i < n->nargs; i++) {
-        st = add_symbols_of_value(g, &n->args[i], 0, err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(add_symbols_of_value(g, &n->args[i], 0, err));
     }
     c->env = g->env;
     c->is_tuple =
         info->returns_tuple || (info->nrets == 1 && info->rets[0].type.is_list);
-    st = fn(c);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(fn(c));
     if (c->nout == 0 && !c->is_tuple)
         return sc__error_set(err, SC_ERR_INTERNAL, "%s: no result",
                              info->dotted);
@@ -211,12 +194,9 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
                           sc_error *err)
 {
     struct sc__shape_call c;
-    sc_status st;
 
     sc_result_init(out);
-    st = run_rule(g, id, &c, err, 0);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(run_rule(g, id, &c, err, 0));
     if (c.is_tuple) {
         out->kind = SC_RESULT_TUPLE;
         out->count = c.nout;
@@ -296,9 +276,7 @@ static sc_status match_expr(sc_graph *g, sc_expr *a, sc_expr *b,
     bool same;
 
     *out = MATCH_DIFFERENT;
-    st = same_expr(g, a, b, &same, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(same_expr(g, a, b, &same, err));
     if (same) {
         *out = MATCH_SAME;
         return SC_OK;
@@ -452,7 +430,6 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                          sc_error *err)
 {
     const sc_tensor_meta *a = &inf->tensor, *b = &dec->tensor;
-    sc_status status;
     bool same;
     size_t i;
 
@@ -470,7 +447,7 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
         return match_one(g, id, "the value", (size_t)-1, inf->expr,
                          dec->expr, pl, err);
     if (inf->kind == SC_RESULT_SYMBOOL) {
-        SC_CHECK(same_expr(g, inf->expr, dec->expr, &same, err));
+        SC_TRY(same_expr(g, inf->expr, dec->expr, &same, err));
         if (!same)
             return expr_mismatch(g, id, "the value", (size_t)-1, inf->expr,
                                  dec->expr, err);
@@ -492,17 +469,17 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              sc_graph_node_name(g, id),
                              sc_graph_node_target(g, id), a->ndim, b->ndim);
     for (i = 0; i < a->ndim; i++)
-        SC_CHECK(match_one(g, id, "the size", i, a->sizes[i], b->sizes[i], pl,
-                           err));
+        SC_TRY(match_one(g, id, "the size", i, a->sizes[i], b->sizes[i], pl,
+                         err));
     if (a->has_strides && b->has_strides)
         for (i = 0; i < a->ndim; i++) {
             /* The stride of a dimension of size one does not matter (known
                without a guard: this asks nothing of the trace). */
-            SC_CHECK(same_expr(g, b->sizes[i], sc_expr_int_si(g->ctx, 1),
-                               &same, err));
+            SC_TRY(same_expr(g, b->sizes[i], sc_expr_int_si(g->ctx, 1),
+                             &same, err));
             if (!same)
-                SC_CHECK(match_one(g, id, "the stride", i, a->strides[i],
-                                   b->strides[i], pl, err));
+                SC_TRY(match_one(g, id, "the stride", i, a->strides[i],
+                                 b->strides[i], pl, err));
         }
     if (a->has_device && b->has_device &&
         (a->device.type != b->device.type ||
@@ -516,8 +493,6 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
                              sc_device_type_name(a->device.type),
                              sc_device_type_name(b->device.type));
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,

@@ -31,59 +31,11 @@ static sc_dtype finish_dtype(const sc__op_info *info, sc_dtype d)
 sc_status sc__shape_unary_pointwise(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, finish_dtype(c->info, self.dtype), 1,
                                  &self);
-fail:
-    return status;
-}
-
-static bool is_number(struct sc__shape_call *c, const sc_value *v)
-{
-    sc_result r;
-    if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
-        v->kind == SC_VALUE_BOOL || v->kind == SC_VALUE_SYMINT)
-        return true;
-    if (v->kind != SC_VALUE_NODE)
-        return false;
-    sc_graph_node_result(c->g, v->u.node, &r);
-    return r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL;
-}
-
-/* The tensor arguments of a pointwise op, in schema order (Python numbers
- * given for a Tensor count as wrapped scalars in rt). */
-static sc_status tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
-                             size_t max, size_t *n, sc__result_type *rt,
-                             const char *skip_dtype)
-{
-    size_t i;
-    sc_status st;
-    *n = 0;
-    for (i = 0; i < c->info->nargs; i++) {
-        const sc__op_arg *a = &c->info->args[i];
-        const sc_value *v = c->args[i].value;
-        if (a->type.base != SC_TYPE_TENSOR || a->type.is_list || !v ||
-            v->kind == SC_VALUE_NONE)
-            continue;
-        if (is_number(c, v)) {
-            /* a Python number where a Tensor goes: a wrapped scalar */
-            if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
-                sc__result_type_scalar(rt, v, c->g);
-            continue;
-        }
-        if (*n == max)
-            return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
-        st = sc__shape_value_tensor(c, v, &ts[*n]);
-        if (st != SC_OK)
-            return st;
-        if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
-            sc__result_type_tensor(rt, &ts[*n]);
-        (*n)++;
-    }
-    return SC_OK;
 }
 
 sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
@@ -92,19 +44,16 @@ sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
     size_t n;
     sc__result_type rt;
     sc_dtype d;
-    sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 4, &n, &rt, NULL));
+    SC_TRY(sc__shape_tensor_args(c, ts, 4, &n, &rt, NULL));
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
     d = finish_dtype(c->info, sc__result_type_get(&rt));
     if (strcmp(c->info->name, "native_dropout_backward") == 0)
         d = ts[0].dtype;
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, d, n, ts);
-fail:
-    return status;
 }
 
 /* Tensor op Scalar: the tensor's sizes; the scalar's category counts as a
@@ -114,9 +63,8 @@ sc_status sc__shape_binary_scalar(struct sc__shape_call *c)
     sc_tensor_meta self;
     sc__result_type rt;
     size_t i;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
     sc__result_type_init(&rt);
     sc__result_type_tensor(&rt, &self);
     for (i = 0; i < c->info->nargs; i++) {
@@ -125,11 +73,9 @@ sc_status sc__shape_binary_scalar(struct sc__shape_call *c)
             c->args[i].value)
             sc__result_type_scalar(&rt, c->args[i].value, c->g);
     }
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, &self);
-fail:
-    return status;
 }
 
 /* Scalar op Tensor (pow.Scalar). */
@@ -139,94 +85,14 @@ sc_status sc__shape_scalar_binary(struct sc__shape_call *c)
     size_t n;
     sc__result_type rt;
     const sc_value *s = sc__shape_arg(c, "self", NULL);
-    sc_status status;
 
     sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 2, &n, &rt, NULL));
+    SC_TRY(sc__shape_tensor_args(c, ts, 2, &n, &rt, NULL));
     if (n != 1)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "one tensor operand");
     if (s)
         sc__result_type_scalar(&rt, s, c->g);
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, ts);
-fail:
-    return status;
-}
-
-sc_status sc__shape_compare(struct sc__shape_call *c)
-{
-    sc_tensor_meta ts[2];
-    size_t n;
-    sc_status status;
-
-    SC_CHECK(tensor_args(c, ts, 2, &n, NULL, NULL));
-    if (n == 0)
-        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_elementwise(c, 0, SC_DTYPE_B8, n, ts);
-fail:
-    return status;
-}
-
-sc_status sc__shape_compare_scalar(struct sc__shape_call *c)
-{
-    sc_tensor_meta self;
-    sc_status status;
-
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_elementwise(c, 0, SC_DTYPE_B8, 1, &self);
-fail:
-    return status;
-}
-
-sc_status sc__shape_where(struct sc__shape_call *c)
-{
-    sc_tensor_meta ts[3];
-    size_t n;
-    sc__result_type rt;
-    sc_status status;
-
-    sc__result_type_init(&rt);
-    SC_CHECK(tensor_args(c, ts, 3, &n, &rt, "condition"));
-    if (n != 3)
-        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "three tensors");
-    if (ts[0].dtype != SC_DTYPE_B8 && ts[0].dtype != SC_DTYPE_U8)
-        return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "where expected condition to be a boolean "
-                              "tensor");
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_elementwise(c, 0, sc__result_type_get(&rt), 3, ts);
-fail:
-    return status;
-}
-
-sc_status sc__shape_masked_fill(struct sc__shape_call *c)
-{
-    sc_tensor_meta self, mask;
-    sc_expr **bc, **st, **d;
-    size_t n;
-    sc_status status;
-
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_tensor(c, "mask", &mask));
-    if (mask.dtype != SC_DTYPE_B8)
-        return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "expected mask to be a boolean tensor");
-    SC_CHECK(sc__shape_broadcast(c, self.ndim, self.sizes, mask.ndim,
-                                 mask.sizes, &n, &bc));
-    if (n != self.ndim)
-        return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "mask has more dims than self");
-    SC_CHECK(sc__shape_outputs(c, 1));
-    SC_CHECK(sc__shape_preserve_strides(c, &self, &st));
-    d = sc__shape_dims(c, self.ndim);
-    if (!d)
-        return SC_ERR_NOMEM;
-    if (self.ndim)
-        memcpy(d, self.sizes, self.ndim * sizeof *d);
-    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
-fail:
-    return status;
 }

@@ -39,7 +39,6 @@ static sc_status reduce_out(struct sc__shape_call *c,
     sc_expr *const *st1[1];
     sc_expr **d, **strides, **kept;
     size_t *kperm;
-    sc_status status;
 
     if (self->ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
@@ -55,8 +54,8 @@ static sc_status reduce_out(struct sc__shape_call *c,
     }
     /* the output follows self's memory order */
     st1[0] = self->strides;
-    SC_CHECK(sc__shape_elementwise_perm(c, self->ndim, self->sizes, 1, st1,
-                                        perm));
+    SC_TRY(sc__shape_elementwise_perm(c, self->ndim, self->sizes, 1, st1,
+                                      perm));
     kperm = sc__arena_alloc(&c->g->arena, (self->ndim + 1) * sizeof *kperm);
     if (!kperm)
         return sc__error_nomem(c->err);
@@ -73,11 +72,9 @@ static sc_status reduce_out(struct sc__shape_call *c,
     strides = sc__shape_dims(c, n);
     if (!strides)
         return SC_ERR_NOMEM;
-    SC_CHECK(sc__shape_dense_in_order(c, n, d, kperm, strides));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_dense_in_order(c, n, d, kperm, strides));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, dtype, n, d, strides, self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
@@ -88,11 +85,10 @@ sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
     bool present, reduced[64];
     bool keepdim = sc__shape_get_bool(c, "keepdim", false);
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "dim", &dims, &nd, &present));
-    SC_CHECK(reduce_dtype(c, &self, &dtype));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "dim", &dims, &nd, &present));
+    SC_TRY(reduce_dtype(c, &self, &dtype));
     if (self.ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     for (i = 0; i < self.ndim; i++)
@@ -102,7 +98,7 @@ sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
         size_t w;
         if (!sc_expr_get_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
-        SC_CHECK(sc__shape_wrap_dim(c, v, self.ndim, &w));
+        SC_TRY(sc__shape_wrap_dim(c, v, self.ndim, &w));
         if (self.ndim == 0)
             continue;
         if (reduced[w])
@@ -112,8 +108,6 @@ sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
         reduced[w] = true;
     }
     return reduce_out(c, &self, reduced, keepdim, dtype);
-fail:
-    return status;
 }
 
 sc_status sc__shape_reduce_all(struct sc__shape_call *c)
@@ -121,17 +115,14 @@ sc_status sc__shape_reduce_all(struct sc__shape_call *c)
     sc_tensor_meta self;
     sc_dtype dtype;
     sc_expr **d;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(reduce_dtype(c, &self, &dtype));
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(reduce_dtype(c, &self, &dtype));
+    SC_TRY(sc__shape_outputs(c, 1));
     d = sc__shape_dims(c, 0);
     if (!d)
         return SC_ERR_NOMEM;
     return sc__shape_set_tensor(c, 0, dtype, 0, d, d, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_sum_to_size(struct sc__shape_call *c)
@@ -140,10 +131,9 @@ sc_status sc__shape_sum_to_size(struct sc__shape_call *c)
     sc_expr **size, **d;
     size_t n, i, lead;
     bool present, same = true;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     if (n > self.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "size {%zu dims} is not expandable to self "
@@ -151,7 +141,7 @@ sc_status sc__shape_sum_to_size(struct sc__shape_call *c)
     lead = self.ndim - n;
     for (i = 0; i < n && same; i++)
         same = size[i] == self.sizes[lead + i];
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     if (same && lead == 0) {
         sc_expr **st;
         d = sc__shape_dims(c, n);
@@ -168,10 +158,10 @@ sc_status sc__shape_sum_to_size(struct sc__shape_call *c)
         bool one;
         if (size[i] == self.sizes[lead + i])
             continue;
-        SC_CHECK(sc__shape_is_one(c, size[i], &one));
+        SC_TRY(sc__shape_is_one(c, size[i], &one));
         if (!one)
-            SC_CHECK(sc__shape_check_eq(c, size[i], self.sizes[lead + i],
-                                        "size is not expandable to self"));
+            SC_TRY(sc__shape_check_eq(c, size[i], self.sizes[lead + i],
+                                      "size is not expandable to self"));
     }
     d = sc__shape_dims(c, n);
     if (!d)
@@ -179,8 +169,6 @@ sc_status sc__shape_sum_to_size(struct sc__shape_call *c)
     if (n)
         memcpy(d, size, n * sizeof *d);
     return sc__shape_set_tensor(c, 0, self.dtype, n, d, NULL, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_softmax(struct sc__shape_call *c)
@@ -190,11 +178,10 @@ sc_status sc__shape_softmax(struct sc__shape_call *c)
     size_t w;
     sc_expr **d;
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "self", &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     dtype = sc__shape_get_bool(c, "half_to_float", false) ? SC_DTYPE_F32
                                                           : self.dtype;
     d = sc__shape_dims(c, self.ndim);
@@ -202,10 +189,8 @@ sc_status sc__shape_softmax(struct sc__shape_call *c)
         return SC_ERR_NOMEM;
     if (self.ndim)
         memcpy(d, self.sizes, self.ndim * sizeof *d);
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, dtype, self.ndim, d, NULL, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_softmax_backward(struct sc__shape_call *c)
@@ -215,28 +200,25 @@ sc_status sc__shape_softmax_backward(struct sc__shape_call *c)
     size_t w, i;
     sc_expr **d;
     sc_dtype dtype;
-    sc_status status;
 
-    SC_CHECK(sc__shape_get_tensor(c, "grad_output", &go));
-    SC_CHECK(sc__shape_get_tensor(c, "output", &out));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, go.ndim, &w));
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_get_tensor(c, "output", &out));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, go.ndim, &w));
     if (!sc__shape_get_dtype(c, "input_dtype", &dtype))
         dtype = go.dtype;
     if (go.ndim != out.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "grad_output and output differ in rank");
     for (i = 0; i < go.ndim; i++)
-        SC_CHECK(sc__shape_check_eq(c, go.sizes[i], out.sizes[i],
-                                    "grad_output and output differ in "
-                                    "size"));
+        SC_TRY(sc__shape_check_eq(c, go.sizes[i], out.sizes[i],
+                                  "grad_output and output differ in "
+                                  "size"));
     d = sc__shape_dims(c, go.ndim);
     if (!d)
         return SC_ERR_NOMEM;
     if (go.ndim)
         memcpy(d, go.sizes, go.ndim * sizeof *d);
-    SC_CHECK(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, dtype, go.ndim, d, NULL, &go);
-fail:
-    return status;
 }

@@ -1,5 +1,5 @@
 /* symcut — helpers shared by the shape rules: arguments, questions to the
- * shape environment, broadcasting, dense strides, dtype promotion. */
+ * shape environment, broadcasting, dense strides, result_type operands. */
 #include <config.h>
 
 #include <setjmp.h>
@@ -66,17 +66,13 @@ sc_status sc__shape_set_tensor(struct sc__shape_call *c, size_t k,
         strides = sc__shape_dims(c, ndim);
         if (!strides)
             return SC_ERR_NOMEM;
-        sc_status st = sc__shape_contiguous(c, ndim, sizes, strides);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_contiguous(c, ndim, sizes, strides));
     }
     if (c->env)
         for (i = 0; i < ndim; i++) {
-            sc_status st = sc_env_simplify(c->env, sizes[i], &sizes[i], c->err);
-            if (st == SC_OK)
-                st = sc_env_simplify(c->env, strides[i], &strides[i], c->err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc_env_simplify(c->env, sizes[i], &sizes[i], c->err));
+            SC_TRY(sc_env_simplify(c->env, strides[i], &strides[i],
+                                   c->err));
         }
     sc_result_init(r);
     r->kind = SC_RESULT_TENSOR;
@@ -125,12 +121,9 @@ sc_status sc__shape_value_tensor(struct sc__shape_call *c, const sc_value *v,
     *out = r.tensor;
     if (!r.tensor.has_strides) {
         sc_expr **s = sc__shape_dims(c, r.tensor.ndim);
-        sc_status st;
         if (!s)
             return SC_ERR_NOMEM;
-        st = sc__shape_contiguous(c, r.tensor.ndim, r.tensor.sizes, s);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_contiguous(c, r.tensor.ndim, r.tensor.sizes, s));
         out->strides = s;
         out->has_strides = true;
         c->no_strides = true;
@@ -542,11 +535,8 @@ sc_status sc__shape_dense_in_order(struct sc__shape_call *c, size_t n,
     size_t i;
     for (i = n; i-- > 0;) {
         size_t d = perm ? perm[i] : i;
-        sc_status st;
         strides[d] = m;
-        st = at_least_one(c, sizes[d], &f);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(at_least_one(c, sizes[d], &f));
         m = sc_expr_mul(c->ctx, m, f);
         if (!m)
             return sc__shape_expr_error(c);
@@ -568,7 +558,6 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
 {
     size_t k;
     sc_tri t;
-    sc_status st;
     sc_expr *zero = sc_expr_int_si(c->ctx, 0);
 
     *out = 0;
@@ -580,27 +569,19 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
         sb = strides[k][b];
         if (sa == zero || sb == zero)
             continue;
-        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sa, zero), &t);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_decide(c, sc_expr_eq(c->ctx, sa, zero), &t));
         if (t == SC_TRI_TRUE)
             continue;
-        st = sc__shape_decide(c, sc_expr_eq(c->ctx, sb, zero), &t);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_decide(c, sc_expr_eq(c->ctx, sb, zero), &t));
         if (t == SC_TRI_TRUE)
             continue;
         if (sa != sb) {
-            st = sc__shape_decide(c, sc_expr_lt(c->ctx, sa, sb), &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_lt(c->ctx, sa, sb), &t));
             if (t == SC_TRI_TRUE) {
                 *out = -1;
                 return SC_OK;
             }
-            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sa, sb), &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_gt(c->ctx, sa, sb), &t));
             if (t == SC_TRI_TRUE) {
                 *out = 1;
                 return SC_OK;
@@ -609,10 +590,8 @@ static sc_status should_swap(struct sc__shape_call *c, sc_expr *const *sizes,
                 continue;
         }
         if (sizes[a] != sizes[b]) {
-            st = sc__shape_decide(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
-                                  &t);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_decide(c, sc_expr_gt(c->ctx, sizes[a], sizes[b]),
+                                    &t));
             if (t == SC_TRI_TRUE) {
                 *out = 1;
                 return SC_OK;
@@ -628,7 +607,6 @@ sc_status sc__shape_elementwise_perm(struct sc__shape_call *c, size_t n,
                                      size_t *perm)
 {
     size_t i, tmp[64], *p = tmp;
-    sc_status st = SC_OK;
 
     if (n > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
@@ -638,9 +616,7 @@ sc_status sc__shape_elementwise_perm(struct sc__shape_call *c, size_t n,
         size_t d1 = i, d0;
         for (d0 = i; d0-- > 0;) {
             int cmp;
-            st = should_swap(c, sizes, nops, strides, p[d0], p[d1], &cmp);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(should_swap(c, sizes, nops, strides, p[d0], p[d1], &cmp));
             if (cmp > 0) {
                 size_t t = p[d0];
                 p[d0] = p[d1];
@@ -675,11 +651,9 @@ sc_status sc__shape_is_contiguous(struct sc__shape_call *c,
             continue;
         if (t->strides[i] != expected) {
             sc_tri eq;
-            st = sc__shape_known(c, sc_expr_eq(c->ctx, t->strides[i],
-                                               expected),
-                                 true, &eq);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_known(c, sc_expr_eq(c->ctx, t->strides[i],
+                                                 expected),
+                                   true, &eq));
             if (eq != SC_TRI_TRUE)
                 return SC_OK;
         }
@@ -697,36 +671,27 @@ sc_status sc__shape_is_dense(struct sc__shape_call *c, const sc_tensor_meta *t,
     size_t perm[64], i;
     sc_expr *const *st1[1];
     sc_expr **dense;
-    sc_status st;
 
     *out = false;
     if (!t->has_strides || t->ndim > 64)
         return SC_OK;
     st1[0] = t->strides;
-    st = sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm));
     dense = sc__shape_dims(c, t->ndim);
     if (!dense)
         return SC_ERR_NOMEM;
-    st = sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, dense);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, dense));
     for (i = 0; i < t->ndim; i++) {
         sc_tri one, eq;
         if (dense[i] == t->strides[i])
             continue;
-        st = sc__shape_known(
-            c, sc_expr_eq(c->ctx, t->sizes[i], sc_expr_int_si(c->ctx, 1)),
-            true, &one);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_known(
+              c, sc_expr_eq(c->ctx, t->sizes[i], sc_expr_int_si(c->ctx, 1)),
+              true, &one));
         if (one == SC_TRI_TRUE)
             continue;
-        st = sc__shape_known(c, sc_expr_eq(c->ctx, dense[i], t->strides[i]),
-                             true, &eq);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_known(c, sc_expr_eq(c->ctx, dense[i], t->strides[i]),
+                               true, &eq));
         if (eq != SC_TRI_TRUE)
             return SC_OK;
     }
@@ -742,7 +707,6 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     size_t perm[64], i;
     sc_expr *const *st1[1];
     sc_expr **s;
-    sc_status st;
 
     s = sc__shape_dims(c, t->ndim);
     if (!s)
@@ -750,9 +714,7 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     *strides = s;
     if (!t->has_strides)
         return sc__shape_contiguous(c, t->ndim, t->sizes, s);
-    st = sc__shape_is_dense(c, t, &dense);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_is_dense(c, t, &dense));
     if (dense) {
         for (i = 0; i < t->ndim; i++)
             s[i] = t->strides[i];
@@ -761,9 +723,7 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
     if (t->ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     st1[0] = t->strides;
-    st = sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, t->ndim, t->sizes, 1, st1, perm));
     return sc__shape_dense_in_order(c, t->ndim, t->sizes, perm, s);
 }
 
@@ -782,22 +742,17 @@ sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
         sc_expr *sb = i < nb ? b[nb - 1 - i] : one;
         sc_expr *r;
         bool is1;
-        sc_status st;
 
         if (sa == sb || sb == one) {
             r = sa;
         } else if (sa == one) {
             r = sb;
         } else {
-            st = sc__shape_is_one(c, sa, &is1);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_is_one(c, sa, &is1));
             if (is1) {
                 r = sb;
             } else {
-                st = sc__shape_is_one(c, sb, &is1);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(sc__shape_is_one(c, sb, &is1));
                 if (is1) {
                     r = sa;
                 } else {
@@ -805,9 +760,7 @@ sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
                     snprintf(what, sizeof what,
                              "the sizes must match at non-singleton "
                              "dimension %zu", nd - 1 - i);
-                    st = sc__shape_check_eq(c, sa, sb, what);
-                    if (st != SC_OK)
-                        return st;
+                    SC_TRY(sc__shape_check_eq(c, sa, sb, what));
                     r = sa;
                 }
             }
@@ -852,7 +805,6 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
     sc_expr **sizes = NULL, **strides, **ops[8];
     size_t perm[64];
     const sc_tensor_meta *like = NULL;
-    sc_status st;
 
     if (nt > 8)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
@@ -867,29 +819,21 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
             if (n)
                 memcpy(sizes, ts[0].sizes, n * sizeof *sizes);
         } else {
-            st = sc__shape_broadcast(c, n, sizes, ts[i].ndim, ts[i].sizes,
-                                     &n, &sizes);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_broadcast(c, n, sizes, ts[i].ndim, ts[i].sizes,
+                                       &n, &sizes));
         }
     }
     if (n > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     for (i = 0; i < nt; i++) {
-        st = sc__shape_expanded_strides(c, &ts[i], n, sizes, &ops[i]);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_expanded_strides(c, &ts[i], n, sizes, &ops[i]));
     }
-    st = sc__shape_elementwise_perm(c, n, sizes, nt,
-                                    (sc_expr *const *const *)ops, perm);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_elementwise_perm(c, n, sizes, nt,
+                                      (sc_expr *const *const *)ops, perm));
     strides = sc__shape_dims(c, n);
     if (!strides)
         return SC_ERR_NOMEM;
-    st = sc__shape_dense_in_order(c, n, sizes, perm, strides);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_dense_in_order(c, n, sizes, perm, strides));
     return sc__shape_set_tensor(c, k, dtype, n, sizes, strides, like);
 }
 
@@ -1003,96 +947,135 @@ sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes)
     return p;
 }
 
-/* ---- dtypes -------------------------------------------------------------------------- */
+/* ---- Shared by several families' rules ---------------------------------- */
 
-bool sc__dtype_is_float(sc_dtype d) { return sc_dtype_kind(d) == 'f'; }
-bool sc__dtype_is_complex(sc_dtype d) { return sc_dtype_kind(d) == 'c'; }
-bool sc__dtype_is_integral(sc_dtype d, bool include_bool)
+/* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
+sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
+                              const sc_tensor_meta *t, size_t lo, size_t hi)
 {
-    char k = sc_dtype_kind(d);
-    return k == 'i' || k == 'u' || (include_bool && k == 'b');
-}
-
-static sc_dtype complex_of(sc_dtype f)
-{
-    switch (f) {
-    case SC_DTYPE_F64:
-        return SC_DTYPE_C128;
-    case SC_DTYPE_F16:
-        return SC_DTYPE_C32;
-    default:
-        return SC_DTYPE_C64;
+    if (t->ndim < lo || t->ndim > hi) {
+        if (lo == hi)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "%s must be a %zu-D tensor (got %zu-D)",
+                                  what, lo, t->ndim);
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "%s must have %zu to %zu dims (got %zu)", what,
+                              lo, hi, t->ndim);
     }
+    return SC_OK;
 }
 
-static sc_dtype signed_of_size(size_t size)
+/* A copy of t's sizes. */
+sc_expr **sc__shape_copy_sizes(struct sc__shape_call *c,
+                               const sc_tensor_meta *t)
 {
-    return size <= 1 ? SC_DTYPE_I8
-           : size == 2 ? SC_DTYPE_I16
-           : size == 4 ? SC_DTYPE_I32
-                       : SC_DTYPE_I64;
+    sc_expr **d = sc__shape_dims(c, t->ndim);
+    if (d && t->ndim)
+        memcpy(d, t->sizes, t->ndim * sizeof *d);
+    return d;
 }
 
-sc_dtype sc__dtype_promote(sc_dtype a, sc_dtype b)
+/* Result k: a contiguous tensor with t's sizes. */
+sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
+                                    const sc_tensor_meta *t, sc_dtype dtype)
 {
-    char ka = sc_dtype_kind(a), kb = sc_dtype_kind(b);
-    size_t sa = sc_dtype_itemsize(a), sb = sc_dtype_itemsize(b);
+    sc_expr **d = sc__shape_copy_sizes(c, t);
+    if (!d)
+        return SC_ERR_NOMEM;
+    return sc__shape_set_tensor(c, k, dtype, t->ndim, d, NULL, t);
+}
 
-    if (a == b)
-        return a;
-    if (ka == 'b')
-        return b;
-    if (kb == 'b')
-        return a;
-    if (ka == 'c' || kb == 'c') {
-        sc_dtype cx = ka == 'c' ? a : b, other = ka == 'c' ? b : a;
-        if (sc_dtype_kind(other) == 'c')
-            return sc_dtype_itemsize(a) >= sc_dtype_itemsize(b) ? a : b;
-        if (sc_dtype_kind(other) == 'f' &&
-            2 * sc_dtype_itemsize(other) > sc_dtype_itemsize(cx))
-            return complex_of(other);
-        return cx;
+/* Element k of a backward's tuple: like t (contiguous) when output_mask[k]
+ * asks, else None. */
+sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
+                                const sc_tensor_meta *t, bool present)
+{
+    if (!sc__shape_get_bool_at(c, "output_mask", k, true)) {
+        c->out[k].kind = SC_RESULT_NONE;
+        return SC_OK;
     }
-    if (ka == 'f' && kb == 'f') {
-        if (sa != sb)
-            return sa > sb ? a : b;
-        if (sa == 2)
-            return SC_DTYPE_F32; /* float16 with bfloat16 */
-        return SC_DTYPE_F32;     /* two float8 formats */
-    }
-    if (ka == 'f')
-        return a;
-    if (kb == 'f')
-        return b;
-    if (ka == kb)
-        return sa >= sb ? a : b;
-    /* one signed, one unsigned */
-    {
-        size_t ss = ka == 'i' ? sa : sb, us = ka == 'u' ? sa : sb;
-        return signed_of_size(us >= ss ? 2 * us : ss);
-    }
+    if (!present)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                              "gradient %zu of an absent tensor", k);
+    return sc__shape_like_contiguous(c, k, t, t->dtype);
 }
 
-void sc__result_type_init(sc__result_type *rt)
+/* Fresh copies of t's sizes and strides. */
+sc_status sc__shape_copy_meta(struct sc__shape_call *c,
+                              const sc_tensor_meta *t, sc_expr ***sizes,
+                              sc_expr ***strides)
 {
-    rt->dim = rt->zero = rt->wrapped = -1;
+    *sizes = sc__shape_dims(c, t->ndim);
+    *strides = sc__shape_dims(c, t->ndim);
+    if (!*sizes || !*strides)
+        return SC_ERR_NOMEM;
+    if (t->ndim) {
+        memcpy(*sizes, t->sizes, t->ndim * sizeof **sizes);
+        memcpy(*strides, t->strides, t->ndim * sizeof **strides);
+    }
+    return SC_OK;
 }
 
-static int promote_skip_undefined(int a, int b)
+/* The "self" tensor argument, and room for the op's one result (none for a
+ * tuple: the rule sizes it). */
+sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self)
 {
-    if (a < 0)
-        return b;
-    if (b < 0)
-        return a;
-    return (int)sc__dtype_promote((sc_dtype)a, (sc_dtype)b);
+    sc_status st = sc__shape_get_tensor(c, "self", self);
+    if (st == SC_OK)
+        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
+    return st;
 }
+
+static bool is_number(struct sc__shape_call *c, const sc_value *v)
+{
+    sc_result r;
+    if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
+        v->kind == SC_VALUE_BOOL || v->kind == SC_VALUE_SYMINT)
+        return true;
+    if (v->kind != SC_VALUE_NODE)
+        return false;
+    sc_graph_node_result(c->g, v->u.node, &r);
+    return r.kind == SC_RESULT_SYMINT || r.kind == SC_RESULT_SYMBOOL;
+}
+
+/* The tensor arguments of a pointwise op, in schema order (Python numbers
+ * given for a Tensor count as wrapped scalars in rt). */
+sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
+                                size_t max, size_t *n, sc__result_type *rt,
+                                const char *skip_dtype)
+{
+    size_t i;
+    *n = 0;
+    for (i = 0; i < c->info->nargs; i++) {
+        const sc__op_arg *a = &c->info->args[i];
+        const sc_value *v = c->args[i].value;
+        if (a->type.base != SC_TYPE_TENSOR || a->type.is_list || !v ||
+            v->kind == SC_VALUE_NONE)
+            continue;
+        if (is_number(c, v)) {
+            /* a Python number where a Tensor goes: a wrapped scalar */
+            if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
+                sc__result_type_scalar(rt, v, c->g);
+            continue;
+        }
+        if (*n == max)
+            return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
+        SC_TRY(sc__shape_value_tensor(c, v, &ts[*n]));
+        if (rt && (!skip_dtype || strcmp(a->name, skip_dtype) != 0))
+            sc__result_type_tensor(rt, &ts[*n]);
+        (*n)++;
+    }
+    return SC_OK;
+}
+
+/* ---- dtypes (graph/dtype.h) ---------------------------------------- */
 
 void sc__result_type_tensor(sc__result_type *rt, const sc_tensor_meta *t)
 {
-    if (t->ndim > 0)
-        rt->dim = promote_skip_undefined(rt->dim, (int)t->dtype);
-    else
-        rt->zero = promote_skip_undefined(rt->zero, (int)t->dtype);
+    sc__result_type_add(rt,
+                        t->ndim > 0 ? SC__RESULT_TYPE_DIM
+                                    : SC__RESULT_TYPE_ZERO_DIM,
+                        t->dtype);
 }
 
 void sc__result_type_scalar(sc__result_type *rt, const sc_value *v,
@@ -1115,31 +1098,5 @@ void sc__result_type_scalar(sc__result_type *rt, const sc_value *v,
             return;
         }
     }
-    rt->wrapped = promote_skip_undefined(rt->wrapped, (int)d);
-}
-
-static int combine_categories(int higher, int lower)
-{
-    if (higher >= 0 && sc__dtype_is_complex((sc_dtype)higher))
-        return higher;
-    if (lower >= 0 && sc__dtype_is_complex((sc_dtype)lower)) {
-        if (higher >= 0 && sc__dtype_is_float((sc_dtype)higher))
-            return (int)complex_of((sc_dtype)higher);
-        return lower;
-    }
-    if (higher >= 0 && sc__dtype_is_float((sc_dtype)higher))
-        return higher;
-    if (higher == (int)SC_DTYPE_B8 ||
-        (lower >= 0 && sc__dtype_is_float((sc_dtype)lower)))
-        return promote_skip_undefined(higher, lower);
-    if (higher >= 0)
-        return higher;
-    return lower;
-}
-
-sc_dtype sc__result_type_get(const sc__result_type *rt)
-{
-    int r = combine_categories(rt->dim,
-                               combine_categories(rt->zero, rt->wrapped));
-    return r < 0 ? SC_DTYPE_F32 : (sc_dtype)r;
+    sc__result_type_add(rt, SC__RESULT_TYPE_WRAPPED, d);
 }

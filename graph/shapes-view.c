@@ -1,34 +1,8 @@
-/* symcut — shape rules of views, reshapes, copies, splits and
- * concatenation. */
+/* symcut — shape rules of views and reshapes (transposes, view, reshape,
+ * expand, squeeze, slices, selects, splits) and of their backward ops. */
 #include <config.h>
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "graph/shapes.h"
-
-/* Fresh copies of t's sizes and strides. */
-static sc_status copy_meta(struct sc__shape_call *c, const sc_tensor_meta *t,
-                           sc_expr ***sizes, sc_expr ***strides)
-{
-    *sizes = sc__shape_dims(c, t->ndim);
-    *strides = sc__shape_dims(c, t->ndim);
-    if (!*sizes || !*strides)
-        return SC_ERR_NOMEM;
-    if (t->ndim) {
-        memcpy(*sizes, t->sizes, t->ndim * sizeof **sizes);
-        memcpy(*strides, t->strides, t->ndim * sizeof **strides);
-    }
-    return SC_OK;
-}
-
-static sc_status get_self(struct sc__shape_call *c, sc_tensor_meta *self)
-{
-    sc_status st = sc__shape_get_tensor(c, "self", self);
-    if (st == SC_OK)
-        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
-    return st;
-}
 
 static sc_expr *one(struct sc__shape_call *c)
 {
@@ -41,7 +15,7 @@ static sc_status transposed(struct sc__shape_call *c,
                             const sc_tensor_meta *self, size_t a, size_t b)
 {
     sc_expr **d, **s, *t;
-    sc_status st = copy_meta(c, self, &d, &s);
+    sc_status st = sc__shape_copy_meta(c, self, &d, &s);
     if (st != SC_OK)
         return st;
     t = d[a], d[a] = d[b], d[b] = t;
@@ -52,16 +26,13 @@ static sc_status transposed(struct sc__shape_call *c,
 sc_status sc__shape_t(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_TRY(sc__shape_get_self(c, &self));
     if (self.ndim > 2)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "t() expects a tensor with <= 2 dimensions, "
                               "but self is %zuD", self.ndim);
     return transposed(c, &self, 0, self.ndim == 2 ? 1 : 0);
-fail:
-    return status;
 }
 
 sc_status sc__shape_transpose(struct sc__shape_call *c)
@@ -69,18 +40,15 @@ sc_status sc__shape_transpose(struct sc__shape_call *c)
     sc_tensor_meta self;
     int64_t d0, d1;
     size_t a, b;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim0", 0, &d0));
-    SC_CHECK(sc__shape_get_int(c, "dim1", 0, &d1));
-    SC_CHECK(sc__shape_wrap_dim(c, d0, self.ndim, &a));
-    SC_CHECK(sc__shape_wrap_dim(c, d1, self.ndim, &b));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim0", 0, &d0));
+    SC_TRY(sc__shape_get_int(c, "dim1", 0, &d1));
+    SC_TRY(sc__shape_wrap_dim(c, d0, self.ndim, &a));
+    SC_TRY(sc__shape_wrap_dim(c, d1, self.ndim, &b));
     if (self.ndim == 0)
         a = b = 0;
     return transposed(c, &self, a, b);
-fail:
-    return status;
 }
 
 sc_status sc__shape_permute(struct sc__shape_call *c)
@@ -89,10 +57,9 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
     sc_expr **dims, **d, **s;
     size_t n, i;
     bool present, seen[64] = {false};
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "dims", &dims, &n, &present));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_symint_list(c, "dims", &dims, &n, &present));
     if (n != self.ndim || n > 64)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "number of dims don't match in permute");
@@ -105,7 +72,7 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
         size_t w;
         if (!sc_expr_get_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
-        SC_CHECK(sc__shape_wrap_dim(c, v, n, &w));
+        SC_TRY(sc__shape_wrap_dim(c, v, n, &w));
         if (seen[w])
             return sc__shape_fail(c, SC_ERR_SHAPE, "repeated dim in permute");
         seen[w] = true;
@@ -113,8 +80,6 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
         s[i] = self.strides[w];
     }
     return sc__shape_set_tensor(c, 0, self.dtype, n, d, s, &self);
-fail:
-    return status;
 }
 
 /* ---- Views and reshapes ---------------------------------------------------------------- */
@@ -126,7 +91,6 @@ static sc_status infer_size(struct sc__shape_call *c, sc_expr *numel,
     sc_expr *newsize = one(c);
     size_t i, infer = (size_t)-1;
     int64_t v;
-    sc_status st;
 
     for (i = 0; i < n; i++) {
         if (sc_expr_get_si(shape[i], &v) && v < 0) {
@@ -144,11 +108,9 @@ static sc_status infer_size(struct sc__shape_call *c, sc_expr *numel,
     if (infer == (size_t)-1)
         return sc__shape_check_eq(c, numel, newsize,
                                   "shape is invalid for the input's size");
-    st = sc__shape_check(c, sc_expr_ne(c->ctx, newsize,
-                                       sc_expr_int_si(c->ctx, 0)),
-                         "cannot infer a dim of a shape with 0 elements");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_check(c, sc_expr_ne(c->ctx, newsize,
+                                         sc_expr_int_si(c->ctx, 0)),
+                           "cannot infer a dim of a shape with 0 elements"));
     shape[infer] = sc__shape_exact_div(c->ctx, numel, newsize);
     if (!shape[infer])
         return sc__shape_expr_error(c);
@@ -186,7 +148,6 @@ static sc_status compute_stride(struct sc__shape_call *c,
     size_t td;
     long vd = (long)n - 1;
     bool b;
-    sc_status st;
 
     *ok = false;
     if (t->ndim == 0) {
@@ -204,29 +165,21 @@ static sc_status compute_stride(struct sc__shape_call *c,
         if (!tensor_numel)
             return sc__shape_expr_error(c);
         if (!boundary) {
-            st = differ(c, t->sizes[td - 1], one(c), &b);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(differ(c, t->sizes[td - 1], one(c), &b));
             if (b) {
-                st = differ(c, t->strides[td - 1],
-                            sc_expr_mul(c->ctx, tensor_numel, chunk_base),
-                            &boundary);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(differ(c, t->strides[td - 1],
+                              sc_expr_mul(c->ctx, tensor_numel, chunk_base),
+                              &boundary));
             }
         }
         if (!boundary)
             continue;
         while (vd >= 0) {
             bool less, is1 = false;
-            st = sc__shape_oblivious(
-                c, sc_expr_lt(c->ctx, view_numel, tensor_numel), &less);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__shape_oblivious(
+                  c, sc_expr_lt(c->ctx, view_numel, tensor_numel), &less));
             if (!less) {
-                st = sc__shape_is_one(c, shape[vd], &is1);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(sc__shape_is_one(c, shape[vd], &is1));
             }
             if (!less && !is1)
                 break;
@@ -236,9 +189,7 @@ static sc_status compute_stride(struct sc__shape_call *c,
                 return sc__shape_expr_error(c);
             vd--;
         }
-        st = differ(c, view_numel, tensor_numel, &b);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(differ(c, view_numel, tensor_numel, &b));
         if (b)
             return SC_OK;
         if (td > 0) {
@@ -260,19 +211,18 @@ static sc_status view_like(struct sc__shape_call *c, const char *arg,
     sc_expr **shape, **s;
     size_t n;
     bool present, ok, contig;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_symint_list(c, arg, &shape, &n, &present));
-    SC_CHECK(infer_size(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
-                        shape, n));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_symint_list(c, arg, &shape, &n, &present));
+    SC_TRY(infer_size(c, sc__shape_numel(c->ctx, self.ndim, self.sizes),
+                      shape, n));
     s = sc__shape_dims(c, n);
     if (!s)
         return SC_ERR_NOMEM;
-    SC_CHECK(sc__shape_is_contiguous(c, &self, &contig));
+    SC_TRY(sc__shape_is_contiguous(c, &self, &contig));
     if (contig)
         return sc__shape_set_tensor(c, 0, self.dtype, n, shape, NULL, &self);
-    SC_CHECK(compute_stride(c, &self, shape, n, s, &ok));
+    SC_TRY(compute_stride(c, &self, shape, n, s, &ok));
     if (!ok) {
         if (mode == 0)
             return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -283,8 +233,6 @@ static sc_status view_like(struct sc__shape_call *c, const char *arg,
         return sc__shape_set_tensor(c, 0, self.dtype, n, shape, NULL, &self);
     }
     return sc__shape_set_tensor(c, 0, self.dtype, n, shape, s, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_view(struct sc__shape_call *c)
@@ -303,21 +251,18 @@ sc_status sc__shape_reshape_alias(struct sc__shape_call *c)
     sc_expr **size, **stride;
     size_t n, ns;
     bool present;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
     if (n != ns)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "size and stride differ in length");
-    SC_CHECK(sc__shape_check_eq(c,
-                                sc__shape_numel(c->ctx, self.ndim, self.sizes),
-                                sc__shape_numel(c->ctx, n, size),
-                                "shape is invalid for the input's size"));
+    SC_TRY(sc__shape_check_eq(c,
+                              sc__shape_numel(c->ctx, self.ndim, self.sizes),
+                              sc__shape_numel(c->ctx, n, size),
+                              "shape is invalid for the input's size"));
     return sc__shape_set_tensor(c, 0, self.dtype, n, size, stride, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_as_strided(struct sc__shape_call *c)
@@ -326,17 +271,14 @@ sc_status sc__shape_as_strided(struct sc__shape_call *c)
     sc_expr **size, **stride;
     size_t n, ns;
     bool present;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
-    SC_CHECK(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &ns, &present));
     if (n != ns)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "mismatch in length of strides and shape");
     return sc__shape_set_tensor(c, 0, self.dtype, n, size, stride, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_expand(struct sc__shape_call *c)
@@ -345,10 +287,9 @@ sc_status sc__shape_expand(struct sc__shape_call *c)
     sc_expr **size, **d, **s, *zero = sc_expr_int_si(c->ctx, 0);
     size_t n, i;
     bool present;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
     if (n < self.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "the number of sizes provided (%zu) must be "
@@ -377,101 +318,33 @@ sc_status sc__shape_expand(struct sc__shape_call *c)
                 s[i] = self.strides[j];
                 continue;
             }
-            SC_CHECK(sc__shape_guard(c, sc_expr_eq(c->ctx, self.sizes[j],
-                                                   size[i]),
-                                     &eq));
+            SC_TRY(sc__shape_guard(c, sc_expr_eq(c->ctx, self.sizes[j],
+                                                 size[i]),
+                                   &eq));
             if (eq) {
                 d[i] = size[i];
                 s[i] = self.strides[j];
                 continue;
             }
-            SC_CHECK(sc__shape_check_eq(c, self.sizes[j], one(c),
-                                        "the expanded size must match the "
-                                        "existing size at a non-singleton "
-                                        "dimension"));
+            SC_TRY(sc__shape_check_eq(c, self.sizes[j], one(c),
+                                      "the expanded size must match the "
+                                      "existing size at a non-singleton "
+                                      "dimension"));
             d[i] = size[i];
             s[i] = zero;
         }
     }
     return sc__shape_set_tensor(c, 0, self.dtype, n, d, s, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_same_as_self(struct sc__shape_call *c)
 {
     sc_tensor_meta self;
     sc_expr **d, **s;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_copy_meta(c, &self, &d, &s));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
-}
-
-/* Strides of a copy of self in memory format `fmt` (preserve when not
- * given). */
-static sc_status copy_strides(struct sc__shape_call *c,
-                              const sc_tensor_meta *self, sc_expr ***out)
-{
-    sc_memory_format fmt;
-    size_t perm4[4] = {0, 2, 3, 1}, perm5[5] = {0, 2, 3, 4, 1};
-
-    if (!sc__shape_get_memory_format(c, "memory_format", &fmt) ||
-        fmt == SC_MEMORY_FORMAT_PRESERVE)
-        return sc__shape_preserve_strides(c, self, out);
-    *out = sc__shape_dims(c, self->ndim);
-    if (!*out)
-        return SC_ERR_NOMEM;
-    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST && self->ndim == 4)
-        return sc__shape_dense_in_order(c, 4, self->sizes, perm4, *out);
-    if (fmt == SC_MEMORY_FORMAT_CHANNELS_LAST_3D && self->ndim == 5)
-        return sc__shape_dense_in_order(c, 5, self->sizes, perm5, *out);
-    if (fmt != SC_MEMORY_FORMAT_CONTIGUOUS)
-        return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "memory format %s needs a %dD tensor",
-                              sc_memory_format_name(fmt),
-                              fmt == SC_MEMORY_FORMAT_CHANNELS_LAST ? 4 : 5);
-    return sc__shape_contiguous(c, self->ndim, self->sizes, *out);
-}
-
-sc_status sc__shape_clone(struct sc__shape_call *c)
-{
-    sc_tensor_meta self;
-    sc_expr **d, **s;
-    sc_status status;
-
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
-    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
-}
-
-sc_status sc__shape_to_copy(struct sc__shape_call *c)
-{
-    sc_tensor_meta self;
-    sc_expr **d, **s;
-    sc_dtype dtype;
-    const sc_value *dev = sc__shape_arg(c, "device", NULL);
-    sc_status status;
-
-    SC_CHECK(get_self(c, &self));
-    if (!sc__shape_get_dtype(c, "dtype", &dtype))
-        dtype = self.dtype;
-    SC_CHECK(copy_meta(c, &self, &d, &s));
-    SC_CHECK(copy_strides(c, &self, &s));
-    SC_CHECK(sc__shape_set_tensor(c, 0, dtype, self.ndim, d, s, &self));
-    if (dev && dev->kind == SC_VALUE_DEVICE) {
-        c->out[0].tensor.has_device = true;
-        c->out[0].tensor.device = dev->u.device;
-    }
-    return SC_OK;
-fail:
-    return status;
 }
 
 /* ---- Squeeze, unsqueeze ------------------------------------------------------------------ */
@@ -482,12 +355,11 @@ sc_status sc__shape_squeeze(struct sc__shape_call *c)
     sc_expr **dims, **d, **s;
     size_t n, i, k = 0;
     bool present, pick[64];
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
+    SC_TRY(sc__shape_get_self(c, &self));
     if (self.ndim > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
-    SC_CHECK(sc__shape_get_symint_list(c, "dim", &dims, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "dim", &dims, &n, &present));
     for (i = 0; i < self.ndim; i++)
         pick[i] = !present;
     for (i = 0; i < n; i++) {
@@ -495,7 +367,7 @@ sc_status sc__shape_squeeze(struct sc__shape_call *c)
         size_t w;
         if (!sc_expr_get_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
-        SC_CHECK(sc__shape_wrap_dim(c, v, self.ndim, &w));
+        SC_TRY(sc__shape_wrap_dim(c, v, self.ndim, &w));
         if (self.ndim)
             pick[w] = true;
     }
@@ -506,15 +378,13 @@ sc_status sc__shape_squeeze(struct sc__shape_call *c)
     for (i = 0; i < self.ndim; i++) {
         bool is1 = false;
         if (pick[i])
-            SC_CHECK(sc__shape_is_one(c, self.sizes[i], &is1));
+            SC_TRY(sc__shape_is_one(c, self.sizes[i], &is1));
         if (is1)
             continue;
         d[k] = self.sizes[i];
         s[k++] = self.strides[i];
     }
     return sc__shape_set_tensor(c, 0, self.dtype, k, d, s, &self);
-fail:
-    return status;
 }
 
 sc_status sc__shape_unsqueeze(struct sc__shape_call *c)
@@ -523,11 +393,10 @@ sc_status sc__shape_unsqueeze(struct sc__shape_call *c)
     sc_expr **d, **s;
     int64_t dim;
     size_t w, i;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim + 1, &w));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim + 1, &w));
     d = sc__shape_dims(c, self.ndim + 1);
     s = sc__shape_dims(c, self.ndim + 1);
     if (!d || !s)
@@ -547,8 +416,6 @@ sc_status sc__shape_unsqueeze(struct sc__shape_call *c)
         }
     }
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim + 1, d, s, &self);
-fail:
-    return status;
 }
 
 /* ---- Slices and selects ------------------------------------------------------------------------ */
@@ -594,9 +461,7 @@ static sc_status clamp(struct sc__shape_call *c, sc_expr *x, sc_expr *lo,
         x = hi;
     else if (t == SC_TRI_UNKNOWN)
         x = sc_expr_min(c->ctx, x, hi);
-    st = decide(c, sc_expr_ge(c->ctx, x, lo), &t);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(decide(c, sc_expr_ge(c->ctx, x, lo), &t));
     if (t == SC_TRI_FALSE)
         x = lo;
     else if (t == SC_TRI_UNKNOWN)
@@ -616,10 +481,8 @@ static sc_status normalize_index(struct sc__shape_call *c, sc_expr *i,
         return st;
     if (neg == SC_TRI_UNKNOWN) {
         bool b;
-        st = sc__shape_guard(
-            c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), &b);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_guard(
+              c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), &b));
         neg = b ? SC_TRI_TRUE : SC_TRI_FALSE;
     }
     *out = neg == SC_TRI_TRUE ? sc_expr_add(c->ctx, i, size) : i;
@@ -632,24 +495,23 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
     sc_expr **d, **s, *start, *end, *step, *size, *zero;
     int64_t dim, stepv;
     size_t w;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "slice() cannot be applied to a 0-dim tensor");
-    SC_CHECK(sc__shape_get_symint(c, "start", &start));
-    SC_CHECK(sc__shape_get_symint(c, "end", &end));
-    SC_CHECK(sc__shape_get_symint(c, "step", &step));
+    SC_TRY(sc__shape_get_symint(c, "start", &start));
+    SC_TRY(sc__shape_get_symint(c, "end", &end));
+    SC_TRY(sc__shape_get_symint(c, "step", &step));
     zero = sc_expr_int_si(c->ctx, 0);
     if (!step)
         step = one(c);
     if (!sc_expr_get_si(step, &stepv))
         stepv = 2;
-    SC_CHECK(sc__shape_check(c, sc_expr_gt(c->ctx, step, zero),
-                             "slice step must be positive"));
+    SC_TRY(sc__shape_check(c, sc_expr_gt(c->ctx, step, zero),
+                           "slice step must be positive"));
     size = self.sizes[w];
     if (!start)
         start = zero;
@@ -660,11 +522,11 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
         if (sc_expr_get_si(end, &v) && v >= INT64_MAX / 2)
             end = size;
     }
-    SC_CHECK(normalize_index(c, start, size, &start));
-    SC_CHECK(normalize_index(c, end, size, &end));
-    SC_CHECK(clamp(c, start, zero, size, &start));
-    SC_CHECK(clamp(c, end, start, size, &end));
-    SC_CHECK(copy_meta(c, &self, &d, &s));
+    SC_TRY(normalize_index(c, start, size, &start));
+    SC_TRY(normalize_index(c, end, size, &end));
+    SC_TRY(clamp(c, start, zero, size, &start));
+    SC_TRY(clamp(c, end, start, size, &end));
+    SC_TRY(sc__shape_copy_meta(c, &self, &d, &s));
     d[w] = sc_expr_sub(c->ctx, end, start);
     if (stepv != 1)
         d[w] = sc_expr_floordiv(c->ctx,
@@ -673,8 +535,6 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
                                 step);
     s[w] = sc_expr_mul(c->ctx, s[w], step);
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, s, &self);
-fail:
-    return status;
 }
 
 /* self without dim w (the select view). */
@@ -699,26 +559,23 @@ sc_status sc__shape_select(struct sc__shape_call *c)
     sc_expr *index, *size;
     int64_t dim;
     size_t w;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "select() cannot be applied to a 0-dim tensor");
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
-    SC_CHECK(sc__shape_get_symint(c, "index", &index));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_get_symint(c, "index", &index));
     if (!index)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no index");
     size = self.sizes[w];
-    SC_CHECK(sc__shape_check(
-        c,
-        sc_expr_and(c->ctx, sc_expr_ge(c->ctx, index, sc_expr_neg(c->ctx, size)),
-                    sc_expr_lt(c->ctx, index, size)),
-        "select(): index out of range"));
+    SC_TRY(sc__shape_check(
+      c,
+      sc_expr_and(c->ctx, sc_expr_ge(c->ctx, index, sc_expr_neg(c->ctx, size)),
+                  sc_expr_lt(c->ctx, index, size)),
+      "select(): index out of range"));
     return drop_dim(c, 0, &self, w);
-fail:
-    return status;
 }
 
 /* Chunks of sizes[0..n) along dim w, as views of self. */
@@ -731,13 +588,10 @@ static sc_status chunks(struct sc__shape_call *c, const sc_tensor_meta *self,
         return st;
     for (i = 0; i < n; i++) {
         sc_expr **d, **s;
-        st = copy_meta(c, self, &d, &s);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_copy_meta(c, self, &d, &s));
         d[w] = sizes[i];
-        st = sc__shape_set_tensor(c, i, self->dtype, self->ndim, d, s, self);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_set_tensor(c, i, self->dtype, self->ndim, d, s,
+                                    self));
     }
     return SC_OK;
 }
@@ -748,26 +602,25 @@ sc_status sc__shape_split(struct sc__shape_call *c)
     sc_expr *split, *size, **sizes, *nexpr;
     int64_t dim, n;
     size_t w, i;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "split expects at least a 1-dimensional "
                               "tensor");
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
-    SC_CHECK(sc__shape_get_symint(c, "split_size", &split));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_get_symint(c, "split_size", &split));
     if (!split)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no split_size");
-    SC_CHECK(sc__shape_check(c, sc_expr_ge(c->ctx, split,
-                                           sc_expr_int_si(c->ctx, 0)),
-                             "split expects split_size be non-negative"));
+    SC_TRY(sc__shape_check(c, sc_expr_ge(c->ctx, split,
+                                         sc_expr_int_si(c->ctx, 0)),
+                           "split expects split_size be non-negative"));
     size = self.sizes[w];
     if (sc_expr_get_si(split, &n) && n == 0) {
-        SC_CHECK(sc__shape_check_eq(c, size, sc_expr_int_si(c->ctx, 0),
-                                    "split_size can only be 0 if dimension "
-                                    "size is 0"));
+        SC_TRY(sc__shape_check_eq(c, size, sc_expr_int_si(c->ctx, 0),
+                                  "split_size can only be 0 if dimension "
+                                  "size is 0"));
         return chunks(c, &self, w, 1, &size);
     }
     nexpr = sc_expr_ceildiv(c->ctx, size, split);
@@ -777,7 +630,7 @@ sc_status sc__shape_split(struct sc__shape_call *c)
         if (!c->env)
             return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
                                   "the number of chunks is symbolic");
-        SC_CHECK(sc_env_guard_int_si(c->env, nexpr, &n, c->err));
+        SC_TRY(sc_env_guard_int_si(c->env, nexpr, &n, c->err));
     }
     if (n < 1)
         n = 1;
@@ -791,8 +644,6 @@ sc_status sc__shape_split(struct sc__shape_call *c)
     sizes[n - 1] = sc_expr_sub(c->ctx, size,
                                sc_expr_mul_si(c->ctx, split, n - 1));
     return chunks(c, &self, w, (size_t)n, sizes);
-fail:
-    return status;
 }
 
 sc_status sc__shape_split_with_sizes(struct sc__shape_call *c)
@@ -802,24 +653,21 @@ sc_status sc__shape_split_with_sizes(struct sc__shape_call *c)
     size_t n, w;
     int64_t dim;
     bool present;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "split expects at least a 1-dimensional "
                               "tensor");
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
-    SC_CHECK(sc__shape_get_symint_list(c, "split_sizes", &sizes, &n,
-                                       &present));
-    SC_CHECK(sc__shape_check_eq(c, sc_expr_add_n(c->ctx, n, sizes),
-                                self.sizes[w],
-                                "split_with_sizes expects split_sizes to sum "
-                                "exactly to the size of the dim"));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_get_symint_list(c, "split_sizes", &sizes, &n,
+                                     &present));
+    SC_TRY(sc__shape_check_eq(c, sc_expr_add_n(c->ctx, n, sizes),
+                              self.sizes[w],
+                              "split_with_sizes expects split_sizes to sum "
+                              "exactly to the size of the dim"));
     return chunks(c, &self, w, n, sizes);
-fail:
-    return status;
 }
 
 sc_status sc__shape_unbind(struct sc__shape_call *c)
@@ -827,148 +675,67 @@ sc_status sc__shape_unbind(struct sc__shape_call *c)
     sc_tensor_meta self;
     int64_t dim, n;
     size_t w, i;
-    sc_status status;
 
-    SC_CHECK(get_self(c, &self));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_get_self(c, &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
     if (self.ndim == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "Dimension specified as 0 but tensor has no "
                               "dimensions");
-    SC_CHECK(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     if (!sc_expr_get_si(self.sizes[w], &n)) {
         if (!c->env)
             return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
                                   "unbind of a symbolic size");
-        SC_CHECK(sc_env_guard_int_si(c->env, self.sizes[w], &n, c->err));
+        SC_TRY(sc_env_guard_int_si(c->env, self.sizes[w], &n, c->err));
     }
     if (n < 0 || n > 65536)
         return sc__shape_fail(c, SC_ERR_LIMIT, "%lld elements", (long long)n);
-    SC_CHECK(sc__shape_outputs(c, (size_t)n));
+    SC_TRY(sc__shape_outputs(c, (size_t)n));
     for (i = 0; i < (size_t)n; i++)
-        SC_CHECK(drop_dim(c, i, &self, w));
-    return SC_OK;
-fail:
-    return status;
-}
-
-/* ---- Concatenation --------------------------------------------------------------------------- */
-
-/* The tensors of the list argument "tensors". */
-static sc_status tensor_list(struct sc__shape_call *c, sc_tensor_meta **out,
-                             size_t *n)
-{
-    const sc_value *v = sc__shape_arg(c, "tensors", NULL);
-    size_t i;
-    if (!v || (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE))
-        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor list");
-    *n = v->u.list.n;
-    *out = sc__arena_alloc(&c->g->arena, (*n ? *n : 1) * sizeof **out);
-    if (!*out)
-        return sc__error_nomem(c->err);
-    for (i = 0; i < *n; i++) {
-        sc_status st = sc__shape_value_tensor(c, &v->u.list.items[i],
-                                              &(*out)[i]);
-        if (st != SC_OK)
-            return st;
-    }
-    if (*n == 0)
-        return sc__shape_fail(c, SC_ERR_SHAPE, "expected a non-empty list "
-                                               "of Tensors");
+        SC_TRY(drop_dim(c, i, &self, w));
     return SC_OK;
 }
 
-sc_status sc__shape_cat(struct sc__shape_call *c)
-{
-    sc_tensor_meta *ts, *ref = NULL;
-    size_t n, i, j, w;
-    int64_t dim;
-    sc_expr **d, *total = NULL;
-    sc__result_type rt;
-    sc_status status;
+/* ---- Backward ops ------------------------------------------------------- */
 
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    sc__result_type_init(&rt);
-    for (i = 0; i < n; i++) {
-        int64_t v;
-        sc__result_type_tensor(&rt, &ts[i]);
-        /* legacy: 1-D empty tensors are skipped */
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0)
-            continue;
-        if (!ref)
-            ref = &ts[i];
-    }
-    if (!ref)
-        ref = &ts[0];
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ref->ndim, &w));
-    if (ref->ndim == 0)
+/* select_backward / slice_backward / as_strided_backward: a contiguous
+ * tensor of input_sizes in grad_output's dtype (and device).  For select
+ * and slice input_sizes has grad_output's rank (select: one more). */
+sc_status sc__shape_input_sizes(struct sc__shape_call *c)
+{
+    sc_tensor_meta grad;
+    sc_expr **sizes, **strides;
+    size_t n;
+    bool present;
+
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &grad));
+    SC_TRY(sc__shape_get_symint_list(c, "input_sizes", &sizes, &n,
+                                     &present));
+    if (!present || (c->op != SC_OP_AS_STRIDED_BACKWARD &&
+                     n != grad.ndim + (c->op == SC_OP_SELECT_BACKWARD)))
         return sc__shape_fail(c, SC_ERR_SHAPE,
-                              "zero-dimensional tensor cannot be "
-                              "concatenated");
-    for (i = 0; i < n; i++) {
-        int64_t v;
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0 &&
-            &ts[i] != ref)
-            continue;
-        if (ts[i].ndim != ref->ndim)
+                              "input_sizes has %zu sizes for a %zu-dim "
+                              "gradient", n, grad.ndim);
+    if (c->op == SC_OP_AS_STRIDED_BACKWARD) {
+        sc_expr **in_strides, **size, **stride;
+        size_t ns, m, ms;
+        SC_TRY(sc__shape_get_symint_list(c, "input_strides", &in_strides,
+                                         &ns, &present));
+        SC_TRY(sc__shape_get_symint_list(c, "size", &size, &m, &present));
+        SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &ms,
+                                         &present));
+        if (ns != n || m != ms || m != grad.ndim)
             return sc__shape_fail(c, SC_ERR_SHAPE,
-                                  "tensors must have the same number of "
-                                  "dimensions: got %zu and %zu",
-                                  ref->ndim, ts[i].ndim);
-        for (j = 0; j < ref->ndim; j++)
-            if (j != w)
-                SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ref->sizes[j],
-                                            "sizes of tensors must match "
-                                            "except in the concatenating "
-                                            "dimension"));
-        total = total ? sc_expr_add(c->ctx, total, ts[i].sizes[w])
-                      : ts[i].sizes[w];
+                                  "as_strided_backward: %zu input sizes, %zu "
+                                  "input strides, %zu sizes, %zu strides for "
+                                  "a %zu-dim gradient", n, ns, m, ms,
+                                  grad.ndim);
     }
-    d = sc__shape_dims(c, ref->ndim);
-    if (!d)
+    strides = sc__shape_dims(c, n);
+    if (!strides)
         return SC_ERR_NOMEM;
-    memcpy(d, ref->sizes, ref->ndim * sizeof *d);
-    d[w] = total;
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt), ref->ndim, d,
-                                NULL, ref);
-fail:
-    return status;
-}
-
-sc_status sc__shape_stack(struct sc__shape_call *c)
-{
-    sc_tensor_meta *ts;
-    size_t n, i, j, w;
-    int64_t dim;
-    sc_expr **d;
-    sc__result_type rt;
-    sc_status status;
-
-    SC_CHECK(tensor_list(c, &ts, &n));
-    SC_CHECK(sc__shape_get_int(c, "dim", 0, &dim));
-    SC_CHECK(sc__shape_wrap_dim(c, dim, ts[0].ndim + 1, &w));
-    sc__result_type_init(&rt);
-    for (i = 0; i < n; i++) {
-        sc__result_type_tensor(&rt, &ts[i]);
-        if (ts[i].ndim != ts[0].ndim)
-            return sc__shape_fail(c, SC_ERR_SHAPE,
-                                  "stack expects each tensor to be equal "
-                                  "size");
-        for (j = 0; j < ts[0].ndim; j++)
-            SC_CHECK(sc__shape_check_eq(c, ts[i].sizes[j], ts[0].sizes[j],
-                                        "stack expects each tensor to be "
-                                        "equal size"));
-    }
-    d = sc__shape_dims(c, ts[0].ndim + 1);
-    if (!d)
-        return SC_ERR_NOMEM;
-    for (i = 0, j = 0; i <= ts[0].ndim; i++)
-        d[i] = i == w ? sc_expr_int_si(c->ctx, (int64_t)n) : ts[0].sizes[j++];
-    SC_CHECK(sc__shape_outputs(c, 1));
-    return sc__shape_set_tensor(c, 0, sc__result_type_get(&rt),
-                                ts[0].ndim + 1, d, NULL, &ts[0]);
-fail:
-    return status;
+    SC_TRY(sc__shape_contiguous(c, n, sizes, strides));
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, grad.dtype, n, sizes, strides, &grad);
 }

@@ -1,6 +1,6 @@
 /* symcut — shape rules: the call context every sc__shape_<rule> receives
  * and the helpers the rules share (argument access, questions to the shape
- * environment, broadcasting, dense strides, dtype promotion).
+ * environment, broadcasting, dense strides, result_type operands).
  *
  * A rule reads its node's bound arguments and the results (metadata) of
  * the nodes they refer to, and fills call->out[0 .. call->nout): one
@@ -17,6 +17,7 @@
 #ifndef SYMCUT_GRAPH_SHAPES_H
 #define SYMCUT_GRAPH_SHAPES_H
 
+#include "graph/dtype.h"
 #include "graph/graph-internal.h"
 #include "graph/ops.h"
 
@@ -101,6 +102,20 @@ bool sc__shape_get_dtype(struct sc__shape_call *c, const char *name,
 bool sc__shape_get_memory_format(struct sc__shape_call *c, const char *name,
                                  sc_memory_format *out);
 
+/* The "self" tensor argument, and room for the op's one result (none for
+ * a tuple: the rule sizes it). */
+sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self);
+/* SC_ERR_SHAPE unless t has lo .. hi dims (`what` names it). */
+sc_status sc__shape_need_dims(struct sc__shape_call *c, const char *what,
+                              const sc_tensor_meta *t, size_t lo, size_t hi);
+/* The tensor arguments of a pointwise op, in schema order, at most max
+ * (Python numbers given for a Tensor count as wrapped scalars in rt; rt
+ * may be NULL; the argument named skip_dtype, if any, takes no part in
+ * the dtype). */
+sc_status sc__shape_tensor_args(struct sc__shape_call *c, sc_tensor_meta *ts,
+                                size_t max, size_t *n, sc__result_type *rt,
+                                const char *skip_dtype);
+
 /* ---- Questions ------------------------------------------------------------ */
 
 /* Statically known truth of cond (nothing recorded); size-like unbacked
@@ -170,6 +185,22 @@ sc_status sc__shape_preserve_strides(struct sc__shape_call *c,
                                      const sc_tensor_meta *t,
                                      sc_expr ***strides);
 
+/* Fresh copies of t's sizes (NULL on exhaustion), of its sizes and
+ * strides. */
+sc_expr **sc__shape_copy_sizes(struct sc__shape_call *c,
+                               const sc_tensor_meta *t);
+sc_status sc__shape_copy_meta(struct sc__shape_call *c,
+                              const sc_tensor_meta *t, sc_expr ***sizes,
+                              sc_expr ***strides);
+
+/* Result k: a contiguous tensor with t's sizes and dtype. */
+sc_status sc__shape_like_contiguous(struct sc__shape_call *c, size_t k,
+                                    const sc_tensor_meta *t, sc_dtype dtype);
+/* Element k of a backward's tuple: like t (contiguous) when output_mask[k]
+ * asks, else None. */
+sc_status sc__shape_masked_like(struct sc__shape_call *c, size_t k,
+                                const sc_tensor_meta *t, bool present);
+
 /* Broadcast shapes a and b into a new array (PyTorch's infer_size). */
 sc_status sc__shape_broadcast(struct sc__shape_call *c, size_t na,
                               sc_expr *const *a, size_t nb,
@@ -196,22 +227,11 @@ sc_expr *sc__shape_numel(sc_ctx *ctx, size_t n, sc_expr *const *sizes);
 
 /* ---- dtypes --------------------------------------------------------------------- */
 
-/* PyTorch's promoteTypes. */
-sc_dtype sc__dtype_promote(sc_dtype a, sc_dtype b);
-bool sc__dtype_is_float(sc_dtype d);      /* floating point */
-bool sc__dtype_is_integral(sc_dtype d, bool include_bool);
-bool sc__dtype_is_complex(sc_dtype d);
-
-/* result_type: accumulate operands, then read the result.  A "wrapped"
- * operand is a Python scalar of category dtype (bool, int64, float64 or
- * complex128 stand for the categories). */
-typedef struct sc__result_type {
-    int dim, zero, wrapped; /* sc_dtype or -1 */
-} sc__result_type;
-void sc__result_type_init(sc__result_type *rt);
+/* The operands of a result_type (graph/dtype.h): a tensor at its level
+ * by ndim; a scalar (a Python number, a SymInt/SymBool, or a tensor node)
+ * as a wrapped number of its category. */
 void sc__result_type_tensor(sc__result_type *rt, const sc_tensor_meta *t);
 void sc__result_type_scalar(sc__result_type *rt, const sc_value *v,
                             const sc_graph *g);
-sc_dtype sc__result_type_get(const sc__result_type *rt);
 
 #endif /* SYMCUT_GRAPH_SHAPES_H */

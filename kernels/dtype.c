@@ -17,13 +17,7 @@ bool sc_tensor_dtype_supported(sc_dtype d)
 
 size_t sc_tensor_itemsize(sc_dtype d)
 {
-    switch (d) {
-    case SC_DTYPE_F64: case SC_DTYPE_I64: return 8;
-    case SC_DTYPE_F32: case SC_DTYPE_I32: return 4;
-    case SC_DTYPE_F16: case SC_DTYPE_BF16: case SC_DTYPE_I16: return 2;
-    case SC_DTYPE_I8: case SC_DTYPE_U8: case SC_DTYPE_B8: return 1;
-    default: return 0;
-    }
+    return sc_tensor_dtype_supported(d) ? sc_dtype_itemsize(d) : 0;
 }
 
 /* ---- 16-bit floats -------------------------------------------------------- */
@@ -101,76 +95,26 @@ float sc_bf16_to_f32(uint16_t b)
     return bits_f32((uint32_t)b << 16);
 }
 
-/* ---- Promotion ------------------------------------------------------------ */
-
-static int category(sc_dtype d)
-{
-    if (d == SC_DTYPE_B8)
-        return 0;
-    return sc__is_float(d) ? 2 : 1;
-}
+/* ---- Promotion (graph/dtype.h) ------------------------------------------ */
 
 bool sc_dtype_promote(sc_dtype a, sc_dtype b, sc_dtype *out)
 {
     if (!sc_tensor_dtype_supported(a) || !sc_tensor_dtype_supported(b))
         return false;
-    if (a == b || b == SC_DTYPE_B8) {
-        *out = a;
-    } else if (a == SC_DTYPE_B8) {
-        *out = b;
-    } else if (category(a) == 2 && category(b) == 2) {
-        if (a == SC_DTYPE_F64 || b == SC_DTYPE_F64)
-            *out = SC_DTYPE_F64;
-        else
-            *out = SC_DTYPE_F32; /* f16+bf16, f32+f16, f32+bf16 */
-    } else if (category(a) == 2) {
-        *out = a;
-    } else if (category(b) == 2) {
-        *out = b;
-    } else if (a == SC_DTYPE_U8 || b == SC_DTYPE_U8) {
-        sc_dtype s = a == SC_DTYPE_U8 ? b : a;
-        *out = s == SC_DTYPE_I8 ? SC_DTYPE_I16 : s;
-    } else {
-        *out = sc_tensor_itemsize(a) >= sc_tensor_itemsize(b) ? a : b;
-    }
+    *out = sc__dtype_promote(a, b);
     return true;
-}
-
-#define UNDEF ((int)-1)
-
-static int promote_skip_undef(int a, int b)
-{
-    sc_dtype r;
-    if (a == UNDEF)
-        return b;
-    if (b == UNDEF)
-        return a;
-    sc_dtype_promote((sc_dtype)a, (sc_dtype)b, &r);
-    return (int)r;
-}
-
-/* PyTorch's rule for combining the results of two priority levels. */
-static int combine_categories(int higher, int lower)
-{
-    if (higher != UNDEF && sc__is_float((sc_dtype)higher))
-        return higher;
-    if (higher == (int)SC_DTYPE_B8 ||
-        (lower != UNDEF && sc__is_float((sc_dtype)lower)))
-        return promote_skip_undef(higher, lower);
-    if (higher != UNDEF)
-        return higher;
-    return lower;
 }
 
 sc_status sc_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
                          sc_error *err)
 {
-    int dim = UNDEF, zero = UNDEF, wrapped = UNDEF, r;
+    sc__result_type rt;
     size_t i;
 
     if (n == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "result_type of no operands");
+    sc__result_type_init(&rt);
     for (i = 0; i < n; i++) {
         switch (ops[i].kind) {
         case SC_OPERAND_TENSOR:
@@ -179,26 +123,26 @@ sc_status sc_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
                 return sc__error_set(err, SC_ERR_UNSUPPORTED,
                                      "operand %zu: unsupported dtype %d", i,
                                      (int)ops[i].dtype);
-            if (ops[i].kind == SC_OPERAND_TENSOR)
-                dim = promote_skip_undef(dim, (int)ops[i].dtype);
-            else
-                zero = promote_skip_undef(zero, (int)ops[i].dtype);
+            sc__result_type_add(&rt,
+                                ops[i].kind == SC_OPERAND_TENSOR
+                                    ? SC__RESULT_TYPE_DIM
+                                    : SC__RESULT_TYPE_ZERO_DIM,
+                                ops[i].dtype);
             break;
         case SC_OPERAND_INT:
-            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_I64);
+            sc__result_type_add(&rt, SC__RESULT_TYPE_WRAPPED, SC_DTYPE_I64);
             break;
         case SC_OPERAND_FLOAT:
-            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_F32);
+            sc__result_type_add(&rt, SC__RESULT_TYPE_WRAPPED, SC_DTYPE_F32);
             break;
         case SC_OPERAND_BOOL:
-            wrapped = promote_skip_undef(wrapped, (int)SC_DTYPE_B8);
+            sc__result_type_add(&rt, SC__RESULT_TYPE_WRAPPED, SC_DTYPE_B8);
             break;
         default:
             return sc__error_set(err, SC_ERR_INVALID,
                                  "operand %zu: bad kind", i);
         }
     }
-    r = combine_categories(dim, combine_categories(zero, wrapped));
-    *out = (sc_dtype)r;
+    *out = sc__result_type_get(&rt);
     return SC_OK;
 }

@@ -12,6 +12,7 @@
 
 #include <symcut/kernels.h>
 
+#include "graph/dtype.h"
 #include "util/internal.h"
 
 /* ---- Element loads and stores ------------------------------------------ */
@@ -107,11 +108,8 @@ static inline void sc__store_f32(void *p, sc_dtype d, float v)
     }
 }
 
-static inline bool sc__is_float(sc_dtype d)
-{
-    return d == SC_DTYPE_F32 || d == SC_DTYPE_F64 || d == SC_DTYPE_F16 ||
-           d == SC_DTYPE_BF16;
-}
+/* The float predicate of graph/dtype.h under the kernels' name. */
+#define sc__is_float(d) sc__dtype_is_float(d)
 
 /* ---- Compute types ------------------------------------------------------
  * Kernels compute f32, f16 and bf16 in float, f64 in double, integers and
