@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 

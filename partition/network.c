@@ -8,8 +8,6 @@
 
 #include <igraph.h>
 
-#include "graph/graph-internal.h"
-#include "graph/ops.h"
 #include "partition/partition-internal.h"
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53 */
@@ -527,6 +525,15 @@ static void extend_sink_side(sc_partition *p, rnet *r, const uint8_t *in_t)
         if (t)
             r->min[i] |= M_T;
     }
+}
+
+void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
+                                  size_t *edges)
+{
+    if (vertices)
+        *vertices = p->net_solved_vertices;
+    if (edges)
+        *edges = p->net_solved_edges;
 }
 
 sc_status sc__partition_network(sc_partition *p, bool reduced,

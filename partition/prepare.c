@@ -9,7 +9,7 @@
 
 #include <symcut/guards.h>
 
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "partition/partition-internal.h"
 
 /* ---- Names ----------------------------------------------------------------- */
