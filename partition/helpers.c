@@ -1,19 +1,12 @@
-/* symcut — the partitioner: options, the run, and the result's
- * accessors. */
+/* symcut — what the partitioner's phases share: growable id lists, the
+ * phase clock and the result's warnings. */
 #include <config.h>
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "graph/graph-view.h"
 #include "partition/partition-internal.h"
-
-/* ---- Small helpers --------------------------------------------------------- */
 
 bool sc__idlist_push(sc__idlist *l, sc_node_id id)
 {

@@ -69,7 +69,7 @@ typedef struct sc__synth_binding {
     sc_expr *sym;     /* the symbol it binds (src's size at dim) */
 } sc__synth_binding;
 
-/* Growable list of node ids. */
+/* Growable list of node ids (helpers.c). */
 typedef struct sc__idlist {
     sc_node_id *ids;
     size_t n, cap;
@@ -121,7 +121,7 @@ struct sc_partition {
     const sc_partition_options *opts;
 };
 
-/* Add a warning (printf-style); false on exhaustion. */
+/* Add a warning (printf-style); false on exhaustion (helpers.c). */
 bool sc__partition_warn(sc_partition *p, const char *fmt, ...)
     SC__PRINTF(2, 3);
 

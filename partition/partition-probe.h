@@ -37,7 +37,7 @@ void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
                                   size_t *edges);
 
 /* Seconds of CPU time of the calling thread (a monotonic clock where
- * there is none). */
+ * there is none; helpers.c). */
 double sc__partition_now(void);
 
 #endif /* SYMCUT_PARTITION_PROBE_H */

@@ -1,14 +1,9 @@
-/* symcut — the partitioner: options, the run, and the result's
- * accessors. */
+/* symcut — the partitioner's result: the names of its enums and the
+ * accessors of an sc_partition (saved sets, per-node facts, totals,
+ * rules, timings, the forward and backward graphs). */
 #include <config.h>
 
-#include <ctype.h>
-#include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "graph/graph-view.h"
 #include "partition/partition-internal.h"

@@ -1,16 +1,14 @@
-/* symcut — the partitioner: options, the run, and the result's
- * accessors. */
+/* symcut — the partitioner's driver: the options, the tags and settings
+ * read from the graph, and sc_partition_run, which runs the phases
+ * (prepare.c, classify.c, network.c, extract.c) in order and times them;
+ * sc_partition_free. */
 #include <config.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "graph/graph-view.h"
 #include "partition/partition-internal.h"
 
 void sc_partition_options_init(sc_partition_options *opts)
