@@ -229,10 +229,7 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
     size_t i, j, nu, ne;
     const sc_node_id *us;
     igraph_error_t rc = IGRAPH_SUCCESS;
-    sc_status status = count_network(p, &ne, &n->inf, err);
-
-    if (status != SC_OK)
-        return status;
+    SC_TRY(count_network(p, &ne, &n->inf, err));
     n->nv = V_OUT(p->n) + 1;
     if (!net_init(n, ne))
         return sc__error_nomem(err);
@@ -385,10 +382,7 @@ static sc_status build_reduced(sc_partition *p, rnet *r, sc_error *err)
     const sc_node_id *us;
     igraph_error_t rc = IGRAPH_SUCCESS;
     net *n = &r->n;
-    sc_status status = count_network(p, &ne, &n->inf, err);
-
-    if (status != SC_OK)
-        return status;
+    SC_TRY(count_network(p, &ne, &n->inf, err));
     if (p->n > (size_t)(INT32_MAX - 4) / 2)
         return sc__error_set(err, SC_ERR_LIMIT,
                              "%zu nodes: too many for the flow network",
@@ -542,14 +536,11 @@ sc_status sc__partition_network(sc_partition *p, bool reduced,
 {
     rnet r;
     net *n = &r.n;
-    sc_status status;
     igraph_error_handler_t *old;
     igraph_error_t rc;
 
     memset(&r, 0, sizeof r);
-    status = reduced ? build_reduced(p, &r, err) : build_network(p, n, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(reduced ? build_reduced(p, &r, err) : build_network(p, n, err));
     rnet_free(&r);
     old = igraph_set_error_handler(igraph_error_handler_ignore);
     rc = igraph_create(graph, &n->edges, n->nv, IGRAPH_DIRECTED);
@@ -934,12 +925,8 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
     net *n = &r.n;
 
     memset(&r, 0, sizeof r);
-    status = infinite_path(p, err);
-    if (status != SC_OK)
-        return status;
-    status = full ? build_network(p, n, err) : build_reduced(p, &r, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(infinite_path(p, err));
+    SC_TRY(full ? build_network(p, n, err) : build_reduced(p, &r, err));
     p->net_solved_vertices = (size_t)n->nv;
     p->net_solved_edges = (size_t)igraph_vector_size(&n->cap);
     p->seconds[SC_PARTITION_PHASE_NETWORK] += sc__partition_now() - t0;

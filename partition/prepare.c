@@ -377,7 +377,6 @@ static sc_status node_size(sc_partition *p, size_entry *cache, size_t id,
 {
     sc__pnode *pn = &p->nodes[id];
     const sc__node *n = &p->g->nodes[id];
-    sc_status status;
 
     pn->bytes = -1;
     if (!(pn->flags & SC__PN_CANON))
@@ -403,9 +402,7 @@ static sc_status node_size(sc_partition *p, size_entry *cache, size_t id,
         if (!e)
             return sc_ctx_take_error(p->ctx, err);
         pn->bytes_expr = e;
-        status = sc__partition_eval(p, e, &pn->bytes, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(sc__partition_eval(p, e, &pn->bytes, err));
         if (pn->bytes < 0)
             pn->bytes = 0;
         if (ce) {

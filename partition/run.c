@@ -59,7 +59,6 @@ static sc_status apply_tags_pass(sc_partition *p,
                                  sc_error *err)
 {
     size_t t, i;
-    sc_status status;
     for (t = SC_PARTITION_TAG_MUST_SAVE; t < SC_PARTITION_TAG_COUNT_; t++) {
         const char *s = sc_graph_directive(
             p->g, sc_partition_tag_name((sc_partition_tag)t));
@@ -71,20 +70,16 @@ static sc_status apply_tags_pass(sc_partition *p,
             while (*s && !isspace((unsigned char)*s) && *s != ',')
                 s++;
             if (s > start) {
-                status = tag_node(p, start, (size_t)(s - start),
-                                  (sc_partition_tag)t, pass, err);
-                if (status != SC_OK)
-                    return status;
+                SC_TRY(tag_node(p, start, (size_t)(s - start),
+                                (sc_partition_tag)t, pass, err));
             }
         }
     }
     for (i = 0; i < o->ntags; i++) {
         if ((unsigned)o->tags[i] >= SC_PARTITION_TAG_COUNT_ || !o->tag_nodes[i])
             return sc__error_set(err, SC_ERR_INVALID, "bad tag %zu", i);
-        status = tag_node(p, o->tag_nodes[i], strlen(o->tag_nodes[i]),
-                          o->tags[i], pass, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(tag_node(p, o->tag_nodes[i], strlen(o->tag_nodes[i]),
+                        o->tags[i], pass, err));
     }
     return SC_OK;
 }
@@ -92,8 +87,8 @@ static sc_status apply_tags_pass(sc_partition *p,
 static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
                             sc_error *err)
 {
-    sc_status status = apply_tags_pass(p, o, 0, err);
-    return status != SC_OK ? status : apply_tags_pass(p, o, 1, err);
+    SC_TRY(apply_tags_pass(p, o, 0, err));
+    return apply_tags_pass(p, o, 1, err);
 }
 
 static sc_status setup(sc_partition *p, const sc_partition_options *o,
@@ -207,31 +202,19 @@ sc_status sc_partition_run(const sc_graph *joint,
     }
 
     t = sc__partition_now();
-    status = setup(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
-    status = sc__partition_prepare(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
-    status = apply_tags(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(setup(p, opts, err));
+    SC_CHECK(sc__partition_prepare(p, opts, err));
+    SC_CHECK(apply_tags(p, opts, err));
     p->seconds[SC_PARTITION_PHASE_PREPARE] = sc__partition_now() - t;
 
     t = sc__partition_now();
-    status = sc__partition_classify(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_classify(p, err));
     p->seconds[SC_PARTITION_PHASE_CLASSIFY] = sc__partition_now() - t;
 
-    status = sc__partition_cut(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_cut(p, err));
 
     t = sc__partition_now();
-    status = sc__partition_extract(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_extract(p, err));
     p->seconds[SC_PARTITION_PHASE_EXTRACT] = sc__partition_now() - t;
     p->opts = NULL;
     *out = p;
