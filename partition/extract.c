@@ -1216,7 +1216,7 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
     uint8_t *mark = NULL, *fmark = NULL;
     size_t i, nsyms;
     sc_expr **syms = NULL;
-    sc_status status;
+    sc_status status = SC_OK;
     sym_plan plan;
 
     memset(&plan, 0, sizeof plan);
@@ -1226,24 +1226,17 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
      * the graph's) */
     nsyms = sc_ctx_symbol_count(p->ctx);
     syms = sc__malloc((nsyms ? nsyms : 1) * sizeof *syms);
-    if (!mark || !fmark || !syms) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+    if (!mark || !fmark || !syms)
+        SC_CHECK(sc__error_nomem(err));
     sc__prefault(mark, p->n);
     sc__prefault(fmark, p->n);
     nsyms = sc_graph_symbols(p->g, syms, nsyms);
-    status = backward_set(p, mark, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(backward_set(p, mark, err));
     remove_unused_saved(&p->saved_tensors, p->nodes, mark);
     remove_unused_saved(&p->saved_symints, p->nodes, mark);
     forward_set(p, fmark);
-    status = plan_bindings(p, mark, fmark, nsyms, &plan, err);
-    if (status == SC_OK)
-        status = record_synth(p, &plan, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(plan_bindings(p, mark, fmark, nsyms, &plan, err));
+    SC_CHECK(record_synth(p, &plan, err));
     if (plan.nadded)
         forward_set(p, fmark);
 
@@ -1276,26 +1269,20 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
             pn->place = SC_PARTITION_PLACE_UNUSED;
         if (pn->place == SC_PARTITION_PLACE_RECOMPUTED) {
             int64_t f;
-            if (!sc__idlist_push(&p->recomputed, (sc_node_id)i)) {
-                status = sc__error_nomem(err);
-                goto done;
-            }
+            if (!sc__idlist_push(&p->recomputed, (sc_node_id)i))
+                SC_CHECK(sc__error_nomem(err));
             if (node_flops(p, (sc_node_id)i, &f))
                 p->flops += f;
             else
                 p->flops_unknown++;
         }
     }
-    status = sum_bytes(p, &p->saved_tensors, &p->saved_bytes, &p->saved_expr,
-                       err);
-    if (status != SC_OK)
-        goto done;
-    status = trivial(p, fmark, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(sum_bytes(p, &p->saved_tensors, &p->saved_bytes, &p->saved_expr,
+                       err));
+    SC_CHECK(trivial(p, fmark, err));
     if (!(p->flags & SC_PARTITION_NO_GRAPHS))
-        status = build_graphs(p, &plan, syms, nsyms, err);
-done:
+        SC_CHECK(build_graphs(p, &plan, syms, nsyms, err));
+fail:
     sc__free(syms);
     sc__free(plan.e);
     sc__free(mark);

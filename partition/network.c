@@ -917,7 +917,7 @@ done:
 sc_status sc__partition_cut(sc_partition *p, sc_error *err)
 {
     uint8_t *in_t = NULL;
-    sc_status status;
+    sc_status status = SC_OK;
     double t0 = sc__partition_now(), value = 0;
     size_t i;
     bool full = (p->flags & SC__PARTITION_FULL_NETWORK) != 0;
@@ -932,22 +932,16 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
     p->seconds[SC_PARTITION_PHASE_NETWORK] += sc__partition_now() - t0;
 
     in_t = sc__malloc((size_t)n->nv);
-    if (!in_t) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
-    status = full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
+    if (!in_t)
+        SC_CHECK(sc__error_nomem(err));
+    SC_CHECK(full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
                           &value, err)
-                  : solve_pieces(p, n, in_t, &value, err);
-    if (status != SC_OK)
-        goto done;
+                  : solve_pieces(p, n, in_t, &value, err));
     t0 = sc__partition_now();
-    if (value + r.constant >= n->inf) {
-        status = sc__error_set(err, SC_ERR_INTERNAL,
+    if (value + r.constant >= n->inf)
+        SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                "the flow (%.17g) is not finite",
-                               value + r.constant);
-        goto done;
-    }
+                               value + r.constant));
     p->cut_value = (int64_t)(value + r.constant);
     if (!full)
         extend_sink_side(p, &r, in_t);
@@ -968,14 +962,12 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
             if (!sc__idlist_push(pn->vkind == SC__PV_SYMINT
                                      ? &p->saved_symints
                                      : &p->saved_tensors,
-                                 (sc_node_id)i)) {
-                status = sc__error_nomem(err);
-                goto done;
-            }
+                                 (sc_node_id)i))
+                SC_CHECK(sc__error_nomem(err));
         }
     }
     p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t0;
-done:
+fail:
     sc__free(in_t);
     rnet_free(&r);
     igraph_vector_int_destroy(&n->edges);
