@@ -24,9 +24,9 @@ void sc_partition_options_init(sc_partition_options *opts)
 /* Pass 0 tags the nodes named that are their own CSE representative;
  * pass 1 the folded duplicates, whose tag goes to the representative only
  * when that has none of its own (PyTorch's CSE keeps the first node and
- * its meta, the duplicate's "recompute" tag is dropped; without this, the
- * last tag won, and a view tagged must_recompute could end up saved
- * because its backward duplicate was tagged must_save: issue 8). */
+ * its meta, the duplicate's "recompute" tag is dropped; so a view tagged
+ * must_recompute is not saved because its backward duplicate is tagged
+ * must_save). */
 static sc_status tag_node(sc_partition *p, const char *name, size_t len,
                           sc_partition_tag tag, int pass, sc_error *err)
 {
