@@ -806,10 +806,8 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     pc = sc__malloc(((size_t)ne + 1) * sizeof *pc);
     brute = sc__malloc((size_t)nv);
     if (!parent || !size || !piece || !local || !poff || !eoff || !fill ||
-        !verts || !pe || !pc || !brute) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+        !verts || !pe || !pc || !brute)
+        SC_CHECK(sc__error_nomem(err));
     for (v = 0; v < nv; v++)
         parent[v] = v;
     for (e = 0; e < ne; e++) {
@@ -867,10 +865,8 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
         pc[at] = VECTOR(n->cap)[e];
     }
     lt = sc__malloc((size_t)maxv + 2);
-    if (!lt) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+    if (!lt)
+        SC_CHECK(sc__error_nomem(err));
     t0 = sc__partition_now();
     solved0 = p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
               p->seconds[SC_PARTITION_PHASE_CUT];
@@ -898,7 +894,7 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
         sc__partition_now() - t0 -
         (p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
          p->seconds[SC_PARTITION_PHASE_CUT] - solved0);
-done:
+fail:
     sc__free(parent);
     sc__free(size);
     sc__free(piece);
