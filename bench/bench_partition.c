@@ -24,7 +24,8 @@
  * --no-bare skips the bare max-flow (quadratic in igraph on some shapes);
  * --no-graphs decides without building the forward and backward graphs
  * (SC_PARTITION_NO_GRAPHS); --full-network makes the partitioner solve
- * the full network in one igraph call, as before the reduction. */
+ * the full network in one igraph call instead of the reduced one
+ * (SC__PARTITION_FULL_NETWORK; the saved set is the same). */
 #include <config.h>
 
 #include <stdio.h>
@@ -40,7 +41,7 @@
 #include <symcut/graph.h>
 #include <symcut/partition.h>
 
-#include "partition/partition-internal.h"
+#include "partition/partition-probe.h"
 
 typedef struct gen {
     sc_ctx *ctx;
@@ -288,7 +289,7 @@ static void run_one(const char *shape, size_t target,
     igraph_real_t value;
     struct rusage ru;
     long faults;
-    size_t i;
+    size_t i, solved_vertices, solved_edges;
 
     memset(&b, 0, sizeof b);
     b.rng = 0x9e3779b97f4a7c15ull ^ target;
@@ -364,10 +365,11 @@ static void run_one(const char *shape, size_t target,
     printf("%7.0f %7ld %6zu %6zu\n", peak_part, faults,
            sc_partition_num_saved_tensors(p),
            sc_partition_num_recomputed(p));
+    sc__partition_network_solved(p, &solved_vertices, &solved_edges);
     printf("  network: full %zu vertices %zu edges; solved %zu "
            "vertices %zu edges\n",
            sc_partition_network_vertices(p), sc_partition_network_edges(p),
-           p->net_solved_vertices, p->net_solved_edges);
+           solved_vertices, solved_edges);
     fflush(stdout);
     if (dump_prefix) {
         if (sc_partition_forward(p))

@@ -707,9 +707,8 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
     rules r;
     uint8_t *fus = NULL;
     int32_t *order = NULL;
-    sc_status status = classify_nodes(p, err);
-    if (status != SC_OK)
-        return status;
+    sc_status status = SC_OK;
+    SC_TRY(classify_nodes(p, err));
     rules_init(&r, p);
     distances(p);
     fus = sc__malloc(p->n ? p->n : 1);
@@ -727,23 +726,18 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
             fus[i] |= P_VIEW;
     }
     r.props = fus;
-    status = bans(p, &r, fus, err);
-    if (status == SC_OK &&
-        (rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART) ||
-         rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS))) {
+    SC_CHECK(bans(p, &r, fus, err));
+    if (rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART) ||
+        rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS)) {
         order = forward_order(p);
         if (!order)
-            status = sc__error_nomem(err);
-        if (status == SC_OK && rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART))
-            status = used_far_apart(p, &r, fus, order, err);
-        if (status == SC_OK &&
-            rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS))
-            status = long_fusible_chains(p, &r, fus, order, err);
+            SC_CHECK(sc__error_nomem(err));
+        if (rule_on(&r, SC_PARTITION_RULE_USED_FAR_APART))
+            SC_CHECK(used_far_apart(p, &r, fus, order, err));
+        if (rule_on(&r, SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS))
+            SC_CHECK(long_fusible_chains(p, &r, fus, order, err));
         sc__free(order);
-    }
-    if (status != SC_OK) {
-        sc__free(fus);
-        return status;
+        order = NULL;
     }
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
@@ -773,6 +767,8 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
             pn->flags |= SC__PN_SRC;
     }
     weights(p, &r, fus);
+fail:
+    sc__free(order);
     sc__free(fus);
-    return SC_OK;
+    return status;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 
@@ -788,26 +788,20 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
-    status = sc__graph_reserve(ng, sc_graph_num_primals(g) +
+    SC_CHECK(sc__graph_reserve(ng, sc_graph_num_primals(g) +
                                        b->plan->nfw_calls + b->plan->nsynth,
-                               err);
-    if (status != SC_OK)
-        goto fail;
+                               err));
     for (i = 0; i < nph; i++) {
         if (!(p->nodes[i].flags & SC__PN_PRIMAL))
             continue;
-        status = add_input(b, ng, (sc_node_id)i, SC_ROLE_PRIMAL, err);
-        if (status != SC_OK)
-            goto fail;
+        SC_CHECK(add_input(b, ng, (sc_node_id)i, SC_ROLE_PRIMAL, err));
     }
     for (i = nph; i < p->n; i++) {
         if (!(p->nodes[i].flags & SC__PN_IN_FW)) {
             map_folded(b, i);
             continue;
         }
-        status = copy_call(b, ng, (sc_node_id)i, err);
-        if (status != SC_OK)
-            goto fail;
+        SC_CHECK(copy_call(b, ng, (sc_node_id)i, err));
     }
     for (i = 0; i < b->plan->n; i++) {
         const sym_entry *e = &b->plan->e[i];
@@ -820,11 +814,9 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         sc_result_init(&m);
         m.kind = SC_RESULT_SYMINT;
         m.expr = e->sym;
-        status = sc_graph_add_call(ng, e->name, "torch.ops.aten.sym_size.int",
+        SC_CHECK(sc_graph_add_call(ng, e->name, "torch.ops.aten.sym_size.int",
                                    2, a, 0, NULL, NULL, &m, &b->synth_fw[i],
-                                   err);
-        if (status != SC_OK)
-            goto fail;
+                                   err));
     }
     for (i = 0; i < p->nfwd_out; i++) {
         sc_node_id o = sc_graph_output(g, i);
@@ -838,12 +830,8 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         outs[nout++] = e->joint != SC_NODE_NONE ? b->map[e->joint]
                                                 : b->synth_fw[i];
     }
-    status = sc_graph_set_outputs(ng, nout, outs, nout, err);
-    if (status != SC_OK)
-        goto fail;
-    status = sc_graph_finish(ng, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc_graph_set_outputs(ng, nout, outs, nout, err));
+    SC_CHECK(sc_graph_finish(ng, err));
     sc__free(outs);
     p->fw = ng;
     return SC_OK;
@@ -870,60 +858,46 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
-    status = sc__graph_reserve(ng, b->plan->n + p->saved_tensors.n +
+    SC_CHECK(sc__graph_reserve(ng, b->plan->n + p->saved_tensors.n +
                                        sc_graph_num_tangents(g) +
                                        b->plan->nbw_calls,
-                               err);
-    if (status != SC_OK)
-        goto fail;
+                               err));
     for (i = 0; i < b->plan->n; i++) {
         const sym_entry *e = &b->plan->e[i];
         sc_result m;
         if (e->joint != SC_NODE_NONE) {
-            status = add_input(b, ng, e->joint, SC_ROLE_PRIMAL, err);
+            SC_CHECK(add_input(b, ng, e->joint, SC_ROLE_PRIMAL, err));
         } else {
             sc_result_init(&m);
             m.kind = SC_RESULT_SYMINT;
             m.expr = e->sym;
-            status = sc_graph_add_placeholder(ng, e->name, SC_ROLE_PRIMAL, &m,
-                                              NULL, err);
+            SC_CHECK(sc_graph_add_placeholder(ng, e->name, SC_ROLE_PRIMAL,
+                                              &m, NULL, err));
         }
-        if (status != SC_OK)
-            goto fail;
     }
     for (i = 0; i < p->saved_tensors.n; i++) {
-        status = add_input(b, ng, p->saved_tensors.ids[i], SC_ROLE_PRIMAL,
-                           err);
-        if (status != SC_OK)
-            goto fail;
+        SC_CHECK(add_input(b, ng, p->saved_tensors.ids[i], SC_ROLE_PRIMAL,
+                           err));
     }
     for (i = 0; i < nph; i++) {
         if (!(p->nodes[i].flags & SC__PN_TANGENT))
             continue;
-        status = add_input(b, ng, (sc_node_id)i, SC_ROLE_TANGENT, err);
-        if (status != SC_OK)
-            goto fail;
+        SC_CHECK(add_input(b, ng, (sc_node_id)i, SC_ROLE_TANGENT, err));
     }
     for (i = nph; i < p->n; i++) {
         if (!(p->nodes[i].flags & SC__PN_IN_BW)) {
             map_folded(b, i);
             continue;
         }
-        status = copy_call(b, ng, (sc_node_id)i, err);
-        if (status != SC_OK)
-            goto fail;
+        SC_CHECK(copy_call(b, ng, (sc_node_id)i, err));
     }
     for (i = p->nfwd_out; i < ntotal; i++) {
         sc_node_id o = sc_graph_output(g, i);
         outs[nout++] = o == SC_NODE_NONE ? SC_NODE_NONE
                                          : b->map[p->nodes[o].rep];
     }
-    status = sc_graph_set_outputs(ng, nout, outs, 0, err);
-    if (status != SC_OK)
-        goto fail;
-    status = sc_graph_finish(ng, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc_graph_set_outputs(ng, nout, outs, 0, err));
+    SC_CHECK(sc_graph_finish(ng, err));
     sc__free(outs);
     p->bw = ng;
     return SC_OK;
@@ -1242,7 +1216,7 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
     uint8_t *mark = NULL, *fmark = NULL;
     size_t i, nsyms;
     sc_expr **syms = NULL;
-    sc_status status;
+    sc_status status = SC_OK;
     sym_plan plan;
 
     memset(&plan, 0, sizeof plan);
@@ -1252,24 +1226,17 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
      * the graph's) */
     nsyms = sc_ctx_symbol_count(p->ctx);
     syms = sc__malloc((nsyms ? nsyms : 1) * sizeof *syms);
-    if (!mark || !fmark || !syms) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+    if (!mark || !fmark || !syms)
+        SC_CHECK(sc__error_nomem(err));
     sc__prefault(mark, p->n);
     sc__prefault(fmark, p->n);
     nsyms = sc_graph_symbols(p->g, syms, nsyms);
-    status = backward_set(p, mark, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(backward_set(p, mark, err));
     remove_unused_saved(&p->saved_tensors, p->nodes, mark);
     remove_unused_saved(&p->saved_symints, p->nodes, mark);
     forward_set(p, fmark);
-    status = plan_bindings(p, mark, fmark, nsyms, &plan, err);
-    if (status == SC_OK)
-        status = record_synth(p, &plan, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(plan_bindings(p, mark, fmark, nsyms, &plan, err));
+    SC_CHECK(record_synth(p, &plan, err));
     if (plan.nadded)
         forward_set(p, fmark);
 
@@ -1302,26 +1269,20 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
             pn->place = SC_PARTITION_PLACE_UNUSED;
         if (pn->place == SC_PARTITION_PLACE_RECOMPUTED) {
             int64_t f;
-            if (!sc__idlist_push(&p->recomputed, (sc_node_id)i)) {
-                status = sc__error_nomem(err);
-                goto done;
-            }
+            if (!sc__idlist_push(&p->recomputed, (sc_node_id)i))
+                SC_CHECK(sc__error_nomem(err));
             if (node_flops(p, (sc_node_id)i, &f))
                 p->flops += f;
             else
                 p->flops_unknown++;
         }
     }
-    status = sum_bytes(p, &p->saved_tensors, &p->saved_bytes, &p->saved_expr,
-                       err);
-    if (status != SC_OK)
-        goto done;
-    status = trivial(p, fmark, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(sum_bytes(p, &p->saved_tensors, &p->saved_bytes, &p->saved_expr,
+                       err));
+    SC_CHECK(trivial(p, fmark, err));
     if (!(p->flags & SC_PARTITION_NO_GRAPHS))
-        status = build_graphs(p, &plan, syms, nsyms, err);
-done:
+        SC_CHECK(build_graphs(p, &plan, syms, nsyms, err));
+fail:
     sc__free(syms);
     sc__free(plan.e);
     sc__free(mark);

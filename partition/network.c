@@ -8,8 +8,6 @@
 
 #include <igraph.h>
 
-#include "graph/graph-internal.h"
-#include "graph/ops.h"
 #include "partition/partition-internal.h"
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53 */
@@ -231,10 +229,7 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
     size_t i, j, nu, ne;
     const sc_node_id *us;
     igraph_error_t rc = IGRAPH_SUCCESS;
-    sc_status status = count_network(p, &ne, &n->inf, err);
-
-    if (status != SC_OK)
-        return status;
+    SC_TRY(count_network(p, &ne, &n->inf, err));
     n->nv = V_OUT(p->n) + 1;
     if (!net_init(n, ne))
         return sc__error_nomem(err);
@@ -387,10 +382,7 @@ static sc_status build_reduced(sc_partition *p, rnet *r, sc_error *err)
     const sc_node_id *us;
     igraph_error_t rc = IGRAPH_SUCCESS;
     net *n = &r->n;
-    sc_status status = count_network(p, &ne, &n->inf, err);
-
-    if (status != SC_OK)
-        return status;
+    SC_TRY(count_network(p, &ne, &n->inf, err));
     if (p->n > (size_t)(INT32_MAX - 4) / 2)
         return sc__error_set(err, SC_ERR_LIMIT,
                              "%zu nodes: too many for the flow network",
@@ -529,20 +521,26 @@ static void extend_sink_side(sc_partition *p, rnet *r, const uint8_t *in_t)
     }
 }
 
+void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
+                                  size_t *edges)
+{
+    if (vertices)
+        *vertices = p->net_solved_vertices;
+    if (edges)
+        *edges = p->net_solved_edges;
+}
+
 sc_status sc__partition_network(sc_partition *p, bool reduced,
                                 igraph_t *graph, igraph_vector_t *cap,
                                 double *inf, sc_error *err)
 {
     rnet r;
     net *n = &r.n;
-    sc_status status;
     igraph_error_handler_t *old;
     igraph_error_t rc;
 
     memset(&r, 0, sizeof r);
-    status = reduced ? build_reduced(p, &r, err) : build_network(p, n, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(reduced ? build_reduced(p, &r, err) : build_network(p, n, err));
     rnet_free(&r);
     old = igraph_set_error_handler(igraph_error_handler_ignore);
     rc = igraph_create(graph, &n->edges, n->nv, IGRAPH_DIRECTED);
@@ -808,10 +806,8 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     pc = sc__malloc(((size_t)ne + 1) * sizeof *pc);
     brute = sc__malloc((size_t)nv);
     if (!parent || !size || !piece || !local || !poff || !eoff || !fill ||
-        !verts || !pe || !pc || !brute) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+        !verts || !pe || !pc || !brute)
+        SC_CHECK(sc__error_nomem(err));
     for (v = 0; v < nv; v++)
         parent[v] = v;
     for (e = 0; e < ne; e++) {
@@ -869,10 +865,8 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
         pc[at] = VECTOR(n->cap)[e];
     }
     lt = sc__malloc((size_t)maxv + 2);
-    if (!lt) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
+    if (!lt)
+        SC_CHECK(sc__error_nomem(err));
     t0 = sc__partition_now();
     solved0 = p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
               p->seconds[SC_PARTITION_PHASE_CUT];
@@ -900,7 +894,7 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
         sc__partition_now() - t0 -
         (p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
          p->seconds[SC_PARTITION_PHASE_CUT] - solved0);
-done:
+fail:
     sc__free(parent);
     sc__free(size);
     sc__free(piece);
@@ -919,7 +913,7 @@ done:
 sc_status sc__partition_cut(sc_partition *p, sc_error *err)
 {
     uint8_t *in_t = NULL;
-    sc_status status;
+    sc_status status = SC_OK;
     double t0 = sc__partition_now(), value = 0;
     size_t i;
     bool full = (p->flags & SC__PARTITION_FULL_NETWORK) != 0;
@@ -927,33 +921,23 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
     net *n = &r.n;
 
     memset(&r, 0, sizeof r);
-    status = infinite_path(p, err);
-    if (status != SC_OK)
-        return status;
-    status = full ? build_network(p, n, err) : build_reduced(p, &r, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(infinite_path(p, err));
+    SC_TRY(full ? build_network(p, n, err) : build_reduced(p, &r, err));
     p->net_solved_vertices = (size_t)n->nv;
     p->net_solved_edges = (size_t)igraph_vector_size(&n->cap);
     p->seconds[SC_PARTITION_PHASE_NETWORK] += sc__partition_now() - t0;
 
     in_t = sc__malloc((size_t)n->nv);
-    if (!in_t) {
-        status = sc__error_nomem(err);
-        goto done;
-    }
-    status = full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
+    if (!in_t)
+        SC_CHECK(sc__error_nomem(err));
+    SC_CHECK(full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
                           &value, err)
-                  : solve_pieces(p, n, in_t, &value, err);
-    if (status != SC_OK)
-        goto done;
+                  : solve_pieces(p, n, in_t, &value, err));
     t0 = sc__partition_now();
-    if (value + r.constant >= n->inf) {
-        status = sc__error_set(err, SC_ERR_INTERNAL,
+    if (value + r.constant >= n->inf)
+        SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                "the flow (%.17g) is not finite",
-                               value + r.constant);
-        goto done;
-    }
+                               value + r.constant));
     p->cut_value = (int64_t)(value + r.constant);
     if (!full)
         extend_sink_side(p, &r, in_t);
@@ -974,14 +958,12 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
             if (!sc__idlist_push(pn->vkind == SC__PV_SYMINT
                                      ? &p->saved_symints
                                      : &p->saved_tensors,
-                                 (sc_node_id)i)) {
-                status = sc__error_nomem(err);
-                goto done;
-            }
+                                 (sc_node_id)i))
+                SC_CHECK(sc__error_nomem(err));
         }
     }
     p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t0;
-done:
+fail:
     sc__free(in_t);
     rnet_free(&r);
     igraph_vector_int_destroy(&n->edges);

@@ -1,5 +1,7 @@
 /* symcut — the partitioner's private representation, shared by the
- * partition sources.  Not installed. */
+ * partition sources.
+ * Included by partition/ only.  Not installed.  (What the benchmark and
+ * the tests need is partition/partition-probe.h.) */
 #ifndef SYMCUT_PARTITION_INTERNAL_H
 #define SYMCUT_PARTITION_INTERNAL_H
 
@@ -8,6 +10,7 @@
 #include <symcut/graph.h>
 #include <symcut/partition.h>
 
+#include "partition/partition-probe.h"
 #include "util/internal.h"
 
 /* What a node's value is, for weighing. */
@@ -17,14 +20,6 @@ enum {
     SC__PV_TUPLE,
     SC__PV_OTHER   /* unknown or no result */
 };
-
-/* A private bit of sc_partition_options.flags: solve the full flow
- * network as PyTorch builds it instead of the reduced one (network.c).
- * The saved set is the same; tests compare the two. */
-#define SC__PARTITION_FULL_NETWORK (1u << 15)
-/* Another: solve the reduced network in pieces of a few vertices (the
- * tests exercise the packing on small graphs). */
-#define SC__PARTITION_SMALL_PIECES (1u << 14)
 
 /* Internal per-node flags. */
 enum {
@@ -74,7 +69,7 @@ typedef struct sc__synth_binding {
     sc_expr *sym;     /* the symbol it binds (src's size at dim) */
 } sc__synth_binding;
 
-/* Growable list of node ids. */
+/* Growable list of node ids (helpers.c). */
 typedef struct sc__idlist {
     sc_node_id *ids;
     size_t n, cap;
@@ -113,7 +108,7 @@ struct sc_partition {
     sc_expr *saved_expr, *trivial_expr;
     size_t net_vertices, net_edges;
     /* the network igraph solved (the reduced one unless
-     * SC__PARTITION_FULL_NETWORK) */
+     * SC__PARTITION_FULL_NETWORK; sc__partition_network_solved) */
     size_t net_solved_vertices, net_solved_edges;
     size_t ndead, nfolded;
     double seconds[SC_PARTITION_PHASE_COUNT_];
@@ -126,7 +121,7 @@ struct sc_partition {
     const sc_partition_options *opts;
 };
 
-/* Add a warning (printf-style); false on exhaustion. */
+/* Add a warning (printf-style); false on exhaustion (helpers.c). */
 bool sc__partition_warn(sc_partition *p, const char *fmt, ...)
     SC__PRINTF(2, 3);
 
@@ -152,21 +147,8 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err);
 
 /* Phases 2-3: network, max-flow, saved set (network.c). */
 sc_status sc__partition_cut(sc_partition *p, sc_error *err);
-/* The flow network of a classified partition as an igraph graph with its
- * capacities (the caller destroys both) and the value of infinity; source
- * vertex 0, sink 1.  reduced false: the full network as PyTorch builds it
- * (node k's X_in 2 + 2k and X_out 3 + 2k); true: the reduced network the
- * partitioner solves (contracted, pruned; network.c).  Used by the
- * benchmark to time a bare igraph_maxflow. */
-sc_status sc__partition_network(sc_partition *p, bool reduced,
-                                igraph_t *graph, igraph_vector_t *cap,
-                                double *inf, sc_error *err);
 /* Phase 4: placement, graphs, totals (extract.c). */
 sc_status sc__partition_extract(sc_partition *p, sc_error *err);
-
-/* Seconds of CPU time of the calling thread (a monotonic clock where
- * there is none). */
-double sc__partition_now(void);
 
 /* Is this node's op recomputable / fusible under the policy? */
 bool sc__partition_recomputable(const sc_partition *p, sc_node_id id);

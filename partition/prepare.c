@@ -9,7 +9,7 @@
 
 #include <symcut/guards.h>
 
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "graph/ops.h"
 #include "partition/partition-internal.h"
 
@@ -323,15 +323,12 @@ static sc_status make_binding(sc_partition *p,
                     p, "%s has no hint: weighed as %lld (%s)",
                     sc_expr_symbol_name(syms[i]), (long long)v,
                     finite ? "the upper end of its range"
-                           : "the unbacked fallback")) {
-                status = sc__error_nomem(err);
-                break;
-            }
+                           : "the unbacked fallback"))
+                SC_CHECK(sc__error_nomem(err));
         }
-        status = sc_symmap_set_si(p->binding, syms[i], v, err);
-        if (status != SC_OK)
-            break;
+        SC_CHECK(sc_symmap_set_si(p->binding, syms[i], v, err));
     }
+fail:
     sc__free(syms);
     return status;
 }
@@ -377,7 +374,6 @@ static sc_status node_size(sc_partition *p, size_entry *cache, size_t id,
 {
     sc__pnode *pn = &p->nodes[id];
     const sc__node *n = &p->g->nodes[id];
-    sc_status status;
 
     pn->bytes = -1;
     if (!(pn->flags & SC__PN_CANON))
@@ -403,9 +399,7 @@ static sc_status node_size(sc_partition *p, size_entry *cache, size_t id,
         if (!e)
             return sc_ctx_take_error(p->ctx, err);
         pn->bytes_expr = e;
-        status = sc__partition_eval(p, e, &pn->bytes, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(sc__partition_eval(p, e, &pn->bytes, err));
         if (pn->bytes < 0)
             pn->bytes = 0;
         if (ce) {
@@ -503,7 +497,7 @@ static sc_status fold_and_size(sc_partition *p, prep *q, bool cse,
     size_t nph = p->g->nplaceholders, i, cap = 16;
     cse_slot *table = NULL;
     size_entry *cache;
-    sc_status status;
+    sc_status status = SC_OK;
 
     *table_out = NULL;
     cache = sc__calloc(SIZE_CACHE, sizeof *cache);
@@ -550,14 +544,11 @@ static sc_status fold_and_size(sc_partition *p, prep *q, bool cse,
                 p->nfolded++;
             }
         }
-        status = node_size(p, cache, i, err);
-        if (status != SC_OK) {
-            sc__free(cache);
-            return status;
-        }
+        SC_CHECK(node_size(p, cache, i, err));
     }
+fail:
     sc__free(cache);
-    return SC_OK;
+    return status;
 }
 
 /* ---- Users of the folded graph ------------------------------------------ */
@@ -743,14 +734,8 @@ sc_status sc__partition_prepare(sc_partition *p,
     sc__prefault(q.rep, p->n * (sizeof *q.rep + 1));
     q.live = (uint8_t *)(q.rep + p->n);
     dead_code(p, &q, cse && g->users_valid);
-    status = make_binding(p, opts, err);
-    if (status == SC_OK)
-        status = fold_and_size(p, &q, cse, &table, err);
-    if (status != SC_OK) {
-        sc__free(table);
-        sc__free(q.rep);
-        return status;
-    }
+    SC_CHECK(make_binding(p, opts, err));
+    SC_CHECK(fold_and_size(p, &q, cse, &table, err));
     for (i = 0; i < nout; i++) {
         sc_node_id o = g->outputs[i];
         if (o == SC_NODE_NONE)
@@ -761,6 +746,10 @@ sc_status sc__partition_prepare(sc_partition *p,
                                            : SC_PARTITION_BW_OUTPUT;
     }
     status = build_users(p, &q, table, err);
+    sc__free(q.rep);
+    return status;
+fail:
+    sc__free(table);
     sc__free(q.rep);
     return status;
 }

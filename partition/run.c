@@ -1,148 +1,15 @@
-/* symcut — the partitioner: options, the run, and the result's
- * accessors. */
+/* symcut — the partitioner's driver: the options, the tags and settings
+ * read from the graph, and sc_partition_run, which runs the phases
+ * (prepare.c, classify.c, network.c, extract.c) in order and times them;
+ * sc_partition_free. */
 #include <config.h>
 
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "graph/graph-internal.h"
 #include "partition/partition-internal.h"
-
-/* ---- Names ----------------------------------------------------------------- */
-
-static const char *const policy_names[] = {
-#define SC__X(name, str) str,
-    SC_PARTITION_POLICY_MAP(SC__X)
-#undef SC__X
-};
-static const char *const tag_names[] = {
-#define SC__X(name, str) str,
-    SC_PARTITION_TAG_MAP(SC__X)
-#undef SC__X
-};
-static const char *const place_names[] = {
-#define SC__X(name, str) str,
-    SC_PARTITION_PLACE_MAP(SC__X)
-#undef SC__X
-};
-static const char *const ban_names[] = {
-#define SC__X(name, str) str,
-    SC_PARTITION_BAN_MAP(SC__X)
-#undef SC__X
-};
-static const char *const saved_ban_reasons[] = {
-#define SC__X(name, str) "saved: banned from recomputation (" str ")",
-    SC_PARTITION_BAN_MAP(SC__X)
-#undef SC__X
-};
-static const char *const phase_names[] = {
-#define SC__X(name, str) str,
-    SC_PARTITION_PHASE_MAP(SC__X)
-#undef SC__X
-};
-
-const char *sc_partition_policy_name(sc_partition_policy policy)
-{
-    return (unsigned)policy < SC_PARTITION_POLICY_COUNT_
-               ? policy_names[policy]
-               : NULL;
-}
-
-bool sc_partition_policy_from_name(const char *name, sc_partition_policy *out)
-{
-    size_t i;
-    if (!name)
-        return false;
-    for (i = 0; i < SC_PARTITION_POLICY_COUNT_; i++)
-        if (strcmp(name, policy_names[i]) == 0) {
-            *out = (sc_partition_policy)i;
-            return true;
-        }
-    if (strcmp(name, "pytorch_1_13") == 0 || strcmp(name, "1.13") == 0) {
-        *out = SC_PARTITION_PYTORCH_1_13;
-        return true;
-    }
-    return false;
-}
-
-const char *sc_partition_tag_name(sc_partition_tag tag)
-{
-    return (unsigned)tag < SC_PARTITION_TAG_COUNT_ ? tag_names[tag] : NULL;
-}
-
-const char *sc_partition_place_name(sc_partition_place place)
-{
-    return (unsigned)place < SC_PARTITION_PLACE_COUNT_ ? place_names[place]
-                                                        : NULL;
-}
-
-const char *sc_partition_ban_name(sc_partition_ban ban)
-{
-    return (unsigned)ban < SC_PARTITION_BAN_COUNT_ ? ban_names[ban] : NULL;
-}
-
-const char *sc_partition_phase_name(sc_partition_phase phase)
-{
-    return (unsigned)phase < SC_PARTITION_PHASE_COUNT_ ? phase_names[phase]
-                                                        : NULL;
-}
-
-/* ---- Small helpers --------------------------------------------------------- */
-
-bool sc__idlist_push(sc__idlist *l, sc_node_id id)
-{
-    if (l->n == l->cap &&
-        !sc__grow((void **)&l->ids, &l->cap, l->n + 1, sizeof *l->ids))
-        return false;
-    l->ids[l->n++] = id;
-    return true;
-}
-
-void sc__idlist_free(sc__idlist *l)
-{
-    sc__free(l->ids);
-    l->ids = NULL;
-    l->n = l->cap = 0;
-}
-
-double sc__partition_now(void)
-{
-    struct timespec ts;
-    /* CPU time of the calling thread: the partitioner is single-threaded,
-     * and on a loaded machine wall-clock time says little. */
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-bool sc__partition_warn(sc_partition *p, const char *fmt, ...)
-{
-    va_list ap;
-    sc__buf b;
-    char *s;
-    if (p->nwarnings == p->warnings_cap &&
-        !sc__grow((void **)&p->warnings, &p->warnings_cap, p->nwarnings + 1,
-                  sizeof *p->warnings))
-        return false;
-    sc__buf_init(&b);
-    va_start(ap, fmt);
-    {
-        char tmp[512];
-        vsnprintf(tmp, sizeof tmp, fmt, ap);
-        sc__buf_puts(&b, tmp);
-    }
-    va_end(ap);
-    s = sc__buf_take(&b);
-    if (!s)
-        return false;
-    p->warnings[p->nwarnings++] = s;
-    return true;
-}
 
 void sc_partition_options_init(sc_partition_options *opts)
 {
@@ -157,9 +24,9 @@ void sc_partition_options_init(sc_partition_options *opts)
 /* Pass 0 tags the nodes named that are their own CSE representative;
  * pass 1 the folded duplicates, whose tag goes to the representative only
  * when that has none of its own (PyTorch's CSE keeps the first node and
- * its meta, the duplicate's "recompute" tag is dropped; without this, the
- * last tag won, and a view tagged must_recompute could end up saved
- * because its backward duplicate was tagged must_save: issue 8). */
+ * its meta, the duplicate's "recompute" tag is dropped; so a view tagged
+ * must_recompute is not saved because its backward duplicate is tagged
+ * must_save). */
 static sc_status tag_node(sc_partition *p, const char *name, size_t len,
                           sc_partition_tag tag, int pass, sc_error *err)
 {
@@ -192,9 +59,9 @@ static sc_status apply_tags_pass(sc_partition *p,
                                  sc_error *err)
 {
     size_t t, i;
-    sc_status status;
     for (t = SC_PARTITION_TAG_MUST_SAVE; t < SC_PARTITION_TAG_COUNT_; t++) {
-        const char *s = sc_graph_directive(p->g, tag_names[t]);
+        const char *s = sc_graph_directive(
+            p->g, sc_partition_tag_name((sc_partition_tag)t));
         while (s && *s) {
             const char *start;
             while (*s && (isspace((unsigned char)*s) || *s == ','))
@@ -203,20 +70,16 @@ static sc_status apply_tags_pass(sc_partition *p,
             while (*s && !isspace((unsigned char)*s) && *s != ',')
                 s++;
             if (s > start) {
-                status = tag_node(p, start, (size_t)(s - start),
-                                  (sc_partition_tag)t, pass, err);
-                if (status != SC_OK)
-                    return status;
+                SC_TRY(tag_node(p, start, (size_t)(s - start),
+                                (sc_partition_tag)t, pass, err));
             }
         }
     }
     for (i = 0; i < o->ntags; i++) {
         if ((unsigned)o->tags[i] >= SC_PARTITION_TAG_COUNT_ || !o->tag_nodes[i])
             return sc__error_set(err, SC_ERR_INVALID, "bad tag %zu", i);
-        status = tag_node(p, o->tag_nodes[i], strlen(o->tag_nodes[i]),
-                          o->tags[i], pass, err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(tag_node(p, o->tag_nodes[i], strlen(o->tag_nodes[i]),
+                        o->tags[i], pass, err));
     }
     return SC_OK;
 }
@@ -224,8 +87,8 @@ static sc_status apply_tags_pass(sc_partition *p,
 static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
                             sc_error *err)
 {
-    sc_status status = apply_tags_pass(p, o, 0, err);
-    return status != SC_OK ? status : apply_tags_pass(p, o, 1, err);
+    SC_TRY(apply_tags_pass(p, o, 0, err));
+    return apply_tags_pass(p, o, 1, err);
 }
 
 static sc_status setup(sc_partition *p, const sc_partition_options *o,
@@ -305,23 +168,6 @@ static void resolve_rules(sc_partition *p, const sc_partition_options *o)
                                                     : o->long_chain_limit;
 }
 
-void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
-                            int32_t *max_dist_from_bw,
-                            int32_t *long_chain_limit)
-{
-    if (rules_off)
-        *rules_off = p->rules_off;
-    if (max_dist_from_bw)
-        *max_dist_from_bw = p->max_dist_from_bw;
-    if (long_chain_limit)
-        *long_chain_limit = p->long_chain_limit;
-}
-
-int64_t sc_partition_unbacked_fallback(const sc_partition *p)
-{
-    return p->unbacked_fallback;
-}
-
 sc_status sc_partition_run(const sc_graph *joint,
                            const sc_partition_options *opts,
                            sc_partition **out, sc_error *err)
@@ -356,31 +202,19 @@ sc_status sc_partition_run(const sc_graph *joint,
     }
 
     t = sc__partition_now();
-    status = setup(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
-    status = sc__partition_prepare(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
-    status = apply_tags(p, opts, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(setup(p, opts, err));
+    SC_CHECK(sc__partition_prepare(p, opts, err));
+    SC_CHECK(apply_tags(p, opts, err));
     p->seconds[SC_PARTITION_PHASE_PREPARE] = sc__partition_now() - t;
 
     t = sc__partition_now();
-    status = sc__partition_classify(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_classify(p, err));
     p->seconds[SC_PARTITION_PHASE_CLASSIFY] = sc__partition_now() - t;
 
-    status = sc__partition_cut(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_cut(p, err));
 
     t = sc__partition_now();
-    status = sc__partition_extract(p, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(sc__partition_extract(p, err));
     p->seconds[SC_PARTITION_PHASE_EXTRACT] = sc__partition_now() - t;
     p->opts = NULL;
     *out = p;
@@ -410,203 +244,4 @@ void sc_partition_free(sc_partition *p)
     sc_graph_free(p->fw);
     sc_graph_free(p->bw);
     sc__free(p);
-}
-
-/* ---- Accessors --------------------------------------------------------------- */
-
-const sc_graph *sc_partition_joint(const sc_partition *p) { return p->g; }
-sc_partition_policy sc_partition_get_policy(const sc_partition *p)
-{
-    return p->policy;
-}
-
-size_t sc_partition_num_saved_tensors(const sc_partition *p)
-{
-    return p->saved_tensors.n;
-}
-sc_node_id sc_partition_saved_tensor(const sc_partition *p, size_t i)
-{
-    return i < p->saved_tensors.n ? p->saved_tensors.ids[i] : SC_NODE_NONE;
-}
-size_t sc_partition_num_saved_symints(const sc_partition *p)
-{
-    return p->saved_symints.n;
-}
-sc_node_id sc_partition_saved_symint(const sc_partition *p, size_t i)
-{
-    return i < p->saved_symints.n ? p->saved_symints.ids[i] : SC_NODE_NONE;
-}
-size_t sc_partition_num_recomputed(const sc_partition *p)
-{
-    return p->recomputed.n;
-}
-sc_node_id sc_partition_recomputed(const sc_partition *p, size_t i)
-{
-    return i < p->recomputed.n ? p->recomputed.ids[i] : SC_NODE_NONE;
-}
-
-size_t sc_partition_num_synth_symints(const sc_partition *p)
-{
-    return p->nsynth;
-}
-
-bool sc_partition_synth_symint(const sc_partition *p, size_t i,
-                               sc_partition_synth *out)
-{
-    if (i >= p->nsynth)
-        return false;
-    out->name = p->synth[i].name;
-    out->src = p->synth[i].src;
-    out->dim = p->synth[i].dim;
-    out->sym = p->synth[i].sym;
-    return true;
-}
-
-static const sc__pnode *pnode(const sc_partition *p, sc_node_id id)
-{
-    static const sc__pnode none = {SC_NODE_NONE, 0, -1, 0, NULL, 0, 0, 0,
-                                   0, 0, SC_PARTITION_PLACE_DEAD};
-    return id >= 0 && (size_t)id < p->n ? &p->nodes[id] : &none;
-}
-
-sc_partition_place sc_partition_node_place(const sc_partition *p,
-                                           sc_node_id id)
-{
-    return (sc_partition_place)pnode(p, id)->place;
-}
-sc_node_id sc_partition_node_representative(const sc_partition *p,
-                                            sc_node_id id)
-{
-    return pnode(p, id)->rep;
-}
-unsigned sc_partition_node_class(const sc_partition *p, sc_node_id id)
-{
-    return pnode(p, id)->cls;
-}
-sc_partition_ban sc_partition_node_ban(const sc_partition *p, sc_node_id id)
-{
-    return (sc_partition_ban)pnode(p, id)->ban;
-}
-sc_partition_tag sc_partition_node_tag(const sc_partition *p, sc_node_id id)
-{
-    return (sc_partition_tag)pnode(p, id)->tag;
-}
-int32_t sc_partition_node_distance(const sc_partition *p, sc_node_id id)
-{
-    return pnode(p, id)->dist;
-}
-int64_t sc_partition_node_bytes(const sc_partition *p, sc_node_id id)
-{
-    return pnode(p, id)->bytes;
-}
-int64_t sc_partition_node_weight(const sc_partition *p, sc_node_id id)
-{
-    return pnode(p, id)->weight;
-}
-
-const char *sc_partition_node_reason(const sc_partition *p, sc_node_id id)
-{
-    const sc__pnode *pn = pnode(p, id);
-    switch ((sc_partition_place)pn->place) {
-    case SC_PARTITION_PLACE_DEAD:
-        return "dead code: no output needs it";
-    case SC_PARTITION_PLACE_FOLDED:
-        return "a duplicate: merged into its CSE representative";
-    case SC_PARTITION_PLACE_SAVED:
-        if (pn->flags & SC__PN_PRIMAL)
-            return "saved: a primal the backward reads";
-        if (pn->flags & SC__PN_BINDING)
-            return "saved: the backward binds a symbol from it";
-        if (pn->ban != SC_PARTITION_BAN_NONE && pn->ban < SC_PARTITION_BAN_COUNT_)
-            return saved_ban_reasons[pn->ban];
-        if (pn->weight == 0)
-            return "saved: free to save (weight 0)";
-        return "saved: on the minimum cut";
-    case SC_PARTITION_PLACE_RECOMPUTED:
-        if (pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE &&
-            p->policy != SC_PARTITION_PYTORCH_1_13)
-            return "recomputed: tagged must_recompute";
-        return "recomputed: behind the minimum cut, cheaper than saving";
-    case SC_PARTITION_PLACE_FORWARD:
-        if (pn->flags & SC__PN_PRIMAL)
-            return "forward: a primal input";
-        return "forward: only the forward needs it";
-    case SC_PARTITION_PLACE_BACKWARD:
-        if (pn->flags & SC__PN_TANGENT)
-            return "backward: a tangent input";
-        if (pn->cls & SC_PARTITION_TANGENT_CLOSURE)
-            return "backward: depends on a tangent";
-        return "backward: only the backward needs it";
-    case SC_PARTITION_PLACE_UNUSED:
-    default:
-        return "unused: neither graph needs it";
-    }
-}
-
-int64_t sc_partition_saved_bytes(const sc_partition *p)
-{
-    return p->saved_bytes;
-}
-sc_expr *sc_partition_saved_bytes_expr(const sc_partition *p)
-{
-    return p->saved_expr;
-}
-int64_t sc_partition_trivial_bytes(const sc_partition *p)
-{
-    return p->trivial_bytes;
-}
-sc_expr *sc_partition_trivial_bytes_expr(const sc_partition *p)
-{
-    return p->trivial_expr;
-}
-int64_t sc_partition_cut_value(const sc_partition *p) { return p->cut_value; }
-size_t sc_partition_network_vertices(const sc_partition *p)
-{
-    return p->net_vertices;
-}
-size_t sc_partition_network_edges(const sc_partition *p)
-{
-    return p->net_edges;
-}
-int64_t sc_partition_recompute_flops(const sc_partition *p, size_t *unknown)
-{
-    if (unknown)
-        *unknown = p->flops_unknown;
-    return p->flops;
-}
-size_t sc_partition_num_dead(const sc_partition *p) { return p->ndead; }
-size_t sc_partition_num_folded(const sc_partition *p) { return p->nfolded; }
-size_t sc_partition_num_warnings(const sc_partition *p)
-{
-    return p->nwarnings;
-}
-const char *sc_partition_warning(const sc_partition *p, size_t i)
-{
-    return i < p->nwarnings ? p->warnings[i] : NULL;
-}
-double sc_partition_phase_seconds(const sc_partition *p,
-                                  sc_partition_phase phase)
-{
-    return (unsigned)phase < SC_PARTITION_PHASE_COUNT_ ? p->seconds[phase]
-                                                        : 0.0;
-}
-const sc_graph *sc_partition_forward(const sc_partition *p) { return p->fw; }
-const sc_graph *sc_partition_backward(const sc_partition *p) { return p->bw; }
-/* The graphs were built by trusted copies whose names enter the name
- * table lazily: a caller that takes one gets it indexed. */
-sc_graph *sc_partition_take_forward(sc_partition *p)
-{
-    sc_graph *g = p->fw;
-    p->fw = NULL;
-    if (g)
-        sc__graph_index_names(g);
-    return g;
-}
-sc_graph *sc_partition_take_backward(sc_partition *p)
-{
-    sc_graph *g = p->bw;
-    p->bw = NULL;
-    if (g)
-        sc__graph_index_names(g);
-    return g;
 }

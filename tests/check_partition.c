@@ -14,6 +14,7 @@
 #include <symcut/kernels.h>
 #include <symcut/partition.h>
 
+#include "partition/partition-probe.h"
 #include "tests/testutil.h"
 
 Suite *partition_suite(void);
@@ -1036,9 +1037,6 @@ END_TEST
  * solves the full network as PyTorch builds it.  Both must give the same
  * result: the same saved values in the same order, the same cut value, the
  * same place for every node, or the same error. */
-#define SC__PARTITION_FULL_NETWORK_BIT (1u << 15) /* partition-internal.h */
-#define SC__PARTITION_SMALL_PIECES_BIT (1u << 14)
-
 static void compare_networks_with(const sc_graph *g,
                                   const sc_partition_options *base,
                                   unsigned reduced_flags, const char *what)
@@ -1051,10 +1049,10 @@ static void compare_networks_with(const sc_graph *g,
 
     sc_error_init(&ea);
     sc_error_init(&eb);
-    o.flags = (base->flags & ~SC__PARTITION_FULL_NETWORK_BIT) |
+    o.flags = (base->flags & ~SC__PARTITION_FULL_NETWORK) |
               reduced_flags;
     sa = sc_partition_run(g, &o, &a, &ea);
-    o.flags = base->flags | SC__PARTITION_FULL_NETWORK_BIT;
+    o.flags = base->flags | SC__PARTITION_FULL_NETWORK;
     sb = sc_partition_run(g, &o, &b, &eb);
     ck_assert_msg(sa == sb, "%s: status %d (reduced) vs %d (full): %s / %s",
                   what, (int)sa, (int)sb, ea.message, eb.message);
@@ -1103,7 +1101,7 @@ static void compare_networks(const sc_graph *g,
                              const char *what)
 {
     compare_networks_with(g, base, 0, what);
-    compare_networks_with(g, base, SC__PARTITION_SMALL_PIECES_BIT, what);
+    compare_networks_with(g, base, SC__PARTITION_SMALL_PIECES, what);
 }
 
 START_TEST(test_reduced_network_examples)

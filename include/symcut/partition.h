@@ -122,9 +122,9 @@ typedef struct sc_partition_options {
     const char *const *tag_nodes;
     const sc_partition_tag *tags;
     unsigned flags;
-    /* ---- ban rules (issue 6, classify.c): PyTorch's torch._functorch.config
-     * knobs for the pytorch and exact policies (pytorch-1.13 has none of
-     * them).  Zero is PyTorch's default for every field. */
+    /* ---- ban rules: PyTorch's torch._functorch.config knobs for the
+     * pytorch and exact policies (pytorch-1.13 has none of them).  Zero
+     * is PyTorch's default for every field. */
     /* SC_PARTITION_RULE_* bits of the rules turned off (0: all on). */
     unsigned rules_off;
     /* config.max_dist_from_bw: ban a node whose distance to the backward d
@@ -241,7 +241,7 @@ const char *sc_partition_place_name(sc_partition_place place);
     X(REDUCTION, "output under a quarter of its inputs' size")               \
     X(MATERIALIZED_BACKWARD, "materialized in the backward anyway")          \
     X(MUST_SAVE, "tagged must_save")                                         \
-    /* ---- ban rules (issue 6) ---- */                                      \
+    /* the ban rules of the pytorch and exact policies */                   \
     X(USED_FAR_APART, "used after a non-fusible use of its input")           \
     X(LONG_FUSIBLE_CHAIN, "ends a long chain of fusible ops")                \
     X(FAR_FROM_BACKWARD, "farther than max_dist_from_bw from the backward")

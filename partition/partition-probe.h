@@ -1,0 +1,43 @@
+/* symcut — the partitioner's probes: private option bits, the flow
+ * network as an igraph graph and the phase clock, for measuring and
+ * testing the partitioner from outside it.
+ * Included by partition/, bench/bench_partition.c and
+ * tests/check_partition.c only.  Not installed. */
+#ifndef SYMCUT_PARTITION_PROBE_H
+#define SYMCUT_PARTITION_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <igraph.h>
+
+#include <symcut/partition.h>
+
+/* A private bit of sc_partition_options.flags: solve the full flow
+ * network as PyTorch builds it instead of the reduced one (network.c).
+ * The saved set is the same; tests compare the two. */
+#define SC__PARTITION_FULL_NETWORK (1u << 15)
+/* Another: solve the reduced network in pieces of a few vertices (the
+ * tests exercise the packing on small graphs). */
+#define SC__PARTITION_SMALL_PIECES (1u << 14)
+
+/* The flow network of a classified partition as an igraph graph with its
+ * capacities (the caller destroys both) and the value of infinity; source
+ * vertex 0, sink 1.  reduced false: the full network as PyTorch builds it
+ * (node k's X_in 2 + 2k and X_out 3 + 2k); true: the reduced network the
+ * partitioner solves (contracted, pruned; network.c).  Used by the
+ * benchmark to time a bare igraph_maxflow. */
+sc_status sc__partition_network(sc_partition *p, bool reduced,
+                                igraph_t *graph, igraph_vector_t *cap,
+                                double *inf, sc_error *err);
+
+/* The vertices and edges of the network igraph solved (the reduced one
+ * unless SC__PARTITION_FULL_NETWORK); each pointer may be NULL. */
+void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
+                                  size_t *edges);
+
+/* Seconds of CPU time of the calling thread (a monotonic clock where
+ * there is none; helpers.c). */
+double sc__partition_now(void);
+
+#endif /* SYMCUT_PARTITION_PROBE_H */
