@@ -201,7 +201,7 @@ sc_graph *sc_graph_new(sc_ctx *ctx)
     return g;
 }
 
-static void invalidate_users(sc_graph *g)
+void sc__graph_invalidate_users(sc_graph *g)
 {
     if (!g->user_off && !g->users && !g->output_uses) {
         g->users_valid = false;
@@ -221,7 +221,7 @@ void sc_graph_free(sc_graph *g)
     size_t i;
     if (!g)
         return;
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     sc__free(g->nodes);
     sc__free(g->name_slots);
     sc__free(g->targets);
@@ -258,7 +258,7 @@ const char *sc_graph_class_name(const sc_graph *g)
     return g->ntangents ? "joint_fn" : "forward_fn";
 }
 
-static bool is_identifier(const char *s)
+bool sc__graph_is_identifier(const char *s)
 {
     const char *p = s;
     if (!s || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -279,7 +279,7 @@ sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
         g->class_name = NULL;
         return SC_OK;
     }
-    if (!is_identifier(name))
+    if (!sc__graph_is_identifier(name))
         return sc__error_set(err, SC_ERR_INVALID,
                              "class name '%s' is not an identifier", name);
     copy = sc__arena_strdup(&g->arena, name, strlen(name));
@@ -338,7 +338,7 @@ static uint64_t hash_str(const char *s)
 
 /* Rehash the name table into ncap slots (a power of two holding every
  * entry). */
-static bool name_table_resize(sc_graph *g, size_t ncap)
+bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
 {
     size_t i, j;
     uint32_t *slots;
@@ -363,11 +363,11 @@ static bool name_table_resize(sc_graph *g, size_t ncap)
     return true;
 }
 
-static bool name_table_grow(sc_graph *g)
+bool sc__graph_name_table_grow(sc_graph *g)
 {
     if (g->name_cap > SIZE_MAX / 4)
         return false;
-    return name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
+    return sc__graph_name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
 }
 
 sc_node_id sc_graph_find(const sc_graph *g, const char *name)
@@ -412,7 +412,7 @@ static void name_table_insert(sc_graph *g, sc_node_id id)
 }
 
 /* Remove the last node's name-table entry (backward-shift deletion). */
-static void name_table_remove(sc_graph *g, sc_node_id id)
+void sc__graph_name_table_remove(sc_graph *g, sc_node_id id)
 {
     size_t mask = g->name_cap - 1, i, j, k;
 
@@ -463,7 +463,7 @@ static bool is_reserved_name(const char *s)
 static sc_status check_new_name(const sc_graph *g, const char *name,
                                 sc_error *err)
 {
-    if (!is_identifier(name))
+    if (!sc__graph_is_identifier(name))
         return sc__error_set(err, SC_ERR_INVALID,
                              "node name '%s' is not an identifier", name);
     if (is_reserved_name(name))
@@ -502,7 +502,7 @@ static void auto_name_base(const char *target, char *buf, size_t size)
     buf[n] = '\0';
     while (n > 0 && buf[n - 1] == '_' && n > 1 && buf[0] != '_')
         buf[--n] = '\0'; /* "and_" -> "and" */
-    if (!is_identifier(buf) || is_reserved_name(buf))
+    if (!sc__graph_is_identifier(buf) || is_reserved_name(buf))
         snprintf(buf, size, "%s", "node");
 }
 
@@ -543,7 +543,7 @@ static bool target_table_resize(sc_graph *g, size_t ncap)
 
 /* The index of target in g->targets, interning it (with its op id) when
  * new; SIZE_MAX on exhaustion (the graph unchanged). */
-static size_t intern_target_index(sc_graph *g, const char *target)
+size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
 {
     size_t j = 0, cap;
     void *items;
@@ -591,7 +591,7 @@ static size_t intern_target_index(sc_graph *g, const char *target)
 
 const char *sc__graph_intern_target(sc_graph *g, const char *target)
 {
-    size_t i = intern_target_index(g, target);
+    size_t i = sc__graph_intern_target_index(g, target);
     return i == SIZE_MAX ? NULL : g->targets[i];
 }
 
@@ -859,7 +859,7 @@ static sc_status reserve_node(sc_graph *g, sc_error *err)
     if (!sc__grow(&items, &g->cap, g->nnodes + 1, sizeof(sc__node)))
         return sc__error_nomem(err);
     g->nodes = items;
-    if ((g->nnodes + 1) * 2 > g->name_cap && !name_table_grow(g))
+    if ((g->nnodes + 1) * 2 > g->name_cap && !sc__graph_name_table_grow(g))
         return sc__error_nomem(err);
     return SC_OK;
 }
@@ -884,7 +884,7 @@ sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
     ncap = g->name_cap ? g->name_cap : 64;
     while (ncap < nnodes * 2)
         ncap *= 2;
-    if (ncap > g->name_cap && !name_table_resize(g, ncap))
+    if (ncap > g->name_cap && !sc__graph_name_table_resize(g, ncap))
         return sc__error_nomem(err);
     return SC_OK;
 }
@@ -900,7 +900,7 @@ static size_t copy_target_index(sc_graph *g, const char *target)
         g->copy_target_index[k] < g->ntargets &&
         strcmp(g->targets[g->copy_target_index[k]], target) == 0)
         return g->copy_target_index[k];
-    ti = intern_target_index(g, target);
+    ti = sc__graph_intern_target_index(g, target);
     if (ti != SIZE_MAX) {
         g->copy_target_src[k] = target;
         g->copy_target_index[k] = (uint32_t)ti;
@@ -974,7 +974,7 @@ static sc_status append_copied(sc_graph *g, sc__node *n, const sc__node *s,
     g->nnodes++;
     /* the name enters the table lazily (sc__graph_index_names) */
     if (g->users_valid || g->user_off || g->users || g->output_uses)
-        invalidate_users(g);
+        sc__graph_invalidate_users(g);
     if (out)
         *out = (sc_node_id)nid;
     return SC_OK;
@@ -1209,7 +1209,7 @@ sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
         g->nprimals++;
     else
         g->ntangents++;
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     if (out)
         *out = (sc_node_id)mark_nodes;
     return SC_OK;
@@ -1220,7 +1220,7 @@ fail:
 
 static sc_status check_kwname(const char *kw, sc_error *err)
 {
-    if (!kw || !is_identifier(kw))
+    if (!kw || !sc__graph_is_identifier(kw))
         return sc__error_set(err, SC_ERR_INVALID,
                              "keyword argument name '%s' is not an "
                              "identifier",
@@ -1272,7 +1272,7 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     SC_CHECK(reserve_node(g, err));
     n.kind = SC_NODE_CALL;
     n.role = SC_ROLE_NONE;
-    ti = intern_target_index(g, target);
+    ti = sc__graph_intern_target_index(g, target);
     if (ti == SIZE_MAX)
         return sc__error_nomem(err);
     n.target = g->targets[ti];
@@ -1291,7 +1291,7 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     g->nodes[id] = n;
     g->nnodes++;
     name_table_insert(g, (sc_node_id)id);
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     if (out)
         *out = (sc_node_id)id;
     return SC_OK;
@@ -1362,9 +1362,9 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
                                   meta && meta->kind != SC_RESULT_UNKNOWN,
                                   err);
     if (status != SC_OK) {
-        name_table_remove(g, id);
+        sc__graph_name_table_remove(g, id);
         g->nnodes--;
-        invalidate_users(g);
+        sc__graph_invalidate_users(g);
         return status;
     }
     if (out)
@@ -1403,7 +1403,7 @@ sc_status sc_graph_set_outputs(sc_graph *g, size_t n, const sc_node_id *ids,
     g->outputs = outs;
     g->noutputs = n;
     g->num_fwd_outputs = num_fwd_outputs;
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     return SC_OK;
 }
 
@@ -1555,7 +1555,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
     size_t i, n = g->nnodes, total = 0;
     const char *getitem = find_target(g, "operator.getitem");
 
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     memset(&w, 0, sizeof w);
     w.g = g;
     /* user_off[p + 1] counts p's users, then becomes the offsets; the
@@ -1596,7 +1596,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
     g->users_valid = true;
     return SC_OK;
 fail:
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     return status;
 }
 
@@ -1892,7 +1892,7 @@ sc_status sc_graph_set_directive(sc_graph *g, const char *key,
     void *items = g->directives;
     const char *v;
 
-    if (!is_identifier(key) || strcmp(key, "hint") == 0)
+    if (!sc__graph_is_identifier(key) || strcmp(key, "hint") == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "directive key '%s' is not an identifier other "
                              "than 'hint'",
