@@ -4,7 +4,6 @@
 #include <config.h>
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph-internal.h"

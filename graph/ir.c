@@ -1,8 +1,9 @@
-/* symcut — the graph IR: dtypes and friends, values, the graph object, the
- * builder, queries, the users index, symbols and hints, comparison. */
+/* symcut — the graph IR's core: dtypes and friends, values, the graph
+ * object and its storage (name table, target set), validation and the
+ * users index, queries, symbols and hints, comparison.  Nodes are added by
+ * the builder (graph/builder.c). */
 #include <config.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
