@@ -20,48 +20,14 @@
 #include <symcut/graph.h>
 
 #include "graph/autodiff.h"
+#include "graph/autodiff-internal.h"
 #include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "util/internal.h"
 
-/* One forward tuple node (a multi-return or list-returning op). */
-typedef struct ad_tuple {
-    size_t count;
-    sc_value *grads;          /* count: per element, NONE = undefined */
-    sc_node_id *fwd_getitem;  /* count: a forward getitem of it, or NONE */
-    sc_node_id *new_getitem;  /* count: one the transform added, or NONE */
-} ad_tuple;
-
-struct sc__ad {
-    const sc_graph *fwd;
-    sc_graph *g;
-    sc_ctx *ctx;
-    sc_error *err;
-    sc__arena arena;
-    size_t nfwd;
-    sc_node_id *map;          /* forward id -> joint id */
-    bool *rg;                 /* forward id: requires grad */
-    sc_value *grad;           /* forward id: accumulated gradient */
-    ad_tuple **tuples;        /* forward id: tuple bookkeeping, or NULL */
-    /* the node being differentiated */
-    sc_node_id node;
-    sc__op op;
-    sc_value fargs[SC_OP_MAX_ARGS_]; /* forward values */
-    sc_value args[SC_OP_MAX_ARGS_];  /* mapped into the joint graph */
-    /* symbolic integers materialized as SymInt nodes (sym_size, python
-     * sym ops): expression -> node value */
-    sc_expr **sym_keys;
-    sc_value *sym_vals;
-    size_t nsym, capsym;
-    /* zeros for undefined pieces of list-returning ops: one node per
-     * (dtype, device, sizes), keyed by the first piece it stood for */
-    sc_node_id *zeros_like_of, *zeros_node;
-    size_t nzeros, capzeros;
-};
-
 /* ---- Small helpers ------------------------------------------------------- */
 
-static void *ad_alloc(sc__ad *ad, size_t size)
+void *sc__ad_alloc(sc__ad *ad, size_t size)
 {
     void *p = sc__arena_alloc(&ad->arena, size ? size : 1);
     if (p)
@@ -69,7 +35,7 @@ static void *ad_alloc(sc__ad *ad, size_t size)
     return p;
 }
 
-static sc_value expr_value(sc_expr *e)
+sc_value sc__ad_expr_value(sc_expr *e)
 {
     int64_t v;
     sc_value out;
@@ -81,7 +47,7 @@ static sc_value expr_value(sc_expr *e)
 }
 
 /* The integer (or symbolic) expression of a value; NULL if not one. */
-static sc_expr *value_expr(sc__ad *ad, const sc_value *v)
+sc_expr *sc__ad_value_expr(sc__ad *ad, const sc_value *v)
 {
     if (v->kind == SC_VALUE_INT)
         return sc_expr_int_si(ad->ctx, v->u.i);
@@ -111,7 +77,7 @@ static bool result_is_float_tensor(const sc_graph *g, sc_node_id id)
     return r.kind == SC_RESULT_TENSOR && is_float_dtype(r.tensor.dtype);
 }
 
-static sc_status node_tensor(sc__ad *ad, const sc_value *v, sc_result *r,
+sc_status sc__ad_node_tensor(sc__ad *ad, const sc_value *v, sc_result *r,
                              const char *what)
 {
     if (v->kind != SC_VALUE_NODE)
@@ -150,8 +116,8 @@ static sc_status sym_call(sc__ad *ad, const char *target, size_t n,
     sc_node_id id;
     sc_result m;
     if (!e) {
-        sc_expr *x = value_expr(ad, &a[0]);
-        sc_expr *y = n > 1 ? value_expr(ad, &a[1]) : x;
+        sc_expr *x = sc__ad_value_expr(ad, &a[0]);
+        sc_expr *y = n > 1 ? sc__ad_value_expr(ad, &a[1]) : x;
         if (x && y) {
             if (strcmp(target, "operator.add") == 0)
                 e = sc_expr_add(ad->ctx, x, y);
@@ -406,8 +372,8 @@ static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out)
     SC__AD_TRY(sym_composite(ad, e, out));
     if (ad->nsym == ad->capsym) {
         size_t cap = ad->capsym ? 2 * ad->capsym : 8;
-        sc_expr **k = ad_alloc(ad, cap * sizeof *k);
-        sc_value *vals = ad_alloc(ad, cap * sizeof *vals);
+        sc_expr **k = sc__ad_alloc(ad, cap * sizeof *k);
+        sc_value *vals = sc__ad_alloc(ad, cap * sizeof *vals);
         if (!k || !vals)
             return sc__error_nomem(ad->err);
         if (ad->nsym) {
@@ -432,7 +398,7 @@ static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
     if (v->kind == SC_VALUE_SYMINT)
         return sym_materialize(ad, v->u.expr, out);
     if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        sc_value *items = sc__ad_alloc(ad, v->u.list.n * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i = 0; i < v->u.list.n; i++)
@@ -443,7 +409,7 @@ static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
 }
 
 /* Append a call of op to positional and keyword values. */
-static sc_status add_op(sc__ad *ad, sc__op op, size_t npos,
+sc_status sc__ad_add_op(sc__ad *ad, sc__op op, size_t npos,
                         const sc_value *pos, size_t nkw,
                         const char *const *kwn, const sc_value *kw,
                         sc_value *out)
@@ -505,7 +471,7 @@ static sc_status default_value(sc__ad *ad, const sc__default *d,
     case SC_DEF_INT_LIST:
     case SC_DEF_FLOAT_LIST:
     case SC_DEF_BOOL_LIST:
-        items = ad_alloc(ad, d->n * sizeof *items);
+        items = sc__ad_alloc(ad, d->n * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i = 0; i < d->n; i++)
@@ -553,9 +519,6 @@ static bool equals_default(const sc_value *v, const sc__default *d)
 /* ---- Reading the forward node ----------------------------------------------- */
 
 static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st);
-static bool is_getitem(const sc_graph *g, sc_node_id id);
-static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
-                                    sc_value *out);
 
 static sc_status map_into(sc__ad *ad, const sc_value *v, sc_value *out)
 {
@@ -571,7 +534,7 @@ static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st)
     if (v->kind == SC_VALUE_NODE)
         out.u.node = ad->map[v->u.node];
     else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        sc_value *items = sc__ad_alloc(ad, v->u.list.n * sizeof *items);
         if (!items) {
             *st = sc__error_nomem(ad->err);
             return out;
@@ -593,7 +556,7 @@ sc_status sc__ad_arg(sc__ad *ad, int i, sc_value *out)
 static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
                              sc_node_id *out)
 {
-    ad_tuple *t = ad->tuples[fnode];
+    sc__ad_tuple *t = ad->tuples[fnode];
     if (i < 0 || !t) {
         *out = ad->map[fnode];
         return SC_OK;
@@ -628,11 +591,8 @@ sc_status sc__ad_result(sc__ad *ad, int i, sc_value *out)
 static sc_status zeros_like(sc__ad *ad, sc_node_id like, sc_value *out)
 {
     sc_value a = sc_value_node(like);
-    return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
 }
-
-static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
-                            sc_value *out);
 
 /* Do joint tensors a and b have the same dtype, device and sizes? */
 static bool same_zeros_meta(const sc_graph *g, sc_node_id a, sc_node_id b)
@@ -670,7 +630,7 @@ static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
     sc_graph_node_result(ad->g, like, &r);
     if (r.kind != SC_RESULT_TENSOR)
         return zeros_like(ad, like, out);
-    SC__AD_TRY(sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
+    SC__AD_TRY(sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
     kw[0].kind = SC_VALUE_DTYPE;
     kw[0].u.dtype = r.tensor.dtype;
     kw[1].kind = SC_VALUE_DEVICE;
@@ -681,9 +641,9 @@ static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
         kw[1].u.device.index = -1;
     }
     kw[2] = sc_value_bool(false);
-    st = add_op(ad, SC_OP_ZEROS, 1, &sizes, 3, kwn, kw, out);
+    st = sc__ad_add_op(ad, SC_OP_ZEROS, 1, &sizes, 3, kwn, kw, out);
     if (st == SC_ERR_UNSUPPORTED)
-        return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+        return sc__ad_add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
     return st;
 }
 
@@ -703,8 +663,8 @@ static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
     SC__AD_TRY(explicit_zeros(ad, like, out));
     if (ad->nzeros == ad->capzeros) {
         size_t cap = ad->capzeros ? 2 * ad->capzeros : 8;
-        sc_node_id *a = ad_alloc(ad, cap * sizeof *a);
-        sc_node_id *b = ad_alloc(ad, cap * sizeof *b);
+        sc_node_id *a = sc__ad_alloc(ad, cap * sizeof *a);
+        sc_node_id *b = sc__ad_alloc(ad, cap * sizeof *b);
         if (!a || !b)
             return sc__error_nomem(ad->err);
         if (ad->nzeros) {
@@ -724,7 +684,8 @@ static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
  * equals piece i's: every piece of an unbind, every piece but the last of
  * a split (the shape rules guarantee it).  Reading the metadata there
  * spares a getitem nobody uses.  SC_NODE_NONE when there is none. */
-static sc_node_id equal_piece(const sc__ad *ad, const ad_tuple *t, size_t i)
+static sc_node_id equal_piece(const sc__ad *ad, const sc__ad_tuple *t,
+                              size_t i)
 {
     size_t j, n = t->count;
     bool split = ad->op == SC_OP_SPLIT_TENSOR ||
@@ -742,7 +703,7 @@ static sc_node_id equal_piece(const sc__ad *ad, const ad_tuple *t, size_t i)
 
 sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     sc_node_id like;
     sc_status st;
     if (!t) {
@@ -773,14 +734,14 @@ sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
 
 sc_status sc__ad_grads(sc__ad *ad, sc_value *out)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     sc_value *items;
     size_t i;
     if (!t)
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "node '%s': grads of a single-result op",
                              sc_graph_node_name(ad->fwd, ad->node));
-    items = ad_alloc(ad, t->count * sizeof *items);
+    items = sc__ad_alloc(ad, t->count * sizeof *items);
     if (!items)
         return sc__error_nomem(ad->err);
     for (i = 0; i < t->count; i++)
@@ -809,7 +770,7 @@ bool sc__ad_needs(const sc__ad *ad, int i)
 
 sc_status sc__ad_mask(sc__ad *ad, size_t n, const int *args, sc_value *out)
 {
-    sc_value *items = ad_alloc(ad, n * sizeof *items);
+    sc_value *items = sc__ad_alloc(ad, n * sizeof *items);
     size_t i;
     if (!items)
         return sc__error_nomem(ad->err);
@@ -821,7 +782,7 @@ sc_status sc__ad_mask(sc__ad *ad, size_t n, const int *args, sc_value *out)
 
 bool sc__ad_defined(const sc__ad *ad, uint32_t mask)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     size_t i;
     if (mask == 0)
         return true;
@@ -869,7 +830,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
             kwn[nkw] = info->args[i].name;
             kw[nkw++] = args[i];
         }
-    SC__AD_TRY(add_op(ad, op, npos, pos, nkw, kwn, kw, out));
+    SC__AD_TRY(sc__ad_add_op(ad, op, npos, pos, nkw, kwn, kw, out));
     if (info->nrets == 1 && info->rets[0].type.is_list) {
         /* a Tensor[] result: its elements, as getitem nodes */
         sc_result r;
@@ -882,7 +843,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
                                  "length", sc_graph_node_name(ad->fwd,
                                                               ad->node),
                                  info->dotted);
-        items = ad_alloc(ad, r.count * sizeof *items);
+        items = sc__ad_alloc(ad, r.count * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i2 = 0; i2 < r.count; i2++) {
@@ -915,7 +876,7 @@ sc_status sc__ad_index(sc__ad *ad, const sc_value *v, int64_t i,
     return SC_OK;
 }
 
-static bool number(const sc_value *v, double *d)
+bool sc__ad_number(const sc_value *v, double *d)
 {
     int64_t x;
     switch (v->kind) {
@@ -938,9 +899,10 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
     double x, y, r;
     bool ints = (a->kind == SC_VALUE_INT || a->kind == SC_VALUE_SYMINT) &&
                 (b->kind == SC_VALUE_INT || b->kind == SC_VALUE_SYMINT);
-    if (ints && (!number(a, &x) || !number(b, &y))) {
+    if (ints && (!sc__ad_number(a, &x) || !sc__ad_number(b, &y))) {
         /* symbolic integer arithmetic */
-        sc_expr *ea = value_expr(ad, a), *eb = value_expr(ad, b), *e;
+        sc_expr *ea = sc__ad_value_expr(ad, a),
+                *eb = sc__ad_value_expr(ad, b), *e;
         if (!ea || !eb)
             return sc__error_nomem(ad->err);
         switch (op) {
@@ -952,10 +914,10 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
         }
         if (!e)
             return sc__error_nomem(ad->err);
-        *out = expr_value(e);
+        *out = sc__ad_expr_value(e);
         return SC_OK;
     }
-    if (!number(a, &x) || !number(b, &y))
+    if (!sc__ad_number(a, &x) || !sc__ad_number(b, &y))
         return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
                              "node '%s': arithmetic on a non-number",
                              sc_graph_node_name(ad->fwd, ad->node));
@@ -986,7 +948,7 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
 sc_status sc__ad_list(sc__ad *ad, size_t n, const sc_value *items,
                       sc_value *out)
 {
-    sc_value *copy = ad_alloc(ad, n * sizeof *copy);
+    sc_value *copy = sc__ad_alloc(ad, n * sizeof *copy);
     if (!copy)
         return sc__error_nomem(ad->err);
     if (n)
@@ -996,9 +958,6 @@ sc_status sc__ad_list(sc__ad *ad, size_t n, const sc_value *items,
 }
 
 /* ---- Gradients: broadcasting and accumulation ---------------------------- */
-
-static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
-                        sc_value *out);
 
 /* Accumulate gradient g (a joint node) into forward node f. */
 static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
@@ -1020,7 +979,8 @@ static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
         for (i = 0; same && i < rf.tensor.ndim; i++)
             same = rf.tensor.sizes[i] == rg.tensor.sizes[i];
         if (!same)
-            SC__AD_TRY(sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes, &g));
+            SC__AD_TRY(sc__ad_sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes,
+                                     &g));
     }
     if (ad->grad[f].kind == SC_VALUE_NONE) {
         ad->grad[f] = g;
@@ -1028,7 +988,8 @@ static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
     }
     a[0] = ad->grad[f];
     a[1] = g;
-    return add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL, &ad->grad[f]);
+    return sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL,
+                         &ad->grad[f]);
 }
 
 static sc_status set_grad_value(sc__ad *ad, const sc_value *fv,
@@ -1074,15 +1035,15 @@ sc_status sc__ad_set_grads(sc__ad *ad, size_t n, const int *args,
 
 /* ---- Helpers ---------------------------------------------------------------------- */
 
-static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
+sc_status sc__ad_sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
                             sc_value *out)
 {
-    sc_value *items = ad_alloc(ad, n * sizeof *items);
+    sc_value *items = sc__ad_alloc(ad, n * sizeof *items);
     size_t i;
     if (!items)
         return sc__error_nomem(ad->err);
     for (i = 0; i < n; i++)
-        items[i] = expr_value(e[i]);
+        items[i] = sc__ad_expr_value(e[i]);
     *out = sc_value_list(n, items);
     return SC_OK;
 }
@@ -1097,11 +1058,11 @@ static sc_status list_exprs(sc__ad *ad, const sc_value *v, size_t *n,
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "node '%s': expected a list of sizes",
                              sc_graph_node_name(ad->fwd, ad->node));
-    e = ad_alloc(ad, v->u.list.n * sizeof *e);
+    e = sc__ad_alloc(ad, v->u.list.n * sizeof *e);
     if (!e)
         return sc__error_nomem(ad->err);
     for (i = 0; i < v->u.list.n; i++) {
-        e[i] = value_expr(ad, &v->u.list.items[i]);
+        e[i] = sc__ad_value_expr(ad, &v->u.list.items[i]);
         if (!e[i])
             return sc__error_set(ad->err, SC_ERR_INVALID,
                                  "node '%s': a size that is not an integer",
@@ -1115,8 +1076,8 @@ static sc_status list_exprs(sc__ad *ad, const sc_value *v, size_t *n,
 sc_status sc__ad_h_sym_sizes(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_sizes"));
-    return sizes_list(ad, r.tensor.ndim, r.tensor.sizes, out);
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_sizes"));
+    return sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, out);
 }
 
 sc_status sc__ad_h_sizes_or_none(sc__ad *ad, const sc_value *a,
@@ -1132,19 +1093,20 @@ sc_status sc__ad_h_sizes_or_none(sc__ad *ad, const sc_value *a,
 sc_status sc__ad_h_sym_strides(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_strides"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_strides"));
     /* A placeholder annotated without strides is contiguous (the shape
        rules' convention); another node without strides may be a view whose
        strides the graph lost. */
     if (!r.tensor.has_strides &&
         sc_graph_node_kind(ad->g, a[0].u.node) == SC_NODE_PLACEHOLDER)
-        return contiguous_strides(ad, r.tensor.ndim, r.tensor.sizes, out);
+        return sc__ad_contiguous_strides(ad, r.tensor.ndim, r.tensor.sizes,
+                                         out);
     if (!r.tensor.has_strides)
         return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
                              "node '%s': sym_strides of '%s', which has no "
                              "strides", sc_graph_node_name(ad->fwd, ad->node),
                              sc_graph_node_name(ad->g, a[0].u.node));
-    return sizes_list(ad, r.tensor.ndim, r.tensor.strides, out);
+    return sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.strides, out);
 }
 
 static sc_status norm_dim(sc__ad *ad, int64_t d, size_t nd, size_t *out)
@@ -1163,18 +1125,18 @@ sc_status sc__ad_h_sym_size(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
     size_t d;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_size"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_size"));
     if (a[1].kind != SC_VALUE_INT)
         return sc__error_set(ad->err, SC_ERR_INVALID, "sym_size: bad dim");
     SC__AD_TRY(norm_dim(ad, a[1].u.i, r.tensor.ndim, &d));
-    *out = expr_value(r.tensor.sizes[d]);
+    *out = sc__ad_expr_value(r.tensor.sizes[d]);
     return SC_OK;
 }
 
 sc_status sc__ad_h_dim(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "dim"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "dim"));
     *out = sc_value_int((int64_t)r.tensor.ndim);
     return SC_OK;
 }
@@ -1183,18 +1145,18 @@ sc_status sc__ad_h_sym_numel(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
     sc_expr *e;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_numel"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_numel"));
     e = sc_expr_mul_n(ad->ctx, r.tensor.ndim, r.tensor.sizes);
     if (!e)
         return sc__error_nomem(ad->err);
-    *out = expr_value(e);
+    *out = sc__ad_expr_value(e);
     return SC_OK;
 }
 
 sc_status sc__ad_h_scalar_type(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "scalar_type"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "scalar_type"));
     out->kind = SC_VALUE_DTYPE;
     out->u.dtype = r.tensor.dtype;
     return SC_OK;
@@ -1229,13 +1191,13 @@ static sc_status known_one(sc__ad *ad, sc_expr *e, bool *out)
 
 /* at::sum_to: sum the leading dims and the dims where `to` is 1 and x is
  * not (keepdim), then view to `to` when leading dims were summed. */
-static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
+sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
                         sc_value *out)
 {
     sc_result r;
     sc_value dims, a[3], *items;
     size_t n, lead, i, k = 0;
-    SC__AD_TRY(node_tensor(ad, &x, &r, "sum_to_size"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &x, &r, "sum_to_size"));
     n = r.tensor.ndim;
     if (nd > n)
         return sc__error_set(ad->err, SC_ERR_SHAPE,
@@ -1243,7 +1205,7 @@ static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
                              "%zu dims", sc_graph_node_name(ad->fwd, ad->node),
                              n, nd);
     lead = n - nd;
-    items = ad_alloc(ad, n * sizeof *items);
+    items = sc__ad_alloc(ad, n * sizeof *items);
     if (!items)
         return sc__error_nomem(ad->err);
     for (i = 0; i < n; i++) {
@@ -1265,11 +1227,12 @@ static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
     a[0] = x;
     a[1] = dims;
     a[2] = sc_value_bool(true);
-    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL, out));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL,
+                             out));
     if (lead > 0) {
         a[0] = *out;
-        SC__AD_TRY(sizes_list(ad, nd, to, &a[1]));
-        SC__AD_TRY(add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
+        SC__AD_TRY(sc__ad_sizes_list(ad, nd, to, &a[1]));
+        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
     }
     return SC_OK;
 }
@@ -1279,25 +1242,25 @@ sc_status sc__ad_h_sum_to_size(sc__ad *ad, const sc_value *a, sc_value *out)
     size_t n;
     sc_expr **e;
     SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
-    return sum_to(ad, a[0], n, e, out);
+    return sc__ad_sum_to(ad, a[0], n, e, out);
 }
 
 sc_status sc__ad_h_maybe_multiply(sc__ad *ad, const sc_value *a,
                                   sc_value *out)
 {
     double s;
-    if (number(&a[1], &s) && s == 1.0) {
+    if (sc__ad_number(&a[1], &s) && s == 1.0) {
         *out = a[0];
         return SC_OK;
     }
-    return add_op(ad, SC_OP_MUL_SCALAR, 2, a, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_MUL_SCALAR, 2, a, 0, NULL, NULL, out);
 }
 
 /* Contiguous strides of n sizes, as values. */
-static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
+sc_status sc__ad_contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
                                     sc_value *out)
 {
-    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
+    sc_expr **st = sc__ad_alloc(ad, n * sizeof *st), *acc;
     size_t i;
     if (!st)
         return sc__error_nomem(ad->err);
@@ -1312,7 +1275,7 @@ static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
             continue;
         acc = sc_expr_mul(ad->ctx, acc, s[i]);
     }
-    return sizes_list(ad, n, st, out);
+    return sc__ad_sizes_list(ad, n, st, out);
 }
 
 /* Is x laid out contiguously (sizes 1 ignored)? */
@@ -1344,19 +1307,20 @@ sc_status sc__ad_h_reshape_as_sizes(sc__ad *ad, const sc_value *a,
     sc_expr **e;
     sc_value args[3], kwv;
     const char *kwn = "memory_format";
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "reshape"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "reshape"));
     SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
     if (contiguous_node(ad, &r)) {
         args[0] = a[0];
         args[1] = a[1];
-        SC__AD_TRY(contiguous_strides(ad, n, e, &args[2]));
-        return add_op(ad, SC_OP__RESHAPE_ALIAS, 3, args, 0, NULL, NULL, out);
+        SC__AD_TRY(sc__ad_contiguous_strides(ad, n, e, &args[2]));
+        return sc__ad_add_op(ad, SC_OP__RESHAPE_ALIAS, 3, args, 0, NULL, NULL,
+                             out);
     }
     kwv.kind = SC_VALUE_MEMORY_FORMAT;
     kwv.u.memory_format = SC_MEMORY_FORMAT_CONTIGUOUS;
-    SC__AD_TRY(add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
     args[1] = a[1];
-    return add_op(ad, SC_OP__UNSAFE_VIEW, 2, args, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP__UNSAFE_VIEW, 2, args, 0, NULL, NULL, out);
 }
 
 sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
@@ -1367,19 +1331,20 @@ sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
     sc_expr *start;
     if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
         return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: tensors");
-    SC__AD_TRY(node_tensor(ad, &a[0], &rg, "cat_backward"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &rg, "cat_backward"));
     if (a[2].kind != SC_VALUE_INT)
         return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: dim");
     SC__AD_TRY(norm_dim(ad, a[2].u.i, rg.tensor.ndim, &d));
     n = a[1].u.list.n;
-    items = ad_alloc(ad, n * sizeof *items);
+    items = sc__ad_alloc(ad, n * sizeof *items);
     if (!items)
         return sc__error_nomem(ad->err);
     start = sc_expr_int_si(ad->ctx, 0);
     for (k = 0; k < n; k++) {
         sc_value s[4];
         sc_expr *end;
-        SC__AD_TRY(node_tensor(ad, &a[1].u.list.items[k], &r, "cat_backward"));
+        SC__AD_TRY(sc__ad_node_tensor(ad, &a[1].u.list.items[k], &r,
+                                      "cat_backward"));
         if (!start)
             return sc__error_nomem(ad->err);
         if (r.tensor.ndim != rg.tensor.ndim) {
@@ -1392,10 +1357,10 @@ sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
             return sc__error_nomem(ad->err);
         s[0] = a[0];
         s[1] = sc_value_int((int64_t)d);
-        s[2] = expr_value(start);
-        s[3] = expr_value(end);
-        SC__AD_TRY(add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
-                          &items[k]));
+        s[2] = sc__ad_expr_value(start);
+        s[3] = sc__ad_expr_value(end);
+        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
+                                 &items[k]));
         start = end;
     }
     *out = sc_value_list(n, items);
@@ -1410,7 +1375,7 @@ sc_status sc__ad_h_permute_backwards(sc__ad *ad, const sc_value *a,
     if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
         return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
     n = a[1].u.list.n;
-    inv = ad_alloc(ad, n * sizeof *inv);
+    inv = sc__ad_alloc(ad, n * sizeof *inv);
     if (!inv)
         return sc__error_nomem(ad->err);
     for (i = 0; i < n; i++) {
@@ -1423,14 +1388,14 @@ sc_status sc__ad_h_permute_backwards(sc__ad *ad, const sc_value *a,
     }
     args[0] = a[0];
     args[1] = sc_value_list(n, inv);
-    return add_op(ad, SC_OP_PERMUTE, 2, args, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_PERMUTE, 2, args, 0, NULL, NULL, out);
 }
 
 sc_status sc__ad_h_dropout_scale(sc__ad *ad, const sc_value *a,
                                  sc_value *out)
 {
     double p;
-    if (!number(&a[0], &p))
+    if (!sc__ad_number(&a[0], &p))
         return sc__error_set(ad->err, SC_ERR_INVALID, "dropout: p");
     if (a[1].kind == SC_VALUE_BOOL && !a[1].u.b)
         *out = sc_value_float(1.0, "1.0");
@@ -1477,7 +1442,7 @@ static sc_status storage_offset_of(sc__ad *ad, sc_node_id id, int depth,
             }
         }
     }
-    if (is_getitem(ad->g, id) && n > 0 &&
+    if (sc__ad_is_getitem(ad->g, id) && n > 0 &&
         sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE)
         /* an element of a tuple: fresh unless the tuple is a view op's
            (split, unbind) */
@@ -1559,13 +1524,13 @@ sc_status sc__ad_h_div_mode_grad(sc__ad *ad, const sc_value *a,
         *out = a[0];
         return SC_OK;
     }
-    return add_op(ad, SC_OP_ZEROS_LIKE, 1, a, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_ZEROS_LIKE, 1, a, 0, NULL, NULL, out);
 }
 
 sc_status sc__ad_h_log_scalar(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     double x;
-    if (!number(&a[0], &x))
+    if (!sc__ad_number(&a[0], &x))
         return sc__error_set(ad->err, SC_ERR_INVALID, "log of a non-number");
     *out = sc_value_float(log(x), NULL);
     return SC_OK;
@@ -1580,11 +1545,11 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
     sc_result r;
     bool *red;
     size_t i;
-    SC__AD_TRY(node_tensor(ad, &x, &r, "restore reduced dims"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &x, &r, "restore reduced dims"));
     *out = x;
     if (r.tensor.ndim == nd)
         return SC_OK;
-    red = ad_alloc(ad, (nd ? nd : 1) * sizeof *red);
+    red = sc__ad_alloc(ad, (nd ? nd : 1) * sizeof *red);
     if (!red)
         return sc__error_nomem(ad->err);
     if (dims->kind == SC_VALUE_NONE ||
@@ -1613,10 +1578,10 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
             sc_value args[2];
             args[0] = *out;
             args[1] = sc_value_int((int64_t)i);
-            SC__AD_TRY(add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL, NULL,
-                              out));
+            SC__AD_TRY(sc__ad_add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL,
+                                     NULL, out));
         }
-    SC__AD_TRY(node_tensor(ad, out, &r, "restore reduced dims"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, out, &r, "restore reduced dims"));
     if (r.tensor.ndim != nd)
         return sc__error_set(ad->err, SC_ERR_SHAPE,
                              "node '%s': the gradient has %zu dims after "
@@ -1636,7 +1601,7 @@ sc_status sc__ad_h_sum_backward(sc__ad *ad, const sc_value *a, sc_value *out)
     SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
     SC__AD_TRY(restore_dims(ad, a[0], n, &a[2], &args[0]));
     args[1] = a[1];
-    return add_op(ad, SC_OP_EXPAND, 2, args, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_EXPAND, 2, args, 0, NULL, NULL, out);
 }
 
 /* amax_backward(grad, self, result, dim, keepdim): the gradient shared
@@ -1648,22 +1613,24 @@ sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
     sc_value g, r, args[3], mask, maskf, cnt, q;
     const char *kwn = "dtype";
     sc_value kwv;
-    SC__AD_TRY(node_tensor(ad, &a[1], &rs, "amax"));
+    SC__AD_TRY(sc__ad_node_tensor(ad, &a[1], &rs, "amax"));
     SC__AD_TRY(restore_dims(ad, a[0], rs.tensor.ndim, &a[3], &g));
     SC__AD_TRY(restore_dims(ad, a[2], rs.tensor.ndim, &a[3], &r));
     args[0] = a[1];
     args[1] = r;
-    SC__AD_TRY(add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL, &mask));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL,
+                             &mask));
     kwv.kind = SC_VALUE_DTYPE;
     kwv.u.dtype = rs.tensor.dtype;
-    SC__AD_TRY(add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv, &maskf));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv,
+                             &maskf));
     args[0] = maskf;
     args[1] = a[3];
     args[2] = sc_value_bool(true);
     if (a[3].kind == SC_VALUE_LIST && a[3].u.list.n == 0) {
         /* amax's dim=[] is every dim */
-        sc_value *all = ad_alloc(ad, (rs.tensor.ndim ? rs.tensor.ndim : 1) *
-                                         sizeof *all);
+        sc_value *all = sc__ad_alloc(
+            ad, (rs.tensor.ndim ? rs.tensor.ndim : 1) * sizeof *all);
         size_t i;
         if (!all)
             return sc__error_nomem(ad->err);
@@ -1671,14 +1638,15 @@ sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
             all[i] = sc_value_int((int64_t)i);
         args[1] = sc_value_list(rs.tensor.ndim, all);
     }
-    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
-                      &cnt));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
+                             &cnt));
     args[0] = g;
     args[1] = cnt;
-    SC__AD_TRY(add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL, &q));
+    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL,
+                             &q));
     args[0] = q;
     args[1] = maskf;
-    return add_op(ad, SC_OP_MUL_TENSOR, 2, args, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_MUL_TENSOR, 2, args, 0, NULL, NULL, out);
 }
 
 /* clamp_backward(grad, self, min, max): grad where min <= self <= max,
@@ -1694,13 +1662,14 @@ sc_status sc__ad_h_clamp_backward(sc__ad *ad, const sc_value *a,
             continue;
         args[0] = a[1];
         args[1] = a[2 + k];
-        SC__AD_TRY(add_op(ad, k == 0 ? SC_OP_LT_SCALAR : SC_OP_GT_SCALAR, 2,
-                          args, 0, NULL, NULL, &m));
+        SC__AD_TRY(sc__ad_add_op(ad, k == 0 ? SC_OP_LT_SCALAR
+                                        : SC_OP_GT_SCALAR,
+                                 2, args, 0, NULL, NULL, &m));
         args[0] = *out;
         args[1] = m;
         args[2] = sc_value_int(0);
-        SC__AD_TRY(add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0, NULL,
-                          NULL, out));
+        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0,
+                                 NULL, NULL, out));
     }
     return SC_OK;
 }
@@ -1712,7 +1681,7 @@ void sc_joint_options_init(sc_joint_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
-static bool is_getitem(const sc_graph *g, sc_node_id id)
+bool sc__ad_is_getitem(const sc_graph *g, sc_node_id id)
 {
     const char *t = sc_graph_node_target(g, id);
     return t && strcmp(t, "operator.getitem") == 0;
@@ -1729,7 +1698,7 @@ static void propagate(sc__ad *ad)
         sc_result r;
         bool rg = false;
         sc_graph_node_result(f, n, &r);
-        if (is_getitem(f, n)) {
+        if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
             if (p && ix && p->kind == SC_VALUE_NODE &&
@@ -1790,7 +1759,8 @@ static sc_status setup_tuples(sc__ad *ad)
         size_t count;
         const sc_node_id *users;
         size_t nu;
-        if (sc_graph_node_kind(f, n) != SC_NODE_CALL || is_getitem(f, n))
+        if (sc_graph_node_kind(f, n) != SC_NODE_CALL ||
+            sc__ad_is_getitem(f, n))
             continue;
         sc_graph_node_result(f, n, &r);
         count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
@@ -1811,7 +1781,7 @@ static sc_status setup_tuples(sc__ad *ad)
         }
         users = sc_graph_node_users(f, n, &nu);
         for (i = 0; i < nu; i++)
-            if (is_getitem(f, users[i])) {
+            if (sc__ad_is_getitem(f, users[i])) {
                 const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
                 if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
                     (size_t)ix->u.i + 1 > count)
@@ -1819,13 +1789,15 @@ static sc_status setup_tuples(sc__ad *ad)
             }
         if (r.kind != SC_RESULT_TUPLE && count == 0)
             continue;
-        ad_tuple *t = ad_alloc(ad, sizeof *t);
+        sc__ad_tuple *t = sc__ad_alloc(ad, sizeof *t);
         if (!t)
             return sc__error_nomem(ad->err);
         t->count = count;
-        t->grads = ad_alloc(ad, (count ? count : 1) * sizeof *t->grads);
-        t->fwd_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
-        t->new_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        t->grads = sc__ad_alloc(ad, (count ? count : 1) * sizeof *t->grads);
+        t->fwd_getitem =
+            sc__ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        t->new_getitem =
+            sc__ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
         if (!t->grads || !t->fwd_getitem || !t->new_getitem)
             return sc__error_nomem(ad->err);
         for (i = 0; i < count; i++) {
@@ -1833,7 +1805,7 @@ static sc_status setup_tuples(sc__ad *ad)
             t->fwd_getitem[i] = t->new_getitem[i] = SC_NODE_NONE;
         }
         for (i = 0; i < nu; i++)
-            if (is_getitem(f, users[i])) {
+            if (sc__ad_is_getitem(f, users[i])) {
                 const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
                 if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
                     t->fwd_getitem[ix->u.i] == SC_NODE_NONE)
@@ -1849,8 +1821,8 @@ static sc_status copy_call(sc__ad *ad, sc_node_id n)
 {
     const sc_graph *f = ad->fwd;
     size_t na = sc_graph_node_num_args(f, n), npos, i;
-    sc_value *args = ad_alloc(ad, na * sizeof *args);
-    const char **kwn = ad_alloc(ad, na * sizeof *kwn);
+    sc_value *args = sc__ad_alloc(ad, na * sizeof *args);
+    const char **kwn = sc__ad_alloc(ad, na * sizeof *kwn);
     sc_result r;
     sc_status st;
     if (!args || !kwn)
@@ -1910,7 +1882,7 @@ static sc_status bind_node(sc__ad *ad, sc_node_id n, sc__op op)
 
 static bool has_grad(const sc__ad *ad, sc_node_id n)
 {
-    const ad_tuple *t = ad->tuples[n];
+    const sc__ad_tuple *t = ad->tuples[n];
     size_t i;
     if (!t)
         return ad->grad[n].kind != SC_VALUE_NONE;
@@ -1927,10 +1899,10 @@ static sc_status backward(sc__ad *ad)
     for (id = ad->nfwd; id-- > np;) {
         sc_node_id n = (sc_node_id)id;
         int op = sc_graph_node_op(f, n);
-        if (is_getitem(f, n)) {
+        if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
-            ad_tuple *t;
+            sc__ad_tuple *t;
             sc_value a[2];
             if (ad->grad[n].kind == SC_VALUE_NONE)
                 continue;
@@ -1945,8 +1917,8 @@ static sc_status backward(sc__ad *ad)
             else {
                 a[0] = t->grads[ix->u.i];
                 a[1] = ad->grad[n];
-                SC__AD_TRY(add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL,
-                                  &t->grads[ix->u.i]));
+                SC__AD_TRY(sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL,
+                                         NULL, &t->grads[ix->u.i]));
             }
             continue;
         }
@@ -1973,7 +1945,7 @@ static sc_status tangent_meta(sc__ad *ad, const sc_result *r, sc_result *out,
                               sc_expr ***strides)
 {
     size_t i, n = r->tensor.ndim;
-    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
+    sc_expr **st = sc__ad_alloc(ad, n * sizeof *st), *acc;
     if (!st)
         return sc__error_nomem(ad->err);
     acc = sc_expr_int_si(ad->ctx, 1);
@@ -2026,7 +1998,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
 
     /* symbols and hints */
     nsym = sc_graph_symbols(f, NULL, 0);
-    syms = ad_alloc(ad, nsym * sizeof *syms);
+    syms = sc__ad_alloc(ad, nsym * sizeof *syms);
     if (!syms)
         return sc__error_nomem(ad->err);
     sc_graph_symbols(f, syms, nsym);
@@ -2049,7 +2021,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
             r.kind == SC_RESULT_UNKNOWN ? NULL : &r, &ad->map[i], ad->err));
     }
     /* tangents: one per differentiable forward output */
-    tan = ad_alloc(ad, (no ? no : 1) * sizeof *tan);
+    tan = sc__ad_alloc(ad, (no ? no : 1) * sizeof *tan);
     if (!tan)
         return sc__error_nomem(ad->err);
     for (i = 0; i < no; i++) {
@@ -2080,7 +2052,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
     SC__AD_TRY(backward(ad));
     /* outputs */
     nfo = no;
-    outs = ad_alloc(ad, (no + np + 1) * sizeof *outs);
+    outs = sc__ad_alloc(ad, (no + np + 1) * sizeof *outs);
     if (!outs)
         return sc__error_nomem(ad->err);
     for (i = 0; i < no; i++) {
