@@ -5,8 +5,10 @@
  * forward nodes backwards, accumulating one gradient per value, and lets
  * the generated code of graph/ops-autodiff-gen.c (the `derivatives:`
  * formulas of graph/ops.yaml) emit each op's backward nodes through the
- * graph builder.  The runtime those functions call (graph/autodiff.h) is
- * here.  doc/autodiff.md describes the conventions.
+ * graph builder.  The runtime those functions read the forward node and
+ * build nodes through (graph/autodiff.h) is here; the formula helpers they
+ * call by name are in graph/autodiff-helpers.c.  doc/autodiff.md describes
+ * the conventions.
  */
 #include <config.h>
 
