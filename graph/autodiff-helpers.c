@@ -59,7 +59,7 @@ static sc_status list_exprs(sc__ad *ad, const sc_value *v, size_t *n,
 sc_status sc__ad_h_sym_sizes(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_sizes"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_sizes"));
     return sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, out);
 }
 
@@ -76,7 +76,7 @@ sc_status sc__ad_h_sizes_or_none(sc__ad *ad, const sc_value *a,
 sc_status sc__ad_h_sym_strides(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_strides"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_strides"));
     /* A placeholder annotated without strides is contiguous (the shape
        rules' convention); another node without strides may be a view whose
        strides the graph lost. */
@@ -108,10 +108,10 @@ sc_status sc__ad_h_sym_size(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
     size_t d;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_size"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_size"));
     if (a[1].kind != SC_VALUE_INT)
         return sc__error_set(ad->err, SC_ERR_INVALID, "sym_size: bad dim");
-    SC__AD_TRY(norm_dim(ad, a[1].u.i, r.tensor.ndim, &d));
+    SC_TRY(norm_dim(ad, a[1].u.i, r.tensor.ndim, &d));
     *out = sc__ad_expr_value(r.tensor.sizes[d]);
     return SC_OK;
 }
@@ -119,7 +119,7 @@ sc_status sc__ad_h_sym_size(sc__ad *ad, const sc_value *a, sc_value *out)
 sc_status sc__ad_h_dim(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "dim"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "dim"));
     *out = sc_value_int((int64_t)r.tensor.ndim);
     return SC_OK;
 }
@@ -128,7 +128,7 @@ sc_status sc__ad_h_sym_numel(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
     sc_expr *e;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_numel"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "sym_numel"));
     e = sc_expr_mul_n(ad->ctx, r.tensor.ndim, r.tensor.sizes);
     if (!e)
         return sc__error_nomem(ad->err);
@@ -139,7 +139,7 @@ sc_status sc__ad_h_sym_numel(sc__ad *ad, const sc_value *a, sc_value *out)
 sc_status sc__ad_h_scalar_type(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     sc_result r;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "scalar_type"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "scalar_type"));
     out->kind = SC_VALUE_DTYPE;
     out->u.dtype = r.tensor.dtype;
     return SC_OK;
@@ -180,7 +180,7 @@ sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
     sc_result r;
     sc_value dims, a[3], *items;
     size_t n, lead, i, k = 0;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &x, &r, "sum_to_size"));
+    SC_TRY(sc__ad_node_tensor(ad, &x, &r, "sum_to_size"));
     n = r.tensor.ndim;
     if (nd > n)
         return sc__error_set(ad->err, SC_ERR_SHAPE,
@@ -194,7 +194,7 @@ sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
     for (i = 0; i < n; i++) {
         bool reduce = i < lead, one = false;
         if (!reduce)
-            SC__AD_TRY(known_one(ad, to[i - lead], &one));
+            SC_TRY(known_one(ad, to[i - lead], &one));
         if (one) {
             int64_t gs;
             reduce = !(sc_expr_get_si(r.tensor.sizes[i], &gs) && gs == 1);
@@ -210,12 +210,12 @@ sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
     a[0] = x;
     a[1] = dims;
     a[2] = sc_value_bool(true);
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL,
-                             out));
+    SC_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL,
+                         out));
     if (lead > 0) {
         a[0] = *out;
-        SC__AD_TRY(sc__ad_sizes_list(ad, nd, to, &a[1]));
-        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
+        SC_TRY(sc__ad_sizes_list(ad, nd, to, &a[1]));
+        SC_TRY(sc__ad_add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
     }
     return SC_OK;
 }
@@ -224,7 +224,7 @@ sc_status sc__ad_h_sum_to_size(sc__ad *ad, const sc_value *a, sc_value *out)
 {
     size_t n;
     sc_expr **e;
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
+    SC_TRY(list_exprs(ad, &a[1], &n, &e));
     return sc__ad_sum_to(ad, a[0], n, e, out);
 }
 
@@ -290,18 +290,18 @@ sc_status sc__ad_h_reshape_as_sizes(sc__ad *ad, const sc_value *a,
     sc_expr **e;
     sc_value args[3], kwv;
     const char *kwn = "memory_format";
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &r, "reshape"));
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &r, "reshape"));
+    SC_TRY(list_exprs(ad, &a[1], &n, &e));
     if (contiguous_node(ad, &r)) {
         args[0] = a[0];
         args[1] = a[1];
-        SC__AD_TRY(sc__ad_contiguous_strides(ad, n, e, &args[2]));
+        SC_TRY(sc__ad_contiguous_strides(ad, n, e, &args[2]));
         return sc__ad_add_op(ad, SC_OP__RESHAPE_ALIAS, 3, args, 0, NULL, NULL,
                              out);
     }
     kwv.kind = SC_VALUE_MEMORY_FORMAT;
     kwv.u.memory_format = SC_MEMORY_FORMAT_CONTIGUOUS;
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
+    SC_TRY(sc__ad_add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
     args[1] = a[1];
     return sc__ad_add_op(ad, SC_OP__UNSAFE_VIEW, 2, args, 0, NULL, NULL, out);
 }
@@ -314,10 +314,10 @@ sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
     sc_expr *start;
     if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
         return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: tensors");
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[0], &rg, "cat_backward"));
+    SC_TRY(sc__ad_node_tensor(ad, &a[0], &rg, "cat_backward"));
     if (a[2].kind != SC_VALUE_INT)
         return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: dim");
-    SC__AD_TRY(norm_dim(ad, a[2].u.i, rg.tensor.ndim, &d));
+    SC_TRY(norm_dim(ad, a[2].u.i, rg.tensor.ndim, &d));
     n = a[1].u.list.n;
     items = sc__ad_alloc(ad, n * sizeof *items);
     if (!items)
@@ -326,8 +326,8 @@ sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
     for (k = 0; k < n; k++) {
         sc_value s[4];
         sc_expr *end;
-        SC__AD_TRY(sc__ad_node_tensor(ad, &a[1].u.list.items[k], &r,
-                                      "cat_backward"));
+        SC_TRY(sc__ad_node_tensor(ad, &a[1].u.list.items[k], &r,
+                                  "cat_backward"));
         if (!start)
             return sc__error_nomem(ad->err);
         if (r.tensor.ndim != rg.tensor.ndim) {
@@ -342,8 +342,8 @@ sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
         s[1] = sc_value_int((int64_t)d);
         s[2] = sc__ad_expr_value(start);
         s[3] = sc__ad_expr_value(end);
-        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
-                                 &items[k]));
+        SC_TRY(sc__ad_add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
+                             &items[k]));
         start = end;
     }
     *out = sc_value_list(n, items);
@@ -366,7 +366,7 @@ sc_status sc__ad_h_permute_backwards(sc__ad *ad, const sc_value *a,
         const sc_value *v = &a[1].u.list.items[i];
         if (v->kind != SC_VALUE_INT)
             return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
-        SC__AD_TRY(norm_dim(ad, v->u.i, n, &d));
+        SC_TRY(norm_dim(ad, v->u.i, n, &d));
         inv[d] = sc_value_int((int64_t)i);
     }
     args[0] = a[0];
@@ -454,7 +454,7 @@ static sc_status storage_offset_of(sc__ad *ad, sc_node_id id, int depth,
     case SC_OP_SQUEEZE_DIMS:
     case SC_OP_UNSQUEEZE:
         if (n > 0 && sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE) {
-            SC__AD_TRY(storage_offset_of(
+            SC_TRY(storage_offset_of(
                 ad, sc_graph_node_arg(ad->g, id, 0)->u.node, depth + 1, out));
             if (op != SC_OP_RESHAPE ||
                 (out->kind == SC_VALUE_INT && out->u.i == 0))
@@ -487,7 +487,7 @@ sc_status sc__ad_h_as_strided_offset(sc__ad *ad, const sc_value *a,
     if (a[0].kind != SC_VALUE_NODE)
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "as_strided_offset: expected a tensor");
-    SC__AD_TRY(storage_offset_of(ad, a[0].u.node, 0, &base));
+    SC_TRY(storage_offset_of(ad, a[0].u.node, 0, &base));
     return sc__ad_arith(ad, '-', &a[1], &base, out);
 }
 
@@ -528,7 +528,7 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
     sc_result r;
     bool *red;
     size_t i;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &x, &r, "restore reduced dims"));
+    SC_TRY(sc__ad_node_tensor(ad, &x, &r, "restore reduced dims"));
     *out = x;
     if (r.tensor.ndim == nd)
         return SC_OK;
@@ -542,7 +542,7 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
             red[i] = true;
     else if (dims->kind == SC_VALUE_INT) {
         size_t d;
-        SC__AD_TRY(norm_dim(ad, dims->u.i, nd, &d));
+        SC_TRY(norm_dim(ad, dims->u.i, nd, &d));
         red[d] = true;
     } else if (dims->kind == SC_VALUE_LIST || dims->kind == SC_VALUE_TUPLE) {
         for (i = 0; i < dims->u.list.n; i++) {
@@ -552,7 +552,7 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
                                      "node '%s': a reduced dim that is not "
                                      "an int",
                                      sc_graph_node_name(ad->fwd, ad->node));
-            SC__AD_TRY(norm_dim(ad, dims->u.list.items[i].u.i, nd, &d));
+            SC_TRY(norm_dim(ad, dims->u.list.items[i].u.i, nd, &d));
             red[d] = true;
         }
     }
@@ -561,10 +561,10 @@ static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
             sc_value args[2];
             args[0] = *out;
             args[1] = sc_value_int((int64_t)i);
-            SC__AD_TRY(sc__ad_add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL,
-                                     NULL, out));
+            SC_TRY(sc__ad_add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL,
+                                 NULL, out));
         }
-    SC__AD_TRY(sc__ad_node_tensor(ad, out, &r, "restore reduced dims"));
+    SC_TRY(sc__ad_node_tensor(ad, out, &r, "restore reduced dims"));
     if (r.tensor.ndim != nd)
         return sc__error_set(ad->err, SC_ERR_SHAPE,
                              "node '%s': the gradient has %zu dims after "
@@ -581,8 +581,8 @@ sc_status sc__ad_h_sum_backward(sc__ad *ad, const sc_value *a, sc_value *out)
     size_t n;
     sc_expr **e;
     sc_value args[2];
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
-    SC__AD_TRY(restore_dims(ad, a[0], n, &a[2], &args[0]));
+    SC_TRY(list_exprs(ad, &a[1], &n, &e));
+    SC_TRY(restore_dims(ad, a[0], n, &a[2], &args[0]));
     args[1] = a[1];
     return sc__ad_add_op(ad, SC_OP_EXPAND, 2, args, 0, NULL, NULL, out);
 }
@@ -596,17 +596,17 @@ sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
     sc_value g, r, args[3], mask, maskf, cnt, q;
     const char *kwn = "dtype";
     sc_value kwv;
-    SC__AD_TRY(sc__ad_node_tensor(ad, &a[1], &rs, "amax"));
-    SC__AD_TRY(restore_dims(ad, a[0], rs.tensor.ndim, &a[3], &g));
-    SC__AD_TRY(restore_dims(ad, a[2], rs.tensor.ndim, &a[3], &r));
+    SC_TRY(sc__ad_node_tensor(ad, &a[1], &rs, "amax"));
+    SC_TRY(restore_dims(ad, a[0], rs.tensor.ndim, &a[3], &g));
+    SC_TRY(restore_dims(ad, a[2], rs.tensor.ndim, &a[3], &r));
     args[0] = a[1];
     args[1] = r;
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL,
-                             &mask));
+    SC_TRY(sc__ad_add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL,
+                         &mask));
     kwv.kind = SC_VALUE_DTYPE;
     kwv.u.dtype = rs.tensor.dtype;
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv,
-                             &maskf));
+    SC_TRY(sc__ad_add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv,
+                         &maskf));
     args[0] = maskf;
     args[1] = a[3];
     args[2] = sc_value_bool(true);
@@ -621,12 +621,12 @@ sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
             all[i] = sc_value_int((int64_t)i);
         args[1] = sc_value_list(rs.tensor.ndim, all);
     }
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
-                             &cnt));
+    SC_TRY(sc__ad_add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
+                         &cnt));
     args[0] = g;
     args[1] = cnt;
-    SC__AD_TRY(sc__ad_add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL,
-                             &q));
+    SC_TRY(sc__ad_add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL,
+                         &q));
     args[0] = q;
     args[1] = maskf;
     return sc__ad_add_op(ad, SC_OP_MUL_TENSOR, 2, args, 0, NULL, NULL, out);
@@ -645,14 +645,14 @@ sc_status sc__ad_h_clamp_backward(sc__ad *ad, const sc_value *a,
             continue;
         args[0] = a[1];
         args[1] = a[2 + k];
-        SC__AD_TRY(sc__ad_add_op(ad, k == 0 ? SC_OP_LT_SCALAR
-                                        : SC_OP_GT_SCALAR,
-                                 2, args, 0, NULL, NULL, &m));
+        SC_TRY(sc__ad_add_op(ad, k == 0 ? SC_OP_LT_SCALAR
+                                    : SC_OP_GT_SCALAR,
+                             2, args, 0, NULL, NULL, &m));
         args[0] = *out;
         args[1] = m;
         args[2] = sc_value_int(0);
-        SC__AD_TRY(sc__ad_add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0,
-                                 NULL, NULL, out));
+        SC_TRY(sc__ad_add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0,
+                             NULL, NULL, out));
     }
     return SC_OK;
 }

@@ -140,8 +140,8 @@ static sc_status sym_call(sc__ad *ad, const char *target, size_t n,
     sc_result_init(&m);
     m.kind = SC_RESULT_SYMINT;
     m.expr = e;
-    SC__AD_TRY(sc_graph_add_call(ad->g, NULL, target, n, a, 0, NULL, NULL,
-                                 &m, &id, ad->err));
+    SC_TRY(sc_graph_add_call(ad->g, NULL, target, n, a, 0, NULL, NULL,
+                             &m, &id, ad->err));
     *out = sc_value_node(id);
     return SC_OK;
 }
@@ -218,11 +218,11 @@ static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
             *found = true;
             for (d = 0; d < r.tensor.ndim; d++) {
                 sc_value x;
-                SC__AD_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
+                SC_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
                 if (d == 0)
                     *out = x;
                 else
-                    SC__AD_TRY(sym_binop(ad, "operator.mul", *out, x, out));
+                    SC_TRY(sym_binop(ad, "operator.mul", *out, x, out));
             }
             return SC_OK;
         }
@@ -233,7 +233,7 @@ static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
 static sc_status sym_symbol(sc__ad *ad, sc_expr *e, sc_value *out)
 {
     bool found;
-    SC__AD_TRY(sym_source(ad, e, &found, out));
+    SC_TRY(sym_source(ad, e, &found, out));
     if (found)
         return SC_OK;
     return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
@@ -283,9 +283,9 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
     int64_t c;
     bool found;
     /* a dim whose size is exactly e (a flattened s0*s1) */
-    SC__AD_TRY(sym_source(ad, e, &found, out));
+    SC_TRY(sym_source(ad, e, &found, out));
     if (!found && sc_expr_get_kind(e) != SC_EXPR_SYMBOL)
-        SC__AD_TRY(sym_numel_source(ad, e, &found, out));
+        SC_TRY(sym_numel_source(ad, e, &found, out));
     if (found)
         return SC_OK;
     switch (sc_expr_get_kind(e)) {
@@ -297,39 +297,39 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
             bool neg;
             if (!add_coef(e, (long)i, &c))
                 return sym_unsupported(ad, "a large coefficient");
-            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            SC_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
             neg = c < 0 && acc.kind != SC_VALUE_NONE;
             if (neg)
                 c = -c;
             if (c != 1)
-                SC__AD_TRY(sym_binop(ad, "operator.mul", x, sc_value_int(c),
-                                     &x));
+                SC_TRY(sym_binop(ad, "operator.mul", x, sc_value_int(c),
+                                 &x));
             if (acc.kind == SC_VALUE_NONE)
                 acc = x;
             else
-                SC__AD_TRY(sym_binop(ad, neg ? "operator.sub" : "operator.add",
-                                     acc, x, &acc));
+                SC_TRY(sym_binop(ad, neg ? "operator.sub" : "operator.add",
+                                 acc, x, &acc));
         }
         if (!add_coef(e, -1, &c))
             return sym_unsupported(ad, "a large constant");
         if (c > 0)
-            SC__AD_TRY(sym_binop(ad, "operator.add", acc, sc_value_int(c),
-                                 &acc));
+            SC_TRY(sym_binop(ad, "operator.add", acc, sc_value_int(c),
+                             &acc));
         else if (c < 0)
-            SC__AD_TRY(sym_binop(ad, "operator.sub", acc, sc_value_int(-c),
-                                 &acc));
+            SC_TRY(sym_binop(ad, "operator.sub", acc, sc_value_int(-c),
+                             &acc));
         *out = acc;
         return SC_OK;
     case SC_EXPR_MUL:
         acc = sc_value_none();
         for (i = 0; i < n; i++) {
             uint64_t k, p = sc_expr_mul_exponent(e, i);
-            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            SC_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
             for (k = 0; k < p; k++) {
                 if (acc.kind == SC_VALUE_NONE)
                     acc = x;
                 else
-                    SC__AD_TRY(sym_binop(ad, "operator.mul", acc, x, &acc));
+                    SC_TRY(sym_binop(ad, "operator.mul", acc, x, &acc));
             }
         }
         if (acc.kind == SC_VALUE_NONE)
@@ -338,18 +338,18 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
         return SC_OK;
     case SC_EXPR_FLOORDIV:
     case SC_EXPR_MOD:
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
         return sym_binop(ad,
                          sc_expr_get_kind(e) == SC_EXPR_MOD ? "operator.mod"
                                                             : "operator.floordiv",
                          x, y, out);
     case SC_EXPR_CEILDIV:
         /* -((-a) // b) */
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
-        SC__AD_TRY(sym_call(ad, "operator.neg", 1, &x, NULL, &x));
-        SC__AD_TRY(sym_binop(ad, "operator.floordiv", x, y, &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        SC_TRY(sym_call(ad, "operator.neg", 1, &x, NULL, &x));
+        SC_TRY(sym_binop(ad, "operator.floordiv", x, y, &x));
         return sym_call(ad, "operator.neg", 1, &x, NULL, out);
     default:
         return sym_unsupported(ad, "min, max or a relation");
@@ -371,7 +371,7 @@ static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out)
             *out = ad->sym_vals[i];
             return SC_OK;
         }
-    SC__AD_TRY(sym_composite(ad, e, out));
+    SC_TRY(sym_composite(ad, e, out));
     if (ad->nsym == ad->capsym) {
         size_t cap = ad->capsym ? 2 * ad->capsym : 8;
         sc_expr **k = sc__ad_alloc(ad, cap * sizeof *k);
@@ -404,7 +404,7 @@ static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
         if (!items)
             return sc__error_nomem(ad->err);
         for (i = 0; i < v->u.list.n; i++)
-            SC__AD_TRY(sym_value(ad, &v->u.list.items[i], &items[i]));
+            SC_TRY(sym_value(ad, &v->u.list.items[i], &items[i]));
         out->u.list.items = items;
     }
     return SC_OK;
@@ -418,21 +418,18 @@ sc_status sc__ad_add_op(sc__ad *ad, sc__op op, size_t npos,
 {
     char target[160];
     sc_node_id id;
-    sc_status st;
     sc_value p2[SC_OP_MAX_ARGS_], k2[SC_OP_MAX_ARGS_];
     size_t i;
     if (npos > SC_OP_MAX_ARGS_ || nkw > SC_OP_MAX_ARGS_)
         return sc__error_set(ad->err, SC_ERR_INTERNAL, "too many arguments");
     for (i = 0; i < npos; i++)
-        SC__AD_TRY(sym_value(ad, &pos[i], &p2[i]));
+        SC_TRY(sym_value(ad, &pos[i], &p2[i]));
     for (i = 0; i < nkw; i++)
-        SC__AD_TRY(sym_value(ad, &kw[i], &k2[i]));
+        SC_TRY(sym_value(ad, &kw[i], &k2[i]));
     snprintf(target, sizeof target, "torch.ops.%s.%s", sc__op_get(op)->ns,
              sc__op_get(op)->dotted);
-    st = sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
-                           NULL, &id, ad->err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
+                             NULL, &id, ad->err));
     *out = sc_value_node(id);
     return SC_OK;
 }
@@ -571,12 +568,8 @@ static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
         *out = ad->map[t->fwd_getitem[i]];
         return SC_OK;
     }
-    if (t->new_getitem[i] == SC_NODE_NONE) {
-        sc_status st = add_getitem(ad, ad->map[fnode], i,
-                                   &t->new_getitem[i]);
-        if (st != SC_OK)
-            return st;
-    }
+    if (t->new_getitem[i] == SC_NODE_NONE)
+        SC_TRY(add_getitem(ad, ad->map[fnode], i, &t->new_getitem[i]));
     *out = t->new_getitem[i];
     return SC_OK;
 }
@@ -584,10 +577,9 @@ static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
 sc_status sc__ad_result(sc__ad *ad, int i, sc_value *out)
 {
     sc_node_id id;
-    sc_status st = result_node(ad, ad->node, i, &id);
-    if (st == SC_OK)
-        *out = sc_value_node(id);
-    return st;
+    SC_TRY(result_node(ad, ad->node, i, &id));
+    *out = sc_value_node(id);
+    return SC_OK;
 }
 
 static sc_status zeros_like(sc__ad *ad, sc_node_id like, sc_value *out)
@@ -632,7 +624,7 @@ static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
     sc_graph_node_result(ad->g, like, &r);
     if (r.kind != SC_RESULT_TENSOR)
         return zeros_like(ad, like, out);
-    SC__AD_TRY(sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
+    SC_TRY(sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
     kw[0].kind = SC_VALUE_DTYPE;
     kw[0].u.dtype = r.tensor.dtype;
     kw[1].kind = SC_VALUE_DEVICE;
@@ -662,7 +654,7 @@ static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
             *out = sc_value_node(ad->zeros_node[k]);
             return SC_OK;
         }
-    SC__AD_TRY(explicit_zeros(ad, like, out));
+    SC_TRY(explicit_zeros(ad, like, out));
     if (ad->nzeros == ad->capzeros) {
         size_t cap = ad->capzeros ? 2 * ad->capzeros : 8;
         sc_node_id *a = sc__ad_alloc(ad, cap * sizeof *a);
@@ -724,11 +716,7 @@ sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
         return SC_OK;
     like = equal_piece(ad, t, (size_t)i);
     if (like == SC_NODE_NONE)
-        st = result_node(ad, ad->node, i, &like);
-    else
-        st = SC_OK;
-    if (st != SC_OK)
-        return st;
+        SC_TRY(result_node(ad, ad->node, i, &like));
     st = piece_zeros(ad, like, &t->grads[i]);
     *out = t->grads[i];
     return st;
@@ -747,7 +735,7 @@ sc_status sc__ad_grads(sc__ad *ad, sc_value *out)
     if (!items)
         return sc__error_nomem(ad->err);
     for (i = 0; i < t->count; i++)
-        SC__AD_TRY(sc__ad_grad(ad, (int)i, &items[i]));
+        SC_TRY(sc__ad_grad(ad, (int)i, &items[i]));
     *out = sc_value_list(t->count, items);
     return SC_OK;
 }
@@ -824,7 +812,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
         if ((given >> i) & 1u)
             pos[npos++] = args[i];
         else
-            SC__AD_TRY(default_value(ad, &info->args[i].def, &pos[npos++]));
+            SC_TRY(default_value(ad, &info->args[i].def, &pos[npos++]));
     }
     for (i = info->npositional; i < info->nargs; i++)
         if (((given >> i) & 1u) &&
@@ -832,7 +820,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
             kwn[nkw] = info->args[i].name;
             kw[nkw++] = args[i];
         }
-    SC__AD_TRY(sc__ad_add_op(ad, op, npos, pos, nkw, kwn, kw, out));
+    SC_TRY(sc__ad_add_op(ad, op, npos, pos, nkw, kwn, kw, out));
     if (info->nrets == 1 && info->rets[0].type.is_list) {
         /* a Tensor[] result: its elements, as getitem nodes */
         sc_result r;
@@ -850,7 +838,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
             return sc__error_nomem(ad->err);
         for (i2 = 0; i2 < r.count; i2++) {
             sc_node_id id;
-            SC__AD_TRY(add_getitem(ad, out->u.node, (int64_t)i2, &id));
+            SC_TRY(add_getitem(ad, out->u.node, (int64_t)i2, &id));
             items[i2] = sc_value_node(id);
         }
         *out = sc_value_list(r.count, items);
@@ -873,7 +861,7 @@ sc_status sc__ad_index(sc__ad *ad, const sc_value *v, int64_t i,
     if (v->kind != SC_VALUE_NODE)
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "indexing a value that is not a tuple");
-    SC__AD_TRY(add_getitem(ad, v->u.node, i, &id));
+    SC_TRY(add_getitem(ad, v->u.node, i, &id));
     *out = sc_value_node(id);
     return SC_OK;
 }
@@ -981,8 +969,8 @@ static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
         for (i = 0; same && i < rf.tensor.ndim; i++)
             same = rf.tensor.sizes[i] == rg.tensor.sizes[i];
         if (!same)
-            SC__AD_TRY(sc__ad_sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes,
-                                     &g));
+            SC_TRY(sc__ad_sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes,
+                                 &g));
     }
     if (ad->grad[f].kind == SC_VALUE_NONE) {
         ad->grad[f] = g;
@@ -1010,8 +998,8 @@ static sc_status set_grad_value(sc__ad *ad, const sc_value *fv,
                                  "must be a list of the same length",
                                  sc_graph_node_name(ad->fwd, ad->node));
         for (i = 0; i < fv->u.list.n; i++)
-            SC__AD_TRY(set_grad_value(ad, &fv->u.list.items[i],
-                                      &g->u.list.items[i]));
+            SC_TRY(set_grad_value(ad, &fv->u.list.items[i],
+                                  &g->u.list.items[i]));
     }
     return SC_OK;
 }
@@ -1029,8 +1017,8 @@ sc_status sc__ad_set_grads(sc__ad *ad, size_t n, const int *args,
         sc_value e;
         if (!sc__ad_needs(ad, args[k]))
             continue;
-        SC__AD_TRY(sc__ad_index(ad, t, (int64_t)k, &e));
-        SC__AD_TRY(sc__ad_set_grad(ad, args[k], &e));
+        SC_TRY(sc__ad_index(ad, t, (int64_t)k, &e));
+        SC_TRY(sc__ad_set_grad(ad, args[k], &e));
     }
     return SC_OK;
 }
@@ -1190,7 +1178,7 @@ static sc_status copy_call(sc__ad *ad, sc_node_id n)
         return sc__error_nomem(ad->err);
     npos = sc_graph_node_num_positional(f, n);
     for (i = 0; i < na; i++) {
-        SC__AD_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
+        SC_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
         if (i >= npos)
             kwn[i - npos] = sc_graph_node_kwname(f, n, i);
     }
@@ -1230,13 +1218,13 @@ static sc_status bind_node(sc__ad *ad, sc_node_id n, sc__op op)
             kw[nkw++] = sc_graph_node_arg(f, n, i);
         }
     }
-    SC__AD_TRY(sc__op_bind(op, npos, pos, nkw, kwn, kw, bound, ad->err));
+    SC_TRY(sc__op_bind(op, npos, pos, nkw, kwn, kw, bound, ad->err));
     for (i = 0; i < info->nargs; i++) {
         if (bound[i].value)
             ad->fargs[i] = *(const sc_value *)bound[i].value;
         else
-            SC__AD_TRY(default_value(ad, &info->args[i].def, &ad->fargs[i]));
-        SC__AD_TRY(map_into(ad, &ad->fargs[i], &ad->args[i]));
+            SC_TRY(default_value(ad, &info->args[i].def, &ad->fargs[i]));
+        SC_TRY(map_into(ad, &ad->fargs[i], &ad->args[i]));
     }
     return SC_OK;
 }
@@ -1278,8 +1266,8 @@ static sc_status backward(sc__ad *ad)
             else {
                 a[0] = t->grads[ix->u.i];
                 a[1] = ad->grad[n];
-                SC__AD_TRY(sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL,
-                                         NULL, &t->grads[ix->u.i]));
+                SC_TRY(sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL,
+                                     NULL, &t->grads[ix->u.i]));
             }
             continue;
         }
@@ -1295,8 +1283,8 @@ static sc_status backward(sc__ad *ad)
                                      : sc__op_get((sc__op)op)->dotted);
         ad->node = n;
         ad->op = (sc__op)op;
-        SC__AD_TRY(bind_node(ad, n, (sc__op)op));
-        SC__AD_TRY(sc__ad_table[op].fn(ad));
+        SC_TRY(bind_node(ad, n, (sc__op)op));
+        SC_TRY(sc__ad_table[op].fn(ad));
     }
     return SC_OK;
 }
@@ -1355,7 +1343,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
     sc_node_id *tan, *outs;
     sc_expr **syms;
 
-    SC__AD_TRY(requires_grad(ad, opts));
+    SC_TRY(requires_grad(ad, opts));
 
     /* symbols and hints */
     nsym = sc_graph_symbols(f, NULL, 0);
@@ -1366,7 +1354,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
     for (i = 0; i < nsym; i++) {
         int64_t h;
         if (sc_graph_get_hint(f, syms[i], &h))
-            SC__AD_TRY(sc_graph_set_hint(ad->g, syms[i], h, ad->err));
+            SC_TRY(sc_graph_set_hint(ad->g, syms[i], h, ad->err));
     }
     if (sc_graph_env(f))
         sc_graph_set_env(ad->g, sc_graph_env(f));
@@ -1377,7 +1365,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
         sc_result r;
         snprintf(name, sizeof name, "primals_%zu", i + 1);
         sc_graph_node_result(f, (sc_node_id)i, &r);
-        SC__AD_TRY(sc_graph_add_placeholder(
+        SC_TRY(sc_graph_add_placeholder(
             ad->g, name, SC_ROLE_PRIMAL,
             r.kind == SC_RESULT_UNKNOWN ? NULL : &r, &ad->map[i], ad->err));
     }
@@ -1393,24 +1381,24 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
             sc_result r, t;
             sc_expr **st;
             sc_graph_node_result(f, o, &r);
-            SC__AD_TRY(tangent_meta(ad, &r, &t, &st));
+            SC_TRY(tangent_meta(ad, &r, &t, &st));
             snprintf(name, sizeof name, "tangents_%zu", ++ntan);
-            SC__AD_TRY(sc_graph_add_placeholder(ad->g, name, SC_ROLE_TANGENT,
-                                                &t, &tan[i], ad->err));
+            SC_TRY(sc_graph_add_placeholder(ad->g, name, SC_ROLE_TANGENT,
+                                            &t, &tan[i], ad->err));
         }
     }
     /* the forward nodes */
     for (i = np; i < ad->nfwd; i++)
-        SC__AD_TRY(copy_call(ad, (sc_node_id)i));
-    SC__AD_TRY(setup_tuples(ad));
+        SC_TRY(copy_call(ad, (sc_node_id)i));
+    SC_TRY(setup_tuples(ad));
     /* seeds */
     for (i = 0; i < no; i++)
         if (tan[i] != SC_NODE_NONE) {
             ad->node = sc_graph_output(f, i);
-            SC__AD_TRY(accumulate(ad, sc_graph_output(f, i),
-                                  sc_value_node(tan[i])));
+            SC_TRY(accumulate(ad, sc_graph_output(f, i),
+                              sc_value_node(tan[i])));
         }
-    SC__AD_TRY(backward(ad));
+    SC_TRY(backward(ad));
     /* outputs */
     nfo = no;
     outs = sc__ad_alloc(ad, (no + np + 1) * sizeof *outs);
@@ -1424,7 +1412,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
         outs[no + i] = ad->rg[i] && ad->grad[i].kind == SC_VALUE_NODE
                            ? ad->grad[i].u.node
                            : SC_NODE_NONE;
-    SC__AD_TRY(sc_graph_set_outputs(ad->g, no + np, outs, nfo, ad->err));
+    SC_TRY(sc_graph_set_outputs(ad->g, no + np, outs, nfo, ad->err));
     return sc_graph_finish(ad->g, ad->err);
 }
 
@@ -1432,7 +1420,7 @@ sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
                          sc_graph **out, sc_error *err)
 {
     sc__ad ad;
-    sc_status st;
+    sc_status status = SC_OK;
     size_t i;
     if (out)
         *out = NULL;
@@ -1456,31 +1444,26 @@ sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
     ad.rg = sc__calloc(ad.nfwd + 1, sizeof *ad.rg);
     ad.grad = sc__calloc(ad.nfwd + 1, sizeof *ad.grad);
     ad.tuples = sc__calloc(ad.nfwd + 1, sizeof *ad.tuples);
-    if (!ad.g || !ad.map || !ad.rg || !ad.grad || !ad.tuples)
-        st = sc__error_nomem(err);
-    else {
-        for (i = 0; i < ad.nfwd; i++) {
-            ad.map[i] = SC_NODE_NONE;
-            ad.grad[i] = sc_value_none();
-        }
-        st = build(&ad, opts);
+    if (!ad.g || !ad.map || !ad.rg || !ad.grad || !ad.tuples) {
+        status = sc__error_nomem(err);
+        goto fail;
     }
-    if (st == SC_OK) {
-        sc_status cs = sc_graph_set_class_name(ad.g, "joint_fn", err);
-        if (cs != SC_OK)
-            st = cs;
+    for (i = 0; i < ad.nfwd; i++) {
+        ad.map[i] = SC_NODE_NONE;
+        ad.grad[i] = sc_value_none();
     }
+    SC_CHECK(build(&ad, opts));
+    SC_CHECK(sc_graph_set_class_name(ad.g, "joint_fn", err));
+    *out = ad.g;
+    ad.g = NULL;
+fail:
     sc__free(ad.map);
     sc__free(ad.rg);
     sc__free(ad.grad);
     sc__free(ad.tuples);
     sc__arena_destroy(&ad.arena);
-    if (st != SC_OK) {
-        sc_graph_free(ad.g);
-        return st;
-    }
-    *out = ad.g;
-    return SC_OK;
+    sc_graph_free(ad.g);
+    return status;
 }
 
 sc_status sc_graph_requires_grad(const sc_graph *fwd,
@@ -1488,7 +1471,6 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
                                  sc_error *err)
 {
     sc__ad ad;
-    sc_status st;
     if (!fwd || !out)
         return sc__error_set(err, SC_ERR_INVALID,
                              "sc_graph_requires_grad: NULL argument");
@@ -1505,6 +1487,5 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
     ad.nfwd = sc_graph_num_nodes(fwd);
     ad.rg = out;
     memset(out, 0, ad.nfwd * sizeof *out);
-    st = requires_grad(&ad, opts);
-    return st;
+    return requires_grad(&ad, opts);
 }
