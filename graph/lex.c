@@ -334,9 +334,7 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
         }
         c = *lx->p;
         if (c == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
             continue;
         }
         if (c == '\\' && lx->p + 1 < lx->end && lx->p[1] == '\n') {
@@ -472,9 +470,7 @@ sc_status sc__lex_skip_preamble(sc__lexer *lx)
                                  "graph");
         }
         if (k == 0 && lx->p < eol && *lx->p == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
         }
         lx->p = eol;
         if (lx->p < lx->end)
@@ -505,9 +501,7 @@ sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more)
                                  "statement");
         }
         if (lx->p < eol && *lx->p == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
         }
         lx->p = eol;
         if (lx->p < lx->end)

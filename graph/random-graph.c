@@ -652,10 +652,8 @@ static sc_status make_palette(gen *G)
             s = sc_expr_symbol(G->ctx, name);
             if (!s)
                 return sc__error_nomem(G->err);
-            st = sc_graph_set_hint(G->g, s, 2 + (int64_t)below(G, 7),
-                                   G->err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc_graph_set_hint(G->g, s, 2 + (int64_t)below(G, 7),
+                                     G->err));
             G->palette[G->npalette++] = s;
             G->palette[G->npalette++] = s; /* symbols twice as likely */
         }
@@ -703,10 +701,8 @@ static sc_status add_primal(gen *G, size_t index, bool pooled)
     r.tensor.sizes = sizes;
     r.tensor.strides = strides;
     snprintf(name, sizeof name, "arg%zu_1", index);
-    st = sc_graph_add_placeholder(G->g, name, SC_ROLE_PRIMAL, &r, &id,
-                                  G->err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_add_placeholder(G->g, name, SC_ROLE_PRIMAL, &r, &id,
+                                    G->err));
     return pooled ? push(G, id, true) : SC_OK;
 }
 
@@ -753,10 +749,8 @@ static sc_status set_outputs(gen *G)
     }
     for (i = 0; i < G->nextra && n < 16; i++)
         outs[n++] = G->extra[i];
-    st = sc_graph_set_outputs(G->g, n, outs, n, G->err);
-    if (st == SC_OK)
-        st = sc_graph_finish(G->g, G->err);
-    return st;
+    SC_TRY(sc_graph_set_outputs(G->g, n, outs, n, G->err));
+    return sc_graph_finish(G->g, G->err);
 }
 
 /* ---- Entry points ------------------------------------------------------------ */

@@ -298,7 +298,6 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
 {
     size_t k = *i + 1, start, depth = 0, b, e;
     int64_t small;
-    sc_status st;
 
     *count = 0;
     while (k < n && is_space(s[k]))
@@ -318,13 +317,9 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
             if (*count > 4096)
                 return error_at(r, line, col + (int)k,
                                 "more than 4096 dimensions");
-            st = grow_dims(r, base + *count + 1);
-            if (st != SC_OK)
-                return st;
-            st = parse_expr(r, s + start, k - start, line, col + (int)start,
-                            &r->dims[base + *count]);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(grow_dims(r, base + *count + 1));
+            SC_TRY(parse_expr(r, s + start, k - start, line, col + (int)start,
+                              &r->dims[base + *count]));
             if (sc_expr_is_bool(r->dims[base + *count]))
                 return error_at(r, line, col + (int)start,
                                 "a size must be an integer expression");
@@ -370,7 +365,6 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
 {
     size_t i = 0, ndim = 0, nstr = 0;
     sc_dtype dtype;
-    sc_status st;
 
     sc_result_init(out);
     if (n >= 5 && memcmp(s, "Sym(", 4) == 0) {
@@ -378,9 +372,7 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
         if (s[n - 1] != ')')
             return error_at(r, line, col + (int)n - 1,
                             "expected ')' to close 'Sym('");
-        st = parse_expr(r, s + 4, n - 5, line, col + 4, &e);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_expr(r, s + 4, n - 5, line, col + 4, &e));
         out->kind = sc_expr_is_bool(e) ? SC_RESULT_SYMBOOL : SC_RESULT_SYMINT;
         out->expr = e;
         return SC_OK;
@@ -398,16 +390,12 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
     if (!sc_dtype_from_code(s, i, &dtype))
         return error_at(r, line, col, "unknown dtype code '%.*s'",
                         (int)(i > 20 ? 20 : i), s);
-    st = parse_dim_list(r, s, n, &i, line, col, 0, &ndim);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(parse_dim_list(r, s, n, &i, line, col, 0, &ndim));
     out->kind = SC_RESULT_TENSOR;
     out->tensor.dtype = dtype;
     out->tensor.ndim = ndim;
     if (i < n && s[i] == '[') {
-        st = parse_dim_list(r, s, n, &i, line, col, ndim, &nstr);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_dim_list(r, s, n, &i, line, col, ndim, &nstr));
         if (nstr != ndim)
             return error_at(r, line, col, "%zu sizes but %zu strides", ndim,
                             nstr);
@@ -460,7 +448,6 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
  * lexer is repositioned after it). */
 static sc_status read_annotation(reader *r, sc_result *out)
 {
-    sc_status st;
     int line = r->tok.line, col = r->tok.col;
 
     if (r->tok.kind == SC__TOK_STRING) {
@@ -468,10 +455,8 @@ static sc_status read_annotation(reader *r, sc_result *out)
             return error_at(r, line, col,
                             "escape sequences are not allowed in an "
                             "annotation");
-        st = parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
-                              col + 1, out);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
+                                col + 1, out));
         return advance(r);
     }
     if (r->tok.kind == SC__TOK_NAME) {
@@ -495,9 +480,7 @@ static sc_status read_annotation(reader *r, sc_result *out)
         if (depth != 0)
             return error_at(r, line, col, "unbalanced brackets in the "
                                           "annotation");
-        st = parse_annotation(r, s, (size_t)(q - s), line, col, out);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_annotation(r, s, (size_t)(q - s), line, col, out));
         r->lx.p = q;
         r->lx.last_newline = false;
         return advance(r);
@@ -571,7 +554,6 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
 /* `;  a = b = None` after a statement (the current token follows ';'). */
 static sc_status read_liveness(reader *r, int line)
 {
-    sc_status st;
     sc_node_id id;
     const char *name;
 
@@ -589,20 +571,12 @@ static sc_status read_liveness(reader *r, int line)
         if (id == SC_NODE_NONE)
             return error_at(r, r->tok.line, r->tok.col,
                             "undefined name '%s' in a '= None' suffix", name);
-        st = grow_released(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(grow_released(r));
         r->released[id] = (uint32_t)line;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = expect_op(r, "=");
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(expect_op(r, "="));
     }
-    st = advance(r);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r));
     if (at_op(r, ";"))
         return advance(r);
     return SC_OK;
@@ -685,9 +659,7 @@ static sc_status parse_torch_constant(reader *r, sc_value *out)
     st = advance(r); /* torch */
     if (st != SC_OK)
         return st;
-    st = expect_op(r, ".");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_op(r, "."));
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a dtype, layout or memory format after "
                              "'torch.'");
@@ -727,20 +699,14 @@ static sc_status parse_device(reader *r, sc_value *out)
     st = advance(r); /* device */
     if (st != SC_OK)
         return st;
-    st = expect_op(r, "(");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_op(r, "("));
     while (!at_op(r, ")")) {
         bool is_index = false;
         if (r->tok.kind == SC__TOK_NAME &&
             (sc__tok_is(&r->tok, "type") || sc__tok_is(&r->tok, "index"))) {
             is_index = sc__tok_is(&r->tok, "index");
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
-            st = expect_op(r, "=");
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(expect_op(r, "="));
         } else if (have_type) {
             is_index = true;
         }
@@ -778,9 +744,7 @@ static sc_status parse_device(reader *r, sc_value *out)
                                 "device index too large");
             dev.index = (int)v;
         }
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ","))
             st = advance(r);
         else if (!at_op(r, ")"))
@@ -803,28 +767,19 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
     const char *close = tuple ? ")" : "]";
     size_t base = r->vlen, n;
     bool trailing_comma = false;
-    sc_status st;
     sc_value v, *items;
 
     if (depth >= SC__GRAPH_MAX_DEPTH)
         return error_at(r, r->tok.line, r->tok.col,
                         "lists nested deeper than %d", SC__GRAPH_MAX_DEPTH);
-    st = advance(r);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r));
     while (!at_op(r, close)) {
-        st = parse_value(r, depth + 1, &v);
-        if (st != SC_OK)
-            return st;
-        st = push_value(r, &v);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_value(r, depth + 1, &v));
+        SC_TRY(push_value(r, &v));
         trailing_comma = false;
         if (at_op(r, ",")) {
             trailing_comma = true;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         } else if (!at_op(r, close)) {
             return unexpected(r, tuple ? "',' or ')'" : "',' or ']'");
         }
@@ -835,9 +790,7 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
         *out = r->vstack[--r->vlen];
         return advance(r);
     }
-    st = pop_values(r, n, &items);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(pop_values(r, n, &items));
     *out = sc_value_list(n, items);
     if (tuple)
         out->kind = SC_VALUE_TUPLE;
@@ -868,9 +821,7 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
     }
     case SC__TOK_OP:
         if (at_op(r, "-")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
             if (r->tok.kind == SC__TOK_INT)
                 return parse_int_token(r, true, out);
             if (r->tok.kind == SC__TOK_FLOAT ||
@@ -902,9 +853,7 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
             return parse_torch_constant(r, out);
         if (at_name(r, "device"))
             return parse_device(r, out);
-        st = resolve_use(r, &id);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(resolve_use(r, &id));
         *out = sc_value_node(id);
         return advance(r);
     default:
@@ -918,7 +867,6 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
  * buffer. */
 static sc_status read_dotted(reader *r, int max_parts)
 {
-    sc_status st;
     int parts = 0;
 
     sc__buf_reset(&r->scratch);
@@ -929,15 +877,11 @@ static sc_status read_dotted(reader *r, int max_parts)
             return error_at(r, r->tok.line, r->tok.col, "dotted name too "
                                                         "long");
         sc__buf_putn(&r->scratch, r->tok.start, r->tok.len);
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (!at_op(r, "."))
             break;
         sc__buf_putc(&r->scratch, '.');
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
     }
     return r->scratch.failed ? sc__error_nomem(r->err) : SC_OK;
 }
@@ -972,9 +916,7 @@ static sc_status append_node(reader *r, const char *name, const char *target,
     tgt = sc__graph_intern_target(r->g, target);
     if (!tgt)
         return sc__error_nomem(r->err);
-    st = pop_values(r, npos + nkw, &args);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(pop_values(r, npos + nkw, &args));
     if (nkw) {
         kws = sc__arena_alloc(&r->g->arena, nkw * sizeof *kws);
         if (!kws)
@@ -988,9 +930,7 @@ static sc_status append_node(reader *r, const char *name, const char *target,
         return locate(r, st, line, col);
     if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
         strcmp(tgt, "operator.getitem") != 0) {
-        st = note_unknown(r, tgt);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(note_unknown(r, tgt));
     }
     /* The shape rules against the annotation: a mismatch is an error at
      * this line; no annotation takes the inferred result. */
@@ -1050,9 +990,7 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc__lex_save(&r->lx, &save);
         char *target;
 
-        st = read_dotted(r, 16);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(read_dotted(r, 16));
         if (at_op(r, "(")) {
             target = sc__strdup(r->scratch.data);
             if (!target)
@@ -1137,54 +1075,36 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                                 "'%s'", r->scratch.data);
             sc__lex_restore(&r->lx, &save);
             r->tok = first;
-            st = parse_operand(r, &v);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(parse_operand(r, &v));
             if (at_op(r, "[")) {
                 /* x[0] */
                 sc_value idx;
                 if (v.kind != SC_VALUE_NODE)
                     return error_at(r, first.line, first.col,
                                     "only a node can be indexed");
-                st = advance(r);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(advance(r));
                 if (r->tok.kind != SC__TOK_INT &&
                     !(at_op(r, "-")))
                     return unexpected(r, "an integer index");
-                st = parse_value(r, 0, &idx);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(parse_value(r, 0, &idx));
                 if (idx.kind != SC_VALUE_INT)
                     return error_at(r, first.line, first.col,
                                     "index out of range");
-                st = expect_op(r, "]");
-                if (st != SC_OK)
-                    return st;
-                st = push_value(r, &v);
-                if (st == SC_OK)
-                    st = push_value(r, &idx);
-                if (st == SC_OK)
-                    st = append_node(r, name, "operator.getitem", 2, 0, meta,
-                                     line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(expect_op(r, "]"));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_value(r, &idx));
+                SC_TRY(append_node(r, name, "operator.getitem", 2, 0, meta,
+                                   line, col));
                 note_getitem(r, v.u.node, idx.u.i);
             } else if (at_infix(r)) {
                 const char *tgt =
                     sc__graph_infix_target(r->tok.start, r->tok.len);
                 sc_value rhs;
-                st = advance(r);
-                if (st == SC_OK)
-                    st = parse_operand(r, &rhs);
-                if (st == SC_OK)
-                    st = push_value(r, &v);
-                if (st == SC_OK)
-                    st = push_value(r, &rhs);
-                if (st == SC_OK)
-                    st = append_node(r, name, tgt, 2, 0, meta, line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(advance(r));
+                SC_TRY(parse_operand(r, &rhs));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_value(r, &rhs));
+                SC_TRY(append_node(r, name, tgt, 2, 0, meta, line, col));
             } else {
                 return unexpected(r, "a call, an index or an operator");
             }
@@ -1197,54 +1117,36 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
             sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
             sc__token minus = r->tok;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
             if (r->tok.kind == SC__TOK_NAME && !at_name(r, "inf") &&
                 !at_name(r, "nan")) {
-                st = parse_operand(r, &lhs);
-                if (st == SC_OK)
-                    st = push_value(r, &lhs);
-                if (st == SC_OK)
-                    st = append_node(r, name, "operator.neg", 1, 0, meta,
-                                     line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(parse_operand(r, &lhs));
+                SC_TRY(push_value(r, &lhs));
+                SC_TRY(append_node(r, name, "operator.neg", 1, 0, meta,
+                                   line, col));
                 goto tail;
             }
             sc__lex_restore(&r->lx, &save);
             r->tok = minus;
         }
-        st = parse_operand(r, &lhs);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_operand(r, &lhs));
         if (!at_infix(r))
             return unexpected(r, "an operator");
         {
             const char *tgt = sc__graph_infix_target(r->tok.start, r->tok.len);
-            st = advance(r);
-            if (st == SC_OK)
-                st = parse_operand(r, &rhs);
-            if (st == SC_OK)
-                st = push_value(r, &lhs);
-            if (st == SC_OK)
-                st = push_value(r, &rhs);
-            if (st == SC_OK)
-                st = append_node(r, name, tgt, 2, 0, meta, line, col);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(parse_operand(r, &rhs));
+            SC_TRY(push_value(r, &lhs));
+            SC_TRY(push_value(r, &rhs));
+            SC_TRY(append_node(r, name, tgt, 2, 0, meta, line, col));
         }
     } else {
         return unexpected(r, "a call, an index or an operator");
     }
 tail:
     if (at_op(r, ";")) {
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = read_liveness(r, line);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(read_liveness(r, line));
     }
     return expect_newline(r);
 }
@@ -1387,12 +1289,9 @@ static sc_status add_pending(reader *r, const char *name, size_t len,
 static sc_status flush_pending(reader *r)
 {
     size_t i;
-    sc_status st;
     for (i = 0; i < r->npending; i++) {
-        st = add_placeholder(r, r->pending[i].name, &r->pending[i].meta,
-                             r->pending[i].line, r->pending[i].col);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(add_placeholder(r, r->pending[i].name, &r->pending[i].meta,
+                               r->pending[i].line, r->pending[i].col));
     }
     pending_clear(r);
     return placeholders_known(r);
@@ -1402,7 +1301,6 @@ static sc_status flush_pending(reader *r)
  * the current token starts the first annotation. */
 static sc_status parse_declarations(reader *r, sc__token first)
 {
-    sc_status st;
     sc_result meta;
     sc__token name = first;
 
@@ -1411,16 +1309,11 @@ static sc_status parse_declarations(reader *r, sc__token first)
                         "a placeholder declaration after the graph's inputs "
                         "were defined");
     for (;;) {
-        st = read_annotation(r, &meta);
-        if (st != SC_OK)
-            return st;
-        st = add_pending(r, name.start, name.len, &meta, name.line, name.col);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(read_annotation(r, &meta));
+        SC_TRY(add_pending(r, name.start, name.len, &meta, name.line,
+                           name.col));
         if (at_op(r, ";")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         } else if (r->tok.kind != SC__TOK_NEWLINE) {
             return unexpected(r, "';' or the end of the line");
         }
@@ -1429,12 +1322,8 @@ static sc_status parse_declarations(reader *r, sc__token first)
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a placeholder name");
         name = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = expect_op(r, ":");
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(expect_op(r, ":"));
     }
 }
 
@@ -1569,9 +1458,7 @@ static sc_status parse_output_list(reader *r, const char *close,
         if (at_name(r, "None")) {
             id = SC_NODE_NONE;
         } else if (r->tok.kind == SC__TOK_NAME) {
-            st = resolve_use(r, &id);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(resolve_use(r, &id));
         } else {
             return unexpected(r, "a node name or None in the output list");
         }
@@ -1580,9 +1467,7 @@ static sc_status parse_output_list(reader *r, const char *close,
             return sc__error_nomem(r->err);
         *outs = items;
         (*outs)[(*n)++] = id;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ","))
             st = advance(r);
         else if (!at_op(r, close))
@@ -1699,15 +1584,10 @@ static sc_status parse_signature(reader *r)
     sc__token params[2];
     int line = r->tok.line;
 
-    st = expect_name(r, "def");
-    if (st == SC_OK)
-        st = expect_name(r, "forward");
-    if (st == SC_OK)
-        st = expect_op(r, "(");
-    if (st == SC_OK)
-        st = expect_name(r, "self");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_name(r, "def"));
+    SC_TRY(expect_name(r, "forward"));
+    SC_TRY(expect_op(r, "("));
+    SC_TRY(expect_name(r, "self"));
     /* First pass over a copy of the lexer: which form is it? */
     {
         sc__lex_mark save;
@@ -1729,9 +1609,7 @@ static sc_status parse_signature(reader *r)
                 only_pytree = false;
             else if (depth == 0 && r->tok.kind == SC__TOK_NAME && nparams < 2)
                 params[nparams++] = r->tok;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         }
         sc__lex_restore(&r->lx, &save);
         r->tok = tsave;
@@ -1749,26 +1627,19 @@ static sc_status parse_signature(reader *r)
         sc__token name;
         sc_result meta;
         char *s;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ")"))
             break;
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a parameter name");
         name = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (r->pytree)
             continue;
         sc_result_init(&meta);
         if (at_op(r, ":")) {
-            st = advance(r);
-            if (st == SC_OK)
-                st = read_annotation(r, &meta);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(read_annotation(r, &meta));
         }
         s = sc__strndup(name.start, name.len);
         if (!s)
@@ -1778,16 +1649,12 @@ static sc_status parse_signature(reader *r)
         if (st != SC_OK)
             return st;
     }
-    st = expect_op(r, ")");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_op(r, ")"));
     if (at_op(r, "->")) {
         /* a return annotation: skip to ':' */
         while (r->tok.kind != SC__TOK_EOF && r->tok.kind != SC__TOK_NEWLINE &&
                !at_op(r, ":")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         }
     }
     st = expect_op(r, ":");
@@ -1804,9 +1671,7 @@ static sc_status parse_class_header(reader *r)
     sc_status st;
     const char *name;
 
-    st = expect_name(r, "class");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_name(r, "class"));
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a class name");
     name = tok_text(r);
@@ -1845,60 +1710,42 @@ static sc_status parse_body(reader *r)
                             "statement)");
         if (at_name(r, "return")) {
             if (!r->placeholders_done) {
-                st = flush_pending(r);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(flush_pending(r));
             }
             return parse_return(r);
         }
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a statement");
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ",")) {
-            st = parse_unpacking(r, first);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(parse_unpacking(r, first));
             continue;
         }
         sc_result_init(&meta);
         if (at_op(r, ":")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
             if (r->pytree && !r->placeholders_done) {
                 /* A declaration line, or the first node statement. */
                 sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
                 sc__token tsave = r->tok;
-                st = read_annotation(r, &meta);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(read_annotation(r, &meta));
                 if (!at_op(r, "=")) {
                     sc__lex_restore(&r->lx, &save);
                     r->tok = tsave;
-                    st = parse_declarations(r, first);
-                    if (st != SC_OK)
-                        return st;
+                    SC_TRY(parse_declarations(r, first));
                     continue;
                 }
             } else {
-                st = read_annotation(r, &meta);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(read_annotation(r, &meta));
             }
         }
         if (!at_op(r, "="))
             return unexpected(r, "'=' (a statement 'name: \"annotation\" = "
                                  "call(...)')");
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (!r->placeholders_done) {
-            st = flush_pending(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(flush_pending(r));
         }
         name = sc__strndup(first.start, first.len);
         if (!name)
@@ -2015,7 +1862,6 @@ static sc_status scan_directives(reader *r)
 {
     const char *p = r->lx.text, *end = r->lx.end, *eol, *q;
     int line = 1;
-    sc_status st;
     size_t i;
 
     while (p < end) {
@@ -2035,19 +1881,15 @@ static sc_status scan_directives(reader *r)
                 d.len = (size_t)(eol - d.text);
                 d.line = line;
                 d.col = (int)(d.text - p) + 1;
-                st = apply_directive(r, &d);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(apply_directive(r, &d));
             }
         }
         p = eol + 1;
         line++;
     }
     for (i = 0; i < r->opts->nhints; i++) {
-        st = sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
-                               r->opts->hint_values[i], r->err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
+                                 r->opts->hint_values[i], r->err));
     }
     return SC_OK;
 }

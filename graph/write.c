@@ -361,9 +361,7 @@ static sc_status write_text(const sc_graph *g,
 
     memset(&lv, 0, sizeof lv);
     if (!(opts->flags & SC_GRAPH_WRITE_NO_LIVENESS)) {
-        st = compute_liveness(g, &lv, err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(compute_liveness(g, &lv, err));
     }
     if (!(opts->flags & SC_GRAPH_WRITE_NO_DIRECTIVES))
         put_directives(b, g);
