@@ -972,14 +972,94 @@ static bool at_infix(const reader *r)
            sc__graph_infix_target(r->tok.start, r->tok.len) != NULL;
 }
 
+/* A positional argument of a call (after nkw keyword arguments), pushed
+ * on the reader's value stack. */
+static sc_status parse_positional(reader *r, size_t nkw)
+{
+    sc_value v;
+    if (nkw)
+        return error_at(r, r->tok.line, r->tok.col,
+                        "positional argument after a keyword argument");
+    SC_TRY(parse_value(r, 0, &v));
+    return push_value(r, &v);
+}
+
+/* The arguments of a call, from its '(' through its ')', pushed on the
+ * reader's value and keyword-name stacks; *npos and *nkw count them. */
+static sc_status parse_call_args(reader *r, size_t *npos, size_t *nkw)
+{
+    sc_value v;
+
+    SC_TRY(advance(r));
+    while (!at_op(r, ")")) {
+        if (r->tok.kind == SC__TOK_NAME) {
+            /* keyword? look ahead for '=' (not '==') */
+            sc__lex_mark lsave;
+            sc__token tsave = r->tok;
+            const char *kw;
+            sc__lex_save(&r->lx, &lsave);
+            SC_TRY(advance(r));
+            if (at_op(r, "=")) {
+                kw = sc__arena_strdup(&r->g->arena, tsave.start, tsave.len);
+                if (!kw)
+                    return sc__error_nomem(r->err);
+                SC_TRY(advance(r));
+                SC_TRY(parse_value(r, 0, &v));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_kwname(r, kw));
+                (*nkw)++;
+            } else {
+                sc__lex_restore(&r->lx, &lsave);
+                r->tok = tsave;
+                SC_TRY(parse_positional(r, *nkw));
+                (*npos)++;
+            }
+        } else {
+            SC_TRY(parse_positional(r, *nkw));
+            (*npos)++;
+        }
+        if (at_op(r, ","))
+            SC_TRY(advance(r));
+        else if (!at_op(r, ")"))
+            return unexpected(r, "',' or ')'");
+    }
+    return advance(r); /* ')' */
+}
+
+/* name = target(args) with the target read into r->scratch, the reader
+ * at the '('.  On failure the arguments pushed are dropped. */
+static sc_status parse_call(reader *r, const char *name, int line, int col,
+                            const sc_result *meta)
+{
+    sc_status status;
+    size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
+    char *target = sc__strdup(r->scratch.data);
+
+    if (!target)
+        return sc__error_nomem(r->err);
+    SC_CHECK(parse_call_args(r, &npos, &nkw));
+    SC_CHECK(append_node(r, name, target, npos, nkw, meta, line, col));
+    if (strcmp(target, "operator.getitem") == 0 && npos == 2 && nkw == 0) {
+        const sc__node *n = &r->g->nodes[r->g->nnodes - 1];
+        if (n->args[0].kind == SC_VALUE_NODE &&
+            n->args[1].kind == SC_VALUE_INT)
+            note_getitem(r, n->args[0].u.node, n->args[1].u.i);
+    }
+    sc__free(target);
+    return SC_OK;
+fail:
+    sc__free(target);
+    r->vlen = base;
+    r->kwlen = kwbase;
+    return status;
+}
+
 /* name[: annotation] = rhs [; liveness] NEWLINE; the name token and the
  * annotation have been read. */
 static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                                 const sc_result *meta)
 {
-    sc_status st;
     sc_value v;
-    size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
 
     if (r->tok.kind == SC__TOK_NAME && !at_name(r, "None") &&
         !at_name(r, "True") && !at_name(r, "False") && !at_name(r, "inf") &&
@@ -988,85 +1068,10 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc__token first = r->tok;
         sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
-        char *target;
 
         SC_TRY(read_dotted(r, 16));
         if (at_op(r, "(")) {
-            target = sc__strdup(r->scratch.data);
-            if (!target)
-                return sc__error_nomem(r->err);
-            st = advance(r);
-            while (st == SC_OK && !at_op(r, ")")) {
-                if (r->tok.kind == SC__TOK_NAME) {
-                    /* keyword? look ahead for '=' (not '==') */
-                    sc__lex_mark lsave;
-        sc__lex_save(&r->lx, &lsave);
-                    sc__token tsave = r->tok;
-                    const char *kw;
-                    st = advance(r);
-                    if (st == SC_OK && at_op(r, "=")) {
-                        kw = sc__arena_strdup(&r->g->arena, tsave.start,
-                                              tsave.len);
-                        if (!kw) {
-                            st = sc__error_nomem(r->err);
-                            break;
-                        }
-                        st = advance(r);
-                        if (st == SC_OK)
-                            st = parse_value(r, 0, &v);
-                        if (st == SC_OK)
-                            st = push_value(r, &v);
-                        if (st == SC_OK)
-                            st = push_kwname(r, kw);
-                        nkw++;
-                    } else if (st == SC_OK) {
-                        sc__lex_restore(&r->lx, &lsave);
-                        r->tok = tsave;
-                        if (nkw)
-                            st = error_at(r, r->tok.line, r->tok.col,
-                                          "positional argument after a "
-                                          "keyword argument");
-                        if (st == SC_OK)
-                            st = parse_value(r, 0, &v);
-                        if (st == SC_OK)
-                            st = push_value(r, &v);
-                        npos++;
-                    }
-                } else {
-                    if (nkw)
-                        st = error_at(r, r->tok.line, r->tok.col,
-                                      "positional argument after a keyword "
-                                      "argument");
-                    if (st == SC_OK)
-                        st = parse_value(r, 0, &v);
-                    if (st == SC_OK)
-                        st = push_value(r, &v);
-                    npos++;
-                }
-                if (st != SC_OK)
-                    break;
-                if (at_op(r, ","))
-                    st = advance(r);
-                else if (!at_op(r, ")"))
-                    st = unexpected(r, "',' or ')'");
-            }
-            if (st == SC_OK)
-                st = advance(r); /* ')' */
-            if (st == SC_OK)
-                st = append_node(r, name, target, npos, nkw, meta, line, col);
-            if (st == SC_OK && strcmp(target, "operator.getitem") == 0 &&
-                npos == 2 && nkw == 0) {
-                const sc__node *n = &r->g->nodes[r->g->nnodes - 1];
-                if (n->args[0].kind == SC_VALUE_NODE &&
-                    n->args[1].kind == SC_VALUE_INT)
-                    note_getitem(r, n->args[0].u.node, n->args[1].u.i);
-            }
-            sc__free(target);
-            if (st != SC_OK) {
-                r->vlen = base;
-                r->kwlen = kwbase;
-                return st;
-            }
+            SC_TRY(parse_call(r, name, line, col, meta));
         } else {
             /* Not a call: restart at the first name as an operand. */
             if (strchr(r->scratch.data, '.') != NULL)
@@ -1115,8 +1120,8 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc_value lhs, rhs;
         if (at_op(r, "-")) {
             sc__lex_mark save;
-        sc__lex_save(&r->lx, &save);
             sc__token minus = r->tok;
+            sc__lex_save(&r->lx, &save);
             SC_TRY(advance(r));
             if (r->tok.kind == SC__TOK_NAME && !at_name(r, "inf") &&
                 !at_name(r, "nan")) {
