@@ -1336,7 +1336,7 @@ static sc_status parse_declarations(reader *r, sc__token first)
  * self._in_spec)` — the first name has been read (first). */
 static sc_status parse_unpacking(reader *r, sc__token first)
 {
-    sc_status st;
+    sc_status status;
     sc__token *names = NULL;
     size_t n = 0, cap = 0, i, j, next;
     void *items;
@@ -1352,60 +1352,48 @@ static sc_status parse_unpacking(reader *r, sc__token first)
     names = items;
     names[n++] = first;
     while (at_op(r, ",")) {
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
         if (at_op(r, "="))
             break;
         if (r->tok.kind != SC__TOK_NAME) {
-            st = unexpected(r, "a placeholder name");
-            goto done;
+            status = unexpected(r, "a placeholder name");
+            goto fail;
         }
         items = names;
         if (!sc__grow(&items, &cap, n + 1, sizeof *names)) {
-            st = sc__error_nomem(r->err);
-            goto done;
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
         names = items;
         names[n++] = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
     }
-    st = expect_op(r, "=");
-    if (st != SC_OK)
-        goto done;
-    st = read_dotted(r, 4);
-    if (st != SC_OK)
-        goto done;
+    SC_CHECK(expect_op(r, "="));
+    SC_CHECK(read_dotted(r, 4));
     if (strcmp(r->scratch.data, "fx_pytree.tree_flatten_spec") != 0) {
-        st = error_at(r, first.line, first.col,
-                      "expected 'fx_pytree.tree_flatten_spec(...)' to "
-                      "unpack the inputs");
-        goto done;
+        status = error_at(r, first.line, first.col,
+                          "expected 'fx_pytree.tree_flatten_spec(...)' to "
+                          "unpack the inputs");
+        goto fail;
     }
     if (!at_op(r, "(")) {
-        st = unexpected(r, "'('");
-        goto done;
+        status = unexpected(r, "'('");
+        goto fail;
     }
     /* Skip the balanced arguments. */
     depth = 0;
     do {
         if (r->tok.kind == SC__TOK_EOF) {
-            st = unexpected(r, "')'");
-            goto done;
+            status = unexpected(r, "')'");
+            goto fail;
         }
         if (at_op(r, "(") || at_op(r, "["))
             depth++;
         else if (at_op(r, ")") || at_op(r, "]"))
             depth--;
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
     } while (depth > 0);
-    st = expect_newline(r);
-    if (st != SC_OK)
-        goto done;
+    SC_CHECK(expect_newline(r));
     /* The declared placeholders must appear in the unpacking line in
      * their order; names not declared have no annotation. */
     next = 0;
@@ -1414,40 +1402,39 @@ static sc_status parse_unpacking(reader *r, sc__token first)
         sc_result unknown;
         char *name = sc__strndup(names[i].start, names[i].len);
         if (!name) {
-            st = sc__error_nomem(r->err);
-            goto done;
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
         sc_result_init(&unknown);
         meta = &unknown;
         j = pending_find(r, name);
         if (j < r->npending) {
             if (j != next) {
-                st = error_at(r, names[i].line, names[i].col,
-                              "'%s' is declared at another position on the "
-                              "declaration line",
-                              name);
+                status = error_at(r, names[i].line, names[i].col,
+                                  "'%s' is declared at another position "
+                                  "on the declaration line",
+                                  name);
                 sc__free(name);
-                goto done;
+                goto fail;
             }
             meta = &r->pending[j].meta;
             next++;
         }
-        st = add_placeholder(r, name, meta, names[i].line, names[i].col);
+        status = add_placeholder(r, name, meta, names[i].line, names[i].col);
         sc__free(name);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(status);
     }
     if (next < r->npending) {
-        st = error_at(r, r->pending[next].line, r->pending[next].col,
-                      "'%s' is declared but not unpacked",
-                      r->pending[next].name);
-        goto done;
+        status = error_at(r, r->pending[next].line, r->pending[next].col,
+                          "'%s' is declared but not unpacked",
+                          r->pending[next].name);
+        goto fail;
     }
     pending_clear(r);
-    st = placeholders_known(r);
-done:
+    status = placeholders_known(r);
+fail:
     sc__free(names);
-    return st;
+    return status;
 }
 
 /* ---- Return ------------------------------------------------------------ */
@@ -1455,7 +1442,6 @@ done:
 static sc_status parse_output_list(reader *r, const char *close,
                                    sc_node_id **outs, size_t *n, size_t *cap)
 {
-    sc_status st;
     sc_node_id id;
     void *items;
 
@@ -1474,108 +1460,94 @@ static sc_status parse_output_list(reader *r, const char *close,
         (*outs)[(*n)++] = id;
         SC_TRY(advance(r));
         if (at_op(r, ","))
-            st = advance(r);
+            SC_TRY(advance(r));
         else if (!at_op(r, close))
             return unexpected(r, close[0] == ']' ? "',' or ']'" : "',' or ')'");
-        if (st != SC_OK)
-            return st;
     }
     return advance(r);
 }
 
 static sc_status parse_return(reader *r)
 {
-    sc_status st;
+    sc_status status;
     sc_node_id *outs = NULL, id;
     size_t n = 0, cap = 0, nfwd;
     int line = r->tok.line, col = r->tok.col;
 
     r->ret_line = line;
     r->ret_col = col;
-    st = advance(r); /* return */
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* return */
     if (at_name(r, "pytree")) {
-        st = read_dotted(r, 4);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(read_dotted(r, 4));
         if (strcmp(r->scratch.data, "pytree.tree_unflatten") != 0) {
-            st = error_at(r, line, col,
-                          "expected 'pytree.tree_unflatten([...], "
-                          "self._out_spec)'");
-            goto done;
+            status = error_at(r, line, col,
+                              "expected 'pytree.tree_unflatten([...], "
+                              "self._out_spec)'");
+            goto fail;
         }
-        st = expect_op(r, "(");
-        if (st == SC_OK)
-            st = expect_op(r, "[");
-        if (st == SC_OK)
-            st = parse_output_list(r, "]", &outs, &n, &cap);
-        if (st == SC_OK)
-            st = expect_op(r, ",");
-        if (st == SC_OK)
-            st = read_dotted(r, 4);
-        if (st == SC_OK && strcmp(r->scratch.data, "self._out_spec") != 0)
-            st = unexpected(r, "'self._out_spec'");
-        if (st == SC_OK)
-            st = expect_op(r, ")");
+        SC_CHECK(expect_op(r, "("));
+        SC_CHECK(expect_op(r, "["));
+        SC_CHECK(parse_output_list(r, "]", &outs, &n, &cap));
+        SC_CHECK(expect_op(r, ","));
+        SC_CHECK(read_dotted(r, 4));
+        if (strcmp(r->scratch.data, "self._out_spec") != 0) {
+            status = unexpected(r, "'self._out_spec'");
+            goto fail;
+        }
+        SC_CHECK(expect_op(r, ")"));
     } else if (at_op(r, "[")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = parse_output_list(r, "]", &outs, &n, &cap);
+        SC_CHECK(advance(r));
+        SC_CHECK(parse_output_list(r, "]", &outs, &n, &cap));
     } else if (at_op(r, "(")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = parse_output_list(r, ")", &outs, &n, &cap);
+        SC_CHECK(advance(r));
+        SC_CHECK(parse_output_list(r, ")", &outs, &n, &cap));
     } else if (r->tok.kind == SC__TOK_NAME) {
         id = SC_NODE_NONE;
         if (!at_name(r, "None"))
-            st = resolve_use(r, &id);
-        if (st == SC_OK) {
-            outs = sc__malloc(sizeof *outs);
-            if (!outs)
-                st = sc__error_nomem(r->err);
-            else
-                outs[n++] = id;
+            SC_CHECK(resolve_use(r, &id));
+        outs = sc__malloc(sizeof *outs);
+        if (!outs) {
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
-        if (st == SC_OK)
-            st = advance(r);
+        outs[n++] = id;
+        SC_CHECK(advance(r));
     } else {
-        st = unexpected(r, "the outputs after 'return'");
+        status = unexpected(r, "the outputs after 'return'");
+        goto fail;
     }
-    if (st != SC_OK)
-        goto done;
     if (r->tok.kind != SC__TOK_NEWLINE && r->tok.kind != SC__TOK_EOF) {
-        st = unexpected(r, "the end of the line");
-        goto done;
+        status = unexpected(r, "the end of the line");
+        goto fail;
     }
     if (r->opts->num_fwd_outputs >= 0) {
         if ((size_t)r->opts->num_fwd_outputs > n) {
-            st = error_at(r, line, col,
-                          "%ld forward outputs requested, but the graph "
-                          "returns %zu values",
-                          r->opts->num_fwd_outputs, n);
-            goto done;
+            status = error_at(r, line, col,
+                              "%ld forward outputs requested, but the graph "
+                              "returns %zu values",
+                              r->opts->num_fwd_outputs, n);
+            goto fail;
         }
         nfwd = (size_t)r->opts->num_fwd_outputs;
     } else if (r->g->ntangents > 0) {
         if (n < r->g->nprimals) {
-            st = error_at(r, line, col,
-                          "a joint graph returns its forward outputs and one "
-                          "gradient per primal, but this one returns %zu "
-                          "values for %zu primals (give the number of "
-                          "forward outputs)",
-                          n, r->g->nprimals);
-            goto done;
+            status = error_at(r, line, col,
+                              "a joint graph returns its forward outputs "
+                              "and one gradient per primal, but this one "
+                              "returns %zu values for %zu primals (give the "
+                              "number of forward outputs)",
+                              n, r->g->nprimals);
+            goto fail;
         }
         nfwd = n - r->g->nprimals;
     } else {
         nfwd = n;
     }
-    st = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
-    st = locate(r, st, line, col);
-done:
+    status = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
+    status = locate(r, status, line, col);
+fail:
     sc__free(outs);
-    return st;
+    return status;
 }
 
 /* ---- Header and body --------------------------------------------------- */
