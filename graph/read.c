@@ -652,13 +652,10 @@ static sc_status make_float(reader *r, const char *text, size_t n,
 /* torch.<name>: a dtype, layout or memory format. */
 static sc_status parse_torch_constant(reader *r, sc_value *out)
 {
-    sc_status st;
     sc_dtype dt;
     int i;
 
-    st = advance(r); /* torch */
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* torch */
     SC_TRY(expect_op(r, "."));
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a dtype, layout or memory format after "
@@ -689,16 +686,13 @@ static sc_status parse_torch_constant(reader *r, sc_value *out)
 /* device(type='cuda', index=0), device('cpu'), device('cuda:0') */
 static sc_status parse_device(reader *r, sc_value *out)
 {
-    sc_status st;
     sc_device dev;
     bool have_type = false;
     int line = r->tok.line, col = r->tok.col;
 
     dev.type = SC_DEVICE_CPU;
     dev.index = -1;
-    st = advance(r); /* device */
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* device */
     SC_TRY(expect_op(r, "("));
     while (!at_op(r, ")")) {
         bool is_index = false;
@@ -746,11 +740,9 @@ static sc_status parse_device(reader *r, sc_value *out)
         }
         SC_TRY(advance(r));
         if (at_op(r, ","))
-            st = advance(r);
+            SC_TRY(advance(r));
         else if (!at_op(r, ")"))
             return unexpected(r, "',' or ')'");
-        if (st != SC_OK)
-            return st;
     }
     if (!have_type)
         return error_at(r, line, col, "device(...) without a type");
@@ -799,7 +791,6 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
 
 static sc_status parse_value(reader *r, int depth, sc_value *out)
 {
-    sc_status st;
     sc_node_id id;
     int line = r->tok.line, col = r->tok.col;
 
@@ -807,8 +798,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
     case SC__TOK_INT:
         return parse_int_token(r, false, out);
     case SC__TOK_FLOAT:
-        st = make_float(r, r->tok.start, r->tok.len, false, line, col, out);
-        return st != SC_OK ? st : advance(r);
+        SC_TRY(make_float(r, r->tok.start, r->tok.len, false, line, col,
+                          out));
+        return advance(r);
     case SC__TOK_STRING: {
         char *s = sc__arena_strdup(&r->g->arena, r->lx.str.data,
                                    r->lx.str.len);
@@ -826,9 +818,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
                 return parse_int_token(r, true, out);
             if (r->tok.kind == SC__TOK_FLOAT ||
                 at_name(r, "inf") || at_name(r, "nan")) {
-                st = make_float(r, r->tok.start, r->tok.len, true, line, col,
-                                out);
-                return st != SC_OK ? st : advance(r);
+                SC_TRY(make_float(r, r->tok.start, r->tok.len, true, line,
+                                  col, out));
+                return advance(r);
             }
             return unexpected(r, "a number after '-'");
         }
@@ -845,9 +837,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
             return advance(r);
         }
         if (at_name(r, "inf") || at_name(r, "nan")) {
-            st = make_float(r, r->tok.start, r->tok.len, false, line, col,
-                            out);
-            return st != SC_OK ? st : advance(r);
+            SC_TRY(make_float(r, r->tok.start, r->tok.len, false, line, col,
+                              out));
+            return advance(r);
         }
         if (at_name(r, "torch"))
             return parse_torch_constant(r, out);
@@ -910,7 +902,6 @@ static sc_status append_node(reader *r, const char *name, const char *target,
     sc_value *args;
     const char **kws = NULL;
     sc_node_id id;
-    sc_status st;
     const char *tgt;
 
     tgt = sc__graph_intern_target(r->g, target);
@@ -924,20 +915,21 @@ static sc_status append_node(reader *r, const char *name, const char *target,
         memcpy(kws, r->kwstack + r->kwlen - nkw, nkw * sizeof *kws);
         r->kwlen -= nkw;
     }
-    st = sc__graph_append_call(r->g, name, tgt, npos, npos + nkw, args, kws,
-                               meta, line, &id, r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc__graph_append_call(r->g, name, tgt, npos, npos + nkw,
+                                        args, kws, meta, line, &id, r->err),
+                  line, col));
     if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
         strcmp(tgt, "operator.getitem") != 0) {
         SC_TRY(note_unknown(r, tgt));
     }
     /* The shape rules against the annotation: a mismatch is an error at
      * this line; no annotation takes the inferred result. */
-    st = sc__shape_check_node(r->g, id, meta->kind != SC_RESULT_UNKNOWN,
-                              r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc__shape_check_node(r->g, id,
+                                       meta->kind != SC_RESULT_UNKNOWN,
+                                       r->err),
+                  line, col));
     return grow_released(r);
 }
 
@@ -1171,14 +1163,13 @@ static sc_status add_placeholder(reader *r, const char *name,
                                  const sc_result *meta, int line, int col)
 {
     sc_node_id id;
-    sc_status st;
 
     if (sc_graph_find(r->g, name) != SC_NODE_NONE)
         return error_at(r, line, col, "duplicate definition of '%s'", name);
-    st = sc_graph_add_placeholder(r->g, name, role_of(r, name), meta, &id,
-                                  r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc_graph_add_placeholder(r->g, name, role_of(r, name), meta,
+                                           &id, r->err),
+                  line, col));
     r->g->nodes[id].line = (uint32_t)line;
     return grow_released(r);
 }
@@ -1623,8 +1614,7 @@ static sc_status parse_signature(reader *r)
             return sc__error_nomem(r->err);
         st = add_placeholder(r, s, &meta, name.line, name.col);
         sc__free(s);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(st);
     }
     SC_TRY(expect_op(r, ")"));
     if (at_op(r, "->")) {
@@ -1634,18 +1624,14 @@ static sc_status parse_signature(reader *r)
             SC_TRY(advance(r));
         }
     }
-    st = expect_op(r, ":");
-    if (st == SC_OK)
-        st = expect_newline(r);
-    if (st == SC_OK && !r->pytree)
-        st = placeholders_known(r);
+    SC_TRY(expect_op(r, ":"));
+    SC_TRY(expect_newline(r));
     (void)line;
-    return st;
+    return r->pytree ? SC_OK : placeholders_known(r);
 }
 
 static sc_status parse_class_header(reader *r)
 {
-    sc_status st;
     const char *name;
 
     SC_TRY(expect_name(r, "class"));
@@ -1654,22 +1640,16 @@ static sc_status parse_class_header(reader *r)
     name = tok_text(r);
     if (!name)
         return sc__error_nomem(r->err);
-    st = sc_graph_set_class_name(r->g, name, r->err);
-    if (st != SC_OK)
-        return locate(r, st, r->tok.line, r->tok.col);
-    st = advance(r);
-    if (st == SC_OK && at_op(r, "(")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = read_dotted(r, 8);
-        if (st == SC_OK)
-            st = expect_op(r, ")");
+    SC_TRY(locate(r, sc_graph_set_class_name(r->g, name, r->err),
+                  r->tok.line, r->tok.col));
+    SC_TRY(advance(r));
+    if (at_op(r, "(")) {
+        SC_TRY(advance(r));
+        SC_TRY(read_dotted(r, 8));
+        SC_TRY(expect_op(r, ")"));
     }
-    if (st == SC_OK)
-        st = expect_op(r, ":");
-    if (st == SC_OK)
-        st = expect_newline(r);
-    return st;
+    SC_TRY(expect_op(r, ":"));
+    return expect_newline(r);
 }
 
 static sc_status parse_body(reader *r)
@@ -1740,8 +1720,7 @@ static sc_status parse_body(reader *r)
          * they live in r->dims, which only annotations write. */
         st = parse_node_rhs(r, name, first.line, first.col, &meta);
         sc__free(name);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(st);
     }
 }
 
@@ -1797,9 +1776,8 @@ static sc_status apply_directive(reader *r, const sc__lex_directive *d)
             if (!sym)
                 return locate(r, sc_ctx_take_error(r->ctx, r->err), d->line,
                               d->col + (int)(name - d->text));
-            st = sc_graph_set_hint(r->g, sym, v, r->err);
-            if (st != SC_OK)
-                return locate(r, st, d->line, d->col);
+            SC_TRY(locate(r, sc_graph_set_hint(r->g, sym, v, r->err),
+                          d->line, d->col));
         }
         return SC_OK;
     }
@@ -1881,6 +1859,13 @@ static sc_status placeholders_known(reader *r)
     return st == SC_ERR_NOMEM ? st : locate(r, st, r->tok.line, r->tok.col);
 }
 
+/* Validate the graph read and bind its symbols to the environment. */
+static sc_status finish_graph(reader *r)
+{
+    SC_TRY(sc_graph_finish(r->g, r->err));
+    return sc__graph_bind_env(r->g, r->opts->env, r->err);
+}
+
 static sc_status finish_read(reader *r)
 {
     sc_status st;
@@ -1906,9 +1891,7 @@ static sc_status finish_read(reader *r)
     }
     /* Errors here (none expected from text the parser accepted) are
      * located at the return statement. */
-    st = sc_graph_finish(r->g, r->err);
-    if (st == SC_OK)
-        st = sc__graph_bind_env(r->g, r->opts->env, r->err);
+    st = finish_graph(r);
     return st == SC_ERR_NOMEM ? st : locate(r, st, r->ret_line, r->ret_col);
 }
 
@@ -1919,7 +1902,7 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
 {
     reader r;
     sc_graph_read_options defaults;
-    sc_status st;
+    sc_status status;
     const char *nul;
     bool more = false;
 
@@ -1947,44 +1930,40 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
                 line++;
                 ls = p + 1;
             }
-        st = error_at(&r, line, (int)(nul - ls) + 1, "NUL byte in the text");
-        goto done;
+        status = error_at(&r, line, (int)(nul - ls) + 1,
+                          "NUL byte in the text");
+        goto fail;
     }
     r.g = sc_graph_new(ctx);
     if (!r.g) {
-        st = sc__error_nomem(err);
-        goto done;
+        status = sc__error_nomem(err);
+        goto fail;
     }
     /* At most one node a line, and a node line is longer than 8 bytes:
      * size the graph once. */
-    st = sc__graph_reserve(r.g, presize_count(text, len), err);
-    if (st == SC_OK)
-        st = scan_directives(&r);
-    if (st == SC_OK)
-        st = sc__lex_skip_preamble(&r.lx);
-    if (st == SC_OK)
-        st = advance(&r);
-    if (st == SC_OK && at_name(&r, "class"))
-        st = parse_class_header(&r);
-    if (st == SC_OK)
-        st = parse_signature(&r);
-    if (st == SC_OK)
-        st = parse_body(&r);
-    if (st == SC_OK)
-        st = sc__lex_check_trailer(&r.lx, &more);
-    if (st == SC_OK && more &&
+    SC_CHECK(sc__graph_reserve(r.g, presize_count(text, len), err));
+    SC_CHECK(scan_directives(&r));
+    SC_CHECK(sc__lex_skip_preamble(&r.lx));
+    SC_CHECK(advance(&r));
+    if (at_name(&r, "class"))
+        SC_CHECK(parse_class_header(&r));
+    SC_CHECK(parse_signature(&r));
+    SC_CHECK(parse_body(&r));
+    SC_CHECK(sc__lex_check_trailer(&r.lx, &more));
+    if (more &&
         !sc__graph_warn(r.g, "the text holds more than one graph; only the "
-                             "first was read"))
-        st = sc__error_nomem(err);
-    if (st == SC_OK)
-        st = finish_read(&r);
-done:
-    if (st == SC_OK) {
+                             "first was read")) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    status = finish_read(&r);
+fail:
+    if (status == SC_OK) {
         *out = r.g;
     } else {
         sc_graph_free(r.g);
         if (err && err->code == SC_OK)
-            sc__error_set(err, st, NULL);
+            sc__error_set(err, status, NULL);
     }
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
@@ -1995,7 +1974,7 @@ done:
     sc__free(r.dims);
     sc__free(r.released);
     sc__free(r.unknown);
-    return st;
+    return status;
 }
 
 sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
