@@ -175,10 +175,8 @@ sc_status sc__graph_copy_value(sc_graph *g, const sc_value *src,
         if (!items)
             return sc__error_nomem(err);
         for (i = 0; i < src->u.list.n; i++) {
-            sc_status st = sc__graph_copy_value(g, &src->u.list.items[i],
-                                                &items[i], depth + 1, err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc__graph_copy_value(g, &src->u.list.items[i],
+                                        &items[i], depth + 1, err));
         }
         dst->u.list.items = items;
         return SC_OK;
@@ -435,10 +433,9 @@ static sc_status copy_node_meta(sc_graph *g, sc__node *n, const sc__node *s,
 static sc_status append_copied(sc_graph *g, sc__node *n, const sc__node *s,
                                bool call, sc_node_id *out, sc_error *err)
 {
-    sc_status status;
     size_t nid = g->nnodes;
 
-    SC_CHECK(copy_node_meta(g, n, s, call, err));
+    SC_TRY(copy_node_meta(g, n, s, call, err));
     n->name = sc__arena_strdup_fast(&g->arena, s->name, strlen(s->name));
     if (!n->name)
         return sc__error_nomem(err);
@@ -450,8 +447,6 @@ static sc_status append_copied(sc_graph *g, sc__node *n, const sc__node *s,
     if (out)
         *out = (sc_node_id)nid;
     return SC_OK;
-fail:
-    return status;
 }
 
 /* Room for one more node, checked inline (reserve_node when short). */
@@ -467,7 +462,6 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
                                 const char **kwnames, sc_node_id *out,
                                 sc_error *err)
 {
-    sc_status status;
     const sc__node *s;
     sc__node n;
     size_t ti;
@@ -486,7 +480,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
     if (!call && role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
         return sc__error_set(err, SC_ERR_INVALID,
                              "a placeholder is a primal or a tangent");
-    SC_CHECK(room_for_node(g, err));
+    SC_TRY(room_for_node(g, err));
     memset(&n, 0, sizeof n);
     if (call) {
         ti = copy_target_index(g, s->target);
@@ -505,7 +499,7 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
         n.role = (uint8_t)role;
         n.op = SC_OP_UNKNOWN;
     }
-    SC_CHECK(append_copied(g, &n, s, call, out, err));
+    SC_TRY(append_copied(g, &n, s, call, out, err));
     if (!call) {
         g->nplaceholders++;
         if (role == SC_ROLE_PRIMAL)
@@ -514,8 +508,6 @@ sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
             g->ntangents++;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* A copy of string str in g's arena, shared with the equal string copied
@@ -572,9 +564,7 @@ static sc_status copy_value_mapped(sc_graph *g, const sc_value *v,
                 items[i] = *x;
                 items[i].u.node = map[x->u.node];
             } else {
-                sc_status st = copy_value_mapped(g, x, &items[i], map, err);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(copy_value_mapped(g, x, &items[i], map, err));
             }
         }
         dst->u.list.items = items;
@@ -588,7 +578,6 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
                                        sc_node_id id, const sc_node_id *map,
                                        sc_node_id *out, sc_error *err)
 {
-    sc_status status;
     const sc__node *s;
     sc__node n;
     sc_value *args = NULL;
@@ -600,7 +589,7 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
         return sc__error_set(err, SC_ERR_INVALID,
                              "node %ld is not a call node", (long)id);
     s = &src->nodes[id];
-    SC_CHECK(room_for_node(g, err));
+    SC_TRY(room_for_node(g, err));
     na = s->nargs;
     if (na) {
         args = sc__arena_alloc_fast(&g->arena, na * sizeof *args);
@@ -612,7 +601,7 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
                 args[i] = *v;
                 args[i].u.node = map[v->u.node];
             } else {
-                SC_CHECK(copy_value_mapped(g, v, &args[i], map, err));
+                SC_TRY(copy_value_mapped(g, v, &args[i], map, err));
             }
         }
     }
@@ -639,15 +628,12 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
     n.args = args;
     n.kwnames = kws;
     return append_copied(g, &n, s, true, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
                                    sc_role role, const sc_result *meta,
                                    sc_node_id *out, sc_error *err)
 {
-    sc_status status;
     sc__node *n;
     size_t mark_nodes = g->nnodes;
 
@@ -661,19 +647,19 @@ sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
         return sc__error_set(err, SC_ERR_INVALID,
                              "placeholder '%s' after a call node", name);
     sc__graph_index_names(g);
-    SC_CHECK(check_new_name(g, name, err));
-    SC_CHECK(reserve_node(g, err));
+    /* On failure, arena bytes already taken stay with the graph (freed
+     * with it). */
+    SC_TRY(check_new_name(g, name, err));
+    SC_TRY(reserve_node(g, err));
     n = &g->nodes[g->nnodes];
     memset(n, 0, sizeof *n);
     n->kind = SC_NODE_PLACEHOLDER;
     n->role = (uint8_t)role;
     n->op = SC_OP_UNKNOWN;
-    SC_CHECK(sc__graph_set_meta(g, n, meta, err));
+    SC_TRY(sc__graph_set_meta(g, n, meta, err));
     n->name = sc__arena_strdup(&g->arena, name, strlen(name));
-    if (!n->name) {
-        status = sc__error_nomem(err);
-        goto fail;
-    }
+    if (!n->name)
+        return sc__error_nomem(err);
     g->nnodes++;
     name_table_insert(g, (sc_node_id)mark_nodes);
     g->nplaceholders++;
@@ -685,9 +671,6 @@ sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
     if (out)
         *out = (sc_node_id)mark_nodes;
     return SC_OK;
-fail:
-    /* Arena bytes already taken stay with the graph (freed with it). */
-    return status;
 }
 
 static sc_status check_kwname(const char *kw, sc_error *err)
@@ -727,7 +710,6 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
                                 const char **kwnames, const sc_result *meta,
                                 int line, sc_node_id *out, sc_error *err)
 {
-    sc_status status;
     sc__node n;
     size_t id = g->nnodes, ti;
 
@@ -740,8 +722,8 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
                              SC__GRAPH_MAX_POSITIONAL);
     sc__graph_index_names(g);
     if (name)
-        SC_CHECK(check_new_name(g, name, err));
-    SC_CHECK(reserve_node(g, err));
+        SC_TRY(check_new_name(g, name, err));
+    SC_TRY(reserve_node(g, err));
     n.kind = SC_NODE_CALL;
     n.role = SC_ROLE_NONE;
     ti = sc__graph_intern_target_index(g, target);
@@ -754,8 +736,8 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     n.args = nargs ? args : NULL;
     n.kwnames = nargs > npos ? kwnames : NULL;
     n.line = line > 0 ? (uint32_t)line : 0;
-    SC_CHECK(sc__graph_set_meta(g, &n, meta, err));
-    SC_CHECK(sc__graph_check_call(g, &n, err));
+    SC_TRY(sc__graph_set_meta(g, &n, meta, err));
+    SC_TRY(sc__graph_check_call(g, &n, err));
     n.name = name ? sc__arena_strdup(&g->arena, name, strlen(name))
                   : make_auto_name(g, target);
     if (!n.name)
@@ -767,8 +749,6 @@ sc_status sc__graph_append_call(sc_graph *g, const char *name,
     if (out)
         *out = (sc_node_id)id;
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc_graph_add_call(sc_graph *g, const char *name,
@@ -794,10 +774,10 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
         return sc__error_set(err, SC_ERR_INVALID, "missing argument array");
     sc__graph_index_names(g);
     if (name)
-        SC_CHECK(check_new_name(g, name, err));
+        SC_TRY(check_new_name(g, name, err));
     for (i = 0; i < nkw; i++) {
         size_t j;
-        SC_CHECK(check_kwname(kwnames[i], err));
+        SC_TRY(check_kwname(kwnames[i], err));
         for (j = 0; j < i; j++)
             if (strcmp(kwnames[i], kwnames[j]) == 0)
                 return sc__error_set(err, SC_ERR_INVALID,
@@ -809,10 +789,10 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
         if (!vals)
             return sc__error_nomem(err);
         for (i = 0; i < npos; i++)
-            SC_CHECK(sc__graph_copy_value(g, &args[i], &vals[i], 0, err));
+            SC_TRY(sc__graph_copy_value(g, &args[i], &vals[i], 0, err));
         for (i = 0; i < nkw; i++)
-            SC_CHECK(sc__graph_copy_value(g, &kwargs[i], &vals[npos + i], 0,
-                                          err));
+            SC_TRY(sc__graph_copy_value(g, &kwargs[i], &vals[npos + i], 0,
+                                        err));
     }
     if (nkw) {
         kws = sc__arena_alloc(&g->arena, nkw * sizeof *kws);
@@ -825,24 +805,21 @@ sc_status sc_graph_add_call(sc_graph *g, const char *name,
                 return sc__error_nomem(err);
         }
     }
-    SC_CHECK(sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
-                                   meta, 0, &id, err));
+    SC_TRY(sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
+                                 meta, 0, &id, err));
     /* The op's shape rule: a result that contradicts the given metadata
      * is an error (and the node is taken back); no metadata takes the
      * inferred one. */
-    status = sc__shape_check_node(g, id,
+    SC_CHECK(sc__shape_check_node(g, id,
                                   meta && meta->kind != SC_RESULT_UNKNOWN,
-                                  err);
-    if (status != SC_OK) {
-        sc__graph_name_table_remove(g, id);
-        g->nnodes--;
-        sc__graph_invalidate_users(g);
-        return status;
-    }
+                                  err));
     if (out)
         *out = id;
     return SC_OK;
 fail:
+    sc__graph_name_table_remove(g, id);
+    g->nnodes--;
+    sc__graph_invalidate_users(g);
     return status;
 }
 

@@ -579,9 +579,7 @@ static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
         if (depth >= SC__GRAPH_MAX_DEPTH)
             return sc__error_set(err, SC_ERR_LIMIT, "lists nested too deep");
         for (i = 0; i < v->u.list.n; i++) {
-            sc_status st = walk_value(w, &v->u.list.items[i], depth + 1, err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(walk_value(w, &v->u.list.items[i], depth + 1, err));
         }
         return SC_OK;
     }
@@ -608,9 +606,7 @@ static sc_status walk_users(users_walk *w, bool fill, const char *getitem,
     for (i = 0; i < g->nnodes; i++) {
         const sc__node *nd = &g->nodes[i];
         if (!fill) {
-            sc_status st = check_node(g, (sc_node_id)i, getitem, err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(check_node(g, (sc_node_id)i, getitem, err));
         }
         w->user = (sc_node_id)i;
         w->stamp = ((uint32_t)i + 1) | (fill ? USERS_FILL_BIT : 0);
@@ -620,9 +616,7 @@ static sc_status walk_users(users_walk *w, bool fill, const char *getitem,
                 v->u.node < (sc_node_id)i) {
                 record_use(w, v->u.node);
             } else {
-                sc_status st = walk_value(w, v, 0, err);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(walk_value(w, v, 0, err));
             }
         }
     }

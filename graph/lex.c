@@ -310,7 +310,6 @@ static const char *const ops2[] = {"**", "//", "<=", ">=", "==", "!=", "->"};
 
 sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
 {
-    sc_status st;
     char c;
     size_t i;
 
@@ -456,7 +455,6 @@ static int classify_line(sc__lexer *lx, const char **eolp)
 sc_status sc__lex_skip_preamble(sc__lexer *lx)
 {
     const char *eol;
-    sc_status st;
 
     while (lx->p < lx->end) {
         int k = classify_line(lx, &eol);
@@ -484,7 +482,6 @@ sc_status sc__lex_skip_preamble(sc__lexer *lx)
 sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more)
 {
     const char *eol;
-    sc_status st;
 
     *more = false;
     /* The return statement's NEWLINE left us at the start of a line. */

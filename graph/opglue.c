@@ -168,7 +168,6 @@ sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err)
     const void *kwv[SC_OP_MAX_ARGS_ + 1];
     sc__bound_arg bound[SC_OP_MAX_ARGS_ + 1];
     size_t i, nkw;
-    sc_status st;
 
     if (n->op == SC_OP_UNKNOWN || n->kind != SC_NODE_CALL)
         return SC_OK;

@@ -642,7 +642,6 @@ static sc_status make_palette(gen *G)
 {
     size_t i, nsym;
     char name[8];
-    sc_status st;
 
     if (G->symbolic) {
         nsym = 1 + below(G, MAXSYM);
@@ -679,7 +678,6 @@ static sc_status add_primal(gen *G, size_t index, bool pooled)
     size_t nd = 1 + below(G, 3), i;
     char name[32];
     sc_node_id id;
-    sc_status st;
 
     for (i = 0; i < nd; i++)
         sizes[i] = G->palette[below(G, G->npalette)];

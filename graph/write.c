@@ -357,7 +357,6 @@ static sc_status write_text(const sc_graph *g,
     size_t i, j;
     bool any_annotated = false;
     const char *ind = "        ";
-    sc_status st;
 
     memset(&lv, 0, sizeof lv);
     if (!(opts->flags & SC_GRAPH_WRITE_NO_LIVENESS)) {
@@ -481,9 +480,7 @@ sc_status sc_graph_write_stream(const sc_graph *g,
 {
     char *text;
     size_t n;
-    sc_status st = sc_graph_write_text(g, opts, &text, &n, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_write_text(g, opts, &text, &n, err));
     if (fwrite(text, 1, n, stream) != n || fflush(stream) != 0) {
         free(text);
         return sc__error_set(err, SC_ERR_IO, "cannot write the graph");
