@@ -211,8 +211,8 @@ static sc_status call_push(gen *G, const char *op, size_t npos,
                            const sc_value *args)
 {
     sc_node_id id;
-    sc_status st = call(G, op, npos, args, &id);
-    return st == SC_OK ? push(G, id, false) : st;
+    SC_TRY(call(G, op, npos, args, &id));
+    return push(G, id, false);
 }
 
 /* Element k of a tuple node, pushed. */
@@ -220,13 +220,10 @@ static sc_status getitem(gen *G, sc_node_id tuple, int64_t k, bool keep)
 {
     sc_value a[2];
     sc_node_id id;
-    sc_status st;
     a[0] = sc_value_node(tuple);
     a[1] = sc_value_int(k);
-    st = call(G, "operator.getitem", 2, a, &id);
-    if (st == SC_OK && keep)
-        st = push(G, id, false);
-    return st;
+    SC_TRY(call(G, "operator.getitem", 2, a, &id));
+    return keep ? push(G, id, false) : SC_OK;
 }
 
 /* A size as an argument: a constant, or (with SC_RANDOM_SYMINTS) the
@@ -236,7 +233,6 @@ static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
     int64_t c;
     sc_value a[2];
     sc_node_id id;
-    sc_status st;
     if (sc_expr_get_si(t->sizes[d], &c)) {
         *out = sc_value_int(c);
         return SC_OK;
@@ -247,10 +243,9 @@ static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
     }
     a[0] = sc_value_node(t->id);
     a[1] = sc_value_int((int64_t)d);
-    st = call(G, "sym_size.int", 2, a, &id);
-    if (st == SC_OK)
-        *out = sc_value_node(id);
-    return st;
+    SC_TRY(call(G, "sym_size.int", 2, a, &id));
+    *out = sc_value_node(id);
+    return SC_OK;
 }
 
 static int64_t some_dim(gen *G, const tval *t)
@@ -396,13 +391,11 @@ static sc_status draw_multi(gen *G)
     if (chance(G, 1, 2)) {
         a[1] = sc_value_int(1 + (int64_t)below(G, 3));
         a[2] = sc_value_int(some_dim(G, x));
-        st = call(G, "split.Tensor", 3, a, &id);
+        SC_TRY(call(G, "split.Tensor", 3, a, &id));
     } else {
         a[1] = sc_value_int(some_dim(G, x));
-        st = call(G, "unbind.int", 2, a, &id);
+        SC_TRY(call(G, "unbind.int", 2, a, &id));
     }
-    if (st != SC_OK)
-        return st;
     sc_graph_node_result(G->g, id, &r);
     n = r.kind == SC_RESULT_TUPLE && r.count ? r.count : 1;
     /* one element, sometimes two */
@@ -480,7 +473,6 @@ static sc_status draw_matmul(gen *G)
     const tval *x = pick(G), *y = NULL;
     sc_value a[3];
     sc_node_id id;
-    sc_status st;
     size_t i;
 
     if (x->ndim != 2 && x->ndim != 3)
@@ -496,14 +488,12 @@ static sc_status draw_matmul(gen *G)
     if (!y || chance(G, 1, 4)) {
         /* x @ x^T */
         if (x->ndim == 2) {
-            st = call(G, "t.default", 1, a, &id);
+            SC_TRY(call(G, "t.default", 1, a, &id));
         } else {
             a[1] = sc_value_int(1);
             a[2] = sc_value_int(2);
-            st = call(G, "transpose.int", 3, a, &id);
+            SC_TRY(call(G, "transpose.int", 3, a, &id));
         }
-        if (st != SC_OK)
-            return st;
         a[1] = sc_value_node(id);
     } else {
         a[1] = sc_value_node(y->id);
@@ -767,7 +757,7 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
                           sc_error *err)
 {
     gen G;
-    sc_status st;
+    sc_status status;
     size_t nprim, i, tries;
     size_t want = opts->nodes ? opts->nodes : 8;
 
@@ -785,32 +775,30 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
     G.g = sc_graph_new(ctx);
     if (!G.g)
         return sc__error_nomem(err);
-    st = sc_graph_set_class_name(G.g, "forward_fn", err);
-    if (st == SC_OK)
-        st = make_palette(&G);
+    SC_CHECK(sc_graph_set_class_name(G.g, "forward_fn", err));
+    SC_CHECK(make_palette(&G));
     nprim = 1 + below(&G, 3);
-    for (i = 0; st == SC_OK && i < nprim; i++)
-        st = add_primal(&G, i, true);
-    if (st == SC_OK && has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
-        st = add_primal(&G, nprim, false);
+    for (i = 0; i < nprim; i++)
+        SC_CHECK(add_primal(&G, i, true));
+    if (has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
+        SC_CHECK(add_primal(&G, nprim, false));
     tries = 0;
-    while (st == SC_OK &&
-           sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
+    while (sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
            tries++ < 40 * want) {
-        sc_status d = draw(&G);
-        if (d == SC_ERR_NOMEM)
-            st = d;
+        if (draw(&G) == SC_ERR_NOMEM) {
+            status = SC_ERR_NOMEM;
+            goto fail;
+        }
     }
-    if (st == SC_OK)
-        st = set_outputs(&G);
+    SC_CHECK(set_outputs(&G));
     sc__free(G.pool);
-    if (st != SC_OK) {
-        sc_graph_free(G.g);
-        return st;
-    }
     *poisoned = G.poisoned;
     *out = G.g;
     return SC_OK;
+fail:
+    sc__free(G.pool);
+    sc_graph_free(G.g);
+    return status;
 }
 
 sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,

@@ -447,7 +447,7 @@ sc_status sc_graph_write_text(const sc_graph *g,
 {
     sc_graph_write_options defaults;
     sc__buf b;
-    sc_status st;
+    sc_status status;
     size_t n;
 
     *out = NULL;
@@ -460,11 +460,7 @@ sc_status sc_graph_write_text(const sc_graph *g,
     if (opts->class_name && !*opts->class_name)
         return sc__error_set(err, SC_ERR_INVALID, "empty class name");
     sc__buf_init(&b);
-    st = write_text(g, opts, &b, err);
-    if (st != SC_OK) {
-        sc__buf_free(&b);
-        return st;
-    }
+    SC_CHECK(write_text(g, opts, &b, err));
     n = b.len;
     *out = sc__buf_take(&b);
     if (!*out)
@@ -472,6 +468,9 @@ sc_status sc_graph_write_text(const sc_graph *g,
     if (len)
         *len = n;
     return SC_OK;
+fail:
+    sc__buf_free(&b);
+    return status;
 }
 
 sc_status sc_graph_write_stream(const sc_graph *g,
