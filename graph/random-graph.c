@@ -300,7 +300,6 @@ static sc_status draw_view(gen *G)
 {
     const tval *x = pick(G);
     sc_value a[3], l[MAXDIM + 1];
-    sc_status st;
     size_t i;
     int64_t d = some_dim(G, x), e;
 
@@ -326,8 +325,7 @@ static sc_status draw_view(gen *G)
     case 4: /* keep the first dim, merge the rest */
         if (x->ndim < 2)
             return SC_ERR_UNSUPPORTED;
-        if ((st = size_arg(G, x, 0, &l[0])) != SC_OK)
-            return st;
+        SC_TRY(size_arg(G, x, 0, &l[0]));
         l[1] = sc_value_int(-1);
         a[1] = sc_value_list(2, l);
         return call_push(G, chance(G, 1, 2) ? "view.default"
@@ -410,24 +408,20 @@ static sc_status draw_random(gen *G)
     const tval *x = pick(G);
     sc_value a[3];
     sc_node_id id;
-    sc_status st;
 
     a[0] = sc_value_node(x->id);
     switch (below(G, 3)) {
     case 0:
         a[1] = sc_value_float(0.5, "0.5");
         a[2] = sc_value_bool(true);
-        if ((st = call(G, "native_dropout.default", 3, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "native_dropout.default", 3, a, &id));
         return getitem(G, id, 0, true);
     case 1:
-        if ((st = call(G, "rand_like.default", 1, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "rand_like.default", 1, a, &id));
         break;
     default:
         a[1] = sc_value_float(0.5, "0.5");
-        if ((st = call(G, "bernoulli.p", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "bernoulli.p", 2, a, &id));
         break;
     }
     /* the draw scales x, so that it carries a gradient */
@@ -439,11 +433,9 @@ static sc_status draw_nonzero(gen *G)
 {
     sc_value a = sc_value_node(pick(G)->id);
     sc_node_id id;
-    sc_status st;
     if (G->nextra == sizeof G->extra / sizeof *G->extra)
         return SC_ERR_UNSUPPORTED;
-    if ((st = call(G, "nonzero.default", 1, &a, &id)) != SC_OK)
-        return st;
+    SC_TRY(call(G, "nonzero.default", 1, &a, &id));
     G->extra[G->nextra++] = id;
     return SC_OK;
 }
@@ -521,7 +513,6 @@ static sc_status draw_norm(gen *G)
     const tval *x = pick(G);
     sc_value a[5], l;
     sc_node_id id;
-    sc_status st;
 
     if (!x->ndim)
         return SC_ERR_UNSUPPORTED;
@@ -535,14 +526,12 @@ static sc_status draw_norm(gen *G)
                                             : "_log_softmax.default",
                          3, a);
     default:
-        if ((st = size_arg(G, x, x->ndim - 1, &l)) != SC_OK)
-            return st;
+        SC_TRY(size_arg(G, x, x->ndim - 1, &l));
         a[1] = sc_value_list(1, &l);
         a[2] = sc_value_none();
         a[3] = sc_value_none();
         a[4] = sc_value_float(1e-05, "1e-05");
-        if ((st = call(G, "native_layer_norm.default", 5, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "native_layer_norm.default", 5, a, &id));
         return getitem(G, id, 0, true);
     }
 }
@@ -552,7 +541,6 @@ static sc_status draw_join(gen *G)
     const tval *x = pick(G), *y = pick_same(G, x);
     sc_value a[3], l[2];
     sc_node_id id;
-    sc_status st;
 
     l[0] = sc_value_node(x->id);
     l[1] = sc_value_node(y->id);
@@ -568,8 +556,7 @@ static sc_status draw_join(gen *G)
     case 2:
         a[0] = l[0];
         a[1] = sc_value_float(0.0, "0.0");
-        if ((st = call(G, "gt.Scalar", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "gt.Scalar", 2, a, &id));
         a[0] = sc_value_node(id);
         a[1] = l[0];
         a[2] = l[1];
@@ -577,8 +564,7 @@ static sc_status draw_join(gen *G)
     default:
         a[0] = l[1];
         a[1] = sc_value_float(0.0, "0.0");
-        if ((st = call(G, "lt.Scalar", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "lt.Scalar", 2, a, &id));
         a[0] = l[0];
         a[1] = sc_value_node(id);
         a[2] = sc_value_float(0.0, "0.0");
