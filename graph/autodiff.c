@@ -5,8 +5,10 @@
  * forward nodes backwards, accumulating one gradient per value, and lets
  * the generated code of graph/ops-autodiff-gen.c (the `derivatives:`
  * formulas of graph/ops.yaml) emit each op's backward nodes through the
- * graph builder.  The runtime those functions call (graph/autodiff.h) is
- * here.  doc/autodiff.md describes the conventions.
+ * graph builder.  The runtime those functions read the forward node and
+ * build nodes through (graph/autodiff.h) is here; the formula helpers they
+ * call by name are in graph/autodiff-helpers.c.  doc/autodiff.md describes
+ * the conventions.
  */
 #include <config.h>
 
@@ -20,48 +22,14 @@
 #include <symcut/graph.h>
 
 #include "graph/autodiff.h"
+#include "graph/autodiff-internal.h"
 #include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "util/internal.h"
 
-/* One forward tuple node (a multi-return or list-returning op). */
-typedef struct ad_tuple {
-    size_t count;
-    sc_value *grads;          /* count: per element, NONE = undefined */
-    sc_node_id *fwd_getitem;  /* count: a forward getitem of it, or NONE */
-    sc_node_id *new_getitem;  /* count: one the transform added, or NONE */
-} ad_tuple;
-
-struct sc__ad {
-    const sc_graph *fwd;
-    sc_graph *g;
-    sc_ctx *ctx;
-    sc_error *err;
-    sc__arena arena;
-    size_t nfwd;
-    sc_node_id *map;          /* forward id -> joint id */
-    bool *rg;                 /* forward id: requires grad */
-    sc_value *grad;           /* forward id: accumulated gradient */
-    ad_tuple **tuples;        /* forward id: tuple bookkeeping, or NULL */
-    /* the node being differentiated */
-    sc_node_id node;
-    sc__op op;
-    sc_value fargs[SC_OP_MAX_ARGS_]; /* forward values */
-    sc_value args[SC_OP_MAX_ARGS_];  /* mapped into the joint graph */
-    /* symbolic integers materialized as SymInt nodes (sym_size, python
-     * sym ops): expression -> node value */
-    sc_expr **sym_keys;
-    sc_value *sym_vals;
-    size_t nsym, capsym;
-    /* zeros for undefined pieces of list-returning ops: one node per
-     * (dtype, device, sizes), keyed by the first piece it stood for */
-    sc_node_id *zeros_like_of, *zeros_node;
-    size_t nzeros, capzeros;
-};
-
 /* ---- Small helpers ------------------------------------------------------- */
 
-static void *ad_alloc(sc__ad *ad, size_t size)
+void *sc__ad_alloc(sc__ad *ad, size_t size)
 {
     void *p = sc__arena_alloc(&ad->arena, size ? size : 1);
     if (p)
@@ -69,7 +37,7 @@ static void *ad_alloc(sc__ad *ad, size_t size)
     return p;
 }
 
-static sc_value expr_value(sc_expr *e)
+sc_value sc__ad_expr_value(sc_expr *e)
 {
     int64_t v;
     sc_value out;
@@ -81,7 +49,7 @@ static sc_value expr_value(sc_expr *e)
 }
 
 /* The integer (or symbolic) expression of a value; NULL if not one. */
-static sc_expr *value_expr(sc__ad *ad, const sc_value *v)
+sc_expr *sc__ad_value_expr(sc__ad *ad, const sc_value *v)
 {
     if (v->kind == SC_VALUE_INT)
         return sc_expr_int_si(ad->ctx, v->u.i);
@@ -111,7 +79,7 @@ static bool result_is_float_tensor(const sc_graph *g, sc_node_id id)
     return r.kind == SC_RESULT_TENSOR && is_float_dtype(r.tensor.dtype);
 }
 
-static sc_status node_tensor(sc__ad *ad, const sc_value *v, sc_result *r,
+sc_status sc__ad_node_tensor(sc__ad *ad, const sc_value *v, sc_result *r,
                              const char *what)
 {
     if (v->kind != SC_VALUE_NODE)
@@ -150,8 +118,8 @@ static sc_status sym_call(sc__ad *ad, const char *target, size_t n,
     sc_node_id id;
     sc_result m;
     if (!e) {
-        sc_expr *x = value_expr(ad, &a[0]);
-        sc_expr *y = n > 1 ? value_expr(ad, &a[1]) : x;
+        sc_expr *x = sc__ad_value_expr(ad, &a[0]);
+        sc_expr *y = n > 1 ? sc__ad_value_expr(ad, &a[1]) : x;
         if (x && y) {
             if (strcmp(target, "operator.add") == 0)
                 e = sc_expr_add(ad->ctx, x, y);
@@ -172,8 +140,8 @@ static sc_status sym_call(sc__ad *ad, const char *target, size_t n,
     sc_result_init(&m);
     m.kind = SC_RESULT_SYMINT;
     m.expr = e;
-    SC__AD_TRY(sc_graph_add_call(ad->g, NULL, target, n, a, 0, NULL, NULL,
-                                 &m, &id, ad->err));
+    SC_TRY(sc_graph_add_call(ad->g, NULL, target, n, a, 0, NULL, NULL,
+                             &m, &id, ad->err));
     *out = sc_value_node(id);
     return SC_OK;
 }
@@ -250,11 +218,11 @@ static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
             *found = true;
             for (d = 0; d < r.tensor.ndim; d++) {
                 sc_value x;
-                SC__AD_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
+                SC_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
                 if (d == 0)
                     *out = x;
                 else
-                    SC__AD_TRY(sym_binop(ad, "operator.mul", *out, x, out));
+                    SC_TRY(sym_binop(ad, "operator.mul", *out, x, out));
             }
             return SC_OK;
         }
@@ -265,7 +233,7 @@ static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
 static sc_status sym_symbol(sc__ad *ad, sc_expr *e, sc_value *out)
 {
     bool found;
-    SC__AD_TRY(sym_source(ad, e, &found, out));
+    SC_TRY(sym_source(ad, e, &found, out));
     if (found)
         return SC_OK;
     return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
@@ -315,9 +283,9 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
     int64_t c;
     bool found;
     /* a dim whose size is exactly e (a flattened s0*s1) */
-    SC__AD_TRY(sym_source(ad, e, &found, out));
+    SC_TRY(sym_source(ad, e, &found, out));
     if (!found && sc_expr_get_kind(e) != SC_EXPR_SYMBOL)
-        SC__AD_TRY(sym_numel_source(ad, e, &found, out));
+        SC_TRY(sym_numel_source(ad, e, &found, out));
     if (found)
         return SC_OK;
     switch (sc_expr_get_kind(e)) {
@@ -329,39 +297,39 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
             bool neg;
             if (!add_coef(e, (long)i, &c))
                 return sym_unsupported(ad, "a large coefficient");
-            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            SC_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
             neg = c < 0 && acc.kind != SC_VALUE_NONE;
             if (neg)
                 c = -c;
             if (c != 1)
-                SC__AD_TRY(sym_binop(ad, "operator.mul", x, sc_value_int(c),
-                                     &x));
+                SC_TRY(sym_binop(ad, "operator.mul", x, sc_value_int(c),
+                                 &x));
             if (acc.kind == SC_VALUE_NONE)
                 acc = x;
             else
-                SC__AD_TRY(sym_binop(ad, neg ? "operator.sub" : "operator.add",
-                                     acc, x, &acc));
+                SC_TRY(sym_binop(ad, neg ? "operator.sub" : "operator.add",
+                                 acc, x, &acc));
         }
         if (!add_coef(e, -1, &c))
             return sym_unsupported(ad, "a large constant");
         if (c > 0)
-            SC__AD_TRY(sym_binop(ad, "operator.add", acc, sc_value_int(c),
-                                 &acc));
+            SC_TRY(sym_binop(ad, "operator.add", acc, sc_value_int(c),
+                             &acc));
         else if (c < 0)
-            SC__AD_TRY(sym_binop(ad, "operator.sub", acc, sc_value_int(-c),
-                                 &acc));
+            SC_TRY(sym_binop(ad, "operator.sub", acc, sc_value_int(-c),
+                             &acc));
         *out = acc;
         return SC_OK;
     case SC_EXPR_MUL:
         acc = sc_value_none();
         for (i = 0; i < n; i++) {
             uint64_t k, p = sc_expr_mul_exponent(e, i);
-            SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
+            SC_TRY(sym_materialize(ad, sc_expr_arg(e, i), &x));
             for (k = 0; k < p; k++) {
                 if (acc.kind == SC_VALUE_NONE)
                     acc = x;
                 else
-                    SC__AD_TRY(sym_binop(ad, "operator.mul", acc, x, &acc));
+                    SC_TRY(sym_binop(ad, "operator.mul", acc, x, &acc));
             }
         }
         if (acc.kind == SC_VALUE_NONE)
@@ -370,18 +338,18 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
         return SC_OK;
     case SC_EXPR_FLOORDIV:
     case SC_EXPR_MOD:
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
         return sym_binop(ad,
                          sc_expr_get_kind(e) == SC_EXPR_MOD ? "operator.mod"
                                                             : "operator.floordiv",
                          x, y, out);
     case SC_EXPR_CEILDIV:
         /* -((-a) // b) */
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
-        SC__AD_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
-        SC__AD_TRY(sym_call(ad, "operator.neg", 1, &x, NULL, &x));
-        SC__AD_TRY(sym_binop(ad, "operator.floordiv", x, y, &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
+        SC_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
+        SC_TRY(sym_call(ad, "operator.neg", 1, &x, NULL, &x));
+        SC_TRY(sym_binop(ad, "operator.floordiv", x, y, &x));
         return sym_call(ad, "operator.neg", 1, &x, NULL, out);
     default:
         return sym_unsupported(ad, "min, max or a relation");
@@ -403,11 +371,11 @@ static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out)
             *out = ad->sym_vals[i];
             return SC_OK;
         }
-    SC__AD_TRY(sym_composite(ad, e, out));
+    SC_TRY(sym_composite(ad, e, out));
     if (ad->nsym == ad->capsym) {
         size_t cap = ad->capsym ? 2 * ad->capsym : 8;
-        sc_expr **k = ad_alloc(ad, cap * sizeof *k);
-        sc_value *vals = ad_alloc(ad, cap * sizeof *vals);
+        sc_expr **k = sc__ad_alloc(ad, cap * sizeof *k);
+        sc_value *vals = sc__ad_alloc(ad, cap * sizeof *vals);
         if (!k || !vals)
             return sc__error_nomem(ad->err);
         if (ad->nsym) {
@@ -432,39 +400,36 @@ static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
     if (v->kind == SC_VALUE_SYMINT)
         return sym_materialize(ad, v->u.expr, out);
     if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        sc_value *items = sc__ad_alloc(ad, v->u.list.n * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i = 0; i < v->u.list.n; i++)
-            SC__AD_TRY(sym_value(ad, &v->u.list.items[i], &items[i]));
+            SC_TRY(sym_value(ad, &v->u.list.items[i], &items[i]));
         out->u.list.items = items;
     }
     return SC_OK;
 }
 
 /* Append a call of op to positional and keyword values. */
-static sc_status add_op(sc__ad *ad, sc__op op, size_t npos,
+sc_status sc__ad_add_op(sc__ad *ad, sc__op op, size_t npos,
                         const sc_value *pos, size_t nkw,
                         const char *const *kwn, const sc_value *kw,
                         sc_value *out)
 {
     char target[160];
     sc_node_id id;
-    sc_status st;
     sc_value p2[SC_OP_MAX_ARGS_], k2[SC_OP_MAX_ARGS_];
     size_t i;
     if (npos > SC_OP_MAX_ARGS_ || nkw > SC_OP_MAX_ARGS_)
         return sc__error_set(ad->err, SC_ERR_INTERNAL, "too many arguments");
     for (i = 0; i < npos; i++)
-        SC__AD_TRY(sym_value(ad, &pos[i], &p2[i]));
+        SC_TRY(sym_value(ad, &pos[i], &p2[i]));
     for (i = 0; i < nkw; i++)
-        SC__AD_TRY(sym_value(ad, &kw[i], &k2[i]));
+        SC_TRY(sym_value(ad, &kw[i], &k2[i]));
     snprintf(target, sizeof target, "torch.ops.%s.%s", sc__op_get(op)->ns,
              sc__op_get(op)->dotted);
-    st = sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
-                           NULL, &id, ad->err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
+                             NULL, &id, ad->err));
     *out = sc_value_node(id);
     return SC_OK;
 }
@@ -505,7 +470,7 @@ static sc_status default_value(sc__ad *ad, const sc__default *d,
     case SC_DEF_INT_LIST:
     case SC_DEF_FLOAT_LIST:
     case SC_DEF_BOOL_LIST:
-        items = ad_alloc(ad, d->n * sizeof *items);
+        items = sc__ad_alloc(ad, d->n * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i = 0; i < d->n; i++)
@@ -553,9 +518,6 @@ static bool equals_default(const sc_value *v, const sc__default *d)
 /* ---- Reading the forward node ----------------------------------------------- */
 
 static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st);
-static bool is_getitem(const sc_graph *g, sc_node_id id);
-static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
-                                    sc_value *out);
 
 static sc_status map_into(sc__ad *ad, const sc_value *v, sc_value *out)
 {
@@ -571,7 +533,7 @@ static sc_value map_value(sc__ad *ad, const sc_value *v, sc_status *st)
     if (v->kind == SC_VALUE_NODE)
         out.u.node = ad->map[v->u.node];
     else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE) {
-        sc_value *items = ad_alloc(ad, v->u.list.n * sizeof *items);
+        sc_value *items = sc__ad_alloc(ad, v->u.list.n * sizeof *items);
         if (!items) {
             *st = sc__error_nomem(ad->err);
             return out;
@@ -593,7 +555,7 @@ sc_status sc__ad_arg(sc__ad *ad, int i, sc_value *out)
 static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
                              sc_node_id *out)
 {
-    ad_tuple *t = ad->tuples[fnode];
+    sc__ad_tuple *t = ad->tuples[fnode];
     if (i < 0 || !t) {
         *out = ad->map[fnode];
         return SC_OK;
@@ -606,12 +568,8 @@ static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
         *out = ad->map[t->fwd_getitem[i]];
         return SC_OK;
     }
-    if (t->new_getitem[i] == SC_NODE_NONE) {
-        sc_status st = add_getitem(ad, ad->map[fnode], i,
-                                   &t->new_getitem[i]);
-        if (st != SC_OK)
-            return st;
-    }
+    if (t->new_getitem[i] == SC_NODE_NONE)
+        SC_TRY(add_getitem(ad, ad->map[fnode], i, &t->new_getitem[i]));
     *out = t->new_getitem[i];
     return SC_OK;
 }
@@ -619,20 +577,16 @@ static sc_status result_node(sc__ad *ad, sc_node_id fnode, int i,
 sc_status sc__ad_result(sc__ad *ad, int i, sc_value *out)
 {
     sc_node_id id;
-    sc_status st = result_node(ad, ad->node, i, &id);
-    if (st == SC_OK)
-        *out = sc_value_node(id);
-    return st;
+    SC_TRY(result_node(ad, ad->node, i, &id));
+    *out = sc_value_node(id);
+    return SC_OK;
 }
 
 static sc_status zeros_like(sc__ad *ad, sc_node_id like, sc_value *out)
 {
     sc_value a = sc_value_node(like);
-    return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+    return sc__ad_add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
 }
-
-static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
-                            sc_value *out);
 
 /* Do joint tensors a and b have the same dtype, device and sizes? */
 static bool same_zeros_meta(const sc_graph *g, sc_node_id a, sc_node_id b)
@@ -670,7 +624,7 @@ static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
     sc_graph_node_result(ad->g, like, &r);
     if (r.kind != SC_RESULT_TENSOR)
         return zeros_like(ad, like, out);
-    SC__AD_TRY(sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
+    SC_TRY(sc__ad_sizes_list(ad, r.tensor.ndim, r.tensor.sizes, &sizes));
     kw[0].kind = SC_VALUE_DTYPE;
     kw[0].u.dtype = r.tensor.dtype;
     kw[1].kind = SC_VALUE_DEVICE;
@@ -681,9 +635,9 @@ static sc_status explicit_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
         kw[1].u.device.index = -1;
     }
     kw[2] = sc_value_bool(false);
-    st = add_op(ad, SC_OP_ZEROS, 1, &sizes, 3, kwn, kw, out);
+    st = sc__ad_add_op(ad, SC_OP_ZEROS, 1, &sizes, 3, kwn, kw, out);
     if (st == SC_ERR_UNSUPPORTED)
-        return add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
+        return sc__ad_add_op(ad, SC_OP_ZEROS_LIKE, 1, &a, 0, NULL, NULL, out);
     return st;
 }
 
@@ -700,11 +654,11 @@ static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
             *out = sc_value_node(ad->zeros_node[k]);
             return SC_OK;
         }
-    SC__AD_TRY(explicit_zeros(ad, like, out));
+    SC_TRY(explicit_zeros(ad, like, out));
     if (ad->nzeros == ad->capzeros) {
         size_t cap = ad->capzeros ? 2 * ad->capzeros : 8;
-        sc_node_id *a = ad_alloc(ad, cap * sizeof *a);
-        sc_node_id *b = ad_alloc(ad, cap * sizeof *b);
+        sc_node_id *a = sc__ad_alloc(ad, cap * sizeof *a);
+        sc_node_id *b = sc__ad_alloc(ad, cap * sizeof *b);
         if (!a || !b)
             return sc__error_nomem(ad->err);
         if (ad->nzeros) {
@@ -724,7 +678,8 @@ static sc_status piece_zeros(sc__ad *ad, sc_node_id like, sc_value *out)
  * equals piece i's: every piece of an unbind, every piece but the last of
  * a split (the shape rules guarantee it).  Reading the metadata there
  * spares a getitem nobody uses.  SC_NODE_NONE when there is none. */
-static sc_node_id equal_piece(const sc__ad *ad, const ad_tuple *t, size_t i)
+static sc_node_id equal_piece(const sc__ad *ad, const sc__ad_tuple *t,
+                              size_t i)
 {
     size_t j, n = t->count;
     bool split = ad->op == SC_OP_SPLIT_TENSOR ||
@@ -742,7 +697,7 @@ static sc_node_id equal_piece(const sc__ad *ad, const ad_tuple *t, size_t i)
 
 sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     sc_node_id like;
     sc_status st;
     if (!t) {
@@ -761,11 +716,7 @@ sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
         return SC_OK;
     like = equal_piece(ad, t, (size_t)i);
     if (like == SC_NODE_NONE)
-        st = result_node(ad, ad->node, i, &like);
-    else
-        st = SC_OK;
-    if (st != SC_OK)
-        return st;
+        SC_TRY(result_node(ad, ad->node, i, &like));
     st = piece_zeros(ad, like, &t->grads[i]);
     *out = t->grads[i];
     return st;
@@ -773,18 +724,18 @@ sc_status sc__ad_grad(sc__ad *ad, int i, sc_value *out)
 
 sc_status sc__ad_grads(sc__ad *ad, sc_value *out)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     sc_value *items;
     size_t i;
     if (!t)
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "node '%s': grads of a single-result op",
                              sc_graph_node_name(ad->fwd, ad->node));
-    items = ad_alloc(ad, t->count * sizeof *items);
+    items = sc__ad_alloc(ad, t->count * sizeof *items);
     if (!items)
         return sc__error_nomem(ad->err);
     for (i = 0; i < t->count; i++)
-        SC__AD_TRY(sc__ad_grad(ad, (int)i, &items[i]));
+        SC_TRY(sc__ad_grad(ad, (int)i, &items[i]));
     *out = sc_value_list(t->count, items);
     return SC_OK;
 }
@@ -809,7 +760,7 @@ bool sc__ad_needs(const sc__ad *ad, int i)
 
 sc_status sc__ad_mask(sc__ad *ad, size_t n, const int *args, sc_value *out)
 {
-    sc_value *items = ad_alloc(ad, n * sizeof *items);
+    sc_value *items = sc__ad_alloc(ad, n * sizeof *items);
     size_t i;
     if (!items)
         return sc__error_nomem(ad->err);
@@ -821,7 +772,7 @@ sc_status sc__ad_mask(sc__ad *ad, size_t n, const int *args, sc_value *out)
 
 bool sc__ad_defined(const sc__ad *ad, uint32_t mask)
 {
-    ad_tuple *t = ad->tuples[ad->node];
+    sc__ad_tuple *t = ad->tuples[ad->node];
     size_t i;
     if (mask == 0)
         return true;
@@ -861,7 +812,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
         if ((given >> i) & 1u)
             pos[npos++] = args[i];
         else
-            SC__AD_TRY(default_value(ad, &info->args[i].def, &pos[npos++]));
+            SC_TRY(default_value(ad, &info->args[i].def, &pos[npos++]));
     }
     for (i = info->npositional; i < info->nargs; i++)
         if (((given >> i) & 1u) &&
@@ -869,7 +820,7 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
             kwn[nkw] = info->args[i].name;
             kw[nkw++] = args[i];
         }
-    SC__AD_TRY(add_op(ad, op, npos, pos, nkw, kwn, kw, out));
+    SC_TRY(sc__ad_add_op(ad, op, npos, pos, nkw, kwn, kw, out));
     if (info->nrets == 1 && info->rets[0].type.is_list) {
         /* a Tensor[] result: its elements, as getitem nodes */
         sc_result r;
@@ -882,12 +833,12 @@ sc_status sc__ad_call(sc__ad *ad, sc__op op, const sc_value *args,
                                  "length", sc_graph_node_name(ad->fwd,
                                                               ad->node),
                                  info->dotted);
-        items = ad_alloc(ad, r.count * sizeof *items);
+        items = sc__ad_alloc(ad, r.count * sizeof *items);
         if (!items)
             return sc__error_nomem(ad->err);
         for (i2 = 0; i2 < r.count; i2++) {
             sc_node_id id;
-            SC__AD_TRY(add_getitem(ad, out->u.node, (int64_t)i2, &id));
+            SC_TRY(add_getitem(ad, out->u.node, (int64_t)i2, &id));
             items[i2] = sc_value_node(id);
         }
         *out = sc_value_list(r.count, items);
@@ -910,12 +861,12 @@ sc_status sc__ad_index(sc__ad *ad, const sc_value *v, int64_t i,
     if (v->kind != SC_VALUE_NODE)
         return sc__error_set(ad->err, SC_ERR_INVALID,
                              "indexing a value that is not a tuple");
-    SC__AD_TRY(add_getitem(ad, v->u.node, i, &id));
+    SC_TRY(add_getitem(ad, v->u.node, i, &id));
     *out = sc_value_node(id);
     return SC_OK;
 }
 
-static bool number(const sc_value *v, double *d)
+bool sc__ad_number(const sc_value *v, double *d)
 {
     int64_t x;
     switch (v->kind) {
@@ -938,9 +889,10 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
     double x, y, r;
     bool ints = (a->kind == SC_VALUE_INT || a->kind == SC_VALUE_SYMINT) &&
                 (b->kind == SC_VALUE_INT || b->kind == SC_VALUE_SYMINT);
-    if (ints && (!number(a, &x) || !number(b, &y))) {
+    if (ints && (!sc__ad_number(a, &x) || !sc__ad_number(b, &y))) {
         /* symbolic integer arithmetic */
-        sc_expr *ea = value_expr(ad, a), *eb = value_expr(ad, b), *e;
+        sc_expr *ea = sc__ad_value_expr(ad, a),
+                *eb = sc__ad_value_expr(ad, b), *e;
         if (!ea || !eb)
             return sc__error_nomem(ad->err);
         switch (op) {
@@ -952,10 +904,10 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
         }
         if (!e)
             return sc__error_nomem(ad->err);
-        *out = expr_value(e);
+        *out = sc__ad_expr_value(e);
         return SC_OK;
     }
-    if (!number(a, &x) || !number(b, &y))
+    if (!sc__ad_number(a, &x) || !sc__ad_number(b, &y))
         return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
                              "node '%s': arithmetic on a non-number",
                              sc_graph_node_name(ad->fwd, ad->node));
@@ -986,7 +938,7 @@ sc_status sc__ad_arith(sc__ad *ad, char op, const sc_value *a,
 sc_status sc__ad_list(sc__ad *ad, size_t n, const sc_value *items,
                       sc_value *out)
 {
-    sc_value *copy = ad_alloc(ad, n * sizeof *copy);
+    sc_value *copy = sc__ad_alloc(ad, n * sizeof *copy);
     if (!copy)
         return sc__error_nomem(ad->err);
     if (n)
@@ -996,9 +948,6 @@ sc_status sc__ad_list(sc__ad *ad, size_t n, const sc_value *items,
 }
 
 /* ---- Gradients: broadcasting and accumulation ---------------------------- */
-
-static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
-                        sc_value *out);
 
 /* Accumulate gradient g (a joint node) into forward node f. */
 static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
@@ -1020,7 +969,8 @@ static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
         for (i = 0; same && i < rf.tensor.ndim; i++)
             same = rf.tensor.sizes[i] == rg.tensor.sizes[i];
         if (!same)
-            SC__AD_TRY(sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes, &g));
+            SC_TRY(sc__ad_sum_to(ad, g, rf.tensor.ndim, rf.tensor.sizes,
+                                 &g));
     }
     if (ad->grad[f].kind == SC_VALUE_NONE) {
         ad->grad[f] = g;
@@ -1028,7 +978,8 @@ static sc_status accumulate(sc__ad *ad, sc_node_id f, sc_value g)
     }
     a[0] = ad->grad[f];
     a[1] = g;
-    return add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL, &ad->grad[f]);
+    return sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL,
+                         &ad->grad[f]);
 }
 
 static sc_status set_grad_value(sc__ad *ad, const sc_value *fv,
@@ -1047,8 +998,8 @@ static sc_status set_grad_value(sc__ad *ad, const sc_value *fv,
                                  "must be a list of the same length",
                                  sc_graph_node_name(ad->fwd, ad->node));
         for (i = 0; i < fv->u.list.n; i++)
-            SC__AD_TRY(set_grad_value(ad, &fv->u.list.items[i],
-                                      &g->u.list.items[i]));
+            SC_TRY(set_grad_value(ad, &fv->u.list.items[i],
+                                  &g->u.list.items[i]));
     }
     return SC_OK;
 }
@@ -1066,641 +1017,8 @@ sc_status sc__ad_set_grads(sc__ad *ad, size_t n, const int *args,
         sc_value e;
         if (!sc__ad_needs(ad, args[k]))
             continue;
-        SC__AD_TRY(sc__ad_index(ad, t, (int64_t)k, &e));
-        SC__AD_TRY(sc__ad_set_grad(ad, args[k], &e));
-    }
-    return SC_OK;
-}
-
-/* ---- Helpers ---------------------------------------------------------------------- */
-
-static sc_status sizes_list(sc__ad *ad, size_t n, sc_expr *const *e,
-                            sc_value *out)
-{
-    sc_value *items = ad_alloc(ad, n * sizeof *items);
-    size_t i;
-    if (!items)
-        return sc__error_nomem(ad->err);
-    for (i = 0; i < n; i++)
-        items[i] = expr_value(e[i]);
-    *out = sc_value_list(n, items);
-    return SC_OK;
-}
-
-/* The expressions of an int list value. */
-static sc_status list_exprs(sc__ad *ad, const sc_value *v, size_t *n,
-                            sc_expr ***out)
-{
-    size_t i;
-    sc_expr **e;
-    if (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE)
-        return sc__error_set(ad->err, SC_ERR_INVALID,
-                             "node '%s': expected a list of sizes",
-                             sc_graph_node_name(ad->fwd, ad->node));
-    e = ad_alloc(ad, v->u.list.n * sizeof *e);
-    if (!e)
-        return sc__error_nomem(ad->err);
-    for (i = 0; i < v->u.list.n; i++) {
-        e[i] = value_expr(ad, &v->u.list.items[i]);
-        if (!e[i])
-            return sc__error_set(ad->err, SC_ERR_INVALID,
-                                 "node '%s': a size that is not an integer",
-                                 sc_graph_node_name(ad->fwd, ad->node));
-    }
-    *n = v->u.list.n;
-    *out = e;
-    return SC_OK;
-}
-
-sc_status sc__ad_h_sym_sizes(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_sizes"));
-    return sizes_list(ad, r.tensor.ndim, r.tensor.sizes, out);
-}
-
-sc_status sc__ad_h_sizes_or_none(sc__ad *ad, const sc_value *a,
-                                 sc_value *out)
-{
-    if (a[0].kind == SC_VALUE_NONE) {
-        *out = sc_value_none();
-        return SC_OK;
-    }
-    return sc__ad_h_sym_sizes(ad, a, out);
-}
-
-sc_status sc__ad_h_sym_strides(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_strides"));
-    /* A placeholder annotated without strides is contiguous (the shape
-       rules' convention); another node without strides may be a view whose
-       strides the graph lost. */
-    if (!r.tensor.has_strides &&
-        sc_graph_node_kind(ad->g, a[0].u.node) == SC_NODE_PLACEHOLDER)
-        return contiguous_strides(ad, r.tensor.ndim, r.tensor.sizes, out);
-    if (!r.tensor.has_strides)
-        return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
-                             "node '%s': sym_strides of '%s', which has no "
-                             "strides", sc_graph_node_name(ad->fwd, ad->node),
-                             sc_graph_node_name(ad->g, a[0].u.node));
-    return sizes_list(ad, r.tensor.ndim, r.tensor.strides, out);
-}
-
-static sc_status norm_dim(sc__ad *ad, int64_t d, size_t nd, size_t *out)
-{
-    int64_t n = (int64_t)nd;
-    if (d < -(n ? n : 1) || d >= (n ? n : 1))
-        return sc__error_set(ad->err, SC_ERR_INVALID,
-                             "node '%s': dimension %lld out of range for %zu "
-                             "dims", sc_graph_node_name(ad->fwd, ad->node),
-                             (long long)d, nd);
-    *out = (size_t)(d < 0 ? d + (n ? n : 1) : d);
-    return SC_OK;
-}
-
-sc_status sc__ad_h_sym_size(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    size_t d;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_size"));
-    if (a[1].kind != SC_VALUE_INT)
-        return sc__error_set(ad->err, SC_ERR_INVALID, "sym_size: bad dim");
-    SC__AD_TRY(norm_dim(ad, a[1].u.i, r.tensor.ndim, &d));
-    *out = expr_value(r.tensor.sizes[d]);
-    return SC_OK;
-}
-
-sc_status sc__ad_h_dim(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "dim"));
-    *out = sc_value_int((int64_t)r.tensor.ndim);
-    return SC_OK;
-}
-
-sc_status sc__ad_h_sym_numel(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    sc_expr *e;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "sym_numel"));
-    e = sc_expr_mul_n(ad->ctx, r.tensor.ndim, r.tensor.sizes);
-    if (!e)
-        return sc__error_nomem(ad->err);
-    *out = expr_value(e);
-    return SC_OK;
-}
-
-sc_status sc__ad_h_scalar_type(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result r;
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "scalar_type"));
-    out->kind = SC_VALUE_DTYPE;
-    out->u.dtype = r.tensor.dtype;
-    return SC_OK;
-}
-
-/* Is e 1: a constant, or an expression the shape environment knows is 1
- * (`s0 - 2` once a broadcast guarded s0 == 3)? */
-static sc_status known_one(sc__ad *ad, sc_expr *e, bool *out)
-{
-    int64_t v;
-    sc_env *env = sc_graph_env(ad->g);
-    sc_expr *eq;
-    sc_error e2;
-    sc_tri t;
-    sc_status st;
-    *out = false;
-    if (sc_expr_get_si(e, &v)) {
-        *out = v == 1;
-        return SC_OK;
-    }
-    if (!env)
-        return SC_OK;
-    eq = sc_expr_eq(ad->ctx, e, sc_expr_int_si(ad->ctx, 1));
-    if (!eq)
-        return sc__error_nomem(ad->err);
-    st = sc_env_statically_known(env, eq, 0, &t, &e2);
-    if (st == SC_ERR_NOMEM)
-        return sc__error_nomem(ad->err);
-    *out = st == SC_OK && t == SC_TRI_TRUE;
-    return SC_OK;
-}
-
-/* at::sum_to: sum the leading dims and the dims where `to` is 1 and x is
- * not (keepdim), then view to `to` when leading dims were summed. */
-static sc_status sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
-                        sc_value *out)
-{
-    sc_result r;
-    sc_value dims, a[3], *items;
-    size_t n, lead, i, k = 0;
-    SC__AD_TRY(node_tensor(ad, &x, &r, "sum_to_size"));
-    n = r.tensor.ndim;
-    if (nd > n)
-        return sc__error_set(ad->err, SC_ERR_SHAPE,
-                             "node '%s': cannot sum a %zu-dim gradient to "
-                             "%zu dims", sc_graph_node_name(ad->fwd, ad->node),
-                             n, nd);
-    lead = n - nd;
-    items = ad_alloc(ad, n * sizeof *items);
-    if (!items)
-        return sc__error_nomem(ad->err);
-    for (i = 0; i < n; i++) {
-        bool reduce = i < lead, one = false;
-        if (!reduce)
-            SC__AD_TRY(known_one(ad, to[i - lead], &one));
-        if (one) {
-            int64_t gs;
-            reduce = !(sc_expr_get_si(r.tensor.sizes[i], &gs) && gs == 1);
-        }
-        if (reduce)
-            items[k++] = sc_value_int((int64_t)i);
-    }
-    if (k == 0) {
-        *out = x;
-        return SC_OK;
-    }
-    dims = sc_value_list(k, items);
-    a[0] = x;
-    a[1] = dims;
-    a[2] = sc_value_bool(true);
-    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, a, 0, NULL, NULL, out));
-    if (lead > 0) {
-        a[0] = *out;
-        SC__AD_TRY(sizes_list(ad, nd, to, &a[1]));
-        SC__AD_TRY(add_op(ad, SC_OP_VIEW, 2, a, 0, NULL, NULL, out));
-    }
-    return SC_OK;
-}
-
-sc_status sc__ad_h_sum_to_size(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    size_t n;
-    sc_expr **e;
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
-    return sum_to(ad, a[0], n, e, out);
-}
-
-sc_status sc__ad_h_maybe_multiply(sc__ad *ad, const sc_value *a,
-                                  sc_value *out)
-{
-    double s;
-    if (number(&a[1], &s) && s == 1.0) {
-        *out = a[0];
-        return SC_OK;
-    }
-    return add_op(ad, SC_OP_MUL_SCALAR, 2, a, 0, NULL, NULL, out);
-}
-
-/* Contiguous strides of n sizes, as values. */
-static sc_status contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
-                                    sc_value *out)
-{
-    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
-    size_t i;
-    if (!st)
-        return sc__error_nomem(ad->err);
-    acc = sc_expr_int_si(ad->ctx, 1);
-    for (i = n; i-- > 0;) {
-        int64_t v;
-        if (!acc)
-            return sc__error_nomem(ad->err);
-        st[i] = acc;
-        /* PyTorch's contiguous strides use max(size, 1) */
-        if (sc_expr_get_si(s[i], &v) && v == 0)
-            continue;
-        acc = sc_expr_mul(ad->ctx, acc, s[i]);
-    }
-    return sizes_list(ad, n, st, out);
-}
-
-/* Is x laid out contiguously (sizes 1 ignored)? */
-static bool contiguous_node(sc__ad *ad, const sc_result *r)
-{
-    sc_expr *acc;
-    size_t i;
-    if (!r->tensor.has_strides)
-        return true;
-    acc = sc_expr_int_si(ad->ctx, 1);
-    for (i = r->tensor.ndim; i-- > 0;) {
-        int64_t v;
-        if (!acc)
-            return false;
-        if (sc_expr_get_si(r->tensor.sizes[i], &v) && v == 1)
-            continue;
-        if (r->tensor.strides[i] != acc)
-            return false;
-        acc = sc_expr_mul(ad->ctx, acc, r->tensor.sizes[i]);
-    }
-    return true;
-}
-
-sc_status sc__ad_h_reshape_as_sizes(sc__ad *ad, const sc_value *a,
-                                    sc_value *out)
-{
-    sc_result r;
-    size_t n;
-    sc_expr **e;
-    sc_value args[3], kwv;
-    const char *kwn = "memory_format";
-    SC__AD_TRY(node_tensor(ad, &a[0], &r, "reshape"));
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
-    if (contiguous_node(ad, &r)) {
-        args[0] = a[0];
-        args[1] = a[1];
-        SC__AD_TRY(contiguous_strides(ad, n, e, &args[2]));
-        return add_op(ad, SC_OP__RESHAPE_ALIAS, 3, args, 0, NULL, NULL, out);
-    }
-    kwv.kind = SC_VALUE_MEMORY_FORMAT;
-    kwv.u.memory_format = SC_MEMORY_FORMAT_CONTIGUOUS;
-    SC__AD_TRY(add_op(ad, SC_OP_CLONE, 1, a, 1, &kwn, &kwv, &args[0]));
-    args[1] = a[1];
-    return add_op(ad, SC_OP__UNSAFE_VIEW, 2, args, 0, NULL, NULL, out);
-}
-
-sc_status sc__ad_h_cat_backward(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    sc_result rg, r;
-    sc_value *items;
-    size_t n, k, d;
-    sc_expr *start;
-    if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
-        return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: tensors");
-    SC__AD_TRY(node_tensor(ad, &a[0], &rg, "cat_backward"));
-    if (a[2].kind != SC_VALUE_INT)
-        return sc__error_set(ad->err, SC_ERR_INVALID, "cat_backward: dim");
-    SC__AD_TRY(norm_dim(ad, a[2].u.i, rg.tensor.ndim, &d));
-    n = a[1].u.list.n;
-    items = ad_alloc(ad, n * sizeof *items);
-    if (!items)
-        return sc__error_nomem(ad->err);
-    start = sc_expr_int_si(ad->ctx, 0);
-    for (k = 0; k < n; k++) {
-        sc_value s[4];
-        sc_expr *end;
-        SC__AD_TRY(node_tensor(ad, &a[1].u.list.items[k], &r, "cat_backward"));
-        if (!start)
-            return sc__error_nomem(ad->err);
-        if (r.tensor.ndim != rg.tensor.ndim) {
-            /* legacy empty inputs of cat: no gradient */
-            items[k] = sc_value_none();
-            continue;
-        }
-        end = sc_expr_add(ad->ctx, start, r.tensor.sizes[d]);
-        if (!end)
-            return sc__error_nomem(ad->err);
-        s[0] = a[0];
-        s[1] = sc_value_int((int64_t)d);
-        s[2] = expr_value(start);
-        s[3] = expr_value(end);
-        SC__AD_TRY(add_op(ad, SC_OP_SLICE_TENSOR, 4, s, 0, NULL, NULL,
-                          &items[k]));
-        start = end;
-    }
-    *out = sc_value_list(n, items);
-    return SC_OK;
-}
-
-sc_status sc__ad_h_permute_backwards(sc__ad *ad, const sc_value *a,
-                                     sc_value *out)
-{
-    sc_value args[2], *inv;
-    size_t n, i;
-    if (a[1].kind != SC_VALUE_LIST && a[1].kind != SC_VALUE_TUPLE)
-        return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
-    n = a[1].u.list.n;
-    inv = ad_alloc(ad, n * sizeof *inv);
-    if (!inv)
-        return sc__error_nomem(ad->err);
-    for (i = 0; i < n; i++) {
-        size_t d;
-        const sc_value *v = &a[1].u.list.items[i];
-        if (v->kind != SC_VALUE_INT)
-            return sc__error_set(ad->err, SC_ERR_INVALID, "permute: dims");
-        SC__AD_TRY(norm_dim(ad, v->u.i, n, &d));
-        inv[d] = sc_value_int((int64_t)i);
-    }
-    args[0] = a[0];
-    args[1] = sc_value_list(n, inv);
-    return add_op(ad, SC_OP_PERMUTE, 2, args, 0, NULL, NULL, out);
-}
-
-sc_status sc__ad_h_dropout_scale(sc__ad *ad, const sc_value *a,
-                                 sc_value *out)
-{
-    double p;
-    if (!number(&a[0], &p))
-        return sc__error_set(ad->err, SC_ERR_INVALID, "dropout: p");
-    if (a[1].kind == SC_VALUE_BOOL && !a[1].u.b)
-        *out = sc_value_float(1.0, "1.0");
-    else if (p == 1.0)
-        *out = sc_value_float(0.0, "0.0");
-    else
-        *out = sc_value_float(1.0 / (1.0 - p), NULL);
-    return SC_OK;
-}
-
-/* The storage offset of joint-graph node id, as far as the graph shows it:
- * placeholders (primals: fresh tensors) and results of ops that are not
- * views start their storage (0); offset-preserving views (t, transpose,
- * permute, view, expand, alias, squeeze, ...) keep their input's;
- * as_strided with an explicit offset has that one.  Anything else (slice,
- * select, split's pieces, reshape of a view at a nonzero offset) is
- * SC_ERR_UNSUPPORTED. */
-static sc_status storage_offset_of(sc__ad *ad, sc_node_id id, int depth,
-                                   sc_value *out)
-{
-    const char *cls;
-    int op;
-    size_t i, n;
-    if (depth > 10000)
-        return sc__error_set(ad->err, SC_ERR_LIMIT,
-                             "node '%s': views nested too deeply",
-                             sc_graph_node_name(ad->fwd, ad->node));
-    if (sc_graph_node_kind(ad->g, id) == SC_NODE_PLACEHOLDER) {
-        *out = sc_value_int(0);
-        return SC_OK;
-    }
-    op = sc_graph_node_op(ad->g, id);
-    cls = sc_graph_node_class(ad->g, id);
-    n = sc_graph_node_num_args(ad->g, id);
-    if (op == SC_OP_AS_STRIDED) {
-        for (i = 0; i < n; i++) {
-            const char *kw = sc_graph_node_kwname(ad->g, id, i);
-            if (kw ? strcmp(kw, "storage_offset") == 0 : i == 3) {
-                const sc_value *v = sc_graph_node_arg(ad->g, id, i);
-                if (v->kind == SC_VALUE_INT || v->kind == SC_VALUE_SYMINT) {
-                    *out = *v;
-                    return SC_OK;
-                }
-            }
-        }
-    }
-    if (is_getitem(ad->g, id) && n > 0 &&
-        sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE)
-        /* an element of a tuple: fresh unless the tuple is a view op's
-           (split, unbind) */
-        cls = sc_graph_node_class(ad->g,
-                                  sc_graph_node_arg(ad->g, id, 0)->u.node);
-    if (cls && strcmp(cls, "view") != 0) {
-        *out = sc_value_int(0);
-        return SC_OK;
-    }
-    switch (op) {
-    case SC_OP_AS_STRIDED:
-    case SC_OP_T:
-    case SC_OP_TRANSPOSE_INT:
-    case SC_OP_PERMUTE:
-    case SC_OP_VIEW:
-    case SC_OP__UNSAFE_VIEW:
-    case SC_OP__RESHAPE_ALIAS:
-    case SC_OP_RESHAPE: /* a view (same offset) or a copy (0): the same
-                           answer when the input's offset is 0, checked
-                           below */
-    case SC_OP_EXPAND:
-    case SC_OP_DETACH:
-    case SC_OP_ALIAS:
-    case SC_OP_SQUEEZE:
-    case SC_OP_SQUEEZE_DIM:
-    case SC_OP_SQUEEZE_DIMS:
-    case SC_OP_UNSQUEEZE:
-        if (n > 0 && sc_graph_node_arg(ad->g, id, 0)->kind == SC_VALUE_NODE) {
-            SC__AD_TRY(storage_offset_of(
-                ad, sc_graph_node_arg(ad->g, id, 0)->u.node, depth + 1, out));
-            if (op != SC_OP_RESHAPE ||
-                (out->kind == SC_VALUE_INT && out->u.i == 0))
-                return SC_OK;
-        }
-        break;
-    default:
-        break;
-    }
-    return sc__error_set(ad->err, SC_ERR_UNSUPPORTED,
-                         "node '%s': as_strided with an explicit "
-                         "storage_offset over '%s', whose storage offset "
-                         "the graph does not determine",
-                         sc_graph_node_name(ad->fwd, ad->node),
-                         sc_graph_node_name(ad->g, id));
-}
-
-/* as_strided_offset(self, storage_offset): the view's storage offset
- * relative to self's first element: 0 when storage_offset is None (the
- * view starts where self does), else storage_offset minus self's storage
- * offset (storage_offset_of). */
-sc_status sc__ad_h_as_strided_offset(sc__ad *ad, const sc_value *a,
-                                     sc_value *out)
-{
-    sc_value base;
-    if (a[1].kind == SC_VALUE_NONE) {
-        *out = sc_value_int(0);
-        return SC_OK;
-    }
-    if (a[0].kind != SC_VALUE_NODE)
-        return sc__error_set(ad->err, SC_ERR_INVALID,
-                             "as_strided_offset: expected a tensor");
-    SC__AD_TRY(storage_offset_of(ad, a[0].u.node, 0, &base));
-    return sc__ad_arith(ad, '-', &a[1], &base, out);
-}
-
-sc_status sc__ad_h_or_else(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    (void)ad;
-    *out = a[0].kind == SC_VALUE_NONE ? a[1] : a[0];
-    return SC_OK;
-}
-
-/* div.Tensor_mode: a rounding division is piecewise constant (zero
- * gradient); without rounding_mode it is the true division. */
-sc_status sc__ad_h_div_mode_grad(sc__ad *ad, const sc_value *a,
-                                 sc_value *out)
-{
-    if (a[1].kind == SC_VALUE_NONE) {
-        *out = a[0];
-        return SC_OK;
-    }
-    return add_op(ad, SC_OP_ZEROS_LIKE, 1, a, 0, NULL, NULL, out);
-}
-
-sc_status sc__ad_h_log_scalar(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    double x;
-    if (!number(&a[0], &x))
-        return sc__error_set(ad->err, SC_ERR_INVALID, "log of a non-number");
-    *out = sc_value_float(log(x), NULL);
-    return SC_OK;
-}
-
-/* x with size-1 dims re-inserted at the reduced dims (the value dims:
- * None or [] for all) so that it has nd dims: PyTorch's unsqueeze in
- * ascending dim order.  x unchanged when it already has nd dims. */
-static sc_status restore_dims(sc__ad *ad, sc_value x, size_t nd,
-                              const sc_value *dims, sc_value *out)
-{
-    sc_result r;
-    bool *red;
-    size_t i;
-    SC__AD_TRY(node_tensor(ad, &x, &r, "restore reduced dims"));
-    *out = x;
-    if (r.tensor.ndim == nd)
-        return SC_OK;
-    red = ad_alloc(ad, (nd ? nd : 1) * sizeof *red);
-    if (!red)
-        return sc__error_nomem(ad->err);
-    if (dims->kind == SC_VALUE_NONE ||
-        ((dims->kind == SC_VALUE_LIST || dims->kind == SC_VALUE_TUPLE) &&
-         dims->u.list.n == 0))
-        for (i = 0; i < nd; i++)
-            red[i] = true;
-    else if (dims->kind == SC_VALUE_INT) {
-        size_t d;
-        SC__AD_TRY(norm_dim(ad, dims->u.i, nd, &d));
-        red[d] = true;
-    } else if (dims->kind == SC_VALUE_LIST || dims->kind == SC_VALUE_TUPLE) {
-        for (i = 0; i < dims->u.list.n; i++) {
-            size_t d;
-            if (dims->u.list.items[i].kind != SC_VALUE_INT)
-                return sc__error_set(ad->err, SC_ERR_INVALID,
-                                     "node '%s': a reduced dim that is not "
-                                     "an int",
-                                     sc_graph_node_name(ad->fwd, ad->node));
-            SC__AD_TRY(norm_dim(ad, dims->u.list.items[i].u.i, nd, &d));
-            red[d] = true;
-        }
-    }
-    for (i = 0; i < nd; i++)
-        if (red[i]) {
-            sc_value args[2];
-            args[0] = *out;
-            args[1] = sc_value_int((int64_t)i);
-            SC__AD_TRY(add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL, NULL,
-                              out));
-        }
-    SC__AD_TRY(node_tensor(ad, out, &r, "restore reduced dims"));
-    if (r.tensor.ndim != nd)
-        return sc__error_set(ad->err, SC_ERR_SHAPE,
-                             "node '%s': the gradient has %zu dims after "
-                             "restoring the reduced ones, not %zu",
-                             sc_graph_node_name(ad->fwd, ad->node),
-                             r.tensor.ndim, nd);
-    return SC_OK;
-}
-
-/* sum_backward(grad, sizes, dim, keepdim): grad with the reduced dims
- * restored, expanded to sizes. */
-sc_status sc__ad_h_sum_backward(sc__ad *ad, const sc_value *a, sc_value *out)
-{
-    size_t n;
-    sc_expr **e;
-    sc_value args[2];
-    SC__AD_TRY(list_exprs(ad, &a[1], &n, &e));
-    SC__AD_TRY(restore_dims(ad, a[0], n, &a[2], &args[0]));
-    args[1] = a[1];
-    return add_op(ad, SC_OP_EXPAND, 2, args, 0, NULL, NULL, out);
-}
-
-/* amax_backward(grad, self, result, dim, keepdim): the gradient shared
- * evenly among the maxima: (g / count) * mask, mask = (self == result). */
-sc_status sc__ad_h_amax_backward(sc__ad *ad, const sc_value *a,
-                                 sc_value *out)
-{
-    sc_result rs;
-    sc_value g, r, args[3], mask, maskf, cnt, q;
-    const char *kwn = "dtype";
-    sc_value kwv;
-    SC__AD_TRY(node_tensor(ad, &a[1], &rs, "amax"));
-    SC__AD_TRY(restore_dims(ad, a[0], rs.tensor.ndim, &a[3], &g));
-    SC__AD_TRY(restore_dims(ad, a[2], rs.tensor.ndim, &a[3], &r));
-    args[0] = a[1];
-    args[1] = r;
-    SC__AD_TRY(add_op(ad, SC_OP_EQ_TENSOR, 2, args, 0, NULL, NULL, &mask));
-    kwv.kind = SC_VALUE_DTYPE;
-    kwv.u.dtype = rs.tensor.dtype;
-    SC__AD_TRY(add_op(ad, SC_OP__TO_COPY, 1, &mask, 1, &kwn, &kwv, &maskf));
-    args[0] = maskf;
-    args[1] = a[3];
-    args[2] = sc_value_bool(true);
-    if (a[3].kind == SC_VALUE_LIST && a[3].u.list.n == 0) {
-        /* amax's dim=[] is every dim */
-        sc_value *all = ad_alloc(ad, (rs.tensor.ndim ? rs.tensor.ndim : 1) *
-                                         sizeof *all);
-        size_t i;
-        if (!all)
-            return sc__error_nomem(ad->err);
-        for (i = 0; i < rs.tensor.ndim; i++)
-            all[i] = sc_value_int((int64_t)i);
-        args[1] = sc_value_list(rs.tensor.ndim, all);
-    }
-    SC__AD_TRY(add_op(ad, SC_OP_SUM_DIM_INTLIST, 3, args, 0, NULL, NULL,
-                      &cnt));
-    args[0] = g;
-    args[1] = cnt;
-    SC__AD_TRY(add_op(ad, SC_OP_DIV_TENSOR, 2, args, 0, NULL, NULL, &q));
-    args[0] = q;
-    args[1] = maskf;
-    return add_op(ad, SC_OP_MUL_TENSOR, 2, args, 0, NULL, NULL, out);
-}
-
-/* clamp_backward(grad, self, min, max): grad where min <= self <= max,
- * else 0 (a None bound does not clamp). */
-sc_status sc__ad_h_clamp_backward(sc__ad *ad, const sc_value *a,
-                                  sc_value *out)
-{
-    int k;
-    *out = a[0];
-    for (k = 0; k < 2; k++) {
-        sc_value args[3], m;
-        if (a[2 + k].kind == SC_VALUE_NONE)
-            continue;
-        args[0] = a[1];
-        args[1] = a[2 + k];
-        SC__AD_TRY(add_op(ad, k == 0 ? SC_OP_LT_SCALAR : SC_OP_GT_SCALAR, 2,
-                          args, 0, NULL, NULL, &m));
-        args[0] = *out;
-        args[1] = m;
-        args[2] = sc_value_int(0);
-        SC__AD_TRY(add_op(ad, SC_OP_MASKED_FILL_SCALAR, 3, args, 0, NULL,
-                          NULL, out));
+        SC_TRY(sc__ad_index(ad, t, (int64_t)k, &e));
+        SC_TRY(sc__ad_set_grad(ad, args[k], &e));
     }
     return SC_OK;
 }
@@ -1712,7 +1030,7 @@ void sc_joint_options_init(sc_joint_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
-static bool is_getitem(const sc_graph *g, sc_node_id id)
+bool sc__ad_is_getitem(const sc_graph *g, sc_node_id id)
 {
     const char *t = sc_graph_node_target(g, id);
     return t && strcmp(t, "operator.getitem") == 0;
@@ -1729,7 +1047,7 @@ static void propagate(sc__ad *ad)
         sc_result r;
         bool rg = false;
         sc_graph_node_result(f, n, &r);
-        if (is_getitem(f, n)) {
+        if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
             if (p && ix && p->kind == SC_VALUE_NODE &&
@@ -1790,7 +1108,8 @@ static sc_status setup_tuples(sc__ad *ad)
         size_t count;
         const sc_node_id *users;
         size_t nu;
-        if (sc_graph_node_kind(f, n) != SC_NODE_CALL || is_getitem(f, n))
+        if (sc_graph_node_kind(f, n) != SC_NODE_CALL ||
+            sc__ad_is_getitem(f, n))
             continue;
         sc_graph_node_result(f, n, &r);
         count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
@@ -1811,7 +1130,7 @@ static sc_status setup_tuples(sc__ad *ad)
         }
         users = sc_graph_node_users(f, n, &nu);
         for (i = 0; i < nu; i++)
-            if (is_getitem(f, users[i])) {
+            if (sc__ad_is_getitem(f, users[i])) {
                 const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
                 if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
                     (size_t)ix->u.i + 1 > count)
@@ -1819,13 +1138,15 @@ static sc_status setup_tuples(sc__ad *ad)
             }
         if (r.kind != SC_RESULT_TUPLE && count == 0)
             continue;
-        ad_tuple *t = ad_alloc(ad, sizeof *t);
+        sc__ad_tuple *t = sc__ad_alloc(ad, sizeof *t);
         if (!t)
             return sc__error_nomem(ad->err);
         t->count = count;
-        t->grads = ad_alloc(ad, (count ? count : 1) * sizeof *t->grads);
-        t->fwd_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
-        t->new_getitem = ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        t->grads = sc__ad_alloc(ad, (count ? count : 1) * sizeof *t->grads);
+        t->fwd_getitem =
+            sc__ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
+        t->new_getitem =
+            sc__ad_alloc(ad, (count ? count : 1) * sizeof(sc_node_id));
         if (!t->grads || !t->fwd_getitem || !t->new_getitem)
             return sc__error_nomem(ad->err);
         for (i = 0; i < count; i++) {
@@ -1833,7 +1154,7 @@ static sc_status setup_tuples(sc__ad *ad)
             t->fwd_getitem[i] = t->new_getitem[i] = SC_NODE_NONE;
         }
         for (i = 0; i < nu; i++)
-            if (is_getitem(f, users[i])) {
+            if (sc__ad_is_getitem(f, users[i])) {
                 const sc_value *ix = sc_graph_node_arg(f, users[i], 1);
                 if (ix && ix->kind == SC_VALUE_INT && ix->u.i >= 0 &&
                     t->fwd_getitem[ix->u.i] == SC_NODE_NONE)
@@ -1849,15 +1170,15 @@ static sc_status copy_call(sc__ad *ad, sc_node_id n)
 {
     const sc_graph *f = ad->fwd;
     size_t na = sc_graph_node_num_args(f, n), npos, i;
-    sc_value *args = ad_alloc(ad, na * sizeof *args);
-    const char **kwn = ad_alloc(ad, na * sizeof *kwn);
+    sc_value *args = sc__ad_alloc(ad, na * sizeof *args);
+    const char **kwn = sc__ad_alloc(ad, na * sizeof *kwn);
     sc_result r;
     sc_status st;
     if (!args || !kwn)
         return sc__error_nomem(ad->err);
     npos = sc_graph_node_num_positional(f, n);
     for (i = 0; i < na; i++) {
-        SC__AD_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
+        SC_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
         if (i >= npos)
             kwn[i - npos] = sc_graph_node_kwname(f, n, i);
     }
@@ -1897,20 +1218,20 @@ static sc_status bind_node(sc__ad *ad, sc_node_id n, sc__op op)
             kw[nkw++] = sc_graph_node_arg(f, n, i);
         }
     }
-    SC__AD_TRY(sc__op_bind(op, npos, pos, nkw, kwn, kw, bound, ad->err));
+    SC_TRY(sc__op_bind(op, npos, pos, nkw, kwn, kw, bound, ad->err));
     for (i = 0; i < info->nargs; i++) {
         if (bound[i].value)
             ad->fargs[i] = *(const sc_value *)bound[i].value;
         else
-            SC__AD_TRY(default_value(ad, &info->args[i].def, &ad->fargs[i]));
-        SC__AD_TRY(map_into(ad, &ad->fargs[i], &ad->args[i]));
+            SC_TRY(default_value(ad, &info->args[i].def, &ad->fargs[i]));
+        SC_TRY(map_into(ad, &ad->fargs[i], &ad->args[i]));
     }
     return SC_OK;
 }
 
 static bool has_grad(const sc__ad *ad, sc_node_id n)
 {
-    const ad_tuple *t = ad->tuples[n];
+    const sc__ad_tuple *t = ad->tuples[n];
     size_t i;
     if (!t)
         return ad->grad[n].kind != SC_VALUE_NONE;
@@ -1927,10 +1248,10 @@ static sc_status backward(sc__ad *ad)
     for (id = ad->nfwd; id-- > np;) {
         sc_node_id n = (sc_node_id)id;
         int op = sc_graph_node_op(f, n);
-        if (is_getitem(f, n)) {
+        if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
-            ad_tuple *t;
+            sc__ad_tuple *t;
             sc_value a[2];
             if (ad->grad[n].kind == SC_VALUE_NONE)
                 continue;
@@ -1945,8 +1266,8 @@ static sc_status backward(sc__ad *ad)
             else {
                 a[0] = t->grads[ix->u.i];
                 a[1] = ad->grad[n];
-                SC__AD_TRY(add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL, NULL,
-                                  &t->grads[ix->u.i]));
+                SC_TRY(sc__ad_add_op(ad, SC_OP_ADD_TENSOR, 2, a, 0, NULL,
+                                     NULL, &t->grads[ix->u.i]));
             }
             continue;
         }
@@ -1962,8 +1283,8 @@ static sc_status backward(sc__ad *ad)
                                      : sc__op_get((sc__op)op)->dotted);
         ad->node = n;
         ad->op = (sc__op)op;
-        SC__AD_TRY(bind_node(ad, n, (sc__op)op));
-        SC__AD_TRY(sc__ad_table[op].fn(ad));
+        SC_TRY(bind_node(ad, n, (sc__op)op));
+        SC_TRY(sc__ad_table[op].fn(ad));
     }
     return SC_OK;
 }
@@ -1973,7 +1294,7 @@ static sc_status tangent_meta(sc__ad *ad, const sc_result *r, sc_result *out,
                               sc_expr ***strides)
 {
     size_t i, n = r->tensor.ndim;
-    sc_expr **st = ad_alloc(ad, n * sizeof *st), *acc;
+    sc_expr **st = sc__ad_alloc(ad, n * sizeof *st), *acc;
     if (!st)
         return sc__error_nomem(ad->err);
     acc = sc_expr_int_si(ad->ctx, 1);
@@ -2022,18 +1343,18 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
     sc_node_id *tan, *outs;
     sc_expr **syms;
 
-    SC__AD_TRY(requires_grad(ad, opts));
+    SC_TRY(requires_grad(ad, opts));
 
     /* symbols and hints */
     nsym = sc_graph_symbols(f, NULL, 0);
-    syms = ad_alloc(ad, nsym * sizeof *syms);
+    syms = sc__ad_alloc(ad, nsym * sizeof *syms);
     if (!syms)
         return sc__error_nomem(ad->err);
     sc_graph_symbols(f, syms, nsym);
     for (i = 0; i < nsym; i++) {
         int64_t h;
         if (sc_graph_get_hint(f, syms[i], &h))
-            SC__AD_TRY(sc_graph_set_hint(ad->g, syms[i], h, ad->err));
+            SC_TRY(sc_graph_set_hint(ad->g, syms[i], h, ad->err));
     }
     if (sc_graph_env(f))
         sc_graph_set_env(ad->g, sc_graph_env(f));
@@ -2044,12 +1365,12 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
         sc_result r;
         snprintf(name, sizeof name, "primals_%zu", i + 1);
         sc_graph_node_result(f, (sc_node_id)i, &r);
-        SC__AD_TRY(sc_graph_add_placeholder(
+        SC_TRY(sc_graph_add_placeholder(
             ad->g, name, SC_ROLE_PRIMAL,
             r.kind == SC_RESULT_UNKNOWN ? NULL : &r, &ad->map[i], ad->err));
     }
     /* tangents: one per differentiable forward output */
-    tan = ad_alloc(ad, (no ? no : 1) * sizeof *tan);
+    tan = sc__ad_alloc(ad, (no ? no : 1) * sizeof *tan);
     if (!tan)
         return sc__error_nomem(ad->err);
     for (i = 0; i < no; i++) {
@@ -2060,27 +1381,27 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
             sc_result r, t;
             sc_expr **st;
             sc_graph_node_result(f, o, &r);
-            SC__AD_TRY(tangent_meta(ad, &r, &t, &st));
+            SC_TRY(tangent_meta(ad, &r, &t, &st));
             snprintf(name, sizeof name, "tangents_%zu", ++ntan);
-            SC__AD_TRY(sc_graph_add_placeholder(ad->g, name, SC_ROLE_TANGENT,
-                                                &t, &tan[i], ad->err));
+            SC_TRY(sc_graph_add_placeholder(ad->g, name, SC_ROLE_TANGENT,
+                                            &t, &tan[i], ad->err));
         }
     }
     /* the forward nodes */
     for (i = np; i < ad->nfwd; i++)
-        SC__AD_TRY(copy_call(ad, (sc_node_id)i));
-    SC__AD_TRY(setup_tuples(ad));
+        SC_TRY(copy_call(ad, (sc_node_id)i));
+    SC_TRY(setup_tuples(ad));
     /* seeds */
     for (i = 0; i < no; i++)
         if (tan[i] != SC_NODE_NONE) {
             ad->node = sc_graph_output(f, i);
-            SC__AD_TRY(accumulate(ad, sc_graph_output(f, i),
-                                  sc_value_node(tan[i])));
+            SC_TRY(accumulate(ad, sc_graph_output(f, i),
+                              sc_value_node(tan[i])));
         }
-    SC__AD_TRY(backward(ad));
+    SC_TRY(backward(ad));
     /* outputs */
     nfo = no;
-    outs = ad_alloc(ad, (no + np + 1) * sizeof *outs);
+    outs = sc__ad_alloc(ad, (no + np + 1) * sizeof *outs);
     if (!outs)
         return sc__error_nomem(ad->err);
     for (i = 0; i < no; i++) {
@@ -2091,7 +1412,7 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
         outs[no + i] = ad->rg[i] && ad->grad[i].kind == SC_VALUE_NODE
                            ? ad->grad[i].u.node
                            : SC_NODE_NONE;
-    SC__AD_TRY(sc_graph_set_outputs(ad->g, no + np, outs, nfo, ad->err));
+    SC_TRY(sc_graph_set_outputs(ad->g, no + np, outs, nfo, ad->err));
     return sc_graph_finish(ad->g, ad->err);
 }
 
@@ -2099,7 +1420,7 @@ sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
                          sc_graph **out, sc_error *err)
 {
     sc__ad ad;
-    sc_status st;
+    sc_status status = SC_OK;
     size_t i;
     if (out)
         *out = NULL;
@@ -2123,31 +1444,26 @@ sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
     ad.rg = sc__calloc(ad.nfwd + 1, sizeof *ad.rg);
     ad.grad = sc__calloc(ad.nfwd + 1, sizeof *ad.grad);
     ad.tuples = sc__calloc(ad.nfwd + 1, sizeof *ad.tuples);
-    if (!ad.g || !ad.map || !ad.rg || !ad.grad || !ad.tuples)
-        st = sc__error_nomem(err);
-    else {
-        for (i = 0; i < ad.nfwd; i++) {
-            ad.map[i] = SC_NODE_NONE;
-            ad.grad[i] = sc_value_none();
-        }
-        st = build(&ad, opts);
+    if (!ad.g || !ad.map || !ad.rg || !ad.grad || !ad.tuples) {
+        status = sc__error_nomem(err);
+        goto fail;
     }
-    if (st == SC_OK) {
-        sc_status cs = sc_graph_set_class_name(ad.g, "joint_fn", err);
-        if (cs != SC_OK)
-            st = cs;
+    for (i = 0; i < ad.nfwd; i++) {
+        ad.map[i] = SC_NODE_NONE;
+        ad.grad[i] = sc_value_none();
     }
+    SC_CHECK(build(&ad, opts));
+    SC_CHECK(sc_graph_set_class_name(ad.g, "joint_fn", err));
+    *out = ad.g;
+    ad.g = NULL;
+fail:
     sc__free(ad.map);
     sc__free(ad.rg);
     sc__free(ad.grad);
     sc__free(ad.tuples);
     sc__arena_destroy(&ad.arena);
-    if (st != SC_OK) {
-        sc_graph_free(ad.g);
-        return st;
-    }
-    *out = ad.g;
-    return SC_OK;
+    sc_graph_free(ad.g);
+    return status;
 }
 
 sc_status sc_graph_requires_grad(const sc_graph *fwd,
@@ -2155,7 +1471,6 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
                                  sc_error *err)
 {
     sc__ad ad;
-    sc_status st;
     if (!fwd || !out)
         return sc__error_set(err, SC_ERR_INVALID,
                              "sc_graph_requires_grad: NULL argument");
@@ -2172,6 +1487,5 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
     ad.nfwd = sc_graph_num_nodes(fwd);
     ad.rg = out;
     memset(out, 0, ad.nfwd * sizeof *out);
-    st = requires_grad(&ad, opts);
-    return st;
+    return requires_grad(&ad, opts);
 }

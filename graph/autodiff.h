@@ -1,8 +1,10 @@
-/* symcut — the runtime of the generated derivative code (private).
+/* symcut — the runtime of the generated derivative code.  Included by
+ * graph/autodiff*.c and the generated graph/ops-autodiff-gen.c only.
  *
  * graph/gen/gen-ops compiles the `derivatives:` formulas of graph/ops.yaml
  * into graph/ops-autodiff-gen.c: one function per differentiable op that
- * evaluates its formulas through the functions below, while
+ * evaluates its formulas through the functions below (the runtime in
+ * graph/autodiff.c, the helpers in graph/autodiff-helpers.c), while
  * sc_graph_joint (graph/autodiff.c) differentiates one forward node.  Values
  * are sc_value: nodes of the joint graph, ints, symbolic ints, floats,
  * lists; an undefined gradient is SC_VALUE_NONE.  Lists built here live

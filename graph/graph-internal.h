@@ -81,4 +81,22 @@ const char *sc__graph_infix_target(const char *sym, size_t n);
 /* Maximum nesting of lists in arguments. */
 #define SC__GRAPH_MAX_DEPTH 64
 
+/* The graph object's storage, shared by the IR core (graph/ir.c) and the
+ * builder (graph/builder.c). */
+
+/* Drop the users index (sc_graph_finish builds it again). */
+void sc__graph_invalidate_users(sc_graph *g);
+/* Whether s is a Python identifier (ASCII). */
+bool sc__graph_is_identifier(const char *s);
+/* Rehash the name table into ncap slots (a power of two holding every
+ * entry); false on exhaustion (the table unchanged). */
+bool sc__graph_name_table_resize(sc_graph *g, size_t ncap);
+/* Double the name table (64 slots when empty); false on exhaustion. */
+bool sc__graph_name_table_grow(sc_graph *g);
+/* Remove the last node's name-table entry (the node is taken back). */
+void sc__graph_name_table_remove(sc_graph *g, sc_node_id id);
+/* The index of target in g->targets, interning it (with its op id) when
+ * new; SIZE_MAX on exhaustion (the graph unchanged). */
+size_t sc__graph_intern_target_index(sc_graph *g, const char *target);
+
 #endif /* SYMCUT_GRAPH_INTERNAL_H */

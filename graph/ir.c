@@ -1,8 +1,9 @@
-/* symcut — the graph IR: dtypes and friends, values, the graph object, the
- * builder, queries, the users index, symbols and hints, comparison. */
+/* symcut — the graph IR's core: dtypes and friends, values, the graph
+ * object and its storage (name table, target set), validation and the
+ * users index, queries, symbols and hints, comparison.  Nodes are added by
+ * the builder (graph/builder.c). */
 #include <config.h>
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,7 +202,7 @@ sc_graph *sc_graph_new(sc_ctx *ctx)
     return g;
 }
 
-static void invalidate_users(sc_graph *g)
+void sc__graph_invalidate_users(sc_graph *g)
 {
     if (!g->user_off && !g->users && !g->output_uses) {
         g->users_valid = false;
@@ -221,7 +222,7 @@ void sc_graph_free(sc_graph *g)
     size_t i;
     if (!g)
         return;
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     sc__free(g->nodes);
     sc__free(g->name_slots);
     sc__free(g->targets);
@@ -258,7 +259,7 @@ const char *sc_graph_class_name(const sc_graph *g)
     return g->ntangents ? "joint_fn" : "forward_fn";
 }
 
-static bool is_identifier(const char *s)
+bool sc__graph_is_identifier(const char *s)
 {
     const char *p = s;
     if (!s || !((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
@@ -279,7 +280,7 @@ sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
         g->class_name = NULL;
         return SC_OK;
     }
-    if (!is_identifier(name))
+    if (!sc__graph_is_identifier(name))
         return sc__error_set(err, SC_ERR_INVALID,
                              "class name '%s' is not an identifier", name);
     copy = sc__arena_strdup(&g->arena, name, strlen(name));
@@ -338,7 +339,7 @@ static uint64_t hash_str(const char *s)
 
 /* Rehash the name table into ncap slots (a power of two holding every
  * entry). */
-static bool name_table_resize(sc_graph *g, size_t ncap)
+bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
 {
     size_t i, j;
     uint32_t *slots;
@@ -363,11 +364,11 @@ static bool name_table_resize(sc_graph *g, size_t ncap)
     return true;
 }
 
-static bool name_table_grow(sc_graph *g)
+bool sc__graph_name_table_grow(sc_graph *g)
 {
     if (g->name_cap > SIZE_MAX / 4)
         return false;
-    return name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
+    return sc__graph_name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
 }
 
 sc_node_id sc_graph_find(const sc_graph *g, const char *name)
@@ -403,16 +404,8 @@ void sc__graph_index_names(sc_graph *g)
         name_table_put(g, (sc_node_id)g->nnamed);
 }
 
-/* Insert node id, the last node (whose name is set), into the name table,
- * with the copies before it; the table has room (see reserve_node). */
-static void name_table_insert(sc_graph *g, sc_node_id id)
-{
-    sc__graph_index_names(g);
-    (void)id;
-}
-
 /* Remove the last node's name-table entry (backward-shift deletion). */
-static void name_table_remove(sc_graph *g, sc_node_id id)
+void sc__graph_name_table_remove(sc_graph *g, sc_node_id id)
 {
     size_t mask = g->name_cap - 1, i, j, k;
 
@@ -438,88 +431,6 @@ static void name_table_remove(sc_graph *g, sc_node_id id)
     }
 }
 
-static bool is_reserved_name(const char *s)
-{
-    static const char *const words[] = {
-        "None", "True", "False", "and", "or", "not", "if", "else", "elif",
-        "for", "while", "in", "is", "lambda", "return", "class", "def",
-        "del", "pass", "import", "from", "as", "with", "yield", "global",
-        "nonlocal", "assert", "raise", "try", "except", "finally", "break",
-        "continue", "async", "await", "inf", "nan", "self", "torch",
-        "operator", "device", "pytree", "fx_pytree",
-    };
-    size_t i;
-    /* Every word is 2 to 9 characters long and starts with one of these
-     * letters: most names are rejected without a comparison. */
-    if (s[0] == '\0' || s[1] == '\0' ||
-        !strchr("NTFaoniefwlrcdpygtbs", s[0]))
-        return false;
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (words[i][0] == s[0] && strcmp(s, words[i]) == 0)
-            return true;
-    return false;
-}
-
-static sc_status check_new_name(const sc_graph *g, const char *name,
-                                sc_error *err)
-{
-    if (!is_identifier(name))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "node name '%s' is not an identifier", name);
-    if (is_reserved_name(name))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "node name '%s' is a reserved word", name);
-    if (sc_graph_find(g, name) != SC_NODE_NONE)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "duplicate node name '%s'", name);
-    return SC_OK;
-}
-
-/* The base of an automatic name: the op's name without namespace and
- * overload ("torch.ops.aten.mm.default" -> "mm"), or the last component
- * of a dotted target. */
-static void auto_name_base(const char *target, char *buf, size_t size)
-{
-    const char *s = target, *start, *end;
-    size_t n;
-
-    if (strncmp(s, "torch.ops.", 10) == 0) {
-        s += 10;
-        start = strchr(s, '.'); /* skip the namespace */
-        start = start ? start + 1 : s;
-        end = strchr(start, '.');
-        if (!end)
-            end = start + strlen(start);
-    } else {
-        start = strrchr(s, '.');
-        start = start ? start + 1 : s;
-        end = start + strlen(start);
-    }
-    n = (size_t)(end - start);
-    if (n >= size)
-        n = size - 1;
-    memcpy(buf, start, n);
-    buf[n] = '\0';
-    while (n > 0 && buf[n - 1] == '_' && n > 1 && buf[0] != '_')
-        buf[--n] = '\0'; /* "and_" -> "and" */
-    if (!is_identifier(buf) || is_reserved_name(buf))
-        snprintf(buf, size, "%s", "node");
-}
-
-static char *make_auto_name(sc_graph *g, const char *target)
-{
-    char base[64], cand[96];
-    unsigned long k;
-
-    auto_name_base(target, base, sizeof base);
-    snprintf(cand, sizeof cand, "%s", base);
-    for (k = 1; sc_graph_find(g, cand) != SC_NODE_NONE ||
-                is_reserved_name(cand);
-         k++)
-        snprintf(cand, sizeof cand, "%s_%lu", base, k);
-    return sc__arena_strdup(&g->arena, cand, strlen(cand));
-}
-
 /* ---- Targets ----------------------------------------------------------- */
 
 /* Rehash the target set into ncap slots (a power of two). */
@@ -543,7 +454,7 @@ static bool target_table_resize(sc_graph *g, size_t ncap)
 
 /* The index of target in g->targets, interning it (with its op id) when
  * new; SIZE_MAX on exhaustion (the graph unchanged). */
-static size_t intern_target_index(sc_graph *g, const char *target)
+size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
 {
     size_t j = 0, cap;
     void *items;
@@ -591,7 +502,7 @@ static size_t intern_target_index(sc_graph *g, const char *target)
 
 const char *sc__graph_intern_target(sc_graph *g, const char *target)
 {
-    size_t i = intern_target_index(g, target);
+    size_t i = sc__graph_intern_target_index(g, target);
     return i == SIZE_MAX ? NULL : g->targets[i];
 }
 
@@ -626,785 +537,6 @@ const char *sc__graph_infix_target(const char *sym, size_t n)
         if (span_is(sym, n, infix_ops[i].sym))
             return infix_ops[i].target;
     return NULL;
-}
-
-/* ---- Copying values and metadata into the arena ------------------------ */
-
-sc_status sc__graph_copy_value(sc_graph *g, const sc_value *src,
-                               sc_value *dst, int depth, sc_error *err)
-{
-    size_t i;
-    sc_value *items;
-
-    *dst = *src;
-    switch (src->kind) {
-    case SC_VALUE_NONE:
-    case SC_VALUE_INT:
-    case SC_VALUE_BOOL:
-        return SC_OK;
-    case SC_VALUE_NODE:
-        if (src->u.node < 0 || (size_t)src->u.node >= g->nnodes)
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "argument refers to node %ld, which does "
-                                 "not precede the node",
-                                 (long)src->u.node);
-        return SC_OK;
-    case SC_VALUE_SYMINT:
-        if (!src->u.expr)
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "symbolic argument without expression");
-        return SC_OK;
-    case SC_VALUE_FLOAT:
-        if (src->u.f.repr) {
-            dst->u.f.repr = sc__arena_strdup(&g->arena, src->u.f.repr,
-                                             strlen(src->u.f.repr));
-            if (!dst->u.f.repr)
-                return sc__error_nomem(err);
-        }
-        return SC_OK;
-    case SC_VALUE_STRING:
-        if (!src->u.str)
-            return sc__error_set(err, SC_ERR_INVALID, "NULL string value");
-        dst->u.str = sc__arena_strdup(&g->arena, src->u.str,
-                                      strlen(src->u.str));
-        return dst->u.str ? SC_OK : sc__error_nomem(err);
-    case SC_VALUE_DTYPE:
-        return (unsigned)src->u.dtype < SC_DTYPE_COUNT_
-                   ? SC_OK
-                   : sc__error_set(err, SC_ERR_INVALID, "invalid dtype");
-    case SC_VALUE_DEVICE:
-        return (unsigned)src->u.device.type < SC_DEVICE_TYPE_COUNT_ &&
-                       src->u.device.index >= -1 &&
-                       src->u.device.index <= 32767
-                   ? SC_OK
-                   : sc__error_set(err, SC_ERR_INVALID, "invalid device");
-    case SC_VALUE_LAYOUT:
-        return (unsigned)src->u.layout < SC_LAYOUT_COUNT_
-                   ? SC_OK
-                   : sc__error_set(err, SC_ERR_INVALID, "invalid layout");
-    case SC_VALUE_MEMORY_FORMAT:
-        return (unsigned)src->u.memory_format < SC_MEMORY_FORMAT_COUNT_
-                   ? SC_OK
-                   : sc__error_set(err, SC_ERR_INVALID,
-                                   "invalid memory format");
-    case SC_VALUE_LIST:
-    case SC_VALUE_TUPLE:
-        if (depth >= SC__GRAPH_MAX_DEPTH)
-            return sc__error_set(err, SC_ERR_LIMIT,
-                                 "lists nested deeper than %d",
-                                 SC__GRAPH_MAX_DEPTH);
-        if (src->u.list.n == 0) {
-            dst->u.list.items = NULL;
-            return SC_OK;
-        }
-        if (!src->u.list.items || src->u.list.n > UINT32_MAX)
-            return sc__error_set(err, SC_ERR_INVALID, "invalid list value");
-        items = sc__arena_alloc(&g->arena, src->u.list.n * sizeof *items);
-        if (!items)
-            return sc__error_nomem(err);
-        for (i = 0; i < src->u.list.n; i++) {
-            sc_status st = sc__graph_copy_value(g, &src->u.list.items[i],
-                                                &items[i], depth + 1, err);
-            if (st != SC_OK)
-                return st;
-        }
-        dst->u.list.items = items;
-        return SC_OK;
-    }
-    return sc__error_set(err, SC_ERR_INVALID, "invalid value kind %d",
-                         (int)src->kind);
-}
-
-/* A copy in g's arena of the nd dimension expressions dims, shared with
- * the nodes added before with the same ones (most nodes have one of a
- * few shapes; dimension arrays are never written once set); NULL on
- * exhaustion. */
-static sc_expr **shared_dims(sc_graph *g, sc_expr *const *dims, size_t nd)
-{
-    uint64_t h = nd;
-    size_t d, k;
-    sc_expr **copy;
-
-    for (d = 0; d < nd; d++)
-        h = (h ^ (uint64_t)(uintptr_t)dims[d]) * 0x9e3779b97f4a7c15ull;
-    k = (size_t)(h >> 40) & (SC__GRAPH_COPY_CACHE - 1);
-    copy = g->copy_dims[k];
-    if (copy && g->copy_dims_n[k] == nd) {
-        for (d = 0; d < nd && copy[d] == dims[d]; d++)
-            ;
-        if (d == nd)
-            return copy;
-    }
-    copy = sc__arena_alloc(&g->arena, nd * sizeof *copy);
-    if (!copy)
-        return NULL;
-    memcpy(copy, dims, nd * sizeof *copy);
-    if (nd <= UINT32_MAX) {
-        g->copy_dims[k] = copy;
-        g->copy_dims_n[k] = (uint32_t)nd;
-    }
-    return copy;
-}
-
-#define SET_META_BUF 16
-
-sc_status sc__graph_set_meta(sc_graph *g, sc__node *n, const sc_result *meta,
-                             sc_error *err)
-{
-    size_t i, nd;
-    sc_expr **dims, *buf[SET_META_BUF];
-
-    n->rkind = SC_RESULT_UNKNOWN;
-    n->ndim = 0;
-    n->flags = 0;
-    n->dtype = 0;
-    n->dev_type = 0;
-    n->dev_index = -1;
-    n->meta.dims = NULL;
-    if (!meta)
-        return SC_OK;
-    switch (meta->kind) {
-    case SC_RESULT_UNKNOWN:
-    case SC_RESULT_NONE:
-        break;
-    case SC_RESULT_TENSOR: {
-        const sc_tensor_meta *t = &meta->tensor;
-        if ((unsigned)t->dtype >= SC_DTYPE_COUNT_)
-            return sc__error_set(err, SC_ERR_INVALID, "invalid dtype");
-        if (t->ndim > 4096)
-            return sc__error_set(err, SC_ERR_LIMIT,
-                                 "tensor of rank %zu (at most 4096)",
-                                 t->ndim);
-        if (t->has_device &&
-            ((unsigned)t->device.type >= SC_DEVICE_TYPE_COUNT_ ||
-             t->device.index < -1 || t->device.index > 32767))
-            return sc__error_set(err, SC_ERR_INVALID, "invalid device");
-        nd = t->ndim * (t->has_strides ? 2 : 1);
-        dims = NULL;
-        if (nd) {
-            /* checked into a buffer, then shared with the nodes of the
-             * same shape (a graph has few): less memory, and the
-             * passes over the nodes' sizes find them in the cache */
-            dims = nd <= SET_META_BUF ? buf
-                                      : sc__arena_alloc(&g->arena,
-                                                        nd * sizeof *dims);
-            if (!dims)
-                return sc__error_nomem(err);
-            for (i = 0; i < t->ndim; i++) {
-                if (!t->sizes || !t->sizes[i] || sc_expr_is_bool(t->sizes[i]))
-                    return sc__error_set(err, SC_ERR_INVALID,
-                                         "size %zu is not an integer "
-                                         "expression", i);
-                dims[i] = t->sizes[i];
-                if (t->has_strides) {
-                    if (!t->strides || !t->strides[i] ||
-                        sc_expr_is_bool(t->strides[i]))
-                        return sc__error_set(err, SC_ERR_INVALID,
-                                             "stride %zu is not an integer "
-                                             "expression", i);
-                    dims[t->ndim + i] = t->strides[i];
-                }
-            }
-            if (dims == buf) {
-                dims = shared_dims(g, buf, nd);
-                if (!dims)
-                    return sc__error_nomem(err);
-            }
-        }
-        n->meta.dims = dims;
-        n->ndim = (uint32_t)t->ndim;
-        n->dtype = (uint8_t)t->dtype;
-        n->flags = (uint8_t)((t->has_strides ? SC__NODE_HAS_STRIDES : 0) |
-                             (t->has_device ? SC__NODE_HAS_DEVICE : 0));
-        if (t->has_device) {
-            n->dev_type = (uint8_t)t->device.type;
-            n->dev_index = (int16_t)t->device.index;
-        }
-        break;
-    }
-    case SC_RESULT_SYMINT:
-    case SC_RESULT_SYMBOOL:
-        if (!meta->expr ||
-            sc_expr_is_bool(meta->expr) != (meta->kind == SC_RESULT_SYMBOOL))
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "a Sym%s result needs %s expression",
-                                 meta->kind == SC_RESULT_SYMBOOL ? "Bool"
-                                                                 : "Int",
-                                 meta->kind == SC_RESULT_SYMBOOL
-                                     ? "a boolean"
-                                     : "an integer");
-        n->meta.expr = meta->expr;
-        break;
-    case SC_RESULT_TUPLE:
-        if (meta->count > UINT32_MAX)
-            return sc__error_set(err, SC_ERR_LIMIT, "tuple too long");
-        n->ndim = (uint32_t)meta->count;
-        break;
-    default:
-        return sc__error_set(err, SC_ERR_INVALID, "invalid result kind %d",
-                             (int)meta->kind);
-    }
-    n->rkind = (uint8_t)meta->kind;
-    return SC_OK;
-}
-
-/* ---- Builder ----------------------------------------------------------- */
-
-/* Make room for one more node and its name-table entry. */
-static sc_status reserve_node(sc_graph *g, sc_error *err)
-{
-    void *items = g->nodes;
-    if (g->nnodes >= (size_t)INT32_MAX - 1)
-        return sc__error_set(err, SC_ERR_LIMIT, "too many nodes");
-    if (!sc__grow(&items, &g->cap, g->nnodes + 1, sizeof(sc__node)))
-        return sc__error_nomem(err);
-    g->nodes = items;
-    if ((g->nnodes + 1) * 2 > g->name_cap && !name_table_grow(g))
-        return sc__error_nomem(err);
-    return SC_OK;
-}
-
-sc_status sc__graph_reserve(sc_graph *g, size_t nnodes, sc_error *err)
-{
-    size_t ncap;
-    sc__node *nodes;
-
-    if (nnodes >= (size_t)INT32_MAX - 1)
-        return sc__error_set(err, SC_ERR_LIMIT, "too many nodes");
-    if (nnodes > g->cap) {
-        nodes = sc__realloc(g->nodes, nnodes * sizeof *nodes);
-        if (!nodes)
-            return sc__error_nomem(err);
-        /* the callers reserve about what they fill */
-        sc__prefault(nodes + g->nnodes, (nnodes - g->nnodes) * sizeof *nodes);
-        g->nodes = nodes;
-        g->cap = nnodes;
-    }
-    /* the name table stays at most half full (see reserve_node) */
-    ncap = g->name_cap ? g->name_cap : 64;
-    while (ncap < nnodes * 2)
-        ncap *= 2;
-    if (ncap > g->name_cap && !name_table_resize(g, ncap))
-        return sc__error_nomem(err);
-    return SC_OK;
-}
-
-/* The index of target (an interned string of another graph) in
- * g->targets, interning it when new; SIZE_MAX on exhaustion.  A cache by
- * the string's address spares the hashing (a hit is checked with
- * strcmp: the address may have been another string's). */
-static size_t copy_target_index(sc_graph *g, const char *target)
-{
-    size_t k = ((uintptr_t)target >> 4) & (SC__GRAPH_COPY_CACHE - 1), ti;
-    if (g->copy_target_src[k] == target &&
-        g->copy_target_index[k] < g->ntargets &&
-        strcmp(g->targets[g->copy_target_index[k]], target) == 0)
-        return g->copy_target_index[k];
-    ti = intern_target_index(g, target);
-    if (ti != SIZE_MAX) {
-        g->copy_target_src[k] = target;
-        g->copy_target_index[k] = (uint32_t)ti;
-    }
-    return ti;
-}
-
-/* Copy the metadata of node s into n (of g) as sc_graph_node_result and
- * sc__graph_set_meta would: dimensions into g's arena; a placeholder
- * (call false) drops the schema's tuple flag. */
-static sc_status copy_node_meta(sc_graph *g, sc__node *n, const sc__node *s,
-                                bool call, sc_error *err)
-{
-    size_t nd;
-    sc_expr **dims;
-
-    n->rkind = s->rkind;
-    n->ndim = 0;
-    n->flags = 0;
-    n->dtype = 0;
-    n->dev_type = 0;
-    n->dev_index = -1;
-    n->meta.dims = NULL;
-    switch ((sc_result_kind)s->rkind) {
-    case SC_RESULT_TENSOR:
-        n->ndim = s->ndim;
-        n->dtype = s->dtype;
-        n->flags = (uint8_t)(s->flags & (SC__NODE_HAS_STRIDES |
-                                         SC__NODE_HAS_DEVICE));
-        if (s->flags & SC__NODE_HAS_DEVICE) {
-            n->dev_type = s->dev_type;
-            n->dev_index = s->dev_index;
-        }
-        nd = (size_t)s->ndim * (s->flags & SC__NODE_HAS_STRIDES ? 2 : 1);
-        if (nd) {
-            dims = shared_dims(g, s->meta.dims, nd);
-            if (!dims)
-                return sc__error_nomem(err);
-            n->meta.dims = dims;
-        }
-        break;
-    case SC_RESULT_SYMINT:
-    case SC_RESULT_SYMBOOL:
-        n->meta.expr = s->meta.expr;
-        break;
-    case SC_RESULT_TUPLE:
-        n->ndim = s->ndim;
-        if (call)
-            n->flags = (uint8_t)(s->flags & SC__NODE_TUPLE_FIXED);
-        break;
-    default:
-        break;
-    }
-    return SC_OK;
-}
-
-/* The common part of the trusted copies: n (a call's target, op,
- * arguments set) takes the metadata and the name of node s of another
- * graph and becomes g's next node; g has room for it. */
-static sc_status append_copied(sc_graph *g, sc__node *n, const sc__node *s,
-                               bool call, sc_node_id *out, sc_error *err)
-{
-    sc_status status;
-    size_t nid = g->nnodes;
-
-    SC_CHECK(copy_node_meta(g, n, s, call, err));
-    n->name = sc__arena_strdup_fast(&g->arena, s->name, strlen(s->name));
-    if (!n->name)
-        return sc__error_nomem(err);
-    g->nodes[nid] = *n;
-    g->nnodes++;
-    /* the name enters the table lazily (sc__graph_index_names) */
-    if (g->users_valid || g->user_off || g->users || g->output_uses)
-        invalidate_users(g);
-    if (out)
-        *out = (sc_node_id)nid;
-    return SC_OK;
-fail:
-    return status;
-}
-
-/* Room for one more node, checked inline (reserve_node when short). */
-static inline sc_status room_for_node(sc_graph *g, sc_error *err)
-{
-    if (SC__LIKELY(g->nnodes < g->cap && (g->nnodes + 1) * 2 <= g->name_cap))
-        return SC_OK;
-    return reserve_node(g, err);
-}
-
-sc_status sc__graph_append_copy(sc_graph *g, const sc_graph *src,
-                                sc_node_id id, sc_role role, sc_value *args,
-                                const char **kwnames, sc_node_id *out,
-                                sc_error *err)
-{
-    sc_status status;
-    const sc__node *s;
-    sc__node n;
-    size_t ti;
-    bool call = role == SC_ROLE_NONE;
-
-    if (id < 0 || (size_t)id >= src->nnodes)
-        return sc__error_set(err, SC_ERR_INVALID, "no node %ld",
-                             (long)id);
-    s = &src->nodes[id];
-    if (call && s->kind != SC_NODE_CALL)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "node '%s' is not a call node", s->name);
-    if (!call && g->nplaceholders != g->nnodes)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "placeholder '%s' after a call node", s->name);
-    if (!call && role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "a placeholder is a primal or a tangent");
-    SC_CHECK(room_for_node(g, err));
-    memset(&n, 0, sizeof n);
-    if (call) {
-        ti = copy_target_index(g, s->target);
-        if (ti == SIZE_MAX)
-            return sc__error_nomem(err);
-        n.kind = SC_NODE_CALL;
-        n.role = SC_ROLE_NONE;
-        n.target = g->targets[ti];
-        n.op = s->op;
-        n.npos = s->npos;
-        n.nargs = s->nargs;
-        n.args = s->nargs ? args : NULL;
-        n.kwnames = s->nargs > s->npos ? kwnames : NULL;
-    } else {
-        n.kind = SC_NODE_PLACEHOLDER;
-        n.role = (uint8_t)role;
-        n.op = SC_OP_UNKNOWN;
-    }
-    SC_CHECK(append_copied(g, &n, s, call, out, err));
-    if (!call) {
-        g->nplaceholders++;
-        if (role == SC_ROLE_PRIMAL)
-            g->nprimals++;
-        else
-            g->ntangents++;
-    }
-    return SC_OK;
-fail:
-    return status;
-}
-
-/* A copy of string str in g's arena, shared with the equal string copied
- * last through the same cache entry; NULL on exhaustion. */
-static const char *copy_string(sc_graph *g, const char *str)
-{
-    size_t k = ((uintptr_t)str >> 3) & (SC__GRAPH_COPY_CACHE - 1);
-    const char *c = g->copy_str[k];
-    if (c && (c == str || strcmp(c, str) == 0))
-        return c;
-    c = sc__arena_strdup_fast(&g->arena, str, strlen(str));
-    if (c)
-        g->copy_str[k] = c;
-    return c;
-}
-
-/* Copy value v of a checked graph into g's arena, its nodes renumbered
- * through map. */
-static sc_status copy_value_mapped(sc_graph *g, const sc_value *v,
-                                   sc_value *dst, const sc_node_id *map,
-                                   sc_error *err)
-{
-    size_t i;
-    sc_value *items;
-
-    *dst = *v;
-    switch (v->kind) {
-    case SC_VALUE_NODE:
-        dst->u.node = map[v->u.node];
-        return SC_OK;
-    case SC_VALUE_FLOAT:
-        if (v->u.f.repr) {
-            dst->u.f.repr = copy_string(g, v->u.f.repr);
-            if (!dst->u.f.repr)
-                return sc__error_nomem(err);
-        }
-        return SC_OK;
-    case SC_VALUE_STRING:
-        dst->u.str = copy_string(g, v->u.str);
-        return dst->u.str ? SC_OK : sc__error_nomem(err);
-    case SC_VALUE_LIST:
-    case SC_VALUE_TUPLE:
-        if (v->u.list.n == 0) {
-            dst->u.list.items = NULL;
-            return SC_OK;
-        }
-        items = sc__arena_alloc_fast(&g->arena,
-                                     v->u.list.n * sizeof *items);
-        if (!items)
-            return sc__error_nomem(err);
-        for (i = 0; i < v->u.list.n; i++) {
-            const sc_value *x = &v->u.list.items[i];
-            if (x->kind == SC_VALUE_NODE) {
-                items[i] = *x;
-                items[i].u.node = map[x->u.node];
-            } else {
-                sc_status st = copy_value_mapped(g, x, &items[i], map, err);
-                if (st != SC_OK)
-                    return st;
-            }
-        }
-        dst->u.list.items = items;
-        return SC_OK;
-    default:
-        return SC_OK;
-    }
-}
-
-sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
-                                       sc_node_id id, const sc_node_id *map,
-                                       sc_node_id *out, sc_error *err)
-{
-    sc_status status;
-    const sc__node *s;
-    sc__node n;
-    sc_value *args = NULL;
-    const char **kws = NULL;
-    size_t i, na, ti;
-
-    if (id < 0 || (size_t)id >= src->nnodes ||
-        src->nodes[id].kind != SC_NODE_CALL)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "node %ld is not a call node", (long)id);
-    s = &src->nodes[id];
-    SC_CHECK(room_for_node(g, err));
-    na = s->nargs;
-    if (na) {
-        args = sc__arena_alloc_fast(&g->arena, na * sizeof *args);
-        if (!args)
-            return sc__error_nomem(err);
-        for (i = 0; i < na; i++) {
-            const sc_value *v = &s->args[i];
-            if (v->kind == SC_VALUE_NODE) {
-                args[i] = *v;
-                args[i].u.node = map[v->u.node];
-            } else {
-                SC_CHECK(copy_value_mapped(g, v, &args[i], map, err));
-            }
-        }
-    }
-    if (na > s->npos) {
-        kws = sc__arena_alloc_fast(&g->arena, (na - s->npos) * sizeof *kws);
-        if (!kws)
-            return sc__error_nomem(err);
-        for (i = 0; i < na - s->npos; i++) {
-            kws[i] = s->kwnames[i] ? copy_string(g, s->kwnames[i]) : NULL;
-            if (s->kwnames[i] && !kws[i])
-                return sc__error_nomem(err);
-        }
-    }
-    ti = copy_target_index(g, s->target);
-    if (ti == SIZE_MAX)
-        return sc__error_nomem(err);
-    memset(&n, 0, sizeof n);
-    n.kind = SC_NODE_CALL;
-    n.role = SC_ROLE_NONE;
-    n.target = g->targets[ti];
-    n.op = s->op;
-    n.npos = s->npos;
-    n.nargs = s->nargs;
-    n.args = args;
-    n.kwnames = kws;
-    return append_copied(g, &n, s, true, out, err);
-fail:
-    return status;
-}
-
-sc_status sc_graph_add_placeholder(sc_graph *g, const char *name,
-                                   sc_role role, const sc_result *meta,
-                                   sc_node_id *out, sc_error *err)
-{
-    sc_status status;
-    sc__node *n;
-    size_t mark_nodes = g->nnodes;
-
-    if (role != SC_ROLE_PRIMAL && role != SC_ROLE_TANGENT)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "a placeholder is a primal or a tangent");
-    if (!name)
-        return sc__error_set(err, SC_ERR_INVALID, "a placeholder needs a "
-                                                  "name");
-    if (g->nplaceholders != g->nnodes)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "placeholder '%s' after a call node", name);
-    sc__graph_index_names(g);
-    SC_CHECK(check_new_name(g, name, err));
-    SC_CHECK(reserve_node(g, err));
-    n = &g->nodes[g->nnodes];
-    memset(n, 0, sizeof *n);
-    n->kind = SC_NODE_PLACEHOLDER;
-    n->role = (uint8_t)role;
-    n->op = SC_OP_UNKNOWN;
-    SC_CHECK(sc__graph_set_meta(g, n, meta, err));
-    n->name = sc__arena_strdup(&g->arena, name, strlen(name));
-    if (!n->name) {
-        status = sc__error_nomem(err);
-        goto fail;
-    }
-    g->nnodes++;
-    name_table_insert(g, (sc_node_id)mark_nodes);
-    g->nplaceholders++;
-    if (role == SC_ROLE_PRIMAL)
-        g->nprimals++;
-    else
-        g->ntangents++;
-    invalidate_users(g);
-    if (out)
-        *out = (sc_node_id)mark_nodes;
-    return SC_OK;
-fail:
-    /* Arena bytes already taken stay with the graph (freed with it). */
-    return status;
-}
-
-static sc_status check_kwname(const char *kw, sc_error *err)
-{
-    if (!kw || !is_identifier(kw))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "keyword argument name '%s' is not an "
-                             "identifier",
-                             kw ? kw : "(null)");
-    return SC_OK;
-}
-
-static bool is_dotted_name(const char *s)
-{
-    const char *p = s;
-    bool need = true;
-    if (!s || !*s)
-        return false;
-    for (; *p; p++) {
-        if (*p == '.') {
-            if (need)
-                return false;
-            need = true;
-        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                   *p == '_' || (!need && *p >= '0' && *p <= '9')) {
-            need = false;
-        } else {
-            return false;
-        }
-    }
-    return !need;
-}
-
-sc_status sc__graph_append_call(sc_graph *g, const char *name,
-                                const char *target, size_t npos,
-                                size_t nargs, sc_value *args,
-                                const char **kwnames, const sc_result *meta,
-                                int line, sc_node_id *out, sc_error *err)
-{
-    sc_status status;
-    sc__node n;
-    size_t id = g->nnodes, ti;
-
-    memset(&n, 0, sizeof n);
-    if (nargs > UINT32_MAX || npos > nargs)
-        return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
-    if (npos > SC__GRAPH_MAX_POSITIONAL)
-        return sc__error_set(err, SC_ERR_LIMIT,
-                             "%zu positional arguments (at most %d)", npos,
-                             SC__GRAPH_MAX_POSITIONAL);
-    sc__graph_index_names(g);
-    if (name)
-        SC_CHECK(check_new_name(g, name, err));
-    SC_CHECK(reserve_node(g, err));
-    n.kind = SC_NODE_CALL;
-    n.role = SC_ROLE_NONE;
-    ti = intern_target_index(g, target);
-    if (ti == SIZE_MAX)
-        return sc__error_nomem(err);
-    n.target = g->targets[ti];
-    n.op = (int16_t)g->target_ops[ti];
-    n.npos = (uint16_t)npos;
-    n.nargs = (uint32_t)nargs;
-    n.args = nargs ? args : NULL;
-    n.kwnames = nargs > npos ? kwnames : NULL;
-    n.line = line > 0 ? (uint32_t)line : 0;
-    SC_CHECK(sc__graph_set_meta(g, &n, meta, err));
-    SC_CHECK(sc__graph_check_call(g, &n, err));
-    n.name = name ? sc__arena_strdup(&g->arena, name, strlen(name))
-                  : make_auto_name(g, target);
-    if (!n.name)
-        return sc__error_nomem(err);
-    g->nodes[id] = n;
-    g->nnodes++;
-    name_table_insert(g, (sc_node_id)id);
-    invalidate_users(g);
-    if (out)
-        *out = (sc_node_id)id;
-    return SC_OK;
-fail:
-    return status;
-}
-
-sc_status sc_graph_add_call(sc_graph *g, const char *name,
-                            const char *target, size_t npos,
-                            const sc_value *args, size_t nkw,
-                            const char *const *kwnames,
-                            const sc_value *kwargs, const sc_result *meta,
-                            sc_node_id *out, sc_error *err)
-{
-    sc_status status;
-    sc_value *vals = NULL;
-    const char **kws = NULL;
-    size_t i, nargs = npos + nkw;
-    sc_node_id id;
-
-    if (!is_dotted_name(target))
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "call target '%s' is not a dotted name",
-                             target ? target : "(null)");
-    if (nargs > UINT32_MAX || nargs < npos)
-        return sc__error_set(err, SC_ERR_LIMIT, "too many arguments");
-    if ((npos && !args) || (nkw && (!kwargs || !kwnames)))
-        return sc__error_set(err, SC_ERR_INVALID, "missing argument array");
-    sc__graph_index_names(g);
-    if (name)
-        SC_CHECK(check_new_name(g, name, err));
-    for (i = 0; i < nkw; i++) {
-        size_t j;
-        SC_CHECK(check_kwname(kwnames[i], err));
-        for (j = 0; j < i; j++)
-            if (strcmp(kwnames[i], kwnames[j]) == 0)
-                return sc__error_set(err, SC_ERR_INVALID,
-                                     "keyword argument '%s' repeated",
-                                     kwnames[i]);
-    }
-    if (nargs) {
-        vals = sc__arena_alloc(&g->arena, nargs * sizeof *vals);
-        if (!vals)
-            return sc__error_nomem(err);
-        for (i = 0; i < npos; i++)
-            SC_CHECK(sc__graph_copy_value(g, &args[i], &vals[i], 0, err));
-        for (i = 0; i < nkw; i++)
-            SC_CHECK(sc__graph_copy_value(g, &kwargs[i], &vals[npos + i], 0,
-                                          err));
-    }
-    if (nkw) {
-        kws = sc__arena_alloc(&g->arena, nkw * sizeof *kws);
-        if (!kws)
-            return sc__error_nomem(err);
-        for (i = 0; i < nkw; i++) {
-            kws[i] = sc__arena_strdup(&g->arena, kwnames[i],
-                                      strlen(kwnames[i]));
-            if (!kws[i])
-                return sc__error_nomem(err);
-        }
-    }
-    SC_CHECK(sc__graph_append_call(g, name, target, npos, nargs, vals, kws,
-                                   meta, 0, &id, err));
-    /* The op's shape rule: a result that contradicts the given metadata
-     * is an error (and the node is taken back); no metadata takes the
-     * inferred one. */
-    status = sc__shape_check_node(g, id,
-                                  meta && meta->kind != SC_RESULT_UNKNOWN,
-                                  err);
-    if (status != SC_OK) {
-        name_table_remove(g, id);
-        g->nnodes--;
-        invalidate_users(g);
-        return status;
-    }
-    if (out)
-        *out = id;
-    return SC_OK;
-fail:
-    return status;
-}
-
-sc_status sc_graph_set_outputs(sc_graph *g, size_t n, const sc_node_id *ids,
-                               size_t num_fwd_outputs, sc_error *err)
-{
-    sc_node_id *outs = NULL;
-    size_t i;
-
-    if (num_fwd_outputs > n)
-        return sc__error_set(err, SC_ERR_INVALID,
-                             "%zu forward outputs, but only %zu outputs",
-                             num_fwd_outputs, n);
-    if (n && !ids)
-        return sc__error_set(err, SC_ERR_INVALID, "missing output array");
-    for (i = 0; i < n; i++)
-        if (ids[i] != SC_NODE_NONE &&
-            (ids[i] < 0 || (size_t)ids[i] >= g->nnodes))
-            return sc__error_set(err, SC_ERR_INVALID,
-                                 "output %zu refers to node %ld, which does "
-                                 "not exist",
-                                 i, (long)ids[i]);
-    if (n) {
-        outs = sc__malloc(n * sizeof *outs);
-        if (!outs)
-            return sc__error_nomem(err);
-        memcpy(outs, ids, n * sizeof *outs);
-    }
-    sc__free(g->outputs);
-    g->outputs = outs;
-    g->noutputs = n;
-    g->num_fwd_outputs = num_fwd_outputs;
-    invalidate_users(g);
-    return SC_OK;
 }
 
 /* ---- Validation and the users index ------------------------------------ */
@@ -1447,9 +579,7 @@ static sc_status walk_value(users_walk *w, const sc_value *v, int depth,
         if (depth >= SC__GRAPH_MAX_DEPTH)
             return sc__error_set(err, SC_ERR_LIMIT, "lists nested too deep");
         for (i = 0; i < v->u.list.n; i++) {
-            sc_status st = walk_value(w, &v->u.list.items[i], depth + 1, err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(walk_value(w, &v->u.list.items[i], depth + 1, err));
         }
         return SC_OK;
     }
@@ -1476,9 +606,7 @@ static sc_status walk_users(users_walk *w, bool fill, const char *getitem,
     for (i = 0; i < g->nnodes; i++) {
         const sc__node *nd = &g->nodes[i];
         if (!fill) {
-            sc_status st = check_node(g, (sc_node_id)i, getitem, err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(check_node(g, (sc_node_id)i, getitem, err));
         }
         w->user = (sc_node_id)i;
         w->stamp = ((uint32_t)i + 1) | (fill ? USERS_FILL_BIT : 0);
@@ -1488,9 +616,7 @@ static sc_status walk_users(users_walk *w, bool fill, const char *getitem,
                 v->u.node < (sc_node_id)i) {
                 record_use(w, v->u.node);
             } else {
-                sc_status st = walk_value(w, v, 0, err);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(walk_value(w, v, 0, err));
             }
         }
     }
@@ -1555,7 +681,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
     size_t i, n = g->nnodes, total = 0;
     const char *getitem = find_target(g, "operator.getitem");
 
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     memset(&w, 0, sizeof w);
     w.g = g;
     /* user_off[p + 1] counts p's users, then becomes the offsets; the
@@ -1596,7 +722,7 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err)
     g->users_valid = true;
     return SC_OK;
 fail:
-    invalidate_users(g);
+    sc__graph_invalidate_users(g);
     return status;
 }
 
@@ -1892,7 +1018,7 @@ sc_status sc_graph_set_directive(sc_graph *g, const char *key,
     void *items = g->directives;
     const char *v;
 
-    if (!is_identifier(key) || strcmp(key, "hint") == 0)
+    if (!sc__graph_is_identifier(key) || strcmp(key, "hint") == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "directive key '%s' is not an identifier other "
                              "than 'hint'",

@@ -310,7 +310,6 @@ static const char *const ops2[] = {"**", "//", "<=", ">=", "==", "!=", "->"};
 
 sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
 {
-    sc_status st;
     char c;
     size_t i;
 
@@ -334,9 +333,7 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
         }
         c = *lx->p;
         if (c == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
             continue;
         }
         if (c == '\\' && lx->p + 1 < lx->end && lx->p[1] == '\n') {
@@ -458,7 +455,6 @@ static int classify_line(sc__lexer *lx, const char **eolp)
 sc_status sc__lex_skip_preamble(sc__lexer *lx)
 {
     const char *eol;
-    sc_status st;
 
     while (lx->p < lx->end) {
         int k = classify_line(lx, &eol);
@@ -472,9 +468,7 @@ sc_status sc__lex_skip_preamble(sc__lexer *lx)
                                  "graph");
         }
         if (k == 0 && lx->p < eol && *lx->p == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
         }
         lx->p = eol;
         if (lx->p < lx->end)
@@ -488,7 +482,6 @@ sc_status sc__lex_skip_preamble(sc__lexer *lx)
 sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more)
 {
     const char *eol;
-    sc_status st;
 
     *more = false;
     /* The return statement's NEWLINE left us at the start of a line. */
@@ -505,9 +498,7 @@ sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more)
                                  "statement");
         }
         if (lx->p < eol && *lx->p == '#') {
-            st = skip_comment(lx);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(skip_comment(lx));
         }
         lx->p = eol;
         if (lx->p < lx->end)

@@ -168,7 +168,6 @@ sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err)
     const void *kwv[SC_OP_MAX_ARGS_ + 1];
     sc__bound_arg bound[SC_OP_MAX_ARGS_ + 1];
     size_t i, nkw;
-    sc_status st;
 
     if (n->op == SC_OP_UNKNOWN || n->kind != SC_NODE_CALL)
         return SC_OK;
@@ -183,10 +182,8 @@ sc_status sc__graph_check_call(sc_graph *g, sc__node *n, sc_error *err)
         pos[i] = &n->args[i];
     for (i = 0; i < nkw; i++)
         kwv[i] = &n->args[n->npos + i];
-    st = sc__op_bind((sc__op)n->op, n->npos, pos, nkw,
-                     (const char *const *)n->kwnames, kwv, bound, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__op_bind((sc__op)n->op, n->npos, pos, nkw,
+                       (const char *const *)n->kwnames, kwv, bound, err));
     for (i = 0; i < info->nargs; i++) {
         const sc_value *v = bound[i].value;
         char tbuf[48];

@@ -298,7 +298,6 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
 {
     size_t k = *i + 1, start, depth = 0, b, e;
     int64_t small;
-    sc_status st;
 
     *count = 0;
     while (k < n && is_space(s[k]))
@@ -318,13 +317,9 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
             if (*count > 4096)
                 return error_at(r, line, col + (int)k,
                                 "more than 4096 dimensions");
-            st = grow_dims(r, base + *count + 1);
-            if (st != SC_OK)
-                return st;
-            st = parse_expr(r, s + start, k - start, line, col + (int)start,
-                            &r->dims[base + *count]);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(grow_dims(r, base + *count + 1));
+            SC_TRY(parse_expr(r, s + start, k - start, line, col + (int)start,
+                              &r->dims[base + *count]));
             if (sc_expr_is_bool(r->dims[base + *count]))
                 return error_at(r, line, col + (int)start,
                                 "a size must be an integer expression");
@@ -370,7 +365,6 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
 {
     size_t i = 0, ndim = 0, nstr = 0;
     sc_dtype dtype;
-    sc_status st;
 
     sc_result_init(out);
     if (n >= 5 && memcmp(s, "Sym(", 4) == 0) {
@@ -378,9 +372,7 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
         if (s[n - 1] != ')')
             return error_at(r, line, col + (int)n - 1,
                             "expected ')' to close 'Sym('");
-        st = parse_expr(r, s + 4, n - 5, line, col + 4, &e);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_expr(r, s + 4, n - 5, line, col + 4, &e));
         out->kind = sc_expr_is_bool(e) ? SC_RESULT_SYMBOOL : SC_RESULT_SYMINT;
         out->expr = e;
         return SC_OK;
@@ -398,16 +390,12 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
     if (!sc_dtype_from_code(s, i, &dtype))
         return error_at(r, line, col, "unknown dtype code '%.*s'",
                         (int)(i > 20 ? 20 : i), s);
-    st = parse_dim_list(r, s, n, &i, line, col, 0, &ndim);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(parse_dim_list(r, s, n, &i, line, col, 0, &ndim));
     out->kind = SC_RESULT_TENSOR;
     out->tensor.dtype = dtype;
     out->tensor.ndim = ndim;
     if (i < n && s[i] == '[') {
-        st = parse_dim_list(r, s, n, &i, line, col, ndim, &nstr);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_dim_list(r, s, n, &i, line, col, ndim, &nstr));
         if (nstr != ndim)
             return error_at(r, line, col, "%zu sizes but %zu strides", ndim,
                             nstr);
@@ -460,7 +448,6 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
  * lexer is repositioned after it). */
 static sc_status read_annotation(reader *r, sc_result *out)
 {
-    sc_status st;
     int line = r->tok.line, col = r->tok.col;
 
     if (r->tok.kind == SC__TOK_STRING) {
@@ -468,10 +455,8 @@ static sc_status read_annotation(reader *r, sc_result *out)
             return error_at(r, line, col,
                             "escape sequences are not allowed in an "
                             "annotation");
-        st = parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
-                              col + 1, out);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
+                                col + 1, out));
         return advance(r);
     }
     if (r->tok.kind == SC__TOK_NAME) {
@@ -495,9 +480,7 @@ static sc_status read_annotation(reader *r, sc_result *out)
         if (depth != 0)
             return error_at(r, line, col, "unbalanced brackets in the "
                                           "annotation");
-        st = parse_annotation(r, s, (size_t)(q - s), line, col, out);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_annotation(r, s, (size_t)(q - s), line, col, out));
         r->lx.p = q;
         r->lx.last_newline = false;
         return advance(r);
@@ -571,7 +554,6 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
 /* `;  a = b = None` after a statement (the current token follows ';'). */
 static sc_status read_liveness(reader *r, int line)
 {
-    sc_status st;
     sc_node_id id;
     const char *name;
 
@@ -589,20 +571,12 @@ static sc_status read_liveness(reader *r, int line)
         if (id == SC_NODE_NONE)
             return error_at(r, r->tok.line, r->tok.col,
                             "undefined name '%s' in a '= None' suffix", name);
-        st = grow_released(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(grow_released(r));
         r->released[id] = (uint32_t)line;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = expect_op(r, "=");
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(expect_op(r, "="));
     }
-    st = advance(r);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r));
     if (at_op(r, ";"))
         return advance(r);
     return SC_OK;
@@ -678,16 +652,11 @@ static sc_status make_float(reader *r, const char *text, size_t n,
 /* torch.<name>: a dtype, layout or memory format. */
 static sc_status parse_torch_constant(reader *r, sc_value *out)
 {
-    sc_status st;
     sc_dtype dt;
     int i;
 
-    st = advance(r); /* torch */
-    if (st != SC_OK)
-        return st;
-    st = expect_op(r, ".");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* torch */
+    SC_TRY(expect_op(r, "."));
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a dtype, layout or memory format after "
                              "'torch.'");
@@ -717,30 +686,21 @@ static sc_status parse_torch_constant(reader *r, sc_value *out)
 /* device(type='cuda', index=0), device('cpu'), device('cuda:0') */
 static sc_status parse_device(reader *r, sc_value *out)
 {
-    sc_status st;
     sc_device dev;
     bool have_type = false;
     int line = r->tok.line, col = r->tok.col;
 
     dev.type = SC_DEVICE_CPU;
     dev.index = -1;
-    st = advance(r); /* device */
-    if (st != SC_OK)
-        return st;
-    st = expect_op(r, "(");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* device */
+    SC_TRY(expect_op(r, "("));
     while (!at_op(r, ")")) {
         bool is_index = false;
         if (r->tok.kind == SC__TOK_NAME &&
             (sc__tok_is(&r->tok, "type") || sc__tok_is(&r->tok, "index"))) {
             is_index = sc__tok_is(&r->tok, "index");
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
-            st = expect_op(r, "=");
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(expect_op(r, "="));
         } else if (have_type) {
             is_index = true;
         }
@@ -778,15 +738,11 @@ static sc_status parse_device(reader *r, sc_value *out)
                                 "device index too large");
             dev.index = (int)v;
         }
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ","))
-            st = advance(r);
+            SC_TRY(advance(r));
         else if (!at_op(r, ")"))
             return unexpected(r, "',' or ')'");
-        if (st != SC_OK)
-            return st;
     }
     if (!have_type)
         return error_at(r, line, col, "device(...) without a type");
@@ -803,28 +759,19 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
     const char *close = tuple ? ")" : "]";
     size_t base = r->vlen, n;
     bool trailing_comma = false;
-    sc_status st;
     sc_value v, *items;
 
     if (depth >= SC__GRAPH_MAX_DEPTH)
         return error_at(r, r->tok.line, r->tok.col,
                         "lists nested deeper than %d", SC__GRAPH_MAX_DEPTH);
-    st = advance(r);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r));
     while (!at_op(r, close)) {
-        st = parse_value(r, depth + 1, &v);
-        if (st != SC_OK)
-            return st;
-        st = push_value(r, &v);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_value(r, depth + 1, &v));
+        SC_TRY(push_value(r, &v));
         trailing_comma = false;
         if (at_op(r, ",")) {
             trailing_comma = true;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         } else if (!at_op(r, close)) {
             return unexpected(r, tuple ? "',' or ')'" : "',' or ']'");
         }
@@ -835,9 +782,7 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
         *out = r->vstack[--r->vlen];
         return advance(r);
     }
-    st = pop_values(r, n, &items);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(pop_values(r, n, &items));
     *out = sc_value_list(n, items);
     if (tuple)
         out->kind = SC_VALUE_TUPLE;
@@ -846,7 +791,6 @@ static sc_status parse_sequence(reader *r, int depth, sc_value *out)
 
 static sc_status parse_value(reader *r, int depth, sc_value *out)
 {
-    sc_status st;
     sc_node_id id;
     int line = r->tok.line, col = r->tok.col;
 
@@ -854,8 +798,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
     case SC__TOK_INT:
         return parse_int_token(r, false, out);
     case SC__TOK_FLOAT:
-        st = make_float(r, r->tok.start, r->tok.len, false, line, col, out);
-        return st != SC_OK ? st : advance(r);
+        SC_TRY(make_float(r, r->tok.start, r->tok.len, false, line, col,
+                          out));
+        return advance(r);
     case SC__TOK_STRING: {
         char *s = sc__arena_strdup(&r->g->arena, r->lx.str.data,
                                    r->lx.str.len);
@@ -868,16 +813,14 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
     }
     case SC__TOK_OP:
         if (at_op(r, "-")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
             if (r->tok.kind == SC__TOK_INT)
                 return parse_int_token(r, true, out);
             if (r->tok.kind == SC__TOK_FLOAT ||
                 at_name(r, "inf") || at_name(r, "nan")) {
-                st = make_float(r, r->tok.start, r->tok.len, true, line, col,
-                                out);
-                return st != SC_OK ? st : advance(r);
+                SC_TRY(make_float(r, r->tok.start, r->tok.len, true, line,
+                                  col, out));
+                return advance(r);
             }
             return unexpected(r, "a number after '-'");
         }
@@ -894,17 +837,15 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
             return advance(r);
         }
         if (at_name(r, "inf") || at_name(r, "nan")) {
-            st = make_float(r, r->tok.start, r->tok.len, false, line, col,
-                            out);
-            return st != SC_OK ? st : advance(r);
+            SC_TRY(make_float(r, r->tok.start, r->tok.len, false, line, col,
+                              out));
+            return advance(r);
         }
         if (at_name(r, "torch"))
             return parse_torch_constant(r, out);
         if (at_name(r, "device"))
             return parse_device(r, out);
-        st = resolve_use(r, &id);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(resolve_use(r, &id));
         *out = sc_value_node(id);
         return advance(r);
     default:
@@ -918,7 +859,6 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
  * buffer. */
 static sc_status read_dotted(reader *r, int max_parts)
 {
-    sc_status st;
     int parts = 0;
 
     sc__buf_reset(&r->scratch);
@@ -929,15 +869,11 @@ static sc_status read_dotted(reader *r, int max_parts)
             return error_at(r, r->tok.line, r->tok.col, "dotted name too "
                                                         "long");
         sc__buf_putn(&r->scratch, r->tok.start, r->tok.len);
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (!at_op(r, "."))
             break;
         sc__buf_putc(&r->scratch, '.');
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
     }
     return r->scratch.failed ? sc__error_nomem(r->err) : SC_OK;
 }
@@ -966,15 +902,12 @@ static sc_status append_node(reader *r, const char *name, const char *target,
     sc_value *args;
     const char **kws = NULL;
     sc_node_id id;
-    sc_status st;
     const char *tgt;
 
     tgt = sc__graph_intern_target(r->g, target);
     if (!tgt)
         return sc__error_nomem(r->err);
-    st = pop_values(r, npos + nkw, &args);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(pop_values(r, npos + nkw, &args));
     if (nkw) {
         kws = sc__arena_alloc(&r->g->arena, nkw * sizeof *kws);
         if (!kws)
@@ -982,22 +915,21 @@ static sc_status append_node(reader *r, const char *name, const char *target,
         memcpy(kws, r->kwstack + r->kwlen - nkw, nkw * sizeof *kws);
         r->kwlen -= nkw;
     }
-    st = sc__graph_append_call(r->g, name, tgt, npos, npos + nkw, args, kws,
-                               meta, line, &id, r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc__graph_append_call(r->g, name, tgt, npos, npos + nkw,
+                                        args, kws, meta, line, &id, r->err),
+                  line, col));
     if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
         strcmp(tgt, "operator.getitem") != 0) {
-        st = note_unknown(r, tgt);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(note_unknown(r, tgt));
     }
     /* The shape rules against the annotation: a mismatch is an error at
      * this line; no annotation takes the inferred result. */
-    st = sc__shape_check_node(r->g, id, meta->kind != SC_RESULT_UNKNOWN,
-                              r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc__shape_check_node(r->g, id,
+                                       meta->kind != SC_RESULT_UNKNOWN,
+                                       r->err),
+                  line, col));
     return grow_released(r);
 }
 
@@ -1032,14 +964,94 @@ static bool at_infix(const reader *r)
            sc__graph_infix_target(r->tok.start, r->tok.len) != NULL;
 }
 
+/* A positional argument of a call (after nkw keyword arguments), pushed
+ * on the reader's value stack. */
+static sc_status parse_positional(reader *r, size_t nkw)
+{
+    sc_value v;
+    if (nkw)
+        return error_at(r, r->tok.line, r->tok.col,
+                        "positional argument after a keyword argument");
+    SC_TRY(parse_value(r, 0, &v));
+    return push_value(r, &v);
+}
+
+/* The arguments of a call, from its '(' through its ')', pushed on the
+ * reader's value and keyword-name stacks; *npos and *nkw count them. */
+static sc_status parse_call_args(reader *r, size_t *npos, size_t *nkw)
+{
+    sc_value v;
+
+    SC_TRY(advance(r));
+    while (!at_op(r, ")")) {
+        if (r->tok.kind == SC__TOK_NAME) {
+            /* keyword? look ahead for '=' (not '==') */
+            sc__lex_mark lsave;
+            sc__token tsave = r->tok;
+            const char *kw;
+            sc__lex_save(&r->lx, &lsave);
+            SC_TRY(advance(r));
+            if (at_op(r, "=")) {
+                kw = sc__arena_strdup(&r->g->arena, tsave.start, tsave.len);
+                if (!kw)
+                    return sc__error_nomem(r->err);
+                SC_TRY(advance(r));
+                SC_TRY(parse_value(r, 0, &v));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_kwname(r, kw));
+                (*nkw)++;
+            } else {
+                sc__lex_restore(&r->lx, &lsave);
+                r->tok = tsave;
+                SC_TRY(parse_positional(r, *nkw));
+                (*npos)++;
+            }
+        } else {
+            SC_TRY(parse_positional(r, *nkw));
+            (*npos)++;
+        }
+        if (at_op(r, ","))
+            SC_TRY(advance(r));
+        else if (!at_op(r, ")"))
+            return unexpected(r, "',' or ')'");
+    }
+    return advance(r); /* ')' */
+}
+
+/* name = target(args) with the target read into r->scratch, the reader
+ * at the '('.  On failure the arguments pushed are dropped. */
+static sc_status parse_call(reader *r, const char *name, int line, int col,
+                            const sc_result *meta)
+{
+    sc_status status;
+    size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
+    char *target = sc__strdup(r->scratch.data);
+
+    if (!target)
+        return sc__error_nomem(r->err);
+    SC_CHECK(parse_call_args(r, &npos, &nkw));
+    SC_CHECK(append_node(r, name, target, npos, nkw, meta, line, col));
+    if (strcmp(target, "operator.getitem") == 0 && npos == 2 && nkw == 0) {
+        const sc__node *n = &r->g->nodes[r->g->nnodes - 1];
+        if (n->args[0].kind == SC_VALUE_NODE &&
+            n->args[1].kind == SC_VALUE_INT)
+            note_getitem(r, n->args[0].u.node, n->args[1].u.i);
+    }
+    sc__free(target);
+    return SC_OK;
+fail:
+    sc__free(target);
+    r->vlen = base;
+    r->kwlen = kwbase;
+    return status;
+}
+
 /* name[: annotation] = rhs [; liveness] NEWLINE; the name token and the
  * annotation have been read. */
 static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                                 const sc_result *meta)
 {
-    sc_status st;
     sc_value v;
-    size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
 
     if (r->tok.kind == SC__TOK_NAME && !at_name(r, "None") &&
         !at_name(r, "True") && !at_name(r, "False") && !at_name(r, "inf") &&
@@ -1048,87 +1060,10 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc__token first = r->tok;
         sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
-        char *target;
 
-        st = read_dotted(r, 16);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(read_dotted(r, 16));
         if (at_op(r, "(")) {
-            target = sc__strdup(r->scratch.data);
-            if (!target)
-                return sc__error_nomem(r->err);
-            st = advance(r);
-            while (st == SC_OK && !at_op(r, ")")) {
-                if (r->tok.kind == SC__TOK_NAME) {
-                    /* keyword? look ahead for '=' (not '==') */
-                    sc__lex_mark lsave;
-        sc__lex_save(&r->lx, &lsave);
-                    sc__token tsave = r->tok;
-                    const char *kw;
-                    st = advance(r);
-                    if (st == SC_OK && at_op(r, "=")) {
-                        kw = sc__arena_strdup(&r->g->arena, tsave.start,
-                                              tsave.len);
-                        if (!kw) {
-                            st = sc__error_nomem(r->err);
-                            break;
-                        }
-                        st = advance(r);
-                        if (st == SC_OK)
-                            st = parse_value(r, 0, &v);
-                        if (st == SC_OK)
-                            st = push_value(r, &v);
-                        if (st == SC_OK)
-                            st = push_kwname(r, kw);
-                        nkw++;
-                    } else if (st == SC_OK) {
-                        sc__lex_restore(&r->lx, &lsave);
-                        r->tok = tsave;
-                        if (nkw)
-                            st = error_at(r, r->tok.line, r->tok.col,
-                                          "positional argument after a "
-                                          "keyword argument");
-                        if (st == SC_OK)
-                            st = parse_value(r, 0, &v);
-                        if (st == SC_OK)
-                            st = push_value(r, &v);
-                        npos++;
-                    }
-                } else {
-                    if (nkw)
-                        st = error_at(r, r->tok.line, r->tok.col,
-                                      "positional argument after a keyword "
-                                      "argument");
-                    if (st == SC_OK)
-                        st = parse_value(r, 0, &v);
-                    if (st == SC_OK)
-                        st = push_value(r, &v);
-                    npos++;
-                }
-                if (st != SC_OK)
-                    break;
-                if (at_op(r, ","))
-                    st = advance(r);
-                else if (!at_op(r, ")"))
-                    st = unexpected(r, "',' or ')'");
-            }
-            if (st == SC_OK)
-                st = advance(r); /* ')' */
-            if (st == SC_OK)
-                st = append_node(r, name, target, npos, nkw, meta, line, col);
-            if (st == SC_OK && strcmp(target, "operator.getitem") == 0 &&
-                npos == 2 && nkw == 0) {
-                const sc__node *n = &r->g->nodes[r->g->nnodes - 1];
-                if (n->args[0].kind == SC_VALUE_NODE &&
-                    n->args[1].kind == SC_VALUE_INT)
-                    note_getitem(r, n->args[0].u.node, n->args[1].u.i);
-            }
-            sc__free(target);
-            if (st != SC_OK) {
-                r->vlen = base;
-                r->kwlen = kwbase;
-                return st;
-            }
+            SC_TRY(parse_call(r, name, line, col, meta));
         } else {
             /* Not a call: restart at the first name as an operand. */
             if (strchr(r->scratch.data, '.') != NULL)
@@ -1137,54 +1072,36 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                                 "'%s'", r->scratch.data);
             sc__lex_restore(&r->lx, &save);
             r->tok = first;
-            st = parse_operand(r, &v);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(parse_operand(r, &v));
             if (at_op(r, "[")) {
                 /* x[0] */
                 sc_value idx;
                 if (v.kind != SC_VALUE_NODE)
                     return error_at(r, first.line, first.col,
                                     "only a node can be indexed");
-                st = advance(r);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(advance(r));
                 if (r->tok.kind != SC__TOK_INT &&
                     !(at_op(r, "-")))
                     return unexpected(r, "an integer index");
-                st = parse_value(r, 0, &idx);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(parse_value(r, 0, &idx));
                 if (idx.kind != SC_VALUE_INT)
                     return error_at(r, first.line, first.col,
                                     "index out of range");
-                st = expect_op(r, "]");
-                if (st != SC_OK)
-                    return st;
-                st = push_value(r, &v);
-                if (st == SC_OK)
-                    st = push_value(r, &idx);
-                if (st == SC_OK)
-                    st = append_node(r, name, "operator.getitem", 2, 0, meta,
-                                     line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(expect_op(r, "]"));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_value(r, &idx));
+                SC_TRY(append_node(r, name, "operator.getitem", 2, 0, meta,
+                                   line, col));
                 note_getitem(r, v.u.node, idx.u.i);
             } else if (at_infix(r)) {
                 const char *tgt =
                     sc__graph_infix_target(r->tok.start, r->tok.len);
                 sc_value rhs;
-                st = advance(r);
-                if (st == SC_OK)
-                    st = parse_operand(r, &rhs);
-                if (st == SC_OK)
-                    st = push_value(r, &v);
-                if (st == SC_OK)
-                    st = push_value(r, &rhs);
-                if (st == SC_OK)
-                    st = append_node(r, name, tgt, 2, 0, meta, line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(advance(r));
+                SC_TRY(parse_operand(r, &rhs));
+                SC_TRY(push_value(r, &v));
+                SC_TRY(push_value(r, &rhs));
+                SC_TRY(append_node(r, name, tgt, 2, 0, meta, line, col));
             } else {
                 return unexpected(r, "a call, an index or an operator");
             }
@@ -1195,56 +1112,38 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc_value lhs, rhs;
         if (at_op(r, "-")) {
             sc__lex_mark save;
-        sc__lex_save(&r->lx, &save);
             sc__token minus = r->tok;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            sc__lex_save(&r->lx, &save);
+            SC_TRY(advance(r));
             if (r->tok.kind == SC__TOK_NAME && !at_name(r, "inf") &&
                 !at_name(r, "nan")) {
-                st = parse_operand(r, &lhs);
-                if (st == SC_OK)
-                    st = push_value(r, &lhs);
-                if (st == SC_OK)
-                    st = append_node(r, name, "operator.neg", 1, 0, meta,
-                                     line, col);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(parse_operand(r, &lhs));
+                SC_TRY(push_value(r, &lhs));
+                SC_TRY(append_node(r, name, "operator.neg", 1, 0, meta,
+                                   line, col));
                 goto tail;
             }
             sc__lex_restore(&r->lx, &save);
             r->tok = minus;
         }
-        st = parse_operand(r, &lhs);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(parse_operand(r, &lhs));
         if (!at_infix(r))
             return unexpected(r, "an operator");
         {
             const char *tgt = sc__graph_infix_target(r->tok.start, r->tok.len);
-            st = advance(r);
-            if (st == SC_OK)
-                st = parse_operand(r, &rhs);
-            if (st == SC_OK)
-                st = push_value(r, &lhs);
-            if (st == SC_OK)
-                st = push_value(r, &rhs);
-            if (st == SC_OK)
-                st = append_node(r, name, tgt, 2, 0, meta, line, col);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(parse_operand(r, &rhs));
+            SC_TRY(push_value(r, &lhs));
+            SC_TRY(push_value(r, &rhs));
+            SC_TRY(append_node(r, name, tgt, 2, 0, meta, line, col));
         }
     } else {
         return unexpected(r, "a call, an index or an operator");
     }
 tail:
     if (at_op(r, ";")) {
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = read_liveness(r, line);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(read_liveness(r, line));
     }
     return expect_newline(r);
 }
@@ -1264,14 +1163,13 @@ static sc_status add_placeholder(reader *r, const char *name,
                                  const sc_result *meta, int line, int col)
 {
     sc_node_id id;
-    sc_status st;
 
     if (sc_graph_find(r->g, name) != SC_NODE_NONE)
         return error_at(r, line, col, "duplicate definition of '%s'", name);
-    st = sc_graph_add_placeholder(r->g, name, role_of(r, name), meta, &id,
-                                  r->err);
-    if (st != SC_OK)
-        return locate(r, st, line, col);
+    SC_TRY(locate(r,
+                  sc_graph_add_placeholder(r->g, name, role_of(r, name), meta,
+                                           &id, r->err),
+                  line, col));
     r->g->nodes[id].line = (uint32_t)line;
     return grow_released(r);
 }
@@ -1387,12 +1285,9 @@ static sc_status add_pending(reader *r, const char *name, size_t len,
 static sc_status flush_pending(reader *r)
 {
     size_t i;
-    sc_status st;
     for (i = 0; i < r->npending; i++) {
-        st = add_placeholder(r, r->pending[i].name, &r->pending[i].meta,
-                             r->pending[i].line, r->pending[i].col);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(add_placeholder(r, r->pending[i].name, &r->pending[i].meta,
+                               r->pending[i].line, r->pending[i].col));
     }
     pending_clear(r);
     return placeholders_known(r);
@@ -1402,7 +1297,6 @@ static sc_status flush_pending(reader *r)
  * the current token starts the first annotation. */
 static sc_status parse_declarations(reader *r, sc__token first)
 {
-    sc_status st;
     sc_result meta;
     sc__token name = first;
 
@@ -1411,16 +1305,11 @@ static sc_status parse_declarations(reader *r, sc__token first)
                         "a placeholder declaration after the graph's inputs "
                         "were defined");
     for (;;) {
-        st = read_annotation(r, &meta);
-        if (st != SC_OK)
-            return st;
-        st = add_pending(r, name.start, name.len, &meta, name.line, name.col);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(read_annotation(r, &meta));
+        SC_TRY(add_pending(r, name.start, name.len, &meta, name.line,
+                           name.col));
         if (at_op(r, ";")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         } else if (r->tok.kind != SC__TOK_NEWLINE) {
             return unexpected(r, "';' or the end of the line");
         }
@@ -1429,12 +1318,8 @@ static sc_status parse_declarations(reader *r, sc__token first)
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a placeholder name");
         name = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
-        st = expect_op(r, ":");
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
+        SC_TRY(expect_op(r, ":"));
     }
 }
 
@@ -1442,7 +1327,7 @@ static sc_status parse_declarations(reader *r, sc__token first)
  * self._in_spec)` — the first name has been read (first). */
 static sc_status parse_unpacking(reader *r, sc__token first)
 {
-    sc_status st;
+    sc_status status;
     sc__token *names = NULL;
     size_t n = 0, cap = 0, i, j, next;
     void *items;
@@ -1458,60 +1343,48 @@ static sc_status parse_unpacking(reader *r, sc__token first)
     names = items;
     names[n++] = first;
     while (at_op(r, ",")) {
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
         if (at_op(r, "="))
             break;
         if (r->tok.kind != SC__TOK_NAME) {
-            st = unexpected(r, "a placeholder name");
-            goto done;
+            status = unexpected(r, "a placeholder name");
+            goto fail;
         }
         items = names;
         if (!sc__grow(&items, &cap, n + 1, sizeof *names)) {
-            st = sc__error_nomem(r->err);
-            goto done;
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
         names = items;
         names[n++] = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
     }
-    st = expect_op(r, "=");
-    if (st != SC_OK)
-        goto done;
-    st = read_dotted(r, 4);
-    if (st != SC_OK)
-        goto done;
+    SC_CHECK(expect_op(r, "="));
+    SC_CHECK(read_dotted(r, 4));
     if (strcmp(r->scratch.data, "fx_pytree.tree_flatten_spec") != 0) {
-        st = error_at(r, first.line, first.col,
-                      "expected 'fx_pytree.tree_flatten_spec(...)' to "
-                      "unpack the inputs");
-        goto done;
+        status = error_at(r, first.line, first.col,
+                          "expected 'fx_pytree.tree_flatten_spec(...)' to "
+                          "unpack the inputs");
+        goto fail;
     }
     if (!at_op(r, "(")) {
-        st = unexpected(r, "'('");
-        goto done;
+        status = unexpected(r, "'('");
+        goto fail;
     }
     /* Skip the balanced arguments. */
     depth = 0;
     do {
         if (r->tok.kind == SC__TOK_EOF) {
-            st = unexpected(r, "')'");
-            goto done;
+            status = unexpected(r, "')'");
+            goto fail;
         }
         if (at_op(r, "(") || at_op(r, "["))
             depth++;
         else if (at_op(r, ")") || at_op(r, "]"))
             depth--;
-        st = advance(r);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(advance(r));
     } while (depth > 0);
-    st = expect_newline(r);
-    if (st != SC_OK)
-        goto done;
+    SC_CHECK(expect_newline(r));
     /* The declared placeholders must appear in the unpacking line in
      * their order; names not declared have no annotation. */
     next = 0;
@@ -1520,40 +1393,39 @@ static sc_status parse_unpacking(reader *r, sc__token first)
         sc_result unknown;
         char *name = sc__strndup(names[i].start, names[i].len);
         if (!name) {
-            st = sc__error_nomem(r->err);
-            goto done;
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
         sc_result_init(&unknown);
         meta = &unknown;
         j = pending_find(r, name);
         if (j < r->npending) {
             if (j != next) {
-                st = error_at(r, names[i].line, names[i].col,
-                              "'%s' is declared at another position on the "
-                              "declaration line",
-                              name);
+                status = error_at(r, names[i].line, names[i].col,
+                                  "'%s' is declared at another position "
+                                  "on the declaration line",
+                                  name);
                 sc__free(name);
-                goto done;
+                goto fail;
             }
             meta = &r->pending[j].meta;
             next++;
         }
-        st = add_placeholder(r, name, meta, names[i].line, names[i].col);
+        status = add_placeholder(r, name, meta, names[i].line, names[i].col);
         sc__free(name);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(status);
     }
     if (next < r->npending) {
-        st = error_at(r, r->pending[next].line, r->pending[next].col,
-                      "'%s' is declared but not unpacked",
-                      r->pending[next].name);
-        goto done;
+        status = error_at(r, r->pending[next].line, r->pending[next].col,
+                          "'%s' is declared but not unpacked",
+                          r->pending[next].name);
+        goto fail;
     }
     pending_clear(r);
-    st = placeholders_known(r);
-done:
+    status = placeholders_known(r);
+fail:
     sc__free(names);
-    return st;
+    return status;
 }
 
 /* ---- Return ------------------------------------------------------------ */
@@ -1561,7 +1433,6 @@ done:
 static sc_status parse_output_list(reader *r, const char *close,
                                    sc_node_id **outs, size_t *n, size_t *cap)
 {
-    sc_status st;
     sc_node_id id;
     void *items;
 
@@ -1569,9 +1440,7 @@ static sc_status parse_output_list(reader *r, const char *close,
         if (at_name(r, "None")) {
             id = SC_NODE_NONE;
         } else if (r->tok.kind == SC__TOK_NAME) {
-            st = resolve_use(r, &id);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(resolve_use(r, &id));
         } else {
             return unexpected(r, "a node name or None in the output list");
         }
@@ -1580,112 +1449,96 @@ static sc_status parse_output_list(reader *r, const char *close,
             return sc__error_nomem(r->err);
         *outs = items;
         (*outs)[(*n)++] = id;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ","))
-            st = advance(r);
+            SC_TRY(advance(r));
         else if (!at_op(r, close))
             return unexpected(r, close[0] == ']' ? "',' or ']'" : "',' or ')'");
-        if (st != SC_OK)
-            return st;
     }
     return advance(r);
 }
 
 static sc_status parse_return(reader *r)
 {
-    sc_status st;
+    sc_status status;
     sc_node_id *outs = NULL, id;
     size_t n = 0, cap = 0, nfwd;
     int line = r->tok.line, col = r->tok.col;
 
     r->ret_line = line;
     r->ret_col = col;
-    st = advance(r); /* return */
-    if (st != SC_OK)
-        return st;
+    SC_TRY(advance(r)); /* return */
     if (at_name(r, "pytree")) {
-        st = read_dotted(r, 4);
-        if (st != SC_OK)
-            goto done;
+        SC_CHECK(read_dotted(r, 4));
         if (strcmp(r->scratch.data, "pytree.tree_unflatten") != 0) {
-            st = error_at(r, line, col,
-                          "expected 'pytree.tree_unflatten([...], "
-                          "self._out_spec)'");
-            goto done;
+            status = error_at(r, line, col,
+                              "expected 'pytree.tree_unflatten([...], "
+                              "self._out_spec)'");
+            goto fail;
         }
-        st = expect_op(r, "(");
-        if (st == SC_OK)
-            st = expect_op(r, "[");
-        if (st == SC_OK)
-            st = parse_output_list(r, "]", &outs, &n, &cap);
-        if (st == SC_OK)
-            st = expect_op(r, ",");
-        if (st == SC_OK)
-            st = read_dotted(r, 4);
-        if (st == SC_OK && strcmp(r->scratch.data, "self._out_spec") != 0)
-            st = unexpected(r, "'self._out_spec'");
-        if (st == SC_OK)
-            st = expect_op(r, ")");
+        SC_CHECK(expect_op(r, "("));
+        SC_CHECK(expect_op(r, "["));
+        SC_CHECK(parse_output_list(r, "]", &outs, &n, &cap));
+        SC_CHECK(expect_op(r, ","));
+        SC_CHECK(read_dotted(r, 4));
+        if (strcmp(r->scratch.data, "self._out_spec") != 0) {
+            status = unexpected(r, "'self._out_spec'");
+            goto fail;
+        }
+        SC_CHECK(expect_op(r, ")"));
     } else if (at_op(r, "[")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = parse_output_list(r, "]", &outs, &n, &cap);
+        SC_CHECK(advance(r));
+        SC_CHECK(parse_output_list(r, "]", &outs, &n, &cap));
     } else if (at_op(r, "(")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = parse_output_list(r, ")", &outs, &n, &cap);
+        SC_CHECK(advance(r));
+        SC_CHECK(parse_output_list(r, ")", &outs, &n, &cap));
     } else if (r->tok.kind == SC__TOK_NAME) {
         id = SC_NODE_NONE;
         if (!at_name(r, "None"))
-            st = resolve_use(r, &id);
-        if (st == SC_OK) {
-            outs = sc__malloc(sizeof *outs);
-            if (!outs)
-                st = sc__error_nomem(r->err);
-            else
-                outs[n++] = id;
+            SC_CHECK(resolve_use(r, &id));
+        outs = sc__malloc(sizeof *outs);
+        if (!outs) {
+            status = sc__error_nomem(r->err);
+            goto fail;
         }
-        if (st == SC_OK)
-            st = advance(r);
+        outs[n++] = id;
+        SC_CHECK(advance(r));
     } else {
-        st = unexpected(r, "the outputs after 'return'");
+        status = unexpected(r, "the outputs after 'return'");
+        goto fail;
     }
-    if (st != SC_OK)
-        goto done;
     if (r->tok.kind != SC__TOK_NEWLINE && r->tok.kind != SC__TOK_EOF) {
-        st = unexpected(r, "the end of the line");
-        goto done;
+        status = unexpected(r, "the end of the line");
+        goto fail;
     }
     if (r->opts->num_fwd_outputs >= 0) {
         if ((size_t)r->opts->num_fwd_outputs > n) {
-            st = error_at(r, line, col,
-                          "%ld forward outputs requested, but the graph "
-                          "returns %zu values",
-                          r->opts->num_fwd_outputs, n);
-            goto done;
+            status = error_at(r, line, col,
+                              "%ld forward outputs requested, but the graph "
+                              "returns %zu values",
+                              r->opts->num_fwd_outputs, n);
+            goto fail;
         }
         nfwd = (size_t)r->opts->num_fwd_outputs;
     } else if (r->g->ntangents > 0) {
         if (n < r->g->nprimals) {
-            st = error_at(r, line, col,
-                          "a joint graph returns its forward outputs and one "
-                          "gradient per primal, but this one returns %zu "
-                          "values for %zu primals (give the number of "
-                          "forward outputs)",
-                          n, r->g->nprimals);
-            goto done;
+            status = error_at(r, line, col,
+                              "a joint graph returns its forward outputs "
+                              "and one gradient per primal, but this one "
+                              "returns %zu values for %zu primals (give the "
+                              "number of forward outputs)",
+                              n, r->g->nprimals);
+            goto fail;
         }
         nfwd = n - r->g->nprimals;
     } else {
         nfwd = n;
     }
-    st = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
-    st = locate(r, st, line, col);
-done:
+    status = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
+    status = locate(r, status, line, col);
+fail:
     sc__free(outs);
-    return st;
+    return status;
 }
 
 /* ---- Header and body --------------------------------------------------- */
@@ -1699,15 +1552,10 @@ static sc_status parse_signature(reader *r)
     sc__token params[2];
     int line = r->tok.line;
 
-    st = expect_name(r, "def");
-    if (st == SC_OK)
-        st = expect_name(r, "forward");
-    if (st == SC_OK)
-        st = expect_op(r, "(");
-    if (st == SC_OK)
-        st = expect_name(r, "self");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_name(r, "def"));
+    SC_TRY(expect_name(r, "forward"));
+    SC_TRY(expect_op(r, "("));
+    SC_TRY(expect_name(r, "self"));
     /* First pass over a copy of the lexer: which form is it? */
     {
         sc__lex_mark save;
@@ -1729,9 +1577,7 @@ static sc_status parse_signature(reader *r)
                 only_pytree = false;
             else if (depth == 0 && r->tok.kind == SC__TOK_NAME && nparams < 2)
                 params[nparams++] = r->tok;
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         }
         sc__lex_restore(&r->lx, &save);
         r->tok = tsave;
@@ -1749,85 +1595,61 @@ static sc_status parse_signature(reader *r)
         sc__token name;
         sc_result meta;
         char *s;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ")"))
             break;
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a parameter name");
         name = r->tok;
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (r->pytree)
             continue;
         sc_result_init(&meta);
         if (at_op(r, ":")) {
-            st = advance(r);
-            if (st == SC_OK)
-                st = read_annotation(r, &meta);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
+            SC_TRY(read_annotation(r, &meta));
         }
         s = sc__strndup(name.start, name.len);
         if (!s)
             return sc__error_nomem(r->err);
         st = add_placeholder(r, s, &meta, name.line, name.col);
         sc__free(s);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(st);
     }
-    st = expect_op(r, ")");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_op(r, ")"));
     if (at_op(r, "->")) {
         /* a return annotation: skip to ':' */
         while (r->tok.kind != SC__TOK_EOF && r->tok.kind != SC__TOK_NEWLINE &&
                !at_op(r, ":")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
         }
     }
-    st = expect_op(r, ":");
-    if (st == SC_OK)
-        st = expect_newline(r);
-    if (st == SC_OK && !r->pytree)
-        st = placeholders_known(r);
+    SC_TRY(expect_op(r, ":"));
+    SC_TRY(expect_newline(r));
     (void)line;
-    return st;
+    return r->pytree ? SC_OK : placeholders_known(r);
 }
 
 static sc_status parse_class_header(reader *r)
 {
-    sc_status st;
     const char *name;
 
-    st = expect_name(r, "class");
-    if (st != SC_OK)
-        return st;
+    SC_TRY(expect_name(r, "class"));
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a class name");
     name = tok_text(r);
     if (!name)
         return sc__error_nomem(r->err);
-    st = sc_graph_set_class_name(r->g, name, r->err);
-    if (st != SC_OK)
-        return locate(r, st, r->tok.line, r->tok.col);
-    st = advance(r);
-    if (st == SC_OK && at_op(r, "(")) {
-        st = advance(r);
-        if (st == SC_OK)
-            st = read_dotted(r, 8);
-        if (st == SC_OK)
-            st = expect_op(r, ")");
+    SC_TRY(locate(r, sc_graph_set_class_name(r->g, name, r->err),
+                  r->tok.line, r->tok.col));
+    SC_TRY(advance(r));
+    if (at_op(r, "(")) {
+        SC_TRY(advance(r));
+        SC_TRY(read_dotted(r, 8));
+        SC_TRY(expect_op(r, ")"));
     }
-    if (st == SC_OK)
-        st = expect_op(r, ":");
-    if (st == SC_OK)
-        st = expect_newline(r);
-    return st;
+    SC_TRY(expect_op(r, ":"));
+    return expect_newline(r);
 }
 
 static sc_status parse_body(reader *r)
@@ -1845,60 +1667,42 @@ static sc_status parse_body(reader *r)
                             "statement)");
         if (at_name(r, "return")) {
             if (!r->placeholders_done) {
-                st = flush_pending(r);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(flush_pending(r));
             }
             return parse_return(r);
         }
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a statement");
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (at_op(r, ",")) {
-            st = parse_unpacking(r, first);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(parse_unpacking(r, first));
             continue;
         }
         sc_result_init(&meta);
         if (at_op(r, ":")) {
-            st = advance(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(advance(r));
             if (r->pytree && !r->placeholders_done) {
                 /* A declaration line, or the first node statement. */
                 sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
                 sc__token tsave = r->tok;
-                st = read_annotation(r, &meta);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(read_annotation(r, &meta));
                 if (!at_op(r, "=")) {
                     sc__lex_restore(&r->lx, &save);
                     r->tok = tsave;
-                    st = parse_declarations(r, first);
-                    if (st != SC_OK)
-                        return st;
+                    SC_TRY(parse_declarations(r, first));
                     continue;
                 }
             } else {
-                st = read_annotation(r, &meta);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(read_annotation(r, &meta));
             }
         }
         if (!at_op(r, "="))
             return unexpected(r, "'=' (a statement 'name: \"annotation\" = "
                                  "call(...)')");
-        st = advance(r);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(advance(r));
         if (!r->placeholders_done) {
-            st = flush_pending(r);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(flush_pending(r));
         }
         name = sc__strndup(first.start, first.len);
         if (!name)
@@ -1916,8 +1720,7 @@ static sc_status parse_body(reader *r)
          * they live in r->dims, which only annotations write. */
         st = parse_node_rhs(r, name, first.line, first.col, &meta);
         sc__free(name);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(st);
     }
 }
 
@@ -1973,9 +1776,8 @@ static sc_status apply_directive(reader *r, const sc__lex_directive *d)
             if (!sym)
                 return locate(r, sc_ctx_take_error(r->ctx, r->err), d->line,
                               d->col + (int)(name - d->text));
-            st = sc_graph_set_hint(r->g, sym, v, r->err);
-            if (st != SC_OK)
-                return locate(r, st, d->line, d->col);
+            SC_TRY(locate(r, sc_graph_set_hint(r->g, sym, v, r->err),
+                          d->line, d->col));
         }
         return SC_OK;
     }
@@ -2015,7 +1817,6 @@ static sc_status scan_directives(reader *r)
 {
     const char *p = r->lx.text, *end = r->lx.end, *eol, *q;
     int line = 1;
-    sc_status st;
     size_t i;
 
     while (p < end) {
@@ -2035,19 +1836,15 @@ static sc_status scan_directives(reader *r)
                 d.len = (size_t)(eol - d.text);
                 d.line = line;
                 d.col = (int)(d.text - p) + 1;
-                st = apply_directive(r, &d);
-                if (st != SC_OK)
-                    return st;
+                SC_TRY(apply_directive(r, &d));
             }
         }
         p = eol + 1;
         line++;
     }
     for (i = 0; i < r->opts->nhints; i++) {
-        st = sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
-                               r->opts->hint_values[i], r->err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc_graph_set_hint(r->g, r->opts->hint_symbols[i],
+                                 r->opts->hint_values[i], r->err));
     }
     return SC_OK;
 }
@@ -2060,6 +1857,13 @@ static sc_status placeholders_known(reader *r)
     r->placeholders_done = true;
     st = sc__graph_bind_env(r->g, r->opts->env, r->err);
     return st == SC_ERR_NOMEM ? st : locate(r, st, r->tok.line, r->tok.col);
+}
+
+/* Validate the graph read and bind its symbols to the environment. */
+static sc_status finish_graph(reader *r)
+{
+    SC_TRY(sc_graph_finish(r->g, r->err));
+    return sc__graph_bind_env(r->g, r->opts->env, r->err);
 }
 
 static sc_status finish_read(reader *r)
@@ -2087,9 +1891,7 @@ static sc_status finish_read(reader *r)
     }
     /* Errors here (none expected from text the parser accepted) are
      * located at the return statement. */
-    st = sc_graph_finish(r->g, r->err);
-    if (st == SC_OK)
-        st = sc__graph_bind_env(r->g, r->opts->env, r->err);
+    st = finish_graph(r);
     return st == SC_ERR_NOMEM ? st : locate(r, st, r->ret_line, r->ret_col);
 }
 
@@ -2100,7 +1902,7 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
 {
     reader r;
     sc_graph_read_options defaults;
-    sc_status st;
+    sc_status status;
     const char *nul;
     bool more = false;
 
@@ -2128,44 +1930,40 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
                 line++;
                 ls = p + 1;
             }
-        st = error_at(&r, line, (int)(nul - ls) + 1, "NUL byte in the text");
-        goto done;
+        status = error_at(&r, line, (int)(nul - ls) + 1,
+                          "NUL byte in the text");
+        goto fail;
     }
     r.g = sc_graph_new(ctx);
     if (!r.g) {
-        st = sc__error_nomem(err);
-        goto done;
+        status = sc__error_nomem(err);
+        goto fail;
     }
     /* At most one node a line, and a node line is longer than 8 bytes:
      * size the graph once. */
-    st = sc__graph_reserve(r.g, presize_count(text, len), err);
-    if (st == SC_OK)
-        st = scan_directives(&r);
-    if (st == SC_OK)
-        st = sc__lex_skip_preamble(&r.lx);
-    if (st == SC_OK)
-        st = advance(&r);
-    if (st == SC_OK && at_name(&r, "class"))
-        st = parse_class_header(&r);
-    if (st == SC_OK)
-        st = parse_signature(&r);
-    if (st == SC_OK)
-        st = parse_body(&r);
-    if (st == SC_OK)
-        st = sc__lex_check_trailer(&r.lx, &more);
-    if (st == SC_OK && more &&
+    SC_CHECK(sc__graph_reserve(r.g, presize_count(text, len), err));
+    SC_CHECK(scan_directives(&r));
+    SC_CHECK(sc__lex_skip_preamble(&r.lx));
+    SC_CHECK(advance(&r));
+    if (at_name(&r, "class"))
+        SC_CHECK(parse_class_header(&r));
+    SC_CHECK(parse_signature(&r));
+    SC_CHECK(parse_body(&r));
+    SC_CHECK(sc__lex_check_trailer(&r.lx, &more));
+    if (more &&
         !sc__graph_warn(r.g, "the text holds more than one graph; only the "
-                             "first was read"))
-        st = sc__error_nomem(err);
-    if (st == SC_OK)
-        st = finish_read(&r);
-done:
-    if (st == SC_OK) {
+                             "first was read")) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    status = finish_read(&r);
+fail:
+    if (status == SC_OK) {
         *out = r.g;
     } else {
         sc_graph_free(r.g);
         if (err && err->code == SC_OK)
-            sc__error_set(err, st, NULL);
+            sc__error_set(err, status, NULL);
     }
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
@@ -2176,7 +1974,7 @@ done:
     sc__free(r.dims);
     sc__free(r.released);
     sc__free(r.unknown);
-    return st;
+    return status;
 }
 
 sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,

@@ -357,13 +357,10 @@ static sc_status write_text(const sc_graph *g,
     size_t i, j;
     bool any_annotated = false;
     const char *ind = "        ";
-    sc_status st;
 
     memset(&lv, 0, sizeof lv);
     if (!(opts->flags & SC_GRAPH_WRITE_NO_LIVENESS)) {
-        st = compute_liveness(g, &lv, err);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(compute_liveness(g, &lv, err));
     }
     if (!(opts->flags & SC_GRAPH_WRITE_NO_DIRECTIVES))
         put_directives(b, g);
@@ -450,7 +447,7 @@ sc_status sc_graph_write_text(const sc_graph *g,
 {
     sc_graph_write_options defaults;
     sc__buf b;
-    sc_status st;
+    sc_status status;
     size_t n;
 
     *out = NULL;
@@ -463,11 +460,7 @@ sc_status sc_graph_write_text(const sc_graph *g,
     if (opts->class_name && !*opts->class_name)
         return sc__error_set(err, SC_ERR_INVALID, "empty class name");
     sc__buf_init(&b);
-    st = write_text(g, opts, &b, err);
-    if (st != SC_OK) {
-        sc__buf_free(&b);
-        return st;
-    }
+    SC_CHECK(write_text(g, opts, &b, err));
     n = b.len;
     *out = sc__buf_take(&b);
     if (!*out)
@@ -475,6 +468,9 @@ sc_status sc_graph_write_text(const sc_graph *g,
     if (len)
         *len = n;
     return SC_OK;
+fail:
+    sc__buf_free(&b);
+    return status;
 }
 
 sc_status sc_graph_write_stream(const sc_graph *g,
@@ -483,9 +479,7 @@ sc_status sc_graph_write_stream(const sc_graph *g,
 {
     char *text;
     size_t n;
-    sc_status st = sc_graph_write_text(g, opts, &text, &n, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_write_text(g, opts, &text, &n, err));
     if (fwrite(text, 1, n, stream) != n || fflush(stream) != 0) {
         free(text);
         return sc__error_set(err, SC_ERR_IO, "cannot write the graph");

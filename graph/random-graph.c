@@ -211,8 +211,8 @@ static sc_status call_push(gen *G, const char *op, size_t npos,
                            const sc_value *args)
 {
     sc_node_id id;
-    sc_status st = call(G, op, npos, args, &id);
-    return st == SC_OK ? push(G, id, false) : st;
+    SC_TRY(call(G, op, npos, args, &id));
+    return push(G, id, false);
 }
 
 /* Element k of a tuple node, pushed. */
@@ -220,13 +220,10 @@ static sc_status getitem(gen *G, sc_node_id tuple, int64_t k, bool keep)
 {
     sc_value a[2];
     sc_node_id id;
-    sc_status st;
     a[0] = sc_value_node(tuple);
     a[1] = sc_value_int(k);
-    st = call(G, "operator.getitem", 2, a, &id);
-    if (st == SC_OK && keep)
-        st = push(G, id, false);
-    return st;
+    SC_TRY(call(G, "operator.getitem", 2, a, &id));
+    return keep ? push(G, id, false) : SC_OK;
 }
 
 /* A size as an argument: a constant, or (with SC_RANDOM_SYMINTS) the
@@ -236,7 +233,6 @@ static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
     int64_t c;
     sc_value a[2];
     sc_node_id id;
-    sc_status st;
     if (sc_expr_get_si(t->sizes[d], &c)) {
         *out = sc_value_int(c);
         return SC_OK;
@@ -247,10 +243,9 @@ static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
     }
     a[0] = sc_value_node(t->id);
     a[1] = sc_value_int((int64_t)d);
-    st = call(G, "sym_size.int", 2, a, &id);
-    if (st == SC_OK)
-        *out = sc_value_node(id);
-    return st;
+    SC_TRY(call(G, "sym_size.int", 2, a, &id));
+    *out = sc_value_node(id);
+    return SC_OK;
 }
 
 static int64_t some_dim(gen *G, const tval *t)
@@ -305,7 +300,6 @@ static sc_status draw_view(gen *G)
 {
     const tval *x = pick(G);
     sc_value a[3], l[MAXDIM + 1];
-    sc_status st;
     size_t i;
     int64_t d = some_dim(G, x), e;
 
@@ -331,8 +325,7 @@ static sc_status draw_view(gen *G)
     case 4: /* keep the first dim, merge the rest */
         if (x->ndim < 2)
             return SC_ERR_UNSUPPORTED;
-        if ((st = size_arg(G, x, 0, &l[0])) != SC_OK)
-            return st;
+        SC_TRY(size_arg(G, x, 0, &l[0]));
         l[1] = sc_value_int(-1);
         a[1] = sc_value_list(2, l);
         return call_push(G, chance(G, 1, 2) ? "view.default"
@@ -396,13 +389,11 @@ static sc_status draw_multi(gen *G)
     if (chance(G, 1, 2)) {
         a[1] = sc_value_int(1 + (int64_t)below(G, 3));
         a[2] = sc_value_int(some_dim(G, x));
-        st = call(G, "split.Tensor", 3, a, &id);
+        SC_TRY(call(G, "split.Tensor", 3, a, &id));
     } else {
         a[1] = sc_value_int(some_dim(G, x));
-        st = call(G, "unbind.int", 2, a, &id);
+        SC_TRY(call(G, "unbind.int", 2, a, &id));
     }
-    if (st != SC_OK)
-        return st;
     sc_graph_node_result(G->g, id, &r);
     n = r.kind == SC_RESULT_TUPLE && r.count ? r.count : 1;
     /* one element, sometimes two */
@@ -417,24 +408,20 @@ static sc_status draw_random(gen *G)
     const tval *x = pick(G);
     sc_value a[3];
     sc_node_id id;
-    sc_status st;
 
     a[0] = sc_value_node(x->id);
     switch (below(G, 3)) {
     case 0:
         a[1] = sc_value_float(0.5, "0.5");
         a[2] = sc_value_bool(true);
-        if ((st = call(G, "native_dropout.default", 3, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "native_dropout.default", 3, a, &id));
         return getitem(G, id, 0, true);
     case 1:
-        if ((st = call(G, "rand_like.default", 1, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "rand_like.default", 1, a, &id));
         break;
     default:
         a[1] = sc_value_float(0.5, "0.5");
-        if ((st = call(G, "bernoulli.p", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "bernoulli.p", 2, a, &id));
         break;
     }
     /* the draw scales x, so that it carries a gradient */
@@ -446,11 +433,9 @@ static sc_status draw_nonzero(gen *G)
 {
     sc_value a = sc_value_node(pick(G)->id);
     sc_node_id id;
-    sc_status st;
     if (G->nextra == sizeof G->extra / sizeof *G->extra)
         return SC_ERR_UNSUPPORTED;
-    if ((st = call(G, "nonzero.default", 1, &a, &id)) != SC_OK)
-        return st;
+    SC_TRY(call(G, "nonzero.default", 1, &a, &id));
     G->extra[G->nextra++] = id;
     return SC_OK;
 }
@@ -480,7 +465,6 @@ static sc_status draw_matmul(gen *G)
     const tval *x = pick(G), *y = NULL;
     sc_value a[3];
     sc_node_id id;
-    sc_status st;
     size_t i;
 
     if (x->ndim != 2 && x->ndim != 3)
@@ -496,14 +480,12 @@ static sc_status draw_matmul(gen *G)
     if (!y || chance(G, 1, 4)) {
         /* x @ x^T */
         if (x->ndim == 2) {
-            st = call(G, "t.default", 1, a, &id);
+            SC_TRY(call(G, "t.default", 1, a, &id));
         } else {
             a[1] = sc_value_int(1);
             a[2] = sc_value_int(2);
-            st = call(G, "transpose.int", 3, a, &id);
+            SC_TRY(call(G, "transpose.int", 3, a, &id));
         }
-        if (st != SC_OK)
-            return st;
         a[1] = sc_value_node(id);
     } else {
         a[1] = sc_value_node(y->id);
@@ -531,7 +513,6 @@ static sc_status draw_norm(gen *G)
     const tval *x = pick(G);
     sc_value a[5], l;
     sc_node_id id;
-    sc_status st;
 
     if (!x->ndim)
         return SC_ERR_UNSUPPORTED;
@@ -545,14 +526,12 @@ static sc_status draw_norm(gen *G)
                                             : "_log_softmax.default",
                          3, a);
     default:
-        if ((st = size_arg(G, x, x->ndim - 1, &l)) != SC_OK)
-            return st;
+        SC_TRY(size_arg(G, x, x->ndim - 1, &l));
         a[1] = sc_value_list(1, &l);
         a[2] = sc_value_none();
         a[3] = sc_value_none();
         a[4] = sc_value_float(1e-05, "1e-05");
-        if ((st = call(G, "native_layer_norm.default", 5, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "native_layer_norm.default", 5, a, &id));
         return getitem(G, id, 0, true);
     }
 }
@@ -562,7 +541,6 @@ static sc_status draw_join(gen *G)
     const tval *x = pick(G), *y = pick_same(G, x);
     sc_value a[3], l[2];
     sc_node_id id;
-    sc_status st;
 
     l[0] = sc_value_node(x->id);
     l[1] = sc_value_node(y->id);
@@ -578,8 +556,7 @@ static sc_status draw_join(gen *G)
     case 2:
         a[0] = l[0];
         a[1] = sc_value_float(0.0, "0.0");
-        if ((st = call(G, "gt.Scalar", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "gt.Scalar", 2, a, &id));
         a[0] = sc_value_node(id);
         a[1] = l[0];
         a[2] = l[1];
@@ -587,8 +564,7 @@ static sc_status draw_join(gen *G)
     default:
         a[0] = l[1];
         a[1] = sc_value_float(0.0, "0.0");
-        if ((st = call(G, "lt.Scalar", 2, a, &id)) != SC_OK)
-            return st;
+        SC_TRY(call(G, "lt.Scalar", 2, a, &id));
         a[0] = l[0];
         a[1] = sc_value_node(id);
         a[2] = sc_value_float(0.0, "0.0");
@@ -642,7 +618,6 @@ static sc_status make_palette(gen *G)
 {
     size_t i, nsym;
     char name[8];
-    sc_status st;
 
     if (G->symbolic) {
         nsym = 1 + below(G, MAXSYM);
@@ -652,10 +627,8 @@ static sc_status make_palette(gen *G)
             s = sc_expr_symbol(G->ctx, name);
             if (!s)
                 return sc__error_nomem(G->err);
-            st = sc_graph_set_hint(G->g, s, 2 + (int64_t)below(G, 7),
-                                   G->err);
-            if (st != SC_OK)
-                return st;
+            SC_TRY(sc_graph_set_hint(G->g, s, 2 + (int64_t)below(G, 7),
+                                     G->err));
             G->palette[G->npalette++] = s;
             G->palette[G->npalette++] = s; /* symbols twice as likely */
         }
@@ -681,7 +654,6 @@ static sc_status add_primal(gen *G, size_t index, bool pooled)
     size_t nd = 1 + below(G, 3), i;
     char name[32];
     sc_node_id id;
-    sc_status st;
 
     for (i = 0; i < nd; i++)
         sizes[i] = G->palette[below(G, G->npalette)];
@@ -703,10 +675,8 @@ static sc_status add_primal(gen *G, size_t index, bool pooled)
     r.tensor.sizes = sizes;
     r.tensor.strides = strides;
     snprintf(name, sizeof name, "arg%zu_1", index);
-    st = sc_graph_add_placeholder(G->g, name, SC_ROLE_PRIMAL, &r, &id,
-                                  G->err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc_graph_add_placeholder(G->g, name, SC_ROLE_PRIMAL, &r, &id,
+                                    G->err));
     return pooled ? push(G, id, true) : SC_OK;
 }
 
@@ -753,10 +723,8 @@ static sc_status set_outputs(gen *G)
     }
     for (i = 0; i < G->nextra && n < 16; i++)
         outs[n++] = G->extra[i];
-    st = sc_graph_set_outputs(G->g, n, outs, n, G->err);
-    if (st == SC_OK)
-        st = sc_graph_finish(G->g, G->err);
-    return st;
+    SC_TRY(sc_graph_set_outputs(G->g, n, outs, n, G->err));
+    return sc_graph_finish(G->g, G->err);
 }
 
 /* ---- Entry points ------------------------------------------------------------ */
@@ -775,7 +743,7 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
                           sc_error *err)
 {
     gen G;
-    sc_status st;
+    sc_status status;
     size_t nprim, i, tries;
     size_t want = opts->nodes ? opts->nodes : 8;
 
@@ -793,32 +761,30 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
     G.g = sc_graph_new(ctx);
     if (!G.g)
         return sc__error_nomem(err);
-    st = sc_graph_set_class_name(G.g, "forward_fn", err);
-    if (st == SC_OK)
-        st = make_palette(&G);
+    SC_CHECK(sc_graph_set_class_name(G.g, "forward_fn", err));
+    SC_CHECK(make_palette(&G));
     nprim = 1 + below(&G, 3);
-    for (i = 0; st == SC_OK && i < nprim; i++)
-        st = add_primal(&G, i, true);
-    if (st == SC_OK && has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
-        st = add_primal(&G, nprim, false);
+    for (i = 0; i < nprim; i++)
+        SC_CHECK(add_primal(&G, i, true));
+    if (has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
+        SC_CHECK(add_primal(&G, nprim, false));
     tries = 0;
-    while (st == SC_OK &&
-           sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
+    while (sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
            tries++ < 40 * want) {
-        sc_status d = draw(&G);
-        if (d == SC_ERR_NOMEM)
-            st = d;
+        if (draw(&G) == SC_ERR_NOMEM) {
+            status = SC_ERR_NOMEM;
+            goto fail;
+        }
     }
-    if (st == SC_OK)
-        st = set_outputs(&G);
+    SC_CHECK(set_outputs(&G));
     sc__free(G.pool);
-    if (st != SC_OK) {
-        sc_graph_free(G.g);
-        return st;
-    }
     *poisoned = G.poisoned;
     *out = G.g;
     return SC_OK;
+fail:
+    sc__free(G.pool);
+    sc_graph_free(G.g);
+    return status;
 }
 
 sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
