@@ -172,13 +172,11 @@ extern const char *const sc__shape_rule_names[];
 extern const char *const sc__kernel_names[];
 extern const char *const sc__flops_formula_names[];
 
-/* The dispatch tables, indexed by rule and by kernel.  The kernel table is
- * generated into graph/ops-kernels-gen.c, which the library compiles (the
- * interpreter dispatches through it); the shape-rule table into
- * graph/ops-shapes-gen.c, which the build compiles once every
- * sc__shape_<rule> exists. */
+/* The shape-rule dispatch table, indexed by rule (generated into
+ * graph/ops-shapes-gen.c).  The kernel dispatch table, indexed by kernel,
+ * and the kernels' prototypes are generated into kernels/kernels-gen.h and
+ * kernels/kernels-gen.c. */
 extern const sc__shape_fn sc__shape_rule_fns[];
-extern const sc__kernel_fn sc__kernel_fns[];
 
 /* The entry of an op; op must be a valid sc__op. */
 static inline const sc__op_info *sc__op_get(sc__op op)

@@ -186,22 +186,41 @@ typedef struct gen_registry_entry {
     bool used;
 } gen_registry_entry;
 
+/* One argument name of a kernel: the ops naming the kernel give the
+ * argument called `name` the schema index `index` (the same in each). */
+typedef struct gen_kernel_arg {
+    char *name;
+    size_t index;
+    char *constant;             /* "SC_KARG_<KERNEL>_<NAME>" */
+} gen_kernel_arg;
+
+/* A kernel name and what its named argument access is built from. */
+typedef struct gen_kernel {
+    char *name;
+    gen_vec ops;                /* gen_op *, the ops naming it, file order */
+    gen_vec args;               /* gen_kernel_arg *, first-use order */
+} gen_kernel;
+
 typedef struct gen_table {
     gen_vec ops;                /* gen_op *, in file order */
     gen_vec shape_rules;        /* gen_registry_entry *, in file order */
     gen_vec flops;              /* gen_registry_entry *, in file order */
     gen_vec kernels;            /* char *, unique, first-use order */
+    gen_vec kernel_info;        /* gen_kernel *, parallel to kernels */
 } gen_table;
 
 /* Load and check the table in `path`.  Returns false (after reporting every
  * problem found through gen_error) if anything is wrong. */
 bool gen_table_load(const char *path, gen_table *t);
 
-/* Write the four outputs to the open streams.  Returns false on a write
- * error. */
+/* Write one output to an open stream (graph/gen/emit.c, graph/gen/deriv.c):
+ * graph/ops-gen.h, graph/ops-gen.c, graph/ops-shapes-gen.c,
+ * kernels/kernels-gen.h, kernels/kernels-gen.c, graph/ops-autodiff-gen.c.
+ * Each returns false on a write error. */
 bool gen_emit_header(FILE *f, const gen_table *t);
 bool gen_emit_source(FILE *f, const gen_table *t);
 bool gen_emit_shapes(FILE *f, const gen_table *t);
+bool gen_emit_kernels_header(FILE *f, const gen_table *t);
 bool gen_emit_kernels(FILE *f, const gen_table *t);
 bool gen_emit_autodiff(FILE *f, const gen_table *t);
 
