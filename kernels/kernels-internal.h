@@ -272,9 +272,13 @@ sc_status sc__arg_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
 /* A bool[n] output mask (all true when None). */
 sc_status sc__arg_mask(sc__kernel_call *c, size_t i, size_t n, bool *mask);
 /* The optional layout, device and pin_memory arguments of a factory at
- * positions i, i+1, i+2 (layout and device arrive as STR: "strided",
- * "cpu"): anything but a strided CPU tensor is SC_ERR_UNSUPPORTED. */
-sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t i);
+ * the given indices (layout and device arrive as STR: "strided", "cpu"):
+ * anything but a strided CPU tensor is SC_ERR_UNSUPPORTED.
+ * SC__FACTORY_OPTS(K) names the three of kernel K. */
+sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
+                               size_t device, size_t pin_memory);
+#define SC__FACTORY_OPTS(K)                                                  \
+    SC_KARG_##K##_LAYOUT, SC_KARG_##K##_DEVICE, SC_KARG_##K##_PIN_MEMORY
 /* Store a result tensor (taking ownership; freed on error). */
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t);
 /* Free the outputs made so far (on a failure path). */
@@ -309,16 +313,16 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
     X(sum_dim, sum) X(mean_dim, mean)                                        \
     X(bernoulli_p, bernoulli) X(bernoulli_float, bernoulli)
 
-/* X(name): the kernels no op of graph/ops.yaml names: the targets of the
- * aliases above, and kernels kept for ops not in the table yet. */
-#define SC__KERNEL_EXTRA_LIST(X)                                             \
-    X(add) X(sub) X(rsub) X(mul) X(div) X(pow)                               \
-    X(eq) X(ne) X(lt) X(le) X(gt) X(ge) X(sum) X(mean) X(bernoulli)          \
-    X(maximum) X(minimum) X(amin) X(sin) X(cos) X(logical_not) X(contiguous)
-
-#define SC__KERNEL_DECL(name)                                                \
-    sc_status sc__kernel_##name(sc__kernel_call *call);
-SC__KERNEL_EXTRA_LIST(SC__KERNEL_DECL)
+/* The alias targets: each reads its arguments through the constants of
+ * one kernel name aliased to it (sc__kernel_add through
+ * SC_KARG_ADD_TENSOR_*); kernels/aliases.c asserts that the other names
+ * give those arguments the same indices. */
+#define SC__KERNEL_DECL(name, target)                                        \
+    sc_status sc__kernel_##target(sc__kernel_call *call);
+SC__KERNEL_ALIAS_LIST(SC__KERNEL_DECL)
 #undef SC__KERNEL_DECL
+
+/* A kernel no op of graph/ops.yaml names (kernels/reduce.c). */
+sc_status sc__kernel_amin(sc__kernel_call *call);
 
 #endif /* SYMCUT_KERNELS_INTERNAL_H */

@@ -88,14 +88,18 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
     bool f32;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
-    SC_CHECK(sc__arg_bool(call, 5, &training));
-    SC_CHECK(sc__arg_double(call, 6, &momentum));
-    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_RUNNING_MEAN,
+                                &rm));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_RUNNING_VAR,
+                                &rv));
+    SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_BATCH_NORM_TRAINING,
+                          &training));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_MOMENTUM,
+                            &momentum));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_EPS, &eps));
     SC_CHECK(float_input(call, x, "batch_norm"));
     SC_CHECK(nc_split(call, x, "batch_norm", &N, &C, &P));
     csz = (int64_t)C;
@@ -222,16 +226,30 @@ sc_status sc__kernel_native_batch_norm_backward(sc__kernel_call *call)
     sc_dtype pd;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
-    SC_CHECK(sc__arg_opt_tensor(call, 5, &sm));
-    SC_CHECK(sc__arg_opt_tensor(call, 6, &si));
-    SC_CHECK(sc__arg_bool(call, 7, &train));
-    SC_CHECK(sc__arg_double(call, 8, &eps));
-    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_opt_tensor(
+        call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_RUNNING_MEAN, &rm));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_RUNNING_VAR,
+                                &rv));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_SAVE_MEAN,
+                                &sm));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_SAVE_INVSTD,
+                                &si));
+    SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_TRAIN,
+                          &train));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_EPS,
+                            &eps));
+    SC_CHECK(sc__arg_mask(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_OUTPUT_MASK,
+                          3, mask));
     SC_CHECK(float_input(call, x, "batch_norm_backward"));
     SC_CHECK(nc_split(call, x, "batch_norm_backward", &N, &C, &P));
     if (!sc_tensor_same_shape(g, x))
@@ -352,14 +370,14 @@ sc_status sc__kernel_native_group_norm(sc__kernel_call *call)
     bool f32;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
-    SC_CHECK(sc__arg_int(call, 3, &a.N));
-    SC_CHECK(sc__arg_int(call, 4, &a.C));
-    SC_CHECK(sc__arg_int(call, 5, &a.HxW));
-    SC_CHECK(sc__arg_int(call, 6, &a.G));
-    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_GROUP_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_N, &a.N));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_C, &a.C));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_HXW, &a.HxW));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_GROUP, &a.G));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_GROUP_NORM_EPS, &eps));
     SC_CHECK(float_input(call, x, "group_norm"));
     SC_CHECK(gn_check(call, x, &a));
     SC_CHECK(channel_param(call, w, a.C, "group_norm weight", &bw));
@@ -445,16 +463,25 @@ sc_status sc__kernel_native_group_norm_backward(sc__kernel_call *call)
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_tensor(call, 2, &tm));
-    SC_CHECK(sc__arg_tensor(call, 3, &tr));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &w));
-    SC_CHECK(sc__arg_int(call, 5, &a.N));
-    SC_CHECK(sc__arg_int(call, 6, &a.C));
-    SC_CHECK(sc__arg_int(call, 7, &a.HxW));
-    SC_CHECK(sc__arg_int(call, 8, &a.G));
-    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_MEAN,
+                            &tm));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_RSTD,
+                            &tr));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_GROUP_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_N, &a.N));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_C, &a.C));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_HXW,
+                         &a.HxW));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_GROUP,
+                         &a.G));
+    SC_CHECK(sc__arg_mask(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_OUTPUT_MASK,
+                          3, mask));
     SC_CHECK(float_input(call, x, "group_norm_backward"));
     SC_CHECK(gn_check(call, x, &a));
     ng = (size_t)(a.N * a.G);

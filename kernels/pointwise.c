@@ -218,7 +218,8 @@ static bool unop_keeps_int(unop op)
     return op == U_NEG || op == U_RELU || op == U_ABS;
 }
 
-static sc_status run_unary(sc__kernel_call *c, unop op)
+/* The unary op on the tensor argument `self`. */
+static sc_status run_unary(sc__kernel_call *c, size_t self, unop op)
 {
     const sc_tensor *x;
     sc_tensor *r = NULL;
@@ -228,7 +229,7 @@ static sc_status run_unary(sc__kernel_call *c, unop op)
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
     if (op == U_LOGICAL_NOT) {
@@ -273,28 +274,27 @@ fail:
     return status;
 }
 
-#define UNARY_KERNEL(name, op)                                               \
+/* sc__kernel_<name>: the unary op on argument `self`, read as
+ * SC_KARG_<NAME>_SELF. */
+#define UNARY_KERNEL(name, NAME, op)                                         \
     sc_status sc__kernel_##name(sc__kernel_call *call)                       \
     {                                                                        \
-        return run_unary(call, op);                                          \
+        return run_unary(call, SC_KARG_##NAME##_SELF, op);                   \
     }
-UNARY_KERNEL(neg, U_NEG)
-UNARY_KERNEL(exp, U_EXP)
-UNARY_KERNEL(log, U_LOG)
-UNARY_KERNEL(sqrt, U_SQRT)
-UNARY_KERNEL(rsqrt, U_RSQRT)
-UNARY_KERNEL(tanh, U_TANH)
-UNARY_KERNEL(sigmoid, U_SIGMOID)
-UNARY_KERNEL(relu, U_RELU)
-UNARY_KERNEL(silu, U_SILU)
-UNARY_KERNEL(abs, U_ABS)
-UNARY_KERNEL(reciprocal, U_RECIPROCAL)
-UNARY_KERNEL(sin, U_SIN)
-UNARY_KERNEL(cos, U_COS)
-UNARY_KERNEL(logical_not, U_LOGICAL_NOT)
-UNARY_KERNEL(erf, U_ERF)
+UNARY_KERNEL(neg, NEG, U_NEG)
+UNARY_KERNEL(exp, EXP, U_EXP)
+UNARY_KERNEL(log, LOG, U_LOG)
+UNARY_KERNEL(sqrt, SQRT, U_SQRT)
+UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
+UNARY_KERNEL(tanh, TANH, U_TANH)
+UNARY_KERNEL(sigmoid, SIGMOID, U_SIGMOID)
+UNARY_KERNEL(relu, RELU, U_RELU)
+UNARY_KERNEL(silu, SILU, U_SILU)
+UNARY_KERNEL(abs, ABS, U_ABS)
+UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
+UNARY_KERNEL(erf, ERF, U_ERF)
 
-/* `approximate`: "none" (default) or "tanh", argument 1. */
+/* `approximate` (argument i): "none" (default) or "tanh". */
 static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 {
     *tanh_mode = false;
@@ -317,10 +317,10 @@ static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 sc_status sc__kernel_gelu(sc__kernel_call *call)
 {
     bool t;
-    sc_status status = gelu_mode(call, 1, &t);
+    sc_status status = gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t);
     if (status != SC_OK)
         return status;
-    return run_unary(call, t ? U_GELU_TANH : U_GELU);
+    return run_unary(call, SC_KARG_GELU_SELF, t ? U_GELU_TANH : U_GELU);
 }
 
 /* ---- Binary and ternary ops ------------------------------------------------ */
@@ -579,15 +579,21 @@ fail:
     return status;
 }
 
-static sc_status binary_kernel(sc__kernel_call *c, binop op, bool has_alpha)
+/* No `alpha` argument: binary_kernel's alpha is 1. */
+#define NO_ALPHA SIZE_MAX
+
+/* op on the operands at argument indices a and b, scaled by the Scalar
+ * argument `alpha` (NO_ALPHA: none). */
+static sc_status binary_kernel(sc__kernel_call *c, binop op, size_t a,
+                               size_t b, size_t alpha_arg)
 {
     operand o[2];
     double alpha = 1;
     sc_status status;
-    SC_CHECK(get_operand(c, 0, &o[0]));
-    SC_CHECK(get_operand(c, 1, &o[1]));
-    if (has_alpha && !sc__arg_is_none(c, 2))
-        SC_CHECK(sc__arg_double(c, 2, &alpha));
+    SC_CHECK(get_operand(c, a, &o[0]));
+    SC_CHECK(get_operand(c, b, &o[1]));
+    if (alpha_arg != NO_ALPHA && !sc__arg_is_none(c, alpha_arg))
+        SC_CHECK(sc__arg_double(c, alpha_arg, &alpha));
     if (o[0].t == NULL && o[1].t == NULL)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "at least one operand must be a tensor");
@@ -599,36 +605,42 @@ fail:
 /* add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) */
 sc_status sc__kernel_add(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_ADD, true);
+    return binary_kernel(call, B_ADD, SC_KARG_ADD_TENSOR_SELF,
+                         SC_KARG_ADD_TENSOR_OTHER, SC_KARG_ADD_TENSOR_ALPHA);
 }
 
 sc_status sc__kernel_sub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_SUB, true);
+    return binary_kernel(call, B_SUB, SC_KARG_SUB_TENSOR_SELF,
+                         SC_KARG_SUB_TENSOR_OTHER, SC_KARG_SUB_TENSOR_ALPHA);
 }
 
 /* rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1):
  * other - alpha * self. */
 sc_status sc__kernel_rsub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_RSUB, true);
+    return binary_kernel(call, B_RSUB, SC_KARG_RSUB_SCALAR_SELF,
+                         SC_KARG_RSUB_SCALAR_OTHER, SC_KARG_RSUB_SCALAR_ALPHA);
 }
 
 sc_status sc__kernel_mul(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_MUL, false);
+    return binary_kernel(call, B_MUL, SC_KARG_MUL_TENSOR_SELF,
+                         SC_KARG_MUL_TENSOR_OTHER, NO_ALPHA);
 }
 
 /* div(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) */
 sc_status sc__kernel_div(sc__kernel_call *call)
 {
     binop op = B_DIV;
-    if (!sc__arg_is_none(call, 2)) {
+    if (!sc__arg_is_none(call, SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE)) {
+        const sc__karg *mode =
+            &call->args[SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE];
         const char *m;
-        if (call->args[2].kind != SC__KARG_STR)
+        if (mode->kind != SC__KARG_STR)
             return sc__error_set(call->err, SC_ERR_TYPE,
                                  "div: rounding_mode must be a string");
-        m = call->args[2].u.s;
+        m = mode->u.s;
         if (strcmp(m, "trunc") == 0)
             op = B_DIV_TRUNC;
         else if (strcmp(m, "floor") == 0)
@@ -637,43 +649,41 @@ sc_status sc__kernel_div(sc__kernel_call *call)
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "div: unknown rounding_mode '%s'", m);
     }
-    return binary_kernel(call, op, false);
+    return binary_kernel(call, op, SC_KARG_DIV_TENSOR_MODE_SELF,
+                         SC_KARG_DIV_TENSOR_MODE_OTHER, NO_ALPHA);
 }
 
 /* pow(Tensor|Scalar self, Tensor|Scalar exponent) */
 sc_status sc__kernel_pow(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_POW, false);
+    return binary_kernel(call, B_POW, SC_KARG_POW_TENSOR_TENSOR_SELF,
+                         SC_KARG_POW_TENSOR_TENSOR_EXPONENT, NO_ALPHA);
 }
 
-sc_status sc__kernel_maximum(sc__kernel_call *call)
-{
-    return binary_kernel(call, B_MAXIMUM, false);
-}
-
-sc_status sc__kernel_minimum(sc__kernel_call *call)
-{
-    return binary_kernel(call, B_MINIMUM, false);
-}
-
-#define CMP_KERNEL(name, op)                                                 \
+/* sc__kernel_<name>: the comparison of `self` and `other`, read as
+ * SC_KARG_<NAME>_TENSOR_SELF / _OTHER (the .Scalar overloads are
+ * aliases). */
+#define CMP_KERNEL(name, NAME, op)                                           \
     sc_status sc__kernel_##name(sc__kernel_call *call)                       \
     {                                                                        \
-        return binary_kernel(call, op, false);                               \
+        return binary_kernel(call, op, SC_KARG_##NAME##_TENSOR_SELF,         \
+                             SC_KARG_##NAME##_TENSOR_OTHER, NO_ALPHA);       \
     }
-CMP_KERNEL(eq, B_EQ)
-CMP_KERNEL(ne, B_NE)
-CMP_KERNEL(lt, B_LT)
-CMP_KERNEL(le, B_LE)
-CMP_KERNEL(gt, B_GT)
-CMP_KERNEL(ge, B_GE)
+CMP_KERNEL(eq, EQ, B_EQ)
+CMP_KERNEL(ne, NE, B_NE)
+CMP_KERNEL(lt, LT, B_LT)
+CMP_KERNEL(le, LE, B_LE)
+CMP_KERNEL(gt, GT, B_GT)
+CMP_KERNEL(ge, GE, B_GE)
 
-static sc_status backward_kernel(sc__kernel_call *c, binop op)
+/* op on the two tensor arguments at indices a and b. */
+static sc_status backward_kernel(sc__kernel_call *c, binop op, size_t a,
+                                 size_t b)
 {
     operand o[2];
     sc_status status;
-    SC_CHECK(get_operand(c, 0, &o[0]));
-    SC_CHECK(get_operand(c, 1, &o[1]));
+    SC_CHECK(get_operand(c, a, &o[0]));
+    SC_CHECK(get_operand(c, b, &o[1]));
     if (!o[0].t || !o[1].t)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "backward ops take two tensors");
@@ -685,29 +695,37 @@ fail:
 /* tanh_backward(Tensor grad_output, Tensor output) */
 sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_TANH_BWD);
+    return backward_kernel(call, B_TANH_BWD,
+                           SC_KARG_TANH_BACKWARD_GRAD_OUTPUT,
+                           SC_KARG_TANH_BACKWARD_OUTPUT);
 }
 
 /* sigmoid_backward(Tensor grad_output, Tensor output) */
 sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_SIGMOID_BWD);
+    return backward_kernel(call, B_SIGMOID_BWD,
+                           SC_KARG_SIGMOID_BACKWARD_GRAD_OUTPUT,
+                           SC_KARG_SIGMOID_BACKWARD_OUTPUT);
 }
 
 /* silu_backward(Tensor grad_output, Tensor self) */
 sc_status sc__kernel_silu_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_SILU_BWD);
+    return backward_kernel(call, B_SILU_BWD,
+                           SC_KARG_SILU_BACKWARD_GRAD_OUTPUT,
+                           SC_KARG_SILU_BACKWARD_SELF);
 }
 
 /* gelu_backward(Tensor grad_output, Tensor self, *, str approximate) */
 sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
 {
     bool t;
-    sc_status status = gelu_mode(call, 2, &t);
+    sc_status status = gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t);
     if (status != SC_OK)
         return status;
-    return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD);
+    return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
+                           SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
+                           SC_KARG_GELU_BACKWARD_SELF);
 }
 
 /* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */
@@ -716,9 +734,9 @@ sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
     operand o[2];
     double th;
     sc_status status;
-    SC_CHECK(get_operand(call, 0, &o[0]));
-    SC_CHECK(get_operand(call, 1, &o[1]));
-    SC_CHECK(sc__arg_double(call, 2, &th));
+    SC_CHECK(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT, &o[0]));
+    SC_CHECK(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
+    SC_CHECK(sc__arg_double(call, SC_KARG_THRESHOLD_BACKWARD_THRESHOLD, &th));
     if (!o[0].t || !o[1].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "threshold_backward takes two tensors");
@@ -739,9 +757,9 @@ sc_status sc__kernel_where(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(get_operand(call, 0, &o[0]));
-    SC_CHECK(get_operand(call, 1, &o[1]));
-    SC_CHECK(get_operand(call, 2, &o[2]));
+    SC_CHECK(get_operand(call, SC_KARG_WHERE_CONDITION, &o[0]));
+    SC_CHECK(get_operand(call, SC_KARG_WHERE_SELF, &o[1]));
+    SC_CHECK(get_operand(call, SC_KARG_WHERE_OTHER, &o[2]));
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "where: the condition must be a tensor");
@@ -783,9 +801,9 @@ sc_status sc__kernel_masked_fill(sc__kernel_call *call)
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &self));
-    SC_CHECK(sc__arg_tensor(call, 1, &mask));
-    SC_CHECK(get_operand(call, 2, &v));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_SELF, &self));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_MASK, &mask));
+    SC_CHECK(get_operand(call, SC_KARG_MASKED_FILL_VALUE, &v));
     if (mask->dtype != SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "masked_fill: the mask must be bool");
@@ -838,20 +856,20 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(get_operand(call, 0, &o[0]));
+    SC_CHECK(get_operand(call, SC_KARG_CLAMP_SELF, &o[0]));
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "clamp: self must be a tensor");
-    has_lo = !sc__arg_is_none(call, 1);
-    has_hi = !sc__arg_is_none(call, 2);
+    has_lo = !sc__arg_is_none(call, SC_KARG_CLAMP_MIN);
+    has_hi = !sc__arg_is_none(call, SC_KARG_CLAMP_MAX);
     if (!has_lo && !has_hi)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "clamp: at least one of 'min' or 'max' must "
                              "not be None");
     if (has_lo)
-        SC_CHECK(get_operand(call, 1, &o[no++]));
+        SC_CHECK(get_operand(call, SC_KARG_CLAMP_MIN, &o[no++]));
     if (has_hi)
-        SC_CHECK(get_operand(call, 2, &o[no++]));
+        SC_CHECK(get_operand(call, SC_KARG_CLAMP_MAX, &o[no++]));
     SC_CHECK(result_dtype(no, o, &rd, call->err));
     if (rd == SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
@@ -921,9 +939,11 @@ sc_status sc__kernel_native_dropout_backward(sc__kernel_call *call)
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &m));
-    SC_CHECK(sc__arg_double(call, 2, &scale));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_GRAD_OUTPUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_MASK, &m));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_SCALE,
+                            &scale));
     if (!sc__is_float(g->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "native_dropout_backward needs a floating "

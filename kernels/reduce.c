@@ -83,15 +83,22 @@ static sc_status opt_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
 
 typedef enum redop { R_SUM, R_MEAN, R_AMAX, R_AMIN } redop;
 
-/* Arguments: (self, dtype) for the `.default` forms of sum and mean,
- * (self, dim, keepdim[, dtype]) otherwise; amax/amin (self, dim, keepdim). */
-static sc_status run_reduce(sc__kernel_call *c, redop op)
+/* An argument a reduction's op does not have. */
+#define NO_ARG SIZE_MAX
+
+/* The argument indices of a reduction: (self, dtype) for the `.default`
+ * forms of sum and mean, (self, dim, keepdim, dtype) for their `.dim`
+ * forms, (self, dim, keepdim) for amax. */
+typedef struct reduce_args {
+    size_t self, dim, keepdim, dtype;
+} reduce_args;
+
+static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
 {
     const sc_tensor *x;
     const int64_t *dims = NULL;
     size_t ndims = 0, o, k;
-    bool keepdim = false, dim_form = op == R_AMAX || op == R_AMIN ||
-                                     c->nargs >= 3;
+    bool keepdim = false, dim_form = a.dim != NO_ARG;
     sc_dtype rd;
     sc__ctype ct;
     rlayout L = {0};
@@ -100,19 +107,19 @@ static sc_status run_reduce(sc__kernel_call *c, redop op)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_tensor(c, a.self, &x));
     if (dim_form) {
-        if (!sc__arg_is_none(c, 1))
-            SC_CHECK(sc__arg_ints(c, 1, &ndims, &dims));
-        if (!sc__arg_is_none(c, 2))
-            SC_CHECK(sc__arg_bool(c, 2, &keepdim));
+        if (!sc__arg_is_none(c, a.dim))
+            SC_CHECK(sc__arg_ints(c, a.dim, &ndims, &dims));
+        if (!sc__arg_is_none(c, a.keepdim))
+            SC_CHECK(sc__arg_bool(c, a.keepdim, &keepdim));
     }
     if (op == R_SUM)
-        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1,
+        SC_CHECK(opt_dtype(c, a.dtype,
                            sc__is_float(x->dtype) ? x->dtype : SC_DTYPE_I64,
                            &rd));
     else if (op == R_MEAN)
-        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1, x->dtype, &rd));
+        SC_CHECK(opt_dtype(c, a.dtype, x->dtype, &rd));
     else
         rd = x->dtype;
     if (op == R_MEAN && !sc__is_float(rd))
@@ -179,24 +186,44 @@ fail:
     return status;
 }
 
+/* The arguments of the `.default` form (K: SUM, MEAN) and of the `.dim`
+ * form (K: SUM_DIM, MEAN_DIM) of a reduction. */
+#define REDUCE_ARGS_DEFAULT(K)                                               \
+    ((reduce_args){SC_KARG_##K##_SELF, NO_ARG, NO_ARG, SC_KARG_##K##_DTYPE})
+#define REDUCE_ARGS_DIM(K)                                                   \
+    ((reduce_args){SC_KARG_##K##_SELF, SC_KARG_##K##_DIM,                    \
+                   SC_KARG_##K##_KEEPDIM, SC_KARG_##K##_DTYPE})
+
+/* sum.default(self, *, dtype) and, as sum_dim, sum.dim_IntList. */
 sc_status sc__kernel_sum(sc__kernel_call *call)
 {
-    return run_reduce(call, R_SUM);
+    if (call->nargs >= 3)
+        return run_reduce(call, R_SUM, REDUCE_ARGS_DIM(SUM_DIM));
+    return run_reduce(call, R_SUM, REDUCE_ARGS_DEFAULT(SUM));
 }
 
+/* mean.default(self, *, dtype) and, as mean_dim, mean.dim. */
 sc_status sc__kernel_mean(sc__kernel_call *call)
 {
-    return run_reduce(call, R_MEAN);
+    if (call->nargs >= 3)
+        return run_reduce(call, R_MEAN, REDUCE_ARGS_DIM(MEAN_DIM));
+    return run_reduce(call, R_MEAN, REDUCE_ARGS_DEFAULT(MEAN));
 }
 
 sc_status sc__kernel_amax(sc__kernel_call *call)
 {
-    return run_reduce(call, R_AMAX);
+    return run_reduce(call, R_AMAX,
+                      (reduce_args){SC_KARG_AMAX_SELF, SC_KARG_AMAX_DIM,
+                                    SC_KARG_AMAX_KEEPDIM, NO_ARG});
 }
 
+/* amin has no entry in graph/ops.yaml; its schema is amax's (self, dim,
+ * keepdim), read through amax's constants. */
 sc_status sc__kernel_amin(sc__kernel_call *call)
 {
-    return run_reduce(call, R_AMIN);
+    return run_reduce(call, R_AMIN,
+                      (reduce_args){SC_KARG_AMAX_SELF, SC_KARG_AMAX_DIM,
+                                    SC_KARG_AMAX_KEEPDIM, NO_ARG});
 }
 
 /* ---- Row helpers: a dim moved last ------------------------------------------ */
@@ -250,7 +277,9 @@ static sc_status float_check(sc__kernel_call *c, const sc_tensor *t,
     return SC_OK;
 }
 
-/* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float) */
+/* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float), the
+ * arguments read as SC_KARG_SOFTMAX_* (sc__kernel_log_softmax asserts
+ * that SC_KARG_LOG_SOFTMAX_* are the same). */
 static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
 {
     const sc_tensor *x;
@@ -263,10 +292,10 @@ static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
-    SC_CHECK(sc__arg_int(c, 1, &dim));
-    if (!sc__arg_is_none(c, 2))
-        SC_CHECK(sc__arg_bool(c, 2, &h2f));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_SELF, &x));
+    SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_DIM, &dim));
+    if (!sc__arg_is_none(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT))
+        SC_CHECK(sc__arg_bool(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT, &h2f));
     SC_CHECK(float_check(c, x, "softmax"));
     SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, c->err));
     rd = h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32 : x->dtype;
@@ -312,11 +341,17 @@ sc_status sc__kernel_softmax(sc__kernel_call *call)
 
 sc_status sc__kernel_log_softmax(sc__kernel_call *call)
 {
+    _Static_assert(SC_KARG_LOG_SOFTMAX_SELF == SC_KARG_SOFTMAX_SELF &&
+                       SC_KARG_LOG_SOFTMAX_DIM == SC_KARG_SOFTMAX_DIM &&
+                       SC_KARG_LOG_SOFTMAX_HALF_TO_FLOAT ==
+                           SC_KARG_SOFTMAX_HALF_TO_FLOAT,
+                   "_log_softmax reads its arguments as _softmax");
     return run_softmax(call, true);
 }
 
 /* _softmax_backward_data / _log_softmax_backward_data(Tensor grad_output,
- * Tensor output, int dim, ScalarType input_dtype) */
+ * Tensor output, int dim, ScalarType input_dtype), the arguments read as
+ * SC_KARG_SOFTMAX_BACKWARD_DATA_* (the log form asserts its own agree). */
 static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
 {
     const sc_tensor *g, *y;
@@ -328,10 +363,11 @@ static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &g));
-    SC_CHECK(sc__arg_tensor(c, 1, &y));
-    SC_CHECK(sc__arg_int(c, 2, &dim));
-    SC_CHECK(opt_dtype(c, 3, g->dtype, &rd));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT, &g));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_BACKWARD_DATA_OUTPUT, &y));
+    SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_BACKWARD_DATA_DIM, &dim));
+    SC_CHECK(opt_dtype(c, SC_KARG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE, g->dtype,
+                       &rd));
     SC_CHECK(float_check(c, g, "softmax backward"));
     if (!sc_tensor_same_shape(g, y))
         return sc__error_set(c->err, SC_ERR_SHAPE,
@@ -381,6 +417,17 @@ sc_status sc__kernel_softmax_backward_data(sc__kernel_call *call)
 
 sc_status sc__kernel_log_softmax_backward_data(sc__kernel_call *call)
 {
+    _Static_assert(
+        SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_OUTPUT ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_OUTPUT &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_DIM ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_DIM &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE,
+        "_log_softmax_backward_data reads its arguments as "
+        "_softmax_backward_data");
     return run_softmax_bwd(call, true);
 }
 
@@ -449,11 +496,12 @@ sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
     bool f32 = false;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &nn, &ns));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &b));
-    SC_CHECK(sc__arg_double(call, 4, &eps));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_NATIVE_LAYER_NORM_NORMALIZED_SHAPE,
+                          &nn, &ns));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_LAYER_NORM_EPS, &eps));
     SC_CHECK(float_check(call, x, "layer_norm"));
     SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
     f32 = x->dtype != SC_DTYPE_F64;
@@ -555,21 +603,32 @@ sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_ints(call, 2, &nn, &ns));
-    SC_CHECK(sc__arg_tensor(call, 3, &tm));
-    SC_CHECK(sc__arg_tensor(call, 4, &tr));
-    SC_CHECK(sc__arg_opt_tensor(call, 5, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 6, &b));
-    if (!sc__arg_is_none(call, 7)) {
-        if (call->args[7].kind != SC__KARG_BOOLS ||
-            call->args[7].u.bools.n != 3)
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_ints(call,
+                          SC_KARG_NATIVE_LAYER_NORM_BACKWARD_NORMALIZED_SHAPE,
+                          &nn, &ns));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_MEAN,
+                            &tm));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_RSTD,
+                            &tr));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_LAYER_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_BIAS,
+                                &b));
+    if (!sc__arg_is_none(call,
+                         SC_KARG_NATIVE_LAYER_NORM_BACKWARD_OUTPUT_MASK)) {
+        const sc__karg *om =
+            &call->args[SC_KARG_NATIVE_LAYER_NORM_BACKWARD_OUTPUT_MASK];
+        if (om->kind != SC__KARG_BOOLS || om->u.bools.n != 3)
             return sc__error_set(call->err, SC_ERR_TYPE,
                                  "layer_norm_backward: output_mask must be "
                                  "bool[3]");
         for (i = 0; i < 3; i++)
-            mask[i] = call->args[7].u.bools.v[i];
+            mask[i] = om->u.bools.v[i];
     }
     SC_CHECK(float_check(call, x, "layer_norm_backward"));
     SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
@@ -655,13 +714,13 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
     const int64_t *size;
     int64_t dims[SC_TENSOR_MAX_DIMS];
     size_t n, nd = 0, i, lead;
-    sc__karg args[4];
+    sc__karg args[SC_KARG_SUM_DIM_DTYPE + 1];
     sc__kernel_call sub;
     sc_tensor *outs[1] = {NULL}, *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &size));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SUM_TO_SIZE_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_SUM_TO_SIZE_SIZE, &n, &size));
     if (n > x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "sum_to_size: size has %zu dims, self only %zu",
@@ -684,21 +743,22 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
         SC_CHECK(sc_tensor_alias(x, &r, call->err));
         return sc__out(call, r);
     }
-    args[0].kind = SC__KARG_TENSOR;
-    args[0].u.t = x;
-    args[1].kind = SC__KARG_INTS;
-    args[1].u.ints.n = nd;
-    args[1].u.ints.v = dims;
-    args[2].kind = SC__KARG_BOOL;
-    args[2].u.b = true;
-    args[3].kind = SC__KARG_NONE;
+    /* sum.dim_IntList(self, dims, keepdim=True, dtype=None) */
+    args[SC_KARG_SUM_DIM_SELF].kind = SC__KARG_TENSOR;
+    args[SC_KARG_SUM_DIM_SELF].u.t = x;
+    args[SC_KARG_SUM_DIM_DIM].kind = SC__KARG_INTS;
+    args[SC_KARG_SUM_DIM_DIM].u.ints.n = nd;
+    args[SC_KARG_SUM_DIM_DIM].u.ints.v = dims;
+    args[SC_KARG_SUM_DIM_KEEPDIM].kind = SC__KARG_BOOL;
+    args[SC_KARG_SUM_DIM_KEEPDIM].u.b = true;
+    args[SC_KARG_SUM_DIM_DTYPE].kind = SC__KARG_NONE;
     memset(&sub, 0, sizeof sub);
     sub.args = args;
-    sub.nargs = 4;
+    sub.nargs = sizeof args / sizeof args[0];
     sub.outs = outs;
     sub.max_outs = 1;
     sub.err = call->err;
-    SC_CHECK(sc__kernel_sum(&sub));
+    SC_CHECK(sc__kernel_sum_dim(&sub));
     status = sc_tensor_view(outs[0], n, size, &r, call->err);
     sc_tensor_free(outs[0]);
     if (status != SC_OK)

@@ -18,7 +18,7 @@ sc_status sc__kernel_t(sc__kernel_call *call)
     const sc_tensor *x;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_T_SELF, &x));
     if (x->ndim > 2)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "t() expects a tensor with <= 2 dimensions");
@@ -36,9 +36,9 @@ sc_status sc__kernel_transpose(sc__kernel_call *call)
     int64_t a, b;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &a));
-    SC_CHECK(sc__arg_int(call, 2, &b));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_TRANSPOSE_SELF, &x));
+    SC_CHECK(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM0, &a));
+    SC_CHECK(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM1, &b));
     return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), &r);
 fail:
     return status;
@@ -52,8 +52,8 @@ sc_status sc__kernel_permute(sc__kernel_call *call)
     size_t n;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &dims));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_PERMUTE_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_PERMUTE_DIMS, &n, &dims));
     if (n != x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "permute: %zu dims for a %zu-d tensor", n,
@@ -71,8 +71,8 @@ sc_status sc__kernel_view(sc__kernel_call *call)
     size_t n;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_VIEW_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_VIEW_SIZE, &n, &sizes));
     return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
@@ -86,8 +86,8 @@ sc_status sc__kernel_reshape(sc__kernel_call *call)
     size_t n;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_RESHAPE_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_RESHAPE_SHAPE, &n, &sizes));
     return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
@@ -103,12 +103,12 @@ sc_status sc__kernel_as_strided(sc__kernel_call *call)
     int64_t off;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
-    SC_CHECK(sc__arg_ints(call, 2, &m, &strides));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_AS_STRIDED_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_SIZE, &n, &sizes));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_STRIDE, &m, &strides));
     off = x->offset;
-    if (!sc__arg_is_none(call, 3))
-        SC_CHECK(sc__arg_int(call, 3, &off));
+    if (!sc__arg_is_none(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET))
+        SC_CHECK(sc__arg_int(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET, &off));
     if (n != m)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "as_strided: %zu sizes but %zu strides", n, m);
@@ -135,8 +135,8 @@ sc_status sc__kernel_expand(sc__kernel_call *call)
     size_t n;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_EXPAND_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_EXPAND_SIZE, &n, &sizes));
     return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), &r);
 fail:
     return status;
@@ -149,9 +149,9 @@ sc_status sc__kernel_select(sc__kernel_call *call)
     int64_t d, i;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &d));
-    SC_CHECK(sc__arg_int(call, 2, &i));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SELECT_SELF, &x));
+    SC_CHECK(sc__arg_int(call, SC_KARG_SELECT_DIM, &d));
+    SC_CHECK(sc__arg_int(call, SC_KARG_SELECT_INDEX, &i));
     return out_or(call, sc_tensor_select(x, d, i, &r, call->err), &r);
 fail:
     return status;
@@ -165,15 +165,15 @@ sc_status sc__kernel_slice(sc__kernel_call *call)
     int64_t d = 0, start = 0, end = INT64_MAX, step = 1;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    if (!sc__arg_is_none(call, 1))
-        SC_CHECK(sc__arg_int(call, 1, &d));
-    if (!sc__arg_is_none(call, 2))
-        SC_CHECK(sc__arg_int(call, 2, &start));
-    if (!sc__arg_is_none(call, 3))
-        SC_CHECK(sc__arg_int(call, 3, &end));
-    if (!sc__arg_is_none(call, 4))
-        SC_CHECK(sc__arg_int(call, 4, &step));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SLICE_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_DIM))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_DIM, &d));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_START))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_START, &start));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_END))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_END, &end));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_STEP))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_STEP, &step));
     return out_or(call,
                   sc_tensor_slice(x, d, start, end, step, &r, call->err), &r);
 fail:
@@ -187,8 +187,8 @@ sc_status sc__kernel_unsqueeze(sc__kernel_call *call)
     int64_t d;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &d));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_UNSQUEEZE_SELF, &x));
+    SC_CHECK(sc__arg_int(call, SC_KARG_UNSQUEEZE_DIM, &d));
     return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), &r);
 fail:
     return status;
@@ -206,10 +206,10 @@ sc_status sc__kernel_squeeze(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    if (sc__arg_is_none(call, 1))
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SQUEEZE_SELF, &x));
+    if (sc__arg_is_none(call, SC_KARG_SQUEEZE_DIM))
         return out_or(call, sc_tensor_squeeze(x, &r, call->err), &r);
-    SC_CHECK(sc__arg_ints(call, 1, &n, &dims));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_SQUEEZE_DIM, &n, &dims));
     for (i = 0; i < n; i++) {
         SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
         if (x->ndim && x->sizes[d] == 1)
@@ -234,7 +234,7 @@ sc_status sc__kernel_alias(sc__kernel_call *call)
     const sc_tensor *x;
     sc_tensor *r = NULL;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_ALIAS_SELF, &x));
     return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
 fail:
     return status;
@@ -295,41 +295,31 @@ sc_status sc__kernel_clone(sc__kernel_call *call)
     const sc_tensor *x;
     bool preserve = true;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    if (!sc__arg_is_none(call, 1) && call->args[1].kind == SC__KARG_STR &&
-        strcmp(call->args[1].u.s, "contiguous_format") == 0)
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_CLONE_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_CLONE_MEMORY_FORMAT) &&
+        call->args[SC_KARG_CLONE_MEMORY_FORMAT].kind == SC__KARG_STR &&
+        strcmp(call->args[SC_KARG_CLONE_MEMORY_FORMAT].u.s,
+               "contiguous_format") == 0)
         preserve = false;
     return copy_to(call, x, x->dtype, preserve);
 fail:
     return status;
 }
 
-/* contiguous(Tensor self): a contiguous copy (the interpreter may alias a
- * tensor that already is). */
-sc_status sc__kernel_contiguous(sc__kernel_call *call)
-{
-    const sc_tensor *x;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    return copy_to(call, x, x->dtype, false);
-fail:
-    return status;
-}
-
-/* _to_copy(Tensor self, *, ScalarType? dtype=None, ...): argument 1 is
- * the dtype; layout, device and the rest are ignored (CPU only). */
+/* _to_copy(Tensor self, *, ScalarType? dtype=None, ...): only dtype is
+ * read; layout, device and the rest are ignored (CPU only). */
 sc_status sc__kernel_to_copy(sc__kernel_call *call)
 {
     const sc_tensor *x;
     sc_dtype d;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_TO_COPY_SELF, &x));
     d = x->dtype;
-    if (!sc__arg_is_none(call, 1)) {
-        if (call->args[1].kind != SC__KARG_DTYPE)
+    if (!sc__arg_is_none(call, SC_KARG_TO_COPY_DTYPE)) {
+        if (call->args[SC_KARG_TO_COPY_DTYPE].kind != SC__KARG_DTYPE)
             return sc__error_set(call->err, SC_ERR_TYPE,
                                  "_to_copy: argument 1 must be a dtype");
-        d = call->args[1].u.dtype;
+        d = call->args[SC_KARG_TO_COPY_DTYPE].u.dtype;
     }
     return copy_to(call, x, d, true);
 fail:
@@ -338,7 +328,10 @@ fail:
 
 /* ---- cat and stack ---------------------------------------------------------- */
 
-static sc_status concat(sc__kernel_call *c, bool stack)
+/* cat or stack of the list argument `tensors` along the int argument
+ * `dim`. */
+static sc_status concat(sc__kernel_call *c, bool stack, size_t tensors,
+                        size_t dim_arg)
 {
     const sc_tensor *const *ts;
     const sc_tensor *ref = NULL;
@@ -348,9 +341,9 @@ static sc_status concat(sc__kernel_call *c, bool stack)
     sc_dtype rd = SC_DTYPE_B8;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensors(c, 0, &n, &ts));
-    if (!sc__arg_is_none(c, 1))
-        SC_CHECK(sc__arg_int(c, 1, &dim));
+    SC_CHECK(sc__arg_tensors(c, tensors, &n, &ts));
+    if (!sc__arg_is_none(c, dim_arg))
+        SC_CHECK(sc__arg_int(c, dim_arg, &dim));
     if (n == 0)
         return sc__error_set(c->err, SC_ERR_INVALID,
                              "%s of an empty list", stack ? "stack" : "cat");
@@ -425,13 +418,13 @@ fail:
 /* cat(Tensor[] tensors, int dim=0) */
 sc_status sc__kernel_cat(sc__kernel_call *call)
 {
-    return concat(call, false);
+    return concat(call, false, SC_KARG_CAT_TENSORS, SC_KARG_CAT_DIM);
 }
 
 /* stack(Tensor[] tensors, int dim=0) */
 sc_status sc__kernel_stack(sc__kernel_call *call)
 {
-    return concat(call, true);
+    return concat(call, true, SC_KARG_STACK_TENSORS, SC_KARG_STACK_DIM);
 }
 
 /* ---- split and unbind: lists of views --------------------------------------- */
@@ -474,10 +467,10 @@ sc_status sc__kernel_split(sc__kernel_call *call)
     size_t d, n, i;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &split));
-    if (!sc__arg_is_none(call, 2))
-        SC_CHECK(sc__arg_int(call, 2, &dim));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SPLIT_SELF, &x));
+    SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_SPLIT_SIZE, &split));
+    if (!sc__arg_is_none(call, SC_KARG_SPLIT_DIM))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "split: a 0-d tensor cannot be split");
@@ -514,10 +507,11 @@ sc_status sc__kernel_split_with_sizes(sc__kernel_call *call)
     size_t d, n, i;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &lens));
-    if (!sc__arg_is_none(call, 2))
-        SC_CHECK(sc__arg_int(call, 2, &dim));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SPLIT_WITH_SIZES_SELF, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_SPLIT_WITH_SIZES_SPLIT_SIZES, &n,
+                          &lens));
+    if (!sc__arg_is_none(call, SC_KARG_SPLIT_WITH_SIZES_DIM))
+        SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_WITH_SIZES_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "split_with_sizes: a 0-d tensor cannot be split");
@@ -548,9 +542,9 @@ sc_status sc__kernel_unbind(sc__kernel_call *call)
     sc_tensor *part = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    if (!sc__arg_is_none(call, 1))
-        SC_CHECK(sc__arg_int(call, 1, &dim));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_UNBIND_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_UNBIND_DIM))
+        SC_CHECK(sc__arg_int(call, SC_KARG_UNBIND_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "unbind: a 0-d tensor cannot be unbound");
@@ -586,7 +580,7 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NONZERO_SELF, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "nonzero: unsupported dtype");

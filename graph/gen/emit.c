@@ -446,14 +446,9 @@ bool gen_emit_kernels_header(FILE *f, const gen_table *t)
     for (size_t k = 0; k < t->kernel_info.n; k++) {
         const gen_kernel *kn = t->kernel_info.items[k];
         fprintf(f, "/* sc__kernel_%s: %s */\n", kn->name, kernel_ops(kn));
-        if (kn->args.n) {
-            fputs("enum {\n", f);
-            for (size_t a = 0; a < kn->args.n; a++) {
-                const gen_kernel_arg *ka = kn->args.items[a];
-                fprintf(f, "    %s = %zu%s\n", ka->constant, ka->index,
-                        a + 1 < kn->args.n ? "," : "");
-            }
-            fputs("};\n", f);
+        for (size_t a = 0; a < kn->args.n; a++) {
+            const gen_kernel_arg *ka = kn->args.items[a];
+            fprintf(f, "#define %s %zu\n", ka->constant, ka->index);
         }
         fprintf(f, "sc_status sc__kernel_%s(struct sc__kernel_call *call);"
                    "\n\n", kn->name);
