@@ -14,13 +14,6 @@
 
 #define BANNER_TAIL "generated from graph/ops.yaml by graph/gen/gen-ops — do not edit."
 
-static const char *const default_enums[] = {
-    "SC_DEF_ABSENT", "SC_DEF_NONE", "SC_DEF_BOOL", "SC_DEF_INT",
-    "SC_DEF_FLOAT", "SC_DEF_STR", "SC_DEF_INT_LIST", "SC_DEF_FLOAT_LIST",
-    "SC_DEF_BOOL_LIST", "SC_DEF_SCALAR_TYPE", "SC_DEF_LAYOUT",
-    "SC_DEF_MEMORY_FORMAT",
-};
-
 /* ---- Text helpers ---------------------------------------------------------- */
 
 /* A C string literal for s. */
@@ -222,7 +215,7 @@ static void emit_default(FILE *f, size_t i, size_t j, const gen_default *d)
 {
     if (d->kind == D_ABSENT)
         return;
-    fprintf(f, ",\n     .def = {.kind = %s", default_enums[d->kind]);
+    fprintf(f, ",\n     .def = {.kind = %s", gen_default_enums[d->kind]);
     if (d->expanded)
         fputs(", .expanded = true", f);
     switch (d->kind) {

@@ -14,16 +14,12 @@
 
 #include "graph/gen/gen.h"
 
-const char *const gen_class_names[C_COUNT] = {
-    "pointwise", "view", "reduction", "compute_intensive", "random",
-    "creation", "symbolic", "other",
-};
-
-const char *const gen_class_enums[C_COUNT] = {
-    "SC_CLASS_POINTWISE", "SC_CLASS_VIEW", "SC_CLASS_REDUCTION",
-    "SC_CLASS_COMPUTE_INTENSIVE", "SC_CLASS_RANDOM", "SC_CLASS_CREATION",
-    "SC_CLASS_SYMBOLIC", "SC_CLASS_OTHER",
-};
+#define CLASS_NAME(NAME, spelling) spelling,
+#define CLASS_ENUM(NAME, spelling) "SC_CLASS_" #NAME,
+const char *const gen_class_names[C_COUNT] = {SC__OP_CLASSES(CLASS_NAME)};
+const char *const gen_class_enums[C_COUNT] = {SC__OP_CLASSES(CLASS_ENUM)};
+#undef CLASS_NAME
+#undef CLASS_ENUM
 
 typedef struct loader {
     yaml_document_t doc;
