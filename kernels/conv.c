@@ -196,8 +196,7 @@ static sc_status int_list3(sc__kernel_call *c, size_t i, size_t nsp,
 {
     const int64_t *v;
     size_t n, k;
-    sc_status status;
-    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    SC_TRY(sc__arg_ints(c, i, &n, &v));
     if (n != nsp && n != 1)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "convolution: %s has %zu entries for %zu "
@@ -213,8 +212,6 @@ static sc_status int_list3(sc__kernel_call *c, size_t i, size_t nsp,
         out[3 - nsp + k] = e;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* The argument indices of a convolution's (input, weight, ..., stride,
@@ -237,10 +234,9 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
     const sc_tensor *x, *w;
     int64_t cin, cout, in[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, out[3];
     size_t k;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, ix.input, &a->x));
-    SC_CHECK(sc__arg_tensor(c, ix.weight, &a->w));
+    SC_TRY(sc__arg_tensor(c, ix.input, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.weight, &a->w));
     x = a->x;
     w = a->w;
     if (x->ndim < 3 || x->ndim > 5)
@@ -256,13 +252,13 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "convolution: input and weight must have the "
                              "same floating dtype");
-    SC_CHECK(int_list3(c, ix.stride, a->nsp, 1, 1, "stride", a->st));
-    SC_CHECK(int_list3(c, ix.padding, a->nsp, 0, 0, "padding", a->pd));
-    SC_CHECK(int_list3(c, ix.dilation, a->nsp, 1, 1, "dilation", a->dl));
-    SC_CHECK(sc__arg_bool(c, ix.transposed, &a->transposed));
-    SC_CHECK(int_list3(c, ix.output_padding, a->nsp, 0, 0, "output_padding",
-                       a->op));
-    SC_CHECK(sc__arg_int(c, ix.groups, &a->groups));
+    SC_TRY(int_list3(c, ix.stride, a->nsp, 1, 1, "stride", a->st));
+    SC_TRY(int_list3(c, ix.padding, a->nsp, 0, 0, "padding", a->pd));
+    SC_TRY(int_list3(c, ix.dilation, a->nsp, 1, 1, "dilation", a->dl));
+    SC_TRY(sc__arg_bool(c, ix.transposed, &a->transposed));
+    SC_TRY(int_list3(c, ix.output_padding, a->nsp, 0, 0, "output_padding",
+                     a->op));
+    SC_TRY(sc__arg_int(c, ix.groups, &a->groups));
     if (a->groups < 1)
         return sc__error_set(c->err, SC_ERR_INVALID,
                              "convolution: groups must be positive");
@@ -334,8 +330,6 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
         a->g.dl[k] = a->dl[k];
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 static void run_gather(sc__ctype ct, const cgeom *g, void *small,
@@ -545,8 +539,7 @@ static sc_status pool_list(sc__kernel_call *c, size_t i, const char *what,
 {
     const int64_t *v;
     size_t n;
-    sc_status status;
-    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    SC_TRY(sc__arg_ints(c, i, &n, &v));
     if (n == 0 && empty_ok) {
         out[0] = dflt[0];
         out[1] = dflt[1];
@@ -558,8 +551,6 @@ static sc_status pool_list(sc__kernel_call *c, size_t i, const char *what,
     out[0] = v[0];
     out[1] = v[n - 1];
     return SC_OK;
-fail:
-    return status;
 }
 
 /* PyTorch's pooling_output_shape. */
@@ -590,17 +581,16 @@ static sc_status pool_parse(sc__kernel_call *c, pool_args *a,
     static const int64_t zero[2] = {0, 0};
     const sc_tensor *x;
     size_t k;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, ix.self, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.self, &a->x));
     x = a->x;
-    SC_CHECK(pool_list(c, ix.kernel_size, "kernel_size", false, zero, a->k));
-    SC_CHECK(pool_list(c, ix.stride, "stride", true, a->k, a->st));
-    SC_CHECK(pool_list(c, ix.padding, "padding", false, zero, a->pd));
-    SC_CHECK(pool_list(c, ix.dilation, "dilation", false, zero, a->dl));
+    SC_TRY(pool_list(c, ix.kernel_size, "kernel_size", false, zero, a->k));
+    SC_TRY(pool_list(c, ix.stride, "stride", true, a->k, a->st));
+    SC_TRY(pool_list(c, ix.padding, "padding", false, zero, a->pd));
+    SC_TRY(pool_list(c, ix.dilation, "dilation", false, zero, a->dl));
     a->ceil = false;
     if (!sc__arg_is_none(c, ix.ceil_mode))
-        SC_CHECK(sc__arg_bool(c, ix.ceil_mode, &a->ceil));
+        SC_TRY(sc__arg_bool(c, ix.ceil_mode, &a->ceil));
     if (x->ndim != 3 && x->ndim != 4)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "max_pool2d: input must be 3-d or 4-d, not "
@@ -638,8 +628,6 @@ static sc_status pool_parse(sc__kernel_call *c, pool_args *a,
     a->out_sizes[x->ndim - 2] = a->OH;
     a->out_sizes[x->ndim - 1] = a->OW;
     return SC_OK;
-fail:
-    return status;
 }
 
 /* max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2]

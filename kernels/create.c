@@ -186,32 +186,29 @@ static sc_status factory(sc__kernel_call *c, factory_args a, bool has_fill,
     sc_dtype d;
     memfmt f = MF_CONTIGUOUS;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_ints(c, a.size, &n, &sizes));
+    SC_TRY(sc__arg_ints(c, a.size, &n, &sizes));
     if (has_fill) {
-        SC_CHECK(get_fill(c, a.fill, &v));
+        SC_TRY(get_fill(c, a.fill, &v));
     } else {
         v.kind = SC__KARG_FLOAT;
         v.f = constant;
         v.i = (int64_t)constant;
     }
-    SC_CHECK(sc__arg_dtype(c, a.dtype,
-                           !has_fill || v.kind == SC__KARG_FLOAT
-                               ? SC_DTYPE_F32
-                           : v.kind == SC__KARG_INT ? SC_DTYPE_I64
-                                                    : SC_DTYPE_B8,
-                           &d));
-    SC_CHECK(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
+    SC_TRY(sc__arg_dtype(c, a.dtype,
+                         !has_fill || v.kind == SC__KARG_FLOAT
+                             ? SC_DTYPE_F32
+                         : v.kind == SC__KARG_INT ? SC_DTYPE_I64
+                                                  : SC_DTYPE_B8,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
     if (has_memfmt) {
-        SC_CHECK(get_memfmt(c, a.memory_format, MF_CONTIGUOUS, &f));
+        SC_TRY(get_memfmt(c, a.memory_format, MF_CONTIGUOUS, &f));
         if (f == MF_PRESERVE)
             f = MF_CONTIGUOUS;
     }
-    SC_CHECK(new_in_format(c, d, n, sizes, f, NULL, &t));
+    SC_TRY(new_in_format(c, d, n, sizes, f, NULL, &t));
     return finish(c, t, has_fill || constant != 0 ? &v : NULL);
-fail:
-    return status;
 }
 
 /* zeros(SymInt[] size, *, dtype, layout, device, pin_memory) */
@@ -262,13 +259,12 @@ sc_status sc__kernel_empty_strided(sc__kernel_call *call)
     size_t n, m, k;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_SIZE, &n, &sizes));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_STRIDE, &m, &strides));
-    SC_CHECK(sc__arg_dtype(call, SC_KARG_EMPTY_STRIDED_DTYPE, SC_DTYPE_F32,
-                           &d));
-    SC_CHECK(sc__arg_factory_opts(call, SC__FACTORY_OPTS(EMPTY_STRIDED)));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_STRIDE, &m, &strides));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_EMPTY_STRIDED_DTYPE, SC_DTYPE_F32,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(EMPTY_STRIDED)));
     if (n != m)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "empty_strided: %zu sizes but %zu strides", n, m);
@@ -277,10 +273,8 @@ sc_status sc__kernel_empty_strided(sc__kernel_call *call)
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "empty_strided: negative stride %lld",
                                  (long long)strides[k]);
-    SC_CHECK(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
+    SC_TRY(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
     return sc__out(call, t);
-fail:
-    return status;
 }
 
 /* The *_like ops: self, [fill,] dtype, layout, device, pin_memory,
@@ -293,23 +287,20 @@ static sc_status like(sc__kernel_call *c, factory_args a, bool has_fill,
     sc_dtype d;
     memfmt f;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, a.self, &x));
+    SC_TRY(sc__arg_tensor(c, a.self, &x));
     if (has_fill) {
-        SC_CHECK(get_fill(c, a.fill, &v));
+        SC_TRY(get_fill(c, a.fill, &v));
     } else {
         v.kind = SC__KARG_FLOAT;
         v.f = constant;
         v.i = (int64_t)constant;
     }
-    SC_CHECK(sc__arg_dtype(c, a.dtype, x->dtype, &d));
-    SC_CHECK(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
-    SC_CHECK(get_memfmt(c, a.memory_format, MF_PRESERVE, &f));
-    SC_CHECK(new_in_format(c, d, x->ndim, x->sizes, f, x, &t));
+    SC_TRY(sc__arg_dtype(c, a.dtype, x->dtype, &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
+    SC_TRY(get_memfmt(c, a.memory_format, MF_PRESERVE, &f));
+    SC_TRY(new_in_format(c, d, x->ndim, x->sizes, f, x, &t));
     return finish(c, t, has_fill || constant != 0 ? &v : NULL);
-fail:
-    return status;
 }
 
 /* The arguments of the *_like op of kernel K. */
@@ -356,19 +347,16 @@ static sc_status new_factory(sc__kernel_call *c, factory_args a,
     fill_value v;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, a.self, &x));
-    SC_CHECK(sc__arg_ints(c, a.size, &n, &sizes));
-    SC_CHECK(sc__arg_dtype(c, a.dtype, x->dtype, &d));
-    SC_CHECK(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
-    SC_CHECK(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
+    SC_TRY(sc__arg_tensor(c, a.self, &x));
+    SC_TRY(sc__arg_ints(c, a.size, &n, &sizes));
+    SC_TRY(sc__arg_dtype(c, a.dtype, x->dtype, &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
+    SC_TRY(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
     v.kind = SC__KARG_FLOAT;
     v.f = constant;
     v.i = (int64_t)constant;
     return finish(c, t, constant == 0 ? NULL : &v);
-fail:
-    return status;
 }
 
 /* The arguments of the new_* op of kernel K. */
@@ -393,16 +381,13 @@ sc_status sc__kernel_scalar_tensor(sc__kernel_call *call)
     fill_value v;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(get_fill(call, SC_KARG_SCALAR_TENSOR_S, &v));
-    SC_CHECK(sc__arg_dtype(call, SC_KARG_SCALAR_TENSOR_DTYPE, SC_DTYPE_F32,
-                           &d));
-    SC_CHECK(sc__arg_factory_opts(call, SC__FACTORY_OPTS(SCALAR_TENSOR)));
-    SC_CHECK(sc_tensor_new(d, 0, NULL, &t, call->err));
+    SC_TRY(get_fill(call, SC_KARG_SCALAR_TENSOR_S, &v));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_SCALAR_TENSOR_DTYPE, SC_DTYPE_F32,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(SCALAR_TENSOR)));
+    SC_TRY(sc_tensor_new(d, 0, NULL, &t, call->err));
     return finish(call, t, &v);
-fail:
-    return status;
 }
 
 /* fill.Scalar(Tensor self, Scalar value): a new tensor like self (its
@@ -412,13 +397,10 @@ sc_status sc__kernel_fill_scalar(sc__kernel_call *call)
     const sc_tensor *x;
     fill_value v;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_FILL_SCALAR_SELF, &x));
-    SC_CHECK(get_fill(call, SC_KARG_FILL_SCALAR_VALUE, &v));
-    SC_CHECK(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
-                           &t));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_FILL_SCALAR_SELF, &x));
+    SC_TRY(get_fill(call, SC_KARG_FILL_SCALAR_VALUE, &v));
+    SC_TRY(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
+                         &t));
     return finish(call, t, &v);
-fail:
-    return status;
 }

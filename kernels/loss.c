@@ -234,14 +234,13 @@ typedef struct nll_indices {
 
 static sc_status nll_check(sc__kernel_call *c, nll_args *a, nll_indices ix)
 {
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(c, ix.self, &a->x));
-    SC_CHECK(sc__arg_tensor(c, ix.target, &a->target));
-    SC_CHECK(sc__arg_opt_tensor(c, ix.weight, &a->weight));
-    SC_CHECK(sc__arg_int(c, ix.reduction, &a->reduction));
-    SC_CHECK(sc__arg_int(c, ix.ignore_index, &a->ignore));
-    SC_CHECK(float_only(c, a->x, "nll_loss"));
-    SC_CHECK(index_check(c, a->target, "nll_loss: target"));
+    SC_TRY(sc__arg_tensor(c, ix.self, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.target, &a->target));
+    SC_TRY(sc__arg_opt_tensor(c, ix.weight, &a->weight));
+    SC_TRY(sc__arg_int(c, ix.reduction, &a->reduction));
+    SC_TRY(sc__arg_int(c, ix.ignore_index, &a->ignore));
+    SC_TRY(float_only(c, a->x, "nll_loss"));
+    SC_TRY(index_check(c, a->target, "nll_loss: target"));
     if (a->reduction < RED_NONE || a->reduction > RED_SUM)
         return sc__error_set(c->err, SC_ERR_INVALID,
                              "nll_loss: reduction %lld is not 0 (none), 1 "
@@ -265,8 +264,6 @@ static sc_status nll_check(sc__kernel_call *c, nll_args *a, nll_indices ix)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "nll_loss: weight must be [%zu]", a->classes);
     return SC_OK;
-fail:
-    return status;
 }
 
 /* The targets (checked against the class count, ignore_index allowed) and

@@ -37,9 +37,7 @@ static sc_status write_arg(sc__kernel_call *c, const sc_tensor *t,
                            const double *v)
 {
     sc_tensor *view = NULL;
-    sc_status status = sc_tensor_alias(t, &view, c->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_alias(t, &view, c->err));
     sc__scatter(view, SC__CT_F64, v);
     sc_tensor_free(view);
     return SC_OK;

@@ -77,7 +77,6 @@ static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
 static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
                                 int64_t *sizes, sc_error *err)
 {
-    sc_status status;
     size_t i;
     *ndim = 0;
     for (i = 0; i < n; i++) {
@@ -87,12 +86,10 @@ static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
         memcpy(tmp, sizes, sizeof tmp);
         if (o[i].t->ndim > SC_TENSOR_MAX_DIMS)
             return sc__error_set(err, SC_ERR_INVALID, "too many dims");
-        SC_CHECK(sc__broadcast_shape(*ndim, tmp, o[i].t->ndim,
-                                     o[i].t->sizes, ndim, sizes, err));
+        SC_TRY(sc__broadcast_shape(*ndim, tmp, o[i].t->ndim,
+                                   o[i].t->sizes, ndim, sizes, err));
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 static sc_status operand_gather(const operand *o, size_t ndim,
@@ -100,10 +97,9 @@ static sc_status operand_gather(const operand *o, size_t ndim,
                                 void **out, sc_error *err)
 {
     size_t n, k;
-    sc_status status;
     if (o->t)
         return sc__gather(o->t, ndim, sizes, ct, out, err);
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
+    SC_TRY(sc__numel_checked(ndim, sizes, &n, err));
     *out = sc__malloc(n ? n * sc__ctype_size(ct) : 1);
     if (!*out)
         return sc__error_nomem(err);
@@ -116,8 +112,6 @@ static sc_status operand_gather(const operand *o, size_t ndim,
             ((int64_t *)*out)[k] = o->i;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* ---- Unary ops -------------------------------------------------------------- */
@@ -317,9 +311,7 @@ static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 sc_status sc__kernel_gelu(sc__kernel_call *call)
 {
     bool t;
-    sc_status status = gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t));
     return run_unary(call, SC_KARG_GELU_SELF, t ? U_GELU_TANH : U_GELU);
 }
 
@@ -589,17 +581,14 @@ static sc_status binary_kernel(sc__kernel_call *c, binop op, size_t a,
 {
     operand o[2];
     double alpha = 1;
-    sc_status status;
-    SC_CHECK(get_operand(c, a, &o[0]));
-    SC_CHECK(get_operand(c, b, &o[1]));
+    SC_TRY(get_operand(c, a, &o[0]));
+    SC_TRY(get_operand(c, b, &o[1]));
     if (alpha_arg != NO_ALPHA && !sc__arg_is_none(c, alpha_arg))
-        SC_CHECK(sc__arg_double(c, alpha_arg, &alpha));
+        SC_TRY(sc__arg_double(c, alpha_arg, &alpha));
     if (o[0].t == NULL && o[1].t == NULL)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "at least one operand must be a tensor");
     return run_binary(c, op, o, alpha, 0, false);
-fail:
-    return status;
 }
 
 /* add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) */
@@ -681,15 +670,12 @@ static sc_status backward_kernel(sc__kernel_call *c, binop op, size_t a,
                                  size_t b)
 {
     operand o[2];
-    sc_status status;
-    SC_CHECK(get_operand(c, a, &o[0]));
-    SC_CHECK(get_operand(c, b, &o[1]));
+    SC_TRY(get_operand(c, a, &o[0]));
+    SC_TRY(get_operand(c, b, &o[1]));
     if (!o[0].t || !o[1].t)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "backward ops take two tensors");
     return run_binary(c, op, o, 1, 0, true);
-fail:
-    return status;
 }
 
 /* tanh_backward(Tensor grad_output, Tensor output) */
@@ -720,9 +706,7 @@ sc_status sc__kernel_silu_backward(sc__kernel_call *call)
 sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
 {
     bool t;
-    sc_status status = gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t));
     return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
                            SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
                            SC_KARG_GELU_BACKWARD_SELF);
@@ -733,16 +717,13 @@ sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
 {
     operand o[2];
     double th;
-    sc_status status;
-    SC_CHECK(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT, &o[0]));
-    SC_CHECK(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
-    SC_CHECK(sc__arg_double(call, SC_KARG_THRESHOLD_BACKWARD_THRESHOLD, &th));
+    SC_TRY(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT, &o[0]));
+    SC_TRY(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
+    SC_TRY(sc__arg_double(call, SC_KARG_THRESHOLD_BACKWARD_THRESHOLD, &th));
     if (!o[0].t || !o[1].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "threshold_backward takes two tensors");
     return run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
-fail:
-    return status;
 }
 
 /* where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) */

@@ -27,7 +27,6 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
     bool red[SC_TENSOR_MAX_DIMS] = {false};
     int64_t perm[SC_TENSOR_MAX_DIMS];
     size_t i, d, k = 0;
-    sc_status status;
 
     L->perm = NULL;
     if (n == 0 || !dims) {
@@ -35,7 +34,7 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
             red[i] = true;
     } else {
         for (i = 0; i < n; i++) {
-            SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, err));
+            SC_TRY(sc__wrap_dim(dims[i], x->ndim, &d, err));
             if (x->ndim && red[d])
                 return sc__error_set(err, SC_ERR_INVALID,
                                      "dimension %zu appears twice in the "
@@ -60,8 +59,6 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
             L->inner *= (size_t)x->sizes[i];
         }
     return sc_tensor_permute(x, perm, &L->perm, err);
-fail:
-    return status;
 }
 
 /* The optional dtype argument at position i (NONE: keep `dflt`). */
@@ -247,9 +244,8 @@ static sc_status gather_rows(const sc_tensor *t, size_t d, sc__ctype ct,
                              void **buf, sc_error *err)
 {
     sc_tensor *v = NULL;
-    sc_status status = dim_last(t, d, &v, err);
-    if (status != SC_OK)
-        return status;
+    sc_status status;
+    SC_TRY(dim_last(t, d, &v, err));
     status = sc__gather(v, v->ndim, v->sizes, ct, buf, err);
     sc_tensor_free(v);
     return status;
@@ -260,9 +256,7 @@ static sc_status scatter_rows(sc_tensor *r, size_t d, sc__ctype ct,
                               const void *buf, sc_error *err)
 {
     sc_tensor *v = NULL;
-    sc_status status = dim_last(r, d, &v, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(dim_last(r, d, &v, err));
     sc__scatter(v, ct, buf);
     sc_tensor_free(v);
     return SC_OK;
@@ -719,8 +713,8 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
     sc_tensor *outs[1] = {NULL}, *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SUM_TO_SIZE_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_SUM_TO_SIZE_SIZE, &n, &size));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SUM_TO_SIZE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_SUM_TO_SIZE_SIZE, &n, &size));
     if (n > x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "sum_to_size: size has %zu dims, self only %zu",
@@ -740,7 +734,7 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
         }
     }
     if (nd == 0) {
-        SC_CHECK(sc_tensor_alias(x, &r, call->err));
+        SC_TRY(sc_tensor_alias(x, &r, call->err));
         return sc__out(call, r);
     }
     /* sum.dim_IntList(self, dims, keepdim=True, dtype=None) */
@@ -758,12 +752,10 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
     sub.outs = outs;
     sub.max_outs = 1;
     sub.err = call->err;
-    SC_CHECK(sc__kernel_sum_dim(&sub));
+    SC_TRY(sc__kernel_sum_dim(&sub));
     status = sc_tensor_view(outs[0], n, size, &r, call->err);
     sc_tensor_free(outs[0]);
     if (status != SC_OK)
         return status;
     return sc__out(call, r);
-fail:
-    return status;
 }

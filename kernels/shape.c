@@ -17,16 +17,13 @@ sc_status sc__kernel_t(sc__kernel_call *call)
 {
     const sc_tensor *x;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_T_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_T_SELF, &x));
     if (x->ndim > 2)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "t() expects a tensor with <= 2 dimensions");
     if (x->ndim < 2)
         return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
     return out_or(call, sc_tensor_transpose(x, 0, 1, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* transpose.int(Tensor self, int dim0, int dim1) */
@@ -35,13 +32,10 @@ sc_status sc__kernel_transpose(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t a, b;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_TRANSPOSE_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM0, &a));
-    SC_CHECK(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM1, &b));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_TRANSPOSE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM0, &a));
+    SC_TRY(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM1, &b));
     return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* permute(Tensor self, int[] dims) */
@@ -51,16 +45,13 @@ sc_status sc__kernel_permute(sc__kernel_call *call)
     const int64_t *dims;
     size_t n;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_PERMUTE_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_PERMUTE_DIMS, &n, &dims));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_PERMUTE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_PERMUTE_DIMS, &n, &dims));
     if (n != x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "permute: %zu dims for a %zu-d tensor", n,
                              x->ndim);
     return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* view(Tensor self, SymInt[] size); also _unsafe_view. */
@@ -70,12 +61,9 @@ sc_status sc__kernel_view(sc__kernel_call *call)
     const int64_t *sizes;
     size_t n;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_VIEW_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_VIEW_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_VIEW_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_VIEW_SIZE, &n, &sizes));
     return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* reshape(Tensor self, SymInt[] shape) */
@@ -85,12 +73,9 @@ sc_status sc__kernel_reshape(sc__kernel_call *call)
     const int64_t *sizes;
     size_t n;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_RESHAPE_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_RESHAPE_SHAPE, &n, &sizes));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_RESHAPE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_RESHAPE_SHAPE, &n, &sizes));
     return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* as_strided(Tensor self, SymInt[] size, SymInt[] stride, SymInt?
@@ -102,13 +87,12 @@ sc_status sc__kernel_as_strided(sc__kernel_call *call)
     size_t n, m;
     int64_t off;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_AS_STRIDED_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_SIZE, &n, &sizes));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_STRIDE, &m, &strides));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_AS_STRIDED_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_AS_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_AS_STRIDED_STRIDE, &m, &strides));
     off = x->offset;
     if (!sc__arg_is_none(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET))
-        SC_CHECK(sc__arg_int(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET, &off));
+        SC_TRY(sc__arg_int(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET, &off));
     if (n != m)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "as_strided: %zu sizes but %zu strides", n, m);
@@ -116,8 +100,6 @@ sc_status sc__kernel_as_strided(sc__kernel_call *call)
                   sc_tensor_view_as_strided(x, n, sizes, strides, off, &r,
                                             call->err),
                   &r);
-fail:
-    return status;
 }
 
 /* _reshape_alias(Tensor self, SymInt[] size, SymInt[] stride): as_strided
@@ -134,12 +116,9 @@ sc_status sc__kernel_expand(sc__kernel_call *call)
     const int64_t *sizes;
     size_t n;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_EXPAND_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_EXPAND_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_EXPAND_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EXPAND_SIZE, &n, &sizes));
     return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* select.int(Tensor self, int dim, SymInt index) */
@@ -148,13 +127,10 @@ sc_status sc__kernel_select(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t d, i;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SELECT_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_SELECT_DIM, &d));
-    SC_CHECK(sc__arg_int(call, SC_KARG_SELECT_INDEX, &i));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SELECT_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_DIM, &d));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_INDEX, &i));
     return out_or(call, sc_tensor_select(x, d, i, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt?
@@ -164,20 +140,17 @@ sc_status sc__kernel_slice(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t d = 0, start = 0, end = INT64_MAX, step = 1;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SLICE_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SLICE_SELF, &x));
     if (!sc__arg_is_none(call, SC_KARG_SLICE_DIM))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_DIM, &d));
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_DIM, &d));
     if (!sc__arg_is_none(call, SC_KARG_SLICE_START))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_START, &start));
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_START, &start));
     if (!sc__arg_is_none(call, SC_KARG_SLICE_END))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_END, &end));
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_END, &end));
     if (!sc__arg_is_none(call, SC_KARG_SLICE_STEP))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SLICE_STEP, &step));
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_STEP, &step));
     return out_or(call,
                   sc_tensor_slice(x, d, start, end, step, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* unsqueeze(Tensor self, int dim) */
@@ -186,12 +159,9 @@ sc_status sc__kernel_unsqueeze(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t d;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_UNSQUEEZE_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_UNSQUEEZE_DIM, &d));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_UNSQUEEZE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_UNSQUEEZE_DIM, &d));
     return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* squeeze(Tensor self) / squeeze.dim(Tensor self, int dim) /
@@ -204,14 +174,13 @@ sc_status sc__kernel_squeeze(sc__kernel_call *call)
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     size_t n, i, d, k = 0;
     sc_tensor *r = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SQUEEZE_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SQUEEZE_SELF, &x));
     if (sc__arg_is_none(call, SC_KARG_SQUEEZE_DIM))
         return out_or(call, sc_tensor_squeeze(x, &r, call->err), &r);
-    SC_CHECK(sc__arg_ints(call, SC_KARG_SQUEEZE_DIM, &n, &dims));
+    SC_TRY(sc__arg_ints(call, SC_KARG_SQUEEZE_DIM, &n, &dims));
     for (i = 0; i < n; i++) {
-        SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
+        SC_TRY(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
         if (x->ndim && x->sizes[d] == 1)
             drop[d] = true;
     }
@@ -224,8 +193,6 @@ sc_status sc__kernel_squeeze(sc__kernel_call *call)
                   sc_tensor_view_as_strided(x, k, sizes, strides, x->offset,
                                             &r, call->err),
                   &r);
-fail:
-    return status;
 }
 
 /* alias(Tensor self) / detach(Tensor self): the same view. */
@@ -233,11 +200,8 @@ sc_status sc__kernel_alias(sc__kernel_call *call)
 {
     const sc_tensor *x;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_ALIAS_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_ALIAS_SELF, &x));
     return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
-fail:
-    return status;
 }
 
 /* ---- Copies -------------------------------------------------------------- */
@@ -294,16 +258,13 @@ sc_status sc__kernel_clone(sc__kernel_call *call)
 {
     const sc_tensor *x;
     bool preserve = true;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_CLONE_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_CLONE_SELF, &x));
     if (!sc__arg_is_none(call, SC_KARG_CLONE_MEMORY_FORMAT) &&
         call->args[SC_KARG_CLONE_MEMORY_FORMAT].kind == SC__KARG_STR &&
         strcmp(call->args[SC_KARG_CLONE_MEMORY_FORMAT].u.s,
                "contiguous_format") == 0)
         preserve = false;
     return copy_to(call, x, x->dtype, preserve);
-fail:
-    return status;
 }
 
 /* _to_copy(Tensor self, *, ScalarType? dtype=None, ...): only dtype is
@@ -312,8 +273,7 @@ sc_status sc__kernel_to_copy(sc__kernel_call *call)
 {
     const sc_tensor *x;
     sc_dtype d;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_TO_COPY_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_TO_COPY_SELF, &x));
     d = x->dtype;
     if (!sc__arg_is_none(call, SC_KARG_TO_COPY_DTYPE)) {
         if (call->args[SC_KARG_TO_COPY_DTYPE].kind != SC__KARG_DTYPE)
@@ -322,8 +282,6 @@ sc_status sc__kernel_to_copy(sc__kernel_call *call)
         d = call->args[SC_KARG_TO_COPY_DTYPE].u.dtype;
     }
     return copy_to(call, x, d, true);
-fail:
-    return status;
 }
 
 /* ---- cat and stack ---------------------------------------------------------- */
@@ -467,14 +425,14 @@ sc_status sc__kernel_split(sc__kernel_call *call)
     size_t d, n, i;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SPLIT_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_SPLIT_SIZE, &split));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SPLIT_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_SPLIT_SIZE, &split));
     if (!sc__arg_is_none(call, SC_KARG_SPLIT_DIM))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_DIM, &dim));
+        SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "split: a 0-d tensor cannot be split");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     size = x->sizes[d];
     if (split < 0 || (split == 0 && size != 0))
         return sc__error_set(call->err, SC_ERR_INVALID,
@@ -494,8 +452,6 @@ sc_status sc__kernel_split(sc__kernel_call *call)
     status = split_views(call, x, d, n, lens);
     sc__free(lens);
     return status;
-fail:
-    return status;
 }
 
 /* split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) */
@@ -505,17 +461,16 @@ sc_status sc__kernel_split_with_sizes(sc__kernel_call *call)
     const int64_t *lens;
     int64_t dim = 0, total = 0;
     size_t d, n, i;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SPLIT_WITH_SIZES_SELF, &x));
-    SC_CHECK(sc__arg_ints(call, SC_KARG_SPLIT_WITH_SIZES_SPLIT_SIZES, &n,
-                          &lens));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SPLIT_WITH_SIZES_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_SPLIT_WITH_SIZES_SPLIT_SIZES, &n,
+                        &lens));
     if (!sc__arg_is_none(call, SC_KARG_SPLIT_WITH_SIZES_DIM))
-        SC_CHECK(sc__arg_int(call, SC_KARG_SPLIT_WITH_SIZES_DIM, &dim));
+        SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_WITH_SIZES_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "split_with_sizes: a 0-d tensor cannot be split");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     for (i = 0; i < n; i++) {
         if (lens[i] < 0)
             return sc__error_set(call->err, SC_ERR_INVALID,
@@ -529,8 +484,6 @@ sc_status sc__kernel_split_with_sizes(sc__kernel_call *call)
                              "dimension %zu has size %lld",
                              (long long)total, d, (long long)x->sizes[d]);
     return split_views(call, x, d, n, lens);
-fail:
-    return status;
 }
 
 /* unbind.int(Tensor self, int dim=0): one select per index. */
@@ -542,13 +495,13 @@ sc_status sc__kernel_unbind(sc__kernel_call *call)
     sc_tensor *part = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_UNBIND_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_UNBIND_SELF, &x));
     if (!sc__arg_is_none(call, SC_KARG_UNBIND_DIM))
-        SC_CHECK(sc__arg_int(call, SC_KARG_UNBIND_DIM, &dim));
+        SC_TRY(sc__arg_int(call, SC_KARG_UNBIND_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "unbind: a 0-d tensor cannot be unbound");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     if ((uint64_t)x->sizes[d] > call->max_outs)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "unbind into %lld tensors, more than the %zu "
@@ -565,8 +518,6 @@ sc_status sc__kernel_unbind(sc__kernel_call *call)
         }
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* nonzero(Tensor self) -> int64 [n, ndim]: the indices of the non-zero
@@ -578,9 +529,8 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
     size_t n, k, count = 0, d;
     int64_t *buf = NULL;
     sc_tensor *r = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_NONZERO_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_NONZERO_SELF, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "nonzero: unsupported dtype");
@@ -591,7 +541,7 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
             count++;
     sizes[0] = (int64_t)count;
     sizes[1] = (int64_t)x->ndim;
-    SC_CHECK(sc__new(SC_DTYPE_I64, 2, sizes, &r, call->err));
+    SC_TRY(sc__new(SC_DTYPE_I64, 2, sizes, &r, call->err));
     buf = sc_tensor_data(r);
     for (k = 0; k < n; k++) {
         double v = sc__is_float(x->dtype) ? sc_tensor_item_double(x, k)
@@ -608,6 +558,4 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
         }
     }
     return sc__out(call, r);
-fail:
-    return status;
 }

@@ -11,9 +11,7 @@
 static sc_status out_int(sc__kernel_call *c, int64_t v)
 {
     sc_tensor *t = NULL;
-    sc_status status = sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, c->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, c->err));
     *(int64_t *)sc_tensor_data(t) = v;
     return sc__out(c, t);
 }
@@ -36,27 +34,21 @@ sc_status sc__kernel_sym_size(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t dim;
     size_t d;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SYM_SIZE_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_SYM_SIZE_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_SIZE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SYM_SIZE_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "sym_size: a 0-d tensor has no dimensions");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     return out_int(call, x->sizes[d]);
-fail:
-    return status;
 }
 
 /* sym_numel(Tensor self) */
 sc_status sc__kernel_sym_numel(sc__kernel_call *call)
 {
     const sc_tensor *x;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SYM_NUMEL_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_NUMEL_SELF, &x));
     return out_int(call, (int64_t)sc_tensor_numel(x));
-fail:
-    return status;
 }
 
 /* sym_stride.int(Tensor self, int dim) */
@@ -65,16 +57,13 @@ sc_status sc__kernel_sym_stride(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t dim;
     size_t d;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_SYM_STRIDE_SELF, &x));
-    SC_CHECK(sc__arg_int(call, SC_KARG_SYM_STRIDE_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_STRIDE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SYM_STRIDE_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "sym_stride: a 0-d tensor has no dimensions");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     return out_int(call, x->strides[d]);
-fail:
-    return status;
 }
 
 typedef enum symop { S_ADD, S_SUB, S_MUL, S_FLOORDIV, S_MOD } symop;
@@ -86,9 +75,8 @@ static sc_status sym_binary(sc__kernel_call *c, symop op, size_t self,
 {
     int64_t a, b, r = 0;
     bool ovf = false;
-    sc_status status;
-    SC_CHECK(sym_arg(c, self, &a));
-    SC_CHECK(sym_arg(c, other, &b));
+    SC_TRY(sym_arg(c, self, &a));
+    SC_TRY(sym_arg(c, other, &b));
     switch (op) {
     case S_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
     case S_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
@@ -118,8 +106,6 @@ static sc_status sym_binary(sc__kernel_call *c, symop op, size_t self,
         return sc__error_set(c->err, SC_ERR_OVERFLOW,
                              "symbolic integer arithmetic overflows int64");
     return out_int(c, r);
-fail:
-    return status;
 }
 
 sc_status sc__kernel_sym_add(sc__kernel_call *call)
@@ -155,14 +141,11 @@ sc_status sc__kernel_sym_mod(sc__kernel_call *call)
 sc_status sc__kernel_sym_neg(sc__kernel_call *call)
 {
     int64_t a;
-    sc_status status;
-    SC_CHECK(sym_arg(call, SC_KARG_SYM_NEG_SELF, &a));
+    SC_TRY(sym_arg(call, SC_KARG_SYM_NEG_SELF, &a));
     if (a == INT64_MIN)
         return sc__error_set(call->err, SC_ERR_OVERFLOW,
                              "symbolic integer arithmetic overflows int64");
     return out_int(call, -a);
-fail:
-    return status;
 }
 
 /* getitem(Any self, int index): self a TENSORS tuple or list; Python
@@ -173,9 +156,8 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
     size_t n;
     int64_t i;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensors(call, SC_KARG_GETITEM_SELF, &n, &ts));
-    SC_CHECK(sc__arg_int(call, SC_KARG_GETITEM_INDEX, &i));
+    SC_TRY(sc__arg_tensors(call, SC_KARG_GETITEM_SELF, &n, &ts));
+    SC_TRY(sc__arg_int(call, SC_KARG_GETITEM_INDEX, &i));
     if (i < 0)
         i += (int64_t)n;
     if (i < 0 || (uint64_t)i >= n)
@@ -183,8 +165,6 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
                              "getitem: index out of range for a tuple of %zu",
                              n);
     if (ts[i])
-        SC_CHECK(sc_tensor_alias(ts[i], &r, call->err));
+        SC_TRY(sc_tensor_alias(ts[i], &r, call->err));
     return sc__out(call, r);
-fail:
-    return status;
 }

@@ -118,9 +118,7 @@ static sc_status check_value(sc_validate_report *rep, sc_validate_kind kind,
                              sc_error *err)
 {
     cmp_result r;
-    sc_status status = compare(jv, pv, &r, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(compare(jv, pv, &r, err));
     rep->compared++;
     if (r.same)
         return SC_OK;
