@@ -1088,7 +1088,6 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
     const ival *x;
     int64_t i;
     bool ok;
-    sc_status status;
 
     if (!c || !ix || c->kind != SC_VALUE_NODE)
         return sc__error_set(in->err, SC_ERR_TYPE,
@@ -1118,10 +1117,9 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
         res->kind = IV_NONE;
         return SC_OK;
     }
-    status = sc_tensor_alias(x->ts[i], &res->t, in->err);
-    if (status == SC_OK)
-        res->kind = IV_TENSOR;
-    return status;
+    SC_TRY(sc_tensor_alias(x->ts[i], &res->t, in->err));
+    res->kind = IV_TENSOR;
+    return SC_OK;
 }
 
 /* The number of results a list-returning kernel may produce: bounded by
@@ -1399,10 +1397,8 @@ static sc_status run_node(interp *in, sc_node_id id)
     } else {
         status = run_kernel(in, id, info, &res);
     }
-    if (status == SC_OK)
-        status = conform_layout(in, id, info, &res);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(status);
+    SC_TRY(conform_layout(in, id, info, &res));
     in->vals[id] = res;
     SC_TRY(ival_hold(in, &in->vals[id], false));
     return check_result(in, id, &in->vals[id]);
@@ -1784,17 +1780,15 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
                              0x2545F4914F6CDD1DULL);
     size_t d, n, i, isz;
     unsigned char *p;
-    sc_status status;
 
     *out = NULL;
     sc_graph_node_result(g, id, &r);
     if (r.kind == SC_RESULT_SYMINT && r.expr) {
         int64_t v;
         SC_TRY(sc_expr_eval_si(ctx, r.expr, binding, &v, err));
-        status = sc_tensor_new_scalar(SC_DTYPE_I64, 0, out, err);
-        if (status == SC_OK)
-            *(int64_t *)sc_tensor_data(*out) = v;
-        return status;
+        SC_TRY(sc_tensor_new_scalar(SC_DTYPE_I64, 0, out, err));
+        *(int64_t *)sc_tensor_data(*out) = v;
+        return SC_OK;
     }
     if (r.kind != SC_RESULT_TENSOR)
         return sc__error_set(err, SC_ERR_INVALID,
