@@ -110,6 +110,15 @@ sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
     return bad_arg(c, i, "Tensor[]");
 }
 
+sc_status sc__arg_float_check(sc__kernel_call *c, const sc_tensor *t,
+                              const char *what)
+{
+    if (!sc__is_float(t->dtype))
+        return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
+                                                  "tensor", what);
+    return SC_OK;
+}
+
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t)
 {
     if (c->nouts >= c->max_outs) {

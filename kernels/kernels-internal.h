@@ -279,6 +279,9 @@ sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
                                size_t device, size_t pin_memory);
 #define SC__FACTORY_OPTS(K)                                                  \
     SC_KARG_##K##_LAYOUT, SC_KARG_##K##_DEVICE, SC_KARG_##K##_PIN_MEMORY
+/* SC_ERR_TYPE "<what> needs a floating tensor" unless t is floating. */
+sc_status sc__arg_float_check(sc__kernel_call *c, const sc_tensor *t,
+                              const char *what);
 /* Store a result tensor (taking ownership; freed on error). */
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t);
 /* Free the outputs made so far (on a failure path). */

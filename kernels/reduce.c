@@ -262,15 +262,6 @@ static sc_status scatter_rows(sc_tensor *r, size_t d, sc__ctype ct,
     return SC_OK;
 }
 
-static sc_status float_check(sc__kernel_call *c, const sc_tensor *t,
-                             const char *what)
-{
-    if (!sc__is_float(t->dtype))
-        return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
-                                                  "tensor", what);
-    return SC_OK;
-}
-
 /* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float), the
  * arguments read as SC_KARG_SOFTMAX_* (sc__kernel_log_softmax asserts
  * that SC_KARG_LOG_SOFTMAX_* are the same). */
@@ -290,7 +281,7 @@ static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
     SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_DIM, &dim));
     if (!sc__arg_is_none(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT))
         SC_CHECK(sc__arg_bool(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT, &h2f));
-    SC_CHECK(float_check(c, x, "softmax"));
+    SC_CHECK(sc__arg_float_check(c, x, "softmax"));
     SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, c->err));
     rd = h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32 : x->dtype;
     ct = sc__ctype_of(x->dtype);
@@ -362,7 +353,7 @@ static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
     SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_BACKWARD_DATA_DIM, &dim));
     SC_CHECK(opt_dtype(c, SC_KARG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE, g->dtype,
                        &rd));
-    SC_CHECK(float_check(c, g, "softmax backward"));
+    SC_CHECK(sc__arg_float_check(c, g, "softmax backward"));
     if (!sc_tensor_same_shape(g, y))
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "softmax backward: grad and output shapes "
@@ -496,7 +487,7 @@ sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
     SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_WEIGHT, &w));
     SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BIAS, &b));
     SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_LAYER_NORM_EPS, &eps));
-    SC_CHECK(float_check(call, x, "layer_norm"));
+    SC_CHECK(sc__arg_float_check(call, x, "layer_norm"));
     SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
     f32 = x->dtype != SC_DTYPE_F64;
     SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
@@ -624,7 +615,7 @@ sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
         for (i = 0; i < 3; i++)
             mask[i] = om->u.bools.v[i];
     }
-    SC_CHECK(float_check(call, x, "layer_norm_backward"));
+    SC_CHECK(sc__arg_float_check(call, x, "layer_norm_backward"));
     SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
     if (!sc_tensor_same_shape(g, x) || sc_tensor_numel(tm) != M ||
         sc_tensor_numel(tr) != M)
