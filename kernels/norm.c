@@ -1,4 +1,5 @@
-/* symcut — kernels: batch norm and group norm with their backward.
+/* symcut — kernels: batch norm, group norm and layer norm with their
+ * backward.
  *
  * Statistics are accumulated in double in row-major order (PyTorch's CPU
  * kernels accumulate float in double too); the normalisation itself

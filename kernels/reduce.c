@@ -1,5 +1,5 @@
-/* symcut — kernels: reductions (sum, mean, amax, amin), softmax and
- * log-softmax with their backward, and layer norm with its backward.
+/* symcut — kernels: reductions (sum, mean, amax, amin, sum_to_size),
+ * softmax and log-softmax with their backward.
  *
  * Determinism: every reduction visits the reduced elements of one output
  * element in row-major order of the input, accumulating sequentially (in
