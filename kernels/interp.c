@@ -1457,7 +1457,7 @@ static sc_status build_die_lists(interp *in)
     in->die_list = sc__malloc((n + 1) * sizeof *in->die_list);
     if (!last || !in->die_off || !in->die_list) {
         status = sc__error_nomem(in->err);
-        goto done;
+        goto fail;
     }
     for (i = 0; i < n; i++) {
         size_t nu;
@@ -1484,7 +1484,7 @@ static sc_status build_die_lists(interp *in)
         size_t *fill = sc__malloc((n + 1) * sizeof *fill);
         if (!fill) {
             status = sc__error_nomem(in->err);
-            goto done;
+            goto fail;
         }
         memcpy(fill, in->die_off, (n + 1) * sizeof *fill);
         for (i = 0; i < n; i++)
@@ -1492,7 +1492,7 @@ static sc_status build_die_lists(interp *in)
                 in->die_list[fill[last[i]]++] = (sc_node_id)i;
         sc__free(fill);
     }
-done:
+fail:
     sc__free(last);
     return status;
 }
