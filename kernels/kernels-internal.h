@@ -1,6 +1,9 @@
 /* symcut — kernels: private machinery shared by the kernel files: element
  * loads and stores, compute types, broadcasting gathers, the kernel call
- * context and the list of kernels.  Not installed. */
+ * context and the list of kernels.
+ *
+ * Included by kernels/ only (and by tests/check_kernels.c, which calls
+ * kernels directly).  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERNAL_H
 #define SYMCUT_KERNELS_INTERNAL_H
 
