@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "kernels/kernels-internal.h"
+#include "kernels/pointwise.h"
 
 #ifndef M_SQRT1_2
 #define M_SQRT1_2 0.70710678118654752440
@@ -22,14 +23,8 @@
 
 /* ---- Operands ------------------------------------------------------------- */
 
-typedef struct operand {
-    const sc_tensor *t; /* NULL for a scalar */
-    sc_operand_kind kind;
-    double f;
-    int64_t i;
-} operand;
-
-static sc_status get_operand(sc__kernel_call *c, size_t i, operand *o)
+sc_status sc__pw_get_operand(sc__kernel_call *c, size_t i,
+                             sc__pw_operand *o)
 {
     const sc__karg *a = i < c->nargs ? &c->args[i] : NULL;
     o->t = NULL;
@@ -61,7 +56,7 @@ static sc_status get_operand(sc__kernel_call *c, size_t i, operand *o)
     return sc__arg_tensor(c, i, &o->t); /* the error message */
 }
 
-static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
+static sc_status result_dtype(size_t n, const sc__pw_operand *o, sc_dtype *out,
                               sc_error *err)
 {
     sc_operand ops[4];
@@ -74,7 +69,8 @@ static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
 }
 
 /* The broadcast shape of the tensor operands. */
-static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
+static sc_status operands_shape(size_t n, const sc__pw_operand *o,
+                                size_t *ndim,
                                 int64_t *sizes, sc_error *err)
 {
     size_t i;
@@ -92,7 +88,7 @@ static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
     return SC_OK;
 }
 
-static sc_status operand_gather(const operand *o, size_t ndim,
+static sc_status operand_gather(const sc__pw_operand *o, size_t ndim,
                                 const int64_t *sizes, sc__ctype ct,
                                 void **out, sc_error *err)
 {
@@ -115,12 +111,6 @@ static sc_status operand_gather(const operand *o, size_t ndim,
 }
 
 /* ---- Unary ops -------------------------------------------------------------- */
-
-typedef enum unop {
-    U_NEG, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU,
-    U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_SIN, U_COS,
-    U_LOGICAL_NOT, U_ERF
-} unop;
 
 static float gelu_f(float x)
 {
@@ -147,7 +137,7 @@ static double gelu_tanh_d(double x)
     return 0.5 * x * (1.0 + tanh(inner));
 }
 
-static float unary_f32(unop op, float x)
+static float unary_f32(sc__pw_unop op, float x)
 {
     switch (op) {
     case U_NEG: return -x;
@@ -171,7 +161,7 @@ static float unary_f32(unop op, float x)
     return 0;
 }
 
-static double unary_f64(unop op, double x)
+static double unary_f64(sc__pw_unop op, double x)
 {
     switch (op) {
     case U_NEG: return -x;
@@ -195,7 +185,7 @@ static double unary_f64(unop op, double x)
     return 0;
 }
 
-static int64_t unary_i64(unop op, int64_t x)
+static int64_t unary_i64(sc__pw_unop op, int64_t x)
 {
     switch (op) {
     case U_NEG: return (int64_t)(0 - (uint64_t)x);
@@ -207,13 +197,14 @@ static int64_t unary_i64(unop op, int64_t x)
 }
 
 /* Ops that keep integer dtypes (the others promote integers to f32). */
-static bool unop_keeps_int(unop op)
+static bool unop_keeps_int(sc__pw_unop op)
 {
     return op == U_NEG || op == U_RELU || op == U_ABS;
 }
 
 /* The unary op on the tensor argument `self`. */
-static sc_status run_unary(sc__kernel_call *c, size_t self, unop op)
+sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
+                           sc__pw_unop op)
 {
     const sc_tensor *x;
     sc_tensor *r = NULL;
@@ -268,28 +259,21 @@ fail:
     return status;
 }
 
-/* sc__kernel_<name>: the unary op on argument `self`, read as
- * SC_KARG_<NAME>_SELF. */
-#define UNARY_KERNEL(name, NAME, op)                                         \
-    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
-    {                                                                        \
-        return run_unary(call, SC_KARG_##NAME##_SELF, op);                   \
-    }
-UNARY_KERNEL(neg, NEG, U_NEG)
-UNARY_KERNEL(exp, EXP, U_EXP)
-UNARY_KERNEL(log, LOG, U_LOG)
-UNARY_KERNEL(sqrt, SQRT, U_SQRT)
-UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
-UNARY_KERNEL(tanh, TANH, U_TANH)
-UNARY_KERNEL(sigmoid, SIGMOID, U_SIGMOID)
-UNARY_KERNEL(relu, RELU, U_RELU)
-UNARY_KERNEL(silu, SILU, U_SILU)
-UNARY_KERNEL(abs, ABS, U_ABS)
-UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
-UNARY_KERNEL(erf, ERF, U_ERF)
+SC__PW_UNARY_KERNEL(neg, NEG, U_NEG)
+SC__PW_UNARY_KERNEL(exp, EXP, U_EXP)
+SC__PW_UNARY_KERNEL(log, LOG, U_LOG)
+SC__PW_UNARY_KERNEL(sqrt, SQRT, U_SQRT)
+SC__PW_UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
+SC__PW_UNARY_KERNEL(tanh, TANH, U_TANH)
+SC__PW_UNARY_KERNEL(sigmoid, SIGMOID, U_SIGMOID)
+SC__PW_UNARY_KERNEL(relu, RELU, U_RELU)
+SC__PW_UNARY_KERNEL(silu, SILU, U_SILU)
+SC__PW_UNARY_KERNEL(abs, ABS, U_ABS)
+SC__PW_UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
+SC__PW_UNARY_KERNEL(erf, ERF, U_ERF)
 
 /* `approximate` (argument i): "none" (default) or "tanh". */
-static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
+sc_status sc__pw_gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 {
     *tanh_mode = false;
     if (sc__arg_is_none(c, i))
@@ -311,20 +295,13 @@ static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 sc_status sc__kernel_gelu(sc__kernel_call *call)
 {
     bool t;
-    SC_TRY(gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t));
-    return run_unary(call, SC_KARG_GELU_SELF, t ? U_GELU_TANH : U_GELU);
+    SC_TRY(sc__pw_gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t));
+    return sc__pw_run_unary(call, SC_KARG_GELU_SELF, t ? U_GELU_TANH : U_GELU);
 }
 
 /* ---- Binary and ternary ops ------------------------------------------------ */
 
-typedef enum binop {
-    B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_DIV_TRUNC, B_DIV_FLOOR, B_POW,
-    B_MAXIMUM, B_MINIMUM, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE,
-    B_TANH_BWD, B_SIGMOID_BWD, B_GELU_BWD, B_GELU_TANH_BWD, B_SILU_BWD,
-    B_THRESHOLD_BWD
-} binop;
-
-static bool binop_is_comparison(binop op)
+static bool binop_is_comparison(sc__pw_binop op)
 {
     return op >= B_EQ && op <= B_GE;
 }
@@ -380,7 +357,8 @@ static float pow_f(float a, float b)
     return powf(a, b);
 }
 
-static float binary_f32(binop op, float a, float b, float alpha, float th)
+static float binary_f32(sc__pw_binop op, float a, float b, float alpha,
+                        float th)
 {
     switch (op) {
     case B_ADD: return a + alpha * b;
@@ -418,7 +396,7 @@ static float binary_f32(binop op, float a, float b, float alpha, float th)
     return 0;
 }
 
-static double binary_f64(binop op, double a, double b, double alpha,
+static double binary_f64(sc__pw_binop op, double a, double b, double alpha,
                          double th)
 {
     switch (op) {
@@ -467,7 +445,7 @@ static int64_t ipow(int64_t a, int64_t b)
 
 /* Integer ops wrap (computed in uint64); division by zero is reported by
  * the caller before the loop. */
-static int64_t binary_i64(binop op, int64_t a, int64_t b, int64_t alpha,
+static int64_t binary_i64(sc__pw_binop op, int64_t a, int64_t b, int64_t alpha,
                           int64_t th)
 {
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b, ual = (uint64_t)alpha;
@@ -506,8 +484,9 @@ static int64_t binary_i64(binop op, int64_t a, int64_t b, int64_t alpha,
  * The result dtype is PyTorch's result_type of the operands, f32 for a
  * true division of integers, bool for comparisons; `float_only` ops
  * reject integer operands. */
-static sc_status run_binary(sc__kernel_call *c, binop op, const operand *o,
-                            double alpha, double th, bool float_only)
+sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
+                            const sc__pw_operand *o, double alpha, double th,
+                            bool float_only)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS];
     size_t ndim, n, k;
@@ -571,36 +550,33 @@ fail:
     return status;
 }
 
-/* No `alpha` argument: binary_kernel's alpha is 1. */
-#define NO_ALPHA SIZE_MAX
-
 /* op on the operands at argument indices a and b, scaled by the Scalar
- * argument `alpha` (NO_ALPHA: none). */
-static sc_status binary_kernel(sc__kernel_call *c, binop op, size_t a,
-                               size_t b, size_t alpha_arg)
+ * argument `alpha` (SC__PW_NO_ALPHA: none). */
+sc_status sc__pw_binary_kernel(sc__kernel_call *c, sc__pw_binop op,
+                               size_t a, size_t b, size_t alpha_arg)
 {
-    operand o[2];
+    sc__pw_operand o[2];
     double alpha = 1;
-    SC_TRY(get_operand(c, a, &o[0]));
-    SC_TRY(get_operand(c, b, &o[1]));
-    if (alpha_arg != NO_ALPHA && !sc__arg_is_none(c, alpha_arg))
+    SC_TRY(sc__pw_get_operand(c, a, &o[0]));
+    SC_TRY(sc__pw_get_operand(c, b, &o[1]));
+    if (alpha_arg != SC__PW_NO_ALPHA && !sc__arg_is_none(c, alpha_arg))
         SC_TRY(sc__arg_double(c, alpha_arg, &alpha));
     if (o[0].t == NULL && o[1].t == NULL)
         return sc__error_set(c->err, SC_ERR_TYPE,
-                             "at least one operand must be a tensor");
-    return run_binary(c, op, o, alpha, 0, false);
+                             "at least one sc__pw_operand must be a tensor");
+    return sc__pw_run_binary(c, op, o, alpha, 0, false);
 }
 
 /* add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) */
 sc_status sc__kernel_add(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_ADD, SC_KARG_ADD_TENSOR_SELF,
+    return sc__pw_binary_kernel(call, B_ADD, SC_KARG_ADD_TENSOR_SELF,
                          SC_KARG_ADD_TENSOR_OTHER, SC_KARG_ADD_TENSOR_ALPHA);
 }
 
 sc_status sc__kernel_sub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_SUB, SC_KARG_SUB_TENSOR_SELF,
+    return sc__pw_binary_kernel(call, B_SUB, SC_KARG_SUB_TENSOR_SELF,
                          SC_KARG_SUB_TENSOR_OTHER, SC_KARG_SUB_TENSOR_ALPHA);
 }
 
@@ -608,20 +584,20 @@ sc_status sc__kernel_sub(sc__kernel_call *call)
  * other - alpha * self. */
 sc_status sc__kernel_rsub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_RSUB, SC_KARG_RSUB_SCALAR_SELF,
+    return sc__pw_binary_kernel(call, B_RSUB, SC_KARG_RSUB_SCALAR_SELF,
                          SC_KARG_RSUB_SCALAR_OTHER, SC_KARG_RSUB_SCALAR_ALPHA);
 }
 
 sc_status sc__kernel_mul(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_MUL, SC_KARG_MUL_TENSOR_SELF,
-                         SC_KARG_MUL_TENSOR_OTHER, NO_ALPHA);
+    return sc__pw_binary_kernel(call, B_MUL, SC_KARG_MUL_TENSOR_SELF,
+                         SC_KARG_MUL_TENSOR_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* div(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) */
 sc_status sc__kernel_div(sc__kernel_call *call)
 {
-    binop op = B_DIV;
+    sc__pw_binop op = B_DIV;
     if (!sc__arg_is_none(call, SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE)) {
         const sc__karg *mode =
             &call->args[SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE];
@@ -638,50 +614,41 @@ sc_status sc__kernel_div(sc__kernel_call *call)
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "div: unknown rounding_mode '%s'", m);
     }
-    return binary_kernel(call, op, SC_KARG_DIV_TENSOR_MODE_SELF,
-                         SC_KARG_DIV_TENSOR_MODE_OTHER, NO_ALPHA);
+    return sc__pw_binary_kernel(call, op, SC_KARG_DIV_TENSOR_MODE_SELF,
+                         SC_KARG_DIV_TENSOR_MODE_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* pow(Tensor|Scalar self, Tensor|Scalar exponent) */
 sc_status sc__kernel_pow(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_POW, SC_KARG_POW_TENSOR_TENSOR_SELF,
-                         SC_KARG_POW_TENSOR_TENSOR_EXPONENT, NO_ALPHA);
+    return sc__pw_binary_kernel(call, B_POW, SC_KARG_POW_TENSOR_TENSOR_SELF,
+                         SC_KARG_POW_TENSOR_TENSOR_EXPONENT, SC__PW_NO_ALPHA);
 }
 
-/* sc__kernel_<name>: the comparison of `self` and `other`, read as
- * SC_KARG_<NAME>_TENSOR_SELF / _OTHER (the .Scalar overloads are
- * aliases). */
-#define CMP_KERNEL(name, NAME, op)                                           \
-    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
-    {                                                                        \
-        return binary_kernel(call, op, SC_KARG_##NAME##_TENSOR_SELF,         \
-                             SC_KARG_##NAME##_TENSOR_OTHER, NO_ALPHA);       \
-    }
-CMP_KERNEL(eq, EQ, B_EQ)
-CMP_KERNEL(ne, NE, B_NE)
-CMP_KERNEL(lt, LT, B_LT)
-CMP_KERNEL(le, LE, B_LE)
-CMP_KERNEL(gt, GT, B_GT)
-CMP_KERNEL(ge, GE, B_GE)
+SC__PW_CMP_KERNEL(eq, EQ, B_EQ)
+SC__PW_CMP_KERNEL(ne, NE, B_NE)
+SC__PW_CMP_KERNEL(lt, LT, B_LT)
+SC__PW_CMP_KERNEL(le, LE, B_LE)
+SC__PW_CMP_KERNEL(gt, GT, B_GT)
+SC__PW_CMP_KERNEL(ge, GE, B_GE)
 
 /* op on the two tensor arguments at indices a and b. */
-static sc_status backward_kernel(sc__kernel_call *c, binop op, size_t a,
-                                 size_t b)
+sc_status sc__pw_backward_kernel(sc__kernel_call *c, sc__pw_binop op,
+                                 size_t a, size_t b)
 {
-    operand o[2];
-    SC_TRY(get_operand(c, a, &o[0]));
-    SC_TRY(get_operand(c, b, &o[1]));
+    sc__pw_operand o[2];
+    SC_TRY(sc__pw_get_operand(c, a, &o[0]));
+    SC_TRY(sc__pw_get_operand(c, b, &o[1]));
     if (!o[0].t || !o[1].t)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "backward ops take two tensors");
-    return run_binary(c, op, o, 1, 0, true);
+    return sc__pw_run_binary(c, op, o, 1, 0, true);
 }
 
 /* tanh_backward(Tensor grad_output, Tensor output) */
 sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_TANH_BWD,
+    return sc__pw_backward_kernel(call, B_TANH_BWD,
                            SC_KARG_TANH_BACKWARD_GRAD_OUTPUT,
                            SC_KARG_TANH_BACKWARD_OUTPUT);
 }
@@ -689,7 +656,7 @@ sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
 /* sigmoid_backward(Tensor grad_output, Tensor output) */
 sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_SIGMOID_BWD,
+    return sc__pw_backward_kernel(call, B_SIGMOID_BWD,
                            SC_KARG_SIGMOID_BACKWARD_GRAD_OUTPUT,
                            SC_KARG_SIGMOID_BACKWARD_OUTPUT);
 }
@@ -697,7 +664,7 @@ sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
 /* silu_backward(Tensor grad_output, Tensor self) */
 sc_status sc__kernel_silu_backward(sc__kernel_call *call)
 {
-    return backward_kernel(call, B_SILU_BWD,
+    return sc__pw_backward_kernel(call, B_SILU_BWD,
                            SC_KARG_SILU_BACKWARD_GRAD_OUTPUT,
                            SC_KARG_SILU_BACKWARD_SELF);
 }
@@ -706,8 +673,8 @@ sc_status sc__kernel_silu_backward(sc__kernel_call *call)
 sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
 {
     bool t;
-    SC_TRY(gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t));
-    return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
+    SC_TRY(sc__pw_gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t));
+    return sc__pw_backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
                            SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
                            SC_KARG_GELU_BACKWARD_SELF);
 }
@@ -715,22 +682,23 @@ sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
 /* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */
 sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
 {
-    operand o[2];
+    sc__pw_operand o[2];
     double th;
-    SC_TRY(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT, &o[0]));
-    SC_TRY(get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
+    SC_TRY(sc__pw_get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT,
+                              &o[0]));
+    SC_TRY(sc__pw_get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
     SC_TRY(sc__arg_double(call, SC_KARG_THRESHOLD_BACKWARD_THRESHOLD, &th));
     if (!o[0].t || !o[1].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "threshold_backward takes two tensors");
-    return run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
+    return sc__pw_run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
 }
 
 /* where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) */
 sc_status sc__kernel_where(sc__kernel_call *call)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS];
-    operand o[3];
+    sc__pw_operand o[3];
     size_t ndim, n, k, es;
     sc_dtype rd;
     sc__ctype ct;
@@ -738,9 +706,9 @@ sc_status sc__kernel_where(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(get_operand(call, SC_KARG_WHERE_CONDITION, &o[0]));
-    SC_CHECK(get_operand(call, SC_KARG_WHERE_SELF, &o[1]));
-    SC_CHECK(get_operand(call, SC_KARG_WHERE_OTHER, &o[2]));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_CONDITION, &o[0]));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_SELF, &o[1]));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_OTHER, &o[2]));
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "where: the condition must be a tensor");
@@ -775,7 +743,7 @@ fail:
 sc_status sc__kernel_masked_fill(sc__kernel_call *call)
 {
     const sc_tensor *self, *mask;
-    operand v;
+    sc__pw_operand v;
     sc__ctype ct;
     void *bs = NULL, *bm = NULL;
     sc_tensor *r = NULL;
@@ -784,7 +752,7 @@ sc_status sc__kernel_masked_fill(sc__kernel_call *call)
 
     SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_SELF, &self));
     SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_MASK, &mask));
-    SC_CHECK(get_operand(call, SC_KARG_MASKED_FILL_VALUE, &v));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_MASKED_FILL_VALUE, &v));
     if (mask->dtype != SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "masked_fill: the mask must be bool");
@@ -828,7 +796,7 @@ fail:
  * least one bound is required. */
 sc_status sc__kernel_clamp(sc__kernel_call *call)
 {
-    operand o[3];
+    sc__pw_operand o[3];
     bool has_lo, has_hi;
     size_t n, k, no = 1;
     sc_dtype rd;
@@ -837,7 +805,7 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(get_operand(call, SC_KARG_CLAMP_SELF, &o[0]));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_SELF, &o[0]));
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "clamp: self must be a tensor");
@@ -848,9 +816,9 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
                              "clamp: at least one of 'min' or 'max' must "
                              "not be None");
     if (has_lo)
-        SC_CHECK(get_operand(call, SC_KARG_CLAMP_MIN, &o[no++]));
+        SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MIN, &o[no++]));
     if (has_hi)
-        SC_CHECK(get_operand(call, SC_KARG_CLAMP_MAX, &o[no++]));
+        SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MAX, &o[no++]));
     SC_CHECK(result_dtype(no, o, &rd, call->err));
     if (rd == SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
@@ -860,8 +828,8 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
                         call->err));
     n = sc_tensor_numel(o[0].t);
     {
-        const operand *lo = has_lo ? &o[1] : NULL;
-        const operand *hi = has_hi ? &o[no - 1] : NULL;
+        const sc__pw_operand *lo = has_lo ? &o[1] : NULL;
+        const sc__pw_operand *hi = has_hi ? &o[no - 1] : NULL;
         if (ct == SC__CT_F32) {
             float *v = buf, l = lo ? (float)lo->f : 0, h = hi ? (float)hi->f
                                                               : 0;
