@@ -56,8 +56,8 @@ sc_status sc__pw_get_operand(sc__kernel_call *c, size_t i,
     return sc__arg_tensor(c, i, &o->t); /* the error message */
 }
 
-static sc_status result_dtype(size_t n, const sc__pw_operand *o, sc_dtype *out,
-                              sc_error *err)
+sc_status sc__pw_result_dtype(size_t n, const sc__pw_operand *o,
+                              sc_dtype *out, sc_error *err)
 {
     sc_operand ops[4];
     size_t i;
@@ -69,9 +69,8 @@ static sc_status result_dtype(size_t n, const sc__pw_operand *o, sc_dtype *out,
 }
 
 /* The broadcast shape of the tensor operands. */
-static sc_status operands_shape(size_t n, const sc__pw_operand *o,
-                                size_t *ndim,
-                                int64_t *sizes, sc_error *err)
+sc_status sc__pw_operands_shape(size_t n, const sc__pw_operand *o,
+                                size_t *ndim, int64_t *sizes, sc_error *err)
 {
     size_t i;
     *ndim = 0;
@@ -88,7 +87,7 @@ static sc_status operands_shape(size_t n, const sc__pw_operand *o,
     return SC_OK;
 }
 
-static sc_status operand_gather(const sc__pw_operand *o, size_t ndim,
+sc_status sc__pw_operand_gather(const sc__pw_operand *o, size_t ndim,
                                 const int64_t *sizes, sc__ctype ct,
                                 void **out, sc_error *err)
 {
@@ -496,7 +495,7 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(result_dtype(2, o, &common, c->err));
+    SC_CHECK(sc__pw_result_dtype(2, o, &common, c->err));
     if (op == B_DIV && !sc__is_float(common))
         common = SC_DTYPE_F32;
     if (float_only && !sc__is_float(common))
@@ -512,9 +511,9 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
     if (!sc__is_float(common) && alpha != floor(alpha))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "alpha must be an integer for integer tensors");
-    SC_CHECK(operands_shape(2, o, &ndim, sizes, c->err));
-    SC_CHECK(operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
-    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
+    SC_CHECK(sc__pw_operands_shape(2, o, &ndim, sizes, c->err));
+    SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
+    SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
     SC_CHECK(sc__numel_checked(ndim, sizes, &n, c->err));
     if (ct == SC__CT_F32) {
         float *x = ba, *y = bb;
@@ -712,14 +711,14 @@ sc_status sc__kernel_where(sc__kernel_call *call)
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "where: the condition must be a tensor");
-    SC_CHECK(result_dtype(2, &o[1], &rd, call->err));
+    SC_CHECK(sc__pw_result_dtype(2, &o[1], &rd, call->err));
     ct = sc__ctype_of(rd);
     es = sc__ctype_size(ct);
-    SC_CHECK(operands_shape(3, o, &ndim, sizes, call->err));
-    SC_CHECK(operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
+    SC_CHECK(sc__pw_operands_shape(3, o, &ndim, sizes, call->err));
+    SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
                             call->err));
-    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
-    SC_CHECK(operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
+    SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
+    SC_CHECK(sc__pw_operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
     SC_CHECK(sc__numel_checked(ndim, sizes, &n, call->err));
     for (k = 0; k < n; k++)
         if (!((int64_t *)bc)[k])
@@ -819,7 +818,7 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
         SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MIN, &o[no++]));
     if (has_hi)
         SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MAX, &o[no++]));
-    SC_CHECK(result_dtype(no, o, &rd, call->err));
+    SC_CHECK(sc__pw_result_dtype(no, o, &rd, call->err));
     if (rd == SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "clamp is not supported on bool tensors");

@@ -38,6 +38,19 @@ typedef enum sc__pw_binop {
 sc_status sc__pw_get_operand(sc__kernel_call *c, size_t i,
                              sc__pw_operand *o);
 
+/* PyTorch's result_type of the n (at most 4) operands. */
+sc_status sc__pw_result_dtype(size_t n, const sc__pw_operand *o,
+                              sc_dtype *out, sc_error *err);
+
+/* The broadcast shape of the tensor operands of o[0..n). */
+sc_status sc__pw_operands_shape(size_t n, const sc__pw_operand *o,
+                                size_t *ndim, int64_t *sizes, sc_error *err);
+
+/* A new buffer (sc__malloc) of o broadcast to sizes in ct, row-major. */
+sc_status sc__pw_operand_gather(const sc__pw_operand *o, size_t ndim,
+                                const int64_t *sizes, sc__ctype ct,
+                                void **out, sc_error *err);
+
 /* The unary op on the tensor argument `self`. */
 sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self, sc__pw_unop op);
 
