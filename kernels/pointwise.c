@@ -263,10 +263,6 @@ SC__PW_UNARY_KERNEL(exp, EXP, U_EXP)
 SC__PW_UNARY_KERNEL(log, LOG, U_LOG)
 SC__PW_UNARY_KERNEL(sqrt, SQRT, U_SQRT)
 SC__PW_UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
-SC__PW_UNARY_KERNEL(tanh, TANH, U_TANH)
-SC__PW_UNARY_KERNEL(sigmoid, SIGMOID, U_SIGMOID)
-SC__PW_UNARY_KERNEL(relu, RELU, U_RELU)
-SC__PW_UNARY_KERNEL(silu, SILU, U_SILU)
 SC__PW_UNARY_KERNEL(abs, ABS, U_ABS)
 SC__PW_UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
 SC__PW_UNARY_KERNEL(erf, ERF, U_ERF)
@@ -288,14 +284,6 @@ sc_status sc__pw_gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
                              "not '%s'",
                              c->args[i].u.s);
     return SC_OK;
-}
-
-/* gelu(Tensor self, *, str approximate='none') */
-sc_status sc__kernel_gelu(sc__kernel_call *call)
-{
-    bool t;
-    SC_TRY(sc__pw_gelu_mode(call, SC_KARG_GELU_APPROXIMATE, &t));
-    return sc__pw_run_unary(call, SC_KARG_GELU_SELF, t ? U_GELU_TANH : U_GELU);
 }
 
 /* ---- Binary and ternary ops ------------------------------------------------ */
@@ -624,12 +612,6 @@ sc_status sc__kernel_pow(sc__kernel_call *call)
                          SC_KARG_POW_TENSOR_TENSOR_EXPONENT, SC__PW_NO_ALPHA);
 }
 
-SC__PW_CMP_KERNEL(eq, EQ, B_EQ)
-SC__PW_CMP_KERNEL(ne, NE, B_NE)
-SC__PW_CMP_KERNEL(lt, LT, B_LT)
-SC__PW_CMP_KERNEL(le, LE, B_LE)
-SC__PW_CMP_KERNEL(gt, GT, B_GT)
-SC__PW_CMP_KERNEL(ge, GE, B_GE)
 
 /* op on the two tensor arguments at indices a and b. */
 sc_status sc__pw_backward_kernel(sc__kernel_call *c, sc__pw_binop op,
@@ -642,151 +624,6 @@ sc_status sc__pw_backward_kernel(sc__kernel_call *c, sc__pw_binop op,
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "backward ops take two tensors");
     return sc__pw_run_binary(c, op, o, 1, 0, true);
-}
-
-/* tanh_backward(Tensor grad_output, Tensor output) */
-sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
-{
-    return sc__pw_backward_kernel(call, B_TANH_BWD,
-                           SC_KARG_TANH_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_TANH_BACKWARD_OUTPUT);
-}
-
-/* sigmoid_backward(Tensor grad_output, Tensor output) */
-sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
-{
-    return sc__pw_backward_kernel(call, B_SIGMOID_BWD,
-                           SC_KARG_SIGMOID_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_SIGMOID_BACKWARD_OUTPUT);
-}
-
-/* silu_backward(Tensor grad_output, Tensor self) */
-sc_status sc__kernel_silu_backward(sc__kernel_call *call)
-{
-    return sc__pw_backward_kernel(call, B_SILU_BWD,
-                           SC_KARG_SILU_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_SILU_BACKWARD_SELF);
-}
-
-/* gelu_backward(Tensor grad_output, Tensor self, *, str approximate) */
-sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
-{
-    bool t;
-    SC_TRY(sc__pw_gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t));
-    return sc__pw_backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
-                           SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_GELU_BACKWARD_SELF);
-}
-
-/* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */
-sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
-{
-    sc__pw_operand o[2];
-    double th;
-    SC_TRY(sc__pw_get_operand(call, SC_KARG_THRESHOLD_BACKWARD_GRAD_OUTPUT,
-                              &o[0]));
-    SC_TRY(sc__pw_get_operand(call, SC_KARG_THRESHOLD_BACKWARD_SELF, &o[1]));
-    SC_TRY(sc__arg_double(call, SC_KARG_THRESHOLD_BACKWARD_THRESHOLD, &th));
-    if (!o[0].t || !o[1].t)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "threshold_backward takes two tensors");
-    return sc__pw_run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
-}
-
-/* where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) */
-sc_status sc__kernel_where(sc__kernel_call *call)
-{
-    int64_t sizes[SC_TENSOR_MAX_DIMS];
-    sc__pw_operand o[3];
-    size_t ndim, n, k, es;
-    sc_dtype rd;
-    sc__ctype ct;
-    void *bc = NULL, *ba = NULL, *bb = NULL;
-    sc_tensor *r = NULL;
-    sc_status status;
-
-    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_CONDITION, &o[0]));
-    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_SELF, &o[1]));
-    SC_CHECK(sc__pw_get_operand(call, SC_KARG_WHERE_OTHER, &o[2]));
-    if (!o[0].t)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "where: the condition must be a tensor");
-    SC_CHECK(sc__pw_result_dtype(2, &o[1], &rd, call->err));
-    ct = sc__ctype_of(rd);
-    es = sc__ctype_size(ct);
-    SC_CHECK(sc__pw_operands_shape(3, o, &ndim, sizes, call->err));
-    SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
-                            call->err));
-    SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
-    SC_CHECK(sc__pw_operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, call->err));
-    for (k = 0; k < n; k++)
-        if (!((int64_t *)bc)[k])
-            memcpy((char *)ba + k * es, (char *)bb + k * es, es);
-    SC_CHECK(sc__new(rd, ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, ba);
-    sc__free(bc);
-    sc__free(ba);
-    sc__free(bb);
-    return sc__out(call, r);
-fail:
-    sc__free(bc);
-    sc__free(ba);
-    sc__free(bb);
-    sc_tensor_free(r);
-    return status;
-}
-
-/* masked_fill(Tensor self, Tensor mask, Scalar|Tensor value): self's
- * dtype and shape (the mask broadcasts to self). */
-sc_status sc__kernel_masked_fill(sc__kernel_call *call)
-{
-    const sc_tensor *self, *mask;
-    sc__pw_operand v;
-    sc__ctype ct;
-    void *bs = NULL, *bm = NULL;
-    sc_tensor *r = NULL;
-    size_t n, k;
-    sc_status status;
-
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_SELF, &self));
-    SC_CHECK(sc__arg_tensor(call, SC_KARG_MASKED_FILL_MASK, &mask));
-    SC_CHECK(sc__pw_get_operand(call, SC_KARG_MASKED_FILL_VALUE, &v));
-    if (mask->dtype != SC_DTYPE_B8)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "masked_fill: the mask must be bool");
-    if (v.t) {
-        if (v.t->ndim != 0)
-            return sc__error_set(call->err, SC_ERR_SHAPE,
-                                 "masked_fill: the value tensor must be 0-d");
-        v.f = sc_tensor_item_double(v.t, 0);
-        v.i = sc_tensor_item_int64(v.t, 0);
-    }
-    ct = sc__ctype_of(self->dtype);
-    SC_CHECK(sc__gather(self, self->ndim, self->sizes, ct, &bs, call->err));
-    SC_CHECK(sc__gather(mask, self->ndim, self->sizes, SC__CT_I64, &bm,
-                        call->err));
-    n = sc_tensor_numel(self);
-    for (k = 0; k < n; k++) {
-        if (!((int64_t *)bm)[k])
-            continue;
-        if (ct == SC__CT_F32)
-            ((float *)bs)[k] = (float)v.f;
-        else if (ct == SC__CT_F64)
-            ((double *)bs)[k] = v.f;
-        else
-            ((int64_t *)bs)[k] = v.i;
-    }
-    SC_CHECK(sc__new(self->dtype, self->ndim, self->sizes, &r, call->err));
-    sc__scatter(r, ct, bs);
-    sc__free(bs);
-    sc__free(bm);
-    return sc__out(call, r);
-fail:
-    sc__free(bs);
-    sc__free(bm);
-    sc_tensor_free(r);
-    return status;
 }
 
 /* clamp(Tensor self, Scalar? min=None, Scalar? max=None): min(max(x, lo),
