@@ -19,24 +19,24 @@ sc_status sc__kernel_gelu(sc__kernel_call *call)
 sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
 {
     return sc__pw_backward_kernel(call, B_TANH_BWD,
-                           SC_KARG_TANH_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_TANH_BACKWARD_OUTPUT);
+                                  SC_KARG_TANH_BACKWARD_GRAD_OUTPUT,
+                                  SC_KARG_TANH_BACKWARD_OUTPUT);
 }
 
 /* sigmoid_backward(Tensor grad_output, Tensor output) */
 sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
 {
     return sc__pw_backward_kernel(call, B_SIGMOID_BWD,
-                           SC_KARG_SIGMOID_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_SIGMOID_BACKWARD_OUTPUT);
+                                  SC_KARG_SIGMOID_BACKWARD_GRAD_OUTPUT,
+                                  SC_KARG_SIGMOID_BACKWARD_OUTPUT);
 }
 
 /* silu_backward(Tensor grad_output, Tensor self) */
 sc_status sc__kernel_silu_backward(sc__kernel_call *call)
 {
     return sc__pw_backward_kernel(call, B_SILU_BWD,
-                           SC_KARG_SILU_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_SILU_BACKWARD_SELF);
+                                  SC_KARG_SILU_BACKWARD_GRAD_OUTPUT,
+                                  SC_KARG_SILU_BACKWARD_SELF);
 }
 
 /* gelu_backward(Tensor grad_output, Tensor self, *, str approximate) */
@@ -45,8 +45,8 @@ sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
     bool t;
     SC_TRY(sc__pw_gelu_mode(call, SC_KARG_GELU_BACKWARD_APPROXIMATE, &t));
     return sc__pw_backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD,
-                           SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
-                           SC_KARG_GELU_BACKWARD_SELF);
+                                  SC_KARG_GELU_BACKWARD_GRAD_OUTPUT,
+                                  SC_KARG_GELU_BACKWARD_SELF);
 }
 
 /* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */

@@ -1,4 +1,7 @@
-/* symcut — kernels: elementwise ops with broadcasting and type promotion.
+/* symcut — kernels: pointwise arithmetic (add, sub, mul, div, pow, neg,
+ * exp, ..., clamp, native_dropout_backward) and the elementwise machinery
+ * (kernels/pointwise.h) the activation and selection kernels share:
+ * elementwise ops with broadcasting and type promotion.
  *
  * Every operand (a tensor or a Python scalar) is gathered, broadcast and
  * converted, into a contiguous buffer of the compute type (float for f32,
@@ -558,13 +561,13 @@ sc_status sc__pw_binary_kernel(sc__kernel_call *c, sc__pw_binop op,
 sc_status sc__kernel_add(sc__kernel_call *call)
 {
     return sc__pw_binary_kernel(call, B_ADD, SC_KARG_ADD_TENSOR_SELF,
-                         SC_KARG_ADD_TENSOR_OTHER, SC_KARG_ADD_TENSOR_ALPHA);
+                                SC_KARG_ADD_TENSOR_OTHER, SC_KARG_ADD_TENSOR_ALPHA);
 }
 
 sc_status sc__kernel_sub(sc__kernel_call *call)
 {
     return sc__pw_binary_kernel(call, B_SUB, SC_KARG_SUB_TENSOR_SELF,
-                         SC_KARG_SUB_TENSOR_OTHER, SC_KARG_SUB_TENSOR_ALPHA);
+                                SC_KARG_SUB_TENSOR_OTHER, SC_KARG_SUB_TENSOR_ALPHA);
 }
 
 /* rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1):
@@ -572,13 +575,13 @@ sc_status sc__kernel_sub(sc__kernel_call *call)
 sc_status sc__kernel_rsub(sc__kernel_call *call)
 {
     return sc__pw_binary_kernel(call, B_RSUB, SC_KARG_RSUB_SCALAR_SELF,
-                         SC_KARG_RSUB_SCALAR_OTHER, SC_KARG_RSUB_SCALAR_ALPHA);
+                                SC_KARG_RSUB_SCALAR_OTHER, SC_KARG_RSUB_SCALAR_ALPHA);
 }
 
 sc_status sc__kernel_mul(sc__kernel_call *call)
 {
     return sc__pw_binary_kernel(call, B_MUL, SC_KARG_MUL_TENSOR_SELF,
-                         SC_KARG_MUL_TENSOR_OTHER, SC__PW_NO_ALPHA);
+                                SC_KARG_MUL_TENSOR_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* div(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) */
@@ -602,14 +605,14 @@ sc_status sc__kernel_div(sc__kernel_call *call)
                                  "div: unknown rounding_mode '%s'", m);
     }
     return sc__pw_binary_kernel(call, op, SC_KARG_DIV_TENSOR_MODE_SELF,
-                         SC_KARG_DIV_TENSOR_MODE_OTHER, SC__PW_NO_ALPHA);
+                                SC_KARG_DIV_TENSOR_MODE_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* pow(Tensor|Scalar self, Tensor|Scalar exponent) */
 sc_status sc__kernel_pow(sc__kernel_call *call)
 {
     return sc__pw_binary_kernel(call, B_POW, SC_KARG_POW_TENSOR_TENSOR_SELF,
-                         SC_KARG_POW_TENSOR_TENSOR_EXPONENT, SC__PW_NO_ALPHA);
+                                SC_KARG_POW_TENSOR_TENSOR_EXPONENT, SC__PW_NO_ALPHA);
 }
 
 

@@ -32,7 +32,7 @@ sc_status sc__kernel_where(sc__kernel_call *call)
     es = sc__ctype_size(ct);
     SC_CHECK(sc__pw_operands_shape(3, o, &ndim, sizes, call->err));
     SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
-                            call->err));
+                                   call->err));
     SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
     SC_CHECK(sc__pw_operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
     SC_CHECK(sc__numel_checked(ndim, sizes, &n, call->err));

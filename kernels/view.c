@@ -1,6 +1,6 @@
 /* symcut — kernels: views and reshapes (t, transpose, permute, view,
  * reshape, expand, select, slice, unsqueeze, squeeze, as_strided, alias,
- * split, split_with_sizes, unbind) and nonzero. */
+ * split, split_with_sizes, unbind). */
 #include "kernels/kernels-internal.h"
 
 /* Store *t as the result when status is SC_OK (t is read after the call
