@@ -4,16 +4,13 @@
 #include "graph/ops.h"
 #include "util/internal.h"
 
+#define SPELLING(NAME, spelling) spelling,
 static const char *const class_names[SC_CLASS_COUNT_] = {
-    "pointwise", "view",     "reduction", "compute_intensive",
-    "random",    "creation", "symbolic",  "other",
-};
+    SC__OP_CLASSES(SPELLING)};
 
 static const char *const type_base_names[SC_TYPE_BASE_COUNT_] = {
-    "Tensor", "int", "SymInt", "float", "SymFloat", "bool", "SymBool", "str",
-    "Scalar", "ScalarType", "Layout", "Device", "MemoryFormat", "Generator",
-    "Dimname", "Any",
-};
+    SC__OP_TYPE_BASES(SPELLING)};
+#undef SPELLING
 
 const char *sc__op_class_name(sc__op_class cls)
 {

@@ -1,10 +1,16 @@
 /* symcut — the op table: the types of the tables that graph/gen/gen-ops
  * generates from graph/ops.yaml, and the functions that read them.
  *
+ * Included by graph/, kernels/ and partition/ only (and, outside the
+ * library, by the generator's tests/gen/test-ops.c); the public headers
+ * never include it.
+ *
  * This header is written by hand; the generated graph/ops-gen.h (included
  * below) supplies the enums that depend on the table (sc__op, SC_OP_MM, ...;
  * sc__shape_rule; sc__kernel_id; sc__flops_formula) and the generated
- * graph/ops-gen.c defines the tables declared here.  Include this header,
+ * graph/ops-gen.c defines the tables declared here; graph/ops-vocab.h
+ * holds the lists its type, default and class enums are expanded from
+ * (the generator expands the same lists).  Include this header,
  * never ops-gen.h directly.  Not installed; nothing here is public API.
  *
  * The table is read-only data: no global mutable state, safe from any
@@ -19,6 +25,8 @@
 
 #include <symcut/error.h>
 
+#include "graph/ops-vocab.h"
+
 /* ---- Dispatch signatures ------------------------------------------------
  * A shape rule `sc__shape_<rule>` and a kernel `sc__kernel_<name>` each take
  * one call context.  The graph part defines struct sc__shape_call (node,
@@ -31,42 +39,24 @@ typedef sc_status (*sc__kernel_fn)(struct sc__kernel_call *call);
 
 #include "graph/ops-gen.h"
 
-/* ---- Recompute classes -------------------------------------------------- */
+/* ---- Recompute classes (graph/ops-vocab.h) ------------------------------ */
+#define SC__OP_CLASS_ENUM(NAME, spelling) SC_CLASS_##NAME,
 typedef enum sc__op_class {
-    SC_CLASS_POINTWISE,         /* elementwise, fusible: add, gelu, where   */
-    SC_CLASS_VIEW,              /* aliases or reindexes its input: view, t  */
-    SC_CLASS_REDUCTION,         /* cheap sum-like reductions: sum, amax     */
-    SC_CLASS_COMPUTE_INTENSIVE, /* matmuls, convolutions, norms, softmax    */
-    SC_CLASS_RANDOM,            /* draws random numbers: bernoulli_, dropout */
-    SC_CLASS_CREATION,          /* new tensor from sizes only: zeros, full  */
-    SC_CLASS_SYMBOLIC,          /* symbolic-integer valued: sym_size, s0*2   */
-    SC_CLASS_OTHER,             /* everything else: cat, embedding, nonzero */
+    SC__OP_CLASSES(SC__OP_CLASS_ENUM)
     SC_CLASS_COUNT_
 } sc__op_class;
+#undef SC__OP_CLASS_ENUM
 
 /* ---- Schema types ---------------------------------------------------------
  * A type of PyTorch's schema language: a base type, optionally a list
  * (`int[]`, fixed size `int[2]`), whose elements may be optional
  * (`Tensor?[]`), and the whole optional (`Tensor?`, `int[1]?`). */
+#define SC__OP_TYPE_ENUM(NAME, spelling) SC_TYPE_##NAME,
 typedef enum sc__type_base {
-    SC_TYPE_TENSOR,
-    SC_TYPE_INT,
-    SC_TYPE_SYMINT,
-    SC_TYPE_FLOAT,
-    SC_TYPE_SYMFLOAT,
-    SC_TYPE_BOOL,
-    SC_TYPE_SYMBOOL,
-    SC_TYPE_STR,
-    SC_TYPE_SCALAR,
-    SC_TYPE_SCALAR_TYPE,
-    SC_TYPE_LAYOUT,
-    SC_TYPE_DEVICE,
-    SC_TYPE_MEMORY_FORMAT,
-    SC_TYPE_GENERATOR,
-    SC_TYPE_DIMNAME,
-    SC_TYPE_ANY,                /* getitem's container and result */
+    SC__OP_TYPE_BASES(SC__OP_TYPE_ENUM)
     SC_TYPE_BASE_COUNT_
 } sc__type_base;
+#undef SC__OP_TYPE_ENUM
 
 typedef struct sc__type {
     sc__type_base base;
@@ -85,21 +75,12 @@ typedef struct sc__alias {
     bool to_wildcard;
 } sc__alias;
 
-/* ---- Default values ------------------------------------------------------ */
+/* ---- Default values (graph/ops-vocab.h) --------------------------------- */
+#define SC__OP_DEFAULT_ENUM(NAME) SC_DEF_##NAME,
 typedef enum sc__default_kind {
-    SC_DEF_ABSENT,              /* no default: the argument is required */
-    SC_DEF_NONE,                /* None */
-    SC_DEF_BOOL,                /* i is 0 or 1 */
-    SC_DEF_INT,                 /* i; `int reduction=Mean` is 1 */
-    SC_DEF_FLOAT,               /* f */
-    SC_DEF_STR,                 /* s, unquoted: `str approximate='none'` */
-    SC_DEF_INT_LIST,            /* ints[0..n) */
-    SC_DEF_FLOAT_LIST,          /* floats[0..n) */
-    SC_DEF_BOOL_LIST,           /* ints[0..n), each 0 or 1 */
-    SC_DEF_SCALAR_TYPE,         /* s: torch dtype name, "int64" for `long` */
-    SC_DEF_LAYOUT,              /* s: "strided" */
-    SC_DEF_MEMORY_FORMAT        /* s: "contiguous_format" */
+    SC__OP_DEFAULT_KINDS(SC__OP_DEFAULT_ENUM)
 } sc__default_kind;
+#undef SC__OP_DEFAULT_ENUM
 
 typedef struct sc__default {
     sc__default_kind kind;
@@ -172,13 +153,11 @@ extern const char *const sc__shape_rule_names[];
 extern const char *const sc__kernel_names[];
 extern const char *const sc__flops_formula_names[];
 
-/* The dispatch tables, indexed by rule and by kernel.  The kernel table is
- * generated into graph/ops-kernels-gen.c, which the library compiles (the
- * interpreter dispatches through it); the shape-rule table into
- * graph/ops-shapes-gen.c, which the build compiles once every
- * sc__shape_<rule> exists. */
+/* The shape-rule dispatch table, indexed by rule (generated into
+ * graph/ops-shapes-gen.c).  The kernel dispatch table, indexed by kernel,
+ * and the kernels' prototypes are generated into kernels/kernels-gen.h and
+ * kernels/kernels-gen.c. */
 extern const sc__shape_fn sc__shape_rule_fns[];
-extern const sc__kernel_fn sc__kernel_fns[];
 
 /* The entry of an op; op must be a valid sc__op. */
 static inline const sc__op_info *sc__op_get(sc__op op)

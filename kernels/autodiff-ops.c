@@ -17,7 +17,7 @@ sc_status sc__kernel_sgn(sc__kernel_call *call)
     sc_status status;
     size_t i, n;
     double *d;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SGN_SELF, &x));
     if (sc_dtype_kind(x->dtype) == 'c' || sc_dtype_kind(x->dtype) == 'b')
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "sgn of a %s tensor", sc_dtype_code(x->dtype));
@@ -38,24 +38,22 @@ fail:
     return status;
 }
 
-/* A zero tensor of input_sizes (argument 1) in grad's dtype. */
-static sc_status zeros_of(sc__kernel_call *call, const sc_tensor *grad,
-                          sc_tensor **out)
+/* A zero tensor of the int-list argument input_sizes in grad's dtype. */
+static sc_status zeros_of(sc__kernel_call *call, size_t input_sizes,
+                          const sc_tensor *grad, sc_tensor **out)
 {
     size_t n;
     const int64_t *sizes;
     sc_status status;
-    SC_CHECK(sc__arg_ints(call, 1, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, input_sizes, &n, &sizes));
     if (n > SC_TENSOR_MAX_DIMS)
         return sc__error_set(call->err, SC_ERR_LIMIT, "%zu dims", n);
-    SC_CHECK(sc_tensor_new(grad->dtype, n, sizes, out, call->err));
+    SC_TRY(sc_tensor_new(grad->dtype, n, sizes, out, call->err));
     status = sc_tensor_fill(*out, 0.0, call->err);
     if (status != SC_OK) {
         sc_tensor_free(*out);
         *out = NULL;
     }
-    return status;
-fail:
     return status;
 }
 
@@ -80,18 +78,16 @@ sc_status sc__kernel_select_backward(sc__kernel_call *call)
     sc_tensor *r = NULL, *view = NULL;
     int64_t dim, index;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_int(call, 2, &dim));
-    SC_CHECK(sc__arg_int(call, 3, &index));
-    SC_CHECK(zeros_of(call, g, &r));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SELECT_BACKWARD_GRAD_OUTPUT, &g));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_BACKWARD_DIM, &dim));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_BACKWARD_INDEX, &index));
+    SC_TRY(zeros_of(call, SC_KARG_SELECT_BACKWARD_INPUT_SIZES, g, &r));
     status = sc_tensor_select(r, dim, index, &view, call->err);
     if (status != SC_OK) {
         sc_tensor_free(r);
         return status;
     }
     return fill_view(call, r, view, g);
-fail:
-    return status;
 }
 
 /* slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim,
@@ -103,20 +99,18 @@ sc_status sc__kernel_slice_backward(sc__kernel_call *call)
     sc_tensor *r = NULL, *view = NULL;
     int64_t dim, start, end, step;
     sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_int(call, 2, &dim));
-    SC_CHECK(sc__arg_int(call, 3, &start));
-    SC_CHECK(sc__arg_int(call, 4, &end));
-    SC_CHECK(sc__arg_int(call, 5, &step));
-    SC_CHECK(zeros_of(call, g, &r));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SLICE_BACKWARD_GRAD_OUTPUT, &g));
+    SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_DIM, &dim));
+    SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_START, &start));
+    SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_END, &end));
+    SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_STEP, &step));
+    SC_TRY(zeros_of(call, SC_KARG_SLICE_BACKWARD_INPUT_SIZES, g, &r));
     status = sc_tensor_slice(r, dim, start, end, step, &view, call->err);
     if (status != SC_OK) {
         sc_tensor_free(r);
         return status;
     }
     return fill_view(call, r, view, g);
-fail:
-    return status;
 }
 
 /* Walk the multi-index idx over sizes (row-major); false after the last. */
@@ -184,12 +178,17 @@ sc_status sc__kernel_as_strided_backward(sc__kernel_call *call)
     sc_tensor *tmp = NULL, *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_ints(call, 1, &nin, &in_sizes));
-    SC_CHECK(sc__arg_ints(call, 2, &nins, &in_strides));
-    SC_CHECK(sc__arg_ints(call, 3, &n, &sizes));
-    SC_CHECK(sc__arg_ints(call, 4, &ns, &strides));
-    SC_CHECK(sc__arg_int(call, 5, &off));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_AS_STRIDED_BACKWARD_GRAD_OUTPUT,
+                            &g));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_BACKWARD_INPUT_SIZES, &nin,
+                          &in_sizes));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_BACKWARD_INPUT_STRIDES,
+                          &nins, &in_strides));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_BACKWARD_SIZE, &n, &sizes));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_AS_STRIDED_BACKWARD_STRIDE, &ns,
+                          &strides));
+    SC_CHECK(sc__arg_int(call, SC_KARG_AS_STRIDED_BACKWARD_STORAGE_OFFSET,
+                         &off));
     if (nin != nins || n != ns || nin > SC_TENSOR_MAX_DIMS ||
         n > SC_TENSOR_MAX_DIMS)
         return sc__error_set(call->err, SC_ERR_SHAPE,

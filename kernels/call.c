@@ -110,6 +110,15 @@ sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
     return bad_arg(c, i, "Tensor[]");
 }
 
+sc_status sc__arg_float_check(sc__kernel_call *c, const sc_tensor *t,
+                              const char *what)
+{
+    if (!sc__is_float(t->dtype))
+        return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
+                                                  "tensor", what);
+    return SC_OK;
+}
+
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t)
 {
     if (c->nouts >= c->max_outs) {
@@ -161,26 +170,24 @@ sc_status sc__arg_mask(sc__kernel_call *c, size_t i, size_t n, bool *mask)
     return SC_OK;
 }
 
-sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t i)
+sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
+                               size_t device, size_t pin_memory)
 {
     bool pin = false;
-    if (!sc__arg_is_none(c, i) &&
-        (c->args[i].kind != SC__KARG_STR ||
-         strcmp(c->args[i].u.s, "strided") != 0))
+    if (!sc__arg_is_none(c, layout) &&
+        (c->args[layout].kind != SC__KARG_STR ||
+         strcmp(c->args[layout].u.s, "strided") != 0))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
                              "kernel argument %zu: only the strided layout "
-                             "is supported", i);
-    if (!sc__arg_is_none(c, i + 1) &&
-        (c->args[i + 1].kind != SC__KARG_STR ||
-         strncmp(c->args[i + 1].u.s, "cpu", 3) != 0))
+                             "is supported", layout);
+    if (!sc__arg_is_none(c, device) &&
+        (c->args[device].kind != SC__KARG_STR ||
+         strncmp(c->args[device].u.s, "cpu", 3) != 0))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
                              "kernel argument %zu: only the cpu device is "
-                             "supported", i + 1);
-    if (!sc__arg_is_none(c, i + 2)) {
-        sc_status status = sc__arg_bool(c, i + 2, &pin);
-        if (status != SC_OK)
-            return status;
-    }
+                             "supported", device);
+    if (!sc__arg_is_none(c, pin_memory))
+        SC_TRY(sc__arg_bool(c, pin_memory, &pin));
     (void)pin; /* pinned memory means nothing on CPU */
     return SC_OK;
 }

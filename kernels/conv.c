@@ -196,8 +196,7 @@ static sc_status int_list3(sc__kernel_call *c, size_t i, size_t nsp,
 {
     const int64_t *v;
     size_t n, k;
-    sc_status status;
-    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    SC_TRY(sc__arg_ints(c, i, &n, &v));
     if (n != nsp && n != 1)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "convolution: %s has %zu entries for %zu "
@@ -213,23 +212,31 @@ static sc_status int_list3(sc__kernel_call *c, size_t i, size_t nsp,
         out[3 - nsp + k] = e;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
-/* Read (input, weight, ..., stride, padding, dilation, transposed,
- * output_padding, groups) with input at argument xi, weight at wi and
- * stride at si; check the shapes and fill the geometry. */
-static sc_status conv_parse(sc__kernel_call *c, conv_args *a, size_t xi,
-                            size_t wi, size_t si)
+/* The argument indices of a convolution's (input, weight, ..., stride,
+ * padding, dilation, transposed, output_padding, groups); CONV_INDICES(K)
+ * for kernel K. */
+typedef struct conv_indices {
+    size_t input, weight, stride, padding, dilation, transposed,
+        output_padding, groups;
+} conv_indices;
+#define CONV_INDICES(K)                                                      \
+    ((conv_indices){SC_KARG_##K##_INPUT, SC_KARG_##K##_WEIGHT,               \
+                    SC_KARG_##K##_STRIDE, SC_KARG_##K##_PADDING,             \
+                    SC_KARG_##K##_DILATION, SC_KARG_##K##_TRANSPOSED,        \
+                    SC_KARG_##K##_OUTPUT_PADDING, SC_KARG_##K##_GROUPS})
+
+/* Read the arguments at ix; check the shapes and fill the geometry. */
+static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
+                            conv_indices ix)
 {
     const sc_tensor *x, *w;
     int64_t cin, cout, in[3] = {1, 1, 1}, ker[3] = {1, 1, 1}, out[3];
     size_t k;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, xi, &a->x));
-    SC_CHECK(sc__arg_tensor(c, wi, &a->w));
+    SC_TRY(sc__arg_tensor(c, ix.input, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.weight, &a->w));
     x = a->x;
     w = a->w;
     if (x->ndim < 3 || x->ndim > 5)
@@ -245,12 +252,13 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a, size_t xi,
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "convolution: input and weight must have the "
                              "same floating dtype");
-    SC_CHECK(int_list3(c, si, a->nsp, 1, 1, "stride", a->st));
-    SC_CHECK(int_list3(c, si + 1, a->nsp, 0, 0, "padding", a->pd));
-    SC_CHECK(int_list3(c, si + 2, a->nsp, 1, 1, "dilation", a->dl));
-    SC_CHECK(sc__arg_bool(c, si + 3, &a->transposed));
-    SC_CHECK(int_list3(c, si + 4, a->nsp, 0, 0, "output_padding", a->op));
-    SC_CHECK(sc__arg_int(c, si + 5, &a->groups));
+    SC_TRY(int_list3(c, ix.stride, a->nsp, 1, 1, "stride", a->st));
+    SC_TRY(int_list3(c, ix.padding, a->nsp, 0, 0, "padding", a->pd));
+    SC_TRY(int_list3(c, ix.dilation, a->nsp, 1, 1, "dilation", a->dl));
+    SC_TRY(sc__arg_bool(c, ix.transposed, &a->transposed));
+    SC_TRY(int_list3(c, ix.output_padding, a->nsp, 0, 0, "output_padding",
+                     a->op));
+    SC_TRY(sc__arg_int(c, ix.groups, &a->groups));
     if (a->groups < 1)
         return sc__error_set(c->err, SC_ERR_INVALID,
                              "convolution: groups must be positive");
@@ -322,8 +330,6 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a, size_t xi,
         a->g.dl[k] = a->dl[k];
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 static void run_gather(sc__ctype ct, const cgeom *g, void *small,
@@ -372,8 +378,8 @@ sc_status sc__kernel_convolution(sc__kernel_call *call)
     size_t n;
     sc_status status;
 
-    SC_CHECK(conv_parse(call, &a, 0, 1, 3));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &bias));
+    SC_CHECK(conv_parse(call, &a, CONV_INDICES(CONVOLUTION)));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_CONVOLUTION_BIAS, &bias));
     if (bias && (bias->ndim != 1 || bias->sizes[0] != a.out_sizes[1]))
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "convolution: bias must be [%lld]",
@@ -436,9 +442,11 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
     int64_t C;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &go));
-    SC_CHECK(conv_parse(call, &a, 1, 2, 4));
-    SC_CHECK(sc__arg_mask(call, 10, 3, mask));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_CONVOLUTION_BACKWARD_GRAD_OUTPUT,
+                            &go));
+    SC_CHECK(conv_parse(call, &a, CONV_INDICES(CONVOLUTION_BACKWARD)));
+    SC_CHECK(sc__arg_mask(call, SC_KARG_CONVOLUTION_BACKWARD_OUTPUT_MASK, 3,
+                          mask));
     if (go->ndim != a.x->ndim || go->dtype != a.x->dtype)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "convolution_backward: grad_output must match "
@@ -451,10 +459,12 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
                                  (long long)go->sizes[i], i,
                                  (long long)a.out_sizes[i]);
     C = a.out_sizes[1];
-    if (mask[2] && !sc__arg_is_none(call, 3)) {
+    if (mask[2] && !sc__arg_is_none(call,
+                                    SC_KARG_CONVOLUTION_BACKWARD_BIAS_SIZES)) {
         const int64_t *bs;
         size_t nb;
-        SC_CHECK(sc__arg_ints(call, 3, &nb, &bs));
+        SC_CHECK(sc__arg_ints(call, SC_KARG_CONVOLUTION_BACKWARD_BIAS_SIZES,
+                              &nb, &bs));
         if (nb != 1 || bs[0] != C)
             return sc__error_set(call->err, SC_ERR_SHAPE,
                                  "convolution_backward: bias_sizes must be "
@@ -529,8 +539,7 @@ static sc_status pool_list(sc__kernel_call *c, size_t i, const char *what,
 {
     const int64_t *v;
     size_t n;
-    sc_status status;
-    SC_CHECK(sc__arg_ints(c, i, &n, &v));
+    SC_TRY(sc__arg_ints(c, i, &n, &v));
     if (n == 0 && empty_ok) {
         out[0] = dflt[0];
         out[1] = dflt[1];
@@ -542,8 +551,6 @@ static sc_status pool_list(sc__kernel_call *c, size_t i, const char *what,
     out[0] = v[0];
     out[1] = v[n - 1];
     return SC_OK;
-fail:
-    return status;
 }
 
 /* PyTorch's pooling_output_shape. */
@@ -557,24 +564,33 @@ static int64_t pool_out(int64_t in, int64_t k, int64_t pad, int64_t st,
     return o;
 }
 
-/* (self, kernel_size, stride, padding, dilation, ceil_mode) from i0. */
-static sc_status pool_parse(sc__kernel_call *c, pool_args *a, size_t xi,
-                            size_t ki)
+/* The argument indices of max_pool2d's (self, kernel_size, stride,
+ * padding, dilation, ceil_mode); POOL_INDICES(K) for kernel K. */
+typedef struct pool_indices {
+    size_t self, kernel_size, stride, padding, dilation, ceil_mode;
+} pool_indices;
+#define POOL_INDICES(K)                                                      \
+    ((pool_indices){SC_KARG_##K##_SELF, SC_KARG_##K##_KERNEL_SIZE,           \
+                    SC_KARG_##K##_STRIDE, SC_KARG_##K##_PADDING,             \
+                    SC_KARG_##K##_DILATION, SC_KARG_##K##_CEIL_MODE})
+
+/* Read the arguments at ix; check the shapes and fill the geometry. */
+static sc_status pool_parse(sc__kernel_call *c, pool_args *a,
+                            pool_indices ix)
 {
     static const int64_t zero[2] = {0, 0};
     const sc_tensor *x;
     size_t k;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, xi, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.self, &a->x));
     x = a->x;
-    SC_CHECK(pool_list(c, ki, "kernel_size", false, zero, a->k));
-    SC_CHECK(pool_list(c, ki + 1, "stride", true, a->k, a->st));
-    SC_CHECK(pool_list(c, ki + 2, "padding", false, zero, a->pd));
-    SC_CHECK(pool_list(c, ki + 3, "dilation", false, zero, a->dl));
+    SC_TRY(pool_list(c, ix.kernel_size, "kernel_size", false, zero, a->k));
+    SC_TRY(pool_list(c, ix.stride, "stride", true, a->k, a->st));
+    SC_TRY(pool_list(c, ix.padding, "padding", false, zero, a->pd));
+    SC_TRY(pool_list(c, ix.dilation, "dilation", false, zero, a->dl));
     a->ceil = false;
-    if (!sc__arg_is_none(c, ki + 4))
-        SC_CHECK(sc__arg_bool(c, ki + 4, &a->ceil));
+    if (!sc__arg_is_none(c, ix.ceil_mode))
+        SC_TRY(sc__arg_bool(c, ix.ceil_mode, &a->ceil));
     if (x->ndim != 3 && x->ndim != 4)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "max_pool2d: input must be 3-d or 4-d, not "
@@ -612,8 +628,6 @@ static sc_status pool_parse(sc__kernel_call *c, pool_args *a, size_t xi,
     a->out_sizes[x->ndim - 2] = a->OH;
     a->out_sizes[x->ndim - 1] = a->OW;
     return SC_OK;
-fail:
-    return status;
 }
 
 /* max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2]
@@ -631,7 +645,7 @@ sc_status sc__kernel_max_pool2d_with_indices(sc__kernel_call *call)
     size_t no;
     sc_status status;
 
-    SC_CHECK(pool_parse(call, &a, 0, 1));
+    SC_CHECK(pool_parse(call, &a, POOL_INDICES(MAX_POOL2D_WITH_INDICES)));
     ct = sc__ctype_of(a.x->dtype);
     no = (size_t)(a.planes * a.OH * a.OW);
     SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, SC__CT_F64, (void **)&bx,
@@ -709,9 +723,13 @@ sc_status sc__kernel_max_pool2d_with_indices_backward(sc__kernel_call *call)
     sc_status status;
     sc_tensor *r = NULL;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &go));
-    SC_CHECK(pool_parse(call, &a, 1, 2));
-    SC_CHECK(sc__arg_tensor(call, 7, &ix));
+    SC_CHECK(sc__arg_tensor(
+        call, SC_KARG_MAX_POOL2D_WITH_INDICES_BACKWARD_GRAD_OUTPUT, &go));
+    SC_CHECK(pool_parse(call, &a,
+                        POOL_INDICES(MAX_POOL2D_WITH_INDICES_BACKWARD)));
+    SC_CHECK(sc__arg_tensor(call,
+                            SC_KARG_MAX_POOL2D_WITH_INDICES_BACKWARD_INDICES,
+                            &ix));
     if (!sc__is_float(a.x->dtype) || go->dtype != a.x->dtype)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "max_pool2d backward: grad_output and self must "

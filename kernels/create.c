@@ -167,66 +167,88 @@ static sc_status finish(sc__kernel_call *c, sc_tensor *t,
 }
 
 /* size, [fill,] dtype, layout, device, pin_memory[, memory_format] */
-static sc_status factory(sc__kernel_call *c, bool has_fill, double constant,
-                         bool has_memfmt)
+/* Where the arguments of a creation op are (self, fill and memory_format
+ * only when the op has them); FACTORY_ARGS(K) for kernel K. */
+typedef struct factory_args {
+    size_t self, size, fill, dtype, layout, device, pin_memory, memory_format;
+} factory_args;
+#define FACTORY_ARGS(K)                                                      \
+    .dtype = SC_KARG_##K##_DTYPE, .layout = SC_KARG_##K##_LAYOUT,            \
+    .device = SC_KARG_##K##_DEVICE, .pin_memory = SC_KARG_##K##_PIN_MEMORY
+
+/* zeros, ones, full, empty: a new tensor of the argument `size`. */
+static sc_status factory(sc__kernel_call *c, factory_args a, bool has_fill,
+                         double constant, bool has_memfmt)
 {
     const int64_t *sizes;
-    size_t n, o = has_fill ? 2 : 1;
+    size_t n;
     fill_value v;
     sc_dtype d;
     memfmt f = MF_CONTIGUOUS;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_ints(c, 0, &n, &sizes));
+    SC_TRY(sc__arg_ints(c, a.size, &n, &sizes));
     if (has_fill) {
-        SC_CHECK(get_fill(c, 1, &v));
+        SC_TRY(get_fill(c, a.fill, &v));
     } else {
         v.kind = SC__KARG_FLOAT;
         v.f = constant;
         v.i = (int64_t)constant;
     }
-    SC_CHECK(sc__arg_dtype(c, o,
-                           !has_fill || v.kind == SC__KARG_FLOAT
-                               ? SC_DTYPE_F32
-                           : v.kind == SC__KARG_INT ? SC_DTYPE_I64
-                                                    : SC_DTYPE_B8,
-                           &d));
-    SC_CHECK(sc__arg_factory_opts(c, o + 1));
+    SC_TRY(sc__arg_dtype(c, a.dtype,
+                         !has_fill || v.kind == SC__KARG_FLOAT
+                             ? SC_DTYPE_F32
+                         : v.kind == SC__KARG_INT ? SC_DTYPE_I64
+                                                  : SC_DTYPE_B8,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
     if (has_memfmt) {
-        SC_CHECK(get_memfmt(c, o + 4, MF_CONTIGUOUS, &f));
+        SC_TRY(get_memfmt(c, a.memory_format, MF_CONTIGUOUS, &f));
         if (f == MF_PRESERVE)
             f = MF_CONTIGUOUS;
     }
-    SC_CHECK(new_in_format(c, d, n, sizes, f, NULL, &t));
+    SC_TRY(new_in_format(c, d, n, sizes, f, NULL, &t));
     return finish(c, t, has_fill || constant != 0 ? &v : NULL);
-fail:
-    return status;
 }
 
 /* zeros(SymInt[] size, *, dtype, layout, device, pin_memory) */
 sc_status sc__kernel_zeros(sc__kernel_call *call)
 {
-    return factory(call, false, 0, false);
+    return factory(call,
+                   (factory_args){.size = SC_KARG_ZEROS_SIZE,
+                                  FACTORY_ARGS(ZEROS)},
+                   false, 0, false);
 }
 
 /* ones(SymInt[] size, *, dtype, layout, device, pin_memory) */
 sc_status sc__kernel_ones(sc__kernel_call *call)
 {
-    return factory(call, false, 1, false);
+    return factory(call,
+                   (factory_args){.size = SC_KARG_ONES_SIZE,
+                                  FACTORY_ARGS(ONES)},
+                   false, 1, false);
 }
 
 /* full(SymInt[] size, Scalar fill_value, *, dtype, ...) */
 sc_status sc__kernel_full(sc__kernel_call *call)
 {
-    return factory(call, true, 0, false);
+    return factory(call,
+                   (factory_args){.size = SC_KARG_FULL_SIZE,
+                                  .fill = SC_KARG_FULL_FILL_VALUE,
+                                  FACTORY_ARGS(FULL)},
+                   true, 0, false);
 }
 
 /* empty.memory_format(SymInt[] size, *, dtype, layout, device,
  * pin_memory, memory_format): zero-filled. */
 sc_status sc__kernel_empty(sc__kernel_call *call)
 {
-    return factory(call, false, 0, true);
+    return factory(call,
+                   (factory_args){.size = SC_KARG_EMPTY_SIZE,
+                                  .memory_format =
+                                      SC_KARG_EMPTY_MEMORY_FORMAT,
+                                  FACTORY_ARGS(EMPTY)},
+                   false, 0, true);
 }
 
 /* empty_strided(SymInt[] size, SymInt[] stride, *, dtype, layout, device,
@@ -237,12 +259,12 @@ sc_status sc__kernel_empty_strided(sc__kernel_call *call)
     size_t n, m, k;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_ints(call, 0, &n, &sizes));
-    SC_CHECK(sc__arg_ints(call, 1, &m, &strides));
-    SC_CHECK(sc__arg_dtype(call, 2, SC_DTYPE_F32, &d));
-    SC_CHECK(sc__arg_factory_opts(call, 3));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EMPTY_STRIDED_STRIDE, &m, &strides));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_EMPTY_STRIDED_DTYPE, SC_DTYPE_F32,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(EMPTY_STRIDED)));
     if (n != m)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "empty_strided: %zu sizes but %zu strides", n, m);
@@ -251,68 +273,73 @@ sc_status sc__kernel_empty_strided(sc__kernel_call *call)
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "empty_strided: negative stride %lld",
                                  (long long)strides[k]);
-    SC_CHECK(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
+    SC_TRY(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
     return sc__out(call, t);
-fail:
-    return status;
 }
 
-/* self, [fill,] dtype, layout, device, pin_memory, memory_format */
-static sc_status like(sc__kernel_call *c, bool has_fill, double constant)
+/* The *_like ops: self, [fill,] dtype, layout, device, pin_memory,
+ * memory_format. */
+static sc_status like(sc__kernel_call *c, factory_args a, bool has_fill,
+                      double constant)
 {
     const sc_tensor *x;
-    size_t o = has_fill ? 2 : 1;
     fill_value v;
     sc_dtype d;
     memfmt f;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_TRY(sc__arg_tensor(c, a.self, &x));
     if (has_fill) {
-        SC_CHECK(get_fill(c, 1, &v));
+        SC_TRY(get_fill(c, a.fill, &v));
     } else {
         v.kind = SC__KARG_FLOAT;
         v.f = constant;
         v.i = (int64_t)constant;
     }
-    SC_CHECK(sc__arg_dtype(c, o, x->dtype, &d));
-    SC_CHECK(sc__arg_factory_opts(c, o + 1));
-    SC_CHECK(get_memfmt(c, o + 4, MF_PRESERVE, &f));
-    SC_CHECK(new_in_format(c, d, x->ndim, x->sizes, f, x, &t));
+    SC_TRY(sc__arg_dtype(c, a.dtype, x->dtype, &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
+    SC_TRY(get_memfmt(c, a.memory_format, MF_PRESERVE, &f));
+    SC_TRY(new_in_format(c, d, x->ndim, x->sizes, f, x, &t));
     return finish(c, t, has_fill || constant != 0 ? &v : NULL);
-fail:
-    return status;
 }
+
+/* The arguments of the *_like op of kernel K. */
+#define LIKE_ARGS(K)                                                         \
+    ((factory_args){.self = SC_KARG_##K##_SELF,                              \
+                    .memory_format = SC_KARG_##K##_MEMORY_FORMAT,            \
+                    FACTORY_ARGS(K)})
 
 /* zeros_like(Tensor self, *, dtype, layout, device, pin_memory,
  * memory_format) */
 sc_status sc__kernel_zeros_like(sc__kernel_call *call)
 {
-    return like(call, false, 0);
+    return like(call, LIKE_ARGS(ZEROS_LIKE), false, 0);
 }
 
 sc_status sc__kernel_ones_like(sc__kernel_call *call)
 {
-    return like(call, false, 1);
+    return like(call, LIKE_ARGS(ONES_LIKE), false, 1);
 }
 
 /* empty_like: zero-filled. */
 sc_status sc__kernel_empty_like(sc__kernel_call *call)
 {
-    return like(call, false, 0);
+    return like(call, LIKE_ARGS(EMPTY_LIKE), false, 0);
 }
 
 /* full_like(Tensor self, Scalar fill_value, *, dtype, ...): self's dtype
  * unless dtype is given (the fill value does not change it). */
 sc_status sc__kernel_full_like(sc__kernel_call *call)
 {
-    return like(call, true, 0);
+    factory_args a = LIKE_ARGS(FULL_LIKE);
+    a.fill = SC_KARG_FULL_LIKE_FILL_VALUE;
+    return like(call, a, true, 0);
 }
 
 /* new_zeros / new_empty(Tensor self, SymInt[] size, *, dtype, layout,
  * device, pin_memory): contiguous, self's dtype by default. */
-static sc_status new_factory(sc__kernel_call *c, double constant)
+static sc_status new_factory(sc__kernel_call *c, factory_args a,
+                             double constant)
 {
     const sc_tensor *x;
     const int64_t *sizes;
@@ -320,29 +347,31 @@ static sc_status new_factory(sc__kernel_call *c, double constant)
     fill_value v;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
-    SC_CHECK(sc__arg_ints(c, 1, &n, &sizes));
-    SC_CHECK(sc__arg_dtype(c, 2, x->dtype, &d));
-    SC_CHECK(sc__arg_factory_opts(c, 3));
-    SC_CHECK(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
+    SC_TRY(sc__arg_tensor(c, a.self, &x));
+    SC_TRY(sc__arg_ints(c, a.size, &n, &sizes));
+    SC_TRY(sc__arg_dtype(c, a.dtype, x->dtype, &d));
+    SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
+    SC_TRY(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
     v.kind = SC__KARG_FLOAT;
     v.f = constant;
     v.i = (int64_t)constant;
     return finish(c, t, constant == 0 ? NULL : &v);
-fail:
-    return status;
 }
+
+/* The arguments of the new_* op of kernel K. */
+#define NEW_ARGS(K)                                                          \
+    ((factory_args){.self = SC_KARG_##K##_SELF, .size = SC_KARG_##K##_SIZE,  \
+                    FACTORY_ARGS(K)})
 
 sc_status sc__kernel_new_zeros(sc__kernel_call *call)
 {
-    return new_factory(call, 0);
+    return new_factory(call, NEW_ARGS(NEW_ZEROS), 0);
 }
 
 sc_status sc__kernel_new_empty(sc__kernel_call *call)
 {
-    return new_factory(call, 0);
+    return new_factory(call, NEW_ARGS(NEW_EMPTY), 0);
 }
 
 /* scalar_tensor(Scalar s, *, dtype, layout, device, pin_memory): a 0-d
@@ -352,15 +381,13 @@ sc_status sc__kernel_scalar_tensor(sc__kernel_call *call)
     fill_value v;
     sc_dtype d;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(get_fill(call, 0, &v));
-    SC_CHECK(sc__arg_dtype(call, 1, SC_DTYPE_F32, &d));
-    SC_CHECK(sc__arg_factory_opts(call, 2));
-    SC_CHECK(sc_tensor_new(d, 0, NULL, &t, call->err));
+    SC_TRY(get_fill(call, SC_KARG_SCALAR_TENSOR_S, &v));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_SCALAR_TENSOR_DTYPE, SC_DTYPE_F32,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(SCALAR_TENSOR)));
+    SC_TRY(sc_tensor_new(d, 0, NULL, &t, call->err));
     return finish(call, t, &v);
-fail:
-    return status;
 }
 
 /* fill.Scalar(Tensor self, Scalar value): a new tensor like self (its
@@ -370,13 +397,10 @@ sc_status sc__kernel_fill_scalar(sc__kernel_call *call)
     const sc_tensor *x;
     fill_value v;
     sc_tensor *t = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(get_fill(call, 1, &v));
-    SC_CHECK(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
-                           &t));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_FILL_SCALAR_SELF, &x));
+    SC_TRY(get_fill(call, SC_KARG_FILL_SCALAR_VALUE, &v));
+    SC_TRY(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
+                         &t));
     return finish(call, t, &v);
-fail:
-    return status;
 }

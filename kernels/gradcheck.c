@@ -134,26 +134,24 @@ static sc_status copy_call(const sc_graph *src, sc_node_id id,
         kwnames = sc__arena_alloc(&arena, na * sizeof *kwnames);
         if (!args || !kwnames) {
             status = sc__error_nomem(err);
-            goto done;
+            goto fail;
         }
     }
-    for (i = 0; i < na && status == SC_OK; i++) {
-        status = copy_value(sc_graph_node_arg(src, id, i), remap, &arena,
-                            &args[i], err);
+    for (i = 0; i < na; i++) {
+        SC_CHECK(copy_value(sc_graph_node_arg(src, id, i), remap, &arena,
+                            &args[i], err));
         kwnames[i] = sc_graph_node_kwname(src, id, i);
-        if (status == SC_OK && args[i].kind == SC_VALUE_BOOL &&
-            args[i].u.b && is_half_to_float_op(target) &&
+        if (args[i].kind == SC_VALUE_BOOL && args[i].u.b &&
+            is_half_to_float_op(target) &&
             ((i == 2 && i < npos) ||
              (kwnames[i] && strcmp(kwnames[i], "half_to_float") == 0)))
             args[i].u.b = false;
     }
-    if (status != SC_OK)
-        goto done;
     result_f64(src, id, &meta);
     status = sc_graph_add_call(dst, sc_graph_node_name(src, id), target, npos,
                                args, na - npos, kwnames + npos, args + npos,
                                &meta, out, err);
-done:
+fail:
     sc__arena_destroy(&arena);
     return status;
 }
@@ -189,7 +187,7 @@ static sc_status rebuild_f64(const sc_graph *src, bool forward_only,
     g = sc_graph_new(sc_graph_ctx(src));
     if (!remap || !keep || !outs || !g) {
         status = sc__error_nomem(err);
-        goto done;
+        goto fail;
     }
     if (forward_only) {
         for (i = 0; i < nfwd; i++)
@@ -229,31 +227,28 @@ static sc_status rebuild_f64(const sc_graph *src, bool forward_only,
             prefix_error(err, "node %s: ", sc_graph_node_name(src, id));
     }
     if (status != SC_OK)
-        goto done;
+        goto fail;
     nout = forward_only ? nfwd : nout;
     for (i = 0; i < nout; i++) {
         sc_node_id o = sc_graph_output(src, i);
         outs[i] = o == SC_NODE_NONE ? SC_NODE_NONE : remap[o];
     }
-    status = sc_graph_set_outputs(g, nout, outs, nfwd, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(sc_graph_set_outputs(g, nout, outs, nfwd, err));
     sc_graph_set_env(g, sc_graph_env(src));
     ns = sc_graph_symbols(src, NULL, 0);
     syms = sc__calloc(ns + 1, sizeof *syms);
     if (!syms) {
         status = sc__error_nomem(err);
-        goto done;
+        goto fail;
     }
     ns = sc_graph_symbols(src, syms, ns);
-    for (i = 0; i < ns && status == SC_OK; i++) {
+    for (i = 0; i < ns; i++) {
         int64_t h;
         if (sc_graph_get_hint(src, syms[i], &h))
-            status = sc_graph_set_hint(g, syms[i], h, err);
+            SC_CHECK(sc_graph_set_hint(g, syms[i], h, err));
     }
-    if (status == SC_OK)
-        status = sc_graph_finish(g, err);
-done:
+    status = sc_graph_finish(g, err);
+fail:
     sc__free(remap);
     sc__free(keep);
     sc__free(outs);
@@ -400,14 +395,14 @@ static sc_status objective(gc_state *st, bool detect, double *F,
         if (detect || st->mutated[i])
             status = sc_tensor_clone(st->prims[i], &st->run_in[i], err);
     if (status != SC_OK)
-        goto done;
+        goto fail;
     for (i = 0; i < st->nprim; i++)
         st->in[i] = st->run_in[i] ? st->run_in[i] : st->prims[i];
     status = sc_interp_run(st->fwd64, st->in, &st->io, st->fouts, NULL, err);
     st->runs++;
     if (status != SC_OK) {
         prefix_error(err, "forward graph (f64): ");
-        goto done;
+        goto fail;
     }
     for (j = 0; j < st->nfwd && status == SC_OK; j++) {
         const sc_tensor *o = st->fouts[j], *t;
@@ -446,7 +441,7 @@ static sc_status objective(gc_state *st, bool detect, double *F,
                 memcmp(sc_tensor_data(a), sc_tensor_data(b),
                        sc_tensor_nbytes(a)) != 0;
         }
-done:
+fail:
     sc__interp_free_tensors(st->fouts, st->nfwd);
     sc__interp_free_tensors(st->run_in, st->nprim);
     return status;
@@ -600,7 +595,7 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
         status = sc__error_set(err, SC_ERR_INVALID,
                                "gradcheck: eps must be positive, atol and "
                                "rtol non-negative");
-        goto done;
+        goto fail;
     }
     st.nplace = sc_graph_num_placeholders(joint);
     st.nprim = sc_graph_num_primals(joint);
@@ -613,7 +608,7 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
                                "forward outputs and one gradient per primal "
                                "(%zu) make %zu",
                                nout, st.nfwd, st.nprim, st.nfwd + st.nprim);
-        goto done;
+        goto fail;
     }
 
     st.prim_ids = sc__calloc(st.nprim + 1, sizeof *st.prim_ids);
@@ -634,7 +629,7 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
         !st.fouts || !st.mutated || !st.match || !st.inputs || !jin ||
         !jout || !recs || !binding) {
         status = sc__error_nomem(err);
-        goto done;
+        goto fail;
     }
     {
         size_t np = 0, nt = 0;
@@ -650,7 +645,7 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
             status = sc__error_set(err, SC_ERR_INVALID,
                                    "not a joint graph: placeholders are not "
                                    "primals and tangents");
-            goto done;
+            goto fail;
         }
     }
     status = match_tangents(&st, err);
@@ -658,19 +653,19 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
         status = rebuild_f64(joint, false, &st.joint64, err);
     if (status != SC_OK) {
         prefix_error(err, "joint graph in f64: ");
-        goto done;
+        goto fail;
     }
     status = rebuild_f64(joint, true, &st.fwd64, err);
     if (status != SC_OK) {
         prefix_error(err, "forward graph in f64: ");
-        goto done;
+        goto fail;
     }
     status = sc_interp_bind_sizes(joint, opts->sizes, binding, err);
     if (status == SC_OK)
         status = sc_interp_random_inputs(st.joint64, binding, opts->seed,
                                          opts->int_high, st.inputs, err);
     if (status != SC_OK)
-        goto done;
+        goto fail;
     sc_interp_options_init(&st.io);
     st.io.seed = opts->seed;
     st.io.sizes = binding;
@@ -687,11 +682,9 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
     }
     sc__interp_free_tensors(jin, st.nplace);
     if (status != SC_OK)
-        goto done;
+        goto fail;
     /* Which primals the forward writes into (they are copied per run). */
-    status = objective(&st, true, &f0, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(objective(&st, true, &f0, err));
 
     for (i = 0; i < st.nprim && status == SC_OK; i++) {
         sc_gradcheck_input *rec = &recs[i];
@@ -723,7 +716,7 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
         if (rec->checked)
             report->inputs_checked++;
     }
-done:
+fail:
     report->runs = st.runs;
     if (status != SC_OK) {
         report->passed = false;

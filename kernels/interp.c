@@ -332,9 +332,7 @@ static void describe_binding(const interp *in, const sc_expr *sym, char *buf,
 static sc_status bind(interp *in, sc_expr *sym, int64_t value,
                       sc_node_id node, int32_t dim)
 {
-    sc_status status = sc_symmap_set_si(in->binding, sym, value, in->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_symmap_set_si(in->binding, sym, value, in->err));
     if (sym_index_ok(in, sym)) {
         in->bound_node[sc_expr_symbol_index(sym)] = node;
         in->bound_dim[sc_expr_symbol_index(sym)] = dim;
@@ -432,9 +430,9 @@ static sc_status check_env(interp *in)
             int64_t v;
             if (!rep || rep == sym || !all_bound(in, rep))
                 continue;
-            SC_CHECK(sc_expr_eval_si(in->ctx, rep, in->binding, &v, in->err));
+            SC_TRY(sc_expr_eval_si(in->ctx, rep, in->binding, &v, in->err));
             if (!is_bound(in, sym)) {
-                SC_CHECK(bind(in, sym, v, SC_NODE_NONE, BOUND_REPLACEMENT));
+                SC_TRY(bind(in, sym, v, SC_NODE_NONE, BOUND_REPLACEMENT));
                 changed = true;
             } else if (bound_value(in, sym) != v) {
                 char *t = expr_text(in, rep), where[160];
@@ -447,7 +445,7 @@ static sc_status check_env(interp *in)
                     sc_expr_symbol_name(sym), (long long)bound_value(in, sym),
                     where, t ? t : "?", (long long)v, vals);
                 free(t);
-                goto fail;
+                return status;
             }
         }
     }
@@ -458,7 +456,7 @@ static sc_status check_env(interp *in)
             in->sym_checked[sc_expr_symbol_index(sym)] || !is_bound(in, sym))
             continue;
         in->sym_checked[sc_expr_symbol_index(sym)] = true;
-        SC_CHECK(in_range(in, sym, bound_value(in, sym), &inside));
+        SC_TRY(in_range(in, sym, bound_value(in, sym), &inside));
         if (!inside) {
             char *rt = sc_range_to_str(&in->range), where[160];
             describe_binding(in, sym, where, sizeof where);
@@ -468,7 +466,7 @@ static sc_status check_env(interp *in)
                 sc_expr_symbol_name(sym), (long long)bound_value(in, sym),
                 where, rt ? rt : "?");
             free(rt);
-            goto fail;
+            return status;
         }
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -482,7 +480,7 @@ static sc_status check_env(interp *in)
             if (checked[i] || !all_bound(in, e))
                 continue;
             checked[i] = true;
-            SC_CHECK(sc_expr_eval_si(in->ctx, e, in->binding, &v, in->err));
+            SC_TRY(sc_expr_eval_si(in->ctx, e, in->binding, &v, in->err));
             if (!v) {
                 char *t = expr_text(in, e);
                 describe_symbols(in, e, vals, sizeof vals);
@@ -492,13 +490,11 @@ static sc_status check_env(interp *in)
                                                  : "runtime assertion",
                                        i, t ? t : "?", vals);
                 free(t);
-                goto fail;
+                return status;
             }
         }
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* Compare (or bind from) one size: e is the annotation, actual the value.
@@ -518,9 +514,7 @@ static sc_status match_size(interp *in, sc_expr *e, int64_t actual,
     }
     if (!check)
         return SC_OK;
-    status = sc_expr_eval_si(in->ctx, e, in->binding, &v, in->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_expr_eval_si(in->ctx, e, in->binding, &v, in->err));
     if (v != actual) {
         char *t = expr_text(in, e), vals[256], where[160] = "";
         describe_symbols(in, e, vals, sizeof vals);
@@ -625,8 +619,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                     int64_t v = sc_tensor_item_int64(t, 0);
                     if (round == 0 && !sc_expr_is_symbol(r.expr))
                         continue;
-                    SC_CHECK(match_size(in, r.expr, v, "input", id,
-                                        BOUND_SYMINT, false, &progress));
+                    SC_TRY(match_size(in, r.expr, v, "input", id,
+                                      BOUND_SYMINT, false, &progress));
                     continue;
                 }
                 if (r.kind != SC_RESULT_TENSOR)
@@ -635,8 +629,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                     sc_expr *e = r.tensor.sizes[d];
                     if (round == 0 && !sc_expr_is_symbol(e))
                         continue;
-                    SC_CHECK(match_size(in, e, t->sizes[d], "input", id,
-                                        (int32_t)d, false, &progress));
+                    SC_TRY(match_size(in, e, t->sizes[d], "input", id,
+                                      (int32_t)d, false, &progress));
                 }
             }
             if (round == 0)
@@ -651,8 +645,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
         if (r.kind == SC_RESULT_SYMINT && r.expr) {
             if (!all_bound(in, r.expr))
                 goto unbound;
-            SC_CHECK(match_size(in, r.expr, sc_tensor_item_int64(t, 0),
-                                "input", id, BOUND_SYMINT, true, NULL));
+            SC_TRY(match_size(in, r.expr, sc_tensor_item_int64(t, 0),
+                              "input", id, BOUND_SYMINT, true, NULL));
         } else if (r.kind == SC_RESULT_TENSOR) {
             for (d = 0; d < r.tensor.ndim; d++) {
                 if (!all_bound(in, r.tensor.sizes[d])) {
@@ -665,8 +659,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                     free(tx);
                     return status;
                 }
-                SC_CHECK(match_size(in, r.tensor.sizes[d], t->sizes[d],
-                                    "input", id, (int32_t)d, true, NULL));
+                SC_TRY(match_size(in, r.tensor.sizes[d], t->sizes[d],
+                                  "input", id, (int32_t)d, true, NULL));
             }
         }
         continue;
@@ -676,8 +670,6 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                              node_name(in, id));
     }
     return check_env(in);
-fail:
-    return status;
 }
 
 /* ---- Argument conversion ---------------------------------------------------- */
@@ -692,13 +684,10 @@ static sc_status scratch_temp(interp *in, call_scratch *cs, sc_dtype dt,
                               double v, const sc_tensor **out)
 {
     sc_tensor *t = NULL;
-    sc_status status;
     if (!sc__grow((void **)&cs->temps, &cs->temps_cap, cs->ntemps + 1,
                   sizeof *cs->temps))
         return sc__error_nomem(in->err);
-    status = sc_tensor_new_scalar(dt, v, &t, in->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_new_scalar(dt, v, &t, in->err));
     cs->temps[cs->ntemps++] = t;
     *out = t;
     return SC_OK;
@@ -764,7 +753,6 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
     size_t n = v->u.list.n, k;
     const sc_value *items = v->u.list.items;
     sc__type_base base = ty ? ty->base : SC_TYPE_ANY;
-    sc_status status;
 
     if (base == SC_TYPE_ANY || base == SC_TYPE_SCALAR) {
         /* infer from the first element that is not None */
@@ -795,20 +783,16 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
                 ts[k] = NULL;
                 continue;
             }
-            status = to_karg(in, user, cs, NULL, &items[k], &a);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(to_karg(in, user, cs, NULL, &items[k], &a));
             if (a.kind == SC__KARG_INT || a.kind == SC__KARG_FLOAT ||
                 a.kind == SC__KARG_BOOL) {
-                status = scratch_temp(
-                    in, cs,
-                    a.kind == SC__KARG_FLOAT ? SC_DTYPE_F32
-                    : a.kind == SC__KARG_BOOL ? SC_DTYPE_B8 : SC_DTYPE_I64,
-                    a.kind == SC__KARG_FLOAT ? a.u.f
-                    : a.kind == SC__KARG_BOOL ? (double)a.u.b : (double)a.u.i,
-                    &ts[k]);
-                if (status != SC_OK)
-                    return status;
+                SC_TRY(scratch_temp(
+                  in, cs,
+                  a.kind == SC__KARG_FLOAT ? SC_DTYPE_F32
+                  : a.kind == SC__KARG_BOOL ? SC_DTYPE_B8 : SC_DTYPE_I64,
+                  a.kind == SC__KARG_FLOAT ? a.u.f
+                  : a.kind == SC__KARG_BOOL ? (double)a.u.b : (double)a.u.i,
+                  &ts[k]));
                 continue;
             }
             if (a.kind != SC__KARG_TENSOR && a.kind != SC__KARG_NONE)
@@ -835,9 +819,7 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
                 fs[k] = items[k].u.f.value;
                 continue;
             }
-            status = value_int(in, user, &items[k], &iv, &ok);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(value_int(in, user, &items[k], &iv, &ok));
             if (!ok)
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "node %s: expected a float list",
@@ -857,9 +839,7 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
         for (k = 0; k < n; k++) {
             int64_t iv;
             bool ok;
-            status = value_int(in, user, &items[k], &iv, &ok);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(value_int(in, user, &items[k], &iv, &ok));
             if (!ok)
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "node %s: expected a bool list",
@@ -877,9 +857,7 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
             return sc__error_nomem(in->err);
         for (k = 0; k < n; k++) {
             bool ok;
-            status = value_int(in, user, &items[k], &is[k], &ok);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(value_int(in, user, &items[k], &is[k], &ok));
             if (!ok)
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "node %s: expected an int list",
@@ -955,9 +933,7 @@ static sc_status to_karg(interp *in, sc_node_id user, call_scratch *cs,
     case SC_VALUE_SYMINT: {
         int64_t iv;
         bool ok;
-        sc_status status = value_int(in, user, v, &iv, &ok);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(value_int(in, user, v, &iv, &ok));
         if (ty && !ty->is_list && ty->base == SC_TYPE_TENSOR) {
             out->kind = SC__KARG_INT;
             out->u.i = iv;
@@ -1014,10 +990,7 @@ number_tensor: {
                 : out->kind == SC__KARG_BOOL ? (double)out->u.b
                                              : (double)out->u.i;
     const sc_tensor *t;
-    sc_status status;
-    status = scratch_temp(in, cs, dt, dv, &t);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(scratch_temp(in, cs, dt, dv, &t));
     out->kind = SC__KARG_TENSOR;
     out->u.t = t;
     return SC_OK;
@@ -1115,16 +1088,13 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
     const ival *x;
     int64_t i;
     bool ok;
-    sc_status status;
 
     if (!c || !ix || c->kind != SC_VALUE_NODE)
         return sc__error_set(in->err, SC_ERR_TYPE,
                              "node %s: getitem needs a node and an index",
                              node_name(in, id));
     x = &in->vals[c->u.node];
-    status = value_int(in, id, ix, &i, &ok);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(value_int(in, id, ix, &i, &ok));
     if (!ok)
         return sc__error_set(in->err, SC_ERR_TYPE,
                              "node %s: getitem index is not an integer",
@@ -1147,10 +1117,9 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
         res->kind = IV_NONE;
         return SC_OK;
     }
-    status = sc_tensor_alias(x->ts[i], &res->t, in->err);
-    if (status == SC_OK)
-        res->kind = IV_TENSOR;
-    return status;
+    SC_TRY(sc_tensor_alias(x->ts[i], &res->t, in->err));
+    res->kind = IV_TENSOR;
+    return SC_OK;
 }
 
 /* The number of results a list-returning kernel may produce: bounded by
@@ -1297,7 +1266,6 @@ static sc_status check_result(interp *in, sc_node_id id, const ival *v)
     bool check = !(in->opts->flags & SC_INTERP_NO_META_CHECK);
     bool bound_new = false;
     size_t d;
-    sc_status status = SC_OK;
 
     sc_graph_node_result(in->g, id, &r);
     if (r.kind == SC_RESULT_TENSOR && v->kind == IV_TENSOR) {
@@ -1317,16 +1285,12 @@ static sc_status check_result(interp *in, sc_node_id id, const ival *v)
                                  r.tensor.ndim);
         }
         for (d = 0; d < r.tensor.ndim; d++) {
-            status = match_size(in, r.tensor.sizes[d], v->t->sizes[d], "node",
-                                id, (int32_t)d, check, &bound_new);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(match_size(in, r.tensor.sizes[d], v->t->sizes[d], "node",
+                              id, (int32_t)d, check, &bound_new));
         }
     } else if (r.kind == SC_RESULT_SYMINT && r.expr && v->kind == IV_INT) {
-        status = match_size(in, r.expr, v->i, "node", id, BOUND_SYMINT, check,
-                            &bound_new);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(match_size(in, r.expr, v->i, "node", id, BOUND_SYMINT, check,
+                          &bound_new));
     } else if (check && r.kind == SC_RESULT_TENSOR && v->kind != IV_TENSOR &&
                v->kind != IV_NONE) {
         return sc__error_set(in->err, SC_ERR_TYPE,
@@ -1433,14 +1397,10 @@ static sc_status run_node(interp *in, sc_node_id id)
     } else {
         status = run_kernel(in, id, info, &res);
     }
-    if (status == SC_OK)
-        status = conform_layout(in, id, info, &res);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(status);
+    SC_TRY(conform_layout(in, id, info, &res));
     in->vals[id] = res;
-    status = ival_hold(in, &in->vals[id], false);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(ival_hold(in, &in->vals[id], false));
     return check_result(in, id, &in->vals[id]);
 }
 
@@ -1497,7 +1457,7 @@ static sc_status build_die_lists(interp *in)
     in->die_list = sc__malloc((n + 1) * sizeof *in->die_list);
     if (!last || !in->die_off || !in->die_list) {
         status = sc__error_nomem(in->err);
-        goto done;
+        goto fail;
     }
     for (i = 0; i < n; i++) {
         size_t nu;
@@ -1524,7 +1484,7 @@ static sc_status build_die_lists(interp *in)
         size_t *fill = sc__malloc((n + 1) * sizeof *fill);
         if (!fill) {
             status = sc__error_nomem(in->err);
-            goto done;
+            goto fail;
         }
         memcpy(fill, in->die_off, (n + 1) * sizeof *fill);
         for (i = 0; i < n; i++)
@@ -1532,7 +1492,7 @@ static sc_status build_die_lists(interp *in)
                 in->die_list[fill[last[i]]++] = (sc_node_id)i;
         sc__free(fill);
     }
-done:
+fail:
     sc__free(last);
     return status;
 }
@@ -1786,20 +1746,15 @@ sc_status sc_interp_bind_sizes(const sc_graph *g, const sc_symmap *sizes,
                                sc_symmap *binding, sc_error *err)
 {
     size_t np = sc_graph_num_placeholders(g), i, d;
-    sc_status status;
     for (i = 0; i < np; i++) {
         sc_result r;
         sc_graph_node_result(g, (sc_node_id)i, &r);
         if (r.kind == SC_RESULT_SYMINT && r.expr) {
-            status = bind_expr_symbols(g, r.expr, sizes, binding, err);
-            if (status != SC_OK)
-                return status;
+            SC_TRY(bind_expr_symbols(g, r.expr, sizes, binding, err));
         } else if (r.kind == SC_RESULT_TENSOR) {
             for (d = 0; d < r.tensor.ndim; d++) {
-                status = bind_expr_symbols(g, r.tensor.sizes[d], sizes,
-                                           binding, err);
-                if (status != SC_OK)
-                    return status;
+                SC_TRY(bind_expr_symbols(g, r.tensor.sizes[d], sizes,
+                                         binding, err));
             }
         }
     }
@@ -1825,19 +1780,15 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
                              0x2545F4914F6CDD1DULL);
     size_t d, n, i, isz;
     unsigned char *p;
-    sc_status status;
 
     *out = NULL;
     sc_graph_node_result(g, id, &r);
     if (r.kind == SC_RESULT_SYMINT && r.expr) {
         int64_t v;
-        status = sc_expr_eval_si(ctx, r.expr, binding, &v, err);
-        if (status != SC_OK)
-            return status;
-        status = sc_tensor_new_scalar(SC_DTYPE_I64, 0, out, err);
-        if (status == SC_OK)
-            *(int64_t *)sc_tensor_data(*out) = v;
-        return status;
+        SC_TRY(sc_expr_eval_si(ctx, r.expr, binding, &v, err));
+        SC_TRY(sc_tensor_new_scalar(SC_DTYPE_I64, 0, out, err));
+        *(int64_t *)sc_tensor_data(*out) = v;
+        return SC_OK;
     }
     if (r.kind != SC_RESULT_TENSOR)
         return sc__error_set(err, SC_ERR_INVALID,
@@ -1848,19 +1799,15 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
                              "placeholder %s has too many dimensions",
                              sc_graph_node_name(g, id));
     for (d = 0; d < r.tensor.ndim; d++) {
-        status = sc_expr_eval_si(ctx, r.tensor.sizes[d], binding, &sizes[d],
-                                 err);
-        if (status != SC_OK)
-            return status;
+        SC_TRY(sc_expr_eval_si(ctx, r.tensor.sizes[d], binding, &sizes[d],
+                               err));
         if (sizes[d] < 0)
             return sc__error_set(err, SC_ERR_SHAPE,
                                  "placeholder %s dim %zu has size %lld",
                                  sc_graph_node_name(g, id), d,
                                  (long long)sizes[d]);
     }
-    status = sc_tensor_new(r.tensor.dtype, r.tensor.ndim, sizes, out, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_new(r.tensor.dtype, r.tensor.ndim, sizes, out, err));
     n = sc_tensor_numel(*out);
     isz = sc_tensor_itemsize(r.tensor.dtype);
     p = sc_tensor_data(*out);

@@ -1,5 +1,7 @@
 /* symcut — the interpreter and validation: private declarations shared by
- * kernels/interp.c and kernels/validate.c.  Not installed. */
+ * kernels/interp.c, kernels/validate.c and kernels/gradcheck.c.
+ *
+ * Included by those three files only.  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERP_H
 #define SYMCUT_KERNELS_INTERP_H
 

@@ -1,6 +1,9 @@
 /* symcut — kernels: private machinery shared by the kernel files: element
  * loads and stores, compute types, broadcasting gathers, the kernel call
- * context and the list of kernels.  Not installed. */
+ * context and the list of kernels.
+ *
+ * Included by kernels/ only (and by tests/check_kernels.c, which calls
+ * kernels directly).  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERNAL_H
 #define SYMCUT_KERNELS_INTERNAL_H
 
@@ -270,9 +273,16 @@ sc_status sc__arg_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
 /* A bool[n] output mask (all true when None). */
 sc_status sc__arg_mask(sc__kernel_call *c, size_t i, size_t n, bool *mask);
 /* The optional layout, device and pin_memory arguments of a factory at
- * positions i, i+1, i+2 (layout and device arrive as STR: "strided",
- * "cpu"): anything but a strided CPU tensor is SC_ERR_UNSUPPORTED. */
-sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t i);
+ * the given indices (layout and device arrive as STR: "strided", "cpu"):
+ * anything but a strided CPU tensor is SC_ERR_UNSUPPORTED.
+ * SC__FACTORY_OPTS(K) names the three of kernel K. */
+sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
+                               size_t device, size_t pin_memory);
+#define SC__FACTORY_OPTS(K)                                                  \
+    SC_KARG_##K##_LAYOUT, SC_KARG_##K##_DEVICE, SC_KARG_##K##_PIN_MEMORY
+/* SC_ERR_TYPE "<what> needs a floating tensor" unless t is floating. */
+sc_status sc__arg_float_check(sc__kernel_call *c, const sc_tensor *t,
+                              const char *what);
 /* Store a result tensor (taking ownership; freed on error). */
 sc_status sc__out(sc__kernel_call *c, sc_tensor *t);
 /* Free the outputs made so far (on a failure path). */
@@ -286,42 +296,15 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
                     uint32_t out[4]);
 
 /* ---- The kernels -----------------------------------------------------------
- * X(name): sc_status sc__kernel_<name>(sc__kernel_call *call).  The
- * argument order of each is the schema of the aten op of the same name
- * (doc/kernels.md). */
-#define SC__KERNEL_LIST(X)                                                   \
-    X(neg) X(exp) X(log) X(sqrt) X(rsqrt) X(tanh) X(sigmoid) X(relu)         \
-    X(gelu) X(silu) X(abs) X(reciprocal) X(sin) X(cos) X(logical_not) X(erf) \
-    X(tanh_backward) X(sigmoid_backward) X(gelu_backward) X(silu_backward)   \
-    X(threshold_backward)                                                    \
-    X(add) X(sub) X(rsub) X(mul) X(div) X(pow) X(maximum) X(minimum)          \
-    X(eq) X(ne) X(lt) X(le) X(gt) X(ge)                                      \
-    X(where) X(masked_fill)                                                  \
-    X(sum) X(mean) X(amax) X(amin)                                           \
-    X(mm) X(bmm) X(addmm)                                                    \
-    X(softmax) X(log_softmax) X(softmax_backward_data)                       \
-    X(log_softmax_backward_data)                                             \
-    X(native_layer_norm) X(native_layer_norm_backward)                       \
-    X(cat) X(stack) X(clone) X(contiguous) X(to_copy)                         \
-    X(t) X(transpose) X(permute) X(view) X(reshape) X(expand) X(select)      \
-    X(slice) X(unsqueeze) X(squeeze) X(alias) X(as_strided) X(reshape_alias) \
-    X(native_dropout) X(bernoulli) X(rand_like)                            \
-    X(clamp) X(native_dropout_backward) X(randn_like)                       \
-    X(sum_to_size) X(split) X(split_with_sizes) X(unbind) X(nonzero)         \
-    X(zeros) X(ones) X(full) X(empty) X(empty_strided) X(zeros_like)         \
-    X(ones_like) X(empty_like) X(full_like) X(new_zeros) X(new_empty)        \
-    X(scalar_tensor) X(fill_scalar)                                          \
-    X(embedding) X(embedding_dense_backward)                                 \
-    X(nll_loss_forward) X(nll_loss_backward)                                 \
-    X(convolution) X(convolution_backward)                                   \
-    X(max_pool2d_with_indices) X(max_pool2d_with_indices_backward)           \
-    X(native_batch_norm) X(native_batch_norm_backward)                       \
-    X(native_group_norm) X(native_group_norm_backward)                       \
-    X(sym_size) X(sym_numel) X(sym_stride) X(sym_add) X(sym_sub) X(sym_mul)  \
-    X(sym_floordiv) X(sym_mod) X(sym_neg) X(getitem)
+ * kernels/kernels-gen.h, generated from graph/ops.yaml, declares
+ * sc__kernel_<name> for every kernel an op names, the constants
+ * SC_KARG_<KERNEL>_<ARGUMENT> by which each reads its arguments, and the
+ * dispatch table sc__kernel_fns[]. */
+#include "kernels/kernels-gen.h"
 
-/* X(name, target): sc__kernel_<name> is sc__kernel_<target>, for the
- * overload names of graph/ops.yaml (kernels/aliases.c). */
+/* X(name, target): the kernel sc__kernel_<name> that graph/ops.yaml names
+ * is sc__kernel_<target>, one function serving several overloads that
+ * read their arguments alike (kernels/aliases.c). */
 #define SC__KERNEL_ALIAS_LIST(X)                                             \
     X(add_tensor, add) X(add_scalar, add) X(sub_tensor, sub)                 \
     X(sub_scalar, sub) X(rsub_scalar, rsub) X(mul_tensor, mul)               \
@@ -334,12 +317,16 @@ void sc__philox4x32(const uint32_t ctr[4], const uint32_t key[2],
     X(sum_dim, sum) X(mean_dim, mean)                                        \
     X(bernoulli_p, bernoulli) X(bernoulli_float, bernoulli)
 
-#define SC__KERNEL_DECL(name)                                                \
-    sc_status sc__kernel_##name(sc__kernel_call *call);
-#define SC__KERNEL_ALIAS_DECL(name, target) SC__KERNEL_DECL(name)
-SC__KERNEL_LIST(SC__KERNEL_DECL)
-SC__KERNEL_ALIAS_LIST(SC__KERNEL_ALIAS_DECL)
-#undef SC__KERNEL_ALIAS_DECL
+/* The alias targets: each reads its arguments through the constants of
+ * one kernel name aliased to it (sc__kernel_add through
+ * SC_KARG_ADD_TENSOR_*); kernels/aliases.c asserts that the other names
+ * give those arguments the same indices. */
+#define SC__KERNEL_DECL(name, target)                                        \
+    sc_status sc__kernel_##target(sc__kernel_call *call);
+SC__KERNEL_ALIAS_LIST(SC__KERNEL_DECL)
 #undef SC__KERNEL_DECL
+
+/* A kernel no op of graph/ops.yaml names (kernels/reduce.c). */
+sc_status sc__kernel_amin(sc__kernel_call *call);
 
 #endif /* SYMCUT_KERNELS_INTERNAL_H */

@@ -46,10 +46,10 @@ sc_status sc__kernel_embedding(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &w));
-    SC_CHECK(sc__arg_tensor(call, 1, &ix));
-    if (!sc__arg_is_none(call, 4))
-        SC_CHECK(sc__arg_bool(call, 4, &sparse));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_EMBEDDING_WEIGHT, &w));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_EMBEDDING_INDICES, &ix));
+    if (!sc__arg_is_none(call, SC_KARG_EMBEDDING_SPARSE))
+        SC_CHECK(sc__arg_bool(call, SC_KARG_EMBEDDING_SPARSE, &sparse));
     if (sparse)
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "embedding: sparse gradients are not supported");
@@ -121,12 +121,18 @@ sc_status sc__kernel_embedding_dense_backward(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &ix));
-    SC_CHECK(sc__arg_int(call, 2, &nw));
-    SC_CHECK(sc__arg_int(call, 3, &pad));
-    if (!sc__arg_is_none(call, 4))
-        SC_CHECK(sc__arg_bool(call, 4, &freq));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_EMBEDDING_DENSE_BACKWARD_GRAD_OUTPUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_EMBEDDING_DENSE_BACKWARD_INDICES,
+                            &ix));
+    SC_CHECK(sc__arg_int(call, SC_KARG_EMBEDDING_DENSE_BACKWARD_NUM_WEIGHTS,
+                         &nw));
+    SC_CHECK(sc__arg_int(call, SC_KARG_EMBEDDING_DENSE_BACKWARD_PADDING_IDX,
+                         &pad));
+    if (!sc__arg_is_none(
+            call, SC_KARG_EMBEDDING_DENSE_BACKWARD_SCALE_GRAD_BY_FREQ))
+        SC_CHECK(sc__arg_bool(
+            call, SC_KARG_EMBEDDING_DENSE_BACKWARD_SCALE_GRAD_BY_FREQ, &freq));
     SC_CHECK(float_only(call, g, "embedding_dense_backward"));
     SC_CHECK(index_check(call, ix, "embedding_dense_backward: indices"));
     if (nw < 0)
@@ -216,16 +222,25 @@ typedef struct nll_args {
     bool batched;
 } nll_args;
 
-static sc_status nll_check(sc__kernel_call *c, nll_args *a, size_t xi)
+/* The argument indices of (self, target, weight, reduction, ignore_index);
+ * NLL_INDICES(K) for kernel K. */
+typedef struct nll_indices {
+    size_t self, target, weight, reduction, ignore_index;
+} nll_indices;
+#define NLL_INDICES(K)                                                       \
+    ((nll_indices){SC_KARG_##K##_SELF, SC_KARG_##K##_TARGET,                 \
+                   SC_KARG_##K##_WEIGHT, SC_KARG_##K##_REDUCTION,            \
+                   SC_KARG_##K##_IGNORE_INDEX})
+
+static sc_status nll_check(sc__kernel_call *c, nll_args *a, nll_indices ix)
 {
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(c, xi, &a->x));
-    SC_CHECK(sc__arg_tensor(c, xi + 1, &a->target));
-    SC_CHECK(sc__arg_opt_tensor(c, xi + 2, &a->weight));
-    SC_CHECK(sc__arg_int(c, xi + 3, &a->reduction));
-    SC_CHECK(sc__arg_int(c, xi + 4, &a->ignore));
-    SC_CHECK(float_only(c, a->x, "nll_loss"));
-    SC_CHECK(index_check(c, a->target, "nll_loss: target"));
+    SC_TRY(sc__arg_tensor(c, ix.self, &a->x));
+    SC_TRY(sc__arg_tensor(c, ix.target, &a->target));
+    SC_TRY(sc__arg_opt_tensor(c, ix.weight, &a->weight));
+    SC_TRY(sc__arg_int(c, ix.reduction, &a->reduction));
+    SC_TRY(sc__arg_int(c, ix.ignore_index, &a->ignore));
+    SC_TRY(float_only(c, a->x, "nll_loss"));
+    SC_TRY(index_check(c, a->target, "nll_loss: target"));
     if (a->reduction < RED_NONE || a->reduction > RED_SUM)
         return sc__error_set(c->err, SC_ERR_INVALID,
                              "nll_loss: reduction %lld is not 0 (none), 1 "
@@ -249,8 +264,6 @@ static sc_status nll_check(sc__kernel_call *c, nll_args *a, size_t xi)
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "nll_loss: weight must be [%zu]", a->classes);
     return SC_OK;
-fail:
-    return status;
 }
 
 /* The targets (checked against the class count, ignore_index allowed) and
@@ -353,7 +366,7 @@ sc_status sc__kernel_nll_loss_forward(sc__kernel_call *call)
     size_t i;
     sc_status status;
 
-    SC_CHECK(nll_check(call, &a, 0));
+    SC_CHECK(nll_check(call, &a, NLL_INDICES(NLL_LOSS_FORWARD)));
     SC_CHECK(nll_gather(call, &a, &tg, &w));
     ct = sc__ctype_of(a.x->dtype);
     SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, ct, &bx, call->err));
@@ -444,9 +457,10 @@ sc_status sc__kernel_nll_loss_backward(sc__kernel_call *call)
     size_t i;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &go));
-    SC_CHECK(nll_check(call, &a, 1));
-    SC_CHECK(sc__arg_tensor(call, 6, &tw));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NLL_LOSS_BACKWARD_GRAD_OUTPUT, &go));
+    SC_CHECK(nll_check(call, &a, NLL_INDICES(NLL_LOSS_BACKWARD)));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NLL_LOSS_BACKWARD_TOTAL_WEIGHT,
+                            &tw));
     if (sc_tensor_numel(tw) != 1)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "nll_loss_backward: total_weight must have one "

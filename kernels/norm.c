@@ -1,4 +1,5 @@
-/* symcut — kernels: batch norm and group norm with their backward.
+/* symcut — kernels: batch norm, group norm and layer norm with their
+ * backward.
  *
  * Statistics are accumulated in double in row-major order (PyTorch's CPU
  * kernels accumulate float in double too); the normalisation itself
@@ -37,9 +38,7 @@ static sc_status write_arg(sc__kernel_call *c, const sc_tensor *t,
                            const double *v)
 {
     sc_tensor *view = NULL;
-    sc_status status = sc_tensor_alias(t, &view, c->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_alias(t, &view, c->err));
     sc__scatter(view, SC__CT_F64, v);
     sc_tensor_free(view);
     return SC_OK;
@@ -88,14 +87,18 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
     bool f32;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
-    SC_CHECK(sc__arg_bool(call, 5, &training));
-    SC_CHECK(sc__arg_double(call, 6, &momentum));
-    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_RUNNING_MEAN,
+                                &rm));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_BATCH_NORM_RUNNING_VAR,
+                                &rv));
+    SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_BATCH_NORM_TRAINING,
+                          &training));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_MOMENTUM,
+                            &momentum));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_EPS, &eps));
     SC_CHECK(float_input(call, x, "batch_norm"));
     SC_CHECK(nc_split(call, x, "batch_norm", &N, &C, &P));
     csz = (int64_t)C;
@@ -222,16 +225,30 @@ sc_status sc__kernel_native_batch_norm_backward(sc__kernel_call *call)
     sc_dtype pd;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &rm));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &rv));
-    SC_CHECK(sc__arg_opt_tensor(call, 5, &sm));
-    SC_CHECK(sc__arg_opt_tensor(call, 6, &si));
-    SC_CHECK(sc__arg_bool(call, 7, &train));
-    SC_CHECK(sc__arg_double(call, 8, &eps));
-    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_opt_tensor(
+        call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_RUNNING_MEAN, &rm));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_RUNNING_VAR,
+                                &rv));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_SAVE_MEAN,
+                                &sm));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_BATCH_NORM_BACKWARD_SAVE_INVSTD,
+                                &si));
+    SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_TRAIN,
+                          &train));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_EPS,
+                            &eps));
+    SC_CHECK(sc__arg_mask(call, SC_KARG_NATIVE_BATCH_NORM_BACKWARD_OUTPUT_MASK,
+                          3, mask));
     SC_CHECK(float_input(call, x, "batch_norm_backward"));
     SC_CHECK(nc_split(call, x, "batch_norm_backward", &N, &C, &P));
     if (!sc_tensor_same_shape(g, x))
@@ -352,14 +369,14 @@ sc_status sc__kernel_native_group_norm(sc__kernel_call *call)
     bool f32;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_opt_tensor(call, 1, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &b));
-    SC_CHECK(sc__arg_int(call, 3, &a.N));
-    SC_CHECK(sc__arg_int(call, 4, &a.C));
-    SC_CHECK(sc__arg_int(call, 5, &a.HxW));
-    SC_CHECK(sc__arg_int(call, 6, &a.G));
-    SC_CHECK(sc__arg_double(call, 7, &eps));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_GROUP_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_N, &a.N));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_C, &a.C));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_HXW, &a.HxW));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_GROUP, &a.G));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_GROUP_NORM_EPS, &eps));
     SC_CHECK(float_input(call, x, "group_norm"));
     SC_CHECK(gn_check(call, x, &a));
     SC_CHECK(channel_param(call, w, a.C, "group_norm weight", &bw));
@@ -445,16 +462,25 @@ sc_status sc__kernel_native_group_norm_backward(sc__kernel_call *call)
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_tensor(call, 2, &tm));
-    SC_CHECK(sc__arg_tensor(call, 3, &tr));
-    SC_CHECK(sc__arg_opt_tensor(call, 4, &w));
-    SC_CHECK(sc__arg_int(call, 5, &a.N));
-    SC_CHECK(sc__arg_int(call, 6, &a.C));
-    SC_CHECK(sc__arg_int(call, 7, &a.HxW));
-    SC_CHECK(sc__arg_int(call, 8, &a.G));
-    SC_CHECK(sc__arg_mask(call, 9, 3, mask));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_MEAN,
+                            &tm));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_RSTD,
+                            &tr));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_GROUP_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_N, &a.N));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_C, &a.C));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_HXW,
+                         &a.HxW));
+    SC_CHECK(sc__arg_int(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_GROUP,
+                         &a.G));
+    SC_CHECK(sc__arg_mask(call, SC_KARG_NATIVE_GROUP_NORM_BACKWARD_OUTPUT_MASK,
+                          3, mask));
     SC_CHECK(float_input(call, x, "group_norm_backward"));
     SC_CHECK(gn_check(call, x, &a));
     ng = (size_t)(a.N * a.G);
@@ -527,5 +553,278 @@ fail:
     sc__free(bw);
     sc__free(gw);
     sc__free(gb);
+    return status;
+}
+
+/* ---- Layer norm ------------------------------------------------------------ */
+
+/* Split x into M rows of N = prod(normalized_shape) (checked against x's
+ * trailing sizes); stats_sizes gets x's sizes with the normalized dims 1. */
+static sc_status ln_split(sc__kernel_call *c, const sc_tensor *x, size_t nn,
+                          const int64_t *ns, size_t *M, size_t *N,
+                          int64_t *stats_sizes)
+{
+    size_t i, axis;
+    if (nn > x->ndim || nn == 0)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "layer_norm: normalized_shape of %zu dims for a "
+                             "%zu-d input", nn, x->ndim);
+    axis = x->ndim - nn;
+    for (i = 0; i < nn; i++)
+        if (x->sizes[axis + i] != ns[i])
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "layer_norm: normalized_shape[%zu] = %lld "
+                                 "but the input has %lld",
+                                 i, (long long)ns[i],
+                                 (long long)x->sizes[axis + i]);
+    *M = 1;
+    *N = 1;
+    for (i = 0; i < x->ndim; i++) {
+        if (i < axis) {
+            *M *= (size_t)x->sizes[i];
+            stats_sizes[i] = x->sizes[i];
+        } else {
+            *N *= (size_t)x->sizes[i];
+            stats_sizes[i] = 1;
+        }
+    }
+    return SC_OK;
+}
+
+static sc_status gather_param(sc__kernel_call *c, const sc_tensor *p,
+                              size_t N, const char *what, double **out)
+{
+    *out = NULL;
+    if (!p)
+        return SC_OK;
+    if (sc_tensor_numel(p) != N)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s has %zu elements; expected %zu", what,
+                             sc_tensor_numel(p), N);
+    return sc__gather(p, p->ndim, p->sizes, SC__CT_F64, (void **)out, c->err);
+}
+
+/* native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor?
+ * weight, Tensor? bias, float eps) -> (out, mean, rstd).  Statistics are
+ * computed in double (biased variance, rstd = 1/sqrt(var + eps)) and
+ * rounded to the input dtype; the output is computed in the compute type
+ * as (x - mean) * rstd * weight + bias. */
+sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
+{
+    const sc_tensor *x, *w, *b;
+    const int64_t *ns;
+    size_t nn, M, N, i, k;
+    int64_t ssz[SC_TENSOR_MAX_DIMS];
+    double eps, *bw = NULL, *bb = NULL, *bx = NULL, *mean = NULL,
+                *rstd = NULL;
+    sc_tensor *out = NULL, *tm = NULL, *tr = NULL;
+    bool f32 = false;
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_INPUT, &x));
+    SC_CHECK(sc__arg_ints(call, SC_KARG_NATIVE_LAYER_NORM_NORMALIZED_SHAPE,
+                          &nn, &ns));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_WEIGHT, &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BIAS, &b));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_LAYER_NORM_EPS, &eps));
+    SC_CHECK(sc__arg_float_check(call, x, "layer_norm"));
+    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
+    f32 = x->dtype != SC_DTYPE_F64;
+    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
+    SC_CHECK(gather_param(call, b, N, "layer_norm bias", &bb));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    mean = sc__malloc((M ? M : 1) * sizeof *mean);
+    rstd = sc__malloc((M ? M : 1) * sizeof *rstd);
+    if (!mean || !rstd) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < M; i++) {
+        double *v = bx + i * N, s = 0, q = 0, mu, rs;
+        for (k = 0; k < N; k++)
+            s += v[k];
+        mu = N ? s / (double)N : 0;
+        for (k = 0; k < N; k++)
+            q += (v[k] - mu) * (v[k] - mu);
+        rs = 1.0 / sqrt((N ? q / (double)N : 0) + eps);
+        if (f32) {
+            float fm = (float)mu, fr = (float)rs;
+            for (k = 0; k < N; k++) {
+                float y = ((float)v[k] - fm) * fr;
+                if (bw)
+                    y = y * (float)bw[k];
+                if (bb)
+                    y = y + (float)bb[k];
+                v[k] = y;
+            }
+            mu = fm;
+            rs = fr;
+        } else {
+            for (k = 0; k < N; k++) {
+                double y = (v[k] - mu) * rs;
+                if (bw)
+                    y *= bw[k];
+                if (bb)
+                    y += bb[k];
+                v[k] = y;
+            }
+        }
+        mean[i] = mu;
+        rstd[i] = rs;
+    }
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &out, call->err));
+    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tm, call->err));
+    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tr, call->err));
+    sc__scatter(out, SC__CT_F64, bx);
+    sc__scatter(tm, SC__CT_F64, mean);
+    sc__scatter(tr, SC__CT_F64, rstd);
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(rstd);
+    status = sc__out(call, out);
+    out = NULL;
+    if (status == SC_OK) {
+        status = sc__out(call, tm);
+        tm = NULL;
+    }
+    if (status == SC_OK) {
+        status = sc__out(call, tr);
+        tr = NULL;
+    }
+    sc_tensor_free(tm);
+    sc_tensor_free(tr);
+    if (status != SC_OK)
+        sc__out_reset(call);
+    return status;
+fail:
+    sc__free(bw);
+    sc__free(bb);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(rstd);
+    sc_tensor_free(out);
+    sc_tensor_free(tm);
+    sc_tensor_free(tr);
+    return status;
+}
+
+/* native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[]
+ * normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor?
+ * bias, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias);
+ * an output not asked for (or grad_weight/bias without weight/bias) is
+ * NULL.  Computed in double, rounded to the dtype. */
+sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *x, *tm, *tr, *w, *b;
+    const int64_t *ns;
+    size_t nn, M, N, i, k;
+    int64_t ssz[SC_TENSOR_MAX_DIMS];
+    bool mask[3] = {true, true, true};
+    double *bg = NULL, *bx = NULL, *bm = NULL, *br = NULL, *bw = NULL,
+           *dw = NULL, *db = NULL;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    sc_status status;
+
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_GRAD_OUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_INPUT,
+                            &x));
+    SC_CHECK(sc__arg_ints(call,
+                          SC_KARG_NATIVE_LAYER_NORM_BACKWARD_NORMALIZED_SHAPE,
+                          &nn, &ns));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_MEAN,
+                            &tm));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_RSTD,
+                            &tr));
+    SC_CHECK(sc__arg_opt_tensor(call,
+                                SC_KARG_NATIVE_LAYER_NORM_BACKWARD_WEIGHT,
+                                &w));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_NATIVE_LAYER_NORM_BACKWARD_BIAS,
+                                &b));
+    if (!sc__arg_is_none(call,
+                         SC_KARG_NATIVE_LAYER_NORM_BACKWARD_OUTPUT_MASK)) {
+        const sc__karg *om =
+            &call->args[SC_KARG_NATIVE_LAYER_NORM_BACKWARD_OUTPUT_MASK];
+        if (om->kind != SC__KARG_BOOLS || om->u.bools.n != 3)
+            return sc__error_set(call->err, SC_ERR_TYPE,
+                                 "layer_norm_backward: output_mask must be "
+                                 "bool[3]");
+        for (i = 0; i < 3; i++)
+            mask[i] = om->u.bools.v[i];
+    }
+    SC_CHECK(sc__arg_float_check(call, x, "layer_norm_backward"));
+    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
+    if (!sc_tensor_same_shape(g, x) || sc_tensor_numel(tm) != M ||
+        sc_tensor_numel(tr) != M)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "layer_norm_backward: inconsistent shapes");
+    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, SC__CT_F64, (void **)&bg,
+                        call->err));
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    SC_CHECK(sc__gather(tm, tm->ndim, tm->sizes, SC__CT_F64, (void **)&bm,
+                        call->err));
+    SC_CHECK(sc__gather(tr, tr->ndim, tr->sizes, SC__CT_F64, (void **)&br,
+                        call->err));
+    dw = sc__calloc(N ? N : 1, sizeof *dw);
+    db = sc__calloc(N ? N : 1, sizeof *db);
+    if (!dw || !db) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < M; i++) {
+        double *gv = bg + i * N, *xv = bx + i * N, mu = bm[i], rs = br[i];
+        double s1 = 0, s2 = 0;
+        for (k = 0; k < N; k++) {
+            double xh = (xv[k] - mu) * rs;
+            double gw = gv[k] * (bw ? bw[k] : 1.0);
+            dw[k] += gv[k] * xh;
+            db[k] += gv[k];
+            s1 += gw;
+            s2 += gw * xh;
+        }
+        s1 /= (double)N;
+        s2 /= (double)N;
+        for (k = 0; k < N; k++) {
+            double xh = (xv[k] - mu) * rs;
+            double gw = gv[k] * (bw ? bw[k] : 1.0);
+            gv[k] = rs * (gw - s1 - xh * s2);
+        }
+    }
+    if (mask[0]) {
+        SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
+        sc__scatter(outs[0], SC__CT_F64, bg);
+    }
+    if (mask[1] && w) {
+        SC_CHECK(sc__new(w->dtype, w->ndim, w->sizes, &outs[1], call->err));
+        sc__scatter(outs[1], SC__CT_F64, dw);
+    }
+    if (mask[2] && b) {
+        SC_CHECK(sc__new(b->dtype, b->ndim, b->sizes, &outs[2], call->err));
+        sc__scatter(outs[2], SC__CT_F64, db);
+    }
+    for (i = 0; i < 3; i++) {
+        status = sc__out(call, outs[i]);
+        outs[i] = NULL;
+        if (status != SC_OK) {
+            sc__out_reset(call);
+            goto fail;
+        }
+    }
+    status = SC_OK;
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(bg);
+    sc__free(bx);
+    sc__free(bm);
+    sc__free(br);
+    sc__free(bw);
+    sc__free(dw);
+    sc__free(db);
     return status;
 }

@@ -131,13 +131,12 @@ static sc_status parse_bool(npy_parser *p, bool *out)
 
 static sc_status parse_shape(npy_parser *p, size_t *ndim, int64_t *sizes)
 {
-    sc_status status;
     *ndim = 0;
-    SC_CHECK(expect(p, '('));
-    for (;;) {
-        int64_t v = 0;
-        size_t start;
-        if (peek(p, ')'))
+    SC_TRY(expect(p, '('));
+  for (;;) {
+      int64_t v = 0;
+      size_t start;
+      if (peek(p, ')'))
             break;
         if (*ndim == SC_TENSOR_MAX_DIMS)
             return PERR(p, "more than %d dimensions", SC_TENSOR_MAX_DIMS);
@@ -163,8 +162,6 @@ static sc_status parse_shape(npy_parser *p, size_t *ndim, int64_t *sizes)
     }
     p->pos++;
     return SC_OK;
-fail:
-    return status;
 }
 
 typedef struct npy_header {
@@ -213,31 +210,30 @@ static sc_status parse_descr(npy_parser *p, size_t at, const char *d,
 static sc_status parse_header(npy_parser *p, npy_header *h)
 {
     bool have_descr = false, have_fortran = false, have_shape = false;
-    sc_status status;
     char key[32], descr[32];
 
-    SC_CHECK(expect(p, '{'));
+    SC_TRY(expect(p, '{'));
     for (;;) {
         size_t at;
         if (peek(p, '}'))
             break;
         at = p->pos;
-        SC_CHECK(parse_string(p, key, sizeof key));
-        SC_CHECK(expect(p, ':'));
+        SC_TRY(parse_string(p, key, sizeof key));
+        SC_TRY(expect(p, ':'));
         if (strcmp(key, "descr") == 0 && !have_descr) {
             skip_ws(p);
             at = p->pos;
             if (peek(p, '['))
                 return npy_error(p->name, p->err, SC_ERR_UNSUPPORTED, at,
                                  "structured dtypes are not supported");
-            SC_CHECK(parse_string(p, descr, sizeof descr));
-            SC_CHECK(parse_descr(p, at, descr, h));
+            SC_TRY(parse_string(p, descr, sizeof descr));
+            SC_TRY(parse_descr(p, at, descr, h));
             have_descr = true;
         } else if (strcmp(key, "fortran_order") == 0 && !have_fortran) {
-            SC_CHECK(parse_bool(p, &h->fortran));
+            SC_TRY(parse_bool(p, &h->fortran));
             have_fortran = true;
         } else if (strcmp(key, "shape") == 0 && !have_shape) {
-            SC_CHECK(parse_shape(p, &h->ndim, h->sizes));
+            SC_TRY(parse_shape(p, &h->ndim, h->sizes));
             have_shape = true;
         } else {
             return npy_error(p->name, p->err, SC_ERR_PARSE, at,
@@ -257,8 +253,6 @@ static sc_status parse_header(npy_parser *p, npy_header *h)
                     !have_descr ? "descr"
                                 : !have_fortran ? "fortran_order" : "shape");
     return SC_OK;
-fail:
-    return status;
 }
 
 static void swap_bytes(unsigned char *b, size_t n, size_t item)

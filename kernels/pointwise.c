@@ -1,4 +1,7 @@
-/* symcut — kernels: elementwise ops with broadcasting and type promotion.
+/* symcut — kernels: pointwise arithmetic (add, sub, mul, div, pow, neg,
+ * exp, ..., clamp, native_dropout_backward) and the elementwise machinery
+ * (kernels/pointwise.h) the activation and selection kernels share:
+ * elementwise ops with broadcasting and type promotion.
  *
  * Every operand (a tensor or a Python scalar) is gathered, broadcast and
  * converted, into a contiguous buffer of the compute type (float for f32,
@@ -9,6 +12,7 @@
 #include <math.h>
 
 #include "kernels/kernels-internal.h"
+#include "kernels/pointwise.h"
 
 #ifndef M_SQRT1_2
 #define M_SQRT1_2 0.70710678118654752440
@@ -22,14 +26,8 @@
 
 /* ---- Operands ------------------------------------------------------------- */
 
-typedef struct operand {
-    const sc_tensor *t; /* NULL for a scalar */
-    sc_operand_kind kind;
-    double f;
-    int64_t i;
-} operand;
-
-static sc_status get_operand(sc__kernel_call *c, size_t i, operand *o)
+sc_status sc__pw_get_operand(sc__kernel_call *c, size_t i,
+                             sc__pw_operand *o)
 {
     const sc__karg *a = i < c->nargs ? &c->args[i] : NULL;
     o->t = NULL;
@@ -61,8 +59,8 @@ static sc_status get_operand(sc__kernel_call *c, size_t i, operand *o)
     return sc__arg_tensor(c, i, &o->t); /* the error message */
 }
 
-static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
-                              sc_error *err)
+sc_status sc__pw_result_dtype(size_t n, const sc__pw_operand *o,
+                              sc_dtype *out, sc_error *err)
 {
     sc_operand ops[4];
     size_t i;
@@ -74,10 +72,9 @@ static sc_status result_dtype(size_t n, const operand *o, sc_dtype *out,
 }
 
 /* The broadcast shape of the tensor operands. */
-static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
-                                int64_t *sizes, sc_error *err)
+sc_status sc__pw_operands_shape(size_t n, const sc__pw_operand *o,
+                                size_t *ndim, int64_t *sizes, sc_error *err)
 {
-    sc_status status;
     size_t i;
     *ndim = 0;
     for (i = 0; i < n; i++) {
@@ -87,23 +84,20 @@ static sc_status operands_shape(size_t n, const operand *o, size_t *ndim,
         memcpy(tmp, sizes, sizeof tmp);
         if (o[i].t->ndim > SC_TENSOR_MAX_DIMS)
             return sc__error_set(err, SC_ERR_INVALID, "too many dims");
-        SC_CHECK(sc__broadcast_shape(*ndim, tmp, o[i].t->ndim,
-                                     o[i].t->sizes, ndim, sizes, err));
+        SC_TRY(sc__broadcast_shape(*ndim, tmp, o[i].t->ndim,
+                                   o[i].t->sizes, ndim, sizes, err));
     }
     return SC_OK;
-fail:
-    return status;
 }
 
-static sc_status operand_gather(const operand *o, size_t ndim,
+sc_status sc__pw_operand_gather(const sc__pw_operand *o, size_t ndim,
                                 const int64_t *sizes, sc__ctype ct,
                                 void **out, sc_error *err)
 {
     size_t n, k;
-    sc_status status;
     if (o->t)
         return sc__gather(o->t, ndim, sizes, ct, out, err);
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
+    SC_TRY(sc__numel_checked(ndim, sizes, &n, err));
     *out = sc__malloc(n ? n * sc__ctype_size(ct) : 1);
     if (!*out)
         return sc__error_nomem(err);
@@ -116,17 +110,9 @@ static sc_status operand_gather(const operand *o, size_t ndim,
             ((int64_t *)*out)[k] = o->i;
     }
     return SC_OK;
-fail:
-    return status;
 }
 
 /* ---- Unary ops -------------------------------------------------------------- */
-
-typedef enum unop {
-    U_NEG, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU,
-    U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_SIN, U_COS,
-    U_LOGICAL_NOT, U_ERF
-} unop;
 
 static float gelu_f(float x)
 {
@@ -153,7 +139,7 @@ static double gelu_tanh_d(double x)
     return 0.5 * x * (1.0 + tanh(inner));
 }
 
-static float unary_f32(unop op, float x)
+static float unary_f32(sc__pw_unop op, float x)
 {
     switch (op) {
     case U_NEG: return -x;
@@ -177,7 +163,7 @@ static float unary_f32(unop op, float x)
     return 0;
 }
 
-static double unary_f64(unop op, double x)
+static double unary_f64(sc__pw_unop op, double x)
 {
     switch (op) {
     case U_NEG: return -x;
@@ -201,7 +187,7 @@ static double unary_f64(unop op, double x)
     return 0;
 }
 
-static int64_t unary_i64(unop op, int64_t x)
+static int64_t unary_i64(sc__pw_unop op, int64_t x)
 {
     switch (op) {
     case U_NEG: return (int64_t)(0 - (uint64_t)x);
@@ -213,12 +199,14 @@ static int64_t unary_i64(unop op, int64_t x)
 }
 
 /* Ops that keep integer dtypes (the others promote integers to f32). */
-static bool unop_keeps_int(unop op)
+static bool unop_keeps_int(sc__pw_unop op)
 {
     return op == U_NEG || op == U_RELU || op == U_ABS;
 }
 
-static sc_status run_unary(sc__kernel_call *c, unop op)
+/* The unary op on the tensor argument `self`. */
+sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
+                           sc__pw_unop op)
 {
     const sc_tensor *x;
     sc_tensor *r = NULL;
@@ -228,7 +216,7 @@ static sc_status run_unary(sc__kernel_call *c, unop op)
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
     if (op == U_LOGICAL_NOT) {
@@ -273,29 +261,17 @@ fail:
     return status;
 }
 
-#define UNARY_KERNEL(name, op)                                               \
-    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
-    {                                                                        \
-        return run_unary(call, op);                                          \
-    }
-UNARY_KERNEL(neg, U_NEG)
-UNARY_KERNEL(exp, U_EXP)
-UNARY_KERNEL(log, U_LOG)
-UNARY_KERNEL(sqrt, U_SQRT)
-UNARY_KERNEL(rsqrt, U_RSQRT)
-UNARY_KERNEL(tanh, U_TANH)
-UNARY_KERNEL(sigmoid, U_SIGMOID)
-UNARY_KERNEL(relu, U_RELU)
-UNARY_KERNEL(silu, U_SILU)
-UNARY_KERNEL(abs, U_ABS)
-UNARY_KERNEL(reciprocal, U_RECIPROCAL)
-UNARY_KERNEL(sin, U_SIN)
-UNARY_KERNEL(cos, U_COS)
-UNARY_KERNEL(logical_not, U_LOGICAL_NOT)
-UNARY_KERNEL(erf, U_ERF)
+SC__PW_UNARY_KERNEL(neg, NEG, U_NEG)
+SC__PW_UNARY_KERNEL(exp, EXP, U_EXP)
+SC__PW_UNARY_KERNEL(log, LOG, U_LOG)
+SC__PW_UNARY_KERNEL(sqrt, SQRT, U_SQRT)
+SC__PW_UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
+SC__PW_UNARY_KERNEL(abs, ABS, U_ABS)
+SC__PW_UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
+SC__PW_UNARY_KERNEL(erf, ERF, U_ERF)
 
-/* `approximate`: "none" (default) or "tanh", argument 1. */
-static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
+/* `approximate` (argument i): "none" (default) or "tanh". */
+sc_status sc__pw_gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 {
     *tanh_mode = false;
     if (sc__arg_is_none(c, i))
@@ -313,26 +289,9 @@ static sc_status gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
     return SC_OK;
 }
 
-/* gelu(Tensor self, *, str approximate='none') */
-sc_status sc__kernel_gelu(sc__kernel_call *call)
-{
-    bool t;
-    sc_status status = gelu_mode(call, 1, &t);
-    if (status != SC_OK)
-        return status;
-    return run_unary(call, t ? U_GELU_TANH : U_GELU);
-}
-
 /* ---- Binary and ternary ops ------------------------------------------------ */
 
-typedef enum binop {
-    B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_DIV_TRUNC, B_DIV_FLOOR, B_POW,
-    B_MAXIMUM, B_MINIMUM, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE,
-    B_TANH_BWD, B_SIGMOID_BWD, B_GELU_BWD, B_GELU_TANH_BWD, B_SILU_BWD,
-    B_THRESHOLD_BWD
-} binop;
-
-static bool binop_is_comparison(binop op)
+static bool binop_is_comparison(sc__pw_binop op)
 {
     return op >= B_EQ && op <= B_GE;
 }
@@ -388,7 +347,8 @@ static float pow_f(float a, float b)
     return powf(a, b);
 }
 
-static float binary_f32(binop op, float a, float b, float alpha, float th)
+static float binary_f32(sc__pw_binop op, float a, float b, float alpha,
+                        float th)
 {
     switch (op) {
     case B_ADD: return a + alpha * b;
@@ -426,7 +386,7 @@ static float binary_f32(binop op, float a, float b, float alpha, float th)
     return 0;
 }
 
-static double binary_f64(binop op, double a, double b, double alpha,
+static double binary_f64(sc__pw_binop op, double a, double b, double alpha,
                          double th)
 {
     switch (op) {
@@ -475,7 +435,7 @@ static int64_t ipow(int64_t a, int64_t b)
 
 /* Integer ops wrap (computed in uint64); division by zero is reported by
  * the caller before the loop. */
-static int64_t binary_i64(binop op, int64_t a, int64_t b, int64_t alpha,
+static int64_t binary_i64(sc__pw_binop op, int64_t a, int64_t b, int64_t alpha,
                           int64_t th)
 {
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b, ual = (uint64_t)alpha;
@@ -514,8 +474,9 @@ static int64_t binary_i64(binop op, int64_t a, int64_t b, int64_t alpha,
  * The result dtype is PyTorch's result_type of the operands, f32 for a
  * true division of integers, bool for comparisons; `float_only` ops
  * reject integer operands. */
-static sc_status run_binary(sc__kernel_call *c, binop op, const operand *o,
-                            double alpha, double th, bool float_only)
+sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
+                            const sc__pw_operand *o, double alpha, double th,
+                            bool float_only)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS];
     size_t ndim, n, k;
@@ -525,7 +486,7 @@ static sc_status run_binary(sc__kernel_call *c, binop op, const operand *o,
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(result_dtype(2, o, &common, c->err));
+    SC_CHECK(sc__pw_result_dtype(2, o, &common, c->err));
     if (op == B_DIV && !sc__is_float(common))
         common = SC_DTYPE_F32;
     if (float_only && !sc__is_float(common))
@@ -541,9 +502,9 @@ static sc_status run_binary(sc__kernel_call *c, binop op, const operand *o,
     if (!sc__is_float(common) && alpha != floor(alpha))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "alpha must be an integer for integer tensors");
-    SC_CHECK(operands_shape(2, o, &ndim, sizes, c->err));
-    SC_CHECK(operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
-    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
+    SC_CHECK(sc__pw_operands_shape(2, o, &ndim, sizes, c->err));
+    SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
+    SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
     SC_CHECK(sc__numel_checked(ndim, sizes, &n, c->err));
     if (ct == SC__CT_F32) {
         float *x = ba, *y = bb;
@@ -579,56 +540,62 @@ fail:
     return status;
 }
 
-static sc_status binary_kernel(sc__kernel_call *c, binop op, bool has_alpha)
+/* op on the operands at argument indices a and b, scaled by the Scalar
+ * argument `alpha` (SC__PW_NO_ALPHA: none). */
+sc_status sc__pw_binary_kernel(sc__kernel_call *c, sc__pw_binop op,
+                               size_t a, size_t b, size_t alpha_arg)
 {
-    operand o[2];
+    sc__pw_operand o[2];
     double alpha = 1;
-    sc_status status;
-    SC_CHECK(get_operand(c, 0, &o[0]));
-    SC_CHECK(get_operand(c, 1, &o[1]));
-    if (has_alpha && !sc__arg_is_none(c, 2))
-        SC_CHECK(sc__arg_double(c, 2, &alpha));
+    SC_TRY(sc__pw_get_operand(c, a, &o[0]));
+    SC_TRY(sc__pw_get_operand(c, b, &o[1]));
+    if (alpha_arg != SC__PW_NO_ALPHA && !sc__arg_is_none(c, alpha_arg))
+        SC_TRY(sc__arg_double(c, alpha_arg, &alpha));
     if (o[0].t == NULL && o[1].t == NULL)
         return sc__error_set(c->err, SC_ERR_TYPE,
-                             "at least one operand must be a tensor");
-    return run_binary(c, op, o, alpha, 0, false);
-fail:
-    return status;
+                             "at least one sc__pw_operand must be a tensor");
+    return sc__pw_run_binary(c, op, o, alpha, 0, false);
 }
 
 /* add(Tensor self, Tensor|Scalar other, *, Scalar alpha=1) */
 sc_status sc__kernel_add(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_ADD, true);
+    return sc__pw_binary_kernel(call, B_ADD, SC_KARG_ADD_TENSOR_SELF,
+                                SC_KARG_ADD_TENSOR_OTHER, SC_KARG_ADD_TENSOR_ALPHA);
 }
 
 sc_status sc__kernel_sub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_SUB, true);
+    return sc__pw_binary_kernel(call, B_SUB, SC_KARG_SUB_TENSOR_SELF,
+                                SC_KARG_SUB_TENSOR_OTHER, SC_KARG_SUB_TENSOR_ALPHA);
 }
 
 /* rsub(Tensor self, Tensor|Scalar other, *, Scalar alpha=1):
  * other - alpha * self. */
 sc_status sc__kernel_rsub(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_RSUB, true);
+    return sc__pw_binary_kernel(call, B_RSUB, SC_KARG_RSUB_SCALAR_SELF,
+                                SC_KARG_RSUB_SCALAR_OTHER, SC_KARG_RSUB_SCALAR_ALPHA);
 }
 
 sc_status sc__kernel_mul(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_MUL, false);
+    return sc__pw_binary_kernel(call, B_MUL, SC_KARG_MUL_TENSOR_SELF,
+                                SC_KARG_MUL_TENSOR_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* div(Tensor self, Tensor|Scalar other, *, str? rounding_mode=None) */
 sc_status sc__kernel_div(sc__kernel_call *call)
 {
-    binop op = B_DIV;
-    if (!sc__arg_is_none(call, 2)) {
+    sc__pw_binop op = B_DIV;
+    if (!sc__arg_is_none(call, SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE)) {
+        const sc__karg *mode =
+            &call->args[SC_KARG_DIV_TENSOR_MODE_ROUNDING_MODE];
         const char *m;
-        if (call->args[2].kind != SC__KARG_STR)
+        if (mode->kind != SC__KARG_STR)
             return sc__error_set(call->err, SC_ERR_TYPE,
                                  "div: rounding_mode must be a string");
-        m = call->args[2].u.s;
+        m = mode->u.s;
         if (strcmp(m, "trunc") == 0)
             op = B_DIV_TRUNC;
         else if (strcmp(m, "floor") == 0)
@@ -637,190 +604,29 @@ sc_status sc__kernel_div(sc__kernel_call *call)
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "div: unknown rounding_mode '%s'", m);
     }
-    return binary_kernel(call, op, false);
+    return sc__pw_binary_kernel(call, op, SC_KARG_DIV_TENSOR_MODE_SELF,
+                                SC_KARG_DIV_TENSOR_MODE_OTHER, SC__PW_NO_ALPHA);
 }
 
 /* pow(Tensor|Scalar self, Tensor|Scalar exponent) */
 sc_status sc__kernel_pow(sc__kernel_call *call)
 {
-    return binary_kernel(call, B_POW, false);
+    return sc__pw_binary_kernel(call, B_POW, SC_KARG_POW_TENSOR_TENSOR_SELF,
+                                SC_KARG_POW_TENSOR_TENSOR_EXPONENT, SC__PW_NO_ALPHA);
 }
 
-sc_status sc__kernel_maximum(sc__kernel_call *call)
-{
-    return binary_kernel(call, B_MAXIMUM, false);
-}
 
-sc_status sc__kernel_minimum(sc__kernel_call *call)
+/* op on the two tensor arguments at indices a and b. */
+sc_status sc__pw_backward_kernel(sc__kernel_call *c, sc__pw_binop op,
+                                 size_t a, size_t b)
 {
-    return binary_kernel(call, B_MINIMUM, false);
-}
-
-#define CMP_KERNEL(name, op)                                                 \
-    sc_status sc__kernel_##name(sc__kernel_call *call)                       \
-    {                                                                        \
-        return binary_kernel(call, op, false);                               \
-    }
-CMP_KERNEL(eq, B_EQ)
-CMP_KERNEL(ne, B_NE)
-CMP_KERNEL(lt, B_LT)
-CMP_KERNEL(le, B_LE)
-CMP_KERNEL(gt, B_GT)
-CMP_KERNEL(ge, B_GE)
-
-static sc_status backward_kernel(sc__kernel_call *c, binop op)
-{
-    operand o[2];
-    sc_status status;
-    SC_CHECK(get_operand(c, 0, &o[0]));
-    SC_CHECK(get_operand(c, 1, &o[1]));
+    sc__pw_operand o[2];
+    SC_TRY(sc__pw_get_operand(c, a, &o[0]));
+    SC_TRY(sc__pw_get_operand(c, b, &o[1]));
     if (!o[0].t || !o[1].t)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "backward ops take two tensors");
-    return run_binary(c, op, o, 1, 0, true);
-fail:
-    return status;
-}
-
-/* tanh_backward(Tensor grad_output, Tensor output) */
-sc_status sc__kernel_tanh_backward(sc__kernel_call *call)
-{
-    return backward_kernel(call, B_TANH_BWD);
-}
-
-/* sigmoid_backward(Tensor grad_output, Tensor output) */
-sc_status sc__kernel_sigmoid_backward(sc__kernel_call *call)
-{
-    return backward_kernel(call, B_SIGMOID_BWD);
-}
-
-/* silu_backward(Tensor grad_output, Tensor self) */
-sc_status sc__kernel_silu_backward(sc__kernel_call *call)
-{
-    return backward_kernel(call, B_SILU_BWD);
-}
-
-/* gelu_backward(Tensor grad_output, Tensor self, *, str approximate) */
-sc_status sc__kernel_gelu_backward(sc__kernel_call *call)
-{
-    bool t;
-    sc_status status = gelu_mode(call, 2, &t);
-    if (status != SC_OK)
-        return status;
-    return backward_kernel(call, t ? B_GELU_TANH_BWD : B_GELU_BWD);
-}
-
-/* threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) */
-sc_status sc__kernel_threshold_backward(sc__kernel_call *call)
-{
-    operand o[2];
-    double th;
-    sc_status status;
-    SC_CHECK(get_operand(call, 0, &o[0]));
-    SC_CHECK(get_operand(call, 1, &o[1]));
-    SC_CHECK(sc__arg_double(call, 2, &th));
-    if (!o[0].t || !o[1].t)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "threshold_backward takes two tensors");
-    return run_binary(call, B_THRESHOLD_BWD, o, 1, th, false);
-fail:
-    return status;
-}
-
-/* where(Tensor condition, Tensor|Scalar self, Tensor|Scalar other) */
-sc_status sc__kernel_where(sc__kernel_call *call)
-{
-    int64_t sizes[SC_TENSOR_MAX_DIMS];
-    operand o[3];
-    size_t ndim, n, k, es;
-    sc_dtype rd;
-    sc__ctype ct;
-    void *bc = NULL, *ba = NULL, *bb = NULL;
-    sc_tensor *r = NULL;
-    sc_status status;
-
-    SC_CHECK(get_operand(call, 0, &o[0]));
-    SC_CHECK(get_operand(call, 1, &o[1]));
-    SC_CHECK(get_operand(call, 2, &o[2]));
-    if (!o[0].t)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "where: the condition must be a tensor");
-    SC_CHECK(result_dtype(2, &o[1], &rd, call->err));
-    ct = sc__ctype_of(rd);
-    es = sc__ctype_size(ct);
-    SC_CHECK(operands_shape(3, o, &ndim, sizes, call->err));
-    SC_CHECK(operand_gather(&o[0], ndim, sizes, SC__CT_I64, &bc,
-                            call->err));
-    SC_CHECK(operand_gather(&o[1], ndim, sizes, ct, &ba, call->err));
-    SC_CHECK(operand_gather(&o[2], ndim, sizes, ct, &bb, call->err));
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, call->err));
-    for (k = 0; k < n; k++)
-        if (!((int64_t *)bc)[k])
-            memcpy((char *)ba + k * es, (char *)bb + k * es, es);
-    SC_CHECK(sc__new(rd, ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, ba);
-    sc__free(bc);
-    sc__free(ba);
-    sc__free(bb);
-    return sc__out(call, r);
-fail:
-    sc__free(bc);
-    sc__free(ba);
-    sc__free(bb);
-    sc_tensor_free(r);
-    return status;
-}
-
-/* masked_fill(Tensor self, Tensor mask, Scalar|Tensor value): self's
- * dtype and shape (the mask broadcasts to self). */
-sc_status sc__kernel_masked_fill(sc__kernel_call *call)
-{
-    const sc_tensor *self, *mask;
-    operand v;
-    sc__ctype ct;
-    void *bs = NULL, *bm = NULL;
-    sc_tensor *r = NULL;
-    size_t n, k;
-    sc_status status;
-
-    SC_CHECK(sc__arg_tensor(call, 0, &self));
-    SC_CHECK(sc__arg_tensor(call, 1, &mask));
-    SC_CHECK(get_operand(call, 2, &v));
-    if (mask->dtype != SC_DTYPE_B8)
-        return sc__error_set(call->err, SC_ERR_TYPE,
-                             "masked_fill: the mask must be bool");
-    if (v.t) {
-        if (v.t->ndim != 0)
-            return sc__error_set(call->err, SC_ERR_SHAPE,
-                                 "masked_fill: the value tensor must be 0-d");
-        v.f = sc_tensor_item_double(v.t, 0);
-        v.i = sc_tensor_item_int64(v.t, 0);
-    }
-    ct = sc__ctype_of(self->dtype);
-    SC_CHECK(sc__gather(self, self->ndim, self->sizes, ct, &bs, call->err));
-    SC_CHECK(sc__gather(mask, self->ndim, self->sizes, SC__CT_I64, &bm,
-                        call->err));
-    n = sc_tensor_numel(self);
-    for (k = 0; k < n; k++) {
-        if (!((int64_t *)bm)[k])
-            continue;
-        if (ct == SC__CT_F32)
-            ((float *)bs)[k] = (float)v.f;
-        else if (ct == SC__CT_F64)
-            ((double *)bs)[k] = v.f;
-        else
-            ((int64_t *)bs)[k] = v.i;
-    }
-    SC_CHECK(sc__new(self->dtype, self->ndim, self->sizes, &r, call->err));
-    sc__scatter(r, ct, bs);
-    sc__free(bs);
-    sc__free(bm);
-    return sc__out(call, r);
-fail:
-    sc__free(bs);
-    sc__free(bm);
-    sc_tensor_free(r);
-    return status;
+    return sc__pw_run_binary(c, op, o, 1, 0, true);
 }
 
 /* clamp(Tensor self, Scalar? min=None, Scalar? max=None): min(max(x, lo),
@@ -829,7 +635,7 @@ fail:
  * least one bound is required. */
 sc_status sc__kernel_clamp(sc__kernel_call *call)
 {
-    operand o[3];
+    sc__pw_operand o[3];
     bool has_lo, has_hi;
     size_t n, k, no = 1;
     sc_dtype rd;
@@ -838,21 +644,21 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(get_operand(call, 0, &o[0]));
+    SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_SELF, &o[0]));
     if (!o[0].t)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "clamp: self must be a tensor");
-    has_lo = !sc__arg_is_none(call, 1);
-    has_hi = !sc__arg_is_none(call, 2);
+    has_lo = !sc__arg_is_none(call, SC_KARG_CLAMP_MIN);
+    has_hi = !sc__arg_is_none(call, SC_KARG_CLAMP_MAX);
     if (!has_lo && !has_hi)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "clamp: at least one of 'min' or 'max' must "
                              "not be None");
     if (has_lo)
-        SC_CHECK(get_operand(call, 1, &o[no++]));
+        SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MIN, &o[no++]));
     if (has_hi)
-        SC_CHECK(get_operand(call, 2, &o[no++]));
-    SC_CHECK(result_dtype(no, o, &rd, call->err));
+        SC_CHECK(sc__pw_get_operand(call, SC_KARG_CLAMP_MAX, &o[no++]));
+    SC_CHECK(sc__pw_result_dtype(no, o, &rd, call->err));
     if (rd == SC_DTYPE_B8)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "clamp is not supported on bool tensors");
@@ -861,8 +667,8 @@ sc_status sc__kernel_clamp(sc__kernel_call *call)
                         call->err));
     n = sc_tensor_numel(o[0].t);
     {
-        const operand *lo = has_lo ? &o[1] : NULL;
-        const operand *hi = has_hi ? &o[no - 1] : NULL;
+        const sc__pw_operand *lo = has_lo ? &o[1] : NULL;
+        const sc__pw_operand *hi = has_hi ? &o[no - 1] : NULL;
         if (ct == SC__CT_F32) {
             float *v = buf, l = lo ? (float)lo->f : 0, h = hi ? (float)hi->f
                                                               : 0;
@@ -921,9 +727,11 @@ sc_status sc__kernel_native_dropout_backward(sc__kernel_call *call)
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &m));
-    SC_CHECK(sc__arg_double(call, 2, &scale));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_GRAD_OUTPUT,
+                            &g));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_MASK, &m));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_SCALE,
+                            &scale));
     if (!sc__is_float(g->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "native_dropout_backward needs a floating "

@@ -70,10 +70,10 @@ sc_status sc__kernel_native_dropout(sc__kernel_call *call)
     size_t n, i;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_double(call, 1, &p));
-    if (!sc__arg_is_none(call, 2))
-        SC_CHECK(sc__arg_bool(call, 2, &train));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_INPUT, &x));
+    SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_P, &p));
+    if (!sc__arg_is_none(call, SC_KARG_NATIVE_DROPOUT_TRAIN))
+        SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_DROPOUT_TRAIN, &train));
     if (!sc__is_float(x->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "dropout needs a floating tensor");
@@ -135,14 +135,14 @@ sc_status sc__kernel_bernoulli(sc__kernel_call *call)
     void *probs = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    from_self = sc__arg_is_none(call, 1) ||
-                call->args[1].kind == SC__KARG_TENSOR;
-    if (from_self && !sc__arg_is_none(call, 1))
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_BERNOULLI_P_SELF, &x));
+    from_self = sc__arg_is_none(call, SC_KARG_BERNOULLI_P_P) ||
+                call->args[SC_KARG_BERNOULLI_P_P].kind == SC__KARG_TENSOR;
+    if (from_self && !sc__arg_is_none(call, SC_KARG_BERNOULLI_P_P))
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "bernoulli with a tensor p is not supported");
     if (!from_self) {
-        SC_CHECK(sc__arg_double(call, 1, &p));
+        SC_CHECK(sc__arg_double(call, SC_KARG_BERNOULLI_P_P, &p));
         if (!(p >= 0 && p <= 1))
             return sc__error_set(call->err, SC_ERR_INVALID,
                                  "bernoulli probability %g is not in [0, 1]",
@@ -181,13 +181,13 @@ sc_status sc__kernel_rand_like(sc__kernel_call *call)
     unsigned char *p;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_RAND_LIKE_SELF, &x));
     d = x->dtype;
-    if (!sc__arg_is_none(call, 1)) {
-        if (call->args[1].kind != SC__KARG_DTYPE)
+    if (!sc__arg_is_none(call, SC_KARG_RAND_LIKE_DTYPE)) {
+        if (call->args[SC_KARG_RAND_LIKE_DTYPE].kind != SC__KARG_DTYPE)
             return sc__error_set(call->err, SC_ERR_TYPE,
                                  "rand_like: argument 1 must be a dtype");
-        d = call->args[1].u.dtype;
+        d = call->args[SC_KARG_RAND_LIKE_DTYPE].u.dtype;
     }
     if (!sc__is_float(d))
         return sc__error_set(call->err, SC_ERR_TYPE,
@@ -226,9 +226,9 @@ sc_status sc__kernel_randn_like(sc__kernel_call *call)
     unsigned char *p;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_dtype(call, 1, x->dtype, &d));
-    SC_CHECK(sc__arg_factory_opts(call, 2));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_RANDN_LIKE_SELF, &x));
+    SC_CHECK(sc__arg_dtype(call, SC_KARG_RANDN_LIKE_DTYPE, x->dtype, &d));
+    SC_CHECK(sc__arg_factory_opts(call, SC__FACTORY_OPTS(RANDN_LIKE)));
     if (!sc__is_float(d))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "randn_like needs a floating dtype");

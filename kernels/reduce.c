@@ -1,5 +1,5 @@
-/* symcut — kernels: reductions (sum, mean, amax, amin), softmax and
- * log-softmax with their backward, and layer norm with its backward.
+/* symcut — kernels: reductions (sum, mean, amax, amin, sum_to_size),
+ * softmax and log-softmax with their backward.
  *
  * Determinism: every reduction visits the reduced elements of one output
  * element in row-major order of the input, accumulating sequentially (in
@@ -27,7 +27,6 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
     bool red[SC_TENSOR_MAX_DIMS] = {false};
     int64_t perm[SC_TENSOR_MAX_DIMS];
     size_t i, d, k = 0;
-    sc_status status;
 
     L->perm = NULL;
     if (n == 0 || !dims) {
@@ -35,7 +34,7 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
             red[i] = true;
     } else {
         for (i = 0; i < n; i++) {
-            SC_CHECK(sc__wrap_dim(dims[i], x->ndim, &d, err));
+            SC_TRY(sc__wrap_dim(dims[i], x->ndim, &d, err));
             if (x->ndim && red[d])
                 return sc__error_set(err, SC_ERR_INVALID,
                                      "dimension %zu appears twice in the "
@@ -60,8 +59,6 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
             L->inner *= (size_t)x->sizes[i];
         }
     return sc_tensor_permute(x, perm, &L->perm, err);
-fail:
-    return status;
 }
 
 /* The optional dtype argument at position i (NONE: keep `dflt`). */
@@ -83,15 +80,22 @@ static sc_status opt_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
 
 typedef enum redop { R_SUM, R_MEAN, R_AMAX, R_AMIN } redop;
 
-/* Arguments: (self, dtype) for the `.default` forms of sum and mean,
- * (self, dim, keepdim[, dtype]) otherwise; amax/amin (self, dim, keepdim). */
-static sc_status run_reduce(sc__kernel_call *c, redop op)
+/* An argument a reduction's op does not have. */
+#define NO_ARG SIZE_MAX
+
+/* The argument indices of a reduction: (self, dtype) for the `.default`
+ * forms of sum and mean, (self, dim, keepdim, dtype) for their `.dim`
+ * forms, (self, dim, keepdim) for amax. */
+typedef struct reduce_args {
+    size_t self, dim, keepdim, dtype;
+} reduce_args;
+
+static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
 {
     const sc_tensor *x;
     const int64_t *dims = NULL;
     size_t ndims = 0, o, k;
-    bool keepdim = false, dim_form = op == R_AMAX || op == R_AMIN ||
-                                     c->nargs >= 3;
+    bool keepdim = false, dim_form = a.dim != NO_ARG;
     sc_dtype rd;
     sc__ctype ct;
     rlayout L = {0};
@@ -100,19 +104,19 @@ static sc_status run_reduce(sc__kernel_call *c, redop op)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
+    SC_CHECK(sc__arg_tensor(c, a.self, &x));
     if (dim_form) {
-        if (!sc__arg_is_none(c, 1))
-            SC_CHECK(sc__arg_ints(c, 1, &ndims, &dims));
-        if (!sc__arg_is_none(c, 2))
-            SC_CHECK(sc__arg_bool(c, 2, &keepdim));
+        if (!sc__arg_is_none(c, a.dim))
+            SC_CHECK(sc__arg_ints(c, a.dim, &ndims, &dims));
+        if (!sc__arg_is_none(c, a.keepdim))
+            SC_CHECK(sc__arg_bool(c, a.keepdim, &keepdim));
     }
     if (op == R_SUM)
-        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1,
+        SC_CHECK(opt_dtype(c, a.dtype,
                            sc__is_float(x->dtype) ? x->dtype : SC_DTYPE_I64,
                            &rd));
     else if (op == R_MEAN)
-        SC_CHECK(opt_dtype(c, dim_form ? 3 : 1, x->dtype, &rd));
+        SC_CHECK(opt_dtype(c, a.dtype, x->dtype, &rd));
     else
         rd = x->dtype;
     if (op == R_MEAN && !sc__is_float(rd))
@@ -179,24 +183,44 @@ fail:
     return status;
 }
 
+/* The arguments of the `.default` form (K: SUM, MEAN) and of the `.dim`
+ * form (K: SUM_DIM, MEAN_DIM) of a reduction. */
+#define REDUCE_ARGS_DEFAULT(K)                                               \
+    ((reduce_args){SC_KARG_##K##_SELF, NO_ARG, NO_ARG, SC_KARG_##K##_DTYPE})
+#define REDUCE_ARGS_DIM(K)                                                   \
+    ((reduce_args){SC_KARG_##K##_SELF, SC_KARG_##K##_DIM,                    \
+                   SC_KARG_##K##_KEEPDIM, SC_KARG_##K##_DTYPE})
+
+/* sum.default(self, *, dtype) and, as sum_dim, sum.dim_IntList. */
 sc_status sc__kernel_sum(sc__kernel_call *call)
 {
-    return run_reduce(call, R_SUM);
+    if (call->nargs >= 3)
+        return run_reduce(call, R_SUM, REDUCE_ARGS_DIM(SUM_DIM));
+    return run_reduce(call, R_SUM, REDUCE_ARGS_DEFAULT(SUM));
 }
 
+/* mean.default(self, *, dtype) and, as mean_dim, mean.dim. */
 sc_status sc__kernel_mean(sc__kernel_call *call)
 {
-    return run_reduce(call, R_MEAN);
+    if (call->nargs >= 3)
+        return run_reduce(call, R_MEAN, REDUCE_ARGS_DIM(MEAN_DIM));
+    return run_reduce(call, R_MEAN, REDUCE_ARGS_DEFAULT(MEAN));
 }
 
 sc_status sc__kernel_amax(sc__kernel_call *call)
 {
-    return run_reduce(call, R_AMAX);
+    return run_reduce(call, R_AMAX,
+                      (reduce_args){SC_KARG_AMAX_SELF, SC_KARG_AMAX_DIM,
+                                    SC_KARG_AMAX_KEEPDIM, NO_ARG});
 }
 
+/* amin has no entry in graph/ops.yaml; its schema is amax's (self, dim,
+ * keepdim), read through amax's constants. */
 sc_status sc__kernel_amin(sc__kernel_call *call)
 {
-    return run_reduce(call, R_AMIN);
+    return run_reduce(call, R_AMIN,
+                      (reduce_args){SC_KARG_AMAX_SELF, SC_KARG_AMAX_DIM,
+                                    SC_KARG_AMAX_KEEPDIM, NO_ARG});
 }
 
 /* ---- Row helpers: a dim moved last ------------------------------------------ */
@@ -220,9 +244,8 @@ static sc_status gather_rows(const sc_tensor *t, size_t d, sc__ctype ct,
                              void **buf, sc_error *err)
 {
     sc_tensor *v = NULL;
-    sc_status status = dim_last(t, d, &v, err);
-    if (status != SC_OK)
-        return status;
+    sc_status status;
+    SC_TRY(dim_last(t, d, &v, err));
     status = sc__gather(v, v->ndim, v->sizes, ct, buf, err);
     sc_tensor_free(v);
     return status;
@@ -233,24 +256,15 @@ static sc_status scatter_rows(sc_tensor *r, size_t d, sc__ctype ct,
                               const void *buf, sc_error *err)
 {
     sc_tensor *v = NULL;
-    sc_status status = dim_last(r, d, &v, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(dim_last(r, d, &v, err));
     sc__scatter(v, ct, buf);
     sc_tensor_free(v);
     return SC_OK;
 }
 
-static sc_status float_check(sc__kernel_call *c, const sc_tensor *t,
-                             const char *what)
-{
-    if (!sc__is_float(t->dtype))
-        return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
-                                                  "tensor", what);
-    return SC_OK;
-}
-
-/* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float) */
+/* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float), the
+ * arguments read as SC_KARG_SOFTMAX_* (sc__kernel_log_softmax asserts
+ * that SC_KARG_LOG_SOFTMAX_* are the same). */
 static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
 {
     const sc_tensor *x;
@@ -263,11 +277,11 @@ static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &x));
-    SC_CHECK(sc__arg_int(c, 1, &dim));
-    if (!sc__arg_is_none(c, 2))
-        SC_CHECK(sc__arg_bool(c, 2, &h2f));
-    SC_CHECK(float_check(c, x, "softmax"));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_SELF, &x));
+    SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_DIM, &dim));
+    if (!sc__arg_is_none(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT))
+        SC_CHECK(sc__arg_bool(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT, &h2f));
+    SC_CHECK(sc__arg_float_check(c, x, "softmax"));
     SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, c->err));
     rd = h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32 : x->dtype;
     ct = sc__ctype_of(x->dtype);
@@ -312,11 +326,17 @@ sc_status sc__kernel_softmax(sc__kernel_call *call)
 
 sc_status sc__kernel_log_softmax(sc__kernel_call *call)
 {
+    _Static_assert(SC_KARG_LOG_SOFTMAX_SELF == SC_KARG_SOFTMAX_SELF &&
+                       SC_KARG_LOG_SOFTMAX_DIM == SC_KARG_SOFTMAX_DIM &&
+                       SC_KARG_LOG_SOFTMAX_HALF_TO_FLOAT ==
+                           SC_KARG_SOFTMAX_HALF_TO_FLOAT,
+                   "_log_softmax reads its arguments as _softmax");
     return run_softmax(call, true);
 }
 
 /* _softmax_backward_data / _log_softmax_backward_data(Tensor grad_output,
- * Tensor output, int dim, ScalarType input_dtype) */
+ * Tensor output, int dim, ScalarType input_dtype), the arguments read as
+ * SC_KARG_SOFTMAX_BACKWARD_DATA_* (the log form asserts its own agree). */
 static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
 {
     const sc_tensor *g, *y;
@@ -328,11 +348,12 @@ static sc_status run_softmax_bwd(sc__kernel_call *c, bool log_mode)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &g));
-    SC_CHECK(sc__arg_tensor(c, 1, &y));
-    SC_CHECK(sc__arg_int(c, 2, &dim));
-    SC_CHECK(opt_dtype(c, 3, g->dtype, &rd));
-    SC_CHECK(float_check(c, g, "softmax backward"));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT, &g));
+    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_BACKWARD_DATA_OUTPUT, &y));
+    SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_BACKWARD_DATA_DIM, &dim));
+    SC_CHECK(opt_dtype(c, SC_KARG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE, g->dtype,
+                       &rd));
+    SC_CHECK(sc__arg_float_check(c, g, "softmax backward"));
     if (!sc_tensor_same_shape(g, y))
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "softmax backward: grad and output shapes "
@@ -381,268 +402,18 @@ sc_status sc__kernel_softmax_backward_data(sc__kernel_call *call)
 
 sc_status sc__kernel_log_softmax_backward_data(sc__kernel_call *call)
 {
+    _Static_assert(
+        SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_GRAD_OUTPUT &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_OUTPUT ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_OUTPUT &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_DIM ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_DIM &&
+            SC_KARG_LOG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE ==
+                SC_KARG_SOFTMAX_BACKWARD_DATA_INPUT_DTYPE,
+        "_log_softmax_backward_data reads its arguments as "
+        "_softmax_backward_data");
     return run_softmax_bwd(call, true);
-}
-
-/* ---- Layer norm ------------------------------------------------------------ */
-
-/* Split x into M rows of N = prod(normalized_shape) (checked against x's
- * trailing sizes); stats_sizes gets x's sizes with the normalized dims 1. */
-static sc_status ln_split(sc__kernel_call *c, const sc_tensor *x, size_t nn,
-                          const int64_t *ns, size_t *M, size_t *N,
-                          int64_t *stats_sizes)
-{
-    size_t i, axis;
-    if (nn > x->ndim || nn == 0)
-        return sc__error_set(c->err, SC_ERR_SHAPE,
-                             "layer_norm: normalized_shape of %zu dims for a "
-                             "%zu-d input", nn, x->ndim);
-    axis = x->ndim - nn;
-    for (i = 0; i < nn; i++)
-        if (x->sizes[axis + i] != ns[i])
-            return sc__error_set(c->err, SC_ERR_SHAPE,
-                                 "layer_norm: normalized_shape[%zu] = %lld "
-                                 "but the input has %lld",
-                                 i, (long long)ns[i],
-                                 (long long)x->sizes[axis + i]);
-    *M = 1;
-    *N = 1;
-    for (i = 0; i < x->ndim; i++) {
-        if (i < axis) {
-            *M *= (size_t)x->sizes[i];
-            stats_sizes[i] = x->sizes[i];
-        } else {
-            *N *= (size_t)x->sizes[i];
-            stats_sizes[i] = 1;
-        }
-    }
-    return SC_OK;
-}
-
-static sc_status gather_param(sc__kernel_call *c, const sc_tensor *p,
-                              size_t N, const char *what, double **out)
-{
-    *out = NULL;
-    if (!p)
-        return SC_OK;
-    if (sc_tensor_numel(p) != N)
-        return sc__error_set(c->err, SC_ERR_SHAPE,
-                             "%s has %zu elements; expected %zu", what,
-                             sc_tensor_numel(p), N);
-    return sc__gather(p, p->ndim, p->sizes, SC__CT_F64, (void **)out, c->err);
-}
-
-/* native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor?
- * weight, Tensor? bias, float eps) -> (out, mean, rstd).  Statistics are
- * computed in double (biased variance, rstd = 1/sqrt(var + eps)) and
- * rounded to the input dtype; the output is computed in the compute type
- * as (x - mean) * rstd * weight + bias. */
-sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
-{
-    const sc_tensor *x, *w, *b;
-    const int64_t *ns;
-    size_t nn, M, N, i, k;
-    int64_t ssz[SC_TENSOR_MAX_DIMS];
-    double eps, *bw = NULL, *bb = NULL, *bx = NULL, *mean = NULL,
-                *rstd = NULL;
-    sc_tensor *out = NULL, *tm = NULL, *tr = NULL;
-    bool f32 = false;
-    sc_status status;
-
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &nn, &ns));
-    SC_CHECK(sc__arg_opt_tensor(call, 2, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 3, &b));
-    SC_CHECK(sc__arg_double(call, 4, &eps));
-    SC_CHECK(float_check(call, x, "layer_norm"));
-    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
-    f32 = x->dtype != SC_DTYPE_F64;
-    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
-    SC_CHECK(gather_param(call, b, N, "layer_norm bias", &bb));
-    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
-                        call->err));
-    mean = sc__malloc((M ? M : 1) * sizeof *mean);
-    rstd = sc__malloc((M ? M : 1) * sizeof *rstd);
-    if (!mean || !rstd) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
-    for (i = 0; i < M; i++) {
-        double *v = bx + i * N, s = 0, q = 0, mu, rs;
-        for (k = 0; k < N; k++)
-            s += v[k];
-        mu = N ? s / (double)N : 0;
-        for (k = 0; k < N; k++)
-            q += (v[k] - mu) * (v[k] - mu);
-        rs = 1.0 / sqrt((N ? q / (double)N : 0) + eps);
-        if (f32) {
-            float fm = (float)mu, fr = (float)rs;
-            for (k = 0; k < N; k++) {
-                float y = ((float)v[k] - fm) * fr;
-                if (bw)
-                    y = y * (float)bw[k];
-                if (bb)
-                    y = y + (float)bb[k];
-                v[k] = y;
-            }
-            mu = fm;
-            rs = fr;
-        } else {
-            for (k = 0; k < N; k++) {
-                double y = (v[k] - mu) * rs;
-                if (bw)
-                    y *= bw[k];
-                if (bb)
-                    y += bb[k];
-                v[k] = y;
-            }
-        }
-        mean[i] = mu;
-        rstd[i] = rs;
-    }
-    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &out, call->err));
-    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tm, call->err));
-    SC_CHECK(sc__new(x->dtype, x->ndim, ssz, &tr, call->err));
-    sc__scatter(out, SC__CT_F64, bx);
-    sc__scatter(tm, SC__CT_F64, mean);
-    sc__scatter(tr, SC__CT_F64, rstd);
-    sc__free(bw);
-    sc__free(bb);
-    sc__free(bx);
-    sc__free(mean);
-    sc__free(rstd);
-    status = sc__out(call, out);
-    out = NULL;
-    if (status == SC_OK) {
-        status = sc__out(call, tm);
-        tm = NULL;
-    }
-    if (status == SC_OK) {
-        status = sc__out(call, tr);
-        tr = NULL;
-    }
-    sc_tensor_free(tm);
-    sc_tensor_free(tr);
-    if (status != SC_OK)
-        sc__out_reset(call);
-    return status;
-fail:
-    sc__free(bw);
-    sc__free(bb);
-    sc__free(bx);
-    sc__free(mean);
-    sc__free(rstd);
-    sc_tensor_free(out);
-    sc_tensor_free(tm);
-    sc_tensor_free(tr);
-    return status;
-}
-
-/* native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[]
- * normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor?
- * bias, bool[3] output_mask) -> (grad_input, grad_weight, grad_bias);
- * an output not asked for (or grad_weight/bias without weight/bias) is
- * NULL.  Computed in double, rounded to the dtype. */
-sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
-{
-    const sc_tensor *g, *x, *tm, *tr, *w, *b;
-    const int64_t *ns;
-    size_t nn, M, N, i, k;
-    int64_t ssz[SC_TENSOR_MAX_DIMS];
-    bool mask[3] = {true, true, true};
-    double *bg = NULL, *bx = NULL, *bm = NULL, *br = NULL, *bw = NULL,
-           *dw = NULL, *db = NULL;
-    sc_tensor *outs[3] = {NULL, NULL, NULL};
-    sc_status status;
-
-    SC_CHECK(sc__arg_tensor(call, 0, &g));
-    SC_CHECK(sc__arg_tensor(call, 1, &x));
-    SC_CHECK(sc__arg_ints(call, 2, &nn, &ns));
-    SC_CHECK(sc__arg_tensor(call, 3, &tm));
-    SC_CHECK(sc__arg_tensor(call, 4, &tr));
-    SC_CHECK(sc__arg_opt_tensor(call, 5, &w));
-    SC_CHECK(sc__arg_opt_tensor(call, 6, &b));
-    if (!sc__arg_is_none(call, 7)) {
-        if (call->args[7].kind != SC__KARG_BOOLS ||
-            call->args[7].u.bools.n != 3)
-            return sc__error_set(call->err, SC_ERR_TYPE,
-                                 "layer_norm_backward: output_mask must be "
-                                 "bool[3]");
-        for (i = 0; i < 3; i++)
-            mask[i] = call->args[7].u.bools.v[i];
-    }
-    SC_CHECK(float_check(call, x, "layer_norm_backward"));
-    SC_CHECK(ln_split(call, x, nn, ns, &M, &N, ssz));
-    if (!sc_tensor_same_shape(g, x) || sc_tensor_numel(tm) != M ||
-        sc_tensor_numel(tr) != M)
-        return sc__error_set(call->err, SC_ERR_SHAPE,
-                             "layer_norm_backward: inconsistent shapes");
-    SC_CHECK(gather_param(call, w, N, "layer_norm weight", &bw));
-    SC_CHECK(sc__gather(g, g->ndim, g->sizes, SC__CT_F64, (void **)&bg,
-                        call->err));
-    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
-                        call->err));
-    SC_CHECK(sc__gather(tm, tm->ndim, tm->sizes, SC__CT_F64, (void **)&bm,
-                        call->err));
-    SC_CHECK(sc__gather(tr, tr->ndim, tr->sizes, SC__CT_F64, (void **)&br,
-                        call->err));
-    dw = sc__calloc(N ? N : 1, sizeof *dw);
-    db = sc__calloc(N ? N : 1, sizeof *db);
-    if (!dw || !db) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
-    for (i = 0; i < M; i++) {
-        double *gv = bg + i * N, *xv = bx + i * N, mu = bm[i], rs = br[i];
-        double s1 = 0, s2 = 0;
-        for (k = 0; k < N; k++) {
-            double xh = (xv[k] - mu) * rs;
-            double gw = gv[k] * (bw ? bw[k] : 1.0);
-            dw[k] += gv[k] * xh;
-            db[k] += gv[k];
-            s1 += gw;
-            s2 += gw * xh;
-        }
-        s1 /= (double)N;
-        s2 /= (double)N;
-        for (k = 0; k < N; k++) {
-            double xh = (xv[k] - mu) * rs;
-            double gw = gv[k] * (bw ? bw[k] : 1.0);
-            gv[k] = rs * (gw - s1 - xh * s2);
-        }
-    }
-    if (mask[0]) {
-        SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
-        sc__scatter(outs[0], SC__CT_F64, bg);
-    }
-    if (mask[1] && w) {
-        SC_CHECK(sc__new(w->dtype, w->ndim, w->sizes, &outs[1], call->err));
-        sc__scatter(outs[1], SC__CT_F64, dw);
-    }
-    if (mask[2] && b) {
-        SC_CHECK(sc__new(b->dtype, b->ndim, b->sizes, &outs[2], call->err));
-        sc__scatter(outs[2], SC__CT_F64, db);
-    }
-    for (i = 0; i < 3; i++) {
-        status = sc__out(call, outs[i]);
-        outs[i] = NULL;
-        if (status != SC_OK) {
-            sc__out_reset(call);
-            goto fail;
-        }
-    }
-    status = SC_OK;
-fail:
-    for (i = 0; i < 3; i++)
-        sc_tensor_free(outs[i]);
-    sc__free(bg);
-    sc__free(bx);
-    sc__free(bm);
-    sc__free(br);
-    sc__free(bw);
-    sc__free(dw);
-    sc__free(db);
-    return status;
 }
 
 /* sum_to_size(Tensor self, SymInt[] size): self summed over its leading
@@ -655,13 +426,13 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
     const int64_t *size;
     int64_t dims[SC_TENSOR_MAX_DIMS];
     size_t n, nd = 0, i, lead;
-    sc__karg args[4];
+    sc__karg args[SC_KARG_SUM_DIM_DTYPE + 1];
     sc__kernel_call sub;
     sc_tensor *outs[1] = {NULL}, *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_ints(call, 1, &n, &size));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SUM_TO_SIZE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_SUM_TO_SIZE_SIZE, &n, &size));
     if (n > x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "sum_to_size: size has %zu dims, self only %zu",
@@ -681,29 +452,28 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
         }
     }
     if (nd == 0) {
-        SC_CHECK(sc_tensor_alias(x, &r, call->err));
+        SC_TRY(sc_tensor_alias(x, &r, call->err));
         return sc__out(call, r);
     }
-    args[0].kind = SC__KARG_TENSOR;
-    args[0].u.t = x;
-    args[1].kind = SC__KARG_INTS;
-    args[1].u.ints.n = nd;
-    args[1].u.ints.v = dims;
-    args[2].kind = SC__KARG_BOOL;
-    args[2].u.b = true;
-    args[3].kind = SC__KARG_NONE;
+    /* sum.dim_IntList(self, dims, keepdim=True, dtype=None) */
+    args[SC_KARG_SUM_DIM_SELF].kind = SC__KARG_TENSOR;
+    args[SC_KARG_SUM_DIM_SELF].u.t = x;
+    args[SC_KARG_SUM_DIM_DIM].kind = SC__KARG_INTS;
+    args[SC_KARG_SUM_DIM_DIM].u.ints.n = nd;
+    args[SC_KARG_SUM_DIM_DIM].u.ints.v = dims;
+    args[SC_KARG_SUM_DIM_KEEPDIM].kind = SC__KARG_BOOL;
+    args[SC_KARG_SUM_DIM_KEEPDIM].u.b = true;
+    args[SC_KARG_SUM_DIM_DTYPE].kind = SC__KARG_NONE;
     memset(&sub, 0, sizeof sub);
     sub.args = args;
-    sub.nargs = 4;
+    sub.nargs = sizeof args / sizeof args[0];
     sub.outs = outs;
     sub.max_outs = 1;
     sub.err = call->err;
-    SC_CHECK(sc__kernel_sum(&sub));
+    SC_TRY(sc__kernel_sum_dim(&sub));
     status = sc_tensor_view(outs[0], n, size, &r, call->err);
     sc_tensor_free(outs[0]);
     if (status != SC_OK)
         return status;
     return sc__out(call, r);
-fail:
-    return status;
 }

@@ -12,9 +12,7 @@
 static sc_status out_int(sc__kernel_call *c, int64_t v)
 {
     sc_tensor *t = NULL;
-    sc_status status = sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, c->err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, c->err));
     *(int64_t *)sc_tensor_data(t) = v;
     return sc__out(c, t);
 }
@@ -37,27 +35,21 @@ sc_status sc__kernel_sym_size(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t dim;
     size_t d;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_SIZE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SYM_SIZE_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "sym_size: a 0-d tensor has no dimensions");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     return out_int(call, x->sizes[d]);
-fail:
-    return status;
 }
 
 /* sym_numel(Tensor self) */
 sc_status sc__kernel_sym_numel(sc__kernel_call *call)
 {
     const sc_tensor *x;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_NUMEL_SELF, &x));
     return out_int(call, (int64_t)sc_tensor_numel(x));
-fail:
-    return status;
 }
 
 /* sym_stride.int(Tensor self, int dim) */
@@ -66,29 +58,26 @@ sc_status sc__kernel_sym_stride(sc__kernel_call *call)
     const sc_tensor *x;
     int64_t dim;
     size_t d;
-    sc_status status;
-    SC_CHECK(sc__arg_tensor(call, 0, &x));
-    SC_CHECK(sc__arg_int(call, 1, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SYM_STRIDE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SYM_STRIDE_DIM, &dim));
     if (x->ndim == 0)
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "sym_stride: a 0-d tensor has no dimensions");
-    SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
     return out_int(call, x->strides[d]);
-fail:
-    return status;
 }
 
 typedef enum symop { S_ADD, S_SUB, S_MUL, S_FLOORDIV, S_MOD } symop;
 
 /* Python integer arithmetic; SC_ERR_OVERFLOW beyond int64, SC_ERR_DIV_ZERO
  * for // and % by zero. */
-static sc_status sym_binary(sc__kernel_call *c, symop op)
+static sc_status sym_binary(sc__kernel_call *c, symop op, size_t self,
+                            size_t other)
 {
     int64_t a, b, r = 0;
     bool ovf = false;
-    sc_status status;
-    SC_CHECK(sym_arg(c, 0, &a));
-    SC_CHECK(sym_arg(c, 1, &b));
+    SC_TRY(sym_arg(c, self, &a));
+    SC_TRY(sym_arg(c, other, &b));
     switch (op) {
     case S_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
     case S_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
@@ -108,46 +97,46 @@ static sc_status sym_binary(sc__kernel_call *c, symop op)
         return sc__error_set(c->err, SC_ERR_OVERFLOW,
                              "symbolic integer arithmetic overflows int64");
     return out_int(c, r);
-fail:
-    return status;
 }
 
 sc_status sc__kernel_sym_add(sc__kernel_call *call)
 {
-    return sym_binary(call, S_ADD);
+    return sym_binary(call, S_ADD, SC_KARG_SYM_ADD_SELF,
+                      SC_KARG_SYM_ADD_OTHER);
 }
 
 sc_status sc__kernel_sym_sub(sc__kernel_call *call)
 {
-    return sym_binary(call, S_SUB);
+    return sym_binary(call, S_SUB, SC_KARG_SYM_SUB_SELF,
+                      SC_KARG_SYM_SUB_OTHER);
 }
 
 sc_status sc__kernel_sym_mul(sc__kernel_call *call)
 {
-    return sym_binary(call, S_MUL);
+    return sym_binary(call, S_MUL, SC_KARG_SYM_MUL_SELF,
+                      SC_KARG_SYM_MUL_OTHER);
 }
 
 sc_status sc__kernel_sym_floordiv(sc__kernel_call *call)
 {
-    return sym_binary(call, S_FLOORDIV);
+    return sym_binary(call, S_FLOORDIV, SC_KARG_SYM_FLOORDIV_SELF,
+                      SC_KARG_SYM_FLOORDIV_OTHER);
 }
 
 sc_status sc__kernel_sym_mod(sc__kernel_call *call)
 {
-    return sym_binary(call, S_MOD);
+    return sym_binary(call, S_MOD, SC_KARG_SYM_MOD_SELF,
+                      SC_KARG_SYM_MOD_OTHER);
 }
 
 sc_status sc__kernel_sym_neg(sc__kernel_call *call)
 {
     int64_t a;
-    sc_status status;
-    SC_CHECK(sym_arg(call, 0, &a));
+    SC_TRY(sym_arg(call, SC_KARG_SYM_NEG_SELF, &a));
     if (a == INT64_MIN)
         return sc__error_set(call->err, SC_ERR_OVERFLOW,
                              "symbolic integer arithmetic overflows int64");
     return out_int(call, -a);
-fail:
-    return status;
 }
 
 /* getitem(Any self, int index): self a TENSORS tuple or list; Python
@@ -158,9 +147,8 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
     size_t n;
     int64_t i;
     sc_tensor *r = NULL;
-    sc_status status;
-    SC_CHECK(sc__arg_tensors(call, 0, &n, &ts));
-    SC_CHECK(sc__arg_int(call, 1, &i));
+    SC_TRY(sc__arg_tensors(call, SC_KARG_GETITEM_SELF, &n, &ts));
+    SC_TRY(sc__arg_int(call, SC_KARG_GETITEM_INDEX, &i));
     if (i < 0)
         i += (int64_t)n;
     if (i < 0 || (uint64_t)i >= n)
@@ -168,8 +156,6 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
                              "getitem: index out of range for a tuple of %zu",
                              n);
     if (ts[i])
-        SC_CHECK(sc_tensor_alias(ts[i], &r, call->err));
+        SC_TRY(sc_tensor_alias(ts[i], &r, call->err));
     return sc__out(call, r);
-fail:
-    return status;
 }

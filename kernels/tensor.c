@@ -198,17 +198,16 @@ sc_status sc_tensor_new_strided(sc_dtype dtype, size_t ndim,
                                 const int64_t *sizes, const int64_t *strides,
                                 sc_tensor **out, sc_error *err)
 {
-    sc_status status;
     size_t bytes, i;
     sc_tensor *t;
 
     *out = NULL;
-    SC_CHECK(check_dtype(dtype, err));
+    SC_TRY(check_dtype(dtype, err));
     if (ndim > SC_TENSOR_MAX_DIMS)
         return sc__error_set(err, SC_ERR_INVALID,
                              "%zu dimensions (at most %d)", ndim,
                              SC_TENSOR_MAX_DIMS);
-    SC_CHECK(extent_bytes(dtype, ndim, sizes, strides, 0, &bytes, err));
+    SC_TRY(extent_bytes(dtype, ndim, sizes, strides, 0, &bytes, err));
     t = tensor_shell(dtype, ndim, err);
     if (!t)
         return SC_ERR_NOMEM;
@@ -223,8 +222,6 @@ sc_status sc_tensor_new_strided(sc_dtype dtype, size_t ndim,
     }
     *out = t;
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc_tensor_new(sc_dtype dtype, size_t ndim, const int64_t *sizes,
@@ -233,14 +230,13 @@ sc_status sc_tensor_new(sc_dtype dtype, size_t ndim, const int64_t *sizes,
     int64_t strides[SC_TENSOR_MAX_DIMS] = {0};
     int64_t acc = 1;
     size_t i, n;
-    sc_status status;
 
     *out = NULL;
     if (ndim > SC_TENSOR_MAX_DIMS)
         return sc__error_set(err, SC_ERR_INVALID,
                              "%zu dimensions (at most %d)", ndim,
                              SC_TENSOR_MAX_DIMS);
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
+    SC_TRY(sc__numel_checked(ndim, sizes, &n, err));
     for (i = ndim; i-- > 0;) {
         strides[i] = acc;
         /* only an empty tensor gets here with sizes whose product is
@@ -251,17 +247,14 @@ sc_status sc_tensor_new(sc_dtype dtype, size_t ndim, const int64_t *sizes,
                                  "tensor exceed int64_t");
     }
     return sc_tensor_new_strided(dtype, ndim, sizes, strides, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_new_scalar(sc_dtype dtype, double value, sc_tensor **out,
                                sc_error *err)
 {
-    sc_status status = sc_tensor_new(dtype, 0, NULL, out, err);
-    if (status == SC_OK)
-        sc__store_f64(sc_tensor_data(*out), dtype, value);
-    return status;
+    SC_TRY(sc_tensor_new(dtype, 0, NULL, out, err));
+    sc__store_f64(sc_tensor_data(*out), dtype, value);
+    return SC_OK;
 }
 
 void sc_tensor_free(sc_tensor *t)
@@ -353,40 +346,36 @@ sc_status sc_tensor_get_double(const sc_tensor *t, const int64_t *idx,
                                double *out, sc_error *err)
 {
     unsigned char *p;
-    sc_status status = element_ptr(t, idx, &p, err);
-    if (status == SC_OK)
-        *out = sc__load_f64(p, t->dtype);
-    return status;
+    SC_TRY(element_ptr(t, idx, &p, err));
+    *out = sc__load_f64(p, t->dtype);
+    return SC_OK;
 }
 
 sc_status sc_tensor_set_double(sc_tensor *t, const int64_t *idx, double v,
                                sc_error *err)
 {
     unsigned char *p;
-    sc_status status = element_ptr(t, idx, &p, err);
-    if (status == SC_OK)
-        sc__store_f64(p, t->dtype, v);
-    return status;
+    SC_TRY(element_ptr(t, idx, &p, err));
+    sc__store_f64(p, t->dtype, v);
+    return SC_OK;
 }
 
 sc_status sc_tensor_get_int64(const sc_tensor *t, const int64_t *idx,
                               int64_t *out, sc_error *err)
 {
     unsigned char *p;
-    sc_status status = element_ptr(t, idx, &p, err);
-    if (status == SC_OK)
-        *out = sc__load_i64(p, t->dtype);
-    return status;
+    SC_TRY(element_ptr(t, idx, &p, err));
+    *out = sc__load_i64(p, t->dtype);
+    return SC_OK;
 }
 
 sc_status sc_tensor_set_int64(sc_tensor *t, const int64_t *idx, int64_t v,
                               sc_error *err)
 {
     unsigned char *p;
-    sc_status status = element_ptr(t, idx, &p, err);
-    if (status == SC_OK)
-        sc__store_i64(p, t->dtype, v);
-    return status;
+    SC_TRY(element_ptr(t, idx, &p, err));
+    sc__store_i64(p, t->dtype, v);
+    return SC_OK;
 }
 
 static const unsigned char *linear_ptr(const sc_tensor *t, size_t i)
@@ -421,12 +410,11 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
     size_t n, k, isz = sc_tensor_itemsize(t->dtype);
     const unsigned char *base = sc_tensor_data(t);
     sc__iter it;
-    sc_status status;
     void *buf;
 
     *out = NULL;
-    SC_CHECK(sc__broadcast_strides(t, ndim, sizes, strides, err));
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, err));
+    SC_TRY(sc__broadcast_strides(t, ndim, sizes, strides, err));
+    SC_TRY(sc__numel_checked(ndim, sizes, &n, err));
     if (n > SIZE_MAX / 8)
         return sc__error_set(err, SC_ERR_OVERFLOW, "tensor too large");
     buf = sc__malloc(n ? n * sc__ctype_size(ct) : 1);
@@ -459,8 +447,6 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
     }
     *out = buf;
     return SC_OK;
-fail:
-    return status;
 }
 
 void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src)
@@ -512,9 +498,7 @@ sc_status sc_tensor_copy(sc_tensor *dst, const sc_tensor *src, sc_error *err)
 {
     sc__ctype ct = copy_ctype(src->dtype, dst->dtype);
     void *buf;
-    sc_status status = sc__gather(src, dst->ndim, dst->sizes, ct, &buf, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(sc__gather(src, dst->ndim, dst->sizes, ct, &buf, err));
     sc__scatter(dst, ct, buf);
     sc__free(buf);
     return SC_OK;
@@ -565,7 +549,6 @@ static sc_status make_view(const sc_tensor *t, size_t ndim,
                            const int64_t *sizes, const int64_t *strides,
                            int64_t offset, sc_tensor **out, sc_error *err)
 {
-    sc_status status;
     sc_tensor *v;
     size_t i;
 
@@ -574,7 +557,7 @@ static sc_status make_view(const sc_tensor *t, size_t ndim,
         return sc__error_set(err, SC_ERR_INVALID,
                              "%zu dimensions (at most %d)", ndim,
                              SC_TENSOR_MAX_DIMS);
-    SC_CHECK(sc_tensor_alias(t, &v, err));
+    SC_TRY(sc_tensor_alias(t, &v, err));
     v->ndim = ndim;
     for (i = 0; i < ndim; i++) {
         v->sizes[i] = sizes[i];
@@ -583,8 +566,6 @@ static sc_status make_view(const sc_tensor *t, size_t ndim,
     v->offset = offset;
     *out = v;
     return SC_OK;
-fail:
-    return status;
 }
 
 sc_status sc_tensor_view_as_strided(const sc_tensor *t, size_t ndim,
@@ -592,21 +573,18 @@ sc_status sc_tensor_view_as_strided(const sc_tensor *t, size_t ndim,
                                     const int64_t *strides, int64_t offset,
                                     sc_tensor **out, sc_error *err)
 {
-    sc_status status;
     size_t bytes;
     *out = NULL;
     if (ndim > SC_TENSOR_MAX_DIMS)
         return sc__error_set(err, SC_ERR_INVALID, "too many dimensions");
-    SC_CHECK(extent_bytes(t->dtype, ndim, sizes, strides, offset, &bytes,
-                          err));
+    SC_TRY(extent_bytes(t->dtype, ndim, sizes, strides, offset, &bytes,
+                        err));
     if (bytes > t->storage->size)
         return sc__error_set(err, SC_ERR_SHAPE,
                              "as_strided view needs %zu bytes; the storage "
                              "has %zu",
                              bytes, t->storage->size);
     return make_view(t, ndim, sizes, strides, offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_transpose(const sc_tensor *t, int64_t d0, int64_t d1,
@@ -614,11 +592,10 @@ sc_status sc_tensor_transpose(const sc_tensor *t, int64_t d0, int64_t d1,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS], x;
     size_t a = 0, b = 0;
-    sc_status status;
 
     *out = NULL;
-    SC_CHECK(sc__wrap_dim(d0, t->ndim, &a, err));
-    SC_CHECK(sc__wrap_dim(d1, t->ndim, &b, err));
+    SC_TRY(sc__wrap_dim(d0, t->ndim, &a, err));
+    SC_TRY(sc__wrap_dim(d1, t->ndim, &b, err));
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
     if (t->ndim > 0) {
@@ -626,8 +603,6 @@ sc_status sc_tensor_transpose(const sc_tensor *t, int64_t d0, int64_t d1,
         x = strides[a], strides[a] = strides[b], strides[b] = x;
     }
     return make_view(t, t->ndim, sizes, strides, t->offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_permute(const sc_tensor *t, const int64_t *dims,
@@ -636,11 +611,10 @@ sc_status sc_tensor_permute(const sc_tensor *t, const int64_t *dims,
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     bool seen[SC_TENSOR_MAX_DIMS] = {false};
     size_t i, d = 0;
-    sc_status status;
 
     *out = NULL;
     for (i = 0; i < t->ndim; i++) {
-        SC_CHECK(sc__wrap_dim(dims[i], t->ndim, &d, err));
+        SC_TRY(sc__wrap_dim(dims[i], t->ndim, &d, err));
         if (seen[d])
             return sc__error_set(err, SC_ERR_INVALID,
                                  "permute: dimension %zu repeated", d);
@@ -649,8 +623,6 @@ sc_status sc_tensor_permute(const sc_tensor *t, const int64_t *dims,
         strides[i] = t->strides[d];
     }
     return make_view(t, t->ndim, sizes, strides, t->offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_select(const sc_tensor *t, int64_t dim, int64_t index,
@@ -658,12 +630,11 @@ sc_status sc_tensor_select(const sc_tensor *t, int64_t dim, int64_t index,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     size_t d = 0, i, j = 0;
-    sc_status status;
 
     *out = NULL;
     if (t->ndim == 0)
         return sc__error_set(err, SC_ERR_INVALID, "select on a 0-d tensor");
-    SC_CHECK(sc__wrap_dim(dim, t->ndim, &d, err));
+    SC_TRY(sc__wrap_dim(dim, t->ndim, &d, err));
     if (index < -t->sizes[d] || index >= t->sizes[d])
         return sc__error_set(err, SC_ERR_INVALID,
                              "select: index %lld out of range for size %lld",
@@ -678,8 +649,6 @@ sc_status sc_tensor_select(const sc_tensor *t, int64_t dim, int64_t index,
     }
     return make_view(t, t->ndim - 1, sizes, strides,
                      t->offset + index * t->strides[d], out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_slice(const sc_tensor *t, int64_t dim, int64_t start,
@@ -688,7 +657,6 @@ sc_status sc_tensor_slice(const sc_tensor *t, int64_t dim, int64_t start,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS], n;
     size_t d = 0;
-    sc_status status;
 
     *out = NULL;
     if (t->ndim == 0)
@@ -696,7 +664,7 @@ sc_status sc_tensor_slice(const sc_tensor *t, int64_t dim, int64_t start,
     if (step < 1)
         return sc__error_set(err, SC_ERR_INVALID,
                              "slice step must be positive");
-    SC_CHECK(sc__wrap_dim(dim, t->ndim, &d, err));
+    SC_TRY(sc__wrap_dim(dim, t->ndim, &d, err));
     n = t->sizes[d];
     if (start < 0)
         start = start + n < 0 ? 0 : start + n;
@@ -714,8 +682,6 @@ sc_status sc_tensor_slice(const sc_tensor *t, int64_t dim, int64_t start,
     strides[d] = t->strides[d] * step;
     return make_view(t, t->ndim, sizes, strides,
                      t->offset + start * t->strides[d], out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_expand(const sc_tensor *t, size_t ndim,
@@ -766,12 +732,11 @@ sc_status sc_tensor_unsqueeze(const sc_tensor *t, int64_t dim,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     size_t d = 0, i, j = 0;
-    sc_status status;
 
     *out = NULL;
     if (t->ndim + 1 > SC_TENSOR_MAX_DIMS)
         return sc__error_set(err, SC_ERR_INVALID, "too many dimensions");
-    SC_CHECK(sc__wrap_dim(dim, t->ndim + 1, &d, err));
+    SC_TRY(sc__wrap_dim(dim, t->ndim + 1, &d, err));
     for (i = 0; i <= t->ndim; i++) {
         if (i == d) {
             sizes[i] = 1;
@@ -782,8 +747,6 @@ sc_status sc_tensor_unsqueeze(const sc_tensor *t, int64_t dim,
         }
     }
     return make_view(t, t->ndim + 1, sizes, strides, t->offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_squeeze_dim(const sc_tensor *t, int64_t dim,
@@ -791,10 +754,9 @@ sc_status sc_tensor_squeeze_dim(const sc_tensor *t, int64_t dim,
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
     size_t d = 0, i, j = 0;
-    sc_status status;
 
     *out = NULL;
-    SC_CHECK(sc__wrap_dim(dim, t->ndim, &d, err));
+    SC_TRY(sc__wrap_dim(dim, t->ndim, &d, err));
     if (t->ndim == 0 || t->sizes[d] != 1)
         return sc_tensor_alias(t, out, err);
     for (i = 0; i < t->ndim; i++) {
@@ -804,8 +766,6 @@ sc_status sc_tensor_squeeze_dim(const sc_tensor *t, int64_t dim,
         strides[j++] = t->strides[i];
     }
     return make_view(t, j, sizes, strides, t->offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_squeeze(const sc_tensor *t, sc_tensor **out,
@@ -910,17 +870,14 @@ sc_status sc_tensor_view(const sc_tensor *t, size_t ndim, const int64_t *in,
                          sc_tensor **out, sc_error *err)
 {
     int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
-    sc_status status;
 
     *out = NULL;
-    SC_CHECK(infer_sizes(sc_tensor_numel(t), ndim, in, sizes, err));
+    SC_TRY(infer_sizes(sc_tensor_numel(t), ndim, in, sizes, err));
     if (!view_strides(t, ndim, sizes, strides))
         return sc__error_set(err, SC_ERR_SHAPE,
                              "view size is not compatible with the input's "
                              "size and stride; use reshape");
     return make_view(t, ndim, sizes, strides, t->offset, out, err);
-fail:
-    return status;
 }
 
 sc_status sc_tensor_reshape(const sc_tensor *t, size_t ndim,
@@ -931,13 +888,11 @@ sc_status sc_tensor_reshape(const sc_tensor *t, size_t ndim,
     sc_status status;
 
     *out = NULL;
-    SC_CHECK(infer_sizes(sc_tensor_numel(t), ndim, in, sizes, err));
+    SC_TRY(infer_sizes(sc_tensor_numel(t), ndim, in, sizes, err));
     if (view_strides(t, ndim, sizes, strides))
         return make_view(t, ndim, sizes, strides, t->offset, out, err);
-    SC_CHECK(sc_tensor_clone(t, &c, err));
+    SC_TRY(sc_tensor_clone(t, &c, err));
     status = sc_tensor_view(c, ndim, sizes, out, err);
     sc_tensor_free(c);
-    return status;
-fail:
     return status;
 }

@@ -72,11 +72,8 @@ static sc_status compare(const sc_tensor *a, const sc_tensor *b,
         return SC_OK;
     }
     r->comparable = true;
-    status = sc_tensor_clone(a, &ca, err);
-    if (status == SC_OK)
-        status = sc_tensor_clone(b, &cb, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(sc_tensor_clone(a, &ca, err));
+    SC_CHECK(sc_tensor_clone(b, &cb, err));
     n = sc_tensor_numel(ca);
     r->numel = n;
     isz = sc_tensor_itemsize(ca->dtype);
@@ -99,7 +96,7 @@ static sc_status compare(const sc_tensor *a, const sc_tensor *b,
             r->max_rel = rel;
     }
     r->same = r->ndiff == 0;
-done:
+fail:
     sc_tensor_free(ca);
     sc_tensor_free(cb);
     return status;
@@ -118,9 +115,7 @@ static sc_status check_value(sc_validate_report *rep, sc_validate_kind kind,
                              sc_error *err)
 {
     cmp_result r;
-    sc_status status = compare(jv, pv, &r, err);
-    if (status != SC_OK)
-        return status;
+    SC_TRY(compare(jv, pv, &r, err));
     rep->compared++;
     if (r.same)
         return SC_OK;
@@ -234,7 +229,7 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
     if (!inputs || !jin || !fin || !bin || !jout || !fout || !bout ||
         !binding) {
         status = sc__error_nomem(err);
-        goto done;
+        goto fail;
     }
     if (opts->inputs) {
         SC_CHECK(sc__interp_clone_tensors(opts->inputs, nph, inputs, err));
@@ -257,7 +252,7 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
     status = sc_interp_run(fw, fin, &io, fout, &report->fw_stats, err);
     if (status != SC_OK) {
         status = run_verdict(report, "forward", status, err);
-        goto done;
+        goto fail;
     }
     for (k = 0; k < nsaved; k++) {
         sc_node_id o = sc_graph_output(fw, nfwd + k);
@@ -292,7 +287,7 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
     status = sc_interp_run(bw, bin, &io, bout, &report->bw_stats, err);
     if (status != SC_OK) {
         status = run_verdict(report, "backward", status, err);
-        goto done;
+        goto fail;
     }
 
     /* Compare. */
@@ -321,7 +316,7 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
                     report->saved_bytes, nsaved,
                     (long long)opts->predicted_saved_bytes);
 
-done:
+fail:
     if (inputs)
         sc__interp_free_tensors(inputs, nph);
     if (jin)
@@ -343,6 +338,4 @@ done:
     sc__free(bout);
     sc_symmap_free(binding);
     return status;
-fail:
-    goto done;
 }

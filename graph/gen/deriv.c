@@ -995,26 +995,26 @@ static int emit_expr(emitter *em, const gen_expr *e)
     case E_VAR:
         switch (e->var) {
         case V_ARG:
-            gen_str_printf(b, IND "SC__AD_TRY(sc__ad_arg(ad, %d, &v[%d]));\n",
+            gen_str_printf(b, IND "SC_TRY(sc__ad_arg(ad, %d, &v[%d]));\n",
                            e->index, v);
             break;
         case V_GRAD:
-            gen_str_printf(b, IND "SC__AD_TRY(sc__ad_grad(ad, %d, &v[%d]));"
+            gen_str_printf(b, IND "SC_TRY(sc__ad_grad(ad, %d, &v[%d]));"
                            "\n", e->index, v);
             break;
         case V_GRADS:
-            gen_str_printf(b, IND "SC__AD_TRY(sc__ad_grads(ad, &v[%d]));\n",
+            gen_str_printf(b, IND "SC_TRY(sc__ad_grads(ad, &v[%d]));\n",
                            v);
             break;
         case V_RESULT:
-            gen_str_printf(b, IND "SC__AD_TRY(sc__ad_result(ad, %d, &v[%d]))"
+            gen_str_printf(b, IND "SC_TRY(sc__ad_result(ad, %d, &v[%d]))"
                            ";\n", e->index, v);
             break;
         case V_MASK: {
             gen_str_printf(b, IND "{\n" IND "    static const int in_[] = {");
             for (size_t k = 0; k < em->d->ninputs; k++)
                 gen_str_printf(b, "%s%d", k ? ", " : "", em->d->input_idx[k]);
-            gen_str_printf(b, "};\n" IND "    SC__AD_TRY(sc__ad_mask(ad, %zu, "
+            gen_str_printf(b, "};\n" IND "    SC_TRY(sc__ad_mask(ad, %zu, "
                            "in_, &v[%d]));\n" IND "}\n", em->d->ninputs, v);
             break;
         }
@@ -1044,20 +1044,20 @@ static int emit_expr(emitter *em, const gen_expr *e)
                        e->nargs ? e->nargs : 1);
         for (size_t k = 0; k < e->nargs; k++)
             gen_str_printf(b, IND "    it_[%zu] = v[%d];\n", k, sub[k]);
-        gen_str_printf(b, IND "    SC__AD_TRY(sc__ad_list(ad, %zu, it_, "
+        gen_str_printf(b, IND "    SC_TRY(sc__ad_list(ad, %zu, it_, "
                        "&v[%d]));\n" IND "}\n", e->nargs, v);
         break;
     case E_INDEX:
-        gen_str_printf(b, IND "SC__AD_TRY(sc__ad_index(ad, &v[%d], "
+        gen_str_printf(b, IND "SC_TRY(sc__ad_index(ad, &v[%d], "
                        "INT64_C(%lld), &v[%d]));\n", sub[0], (long long)e->i,
                        v);
         break;
     case E_BIN:
-        gen_str_printf(b, IND "SC__AD_TRY(sc__ad_arith(ad, '%c', &v[%d], "
+        gen_str_printf(b, IND "SC_TRY(sc__ad_arith(ad, '%c', &v[%d], "
                        "&v[%d], &v[%d]));\n", e->op, sub[0], sub[1], v);
         break;
     case E_NEG:
-        gen_str_printf(b, IND "SC__AD_TRY(sc__ad_arith(ad, 'n', &v[%d], "
+        gen_str_printf(b, IND "SC_TRY(sc__ad_arith(ad, 'n', &v[%d], "
                        "&v[%d], &v[%d]));\n", sub[0], sub[0], v);
         break;
     case E_CALL:
@@ -1066,7 +1066,7 @@ static int emit_expr(emitter *em, const gen_expr *e)
                            e->nargs ? e->nargs : 1);
             for (size_t k = 0; k < e->nargs; k++)
                 gen_str_printf(b, IND "    a_[%zu] = v[%d];\n", k, sub[k]);
-            gen_str_printf(b, IND "    SC__AD_TRY(sc__ad_h_%s(ad, a_, "
+            gen_str_printf(b, IND "    SC_TRY(sc__ad_h_%s(ad, a_, "
                            "&v[%d]));\n" IND "}\n", helpers[e->helper].name,
                            v);
         } else {
@@ -1079,7 +1079,7 @@ static int emit_expr(emitter *em, const gen_expr *e)
                                sub[k]);
                 mask |= 1ul << e->slot[k];
             }
-            gen_str_printf(b, IND "    SC__AD_TRY(sc__ad_call(ad, %s, a_, "
+            gen_str_printf(b, IND "    SC_TRY(sc__ad_call(ad, %s, a_, "
                            "0x%lxu, &v[%d]));\n" IND "}\n", op->enum_name,
                            mask, v);
         }
@@ -1118,13 +1118,13 @@ static void emit_op(gen_str *b, const gen_op *op)
         emitter em = {b, 0, d};
         int res = emit_expr(&em, d->expr);
         if (d->ninputs == 1)
-            gen_str_printf(b, IND "SC__AD_TRY(sc__ad_set_grad(ad, %d, "
+            gen_str_printf(b, IND "SC_TRY(sc__ad_set_grad(ad, %d, "
                            "&v[%d]));\n", d->input_idx[0], res);
         else {
             gen_str_printf(b, IND "{\n" IND "    static const int in_[] = {");
             for (size_t i = 0; i < d->ninputs; i++)
                 gen_str_printf(b, "%s%d", i ? ", " : "", d->input_idx[i]);
-            gen_str_printf(b, "};\n" IND "    SC__AD_TRY(sc__ad_set_grads(ad, "
+            gen_str_printf(b, "};\n" IND "    SC_TRY(sc__ad_set_grads(ad, "
                            "%zu, in_, &v[%d]));\n" IND "}\n", d->ninputs,
                            res);
         }
@@ -1141,7 +1141,9 @@ bool gen_emit_autodiff(FILE *f, const gen_table *t)
                "one function per\n * differentiable op, emitting its "
                "backward nodes through the runtime of\n * graph/autodiff.h "
                "(doc/autodiff.md), and sc__ad_table[].\n */\n");
-    fputs("#include <stdint.h>\n\n#include \"graph/autodiff.h\"\n\n", f);
+    fputs("#include <stdint.h>\n\n#include <symcut/error.h>\n\n"
+          "#include \"graph/autodiff.h\"\n\n",
+          f);
     fputs("#if defined(__GNUC__)\n#pragma GCC diagnostic ignored "
           "\"-Wunused-parameter\"\n#endif\n\n", f);
     gen_str b = {0};

@@ -1,8 +1,10 @@
-/* gen-ops — write the generated C: graph/ops-gen.h (enums and dispatch
- * prototypes), graph/ops-gen.c (the tables declared in graph/ops.h),
- * graph/ops-shapes-gen.c (the function-pointer table of the shape rules)
- * and graph/ops-kernels-gen.c (that of the kernels).  The output depends only on the table's content, never on
- * paths, time or the machine, so every build writes the same bytes.
+/* gen-ops — write the generated C: graph/ops-gen.h (enums and the shape
+ * rules' prototypes), graph/ops-gen.c (the tables declared in graph/ops.h),
+ * graph/ops-shapes-gen.c (the function-pointer table of the shape rules),
+ * kernels/kernels-gen.h (the kernels' prototypes and named argument
+ * constants) and kernels/kernels-gen.c (the kernel dispatch table).  The
+ * output depends only on the table's content, never on paths, time or the
+ * machine, so every build writes the same bytes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -11,13 +13,6 @@
 #include "graph/gen/gen.h"
 
 #define BANNER_TAIL "generated from graph/ops.yaml by graph/gen/gen-ops — do not edit."
-
-static const char *const default_enums[] = {
-    "SC_DEF_ABSENT", "SC_DEF_NONE", "SC_DEF_BOOL", "SC_DEF_INT",
-    "SC_DEF_FLOAT", "SC_DEF_STR", "SC_DEF_INT_LIST", "SC_DEF_FLOAT_LIST",
-    "SC_DEF_BOOL_LIST", "SC_DEF_SCALAR_TYPE", "SC_DEF_LAYOUT",
-    "SC_DEF_MEMORY_FORMAT",
-};
 
 /* ---- Text helpers ---------------------------------------------------------- */
 
@@ -168,13 +163,6 @@ bool gen_emit_header(FILE *f, const gen_table *t)
         fprintf(f, "sc_status sc__shape_%s(struct sc__shape_call *call);\n",
                 e->name);
     }
-    fputs("\n/* The kernels, one function per kernel name (kernels/).  "
-          "Defined by hand; referenced\n * only by "
-          "graph/ops-kernels-gen.c. */\n",
-          f);
-    for (size_t i = 0; i < t->kernels.n; i++)
-        fprintf(f, "sc_status sc__kernel_%s(struct sc__kernel_call *call);\n",
-                (const char *)t->kernels.items[i]);
     fputs("\n#endif /* SYMCUT_GRAPH_OPS_GEN_H */\n", f);
     return !ferror(f);
 }
@@ -227,7 +215,7 @@ static void emit_default(FILE *f, size_t i, size_t j, const gen_default *d)
 {
     if (d->kind == D_ABSENT)
         return;
-    fprintf(f, ",\n     .def = {.kind = %s", default_enums[d->kind]);
+    fprintf(f, ",\n     .def = {.kind = %s", gen_default_enums[d->kind]);
     if (d->expanded)
         fputs(", .expanded = true", f);
     switch (d->kind) {
@@ -401,13 +389,13 @@ bool gen_emit_source(FILE *f, const gen_table *t)
     return !ferror(f);
 }
 
-/* ---- graph/ops-shapes-gen.c and graph/ops-kernels-gen.c ------------------------ */
+/* ---- graph/ops-shapes-gen.c ---------------------------------------------------- */
 
 bool gen_emit_shapes(FILE *f, const gen_table *t)
 {
     banner(f, "graph/ops-shapes-gen.c",
-           "The shape-rule table: sc__shape_<rule> by sc__shape_rule.  "
-           "Compiled once\n * every rule exists.");
+           "The shape-rule table: sc__shape_<rule> by sc__shape_rule (the "
+           "dispatch of\n * graph/shape-hook.c).");
     fputs("#include <stddef.h>\n\n#include \"graph/ops.h\"\n\n"
           "const sc__shape_fn sc__shape_rule_fns[] = {\n",
           f);
@@ -420,12 +408,58 @@ bool gen_emit_shapes(FILE *f, const gen_table *t)
     return !ferror(f);
 }
 
+/* ---- kernels/kernels-gen.h and kernels/kernels-gen.c -------------------------- */
+
+/* The ops a kernel serves, as a comment: "add.Tensor, add.Scalar". */
+static const char *kernel_ops(const gen_kernel *kn)
+{
+    gen_str b = {0};
+    for (size_t i = 0; i < kn->ops.n; i++) {
+        const gen_op *op = kn->ops.items[i];
+        gen_str_printf(&b, "%s%s", i ? ", " : "", op->dotted);
+    }
+    return ccomment(b.data ? b.data : "");
+}
+
+bool gen_emit_kernels_header(FILE *f, const gen_table *t)
+{
+    banner(f, "kernels/kernels-gen.h",
+           "The kernels named by graph/ops.yaml: for each, the constants "
+           "that name its\n * arguments (SC_KARG_<KERNEL>_<ARGUMENT>: the "
+           "argument's index in the schema of\n * every op the kernel "
+           "serves) and its prototype; and the dispatch table.\n * "
+           "Included by kernels/kernels-internal.h and kernels/kernels-gen.c "
+           "only.");
+    fputs("#ifndef SYMCUT_KERNELS_KERNELS_GEN_H\n"
+          "#define SYMCUT_KERNELS_KERNELS_GEN_H\n\n"
+          "#include <symcut/error.h>\n\n"
+          "#include \"graph/ops.h\"\n\n"
+          "struct sc__kernel_call;\n\n",
+          f);
+    for (size_t k = 0; k < t->kernel_info.n; k++) {
+        const gen_kernel *kn = t->kernel_info.items[k];
+        fprintf(f, "/* sc__kernel_%s: %s */\n", kn->name, kernel_ops(kn));
+        for (size_t a = 0; a < kn->args.n; a++) {
+            const gen_kernel_arg *ka = kn->args.items[a];
+            fprintf(f, "#define %s %zu\n", ka->constant, ka->index);
+        }
+        fprintf(f, "sc_status sc__kernel_%s(struct sc__kernel_call *call);"
+                   "\n\n", kn->name);
+    }
+    fputs("/* sc__kernel_<name> by sc__kernel_id: the interpreter's "
+          "dispatch. */\n"
+          "extern const sc__kernel_fn sc__kernel_fns[];\n\n"
+          "#endif /* SYMCUT_KERNELS_KERNELS_GEN_H */\n",
+          f);
+    return !ferror(f);
+}
+
 bool gen_emit_kernels(FILE *f, const gen_table *t)
 {
-    banner(f, "graph/ops-kernels-gen.c",
+    banner(f, "kernels/kernels-gen.c",
            "The kernel table: sc__kernel_<name> by sc__kernel_id (the "
            "interpreter's\n * dispatch).");
-    fputs("#include <stddef.h>\n\n#include \"graph/ops.h\"\n\n"
+    fputs("#include <stddef.h>\n\n#include \"kernels/kernels-gen.h\"\n\n"
           "const sc__kernel_fn sc__kernel_fns[] = {\n",
           f);
     for (size_t i = 0; i < t->kernels.n; i++) {

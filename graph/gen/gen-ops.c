@@ -1,7 +1,7 @@
 /* gen-ops — generate the op tables from graph/ops.yaml.
  *
- *   gen-ops [--check] [--header H] [--source C] [--shapes S] [--kernels K]
- *           [--autodiff A] OPS.yaml
+ *   gen-ops [--check] [--header H] [--source C] [--shapes S]
+ *           [--kernels-header KH] [--kernels K] [--autodiff A] OPS.yaml
  *
  * Reads and checks the table; with no error, writes each requested output
  * atomically (to a temporary file next to it, then rename).  On any error
@@ -285,7 +285,8 @@ static bool write_outputs(output *outs, size_t n, const gen_table *t)
 static void usage(FILE *f)
 {
     fputs("usage: gen-ops [--check] [--header FILE] [--source FILE] "
-          "[--shapes FILE] [--kernels FILE] [--autodiff FILE] OPS.yaml\n"
+          "[--shapes FILE] [--kernels-header FILE] [--kernels FILE] "
+          "[--autodiff FILE] OPS.yaml\n"
           "Check graph/ops.yaml and write the C op tables (see doc/ops.md).\n",
           f);
 }
@@ -293,7 +294,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *header = NULL, *source = NULL,
-               *shapes = NULL, *kernels = NULL, *autodiff = NULL;
+               *shapes = NULL, *kernels_header = NULL, *kernels = NULL,
+               *autodiff = NULL;
     bool check_only = false;
     int status = 0;
 
@@ -308,6 +310,8 @@ int main(int argc, char **argv)
             slot = &source;
         else if (strcmp(a, "--shapes") == 0)
             slot = &shapes;
+        else if (strcmp(a, "--kernels-header") == 0)
+            slot = &kernels_header;
         else if (strcmp(a, "--kernels") == 0)
             slot = &kernels;
         else if (strcmp(a, "--autodiff") == 0)
@@ -337,11 +341,11 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!check_only && !header && !source && !shapes && !kernels &&
-        !autodiff) {
+    if (!check_only && !header && !source && !shapes && !kernels_header &&
+        !kernels && !autodiff) {
         fprintf(stderr, "gen-ops: nothing to write (give --header, "
-                        "--source, --shapes, --kernels, --autodiff or "
-                        "--check)\n");
+                        "--source, --shapes, --kernels-header, --kernels, "
+                        "--autodiff or --check)\n");
         return 2;
     }
 
@@ -353,7 +357,7 @@ int main(int argc, char **argv)
                 gen_error_count(), gen_error_count() == 1 ? "" : "s", input);
         status = 1;
     } else if (!check_only) {
-        output outs[5];
+        output outs[6];
         size_t n = 0;
         if (header)
             outs[n++] = (output){header, NULL, gen_emit_header};
@@ -361,6 +365,9 @@ int main(int argc, char **argv)
             outs[n++] = (output){source, NULL, gen_emit_source};
         if (shapes)
             outs[n++] = (output){shapes, NULL, gen_emit_shapes};
+        if (kernels_header)
+            outs[n++] = (output){kernels_header, NULL,
+                                 gen_emit_kernels_header};
         if (kernels)
             outs[n++] = (output){kernels, NULL, gen_emit_kernels};
         if (autodiff)

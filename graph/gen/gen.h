@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "graph/ops-vocab.h"
+
 #if defined(__GNUC__)
 #define GEN_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
@@ -50,12 +52,13 @@ extern const char *gen_input_name;
 void gen_error(int line, int col, const char *fmt, ...) GEN_PRINTF(3, 4);
 int gen_error_count(void);
 
-/* ---- The schema model (mirrors graph/ops.h) ----------------------------- */
-enum {
-    T_TENSOR, T_INT, T_SYMINT, T_FLOAT, T_SYMFLOAT, T_BOOL, T_SYMBOOL, T_STR,
-    T_SCALAR, T_SCALAR_TYPE, T_LAYOUT, T_DEVICE, T_MEMORY_FORMAT,
-    T_GENERATOR, T_DIMNAME, T_ANY, T_COUNT
-};
+/* ---- The schema model (mirrors graph/ops.h) -----------------------------
+ * The vocabulary (T_<NAME>, D_<NAME>, C_<NAME>) is expanded from the lists
+ * of graph/ops-vocab.h, as graph/ops.h expands SC_TYPE_<NAME>, SC_DEF_<NAME>
+ * and SC_CLASS_<NAME>. */
+#define GEN_TYPE_ENUM(NAME, spelling) T_##NAME,
+enum { SC__OP_TYPE_BASES(GEN_TYPE_ENUM) T_COUNT };
+#undef GEN_TYPE_ENUM
 extern const char *const gen_type_names[T_COUNT];  /* schema spelling */
 extern const char *const gen_type_enums[T_COUNT];  /* SC_TYPE_... */
 
@@ -70,10 +73,10 @@ typedef struct gen_alias {
     bool is_write, to_wildcard;
 } gen_alias;
 
-enum {
-    D_ABSENT, D_NONE, D_BOOL, D_INT, D_FLOAT, D_STR, D_INT_LIST,
-    D_FLOAT_LIST, D_BOOL_LIST, D_SCALAR_TYPE, D_LAYOUT, D_MEMORY_FORMAT
-};
+#define GEN_DEFAULT_ENUM(NAME) D_##NAME,
+enum { SC__OP_DEFAULT_KINDS(GEN_DEFAULT_ENUM) D_COUNT };
+#undef GEN_DEFAULT_ENUM
+extern const char *const gen_default_enums[D_COUNT]; /* SC_DEF_... */
 
 typedef struct gen_default {
     int kind;
@@ -123,10 +126,9 @@ bool gen_schema_parse(const char *text, gen_schema *out, int *err_col,
 char *gen_schema_format(const gen_schema *s);
 
 /* ---- The table ---------------------------------------------------------- */
-enum {
-    C_POINTWISE, C_VIEW, C_REDUCTION, C_COMPUTE_INTENSIVE, C_RANDOM,
-    C_CREATION, C_SYMBOLIC, C_OTHER, C_COUNT
-};
+#define GEN_CLASS_ENUM(NAME, spelling) C_##NAME,
+enum { SC__OP_CLASSES(GEN_CLASS_ENUM) C_COUNT };
+#undef GEN_CLASS_ENUM
 extern const char *const gen_class_names[C_COUNT];  /* ops.yaml spelling */
 extern const char *const gen_class_enums[C_COUNT];  /* SC_CLASS_... */
 
@@ -186,22 +188,41 @@ typedef struct gen_registry_entry {
     bool used;
 } gen_registry_entry;
 
+/* One argument name of a kernel: the ops naming the kernel give the
+ * argument called `name` the schema index `index` (the same in each). */
+typedef struct gen_kernel_arg {
+    char *name;
+    size_t index;
+    char *constant;             /* "SC_KARG_<KERNEL>_<NAME>" */
+} gen_kernel_arg;
+
+/* A kernel name and what its named argument access is built from. */
+typedef struct gen_kernel {
+    char *name;
+    gen_vec ops;                /* gen_op *, the ops naming it, file order */
+    gen_vec args;               /* gen_kernel_arg *, first-use order */
+} gen_kernel;
+
 typedef struct gen_table {
     gen_vec ops;                /* gen_op *, in file order */
     gen_vec shape_rules;        /* gen_registry_entry *, in file order */
     gen_vec flops;              /* gen_registry_entry *, in file order */
     gen_vec kernels;            /* char *, unique, first-use order */
+    gen_vec kernel_info;        /* gen_kernel *, parallel to kernels */
 } gen_table;
 
 /* Load and check the table in `path`.  Returns false (after reporting every
  * problem found through gen_error) if anything is wrong. */
 bool gen_table_load(const char *path, gen_table *t);
 
-/* Write the four outputs to the open streams.  Returns false on a write
- * error. */
+/* Write one output to an open stream (graph/gen/emit.c, graph/gen/deriv.c):
+ * graph/ops-gen.h, graph/ops-gen.c, graph/ops-shapes-gen.c,
+ * kernels/kernels-gen.h, kernels/kernels-gen.c, graph/ops-autodiff-gen.c.
+ * Each returns false on a write error. */
 bool gen_emit_header(FILE *f, const gen_table *t);
 bool gen_emit_source(FILE *f, const gen_table *t);
 bool gen_emit_shapes(FILE *f, const gen_table *t);
+bool gen_emit_kernels_header(FILE *f, const gen_table *t);
 bool gen_emit_kernels(FILE *f, const gen_table *t);
 bool gen_emit_autodiff(FILE *f, const gen_table *t);
 

@@ -19,19 +19,17 @@
 
 #include "graph/gen/gen.h"
 
-const char *const gen_type_names[T_COUNT] = {
-    "Tensor", "int", "SymInt", "float", "SymFloat", "bool", "SymBool", "str",
-    "Scalar", "ScalarType", "Layout", "Device", "MemoryFormat", "Generator",
-    "Dimname", "Any",
-};
+#define TYPE_NAME(NAME, spelling) spelling,
+#define TYPE_ENUM(NAME, spelling) "SC_TYPE_" #NAME,
+const char *const gen_type_names[T_COUNT] = {SC__OP_TYPE_BASES(TYPE_NAME)};
+const char *const gen_type_enums[T_COUNT] = {SC__OP_TYPE_BASES(TYPE_ENUM)};
+#undef TYPE_NAME
+#undef TYPE_ENUM
 
-const char *const gen_type_enums[T_COUNT] = {
-    "SC_TYPE_TENSOR", "SC_TYPE_INT", "SC_TYPE_SYMINT", "SC_TYPE_FLOAT",
-    "SC_TYPE_SYMFLOAT", "SC_TYPE_BOOL", "SC_TYPE_SYMBOOL", "SC_TYPE_STR",
-    "SC_TYPE_SCALAR", "SC_TYPE_SCALAR_TYPE", "SC_TYPE_LAYOUT",
-    "SC_TYPE_DEVICE", "SC_TYPE_MEMORY_FORMAT", "SC_TYPE_GENERATOR",
-    "SC_TYPE_DIMNAME", "SC_TYPE_ANY",
-};
+#define DEFAULT_ENUM(NAME) "SC_DEF_" #NAME,
+const char *const gen_default_enums[D_COUNT] = {
+    SC__OP_DEFAULT_KINDS(DEFAULT_ENUM)};
+#undef DEFAULT_ENUM
 
 /* Spellings a schema may use for a ScalarType default, and the torch dtype
  * each one names. */

@@ -14,16 +14,12 @@
 
 #include "graph/gen/gen.h"
 
-const char *const gen_class_names[C_COUNT] = {
-    "pointwise", "view", "reduction", "compute_intensive", "random",
-    "creation", "symbolic", "other",
-};
-
-const char *const gen_class_enums[C_COUNT] = {
-    "SC_CLASS_POINTWISE", "SC_CLASS_VIEW", "SC_CLASS_REDUCTION",
-    "SC_CLASS_COMPUTE_INTENSIVE", "SC_CLASS_RANDOM", "SC_CLASS_CREATION",
-    "SC_CLASS_SYMBOLIC", "SC_CLASS_OTHER",
-};
+#define CLASS_NAME(NAME, spelling) spelling,
+#define CLASS_ENUM(NAME, spelling) "SC_CLASS_" #NAME,
+const char *const gen_class_names[C_COUNT] = {SC__OP_CLASSES(CLASS_NAME)};
+const char *const gen_class_enums[C_COUNT] = {SC__OP_CLASSES(CLASS_ENUM)};
+#undef CLASS_NAME
+#undef CLASS_ENUM
 
 typedef struct loader {
     yaml_document_t doc;
@@ -705,8 +701,12 @@ static void check_registries(gen_table *t)
                     seen = true;
                 }
             }
-            if (!seen)
+            if (!seen) {
+                gen_kernel *k = gen_alloc(sizeof *k);
+                k->name = op->kernel;
                 gen_vec_push(&t->kernels, op->kernel);
+                gen_vec_push(&t->kernel_info, k);
+            }
         }
     }
     for (size_t i = 0; i < t->shape_rules.n; i++) {
@@ -720,6 +720,80 @@ static void check_registries(gen_table *t)
         if (!e->used)
             gen_error(e->line, 0, "flops formula '%s' is declared but no op "
                       "uses it", e->name);
+    }
+}
+
+/* ---- Kernel arguments --------------------------------------------------------
+ * A kernel reads its arguments through constants SC_KARG_<KERNEL>_<NAME>
+ * (kernels/kernels-gen.h).  Every op naming the kernel must give an
+ * argument name the same schema index, and no two constants may be spelled
+ * alike, so that a schema edit that would move an argument under a kernel
+ * fails here or in the kernel's build instead. */
+
+static gen_kernel *kernel_of(gen_table *t, const char *name)
+{
+    for (size_t k = 0; k < t->kernel_info.n; k++) {
+        gen_kernel *kn = t->kernel_info.items[k];
+        if (strcmp(kn->name, name) == 0)
+            return kn;
+    }
+    return NULL;
+}
+
+static void add_kernel_arg(gen_kernel *kn, const gen_op *op, size_t j)
+{
+    const char *name = op->schema.args[j].name;
+    for (size_t a = 0; a < kn->args.n; a++) {
+        gen_kernel_arg *ka = kn->args.items[a];
+        if (strcmp(ka->name, name) != 0)
+            continue;
+        if (ka->index != j) {
+            const gen_op *first = kn->ops.items[0];
+            gen_error(op->line, 0, "%s: argument '%s' is argument %zu of "
+                      "kernel '%s', but %zu in %s", op->label, name, j,
+                      kn->name, ka->index, first->label);
+        }
+        return;
+    }
+    gen_kernel_arg *ka = gen_alloc(sizeof *ka);
+    ka->name = gen_strdup(name);
+    ka->index = j;
+    ka->constant = gen_printf("SC_KARG_%s_%s", gen_upper(kn->name),
+                              gen_upper(name));
+    gen_vec_push(&kn->args, ka);
+}
+
+static void check_kernel_args(gen_table *t)
+{
+    for (size_t i = 0; i < t->ops.n; i++) {
+        gen_op *op = t->ops.items[i];
+        gen_kernel *kn = op->kernel ? kernel_of(t, op->kernel) : NULL;
+        if (!kn)
+            continue;
+        gen_vec_push(&kn->ops, op);
+        for (size_t j = 0; j < op->schema.nargs; j++)
+            add_kernel_arg(kn, op, j);
+    }
+    for (size_t k = 0; k < t->kernel_info.n; k++) {
+        const gen_kernel *kn = t->kernel_info.items[k];
+        for (size_t a = 0; a < kn->args.n; a++) {
+            const gen_kernel_arg *ka = kn->args.items[a];
+            for (size_t k2 = 0; k2 <= k; k2++) {
+                const gen_kernel *kn2 = t->kernel_info.items[k2];
+                size_t end = k2 == k ? a : kn2->args.n;
+                for (size_t a2 = 0; a2 < end; a2++) {
+                    const gen_kernel_arg *kb = kn2->args.items[a2];
+                    if (strcmp(ka->constant, kb->constant) == 0) {
+                        const gen_op *op = kn->ops.items[0];
+                        gen_error(op->line, 0, "%s: the constant %s of "
+                                  "kernel '%s' argument '%s' is also that "
+                                  "of kernel '%s' argument '%s'", op->label,
+                                  ka->constant, kn->name, ka->name,
+                                  kn2->name, kb->name);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -786,6 +860,8 @@ static void load_root(loader *ld, yaml_node_t *root)
         check_unique_ops(t);
         check_registries(t);
     }
+    if (gen_error_count() == 0)
+        check_kernel_args(t);
     if (gen_error_count() == 0)
         gen_deriv_check(t);
 }

@@ -115,7 +115,9 @@ fail:
     return status;
 }
 
-static sc_status run_mm(sc__kernel_call *c, size_t nd)
+/* The product of the nd-d tensor arguments at indices self and mat2. */
+static sc_status run_mm(sc__kernel_call *c, size_t nd, size_t self,
+                        size_t mat2)
 {
     const sc_tensor *a, *b;
     int64_t sizes[3];
@@ -125,8 +127,8 @@ static sc_status run_mm(sc__kernel_call *c, size_t nd)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, 0, &a));
-    SC_CHECK(sc__arg_tensor(c, 1, &b));
+    SC_CHECK(sc__arg_tensor(c, self, &a));
+    SC_CHECK(sc__arg_tensor(c, mat2, &b));
     SC_CHECK(check_mats(c, nd == 2 ? "mm" : "bmm", a, b, nd));
     ct = sc__ctype_of(a->dtype);
     batch = nd == 3 ? (size_t)a->sizes[0] : 1;
@@ -150,13 +152,13 @@ fail:
 /* mm(Tensor self, Tensor mat2) */
 sc_status sc__kernel_mm(sc__kernel_call *call)
 {
-    return run_mm(call, 2);
+    return run_mm(call, 2, SC_KARG_MM_SELF, SC_KARG_MM_MAT2);
 }
 
 /* bmm(Tensor self, Tensor mat2) */
 sc_status sc__kernel_bmm(sc__kernel_call *call)
 {
-    return run_mm(call, 3);
+    return run_mm(call, 3, SC_KARG_BMM_SELF, SC_KARG_BMM_MAT2);
 }
 
 /* addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar
@@ -173,13 +175,13 @@ sc_status sc__kernel_addmm(sc__kernel_call *call)
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(call, 0, &s));
-    SC_CHECK(sc__arg_tensor(call, 1, &a));
-    SC_CHECK(sc__arg_tensor(call, 2, &b));
-    if (!sc__arg_is_none(call, 3))
-        SC_CHECK(sc__arg_double(call, 3, &beta));
-    if (!sc__arg_is_none(call, 4))
-        SC_CHECK(sc__arg_double(call, 4, &alpha));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_ADDMM_SELF, &s));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_ADDMM_MAT1, &a));
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_ADDMM_MAT2, &b));
+    if (!sc__arg_is_none(call, SC_KARG_ADDMM_BETA))
+        SC_CHECK(sc__arg_double(call, SC_KARG_ADDMM_BETA, &beta));
+    if (!sc__arg_is_none(call, SC_KARG_ADDMM_ALPHA))
+        SC_CHECK(sc__arg_double(call, SC_KARG_ADDMM_ALPHA, &alpha));
     SC_CHECK(check_mats(call, "addmm", a, b, 2));
     if (s->dtype != a->dtype)
         return sc__error_set(call->err, SC_ERR_TYPE,

@@ -1,0 +1,340 @@
+/* symcut — kernels: views and reshapes (t, transpose, permute, view,
+ * reshape, expand, select, slice, unsqueeze, squeeze, as_strided, alias,
+ * split, split_with_sizes, unbind). */
+#include "kernels/kernels-internal.h"
+
+/* Store *t as the result when status is SC_OK (t is read after the call
+ * that produced it has run). */
+static sc_status out_or(sc__kernel_call *c, sc_status status, sc_tensor **t)
+{
+    if (status != SC_OK)
+        return status;
+    return sc__out(c, *t);
+}
+
+/* t(Tensor self): transpose of a 2-d tensor; 0-d and 1-d unchanged. */
+sc_status sc__kernel_t(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_T_SELF, &x));
+    if (x->ndim > 2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "t() expects a tensor with <= 2 dimensions");
+    if (x->ndim < 2)
+        return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
+    return out_or(call, sc_tensor_transpose(x, 0, 1, &r, call->err), &r);
+}
+
+/* transpose.int(Tensor self, int dim0, int dim1) */
+sc_status sc__kernel_transpose(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t a, b;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_TRANSPOSE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM0, &a));
+    SC_TRY(sc__arg_int(call, SC_KARG_TRANSPOSE_DIM1, &b));
+    return out_or(call, sc_tensor_transpose(x, a, b, &r, call->err), &r);
+}
+
+/* permute(Tensor self, int[] dims) */
+sc_status sc__kernel_permute(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims;
+    size_t n;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_PERMUTE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_PERMUTE_DIMS, &n, &dims));
+    if (n != x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "permute: %zu dims for a %zu-d tensor", n,
+                             x->ndim);
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
+}
+
+/* view(Tensor self, SymInt[] size); also _unsafe_view. */
+sc_status sc__kernel_view(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_VIEW_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_VIEW_SIZE, &n, &sizes));
+    return out_or(call, sc_tensor_view(x, n, sizes, &r, call->err), &r);
+}
+
+/* reshape(Tensor self, SymInt[] shape) */
+sc_status sc__kernel_reshape(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_RESHAPE_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_RESHAPE_SHAPE, &n, &sizes));
+    return out_or(call, sc_tensor_reshape(x, n, sizes, &r, call->err), &r);
+}
+
+/* as_strided(Tensor self, SymInt[] size, SymInt[] stride, SymInt?
+ * storage_offset=None) */
+sc_status sc__kernel_as_strided(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes, *strides;
+    size_t n, m;
+    int64_t off;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_AS_STRIDED_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_AS_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_AS_STRIDED_STRIDE, &m, &strides));
+    off = x->offset;
+    if (!sc__arg_is_none(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET))
+        SC_TRY(sc__arg_int(call, SC_KARG_AS_STRIDED_STORAGE_OFFSET, &off));
+    if (n != m)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "as_strided: %zu sizes but %zu strides", n, m);
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, n, sizes, strides, off, &r,
+                                            call->err),
+                  &r);
+}
+
+/* _reshape_alias(Tensor self, SymInt[] size, SymInt[] stride): as_strided
+ * at self's offset. */
+sc_status sc__kernel_reshape_alias(sc__kernel_call *call)
+{
+    return sc__kernel_as_strided(call);
+}
+
+/* expand(Tensor self, SymInt[] size, *, bool implicit=False) */
+sc_status sc__kernel_expand(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes;
+    size_t n;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_EXPAND_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_EXPAND_SIZE, &n, &sizes));
+    return out_or(call, sc_tensor_expand(x, n, sizes, &r, call->err), &r);
+}
+
+/* select.int(Tensor self, int dim, SymInt index) */
+sc_status sc__kernel_select(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d, i;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SELECT_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_DIM, &d));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_INDEX, &i));
+    return out_or(call, sc_tensor_select(x, d, i, &r, call->err), &r);
+}
+
+/* slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt?
+ * end=None, SymInt step=1) */
+sc_status sc__kernel_slice(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d = 0, start = 0, end = INT64_MAX, step = 1;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SLICE_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_DIM))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_DIM, &d));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_START))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_START, &start));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_END))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_END, &end));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_STEP))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_STEP, &step));
+    return out_or(call,
+                  sc_tensor_slice(x, d, start, end, step, &r, call->err), &r);
+}
+
+/* unsqueeze(Tensor self, int dim) */
+sc_status sc__kernel_unsqueeze(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t d;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_UNSQUEEZE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_UNSQUEEZE_DIM, &d));
+    return out_or(call, sc_tensor_unsqueeze(x, d, &r, call->err), &r);
+}
+
+/* squeeze(Tensor self) / squeeze.dim(Tensor self, int dim) /
+ * squeeze.dims(Tensor self, int[] dim) */
+sc_status sc__kernel_squeeze(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims;
+    bool drop[SC_TENSOR_MAX_DIMS] = {false};
+    int64_t sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
+    size_t n, i, d, k = 0;
+    sc_tensor *r = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SQUEEZE_SELF, &x));
+    if (sc__arg_is_none(call, SC_KARG_SQUEEZE_DIM))
+        return out_or(call, sc_tensor_squeeze(x, &r, call->err), &r);
+    SC_TRY(sc__arg_ints(call, SC_KARG_SQUEEZE_DIM, &n, &dims));
+    for (i = 0; i < n; i++) {
+        SC_TRY(sc__wrap_dim(dims[i], x->ndim, &d, call->err));
+        if (x->ndim && x->sizes[d] == 1)
+            drop[d] = true;
+    }
+    for (i = 0; i < x->ndim; i++)
+        if (!drop[i]) {
+            sizes[k] = x->sizes[i];
+            strides[k++] = x->strides[i];
+        }
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, k, sizes, strides, x->offset,
+                                            &r, call->err),
+                  &r);
+}
+
+/* alias(Tensor self) / detach(Tensor self): the same view. */
+sc_status sc__kernel_alias(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_ALIAS_SELF, &x));
+    return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
+}
+
+/* ---- split and unbind: lists of views --------------------------------------- */
+
+/* Store n views of x along d, of the given lengths (which sum to the size
+ * of d), as outputs. */
+static sc_status split_views(sc__kernel_call *c, const sc_tensor *x,
+                             size_t d, size_t n, const int64_t *lens)
+{
+    sc_tensor *part = NULL;
+    int64_t pos = 0;
+    size_t i;
+    sc_status status;
+    if (n > c->max_outs)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "split into %zu pieces, more than the %zu "
+                             "outputs the caller provides", n, c->max_outs);
+    for (i = 0; i < n; i++) {
+        SC_CHECK(sc_tensor_slice(x, (int64_t)d, pos, pos + lens[i], 1, &part,
+                                 c->err));
+        pos += lens[i];
+        status = sc__out(c, part);
+        part = NULL;
+        if (status != SC_OK)
+            goto fail;
+    }
+    return SC_OK;
+fail:
+    sc__out_reset(c);
+    return status;
+}
+
+/* split.Tensor / unsafe_split.Tensor(Tensor self, SymInt split_size, int
+ * dim=0): ceil(size / split_size) views (at least one), the last one
+ * possibly shorter. */
+sc_status sc__kernel_split(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t split = 0, dim = 0, size, *lens = NULL;
+    size_t d, n, i;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SPLIT_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_SPLIT_SIZE, &split));
+    if (!sc__arg_is_none(call, SC_KARG_SPLIT_DIM))
+        SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_DIM, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split: a 0-d tensor cannot be split");
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    size = x->sizes[d];
+    if (split < 0 || (split == 0 && size != 0))
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "split: split_size %lld cannot split a "
+                             "dimension of size %lld",
+                             (long long)split, (long long)size);
+    n = split == 0 ? 1 : (size_t)((size + split - 1) / split);
+    if (n == 0)
+        n = 1;
+    lens = sc__malloc(n * sizeof *lens);
+    if (!lens)
+        return sc__error_nomem(call->err);
+    for (i = 0; i < n; i++) {
+        int64_t start = (int64_t)i * split;
+        lens[i] = size - start < split ? size - start : split;
+    }
+    status = split_views(call, x, d, n, lens);
+    sc__free(lens);
+    return status;
+}
+
+/* split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) */
+sc_status sc__kernel_split_with_sizes(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *lens;
+    int64_t dim = 0, total = 0;
+    size_t d, n, i;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SPLIT_WITH_SIZES_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_SPLIT_WITH_SIZES_SPLIT_SIZES, &n,
+                        &lens));
+    if (!sc__arg_is_none(call, SC_KARG_SPLIT_WITH_SIZES_DIM))
+        SC_TRY(sc__arg_int(call, SC_KARG_SPLIT_WITH_SIZES_DIM, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split_with_sizes: a 0-d tensor cannot be split");
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    for (i = 0; i < n; i++) {
+        if (lens[i] < 0)
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "split_with_sizes: negative size %lld",
+                                 (long long)lens[i]);
+        total += lens[i];
+    }
+    if (total != x->sizes[d])
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "split_with_sizes: sizes sum to %lld, but "
+                             "dimension %zu has size %lld",
+                             (long long)total, d, (long long)x->sizes[d]);
+    return split_views(call, x, d, n, lens);
+}
+
+/* unbind.int(Tensor self, int dim=0): one select per index. */
+sc_status sc__kernel_unbind(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t dim = 0, i;
+    size_t d;
+    sc_tensor *part = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_UNBIND_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_UNBIND_DIM))
+        SC_TRY(sc__arg_int(call, SC_KARG_UNBIND_DIM, &dim));
+    if (x->ndim == 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "unbind: a 0-d tensor cannot be unbound");
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    if ((uint64_t)x->sizes[d] > call->max_outs)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "unbind into %lld tensors, more than the %zu "
+                             "outputs the caller provides",
+                             (long long)x->sizes[d], call->max_outs);
+    for (i = 0; i < x->sizes[d]; i++) {
+        status = sc_tensor_select(x, (int64_t)d, i, &part, call->err);
+        if (status == SC_OK)
+            status = sc__out(call, part);
+        part = NULL;
+        if (status != SC_OK) {
+            sc__out_reset(call);
+            return status;
+        }
+    }
+    return SC_OK;
+}
