@@ -208,6 +208,15 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 
 /* ---- Checking against the annotation ----------------------------------------------- */
 
+/* a and b simplified by env: SC_OK, or the first failure (the caller tells
+ * out-of-memory from "cannot simplify"). */
+static sc_status simplify_both(sc_env *env, sc_expr *a, sc_expr *b,
+                               sc_expr **sa, sc_expr **sb, sc_error *e)
+{
+    SC_TRY(sc_env_simplify(env, a, sa, e));
+    return sc_env_simplify(env, b, sb, e);
+}
+
 /* Is a == b under what the environment knows?  *out is false when that
  * cannot be shown; running out of memory is the only error (it must not
  * pass for a mismatch).  Records nothing. */
@@ -228,9 +237,7 @@ static sc_status same_expr(sc_graph *g, sc_expr *a, sc_expr *b, bool *out,
                    : SC_OK;
     if (!g->env)
         return SC_OK;
-    st = sc_env_simplify(g->env, a, &sa, &e);
-    if (st == SC_OK)
-        st = sc_env_simplify(g->env, b, &sb, &e);
+    st = simplify_both(g->env, a, b, &sa, &sb, &e);
     if (st == SC_ERR_NOMEM)
         return sc__error_nomem(err);
     if (st == SC_OK && sa == sb) {
@@ -372,9 +379,7 @@ static sc_status match_one(sc_graph *g, sc_node_id id, const char *what,
                            pending_list *pl, sc_error *err)
 {
     match_kind m;
-    sc_status st = match_expr(g, inferred, declared, &m, err);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(match_expr(g, inferred, declared, &m, err));
     if (m == MATCH_DIFFERENT)
         return expr_mismatch(g, id, what, dim, inferred, declared, err);
     if (m == MATCH_GUARDED) {
@@ -500,14 +505,14 @@ sc_status sc__shape_check_result(sc_graph *g, sc_node_id id,
 {
     sc_result declared;
     pending_list pl = {NULL, 0, 0};
-    sc_status st;
+    sc_status status = SC_OK;
 
     sc_graph_node_result(g, id, &declared);
-    st = compare(g, id, inferred, &declared, &pl, err);
-    if (st == SC_OK)
-        st = record_pending(g, id, &pl, err);
+    SC_CHECK(compare(g, id, inferred, &declared, &pl, err));
+    SC_CHECK(record_pending(g, id, &pl, err));
+fail:
     sc__free(pl.items);
-    return st;
+    return status;
 }
 
 sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
@@ -536,10 +541,9 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
            sc_graph_node_result need the count) */
         if (inferred.kind == SC_RESULT_TUPLE) {
             /* the rule's count is exact: fixed, as a schema's is */
-            st = sc__graph_set_meta(g, &g->nodes[id], &inferred, err);
-            if (st == SC_OK)
-                g->nodes[id].flags |= SC__NODE_TUPLE_FIXED;
-            return st;
+            SC_TRY(sc__graph_set_meta(g, &g->nodes[id], &inferred, err));
+            g->nodes[id].flags |= SC__NODE_TUPLE_FIXED;
+            return SC_OK;
         }
         if (inferred.kind == SC_RESULT_TENSOR ||
             inferred.kind == SC_RESULT_SYMINT ||

@@ -123,13 +123,11 @@ static sc_status pool_size(struct sc__shape_call *c, sc_expr *in, sc_expr *k,
     if (ceil_mode) {
         /* the last window must start inside the input or left padding */
         bool shrink;
-        sc_status st = sc__shape_guard(
+        SC_TRY(sc__shape_guard(
             c,
             sc_expr_ge(x, sc_expr_mul(x, sc_expr_add_si(x, o, -1), stride),
                        sc_expr_add(x, in, pad)),
-            &shrink);
-        if (st != SC_OK)
-            return st;
+            &shrink));
         if (shrink)
             o = sc_expr_add_si(x, o, -1);
     }

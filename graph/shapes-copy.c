@@ -79,12 +79,8 @@ static sc_status tensor_list(struct sc__shape_call *c, sc_tensor_meta **out,
     *out = sc__arena_alloc(&c->g->arena, (*n ? *n : 1) * sizeof **out);
     if (!*out)
         return sc__error_nomem(c->err);
-    for (i = 0; i < *n; i++) {
-        sc_status st = sc__shape_value_tensor(c, &v->u.list.items[i],
-                                              &(*out)[i]);
-        if (st != SC_OK)
-            return st;
-    }
+    for (i = 0; i < *n; i++)
+        SC_TRY(sc__shape_value_tensor(c, &v->u.list.items[i], &(*out)[i]));
     if (*n == 0)
         return sc__shape_fail(c, SC_ERR_SHAPE, "expected a non-empty list "
                                                "of Tensors");

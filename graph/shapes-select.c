@@ -70,17 +70,33 @@ sc_status sc__shape_masked_fill(struct sc__shape_call *c)
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
 }
 
+/* A new size-like unbacked symbol of the environment, named name (a fresh
+ * u<k> when NULL), in [0, max] when bounded. */
+static sc_status new_unbacked_count(struct sc__shape_call *c,
+                                    const char *name, bool bounded,
+                                    int64_t max, sc_expr **out)
+{
+    sc_range r;
+    sc_status st;
+
+    sc_range_init(&r);
+    if (bounded)
+        sc_range_set_si(&r, 0, max);
+    st = sc_env_create_unbacked(c->env, name, bounded ? &r : NULL,
+                                SC_ENV_SIZE_LIKE, out, c->err);
+    sc_range_clear(&r);
+    return st;
+}
+
 /* The unbacked symbol for nonzero's count: the one the node's annotation
  * names when it is a fresh symbol, else a new u<k>. */
 static sc_status nonzero_symbol(struct sc__shape_call *c, sc_expr *numel,
                                 sc_expr **out)
 {
     sc_result decl;
-    sc_range r;
     int64_t max;
     bool bounded = sc_expr_get_si(numel, &max);
     const char *name = NULL;
-    sc_status st;
 
     sc_graph_node_result(c->g, c->id, &decl);
     if (decl.kind == SC_RESULT_TENSOR && decl.tensor.ndim == 2 &&
@@ -95,14 +111,7 @@ static sc_status nonzero_symbol(struct sc__shape_call *c, sc_expr *numel,
         c->g->owns_env = true;
         c->env = c->g->env;
     }
-    sc_range_init(&r);
-    if (bounded)
-        sc_range_set_si(&r, 0, max);
-    st = sc_env_create_unbacked(c->env, name, bounded ? &r : NULL,
-                                SC_ENV_SIZE_LIKE, out, c->err);
-    sc_range_clear(&r);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(new_unbacked_count(c, name, bounded, max, out));
 facts:
     if (bounded)
         return SC_OK;

@@ -34,11 +34,10 @@ sc_status sc__shape_outputs(struct sc__shape_call *c, size_t n)
 
 sc_status sc__shape_expr_error(struct sc__shape_call *c)
 {
-    sc_status st = sc_ctx_take_error(c->ctx, c->err);
-    if (st == SC_OK)
-        st = sc__error_set(c->err, SC_ERR_INTERNAL,
-                           "expression constructor failed");
-    return st;
+    /* The context's pending error (an interning failure) if there is one. */
+    SC_TRY(sc_ctx_take_error(c->ctx, c->err));
+    return sc__error_set(c->err, SC_ERR_INTERNAL,
+                         "expression constructor failed");
 }
 
 sc_status sc__shape_fail(struct sc__shape_call *c, sc_status code,
@@ -203,9 +202,7 @@ sc_status sc__shape_get_int(struct sc__shape_call *c, const char *name,
                             int64_t dflt, int64_t *out)
 {
     sc_expr *e;
-    sc_status st = sc__shape_get_symint(c, name, &e);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_get_symint(c, name, &e));
     if (!e) {
         *out = dflt;
         return SC_OK;
@@ -268,9 +265,7 @@ sc_status sc__shape_get_symint_list(struct sc__shape_call *c,
         return SC_OK;
     if (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE) {
         sc_expr *e;
-        sc_status st = sc__shape_value_symint(c, v, &e);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_value_symint(c, v, &e));
         cnt = fixed ? fixed : 1;
         d = sc__shape_dims(c, cnt);
         if (!d)
@@ -289,10 +284,8 @@ sc_status sc__shape_get_symint_list(struct sc__shape_call *c,
     if (!d)
         return SC_ERR_NOMEM;
     for (i = 0; i < cnt; i++) {
-        sc_status st = sc__shape_value_symint(
-            c, &v->u.list.items[v->u.list.n == 1 ? 0 : i], &d[i]);
-        if (st != SC_OK)
-            return st;
+        SC_TRY(sc__shape_value_symint(
+            c, &v->u.list.items[v->u.list.n == 1 ? 0 : i], &d[i]));
         if (!d[i])
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
                                   "None in the list '%s'", name);
@@ -420,6 +413,17 @@ sc_status sc__shape_oblivious(struct sc__shape_call *c, sc_expr *cond,
     return sc_env_size_oblivious(c->env, cond, out, c->err);
 }
 
+/* st, after copying the error an environment call recorded in tmp into the
+ * call's error when st is a failure (the caller examined st first and
+ * handled the failures it rewrites). */
+static sc_status keep_env_error(struct sc__shape_call *c, sc_status st,
+                                const sc_error *tmp)
+{
+    if (st != SC_OK && c->err)
+        *c->err = *tmp;
+    return st;
+}
+
 sc_status sc__shape_decide(struct sc__shape_call *c, sc_expr *cond,
                            sc_tri *out)
 {
@@ -427,18 +431,14 @@ sc_status sc__shape_decide(struct sc__shape_call *c, sc_expr *cond,
     sc_error tmp;
     bool b;
 
-    st = sc__shape_known(c, cond, true, out);
-    if (st != SC_OK || *out != SC_TRI_UNKNOWN || !c->env)
-        return st;
+    SC_TRY(sc__shape_known(c, cond, true, out));
+    if (*out != SC_TRI_UNKNOWN || !c->env)
+        return SC_OK;
     sc_error_init(&tmp);
     st = sc_env_size_oblivious(c->env, cond, &b, &tmp);
     if (st == SC_ERR_DATA_DEPENDENT)
         return SC_OK; /* an unbacked symbol decides: unknown */
-    if (st != SC_OK) {
-        if (c->err)
-            *c->err = tmp;
-        return st;
-    }
+    SC_TRY(keep_env_error(c, st, &tmp));
     *out = b ? SC_TRI_TRUE : SC_TRI_FALSE;
     return SC_OK;
 }
@@ -465,9 +465,7 @@ sc_status sc__shape_check(struct sc__shape_call *c, sc_expr *cond,
     st = sc_env_assert(c->env, cond, &tmp);
     if (st == SC_ERR_GUARD || st == SC_ERR_CONTRADICTION)
         return sc__shape_fail(c, SC_ERR_SHAPE, "%s", what);
-    if (st != SC_OK && c->err)
-        *c->err = tmp;
-    return st;
+    return keep_env_error(c, st, &tmp);
 }
 
 sc_status sc__shape_check_eq(struct sc__shape_call *c, sc_expr *a,
@@ -520,9 +518,7 @@ static sc_status at_least_one(struct sc__shape_call *c, sc_expr *size,
 {
     sc_tri t;
     sc_expr *one = sc_expr_int_si(c->ctx, 1);
-    sc_status st = sc__shape_known(c, sc_expr_ge(c->ctx, size, one), true, &t);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_known(c, sc_expr_ge(c->ctx, size, one), true, &t));
     *out = t == SC_TRI_TRUE ? size : sc_expr_max(c->ctx, size, one);
     return *out ? SC_OK : sc__shape_expr_error(c);
 }
@@ -642,11 +638,9 @@ sc_status sc__shape_is_contiguous(struct sc__shape_call *c,
         return SC_OK;
     for (i = t->ndim; i-- > 0;) {
         sc_tri one;
-        sc_status st = sc__shape_known(
+        SC_TRY(sc__shape_known(
             c, sc_expr_eq(c->ctx, t->sizes[i], sc_expr_int_si(c->ctx, 1)),
-            true, &one);
-        if (st != SC_OK)
-            return st;
+            true, &one));
         if (one == SC_TRI_TRUE)
             continue;
         if (t->strides[i] != expected) {
@@ -1020,10 +1014,8 @@ sc_status sc__shape_copy_meta(struct sc__shape_call *c,
  * tuple: the rule sizes it). */
 sc_status sc__shape_get_self(struct sc__shape_call *c, sc_tensor_meta *self)
 {
-    sc_status st = sc__shape_get_tensor(c, "self", self);
-    if (st == SC_OK)
-        st = sc__shape_outputs(c, c->is_tuple ? 0 : 1);
-    return st;
+    SC_TRY(sc__shape_get_tensor(c, "self", self));
+    return sc__shape_outputs(c, c->is_tuple ? 0 : 1);
 }
 
 static bool is_number(struct sc__shape_call *c, const sc_value *v)

@@ -15,9 +15,7 @@ static sc_status transposed(struct sc__shape_call *c,
                             const sc_tensor_meta *self, size_t a, size_t b)
 {
     sc_expr **d, **s, *t;
-    sc_status st = sc__shape_copy_meta(c, self, &d, &s);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_copy_meta(c, self, &d, &s));
     t = d[a], d[a] = d[b], d[b] = t;
     t = s[a], s[a] = s[b], s[b] = t;
     return sc__shape_set_tensor(c, 0, self->dtype, self->ndim, d, s, self);
@@ -128,14 +126,13 @@ static sc_status differ(struct sc__shape_call *c, sc_expr *a, sc_expr *b,
                         bool *out)
 {
     bool eq;
-    sc_status st;
     if (a == b) {
         *out = false;
         return SC_OK;
     }
-    st = sc__shape_oblivious(c, sc_expr_eq(c->ctx, a, b), &eq);
+    SC_TRY(sc__shape_oblivious(c, sc_expr_eq(c->ctx, a, b), &eq));
     *out = !eq;
-    return st;
+    return SC_OK;
 }
 
 /* PyTorch's computeStride: the strides of a view of (old sizes, old
@@ -438,12 +435,10 @@ static bool all_backed(struct sc__shape_call *c, sc_expr *e)
 static sc_status decide(struct sc__shape_call *c, sc_expr *cond, sc_tri *t)
 {
     bool b;
-    sc_status st = sc__shape_known(c, cond, false, t);
-    if (st != SC_OK || *t != SC_TRI_UNKNOWN || !all_backed(c, cond))
-        return st;
-    st = sc__shape_guard(c, cond, &b);
-    if (st != SC_OK) /* b is unset */
-        return st;
+    SC_TRY(sc__shape_known(c, cond, false, t));
+    if (*t != SC_TRI_UNKNOWN || !all_backed(c, cond))
+        return SC_OK;
+    SC_TRY(sc__shape_guard(c, cond, &b));
     *t = b ? SC_TRI_TRUE : SC_TRI_FALSE;
     return SC_OK;
 }
@@ -454,9 +449,7 @@ static sc_status clamp(struct sc__shape_call *c, sc_expr *x, sc_expr *lo,
                        sc_expr *hi, sc_expr **out)
 {
     sc_tri t;
-    sc_status st = decide(c, sc_expr_le(c->ctx, x, hi), &t);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(decide(c, sc_expr_le(c->ctx, x, hi), &t));
     if (t == SC_TRI_FALSE)
         x = hi;
     else if (t == SC_TRI_UNKNOWN)
@@ -475,10 +468,8 @@ static sc_status normalize_index(struct sc__shape_call *c, sc_expr *i,
                                  sc_expr *size, sc_expr **out)
 {
     sc_tri neg;
-    sc_status st = sc__shape_known(
-        c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), false, &neg);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_known(
+        c, sc_expr_lt(c->ctx, i, sc_expr_int_si(c->ctx, 0)), false, &neg));
     if (neg == SC_TRI_UNKNOWN) {
         bool b;
         SC_TRY(sc__shape_guard(
@@ -583,9 +574,7 @@ static sc_status chunks(struct sc__shape_call *c, const sc_tensor_meta *self,
                         size_t w, size_t n, sc_expr **sizes)
 {
     size_t i;
-    sc_status st = sc__shape_outputs(c, n);
-    if (st != SC_OK)
-        return st;
+    SC_TRY(sc__shape_outputs(c, n));
     for (i = 0; i < n; i++) {
         sc_expr **d, **s;
         SC_TRY(sc__shape_copy_meta(c, self, &d, &s));
