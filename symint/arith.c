@@ -479,6 +479,8 @@ sc_expr *sc_expr_add_terms_divexact(sc_ctx *ctx, sc_expr *e, mpz_srcptr d)
     bool ok = true;
     uint32_t i;
 
+    if (!ctx || !e)
+        return NULL;
     if (e->kind != SC_EXPR_ADD)
         return sc__ctx_fail(ctx, SC_ERR_INVALID, "not a sum");
     if (mpz_sgn(d) == 0)

@@ -8,6 +8,9 @@
  *  - the C printer, compiled with the system compiler and run;
  *  - property tests on random expression trees built here and evaluated by
  *    a reference evaluator written directly on GMP (Python semantics).
+ * One white-box part: symint/pydiv.h (Python's //, % and CeilDiv on
+ * int64_t), checked on a table of corners and against GMP's mpz_fdiv_q,
+ * mpz_fdiv_r and mpz_cdiv_q on seeded random pairs.
  *
  * Notes printed as "symint NOTE: ..." are spellings or canonical forms
  * where the library made a different but sound choice than the one this
@@ -33,6 +36,7 @@
 
 #include <symcut/symint.h>
 
+#include "symint/pydiv.h"
 #include "tests/testutil.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -4393,6 +4397,518 @@ START_TEST(test_symbol_natural_order)
 END_TEST
 
 /* ======================================================================
+ * Sums for the guards: coefficient signs, degree, exact division
+ * ====================================================================== */
+
+/* sc_expr_add_coef_sign: `signs` has one '+' or '-' per term of the Add,
+ * in term order; "" for an expression that is not an Add (every index
+ * gives 0).  The index one past the last term and SIZE_MAX give 0. */
+typedef struct coef_sign_row {
+    const char *input;
+    const char *signs;
+} coef_sign_row;
+
+static const coef_sign_row coef_sign_rows[] = {
+    {"2*s0", "+"},
+    {"-s0", "-"},
+    {"s0 + 7", "+"},
+    {"-s0 - 7", "-"},
+    {"s0 - s1", "+-"},
+    {"-s0 + s1", "-+"},
+    {"3*s1 - 2*s0 + s0*s1", "+-+"},
+    {"-s0*s1 + 4*s0 - 2*s1 - 1", "-+-"},
+    {"-(s0//2) + 1", "-"},
+    /* coefficients beyond int64 */
+    {"-2**70*s0 + 2**80*s1", "-+"},
+    {"9223372036854775807*s0 - 9223372036854775808*s1", "+-"},
+    {"-9223372036854775809*s0 + 2**64", "-"},
+    {"2**64*s0 - 2**64*s1 + 2**64*s2", "+-+"},
+    /* not an Add */
+    {"s0", ""},
+    {"5", ""},
+    {"-5", ""},
+    {"0", ""},
+    {"-2**100", ""},
+    {"s0 - s0", ""},
+    {"s0*s1", ""},
+    {"s0**2", ""},
+    {"Mod(-s0, 3)", ""},
+    {"Min(-s0, s1)", ""},
+    {"Eq(s0, 1)", ""},
+    {"s0 - s1 < 1", ""},
+    {"True", ""},
+};
+
+static bool row_coef_sign(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const coef_sign_row *row = &coef_sign_rows[i];
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
+    size_t n = strlen(row->signs), k;
+    int got;
+
+    ROW_CHECK(e != NULL);
+    if (n > 0)
+        ROW_REQUIRE(sc_expr_get_kind(e) == SC_EXPR_ADD &&
+                        sc_expr_nargs(e) == n,
+                    "\"%s\": expected an Add with %zu terms", row->input, n);
+    for (k = 0; k < n; k++) {
+        int want = row->signs[k] == '-' ? -1 : 1;
+        got = sc_expr_add_coef_sign(e, k);
+        ROW_REQUIRE(got == want, "\"%s\": sign of term %zu: expected %d, "
+                    "got %d", row->input, k, want, got);
+    }
+    got = sc_expr_add_coef_sign(e, n);
+    ROW_REQUIRE(got == 0, "\"%s\": index %zu (out of range): expected 0, "
+                "got %d", row->input, n, got);
+    got = sc_expr_add_coef_sign(e, SIZE_MAX);
+    ROW_REQUIRE(got == 0, "\"%s\": index SIZE_MAX: expected 0, got %d",
+                row->input, got);
+    return true;
+fail:
+    return false;
+}
+
+START_TEST(test_add_coef_sign_table)
+{
+    run_rows("add_coef_sign", row_coef_sign, ARRAY_SIZE(coef_sign_rows));
+}
+END_TEST
+
+typedef struct degree_row {
+    const char *input;
+    unsigned degree;
+} degree_row;
+
+static const degree_row degree_rows[] = {
+    /* constants and booleans: 0 */
+    {"5", 0},
+    {"0", 0},
+    {"-2**100", 0},
+    {"s0 - s0 + 4", 0},
+    {"s0**0", 0},
+    {"True", 0},
+    {"False", 0},
+    {"Eq(s0**2, 1)", 0},
+    {"s0*s1 < s2", 0},
+    {"And(s0 < 2, Ne(s1, 0))", 0},
+    /* atoms: 1 */
+    {"s0", 1},
+    {"s0//8", 1},
+    {"(s0*s1)//8", 1},
+    {"CeilDiv(s0**3, s1)", 1},
+    {"Mod(s0**2, 3)", 1},
+    {"Min(s0, s1)", 1},
+    {"Max(s0**5, 1)", 1},
+    /* sums: the largest term */
+    {"2*s0", 1},
+    {"-s0 + 1", 1},
+    {"s0 + s1 + s2", 1},
+    {"2**70*s0*s1 - 1", 2},
+    {"s0**2 + s1 + 1", 2},
+    {"s1 - s0*s1*s2 + s0**2", 3},
+    {"(s0 + 1)**2", 2},
+    {"(s0//2)*s1 + s2", 2},
+    {"(s0//2)**3 - s1**2", 3},
+    /* products: the sum of the exponents */
+    {"s0*s1", 2},
+    {"s0**3*s1", 4},
+    {"s0*s1*s2*s3", 4},
+    {"s0**2*(s1//4)", 3},
+    {"s0**4294967293*s1", 4294967294u},
+    {"s0**4294967295", 4294967295u},
+    /* saturated at UINT32_MAX */
+    {"s0**4294967294*s1", UINT32_MAX},
+    {"s0**4294967295*s1", UINT32_MAX},
+    {"s0**4294967296", UINT32_MAX},
+    {"s0**4294967296*s1**4294967296", UINT32_MAX},
+    {"s0**4294967296 + s1", UINT32_MAX},
+};
+
+static bool row_degree(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const degree_row *row = &degree_rows[i];
+    sc_expr *e = try_parse(ctx, row->input, msg, size);
+    unsigned got;
+
+    ROW_CHECK(e != NULL);
+    got = sc_expr_degree(e);
+    ROW_REQUIRE(got == row->degree, "\"%s\": expected degree %u, got %u",
+                row->input, row->degree, got);
+    return true;
+fail:
+    return false;
+}
+
+START_TEST(test_degree_table)
+{
+    run_rows("degree", row_degree, ARRAY_SIZE(degree_rows));
+}
+END_TEST
+
+/* sc_expr_add_terms_divexact(parse(input), divisor): the printed result
+ * (which also parses to the same node), or the status of the failure. */
+typedef struct divexact_row {
+    const char *input;
+    const char *divisor; /* decimal */
+    const char *expected;
+    sc_status status;
+} divexact_row;
+
+static const divexact_row divexact_rows[] = {
+    {"4*s0 + 6*s1 + 3", "2", "2*s0 + 3*s1", SC_OK},
+    {"4*s0 - 6*s1 + 3", "-2", "-2*s0 + 3*s1", SC_OK},
+    {"2*s0 + 1", "2", "s0", SC_OK},
+    {"2*s0", "2", "s0", SC_OK},
+    {"-3*s0 + 7", "3", "-s0", SC_OK},
+    {"-3*s0 + 7", "-3", "s0", SC_OK},
+    {"s0 + s1 + 5", "1", "s0 + s1", SC_OK},
+    {"s0 - s1 - 5", "-1", "-s0 + s1", SC_OK},
+    {"6*s0*s1 + 4*s0 - 2*s2 + 9", "2", "3*s0*s1 + 2*s0 - s2", SC_OK},
+    {"12*s0**2 - 18*s0", "6", "2*s0**2 - 3*s0", SC_OK},
+    {"8*(s0//3) + 4*s1", "4", "s1 + 2*(s0//3)", SC_OK},
+    {"10*Max(s0, s1) - 5", "5", "2*Max(s0, s1)", SC_OK},
+    /* coefficients and divisors beyond int64 */
+    {"2**70*s0 + 2**65*s1 + 5", "36893488147419103232", "32*s0 + s1",
+     SC_OK},
+    {"2**70*s0 - 2**64*s1", "18446744073709551616", "64*s0 - s1", SC_OK},
+    {"2**100*s0 + 1", "-1267650600228229401496703205376", "-s0", SC_OK},
+    {"3*2**70*s0 + 3*s1", "3", "1180591620717411303424*s0 + s1", SC_OK},
+    {"2**64*s0 + 2**64", "2", "9223372036854775808*s0", SC_OK},
+    {"9223372036854775808*s0", "-9223372036854775808", "-s0", SC_OK},
+    {"-9223372036854775808*s0", "-9223372036854775808", "s0", SC_OK},
+    {"-9223372036854775808*s0 + 1", "-1", "9223372036854775808*s0", SC_OK},
+    {"-9223372036854775808*s0 + 1", "1", "-9223372036854775808*s0", SC_OK},
+    /* the divisor does not divide every coefficient */
+    {"2*s0 + 3*s1", "2", NULL, SC_ERR_INVALID},
+    {"3*s0 + 2*s1", "2", NULL, SC_ERR_INVALID},
+    {"4*s0 + 6*s1 + 8", "4", NULL, SC_ERR_INVALID},
+    {"s0 + 1", "-2", NULL, SC_ERR_INVALID},
+    {"6*s0", "36893488147419103232", NULL, SC_ERR_INVALID},
+    {"2**65*s0 + 2**64*s1", "36893488147419103232", NULL, SC_ERR_INVALID},
+    {"(2**64 + 1)*s0", "18446744073709551616", NULL, SC_ERR_INVALID},
+    /* not an Add */
+    {"s0", "1", NULL, SC_ERR_INVALID},
+    {"5", "1", NULL, SC_ERR_INVALID},
+    {"0", "1", NULL, SC_ERR_INVALID},
+    {"2**70", "2", NULL, SC_ERR_INVALID},
+    {"s0*s1", "1", NULL, SC_ERR_INVALID},
+    {"s0**2", "1", NULL, SC_ERR_INVALID},
+    {"(2*s0 + 2)//2", "2", NULL, SC_ERR_INVALID},
+    {"Max(2*s0, 4)", "2", NULL, SC_ERR_INVALID},
+    {"Eq(2*s0, 1)", "1", NULL, SC_ERR_INVALID},
+    {"True", "1", NULL, SC_ERR_INVALID},
+    /* a zero divisor */
+    {"2*s0 + 2", "0", NULL, SC_ERR_DIV_ZERO},
+    {"s0 + 1", "0", NULL, SC_ERR_DIV_ZERO},
+    {"2**70*s0", "0", NULL, SC_ERR_DIV_ZERO},
+};
+
+static bool row_divexact(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const divexact_row *row = &divexact_rows[i];
+    sc_expr *e = try_parse(ctx, row->input, msg, size), *r, *want;
+    char *s = NULL;
+    sc_status st;
+    mpz_t d;
+    bool ok = false;
+
+    mpz_init(d);
+    ROW_CHECK(e != NULL);
+    ROW_REQUIRE(mpz_set_str(d, row->divisor, 10) == 0,
+                "bad divisor \"%s\" in the table", row->divisor);
+    r = sc_expr_add_terms_divexact(ctx, e, d);
+    st = sc_ctx_take_error(ctx, NULL);
+    if (row->status != SC_OK) {
+        ROW_REQUIRE(r == NULL && st == row->status,
+                    "\"%s\" / %s: expected NULL with %s, got %s with %s",
+                    row->input, row->divisor, sc_status_name(row->status),
+                    r ? "a node" : "NULL", sc_status_name(st));
+        ok = true;
+        goto fail;
+    }
+    ROW_REQUIRE(r != NULL && st == SC_OK,
+                "\"%s\" / %s: expected \"%s\", got %s with %s", row->input,
+                row->divisor, row->expected, r ? "a node" : "NULL",
+                sc_status_name(st));
+    s = sc_expr_to_str(ctx, r);
+    ROW_REQUIRE(s != NULL, "\"%s\" / %s: printing failed", row->input,
+                row->divisor);
+    ROW_REQUIRE(strcmp(s, row->expected) == 0,
+                "\"%s\" / %s: expected \"%s\", got \"%s\"", row->input,
+                row->divisor, row->expected, s);
+    want = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(want != NULL);
+    ROW_REQUIRE(want == r, "\"%s\" / %s: the result prints as \"%s\" but "
+                "is not the node that text parses to", row->input,
+                row->divisor, s);
+    ok = true;
+fail:
+    free(s);
+    mpz_clear(d);
+    return ok;
+}
+
+START_TEST(test_add_terms_divexact_table)
+{
+    run_rows("add_terms_divexact", row_divexact, ARRAY_SIZE(divexact_rows));
+}
+END_TEST
+
+/* The constructor conventions: a NULL expression gives NULL and leaves the
+ * recorded error alone; a failure records its reason. */
+START_TEST(test_add_terms_divexact_errors)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    sc_expr *s0 = sym(ctx, "s0"), *s1 = sym(ctx, "s1");
+    sc_expr *zero = sc_expr_int_si(ctx, 0), *e;
+    sc_error err;
+    mpz_t d;
+
+    mpz_init_set_si(d, 2);
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_OK);
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(ctx, NULL, d));
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_OK);
+
+    /* an earlier error stays recorded through the NULL */
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(
+        ctx, sc_expr_floordiv(ctx, s0, zero), d));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_DIV_ZERO);
+    ck_assert_ptr_null(sc_expr_mod(ctx, s1, zero));
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(ctx, NULL, d));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, NULL), SC_ERR_DIV_ZERO);
+
+    /* the failures record a reason */
+    sc_error_init(&err);
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(ctx, s0, d));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_INVALID);
+    ck_assert_msg(err.message[0] != '\0', "no message for a non-sum");
+    e = parse_ok(ctx, "2*s0 + 3*s1");
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(ctx, e, d));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_INVALID);
+    ck_assert_msg(err.message[0] != '\0', "no message for a coefficient "
+                  "the divisor does not divide");
+    mpz_set_ui(d, 0);
+    ck_assert_ptr_null(sc_expr_add_terms_divexact(ctx, e, d));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_DIV_ZERO);
+
+    /* the result is the interned node of the constructors, and e is
+     * left as it was */
+    e = parse_ok(ctx, "6*s0 - 9*s1 + 4");
+    mpz_set_si(d, -3);
+    ck_assert_ptr_eq(sc_expr_add_terms_divexact(ctx, e, d),
+                     sc_expr_sub(ctx, sc_expr_int_si(ctx, 0),
+                                 sc_expr_sub(ctx, sc_expr_mul_si(ctx, s0, 2),
+                                             sc_expr_mul_si(ctx, s1, 3))));
+    ck_assert_int_eq(sc_ctx_error(ctx)->code, SC_OK);
+    ck_assert_ptr_eq(e, parse_ok(ctx, "6*s0 - 9*s1 + 4"));
+    mpz_clear(d);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ======================================================================
+ * symint/pydiv.h (white-box): Python's // and % and CeilDiv on int64_t
+ * ====================================================================== */
+
+typedef struct pydiv_row {
+    int64_t a, b;
+    bool floor_ok; /* false: a // b overflows (q left as it was) */
+    int64_t floor_q;
+    int64_t mod_r;
+    bool ceil_ok;
+    int64_t ceil_q;
+} pydiv_row;
+
+#define PYDIV_OVF false, 0
+
+static const pydiv_row pydiv_rows[] = {
+    {7, 2, true, 3, 1, true, 4},
+    {-7, 2, true, -4, 1, true, -3},
+    {7, -2, true, -4, -1, true, -3},
+    {-7, -2, true, 3, -1, true, 4},
+    {6, 3, true, 2, 0, true, 2},
+    {-6, 3, true, -2, 0, true, -2},
+    {3, 5, true, 0, 3, true, 1},
+    {-3, 5, true, -1, 2, true, 0},
+    {3, -5, true, -1, -2, true, 0},
+    {-3, -5, true, 0, -3, true, 1},
+    {0, 5, true, 0, 0, true, 0},
+    {0, -5, true, 0, 0, true, 0},
+    {1, 1, true, 1, 0, true, 1},
+    {-1, 1, true, -1, 0, true, -1},
+    {1, -1, true, -1, 0, true, -1},
+    {-1, -1, true, 1, 0, true, 1},
+    {5, -1, true, -5, 0, true, -5},
+    {INT64_MAX, 1, true, INT64_MAX, 0, true, INT64_MAX},
+    {INT64_MAX, -1, true, -INT64_MAX, 0, true, -INT64_MAX},
+    {INT64_MIN, 1, true, INT64_MIN, 0, true, INT64_MIN},
+    {INT64_MIN, -1, PYDIV_OVF, 0, PYDIV_OVF},
+    {INT64_MIN + 1, -1, true, INT64_MAX, 0, true, INT64_MAX},
+    {INT64_MIN, 2, true, INT64_MIN / 2, 0, true, INT64_MIN / 2},
+    {INT64_MIN, -2, true, -(INT64_MIN / 2), 0, true, -(INT64_MIN / 2)},
+    {INT64_MAX, 2, true, INT64_MAX / 2, 1, true, INT64_MAX / 2 + 1},
+    {INT64_MAX, -2, true, -(INT64_MAX / 2) - 1, -1, true,
+     -(INT64_MAX / 2)},
+    {INT64_MIN, 3, true, -3074457345618258603, 1, true,
+     -3074457345618258602},
+    {INT64_MIN, INT64_MAX, true, -2, INT64_MAX - 1, true, -1},
+    {INT64_MAX, INT64_MIN, true, -1, -1, true, 0},
+    {INT64_MIN, INT64_MIN, true, 1, 0, true, 1},
+    {INT64_MAX, INT64_MAX, true, 1, 0, true, 1},
+    {-1, INT64_MAX, true, -1, INT64_MAX - 1, true, 0},
+    {1, INT64_MAX, true, 0, 1, true, 1},
+    {1, INT64_MIN, true, -1, -INT64_MAX, true, 0},
+    {-1, INT64_MIN, true, 0, -1, true, 1},
+    {INT64_MIN + 1, INT64_MIN, true, 0, INT64_MIN + 1, true, 1},
+};
+
+#define PYDIV_UNCHANGED INT64_C(0x5eed5eed5eed)
+
+START_TEST(test_pydiv_table)
+{
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(pydiv_rows); i++) {
+        const pydiv_row *row = &pydiv_rows[i];
+        int64_t q = PYDIV_UNCHANGED;
+        bool ok;
+
+        ok = sc__i64_floordiv(row->a, row->b, &q);
+        ck_assert_msg(ok == row->floor_ok &&
+                          q == (ok ? row->floor_q : PYDIV_UNCHANGED),
+                      "row %zu: %" PRId64 " // %" PRId64 ": expected %s%"
+                      PRId64 ", got %s %" PRId64, i, row->a, row->b,
+                      row->floor_ok ? "" : "overflow, q unchanged ",
+                      row->floor_ok ? row->floor_q : PYDIV_UNCHANGED,
+                      ok ? "ok" : "overflow", q);
+        q = PYDIV_UNCHANGED;
+        ok = sc__i64_ceildiv(row->a, row->b, &q);
+        ck_assert_msg(ok == row->ceil_ok &&
+                          q == (ok ? row->ceil_q : PYDIV_UNCHANGED),
+                      "row %zu: CeilDiv(%" PRId64 ", %" PRId64 "): expected "
+                      "%s%" PRId64 ", got %s %" PRId64, i, row->a, row->b,
+                      row->ceil_ok ? "" : "overflow, q unchanged ",
+                      row->ceil_ok ? row->ceil_q : PYDIV_UNCHANGED,
+                      ok ? "ok" : "overflow", q);
+        ck_assert_msg(sc__i64_mod(row->a, row->b) == row->mod_r,
+                      "row %zu: %" PRId64 " %% %" PRId64 ": expected %"
+                      PRId64 ", got %" PRId64, i, row->a, row->b,
+                      row->mod_r, sc__i64_mod(row->a, row->b));
+        if (row->b > 0) {
+            ck_assert_msg(sc__i64_floordiv_pos(row->a, row->b) ==
+                              row->floor_q,
+                          "row %zu: floordiv_pos(%" PRId64 ", %" PRId64
+                          "): expected %" PRId64 ", got %" PRId64, i,
+                          row->a, row->b, row->floor_q,
+                          sc__i64_floordiv_pos(row->a, row->b));
+            ck_assert_msg(sc__i64_mod_pos(row->a, row->b) == row->mod_r,
+                          "row %zu: mod_pos(%" PRId64 ", %" PRId64
+                          "): expected %" PRId64 ", got %" PRId64, i,
+                          row->a, row->b, row->mod_r,
+                          sc__i64_mod_pos(row->a, row->b));
+        }
+    }
+}
+END_TEST
+
+/* An int64 operand: full-width, small, near the extremes or near a power
+ * of two, so that the sign and overflow corners come up often. */
+static int64_t pydiv_operand(sc_test_rng *rng)
+{
+    uint64_t k = sc_test_rng_below(rng, 4);
+    int64_t v;
+
+    switch (sc_test_rng_below(rng, 5)) {
+    case 0:
+        return (int64_t)sc_test_rng_next(rng);
+    case 1:
+        return sc_test_rng_range(rng, -20, 20);
+    case 2:
+        return INT64_MIN + (int64_t)k;
+    case 3:
+        return INT64_MAX - (int64_t)k;
+    default:
+        v = (int64_t)(UINT64_C(1) << sc_test_rng_below(rng, 63));
+        v += (int64_t)k - 2;
+        return sc_test_rng_below(rng, 2) ? -v : v;
+    }
+}
+
+/* Fits mpz q in int64?  Then store it. */
+static bool pydiv_mpz_get(mpz_srcptr q, int64_t *out)
+{
+    if (!mpz_fits_slong_p(q))
+        return false;
+    *out = (int64_t)mpz_get_si(q);
+    return true;
+}
+
+START_TEST(test_pydiv_matches_gmp)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(4000), i, overflows = 0;
+    sc_test_rng rng;
+    mpz_t za, zb, zq;
+
+    ck_assert(sizeof(long) == sizeof(int64_t));
+    sc_test_rng_init(&rng, seed);
+    mpz_inits(za, zb, zq, NULL);
+    for (i = 0; i < n; i++) {
+        int64_t a = pydiv_operand(&rng), b = pydiv_operand(&rng);
+        int64_t want, q;
+        bool fits, ok;
+
+        if (b == 0)
+            b = sc_test_rng_below(&rng, 2) ? 1 : -1;
+        mpz_set_si(za, (long)a);
+        mpz_set_si(zb, (long)b);
+
+        mpz_fdiv_q(zq, za, zb);
+        fits = pydiv_mpz_get(zq, &want);
+        overflows += !fits;
+        q = PYDIV_UNCHANGED;
+        ok = sc__i64_floordiv(a, b, &q);
+        REQUIRE_MSG(ok == fits && q == (fits ? want : PYDIV_UNCHANGED),
+                    "SYMCUT_SEED=%" PRIu64 " case %ld: %" PRId64 " // %"
+                    PRId64 ": GMP %s, sc__i64_floordiv %s %" PRId64, seed,
+                    i, a, b, fits ? "fits" : "overflows",
+                    ok ? "ok" : "overflow", q);
+        if (b > 0)
+            REQUIRE_MSG(sc__i64_floordiv_pos(a, b) == want,
+                        "SYMCUT_SEED=%" PRIu64 " case %ld: floordiv_pos(%"
+                        PRId64 ", %" PRId64 ") = %" PRId64 ", GMP %" PRId64,
+                        seed, i, a, b, sc__i64_floordiv_pos(a, b), want);
+
+        mpz_cdiv_q(zq, za, zb);
+        fits = pydiv_mpz_get(zq, &want);
+        q = PYDIV_UNCHANGED;
+        ok = sc__i64_ceildiv(a, b, &q);
+        REQUIRE_MSG(ok == fits && q == (fits ? want : PYDIV_UNCHANGED),
+                    "SYMCUT_SEED=%" PRIu64 " case %ld: CeilDiv(%" PRId64
+                    ", %" PRId64 "): GMP %s, sc__i64_ceildiv %s %" PRId64,
+                    seed, i, a, b, fits ? "fits" : "overflows",
+                    ok ? "ok" : "overflow", q);
+
+        mpz_fdiv_r(zq, za, zb);
+        REQUIRE(pydiv_mpz_get(zq, &want));
+        REQUIRE_MSG(sc__i64_mod(a, b) == want,
+                    "SYMCUT_SEED=%" PRIu64 " case %ld: %" PRId64 " %% %"
+                    PRId64 " = %" PRId64 ", GMP %" PRId64, seed, i, a, b,
+                    sc__i64_mod(a, b), want);
+        if (b > 0)
+            REQUIRE_MSG(sc__i64_mod_pos(a, b) == want,
+                        "SYMCUT_SEED=%" PRIu64 " case %ld: mod_pos(%" PRId64
+                        ", %" PRId64 ") = %" PRId64 ", GMP %" PRId64, seed,
+                        i, a, b, sc__i64_mod_pos(a, b), want);
+    }
+    printf("symint pydiv vs GMP: SYMCUT_SEED=%" PRIu64 ", %ld pairs, %ld "
+           "overflowing\n", seed, n, overflows);
+    fflush(stdout);
+    mpz_clears(za, zb, zq, NULL);
+}
+END_TEST
+
+/* ======================================================================
  * The suite
  * ====================================================================== */
 
@@ -4459,6 +4975,16 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_symbol_natural_order);
     tcase_add_test(tc, test_fprint);
     tcase_add_test(tc, test_status_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("sums_for_guards_and_pydiv");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_add_coef_sign_table);
+    tcase_add_test(tc, test_degree_table);
+    tcase_add_test(tc, test_add_terms_divexact_table);
+    tcase_add_test(tc, test_add_terms_divexact_errors);
+    tcase_add_test(tc, test_pydiv_table);
+    tcase_add_test(tc, test_pydiv_matches_gmp);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("compiled_programs");
