@@ -23,13 +23,6 @@
 
 typedef struct sc__ad sc__ad;
 
-#define SC__AD_TRY(x)                                                        \
-    do {                                                                     \
-        sc_status st_ = (x);                                                 \
-        if (st_ != SC_OK)                                                    \
-            return st_;                                                      \
-    } while (0)
-
 typedef enum sc__ad_kind {
     SC_AD_NONE,               /* no `derivatives`: a gradient through it is an
                                  error */
