@@ -350,7 +350,7 @@ static void run_one(const char *shape, size_t target,
 
     printf("%-11s %8zu %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f "
            "%7.3f %7.3f ",
-           shape, sc_graph_num_nodes(b.g), t_build, t_read,
+           shape, sc_graph_node_count(b.g), t_build, t_read,
            sc_partition_phase_seconds(p, SC_PARTITION_PHASE_PREPARE),
            sc_partition_phase_seconds(p, SC_PARTITION_PHASE_CLASSIFY),
            sc_partition_phase_seconds(p, SC_PARTITION_PHASE_NETWORK),
@@ -363,12 +363,13 @@ static void run_one(const char *shape, size_t target,
     else
         printf("%7s %5s ", "-", "-");
     printf("%7.0f %7ld %6zu %6zu\n", peak_part, faults,
-           sc_partition_num_saved_tensors(p),
-           sc_partition_num_recomputed(p));
+           sc_partition_saved_tensor_count(p),
+           sc_partition_recomputed_count(p));
     sc__partition_network_solved(p, &solved_vertices, &solved_edges);
     printf("  network: full %zu vertices %zu edges; solved %zu "
            "vertices %zu edges\n",
-           sc_partition_network_vertices(p), sc_partition_network_edges(p),
+           sc_partition_network_vertex_count(p),
+           sc_partition_network_edge_count(p),
            solved_vertices, solved_edges);
     fflush(stdout);
     if (dump_prefix) {

@@ -435,7 +435,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_symint: sc_prog_new: %s\n", err.message);
         prog = NULL;
     } else {
-        size_t nin = sc_prog_num_inputs(prog), bad = 0;
+        size_t nin = sc_prog_input_count(prog), bad = 0;
         for (i = 0; i < nin; i++)
             inputs[i] = sym_values[sc_expr_symbol_index(sc_prog_input(prog,
                                                                       i))];

@@ -1,5 +1,5 @@
 /* symcut gradcheck — check a joint graph's gradients against central
- * finite differences in float64 (sc_gradcheck).
+ * finite differences in float64 (sc_gradcheck_run).
  *
  *   symcut gradcheck GRAPH [--forward] [--seed N] [--sizes s0=17,...]
  *                    [--eps E] [--atol A] [--rtol R] [--max-per-input N] */
@@ -82,7 +82,7 @@ static void print_sizes(const sc_graph *g, const sc_symmap *sizes)
     for (j = 0; j < ns; j++) {
         sc_expr *e = sc_symmap_get(sizes, syms[j]);
         int64_t v;
-        if (e && sc_expr_get_si(e, &v))
+        if (e && sc_expr_value_si(e, &v))
             printf(" %s=%lld", sc_expr_symbol_name(syms[j]), (long long)v);
         else if (sc_graph_get_hint(g, syms[j], &v))
             printf(" %s=%lld", sc_expr_symbol_name(syms[j]), (long long)v);
@@ -137,7 +137,7 @@ static void print_report(const gradcheck_args *a, const sc_graph *joint,
                          const sc_gradcheck_options *go,
                          const sc_gradcheck_report *rep)
 {
-    size_t np = sc_graph_num_primals(joint), i;
+    size_t np = sc_graph_primal_count(joint), i;
 
     printf("gradcheck %s%s: f64, seed %llu, eps %g, atol %g, rtol %g, ",
            a->file, a->forward ? " (joint built from the forward graph)" : "",
@@ -204,13 +204,13 @@ int cli_cmd_gradcheck(int argc, char **argv)
     if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &g)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
-    if (!a.forward && sc_graph_num_tangents(joint) == 0) {
+    if (!a.forward && sc_graph_tangent_count(joint) == 0) {
         cli_errorf("%s: the graph has no tangents: not a joint graph "
                    "(for a forward graph, use --forward)",
                    strcmp(a.file, "-") == 0 ? "<stdin>" : a.file);
         goto done;
     }
-    recs = calloc(sc_graph_num_primals(joint) + 1, sizeof *recs);
+    recs = calloc(sc_graph_primal_count(joint) + 1, sizeof *recs);
     if (!recs) {
         cli_errorf("out of memory");
         goto done;
@@ -219,7 +219,7 @@ int cli_cmd_gradcheck(int argc, char **argv)
     a.go.sizes = sizes;
     a.go.max_per_input = (size_t)a.max_per_input;
     a.go.per_input = recs;
-    if (sc_gradcheck(joint, &a.go, &rep, &err) != SC_OK) {
+    if (sc_gradcheck_run(joint, &a.go, &rep, &err) != SC_OK) {
         cli_locate_error(a.forward ? g : joint, a.file, &err);
         cli_report(&err);
         goto done;

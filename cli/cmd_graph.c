@@ -115,8 +115,9 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     op_count *ops = NULL;
     sc_expr **syms = NULL;
     sc_env *env = sc_graph_env(g);
-    size_t nn = sc_graph_num_nodes(g), nph = sc_graph_num_placeholders(g);
-    size_t nout = sc_graph_num_outputs(g), nfwd = sc_graph_num_fwd_outputs(g);
+    size_t nn = sc_graph_node_count(g), nph = sc_graph_placeholder_count(g);
+    size_t nout = sc_graph_output_count(g);
+    size_t nfwd = sc_graph_fwd_output_count(g);
     size_t nunknown = 0;
     static const char *const classes[] = {
         "pointwise", "view", "reduction", "compute_intensive", "random",
@@ -127,9 +128,9 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     OUT("graph %s (class %s)\n", file, sc_graph_class_name(g));
     OUT("nodes: %zu (%zu placeholder%s, %zu call%s)\n", nn, nph,
         nph == 1 ? "" : "s", ncalls, ncalls == 1 ? "" : "s");
-    OUT("inputs: %zu primal%s, %zu tangent%s\n", sc_graph_num_primals(g),
-        sc_graph_num_primals(g) == 1 ? "" : "s", sc_graph_num_tangents(g),
-        sc_graph_num_tangents(g) == 1 ? "" : "s");
+    OUT("inputs: %zu primal%s, %zu tangent%s\n", sc_graph_primal_count(g),
+        sc_graph_primal_count(g) == 1 ? "" : "s", sc_graph_tangent_count(g),
+        sc_graph_tangent_count(g) == 1 ? "" : "s");
     for (i = 0; i < nout; i++)
         if (sc_graph_output(g, i) == SC_NODE_NONE)
             nnone++;
@@ -207,7 +208,7 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     } else {
         OUT("unknown ops: none\n");
     }
-    for (i = 0; i < sc_graph_num_warnings(g); i++)
+    for (i = 0; i < sc_graph_warning_count(g); i++)
         OUT("warning: %s\n", sc_graph_warning(g, i));
     free(syms);
     free(ops);

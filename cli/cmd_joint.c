@@ -1,5 +1,5 @@
 /* symcut joint — build the joint forward/backward graph of a forward graph
- * (sc_graph_joint) and print it in PyTorch's text.
+ * (sc_graph_new_joint) and print it in PyTorch's text.
  *
  *   symcut joint FWD_FILE [--no-grad NAME,...] [--hint s0=8,...] [-o FILE]
  *
@@ -91,7 +91,7 @@ static bool in_list(const char *list, const char *name)
 sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
                                const char *no_grad)
 {
-    size_t np = sc_graph_num_placeholders(fwd), i;
+    size_t np = sc_graph_placeholder_count(fwd), i;
     bool *rg = NULL;
     sc_joint_options jo;
     sc_graph *joint = NULL;
@@ -141,7 +141,7 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
         jo.nrequires_grad = np;
         jo.requires_grad = rg;
     }
-    if (sc_graph_joint(fwd, &jo, &joint, &err) != SC_OK) {
+    if (sc_graph_new_joint(fwd, &jo, &joint, &err) != SC_OK) {
         cli_locate_error(fwd, file, &err);
         cli_report(&err);
         free(rg);

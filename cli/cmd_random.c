@@ -3,8 +3,8 @@
  *   symcut random [--seed S] [--nodes N] [--symbolic] [--forward]
  *                 [--features LIST] [-o OUT]
  *
- * The forward graph comes from sc_graph_random; without --forward it goes
- * through sc_graph_joint and the joint graph is printed.  Output goes to
+ * The forward graph comes from sc_graph_new_random; without --forward it goes
+ * through sc_graph_new_joint and the joint graph is printed.  Output goes to
  * OUT atomically, or to standard output.  doc/random.md. */
 #include <config.h>
 
@@ -111,7 +111,7 @@ static int features_option(const cli_syntax *syn, const cli_opt *o,
 
 #define MAX_EXCLUDED 64
 
-/* The op named in sc_graph_joint's "node 'x': op NAME has no derivative
+/* The op named in sc_graph_new_joint's "node 'x': op NAME has no derivative
  * formula" (malloc'ed), or NULL. */
 static char *failing_op(const char *msg)
 {
@@ -189,11 +189,11 @@ int cli_cmd_random(int argc, char **argv)
     /* Without --forward: when the joint fails on an op without a
      * derivative formula, draw again (same seed) without that op. */
     for (;;) {
-        if (sc_graph_random(ctx, &a.ro, &fwd, &err) != SC_OK) {
+        if (sc_graph_new_random(ctx, &a.ro, &fwd, &err) != SC_OK) {
             cli_report(&err);
             goto done;
         }
-        if (a.forward || sc_graph_joint(fwd, NULL, &joint, &err) == SC_OK)
+        if (a.forward || sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK)
             break;
         if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
             !(excluded[nexcl] = failing_op(err.message))) {

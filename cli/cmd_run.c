@@ -93,7 +93,7 @@ static int print_output(size_t k, const char *node, const sc_tensor *t)
 static void bind_from_inputs(const sc_graph *g, sc_tensor *const *inputs,
                              sc_symmap *binding)
 {
-    size_t np = sc_graph_num_placeholders(g), k, d;
+    size_t np = sc_graph_placeholder_count(g), k, d;
     for (k = 0; k < np; k++) {
         sc_result r;
         sc_graph_node_result(g, (sc_node_id)k, &r);
@@ -162,7 +162,7 @@ static bool check_sizes(const sc_graph *g, const sc_symmap *sizes)
     for (j = 0; j < ns && ok; j++) {
         sc_expr *v = sc_symmap_get(sizes, syms[j]);
         int64_t x;
-        if (v && (!sc_expr_get_si(v, &x) || x < 0)) {
+        if (v && (!sc_expr_value_si(v, &x) || x < 0)) {
             cli_errorf("--sizes: the size of %s must be an integer in "
                        "[0, 2**63)", sc_expr_symbol_name(syms[j]));
             ok = false;
@@ -178,7 +178,7 @@ static bool make_inputs(const sc_graph *g, const run_args *a,
                         const sc_symmap *sizes, sc_symmap *binding,
                         sc_tensor **inputs)
 {
-    size_t np = sc_graph_num_placeholders(g), k;
+    size_t np = sc_graph_placeholder_count(g), k;
     sc_error err;
 
     if (!a->inputs_dir) {
@@ -213,12 +213,12 @@ static bool print_run(const sc_graph *g, const run_args *a,
                       const sc_symmap *sizes, const sc_symmap *binding,
                       sc_tensor *const *outputs, const sc_interp_stats *st)
 {
-    size_t no = sc_graph_num_outputs(g), k;
+    size_t no = sc_graph_output_count(g), k;
     size_t ns = sc_graph_symbols(g, NULL, 0), j;
     sc_expr **syms;
 
     printf("graph %s: %zu nodes, %zu inputs (%s", a->file,
-           sc_graph_num_nodes(g), sc_graph_num_placeholders(g),
+           sc_graph_node_count(g), sc_graph_placeholder_count(g),
            a->inputs_dir ? "from " : "random, seed ");
     if (a->inputs_dir)
         printf("%s)\n", a->inputs_dir);
@@ -233,7 +233,7 @@ static bool print_run(const sc_graph *g, const run_args *a,
             sc_expr *e = sc_symmap_get(binding, syms[j]);
             if (!e)
                 e = sc_symmap_get(sizes, syms[j]);
-            if (e && sc_expr_get_si(e, &v))
+            if (e && sc_expr_value_si(e, &v))
                 printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
                        (long long)v);
         }
@@ -326,8 +326,8 @@ int cli_cmd_run(int argc, char **argv)
     rc = CLI_EXIT_INPUT;
     if (a.sizes_text && !check_sizes(g, sizes))
         goto done;
-    np = sc_graph_num_placeholders(g);
-    no = sc_graph_num_outputs(g);
+    np = sc_graph_placeholder_count(g);
+    no = sc_graph_output_count(g);
     inputs = calloc(np + 1, sizeof *inputs);
     outputs = calloc(no + 1, sizeof *outputs);
     if (!inputs || !outputs) {
@@ -340,7 +340,7 @@ int cli_cmd_run(int argc, char **argv)
     sc_interp_options_init(&io);
     io.seed = a.seed;
     io.sizes = sizes;
-    if (sc_graph_num_tangents(g) > 0 && sc_graph_num_fwd_outputs(g) > 0)
+    if (sc_graph_tangent_count(g) > 0 && sc_graph_fwd_output_count(g) > 0)
         io.boundary = SC_INTERP_BOUNDARY_FORWARD;
     if (sc_interp_run(g, inputs, &io, outputs, &st, &err) != SC_OK) {
         cli_report(&err);

@@ -102,7 +102,7 @@ static sc_status partition(const sc_graph *joint,
         int64_t v, h;
         if (!e && !sc_graph_get_hint(joint, syms[j], &h))
             e = sc_symmap_get(sizes, syms[j]);
-        if (e && sc_expr_get_si(e, &v)) {
+        if (e && sc_expr_value_si(e, &v)) {
             syms[n] = syms[j];
             vals[n++] = v;
         }
@@ -223,8 +223,8 @@ static void print_report(const validate_args *a, const sc_graph *joint,
         printf("validate %s (partitioned with policy %s: %zu saved tensors, "
                "%zu recomputed nodes), seed %llu\n",
                a->file, sc_partition_policy_name(a->popts.policy),
-               sc_partition_num_saved_tensors(part),
-               sc_partition_num_recomputed(part),
+               sc_partition_saved_tensor_count(part),
+               sc_partition_recomputed_count(part),
                (unsigned long long)a->seed);
     syms = calloc(ns + 1, sizeof *syms);
     if (ns && syms) {
@@ -233,7 +233,7 @@ static void print_report(const validate_args *a, const sc_graph *joint,
         for (j = 0; j < ns; j++) {
             int64_t v;
             sc_expr *e = sc_symmap_get(binding, syms[j]);
-            if (e && sc_expr_get_si(e, &v))
+            if (e && sc_expr_value_si(e, &v))
                 printf(" %s=%lld", sc_expr_symbol_name(syms[j]),
                        (long long)v);
         }
@@ -321,7 +321,7 @@ int cli_cmd_validate(int argc, char **argv)
     vo.sizes = sizes;
     if (a.have_saved)
         vo.predicted_saved_bytes = (int64_t)a.saved;
-    if (sc_validate(joint, fwp, bwp, &vo, &rep, &err) != SC_OK) {
+    if (sc_validate_run(joint, fwp, bwp, &vo, &rep, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }

@@ -423,7 +423,7 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
         return;
     }
     for (i = 0; i < n; i++) {
-        if (!sc_expr_get_si(sc_env_source_hint(sc->env, i), &values[i])) {
+        if (!sc_expr_value_si(sc_env_source_hint(sc->env, i), &values[i])) {
             fail_line(sc, SC_ERR_OVERFLOW, cmd,
                       "the hint of %s does not fit in int64_t",
                       sc_env_source(sc->env, i));

@@ -353,7 +353,7 @@ static bool add_symbols(names_arg *a, size_t *cap, const sc_expr *e)
  * option registers its symbol in the graph). */
 static bool metadata_symbols(const sc_graph *g, names_arg *a)
 {
-    size_t cap = 0, i, d, n = sc_graph_num_nodes(g);
+    size_t cap = 0, i, d, n = sc_graph_node_count(g);
     bool ok = true;
 
     a->syms = NULL;
@@ -483,9 +483,9 @@ static sc_status range_item(sc_ctx *ctx, const char *name, const char *value,
     r.lo_inf = !lo;
     r.hi_inf = !hi;
     if (lo)
-        sc_expr_get_mpz(lo, r.lo);
+        sc_expr_value_mpz(lo, r.lo);
     if (hi)
-        sc_expr_get_mpz(hi, r.hi);
+        sc_expr_value_mpz(hi, r.hi);
     if (sc_range_is_empty(&r)) {
         sc_range_clear(&r);
         err->code = SC_ERR_INVALID;

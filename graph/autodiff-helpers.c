@@ -156,7 +156,7 @@ static sc_status known_one(sc__ad *ad, sc_expr *e, bool *out)
     sc_tri t;
     sc_status st;
     *out = false;
-    if (sc_expr_get_si(e, &v)) {
+    if (sc_expr_value_si(e, &v)) {
         *out = v == 1;
         return SC_OK;
     }
@@ -197,7 +197,7 @@ sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
             SC_TRY(known_one(ad, to[i - lead], &one));
         if (one) {
             int64_t gs;
-            reduce = !(sc_expr_get_si(r.tensor.sizes[i], &gs) && gs == 1);
+            reduce = !(sc_expr_value_si(r.tensor.sizes[i], &gs) && gs == 1);
         }
         if (reduce)
             items[k++] = sc_value_int((int64_t)i);
@@ -254,7 +254,7 @@ sc_status sc__ad_contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
             return sc__error_nomem(ad->err);
         st[i] = acc;
         /* PyTorch's contiguous strides use max(size, 1) */
-        if (sc_expr_get_si(s[i], &v) && v == 0)
+        if (sc_expr_value_si(s[i], &v) && v == 0)
             continue;
         acc = sc_expr_mul(ad->ctx, acc, s[i]);
     }
@@ -273,7 +273,7 @@ static bool contiguous_node(sc__ad *ad, const sc_result *r)
         int64_t v;
         if (!acc)
             return false;
-        if (sc_expr_get_si(r->tensor.sizes[i], &v) && v == 1)
+        if (sc_expr_value_si(r->tensor.sizes[i], &v) && v == 1)
             continue;
         if (r->tensor.strides[i] != acc)
             return false;
@@ -410,9 +410,9 @@ static sc_status storage_offset_of(sc__ad *ad, sc_node_id id, int depth,
         *out = sc_value_int(0);
         return SC_OK;
     }
-    op = sc_graph_node_op(ad->g, id);
+    op = sc__graph_node_op(ad->g, id);
     cls = sc_graph_node_class(ad->g, id);
-    n = sc_graph_node_num_args(ad->g, id);
+    n = sc_graph_node_arg_count(ad->g, id);
     if (op == SC_OP_AS_STRIDED) {
         for (i = 0; i < n; i++) {
             const char *kw = sc_graph_node_kwname(ad->g, id, i);

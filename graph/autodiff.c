@@ -1,6 +1,6 @@
 /* symcut — joint graphs from forward graphs (AOTAutograd's conventions).
  *
- * sc_graph_joint copies the forward graph (placeholders renamed primals_1,
+ * sc_graph_new_joint copies the forward graph (placeholders renamed primals_1,
  * ..., one tangents_k per differentiable forward output), then walks the
  * forward nodes backwards, accumulating one gradient per value, and lets
  * the generated code of graph/ops-autodiff-gen.c (the `derivatives:`
@@ -41,7 +41,7 @@ sc_value sc__ad_expr_value(sc_expr *e)
 {
     int64_t v;
     sc_value out;
-    if (sc_expr_get_si(e, &v))
+    if (sc_expr_value_si(e, &v))
         return sc_value_int(v);
     out.kind = SC_VALUE_SYMINT;
     out.u.expr = e;
@@ -161,7 +161,7 @@ static sc_status sym_binop(sc__ad *ad, const char *target, sc_value a,
 static sc_status sym_source(sc__ad *ad, sc_expr *e, bool *found,
                             sc_value *out)
 {
-    size_t n = sc_graph_num_nodes(ad->g), pass, id, d;
+    size_t n = sc_graph_node_count(ad->g), pass, id, d;
     *found = false;
     for (pass = 0; pass < 2; pass++)
         for (id = 0; id < n; id++) {
@@ -195,7 +195,7 @@ static sc_status sym_source(sc__ad *ad, sc_expr *e, bool *found,
 static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
                                   sc_value *out)
 {
-    size_t n = sc_graph_num_nodes(ad->g), pass, id, d;
+    size_t n = sc_graph_node_count(ad->g), pass, id, d;
     *found = false;
     for (pass = 0; pass < 2; pass++)
         for (id = 0; id < n; id++) {
@@ -278,17 +278,17 @@ static sc_status sym_unsupported(sc__ad *ad, const char *what)
 
 static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
 {
-    size_t i, n = sc_expr_nargs(e);
+    size_t i, n = sc_expr_arg_count(e);
     sc_value acc, x, y;
     int64_t c;
     bool found;
     /* a dim whose size is exactly e (a flattened s0*s1) */
     SC_TRY(sym_source(ad, e, &found, out));
-    if (!found && sc_expr_get_kind(e) != SC_EXPR_SYMBOL)
+    if (!found && sc_expr_node_kind(e) != SC_EXPR_SYMBOL)
         SC_TRY(sym_numel_source(ad, e, &found, out));
     if (found)
         return SC_OK;
-    switch (sc_expr_get_kind(e)) {
+    switch (sc_expr_node_kind(e)) {
     case SC_EXPR_SYMBOL:
         return sym_symbol(ad, e, out);
     case SC_EXPR_ADD:
@@ -341,7 +341,7 @@ static sc_status sym_composite(sc__ad *ad, sc_expr *e, sc_value *out)
         SC_TRY(sym_materialize(ad, sc_expr_arg(e, 0), &x));
         SC_TRY(sym_materialize(ad, sc_expr_arg(e, 1), &y));
         return sym_binop(ad,
-                         sc_expr_get_kind(e) == SC_EXPR_MOD ? "operator.mod"
+                         sc_expr_node_kind(e) == SC_EXPR_MOD ? "operator.mod"
                                                             : "operator.floordiv",
                          x, y, out);
     case SC_EXPR_CEILDIV:
@@ -362,7 +362,7 @@ static sc_status sym_materialize(sc__ad *ad, sc_expr *e, sc_value *out)
 {
     int64_t v;
     size_t i;
-    if (sc_expr_get_si(e, &v)) {
+    if (sc_expr_value_si(e, &v)) {
         *out = sc_value_int(v);
         return SC_OK;
     }
@@ -874,7 +874,7 @@ bool sc__ad_number(const sc_value *v, double *d)
     case SC_VALUE_FLOAT: *d = v->u.f.value; return true;
     case SC_VALUE_BOOL: *d = v->u.b ? 1 : 0; return true;
     case SC_VALUE_SYMINT:
-        if (sc_expr_get_si(v->u.expr, &x)) {
+        if (sc_expr_value_si(v->u.expr, &x)) {
             *d = (double)x;
             return true;
         }
@@ -1040,10 +1040,10 @@ bool sc__ad_is_getitem(const sc_graph *g, sc_node_id id)
 static void propagate(sc__ad *ad)
 {
     const sc_graph *f = ad->fwd;
-    size_t np = sc_graph_num_placeholders(f), id, i;
+    size_t np = sc_graph_placeholder_count(f), id, i;
     for (id = np; id < ad->nfwd; id++) {
         sc_node_id n = (sc_node_id)id;
-        int op = sc_graph_node_op(f, n);
+        int op = sc__graph_node_op(f, n);
         sc_result r;
         bool rg = false;
         sc_graph_node_result(f, n, &r);
@@ -1052,7 +1052,7 @@ static void propagate(sc__ad *ad)
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
             if (p && ix && p->kind == SC_VALUE_NODE &&
                 ix->kind == SC_VALUE_INT && ad->rg[p->u.node]) {
-                int pop = sc_graph_node_op(f, p->u.node);
+                int pop = sc__graph_node_op(f, p->u.node);
                 uint32_t outs = 1u;
                 if (pop != SC_OP_UNKNOWN &&
                     sc__ad_table[pop].kind == SC_AD_FORMULAS) {
@@ -1066,14 +1066,14 @@ static void propagate(sc__ad *ad)
             }
         } else if (op == SC_OP_UNKNOWN ||
                    sc__ad_table[op].kind == SC_AD_NONE) {
-            for (i = 0; i < sc_graph_node_num_args(f, n) && !rg; i++)
+            for (i = 0; i < sc_graph_node_arg_count(f, n) && !rg; i++)
                 rg = value_requires_grad(ad, sc_graph_node_arg(f, n, i));
         } else if (sc__ad_table[op].kind == SC_AD_FORMULAS) {
             sc__bound_arg bound[SC_OP_MAX_ARGS_];
             const void *pos[SC_OP_MAX_ARGS_], *kw[SC_OP_MAX_ARGS_];
             const char *kwn[SC_OP_MAX_ARGS_];
-            size_t na = sc_graph_node_num_args(f, n);
-            size_t npos = sc_graph_node_num_positional(f, n), nkw = 0;
+            size_t na = sc_graph_node_arg_count(f, n);
+            size_t npos = sc_graph_node_positional_count(f, n), nkw = 0;
             for (i = 0; i < na && i < SC_OP_MAX_ARGS_; i++) {
                 if (i < npos)
                     pos[i] = sc_graph_node_arg(f, n, i);
@@ -1113,8 +1113,8 @@ static sc_status setup_tuples(sc__ad *ad)
             continue;
         sc_graph_node_result(f, n, &r);
         count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
-        if (ad->map[n] != SC_NODE_NONE && sc_graph_node_op(f, n) >= 0 &&
-            sc_graph_node_op(f, n) != SC_OP_UNKNOWN) {
+        if (ad->map[n] != SC_NODE_NONE && sc__graph_node_op(f, n) >= 0 &&
+            sc__graph_node_op(f, n) != SC_OP_UNKNOWN) {
             /* the number of returns is the shape rule's (a split's
              * pieces), not the getitems the graph happens to have: a
              * gradient needs zeros for the unused ones */
@@ -1169,14 +1169,14 @@ static sc_status setup_tuples(sc__ad *ad)
 static sc_status copy_call(sc__ad *ad, sc_node_id n)
 {
     const sc_graph *f = ad->fwd;
-    size_t na = sc_graph_node_num_args(f, n), npos, i;
+    size_t na = sc_graph_node_arg_count(f, n), npos, i;
     sc_value *args = sc__ad_alloc(ad, na * sizeof *args);
     const char **kwn = sc__ad_alloc(ad, na * sizeof *kwn);
     sc_result r;
     sc_status st;
     if (!args || !kwn)
         return sc__error_nomem(ad->err);
-    npos = sc_graph_node_num_positional(f, n);
+    npos = sc_graph_node_positional_count(f, n);
     for (i = 0; i < na; i++) {
         SC_TRY(map_into(ad, sc_graph_node_arg(f, n, i), &args[i]));
         if (i >= npos)
@@ -1205,8 +1205,8 @@ static sc_status bind_node(sc__ad *ad, sc_node_id n, sc__op op)
     sc__bound_arg bound[SC_OP_MAX_ARGS_];
     const void *pos[SC_OP_MAX_ARGS_], *kw[SC_OP_MAX_ARGS_];
     const char *kwn[SC_OP_MAX_ARGS_];
-    size_t na = sc_graph_node_num_args(f, n);
-    size_t npos = sc_graph_node_num_positional(f, n), nkw = 0, i;
+    size_t na = sc_graph_node_arg_count(f, n);
+    size_t npos = sc_graph_node_positional_count(f, n), nkw = 0, i;
     if (na > SC_OP_MAX_ARGS_)
         return sc__error_set(ad->err, SC_ERR_TYPE, "node '%s': too many "
                              "arguments", sc_graph_node_name(f, n));
@@ -1244,10 +1244,10 @@ static bool has_grad(const sc__ad *ad, sc_node_id n)
 static sc_status backward(sc__ad *ad)
 {
     const sc_graph *f = ad->fwd;
-    size_t np = sc_graph_num_placeholders(f), id;
+    size_t np = sc_graph_placeholder_count(f), id;
     for (id = ad->nfwd; id-- > np;) {
         sc_node_id n = (sc_node_id)id;
-        int op = sc_graph_node_op(f, n);
+        int op = sc__graph_node_op(f, n);
         if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
@@ -1303,7 +1303,7 @@ static sc_status tangent_meta(sc__ad *ad, const sc_result *r, sc_result *out,
         if (!acc)
             return sc__error_nomem(ad->err);
         st[i] = acc;
-        if (sc_expr_get_si(r->tensor.sizes[i], &v) && v == 0)
+        if (sc_expr_value_si(r->tensor.sizes[i], &v) && v == 0)
             continue;
         acc = sc_expr_mul(ad->ctx, acc, r->tensor.sizes[i]);
     }
@@ -1318,7 +1318,7 @@ static sc_status tangent_meta(sc__ad *ad, const sc_result *r, sc_result *out,
 static sc_status requires_grad(sc__ad *ad, const sc_joint_options *opts)
 {
     const sc_graph *f = ad->fwd;
-    size_t np = sc_graph_num_placeholders(f), i;
+    size_t np = sc_graph_placeholder_count(f), i;
     for (i = 0; i < np; i++) {
         if (sc_graph_node_role(f, (sc_node_id)i) == SC_ROLE_TANGENT)
             return sc__error_set(ad->err, SC_ERR_INVALID,
@@ -1338,7 +1338,7 @@ static sc_status requires_grad(sc__ad *ad, const sc_joint_options *opts)
 static sc_status build(sc__ad *ad, const sc_joint_options *opts)
 {
     const sc_graph *f = ad->fwd;
-    size_t np = sc_graph_num_placeholders(f), no = sc_graph_num_outputs(f);
+    size_t np = sc_graph_placeholder_count(f), no = sc_graph_output_count(f);
     size_t nfo, i, ntan = 0, nsym;
     sc_node_id *tan, *outs;
     sc_expr **syms;
@@ -1416,8 +1416,8 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
     return sc_graph_finish(ad->g, ad->err);
 }
 
-sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
-                         sc_graph **out, sc_error *err)
+sc_status sc_graph_new_joint(const sc_graph *fwd, const sc_joint_options *opts,
+                             sc_graph **out, sc_error *err)
 {
     sc__ad ad;
     sc_status status = SC_OK;
@@ -1426,18 +1426,18 @@ sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
         *out = NULL;
     if (!fwd || !out)
         return sc__error_set(err, SC_ERR_INVALID,
-                             "sc_graph_joint: NULL graph or output");
+                             "sc_graph_new_joint: NULL graph or output");
     if (opts && opts->requires_grad &&
-        opts->nrequires_grad != sc_graph_num_placeholders(fwd))
+        opts->nrequires_grad != sc_graph_placeholder_count(fwd))
         return sc__error_set(err, SC_ERR_INVALID,
-                             "sc_graph_joint: %zu requires_grad flags for "
+                             "sc_graph_new_joint: %zu requires_grad flags for "
                              "%zu placeholders", opts->nrequires_grad,
-                             sc_graph_num_placeholders(fwd));
+                             sc_graph_placeholder_count(fwd));
     memset(&ad, 0, sizeof ad);
     ad.fwd = fwd;
     ad.err = err;
     ad.ctx = sc_graph_ctx(fwd);
-    ad.nfwd = sc_graph_num_nodes(fwd);
+    ad.nfwd = sc_graph_node_count(fwd);
     sc__arena_init(&ad.arena);
     ad.g = sc_graph_new(ad.ctx);
     ad.map = sc__calloc(ad.nfwd + 1, sizeof *ad.map);
@@ -1475,16 +1475,16 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
         return sc__error_set(err, SC_ERR_INVALID,
                              "sc_graph_requires_grad: NULL argument");
     if (opts && opts->requires_grad &&
-        opts->nrequires_grad != sc_graph_num_placeholders(fwd))
+        opts->nrequires_grad != sc_graph_placeholder_count(fwd))
         return sc__error_set(err, SC_ERR_INVALID,
                              "sc_graph_requires_grad: %zu requires_grad "
                              "flags for %zu placeholders",
                              opts->nrequires_grad,
-                             sc_graph_num_placeholders(fwd));
+                             sc_graph_placeholder_count(fwd));
     memset(&ad, 0, sizeof ad);
     ad.fwd = fwd;
     ad.err = err;
-    ad.nfwd = sc_graph_num_nodes(fwd);
+    ad.nfwd = sc_graph_node_count(fwd);
     ad.rg = out;
     memset(out, 0, ad.nfwd * sizeof *out);
     return requires_grad(&ad, opts);

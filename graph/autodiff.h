@@ -5,8 +5,8 @@
  * into graph/ops-autodiff-gen.c: one function per differentiable op that
  * evaluates its formulas through the functions below (the runtime in
  * graph/autodiff.c, the helpers in graph/autodiff-helpers.c), while
- * sc_graph_joint (graph/autodiff.c) differentiates one forward node.  Values
- * are sc_value: nodes of the joint graph, ints, symbolic ints, floats,
+ * sc_graph_new_joint (graph/autodiff.c) differentiates one forward node.
+ * Values are sc_value: nodes of the joint graph, ints, symbolic ints, floats,
  * lists; an undefined gradient is SC_VALUE_NONE.  Lists built here live
  * until the transform ends.  doc/autodiff.md describes the formulas.
  */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph-internal.h"
+#include "graph/ops.h"
 
 /* ---- Names ------------------------------------------------------------- */
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "graph/graph-internal.h"
+#include "graph/ops.h"
 
 /* Above this many nodes the layout's iterations are bounded. */
 #define SC__DOT_BIG_GRAPH 300
@@ -33,7 +34,7 @@ static void put_expr_escaped(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
 {
     int64_t v;
     char *s;
-    if (sc_expr_get_si(e, &v)) {
+    if (sc_expr_value_si(e, &v)) {
         sc__buf_printf(b, "%lld", (long long)v);
         return;
     }

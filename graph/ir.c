@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "graph/graph-internal.h"
+#include "graph/ops.h"
 
 /* ---- dtypes, devices, layouts, memory formats ------------------------- */
 
@@ -318,7 +319,7 @@ bool sc__graph_warn(sc_graph *g, const char *fmt, ...)
     return true;
 }
 
-size_t sc_graph_num_warnings(const sc_graph *g) { return g->nwarnings; }
+size_t sc_graph_warning_count(const sc_graph *g) { return g->nwarnings; }
 
 const char *sc_graph_warning(const sc_graph *g, size_t i)
 {
@@ -728,10 +729,10 @@ fail:
 
 /* ---- Queries ----------------------------------------------------------- */
 
-size_t sc_graph_num_nodes(const sc_graph *g) { return g->nnodes; }
-size_t sc_graph_num_primals(const sc_graph *g) { return g->nprimals; }
-size_t sc_graph_num_tangents(const sc_graph *g) { return g->ntangents; }
-size_t sc_graph_num_placeholders(const sc_graph *g)
+size_t sc_graph_node_count(const sc_graph *g) { return g->nnodes; }
+size_t sc_graph_primal_count(const sc_graph *g) { return g->nprimals; }
+size_t sc_graph_tangent_count(const sc_graph *g) { return g->ntangents; }
+size_t sc_graph_placeholder_count(const sc_graph *g)
 {
     return g->nplaceholders;
 }
@@ -767,19 +768,19 @@ const char *sc_graph_node_target(const sc_graph *g, sc_node_id id)
     return n ? n->target : NULL;
 }
 
-int sc_graph_node_op(const sc_graph *g, sc_node_id id)
+int sc__graph_node_op(const sc_graph *g, sc_node_id id)
 {
     const sc__node *n = node_at(g, id);
     return n ? n->op : SC_OP_UNKNOWN;
 }
 
-size_t sc_graph_node_num_args(const sc_graph *g, sc_node_id id)
+size_t sc_graph_node_arg_count(const sc_graph *g, sc_node_id id)
 {
     const sc__node *n = node_at(g, id);
     return n ? n->nargs : 0;
 }
 
-size_t sc_graph_node_num_positional(const sc_graph *g, sc_node_id id)
+size_t sc_graph_node_positional_count(const sc_graph *g, sc_node_id id)
 {
     const sc__node *n = node_at(g, id);
     return n ? n->npos : 0;
@@ -848,15 +849,15 @@ const sc_node_id *sc_graph_node_users(const sc_graph *g, sc_node_id id,
     return g->users + g->user_off[id];
 }
 
-size_t sc_graph_node_num_output_uses(const sc_graph *g, sc_node_id id)
+size_t sc_graph_node_output_use_count(const sc_graph *g, sc_node_id id)
 {
     if (!g->users_valid || !node_at(g, id))
         return 0;
     return g->output_uses[id];
 }
 
-size_t sc_graph_num_outputs(const sc_graph *g) { return g->noutputs; }
-size_t sc_graph_num_fwd_outputs(const sc_graph *g)
+size_t sc_graph_output_count(const sc_graph *g) { return g->noutputs; }
+size_t sc_graph_fwd_output_count(const sc_graph *g)
 {
     return g->num_fwd_outputs;
 }
@@ -902,7 +903,7 @@ static void sym_set_add_expr(sym_set *s, const sc_expr *e)
     }
     /* Rare: more symbols than the buffer holds.  Such an expression is not
      * a symbol: collect its arguments' symbols (the buffer is reused). */
-    for (i = 0; i < sc_expr_nargs(e); i++)
+    for (i = 0; i < sc_expr_arg_count(e); i++)
         sym_set_add_expr(s, sc_expr_arg(e, i));
 }
 

@@ -41,7 +41,7 @@ int sc__graph_lookup_op(const char *target)
 
 const char *sc_graph_node_class(const sc_graph *g, sc_node_id id)
 {
-    int op = sc_graph_node_op(g, id);
+    int op = sc__graph_node_op(g, id);
     if (op == SC_OP_UNKNOWN || op < 0 || op >= (int)SC_OP_COUNT_)
         return NULL;
     return sc__op_class_name(sc__op_get((sc__op)op)->cls);

@@ -27,6 +27,14 @@
 
 #include "graph/ops-vocab.h"
 
+/* The op id of a node: an sc__op of the table, or SC_OP_UNKNOWN for a
+ * target the table does not know (an opaque node) and for placeholders.
+ * Defined with the graph IR (graph/ir.c); op ids are internal, the public
+ * API names ops by their targets. */
+#define SC_OP_UNKNOWN (-1)
+struct sc_graph;
+int sc__graph_node_op(const struct sc_graph *g, int32_t id);
+
 /* ---- Dispatch signatures ------------------------------------------------
  * A shape rule `sc__shape_<rule>` and a kernel `sc__kernel_<name>` each take
  * one call context.  The graph part defines struct sc__shape_call (node,

@@ -233,7 +233,7 @@ static sc_status size_arg(gen *G, const tval *t, size_t d, sc_value *out)
     int64_t c;
     sc_value a[2];
     sc_node_id id;
-    if (sc_expr_get_si(t->sizes[d], &c)) {
+    if (sc_expr_value_si(t->sizes[d], &c)) {
         *out = sc_value_int(c);
         return SC_OK;
     }
@@ -363,7 +363,7 @@ static sc_status draw_view(gen *G)
         l[0] = sc_value_int(e);
         for (i = 0; i < x->ndim; i++) {
             int64_t c;
-            if (sc_expr_get_si(x->sizes[i], &c) && c == 1 &&
+            if (sc_expr_value_si(x->sizes[i], &c) && c == 1 &&
                 chance(G, 1, 2))
                 l[i + 1] = sc_value_int(e);
             else
@@ -769,7 +769,7 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
     if (has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
         SC_CHECK(add_primal(&G, nprim, false));
     tries = 0;
-    while (sc_graph_num_nodes(G.g) - sc_graph_num_placeholders(G.g) < want &&
+    while (sc_graph_node_count(G.g) - sc_graph_placeholder_count(G.g) < want &&
            tries++ < 40 * want) {
         if (draw(&G) == SC_ERR_NOMEM) {
             status = SC_ERR_NOMEM;
@@ -787,8 +787,8 @@ fail:
     return status;
 }
 
-sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
-                          sc_graph **out, sc_error *err)
+sc_status sc_graph_new_random(sc_ctx *ctx, const sc_graph_random_options *opts,
+                              sc_graph **out, sc_error *err)
 {
     sc_status st;
     unsigned attempt;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "graph/lex.h"
+#include "graph/ops.h"
 
 /* A placeholder declared on the annotation line, waiting for the
  * unpacking line. */
@@ -330,7 +331,7 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
             while (e > b && is_space(s[e - 1]))
                 e--;
             if (sc_expr_is_int(r->dims[base + *count]) &&
-                !sc_expr_get_si(r->dims[base + *count], &small)) {
+                !sc_expr_value_si(r->dims[base + *count], &small)) {
                 error_at(r, line, col + (int)b,
                          "%s %.*s%s does not fit in int64_t",
                          base ? "stride" : "size",
@@ -340,8 +341,8 @@ static sc_status parse_dim_list(reader *r, const char *s, size_t n, size_t *i,
                     r->err->code = SC_ERR_OVERFLOW;
                 return SC_ERR_OVERFLOW;
             }
-            if (base == 0 && sc_expr_get_si(r->dims[base + *count], &small) &&
-                small < 0)
+            if (base == 0 &&
+                sc_expr_value_si(r->dims[base + *count], &small) && small < 0)
                 return error_at(r, line, col + (int)b,
                                 "a size must be >= 0 (got %lld)",
                                 (long long)small);
@@ -612,7 +613,7 @@ static sc_status parse_int_token(reader *r, bool negative, sc_value *out)
         if (!e)
             return locate(r, sc_ctx_take_error(r->ctx, r->err), t->line,
                           t->col);
-        if (sc_expr_get_si(e, &out->u.i)) {
+        if (sc_expr_value_si(e, &out->u.i)) {
             *out = sc_value_int(out->u.i);
         } else {
             *out = sc_value_none();

@@ -102,7 +102,7 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
         int64_t v;
         sc__result_type_tensor(&rt, &ts[i]);
         /* legacy: 1-D empty tensors are skipped */
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0)
+        if (ts[i].ndim == 1 && sc_expr_value_si(ts[i].sizes[0], &v) && v == 0)
             continue;
         if (!ref)
             ref = &ts[i];
@@ -116,8 +116,8 @@ sc_status sc__shape_cat(struct sc__shape_call *c)
                               "concatenated");
     for (i = 0; i < n; i++) {
         int64_t v;
-        if (ts[i].ndim == 1 && sc_expr_get_si(ts[i].sizes[0], &v) && v == 0 &&
-            &ts[i] != ref)
+        if (ts[i].ndim == 1 && sc_expr_value_si(ts[i].sizes[0], &v) &&
+            v == 0 && &ts[i] != ref)
             continue;
         if (ts[i].ndim != ref->ndim)
             return sc__shape_fail(c, SC_ERR_SHAPE,

@@ -96,7 +96,7 @@ sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
     for (i = 0; i < nd; i++) {
         int64_t v;
         size_t w;
-        if (!sc_expr_get_si(dims[i], &v))
+        if (!sc_expr_value_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
         SC_TRY(sc__shape_wrap_dim(c, v, self.ndim, &w));
         if (self.ndim == 0)

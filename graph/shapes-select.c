@@ -95,7 +95,7 @@ static sc_status nonzero_symbol(struct sc__shape_call *c, sc_expr *numel,
 {
     sc_result decl;
     int64_t max;
-    bool bounded = sc_expr_get_si(numel, &max);
+    bool bounded = sc_expr_value_si(numel, &max);
     const char *name = NULL;
 
     sc_graph_node_result(c->g, c->id, &decl);

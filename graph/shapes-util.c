@@ -207,7 +207,7 @@ sc_status sc__shape_get_int(struct sc__shape_call *c, const char *name,
         *out = dflt;
         return SC_OK;
     }
-    if (sc_expr_get_si(e, out))
+    if (sc_expr_value_si(e, out))
         return SC_OK;
     if (!c->env)
         return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
@@ -362,9 +362,9 @@ static bool const_truth(const sc_expr *e, bool *out)
 {
     if (!e)
         return false;
-    if (sc_expr_get_kind(e) == SC_EXPR_TRUE)
+    if (sc_expr_node_kind(e) == SC_EXPR_TRUE)
         return (*out = true);
-    if (sc_expr_get_kind(e) == SC_EXPR_FALSE)
+    if (sc_expr_node_kind(e) == SC_EXPR_FALSE)
         return !(*out = false);
     return false;
 }
@@ -842,26 +842,26 @@ static bool monomial(const sc_expr *e, int64_t *coef, sc_expr **bases,
 
     *n = 0;
     *coef = 1;
-    switch (sc_expr_get_kind(e)) {
+    switch (sc_expr_node_kind(e)) {
     case SC_EXPR_INT:
-        return sc_expr_get_si(e, coef);
+        return sc_expr_value_si(e, coef);
     case SC_EXPR_SYMBOL:
         bases[0] = (sc_expr *)e;
         exps[0] = 1;
         *n = 1;
         return true;
     case SC_EXPR_MUL:
-        if (sc_expr_nargs(e) > 16)
+        if (sc_expr_arg_count(e) > 16)
             return false;
-        for (i = 0; i < sc_expr_nargs(e); i++) {
+        for (i = 0; i < sc_expr_arg_count(e); i++) {
             bases[i] = sc_expr_arg(e, i);
             exps[i] = sc_expr_mul_exponent(e, i);
         }
-        *n = sc_expr_nargs(e);
+        *n = sc_expr_arg_count(e);
         return true;
     case SC_EXPR_ADD: {
         sc__gmp_guard guard;
-        if (sc_expr_nargs(e) != 1)
+        if (sc_expr_arg_count(e) != 1)
             return false;
         mpz_init(z);
         sc__gmp_push(&guard);

@@ -68,7 +68,7 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
     for (i = 0; i < n; i++) {
         int64_t v;
         size_t w;
-        if (!sc_expr_get_si(dims[i], &v))
+        if (!sc_expr_value_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
         SC_TRY(sc__shape_wrap_dim(c, v, n, &w));
         if (seen[w])
@@ -91,7 +91,7 @@ static sc_status infer_size(struct sc__shape_call *c, sc_expr *numel,
     int64_t v;
 
     for (i = 0; i < n; i++) {
-        if (sc_expr_get_si(shape[i], &v) && v < 0) {
+        if (sc_expr_value_si(shape[i], &v) && v < 0) {
             if (v != -1)
                 return sc__shape_fail(c, SC_ERR_SHAPE, "invalid shape "
                                       "dimension %lld", (long long)v);
@@ -299,7 +299,7 @@ sc_status sc__shape_expand(struct sc__shape_call *c)
     for (i = n; i-- > 0;) {
         size_t off = n - 1 - i;
         int64_t v;
-        bool neg = sc_expr_get_si(size[i], &v) && v == -1;
+        bool neg = sc_expr_value_si(size[i], &v) && v == -1;
         if (off >= self.ndim) {
             if (neg)
                 return sc__shape_fail(c, SC_ERR_SHAPE,
@@ -362,7 +362,7 @@ sc_status sc__shape_squeeze(struct sc__shape_call *c)
     for (i = 0; i < n; i++) {
         int64_t v;
         size_t w;
-        if (!sc_expr_get_si(dims[i], &v))
+        if (!sc_expr_value_si(dims[i], &v))
             return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
         SC_TRY(sc__shape_wrap_dim(c, v, self.ndim, &w));
         if (self.ndim)
@@ -499,7 +499,7 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
     zero = sc_expr_int_si(c->ctx, 0);
     if (!step)
         step = one(c);
-    if (!sc_expr_get_si(step, &stepv))
+    if (!sc_expr_value_si(step, &stepv))
         stepv = 2;
     SC_TRY(sc__shape_check(c, sc_expr_gt(c->ctx, step, zero),
                            "slice step must be positive"));
@@ -510,7 +510,7 @@ sc_status sc__shape_slice(struct sc__shape_call *c)
         end = size;
     else {
         int64_t v;
-        if (sc_expr_get_si(end, &v) && v >= INT64_MAX / 2)
+        if (sc_expr_value_si(end, &v) && v >= INT64_MAX / 2)
             end = size;
     }
     SC_TRY(normalize_index(c, start, size, &start));
@@ -606,7 +606,7 @@ sc_status sc__shape_split(struct sc__shape_call *c)
                                          sc_expr_int_si(c->ctx, 0)),
                            "split expects split_size be non-negative"));
     size = self.sizes[w];
-    if (sc_expr_get_si(split, &n) && n == 0) {
+    if (sc_expr_value_si(split, &n) && n == 0) {
         SC_TRY(sc__shape_check_eq(c, size, sc_expr_int_si(c->ctx, 0),
                                   "split_size can only be 0 if dimension "
                                   "size is 0"));
@@ -615,7 +615,7 @@ sc_status sc__shape_split(struct sc__shape_call *c)
     nexpr = sc_expr_ceildiv(c->ctx, size, split);
     if (!nexpr)
         return sc__shape_expr_error(c);
-    if (!sc_expr_get_si(nexpr, &n)) {
+    if (!sc_expr_value_si(nexpr, &n)) {
         if (!c->env)
             return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
                                   "the number of chunks is symbolic");
@@ -672,7 +672,7 @@ sc_status sc__shape_unbind(struct sc__shape_call *c)
                               "Dimension specified as 0 but tensor has no "
                               "dimensions");
     SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
-    if (!sc_expr_get_si(self.sizes[w], &n)) {
+    if (!sc_expr_value_si(self.sizes[w], &n)) {
         if (!c->env)
             return sc__shape_fail(c, SC_ERR_DATA_DEPENDENT,
                                   "unbind of a symbolic size");

@@ -22,7 +22,7 @@ static void put_expr(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
 {
     int64_t v;
     char *s;
-    if (sc_expr_get_si(e, &v)) {
+    if (sc_expr_value_si(e, &v)) {
         sc__buf_printf(b, "%lld", (long long)v);
         return;
     }

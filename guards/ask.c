@@ -297,7 +297,7 @@ static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
     SC_TRY(rewrite_int(env, e, &s, err));
     SC_TRY(int_constant(env, s, &c, err));
     if (c) {
-        sc_expr_get_mpz(c, out);
+        sc_expr_value_mpz(c, out);
         return SC_OK;
     }
     SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
@@ -333,7 +333,7 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
     SC_CHECK(rewrite_int(env, e, &s, err));
     SC_CHECK(int_constant(env, s, &c, err));
     if (c) {
-        if (!sc_expr_get_si(c, out))
+        if (!sc_expr_value_si(c, out))
             status = sc__error_set(err, SC_ERR_OVERFLOW,
                                    "the value does not fit in int64_t");
         goto fail;
@@ -347,7 +347,7 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
     SC_CHECK(sc_expr_eval(env->ctx, s, env->hints, v, err));
     ve = sc_expr_int_mpz(env->ctx, v);
     SC_CHECK(sc__env_built(env, ve, err));
-    if (!sc_expr_get_si(ve, out)) {
+    if (!sc_expr_value_si(ve, out)) {
         status = sc__error_set(err, SC_ERR_OVERFLOW,
                                "the value does not fit in int64_t");
         goto fail;

@@ -136,7 +136,7 @@ sc_status sc_guard_set_compile(const sc_guard_set *gs, sc_guard_checker **out,
             exprs[i] = gs->items[i].expr;
     }
     SC_CHECK(sc_prog_new(gs->ctx, gs->nitems, exprs, &chk->prog, err));
-    chk->ninputs = sc_prog_num_inputs(chk->prog);
+    chk->ninputs = sc_prog_input_count(chk->prog);
     if (chk->ninputs > 0) {
         chk->input_source = sc__malloc(chk->ninputs * sizeof *chk->input_source);
         if (!chk->input_source) {

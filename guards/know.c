@@ -41,7 +41,8 @@ static bool divisible(const sc_env *env, const sc_expr *x, const sc_expr *k)
             continue;
         if (d->k == k)
             found = true;
-        else if (sc_expr_get_si(d->k, &a) && sc_expr_get_si(k, &b) && b != 0)
+        else if (sc_expr_value_si(d->k, &a) && sc_expr_value_si(k, &b) &&
+                 b != 0)
             /* Big divisors are only matched exactly: sound, not complete. */
             found = b == -1 || a % b == 0;
     }
@@ -66,13 +67,13 @@ static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
     size_t i, n;
     mpz_ptr k = sc__tz(w->env), q = sc__tz(w->env);
 
-    if (sc_expr_get_kind(t) == SC_EXPR_FLOORDIV) {
+    if (sc_expr_node_kind(t) == SC_EXPR_FLOORDIV) {
         fd = t;
-    } else if (sc_expr_get_kind(t) == SC_EXPR_MUL) {
-        n = sc_expr_nargs(t);
+    } else if (sc_expr_node_kind(t) == SC_EXPR_MUL) {
+        n = sc_expr_arg_count(t);
         for (i = 0; i < n; i++) {
             sc_expr *b = sc_expr_arg(t, i);
-            if (sc_expr_get_kind(b) == SC_EXPR_FLOORDIV &&
+            if (sc_expr_node_kind(b) == SC_EXPR_FLOORDIV &&
                 sc_expr_mul_exponent(t, i) == 1 &&
                 sc_expr_is_int(sc_expr_arg(b, 1)) &&
                 divisible(w->env, sc_expr_arg(b, 0), sc_expr_arg(b, 1))) {
@@ -88,12 +89,12 @@ static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
     if (!sc_expr_is_int(sc_expr_arg(fd, 1)) ||
         !divisible(w->env, sc_expr_arg(fd, 0), sc_expr_arg(fd, 1)))
         SC__TMP_RETURN(w->env, sc_expr *, NULL);
-    sc_expr_get_mpz(sc_expr_arg(fd, 1), k);
+    sc_expr_value_mpz(sc_expr_arg(fd, 1), k);
     if (mpz_sgn(k) != 0 && mpz_divisible_p(coef, k)) {
         mpz_divexact(q, coef, k);
         rest = sc_expr_arg(fd, 0);
         if (fd != t) {
-            n = sc_expr_nargs(t);
+            n = sc_expr_arg_count(t);
             for (i = 0; i < n && rest; i++) {
                 sc_expr *b = sc_expr_arg(t, i);
                 uint64_t ex = sc_expr_mul_exponent(t, i);
@@ -115,12 +116,12 @@ static sc_expr *rw_exact_term(rewriter *w, mpz_srcptr coef, sc_expr *t)
 static sc_expr *rw_exact_mul(rewriter *w, sc_expr *m)
 {
     sc_ctx *ctx = w->env->ctx;
-    size_t i, j, n = sc_expr_nargs(m);
+    size_t i, j, n = sc_expr_arg_count(m);
     sc_expr *res;
 
     for (i = 0; i < n; i++) {
         sc_expr *b = sc_expr_arg(m, i), *k;
-        if (sc_expr_get_kind(b) != SC_EXPR_FLOORDIV ||
+        if (sc_expr_node_kind(b) != SC_EXPR_FLOORDIV ||
             sc_expr_mul_exponent(m, i) != 1)
             continue;
         k = sc_expr_arg(b, 1);
@@ -153,8 +154,8 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
 {
     sc_env *env = w->env;
     sc_ctx *ctx = env->ctx;
-    sc_expr_kind kind = sc_expr_get_kind(e);
-    const size_t n = sc_expr_nargs(e), base = env->stk.n;
+    sc_expr_kind kind = sc_expr_node_kind(e);
+    const size_t n = sc_expr_arg_count(e), base = env->stk.n;
     size_t i;
     sc_expr *res = NULL, **args;
     bool changed = false;
@@ -201,7 +202,7 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
                                 sc_expr_pow(ctx, args[i],
                                             sc_expr_mul_exponent(e, i)));
         }
-        if (m && sc_expr_get_kind(m) == SC_EXPR_MUL) {
+        if (m && sc_expr_node_kind(m) == SC_EXPR_MUL) {
             sc_expr *x = rw_exact_mul(w, m);
             if (x)
                 m = x;
@@ -246,7 +247,7 @@ static sc_expr *rw(rewriter *w, sc_expr *e)
     uint64_t v;
     sc_expr *res;
 
-    if (sc_expr_nargs(e) == 0)
+    if (sc_expr_arg_count(e) == 0)
         return e;
     if (sc__gmap_get(w->memo, sc__gmap_ptr(e), &v))
         return (sc_expr *)(uintptr_t)v;
@@ -311,19 +312,19 @@ sc_status sc__env_normalize(sc_env *env, sc_expr *X, mpz_ptr c, mpz_ptr a,
     mpz_ptr g = sc__tz(env), t = sc__tz(env);
 
     if (sc_expr_is_int(X)) {
-        sc_expr_get_mpz(X, c);
+        sc_expr_value_mpz(X, c);
         mpz_set_ui(a, 0);
         *L = NULL;
         SC__TMP_RETURN(env, sc_status, SC_OK);
     }
-    if (sc_expr_get_kind(X) != SC_EXPR_ADD) {
+    if (sc_expr_node_kind(X) != SC_EXPR_ADD) {
         mpz_set_ui(c, 0);
         mpz_set_ui(a, 1);
         *L = X;
         SC__TMP_RETURN(env, sc_status, SC_OK);
     }
     sc_expr_add_constant(X, c);
-    n = sc_expr_nargs(X);
+    n = sc_expr_arg_count(X);
     if (n == 1) {
         sc_expr_add_coef(X, 0, a);
         *L = sc_expr_arg(X, 0);
@@ -447,7 +448,7 @@ static sc_status combine_forms(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                                      : sc_expr_add(env->ctx, L, f->L);
                 SC_CHECK(sc__env_built(env, D, err));
                 if (sc_expr_is_int(D)) {
-                    sc_expr_get_mpz(D, zero);
+                    sc_expr_value_mpz(D, zero);
                     sc__rng_set_mpz(rd, zero);
                     mpz_set_ui(zero, 0);
                 } else {
@@ -480,12 +481,12 @@ fail:
 static bool poly_term_ok(const sc_expr *t)
 {
     size_t i;
-    if (sc_expr_get_kind(t) == SC_EXPR_SYMBOL)
+    if (sc_expr_node_kind(t) == SC_EXPR_SYMBOL)
         return true;
-    if (sc_expr_get_kind(t) != SC_EXPR_MUL)
+    if (sc_expr_node_kind(t) != SC_EXPR_MUL)
         return false;
-    for (i = 0; i < sc_expr_nargs(t); i++)
-        if (sc_expr_get_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
+    for (i = 0; i < sc_expr_arg_count(t); i++)
+        if (sc_expr_node_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
             return false;
     return true;
 }
@@ -496,11 +497,11 @@ static bool poly_nonlinear(const sc_expr *e)
     size_t i;
     if (sc_expr_degree(e) < 2)
         return false;
-    if (sc_expr_get_kind(e) == SC_EXPR_MUL)
+    if (sc_expr_node_kind(e) == SC_EXPR_MUL)
         return poly_term_ok(e);
-    if (sc_expr_get_kind(e) != SC_EXPR_ADD)
+    if (sc_expr_node_kind(e) != SC_EXPR_ADD)
         return false;
-    for (i = 0; i < sc_expr_nargs(e); i++)
+    for (i = 0; i < sc_expr_arg_count(e); i++)
         if (!poly_term_ok(sc_expr_arg(e, i)))
             return false;
     return true;
@@ -519,9 +520,9 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
         if (!sr || sr->lo_inf || mpz_sgn(sr->lo) < 0)
             return false;
     }
-    if (sc_expr_get_kind(e) == SC_EXPR_ADD) {
+    if (sc_expr_node_kind(e) == SC_EXPR_ADD) {
         int sg = sc_expr_add_coef_sign(e, 0);
-        for (i = 1; i < sc_expr_nargs(e); i++)
+        for (i = 1; i < sc_expr_arg_count(e); i++)
             if (sc_expr_add_coef_sign(e, i) != sg)
                 return false;
     }
@@ -533,8 +534,8 @@ static bool poly_monotone(const sc_expr *e, sc_expr *const *syms, size_t n,
 static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
                               size_t n, const sc_expr *t, mpz_ptr m, mpz_ptr x)
 {
-    bool mul = sc_expr_get_kind(t) == SC_EXPR_MUL;
-    size_t nb = mul ? sc_expr_nargs(t) : 1, i, j;
+    bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+    size_t nb = mul ? sc_expr_arg_count(t) : 1, i, j;
 
     mpz_set_ui(m, 1);
     for (i = 0; i < nb; i++) {
@@ -608,23 +609,24 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
     /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
      * q in [c + sum_{a_j < 0} a_j max_j, c + sum_{a_j > 0} a_j max_j] */
     mpz_set_ui(c, 0);
-    if (sc_expr_get_kind(q) == SC_EXPR_INT) {
-        sc_expr_get_mpz(q, c);
+    if (sc_expr_node_kind(q) == SC_EXPR_INT) {
+        sc_expr_value_mpz(q, c);
         nt = 0;
-    } else if (sc_expr_get_kind(q) == SC_EXPR_ADD) {
+    } else if (sc_expr_node_kind(q) == SC_EXPR_ADD) {
         sc_expr_add_constant(q, c);
-        nt = sc_expr_nargs(q);
+        nt = sc_expr_arg_count(q);
     } else {
         nt = 1;
     }
     mpz_set(r->lo, c);
     mpz_set(r->hi, c);
     for (i = 0; i < nt; i++) {
-        sc_expr *t = sc_expr_get_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
+        sc_expr *t =
+            sc_expr_node_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
         int sg;
         if (!poly_term_ok(t))
             goto fail;   /* an unexpanded factor */
-        if (sc_expr_get_kind(q) == SC_EXPR_ADD)
+        if (sc_expr_node_kind(q) == SC_EXPR_ADD)
             sc_expr_add_coef(q, i, x);
         else
             mpz_set_ui(x, 1);
@@ -720,7 +722,7 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
                                  sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_expr_kind kind = sc_expr_get_kind(s);
+    sc_expr_kind kind = sc_expr_node_kind(s);
     sc_status status = SC_OK;
     const sc__exprvec *excl = NULL;
     sc_expr *L;
@@ -789,7 +791,7 @@ sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
     size_t i, n;
     bool all, any;
 
-    switch (sc_expr_get_kind(s)) {
+    switch (sc_expr_node_kind(s)) {
     case SC_EXPR_TRUE:
         *out = SC_TRI_TRUE;
         return SC_OK;
@@ -813,15 +815,15 @@ sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
             return SC_OK;
         }
     }
-    switch (sc_expr_get_kind(s)) {
+    switch (sc_expr_node_kind(s)) {
     case SC_EXPR_EQ:
     case SC_EXPR_NE:
     case SC_EXPR_LE:
         return decide_relation(env, s, bounds, out, err);
     case SC_EXPR_AND:
     case SC_EXPR_OR: {
-        bool is_and = sc_expr_get_kind(s) == SC_EXPR_AND;
-        n = sc_expr_nargs(s);
+        bool is_and = sc_expr_node_kind(s) == SC_EXPR_AND;
+        n = sc_expr_arg_count(s);
         all = true;
         any = false;
         for (i = 0; i < n; i++) {
@@ -918,7 +920,7 @@ static void tighten_sym_range(sc_env *env, sc__env_sym *s, sc_range *r)
                 sc__env_div *d = &env->divs[id];
                 if (d->dead || !sc_expr_is_int(d->k))
                     continue;
-                sc_expr_get_mpz(d->k, k);
+                sc_expr_value_mpz(d->k, k);
                 mpz_abs(k, k);
                 if (mpz_sgn(k) == 0)
                     continue;
@@ -1080,7 +1082,7 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
                                 sc_expr *why, sc_error *err)
 {
     SC__TMP_SAVE(env);
-    sc_expr_kind kind = sc_expr_get_kind(L);
+    sc_expr_kind kind = sc_expr_node_kind(L);
     sc_status status = SC_OK;
     sc_range *r2 = sc__tr(env);
     mpz_ptr k = sc__tz(env);
@@ -1095,7 +1097,7 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
     }
     if ((kind == SC_EXPR_FLOORDIV || kind == SC_EXPR_CEILDIV) &&
         sc_expr_is_int(sc_expr_arg(L, 1))) {
-        sc_expr_get_mpz(sc_expr_arg(L, 1), k);
+        sc_expr_value_mpz(sc_expr_arg(L, 1), k);
         if (mpz_sgn(k) > 0) {
             /* FloorDiv(Y, k) in [lo, hi]  <=>  Y in [k*lo, k*hi + k - 1];
              * CeilDiv(Y, k) in [lo, hi]   <=>  Y in [k*lo - k + 1, k*hi]. */
@@ -1127,7 +1129,7 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
         sc_ctx *ctx = env->ctx;
         bool is_max = kind == SC_EXPR_MAX;
         sc_expr *bound = sc_expr_int_mpz(ctx, is_max ? R->hi : R->lo);
-        n = sc_expr_nargs(L);
+        n = sc_expr_arg_count(L);
         for (i = 0; i < n; i++) {
             sc_expr *a = sc_expr_arg(L, i);
             SC_CHECK(push(env, is_max ? sc_expr_le(ctx, a, bound)
@@ -1362,9 +1364,9 @@ static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
         *done = true;
         SC__TMP_RETURN(env, sc_status, add_replacement(env, s, zero, err));
     }
-    if (sc_expr_get_kind(X) != SC_EXPR_ADD)
+    if (sc_expr_node_kind(X) != SC_EXPR_ADD)
         SC__TMP_RETURN(env, sc_status, SC_OK);
-    n = sc_expr_nargs(X);
+    n = sc_expr_arg_count(X);
     for (i = 0; i < n; i++) {
         sc_expr *t = sc_expr_arg(X, i), *E;
         sc__env_sym *s;
@@ -1434,7 +1436,7 @@ static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
     if (sc_expr_is_int(E)) {
         mpz_ptr v = sc__tz(env);
         bool ok;
-        sc_expr_get_mpz(E, v);
+        sc_expr_value_mpz(E, v);
         r = sc__env_sym_range(env, x);
         ok = (!r || sc_range_contains_mpz(r, v)) &&
              !excluded_has(env, &x->excluded, v);
@@ -1502,7 +1504,7 @@ fail:
 static sc_status learn_or(sc_env *env, sc_expr *s, sc_expr *fact,
                           sc_error *err)
 {
-    const size_t base = env->stk.n, n = sc_expr_nargs(s);
+    const size_t base = env->stk.n, n = sc_expr_arg_count(s);
     sc_status status = SC_OK;
     size_t nk = 0, i;
     sc_expr **keep;
@@ -1551,9 +1553,9 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
         status = contradiction(env, fact, err);
         goto fail;
     }
-    switch (sc_expr_get_kind(s)) {
+    switch (sc_expr_node_kind(s)) {
     case SC_EXPR_AND:
-        n = sc_expr_nargs(s);
+        n = sc_expr_arg_count(s);
         for (i = 0; i < n; i++)
             SC_CHECK(push(env, sc_expr_arg(s, i), err));
         break;
@@ -1566,7 +1568,7 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
         if (done)
             break;
         SC_CHECK(sc__env_normalize(env, X, c, a, &L, err));
-        if (L && mpz_sgn(c) == 0 && sc_expr_get_kind(L) == SC_EXPR_MOD) {
+        if (L && mpz_sgn(c) == 0 && sc_expr_node_kind(L) == SC_EXPR_MOD) {
             status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
         } else {
             sc_range *z = sc__tr(env);

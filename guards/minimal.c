@@ -131,7 +131,7 @@ static sc_status mz_collect_ne(producer *p, const sc__exprvec *ex,
 
     *off = p->mz.nnes;
     for (i = 0; i < ex->n; i++) {
-        sc_expr_get_mpz(ex->items[i], v);
+        sc_expr_value_mpz(ex->items[i], v);
         if (!sc_range_contains_mpz(r, v))
             continue;
         if (!mz_push_ne(p, ex->items[i])) {
@@ -191,7 +191,7 @@ static sc_status mz_collect_syms(producer *p)
             continue;
         y = &mz->syms[mz->nsyms];
         y->id = i;
-        y->hint_ok = sc_expr_get_si(s->hint, &y->hint);
+        y->hint_ok = sc_expr_value_si(s->hint, &y->hint);
         y->lo_inf = r->lo_inf || !mz_get_i64(r->lo, &y->lo);
         y->hi_inf = r->hi_inf || !mz_get_i64(r->hi, &y->hi);
         mz->local[i] = mz->nsyms++;
@@ -240,8 +240,8 @@ static sc_status mz_collect_divs(producer *p)
             continue;
         }
         g = &mz->divs[gi];
-        sc_expr_get_mpz(g->k, a);
-        sc_expr_get_mpz(d->k, b);
+        sc_expr_value_mpz(g->k, a);
+        sc_expr_value_mpz(d->k, b);
         mpz_abs(a, a);
         mpz_abs(b, b);
         mpz_lcm(l, a, b);
@@ -264,7 +264,7 @@ static sc_status mz_collect_divs(producer *p)
             status = sc__env_ctx_error(env, p->err);
             goto fail;
         }
-        g->drop = sc_expr_get_kind(se) == SC_EXPR_TRUE;
+        g->drop = sc_expr_node_kind(se) == SC_EXPR_TRUE;
         if (!g->drop && sc_expr_is_symbol(g->x) && sc_expr_is_int(g->k)) {
             sc__env_sym *s = sc__env_sym_of(env, g->x);
             size_t li = s ? p->mz.local[s - env->syms] : SIZE_MAX;
@@ -320,11 +320,11 @@ static sc_status mz_linear(producer *p, mz_form *f, sc_expr *L)
     SC__TMP_SAVE(p->env);
     mz_state *mz = &p->mz;
     mpz_ptr c = sc__tz(p->env);
-    size_t n = sc_expr_nargs(L), i, j;
+    size_t n = sc_expr_arg_count(L), i, j;
 
     f->toff = mz->nterms;
     f->nt = 0;
-    if (sc_expr_get_kind(L) != SC_EXPR_ADD)
+    if (sc_expr_node_kind(L) != SC_EXPR_ADD)
         SC__TMP_RETURN(p->env, sc_status, SC_OK);
     sc_expr_add_constant(L, c);
     if (mpz_sgn(c) != 0)
@@ -479,7 +479,7 @@ static sc_status mz_collect_ors(producer *p)
         sg = sc_expr_simplify(env->ctx, o->e, env->bounds);
         if (!sg)
             return sc__env_ctx_error(env, p->err);
-        if (sc_expr_get_kind(sg) == SC_EXPR_TRUE)
+        if (sc_expr_node_kind(sg) == SC_EXPR_TRUE)
             continue;
         mz->ors[mz->nors].e = o->e;
         mz->ors[mz->nors].drop = false;
@@ -537,19 +537,19 @@ static sc_status mz_sym_edges(producer *p, size_t i)
     sc_status status = SC_OK;
     int64_t v;
 
-    if (s->decl_lo && sc_expr_get_si(s->decl_lo, &v) && v != INT64_MIN)
+    if (s->decl_lo && sc_expr_value_si(s->decl_lo, &v) && v != INT64_MIN)
         SC_CHECK(mz_add_edge(p, i + 1, 0, -v, MZ_DECL, i));
-    if (s->decl_hi && sc_expr_get_si(s->decl_hi, &v))
+    if (s->decl_hi && sc_expr_value_si(s->decl_hi, &v))
         SC_CHECK(mz_add_edge(p, 0, i + 1, v, MZ_DECL, i));
     if (!r->lo_inf && mz_get_i64(r->lo, &v) && v != INT64_MIN) {
         if (s->decl_lo)
-            sc_expr_get_mpz(s->decl_lo, d);
+            sc_expr_value_mpz(s->decl_lo, d);
         if (!s->decl_lo || mpz_cmp(r->lo, d) > 0)
             SC_CHECK(mz_add_edge(p, i + 1, 0, -v, MZ_SYM_LO, i));
     }
     if (!r->hi_inf && mz_get_i64(r->hi, &v)) {
         if (s->decl_hi)
-            sc_expr_get_mpz(s->decl_hi, d);
+            sc_expr_value_mpz(s->decl_hi, d);
         if (!s->decl_hi || mpz_cmp(r->hi, d) < 0)
             SC_CHECK(mz_add_edge(p, 0, i + 1, v, MZ_SYM_HI, i));
     }
@@ -1055,9 +1055,9 @@ static sc_status mz_excluded(producer *p)
         for (j = y->ne_off; j < y->ne_off + y->ne_n; j++) {
             mz_ne *ne = &mz->nes[j];
             int64_t vi;
-            sc_expr_get_mpz(ne->v, v);
+            sc_expr_value_mpz(ne->v, v);
             if (y->div) {
-                sc_expr_get_mpz(y->div, k);
+                sc_expr_value_mpz(y->div, k);
                 if (mpz_sgn(k) != 0 && !mpz_divisible_p(v, k))
                     ne->drop = true;
             }
@@ -1074,7 +1074,7 @@ static sc_status mz_excluded(producer *p)
         SC_CHECK(sc_expr_range(env->ctx, ef->L, mz->box, r, p->err));
         sc__rng_intersect(r, &ef->r);
         for (j = f->ne_off; j < f->ne_off + f->ne_n; j++) {
-            sc_expr_get_mpz(mz->nes[j].v, v);
+            sc_expr_value_mpz(mz->nes[j].v, v);
             if (!sc_range_contains_mpz(r, v))
                 mz->nes[j].drop = true;
         }
@@ -1088,7 +1088,7 @@ static sc_status mz_excluded(producer *p)
             status = sc__env_ctx_error(env, p->err);
             goto fail;
         }
-        mz->ors[i].drop = sc_expr_get_kind(sg) == SC_EXPR_TRUE;
+        mz->ors[i].drop = sc_expr_node_kind(sg) == SC_EXPR_TRUE;
     }
 fail:
     SC__TMP_RESTORE(env);
@@ -1184,20 +1184,20 @@ static sc_status fm_build(producer *p, bool *any)
         const mz_sym *y = &mz->syms[i];
         const sc__env_sym *s = &env->syms[y->id];
         const sc_range *r = sc__env_sym_range(env, s);
-        if (s->decl_lo && sc_expr_get_si(s->decl_lo, &v) && v != INT64_MIN)
+        if (s->decl_lo && sc_expr_value_si(s->decl_lo, &v) && v != INT64_MIN)
             SC_CHECK(fm_add_row(p, MZ_DECL, i, &i, &one, 1, true, -v));
         if (!y->drop_lo && !r->lo_inf && mz_get_i64(r->lo, &v) &&
             v != INT64_MIN) {
             if (s->decl_lo)
-                sc_expr_get_mpz(s->decl_lo, d);
+                sc_expr_value_mpz(s->decl_lo, d);
             if (!s->decl_lo || mpz_cmp(r->lo, d) > 0)
                 SC_CHECK(fm_add_row(p, MZ_SYM_LO, i, &i, &one, 1, true, -v));
         }
-        if (s->decl_hi && sc_expr_get_si(s->decl_hi, &v))
+        if (s->decl_hi && sc_expr_value_si(s->decl_hi, &v))
             SC_CHECK(fm_add_row(p, MZ_DECL, i, &i, &one, 1, false, v));
         if (!y->drop_hi && !r->hi_inf && mz_get_i64(r->hi, &v)) {
             if (s->decl_hi)
-                sc_expr_get_mpz(s->decl_hi, d);
+                sc_expr_value_mpz(s->decl_hi, d);
             if (!s->decl_hi || mpz_cmp(r->hi, d) < 0)
                 SC_CHECK(fm_add_row(p, MZ_SYM_HI, i, &i, &one, 1, false, v));
         }

@@ -293,12 +293,12 @@ static sc_status emit_symbols(producer *p)
         if (y->drop_lo) {
             r->lo_inf = !s->decl_lo;
             if (s->decl_lo)
-                sc_expr_get_mpz(s->decl_lo, r->lo);
+                sc_expr_value_mpz(s->decl_lo, r->lo);
         }
         if (y->drop_hi) {
             r->hi_inf = !s->decl_hi;
             if (s->decl_hi)
-                sc_expr_get_mpz(s->decl_hi, r->hi);
+                sc_expr_value_mpz(s->decl_hi, r->hi);
         }
         if (!sc__rng_is_full(r))
             SC_CHECK(add_bounds(p, s->sym, source_of_sym(p, s), r));

@@ -50,7 +50,7 @@ static sc_status get_fill(sc__kernel_call *c, size_t i, fill_value *v)
  * storage holds exactly its elements). */
 static void fill_storage(sc_tensor *t, const fill_value *v)
 {
-    size_t isz = sc_tensor_itemsize(t->dtype), n, k;
+    size_t isz = sc_dtype_itemsize(t->dtype), n, k;
     unsigned char *p = t->storage->bytes;
     n = isz ? t->storage->size / isz : 0;
     if (v->kind == SC__KARG_INT && !sc__is_float(t->dtype))

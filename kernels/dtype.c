@@ -15,11 +15,6 @@ bool sc_tensor_dtype_supported(sc_dtype d)
     }
 }
 
-size_t sc_tensor_itemsize(sc_dtype d)
-{
-    return sc_tensor_dtype_supported(d) ? sc_dtype_itemsize(d) : 0;
-}
-
 /* ---- 16-bit floats -------------------------------------------------------- */
 
 static uint32_t f32_bits(float f)
@@ -105,8 +100,8 @@ bool sc_dtype_promote(sc_dtype a, sc_dtype b, sc_dtype *out)
     return true;
 }
 
-sc_status sc_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
-                         sc_error *err)
+sc_status sc_dtype_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
+                               sc_error *err)
 {
     sc__result_type rt;
     size_t i;

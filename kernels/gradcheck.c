@@ -119,8 +119,8 @@ static sc_status copy_call(const sc_graph *src, sc_node_id id,
                            const sc_node_id *remap, sc_graph *dst,
                            sc_node_id *out, sc_error *err)
 {
-    size_t na = sc_graph_node_num_args(src, id),
-           npos = sc_graph_node_num_positional(src, id), i;
+    size_t na = sc_graph_node_arg_count(src, id),
+           npos = sc_graph_node_positional_count(src, id), i;
     const char *target = sc_graph_node_target(src, id);
     sc_value *args = NULL;
     const char **kwnames = NULL;
@@ -172,8 +172,8 @@ static void mark_refs(const sc_value *v, bool *keep)
 static sc_status rebuild_f64(const sc_graph *src, bool forward_only,
                              sc_graph **out, sc_error *err)
 {
-    size_t nn = sc_graph_num_nodes(src), nout = sc_graph_num_outputs(src),
-           nfwd = sc_graph_num_fwd_outputs(src), ns, i, j;
+    size_t nn = sc_graph_node_count(src), nout = sc_graph_output_count(src),
+           nfwd = sc_graph_fwd_output_count(src), ns, i, j;
     sc_node_id *remap = NULL, *outs = NULL;
     bool *keep = NULL;
     sc_expr **syms = NULL;
@@ -202,7 +202,7 @@ static sc_status rebuild_f64(const sc_graph *src, bool forward_only,
             }
             if (!keep[i])
                 continue;
-            for (j = 0; j < sc_graph_node_num_args(src, (sc_node_id)i); j++)
+            for (j = 0; j < sc_graph_node_arg_count(src, (sc_node_id)i); j++)
                 mark_refs(sc_graph_node_arg(src, (sc_node_id)i, j), keep);
         }
     } else {
@@ -569,8 +569,9 @@ static bool tensor_shape_is(const sc_tensor *a, const sc_tensor *b)
            memcmp(a->sizes, b->sizes, a->ndim * sizeof a->sizes[0]) == 0;
 }
 
-sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
-                       sc_gradcheck_report *report, sc_error *err)
+sc_status sc_gradcheck_run(const sc_graph *joint,
+                           const sc_gradcheck_options *opts,
+                           sc_gradcheck_report *report, sc_error *err)
 {
     sc_gradcheck_options defaults;
     gc_state st;
@@ -597,11 +598,11 @@ sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
                                "rtol non-negative");
         goto fail;
     }
-    st.nplace = sc_graph_num_placeholders(joint);
-    st.nprim = sc_graph_num_primals(joint);
-    st.ntan = sc_graph_num_tangents(joint);
-    st.nfwd = sc_graph_num_fwd_outputs(joint);
-    nout = sc_graph_num_outputs(joint);
+    st.nplace = sc_graph_placeholder_count(joint);
+    st.nprim = sc_graph_primal_count(joint);
+    st.ntan = sc_graph_tangent_count(joint);
+    st.nfwd = sc_graph_fwd_output_count(joint);
+    nout = sc_graph_output_count(joint);
     if (nout != st.nfwd + st.nprim) {
         status = sc__error_set(err, SC_ERR_INVALID,
                                "not a joint graph: %zu outputs, where %zu "

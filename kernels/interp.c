@@ -261,7 +261,7 @@ static int64_t bound_value(const interp *in, const sc_expr *sym)
     int64_t v = 0;
     sc_expr *e = sc_symmap_get(in->binding, sym);
     if (e)
-        sc_expr_get_si(e, &v);
+        sc_expr_value_si(e, &v);
     return v;
 }
 
@@ -362,7 +362,7 @@ static sc_status solve_for(interp *in, sc_expr *e, int64_t actual,
         *bound_one = true;
         return bind(in, r, actual, node, dim);
     }
-    if (sc_expr_get_kind(r) == SC_EXPR_ADD && sc_expr_nargs(r) == 1 &&
+    if (sc_expr_node_kind(r) == SC_EXPR_ADD && sc_expr_arg_count(r) == 1 &&
         sc_expr_is_symbol(sc_expr_arg(r, 0))) {
         int64_t cv = 0, kv = 0;
         bool fits;
@@ -543,7 +543,7 @@ static sc_status match_size(interp *in, sc_expr *e, int64_t actual,
 static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
 {
     const sc_graph *g = in->g;
-    size_t np = sc_graph_num_placeholders(g), i, d;
+    size_t np = sc_graph_placeholder_count(g), i, d;
     sc_status status = SC_OK;
     bool progress = true;
     int round;
@@ -560,7 +560,7 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
             int64_t x;
             if (!v)
                 continue;
-            if (!sc_expr_get_si(v, &x))
+            if (!sc_expr_value_si(v, &x))
                 status = sc__error_set(in->err, SC_ERR_INVALID,
                                        "the size given for %s is not an "
                                        "integer",
@@ -1142,8 +1142,8 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
                             ival *res)
 {
     const sc_graph *g = in->g;
-    size_t nargs = sc_graph_node_num_args(g, id);
-    size_t npos = sc_graph_node_num_positional(g, id), k;
+    size_t nargs = sc_graph_node_arg_count(g, id);
+    size_t npos = sc_graph_node_positional_count(g, id), k;
     call_scratch cs;
     const void **pos = NULL, **kwv = NULL;
     const char **kwn = NULL;
@@ -1171,7 +1171,7 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
         kwv[k - npos] = sc_graph_node_arg(g, id, k);
         kwn[k - npos] = sc_graph_node_kwname(g, id, k);
     }
-    status = sc__op_bind((sc__op)sc_graph_node_op(g, id), npos, pos,
+    status = sc__op_bind((sc__op)sc__graph_node_op(g, id), npos, pos,
                          nargs - npos, kwn, kwv, bound, in->err);
     if (status != SC_OK)
         goto fail_node;
@@ -1322,14 +1322,14 @@ static sc_status conform_layout(interp *in, sc_node_id id,
     if (v->kind != IV_TENSOR || !v->t || info->is_view || info->is_inplace ||
         (in->opts->flags & SC_INTERP_NO_META_CHECK))
         return SC_OK;
-    if (sc_graph_node_op(in->g, id) == SC_OP_GETITEM) {
+    if (sc__graph_node_op(in->g, id) == SC_OP_GETITEM) {
         /* an element of a tuple: conform it unless the tuple's op made
          * views (split, unbind) */
         const sc_value *a = sc_graph_node_arg(in->g, id, 0);
         int op;
         if (!a || a->kind != SC_VALUE_NODE)
             return SC_OK;
-        op = sc_graph_node_op(in->g, a->u.node);
+        op = sc__graph_node_op(in->g, a->u.node);
         if (op < 0 || op >= (int)SC_OP_COUNT_ || op == SC_OP_GETITEM ||
             sc__op_get((sc__op)op)->is_view)
             return SC_OK;
@@ -1371,7 +1371,7 @@ static sc_status conform_layout(interp *in, sc_node_id id,
 
 static sc_status run_node(interp *in, sc_node_id id)
 {
-    int op = sc_graph_node_op(in->g, id);
+    int op = sc__graph_node_op(in->g, id);
     const sc__op_info *info;
     ival res;
     sc_status status;
@@ -1422,7 +1422,7 @@ static void mark_value_nodes(const sc_value *v, bool *mark, int depth)
 static sc_node_id forward_boundary(interp *in)
 {
     const sc_graph *g = in->g;
-    size_t nf = sc_graph_num_fwd_outputs(g), k, a;
+    size_t nf = sc_graph_fwd_output_count(g), k, a;
     sc_node_id id, best = SC_NODE_NONE;
     bool *mark = sc__calloc(in->nnodes + 1, sizeof *mark);
     if (!mark)
@@ -1437,7 +1437,7 @@ static sc_node_id forward_boundary(interp *in)
             continue;
         if (best == SC_NODE_NONE)
             best = id;
-        for (a = 0; a < sc_graph_node_num_args(g, id); a++)
+        for (a = 0; a < sc_graph_node_arg_count(g, id); a++)
             mark_value_nodes(sc_graph_node_arg(g, id, a), mark, 0);
     }
     sc__free(mark);
@@ -1449,7 +1449,7 @@ static sc_node_id forward_boundary(interp *in)
 static sc_status build_die_lists(interp *in)
 {
     const sc_graph *g = in->g;
-    size_t n = in->nnodes, np = sc_graph_num_placeholders(g), i;
+    size_t n = in->nnodes, np = sc_graph_placeholder_count(g), i;
     sc_node_id *last = sc__malloc((n + 1) * sizeof *last);
     sc_status status = SC_OK;
 
@@ -1463,7 +1463,7 @@ static sc_status build_die_lists(interp *in)
         size_t nu;
         const sc_node_id *users = sc_graph_node_users(g, (sc_node_id)i, &nu);
         sc_node_id l = (sc_node_id)i, k;
-        if (sc_graph_node_num_output_uses(g, (sc_node_id)i) > 0) {
+        if (sc_graph_node_output_use_count(g, (sc_node_id)i) > 0) {
             last[i] = SC_NODE_NONE;
             continue;
         }
@@ -1518,7 +1518,7 @@ static void note_peak(interp *in, sc_node_id id)
 static sc_status collect_outputs(interp *in, sc_tensor *outputs[])
 {
     const sc_graph *g = in->g;
-    size_t no = sc_graph_num_outputs(g), k;
+    size_t no = sc_graph_output_count(g), k;
     acct oacct;
     sc_status status = SC_OK;
 
@@ -1567,7 +1567,7 @@ static sc_status interp_init(interp *in, const sc_graph *g,
     in->env = sc_graph_env(g);
     in->opts = opts;
     in->err = err;
-    in->nnodes = sc_graph_num_nodes(g);
+    in->nnodes = sc_graph_node_count(g);
     in->stats.peak_node = SC_NODE_NONE;
     in->stats.boundary_node = SC_NODE_NONE;
     ns = sc_ctx_symbol_count(in->ctx);
@@ -1645,10 +1645,10 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
     }
     if (!g)
         return sc__error_set(err, SC_ERR_INVALID, "no graph");
-    no = sc_graph_num_outputs(g);
+    no = sc_graph_output_count(g);
     for (k = 0; k < no; k++)
         outputs[k] = NULL;
-    np = sc_graph_num_placeholders(g);
+    np = sc_graph_placeholder_count(g);
     if (np > 0 && !inputs)
         return sc__error_set(err, SC_ERR_INVALID, "no inputs");
     status = interp_init(&in, g, opts, err);
@@ -1745,7 +1745,7 @@ static sc_status bind_expr_symbols(const sc_graph *g, sc_expr *e,
 sc_status sc_interp_bind_sizes(const sc_graph *g, const sc_symmap *sizes,
                                sc_symmap *binding, sc_error *err)
 {
-    size_t np = sc_graph_num_placeholders(g), i, d;
+    size_t np = sc_graph_placeholder_count(g), i, d;
     for (i = 0; i < np; i++) {
         sc_result r;
         sc_graph_node_result(g, (sc_node_id)i, &r);
@@ -1809,7 +1809,7 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
     }
     SC_TRY(sc_tensor_new(r.tensor.dtype, r.tensor.ndim, sizes, out, err));
     n = sc_tensor_numel(*out);
-    isz = sc_tensor_itemsize(r.tensor.dtype);
+    isz = sc_dtype_itemsize(r.tensor.dtype);
     p = sc_tensor_data(*out);
     for (i = 0; i < n; i++) {
         uint64_t x = splitmix64(&state);
@@ -1829,7 +1829,7 @@ sc_status sc_interp_random_inputs(const sc_graph *g, const sc_symmap *binding,
                                   uint64_t seed, int64_t int_high,
                                   sc_tensor *inputs[], sc_error *err)
 {
-    size_t np = sc_graph_num_placeholders(g), i;
+    size_t np = sc_graph_placeholder_count(g), i;
     sc_status status;
     if (int_high <= 0)
         int_high = 2;

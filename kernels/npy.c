@@ -196,10 +196,10 @@ static sc_status parse_descr(npy_parser *p, size_t at, const char *d,
         if (strcmp(d + 1, codes[i].code) != 0)
             continue;
         h->dtype = codes[i].dtype;
-        if (order == '|' && sc_tensor_itemsize(h->dtype) > 1)
+        if (order == '|' && sc_dtype_itemsize(h->dtype) > 1)
             return npy_error(p->name, p->err, SC_ERR_PARSE, at,
                              "descr '%s': '|' on a multi-byte type", d);
-        h->swap = sc_tensor_itemsize(h->dtype) > 1 &&
+        h->swap = sc_dtype_itemsize(h->dtype) > 1 &&
                   ((order == '<' && !little) || (order == '>' && little));
         return SC_OK;
     }
@@ -320,7 +320,7 @@ sc_status sc_npy_read_buffer(const void *data, size_t len, const char *name,
     memset(&h, 0, sizeof h);
     SC_CHECK(parse_header(&p, &h));
 
-    item = sc_tensor_itemsize(h.dtype);
+    item = sc_dtype_itemsize(h.dtype);
     if (sc__numel_checked(h.ndim, h.sizes, &numel, NULL) != SC_OK ||
         numel > SIZE_MAX / item)
         return npy_error(name, err, SC_ERR_OVERFLOW, hstart,
@@ -484,8 +484,8 @@ sc_status sc_npy_write_buffer(const sc_tensor *t, void **out, size_t *len,
     if (nbytes) {
         memcpy(res + pre + hlen, sc_tensor_data(c), nbytes);
         if (!host_little_endian())
-            swap_bytes(res + pre + hlen, nbytes / sc_tensor_itemsize(c->dtype),
-                       sc_tensor_itemsize(c->dtype));
+            swap_bytes(res + pre + hlen, nbytes / sc_dtype_itemsize(c->dtype),
+                       sc_dtype_itemsize(c->dtype));
     }
     *out = res;
     *len = total;

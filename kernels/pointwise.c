@@ -68,7 +68,7 @@ sc_status sc__pw_result_dtype(size_t n, const sc__pw_operand *o,
         ops[i].kind = o[i].kind;
         ops[i].dtype = o[i].t ? o[i].t->dtype : SC_DTYPE_F32;
     }
-    return sc_result_type(n, ops, out, err);
+    return sc_dtype_result_type(n, ops, out, err);
 }
 
 /* The broadcast shape of the tensor operands. */

@@ -155,7 +155,7 @@ sc_status sc__kernel_bernoulli(sc__kernel_call *call)
     SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, call->err));
     {
         unsigned char *d = sc_tensor_data(r);
-        size_t isz = sc_tensor_itemsize(x->dtype);
+        size_t isz = sc_dtype_itemsize(x->dtype);
         for (i = 0; i < n; i++) {
             double pi = from_self ? ((double *)probs)[i] : p;
             sc__store_i64(d + i * isz, x->dtype,
@@ -194,7 +194,7 @@ sc_status sc__kernel_rand_like(sc__kernel_call *call)
                              "rand_like needs a floating dtype");
     SC_CHECK(sc__new(d, x->ndim, x->sizes, &r, call->err));
     n = sc_tensor_numel(r);
-    isz = sc_tensor_itemsize(d);
+    isz = sc_dtype_itemsize(d);
     p = sc_tensor_data(r);
     for (i = 0; i < n; i++) {
         double u = uniform(call, i, d == SC_DTYPE_F64);
@@ -234,7 +234,7 @@ sc_status sc__kernel_randn_like(sc__kernel_call *call)
                              "randn_like needs a floating dtype");
     SC_CHECK(sc__new(d, x->ndim, x->sizes, &r, call->err));
     n = sc_tensor_numel(r);
-    isz = sc_tensor_itemsize(d);
+    isz = sc_dtype_itemsize(d);
     p = sc_tensor_data(r);
     for (i = 0; i < n; i++) {
         uint32_t w[4];

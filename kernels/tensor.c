@@ -165,7 +165,7 @@ static sc_status extent_bytes(sc_dtype d, size_t ndim, const int64_t *sizes,
                               const int64_t *strides, int64_t offset,
                               size_t *out, sc_error *err)
 {
-    uint64_t last = (uint64_t)offset, item = sc_tensor_itemsize(d);
+    uint64_t last = (uint64_t)offset, item = sc_dtype_itemsize(d);
     size_t i;
     for (i = 0; i < ndim; i++) {
         if (sizes[i] < 0 || strides[i] < 0)
@@ -290,7 +290,7 @@ size_t sc_tensor_numel(const sc_tensor *t)
 
 size_t sc_tensor_nbytes(const sc_tensor *t)
 {
-    return sc_tensor_numel(t) * sc_tensor_itemsize(t->dtype);
+    return sc_tensor_numel(t) * sc_dtype_itemsize(t->dtype);
 }
 
 bool sc_tensor_is_contiguous(const sc_tensor *t)
@@ -314,7 +314,7 @@ void *sc_tensor_data(const sc_tensor *t)
     if (!t->storage->bytes)
         return t->storage->bytes;
     return t->storage->bytes +
-           (size_t)t->offset * sc_tensor_itemsize(t->dtype);
+           (size_t)t->offset * sc_dtype_itemsize(t->dtype);
 }
 
 bool sc_tensor_same_shape(const sc_tensor *a, const sc_tensor *b)
@@ -338,7 +338,7 @@ static sc_status element_ptr(const sc_tensor *t, const int64_t *idx,
         off += idx[i] * t->strides[i];
     }
     *p = (unsigned char *)sc_tensor_data(t) +
-         off * (int64_t)sc_tensor_itemsize(t->dtype);
+         off * (int64_t)sc_dtype_itemsize(t->dtype);
     return SC_OK;
 }
 
@@ -388,7 +388,7 @@ static const unsigned char *linear_ptr(const sc_tensor *t, size_t i)
         i /= (size_t)s;
     }
     return (const unsigned char *)sc_tensor_data(t) +
-           off * (int64_t)sc_tensor_itemsize(t->dtype);
+           off * (int64_t)sc_dtype_itemsize(t->dtype);
 }
 
 double sc_tensor_item_double(const sc_tensor *t, size_t i)
@@ -407,7 +407,7 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
                      sc__ctype ct, void **out, sc_error *err)
 {
     int64_t strides[SC_TENSOR_MAX_DIMS];
-    size_t n, k, isz = sc_tensor_itemsize(t->dtype);
+    size_t n, k, isz = sc_dtype_itemsize(t->dtype);
     const unsigned char *base = sc_tensor_data(t);
     sc__iter it;
     void *buf;
@@ -451,7 +451,7 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
 
 void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src)
 {
-    size_t n = sc_tensor_numel(t), k, isz = sc_tensor_itemsize(t->dtype);
+    size_t n = sc_tensor_numel(t), k, isz = sc_dtype_itemsize(t->dtype);
     unsigned char *base = sc_tensor_data(t);
     sc__iter it;
 
@@ -533,7 +533,7 @@ sc_status sc_tensor_clone(const sc_tensor *t, sc_tensor **out, sc_error *err)
 
 sc_status sc_tensor_fill(sc_tensor *t, double value, sc_error *err)
 {
-    size_t n = sc_tensor_numel(t), k, isz = sc_tensor_itemsize(t->dtype);
+    size_t n = sc_tensor_numel(t), k, isz = sc_dtype_itemsize(t->dtype);
     unsigned char *base = sc_tensor_data(t);
     sc__iter it;
     (void)err;

@@ -76,7 +76,7 @@ static sc_status compare(const sc_tensor *a, const sc_tensor *b,
     SC_CHECK(sc_tensor_clone(b, &cb, err));
     n = sc_tensor_numel(ca);
     r->numel = n;
-    isz = sc_tensor_itemsize(ca->dtype);
+    isz = sc_dtype_itemsize(ca->dtype);
     pa = sc_tensor_data(ca);
     pb = sc_tensor_data(cb);
     for (i = 0; i < n; i++) {
@@ -154,9 +154,9 @@ static sc_status run_verdict(sc_validate_report *rep, const char *which,
     return SC_OK;
 }
 
-sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
-                      const sc_graph *bw, const sc_validate_options *opts,
-                      sc_validate_report *report, sc_error *err)
+sc_status sc_validate_run(const sc_graph *joint, const sc_graph *fw,
+                          const sc_graph *bw, const sc_validate_options *opts,
+                          sc_validate_report *report, sc_error *err)
 {
     sc_validate_options defaults;
     sc_interp_options io;
@@ -183,20 +183,20 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
         return sc__error_set(err, SC_ERR_INVALID,
                              "the three graphs must share one context");
 
-    nph = sc_graph_num_placeholders(joint);
-    npri = sc_graph_num_primals(joint);
-    ntan = sc_graph_num_tangents(joint);
-    nout = sc_graph_num_outputs(joint);
-    nfwd = sc_graph_num_fwd_outputs(joint);
-    nbw_ph = sc_graph_num_placeholders(bw);
+    nph = sc_graph_placeholder_count(joint);
+    npri = sc_graph_primal_count(joint);
+    ntan = sc_graph_tangent_count(joint);
+    nout = sc_graph_output_count(joint);
+    nfwd = sc_graph_fwd_output_count(joint);
+    nbw_ph = sc_graph_placeholder_count(bw);
 
     /* Structure. */
-    nfw_out = sc_graph_num_outputs(fw);
-    if (sc_graph_num_placeholders(fw) != npri)
+    nfw_out = sc_graph_output_count(fw);
+    if (sc_graph_placeholder_count(fw) != npri)
         fail_report(report, SC_VALIDATE_STRUCTURE,
                     "the forward graph takes %zu inputs, the joint graph has "
                     "%zu primals",
-                    sc_graph_num_placeholders(fw), npri);
+                    sc_graph_placeholder_count(fw), npri);
     else if (nfw_out < nfwd)
         fail_report(report, SC_VALIDATE_STRUCTURE,
                     "the forward graph returns %zu values, fewer than the "
@@ -207,11 +207,11 @@ sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
                     "the backward graph takes %zu inputs, but the forward "
                     "graph saves %zu values and there are %zu tangents",
                     nbw_ph, nfw_out - nfwd, ntan);
-    else if (sc_graph_num_outputs(bw) != nout - nfwd)
+    else if (sc_graph_output_count(bw) != nout - nfwd)
         fail_report(report, SC_VALIDATE_STRUCTURE,
                     "the backward graph returns %zu values, the joint graph "
                     "%zu gradients",
-                    sc_graph_num_outputs(bw), nout - nfwd);
+                    sc_graph_output_count(bw), nout - nfwd);
     if (!report->passed)
         return SC_OK;
     nsaved = nfw_out - nfwd;

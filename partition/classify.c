@@ -43,7 +43,7 @@ static void rules_init(rules *r, const sc_partition *p)
     memset(r, 0, sizeof *r);
     r->modern = p->policy != SC_PARTITION_PYTORCH_1_13;
     /* the options with their defaults resolved (run.c) */
-    sc_partition_get_rules(p, &r->off, &r->max_dist, &r->chain_limit);
+    sc_partition_rules(p, &r->off, &r->max_dist, &r->chain_limit);
 }
 
 /* PyTorch 1.13's default (compiler="nvfuser") recomputable overload
@@ -103,7 +103,7 @@ bool sc__partition_recomputable(const sc_partition *p, sc_node_id id)
     int op;
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
         return false;
-    op = sc_graph_node_op(p->g, id);
+    op = sc__graph_node_op(p->g, id);
     if (op == SC_OP_GETITEM)
         return true;
     if (p->policy == SC_PARTITION_PYTORCH_1_13)
@@ -127,7 +127,7 @@ bool sc__partition_fusible(const sc_partition *p, sc_node_id id)
     int op;
     if (sc__partition_recomputable(p, id))
         return true;
-    op = sc_graph_node_op(p->g, id);
+    op = sc__graph_node_op(p->g, id);
     return op >= 0 && sc__op_get((sc__op)op)->functorch_random;
 }
 
@@ -192,7 +192,7 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
             continue;
         pn->cls |= SC_PARTITION_REQUIRED_FW;
         if (sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_CALL) {
-            size_t na = sc_graph_node_num_args(g, (sc_node_id)i);
+            size_t na = sc_graph_node_arg_count(g, (sc_node_id)i);
             for (j = 0; j < na; j++)
                 sc__value_visit_nodes(sc_graph_node_arg(g, (sc_node_id)i, j),
                                       mark_needed, p);
@@ -247,7 +247,7 @@ static int64_t size_of(const sc_partition *p, sc_node_id id)
     case SC__PV_TUPLE:
         us = users_of(p, id, &nu);
         for (k = 0; k < nu; k++)
-            if (sc_graph_node_op(p->g, us[k]) == SC_OP_GETITEM &&
+            if (sc__graph_node_op(p->g, us[k]) == SC_OP_GETITEM &&
                 p->nodes[us[k]].bytes > 0)
                 s += p->nodes[us[k]].bytes;
         return s;
@@ -258,7 +258,7 @@ static int64_t size_of(const sc_partition *p, sc_node_id id)
 
 static bool reduction_rule(const sc_partition *p, sc_node_id id)
 {
-    size_t i, npos = sc_graph_node_num_positional(p->g, id);
+    size_t i, npos = sc_graph_node_positional_count(p->g, id);
     int64_t in = 0;
     for (i = 0; i < npos; i++) {
         const sc_value *v = sc_graph_node_arg(p->g, id, i);
@@ -270,7 +270,7 @@ static bool reduction_rule(const sc_partition *p, sc_node_id id)
 
 static sc_partition_ban op_ban(const sc_partition *p, sc_node_id id)
 {
-    int op = sc_graph_node_op(p->g, id);
+    int op = sc__graph_node_op(p->g, id);
     if (op >= 0) {
         const sc__op_info *info = sc__op_get((sc__op)op);
         if (info->cls == SC_CLASS_RANDOM || info->functorch_random)
@@ -390,7 +390,7 @@ static sc_partition_ban ban_1_13(const sc_partition *p, sc_node_id id)
         return SC_PARTITION_BAN_MUST_SAVE;
     b = op_ban(p, id);
     if (b != SC_PARTITION_BAN_NONE ||
-        sc_graph_node_op(p->g, id) == SC_OP_GETITEM)
+        sc__graph_node_op(p->g, id) == SC_OP_GETITEM)
         return b;
     return reduction_rule(p, id) ? SC_PARTITION_BAN_REDUCTION
                                  : SC_PARTITION_BAN_NONE;
@@ -404,14 +404,14 @@ static sc_partition_ban ban_modern(const sc_partition *p, const rules *r,
 {
     const sc__pnode *pn = &p->nodes[id];
     sc_partition_ban b = op_ban(p, id);
-    int op = sc_graph_node_op(p->g, id);
+    int op = sc__graph_node_op(p->g, id);
     /* A write is never repeated, whatever a tag says (PyTorch's joint
      * graphs are functional; it force-saves mutation sources).  The
      * reason stays op_ban's: bernoulli_ is a random op first. */
     if (op >= 0 && (sc__op_get((sc__op)op)->nmutates > 0 ||
                     sc__op_get((sc__op)op)->is_inplace))
         return b;
-    if (recompute_tagged(pn) || sc_graph_node_op(p->g, id) == SC_OP_GETITEM ||
+    if (recompute_tagged(pn) || sc__graph_node_op(p->g, id) == SC_OP_GETITEM ||
         is_view(p, r, id))
         return SC_PARTITION_BAN_NONE;
     if (pn->tag == SC_PARTITION_TAG_MUST_SAVE)
@@ -715,7 +715,7 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
     if (!fus)
         return sc__error_nomem(err);
     for (i = 0; i < p->n; i++) {
-        int op = sc_graph_node_op(p->g, (sc_node_id)i);
+        int op = sc__graph_node_op(p->g, (sc_node_id)i);
         fus[i] = 0;
         if ((p->nodes[i].flags & SC__PN_CANON) &&
             sc__partition_fusible(p, (sc_node_id)i))

@@ -76,7 +76,7 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
 static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, k, nout = sc_graph_num_outputs(g);
+    size_t i, k, nout = sc_graph_output_count(g);
     walk w;
 
     /* M_NEEDED here: needed and not a backward input (it propagates) */
@@ -344,7 +344,7 @@ static sc_status solvable(sc_partition *p, sc_expr *e, const sym_set *bound,
         return tmp.code == SC_ERR_NOMEM ? sc__error_nomem(err) : SC_OK;
     }
     if (!(sc_expr_is_symbol(r) ||
-          (sc_expr_get_kind(r) == SC_EXPR_ADD && sc_expr_nargs(r) == 1 &&
+          (sc_expr_node_kind(r) == SC_EXPR_ADD && sc_expr_arg_count(r) == 1 &&
            sc_expr_is_symbol(sc_expr_arg(r, 0)))))
         *x = NULL;
     return SC_OK;
@@ -537,7 +537,7 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                                sym_plan *pl, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, k, nph = sc_graph_num_placeholders(g), cap = 0;
+    size_t i, k, nph = sc_graph_placeholder_count(g), cap = 0;
     sym_set bound = {NULL, 0, 0}, need = {NULL, 0, 0};
     sym_set bound_all = {NULL, 0, 0};
     sc__idlist ordered = {NULL, 0, 0}, inputs = {NULL, 0, 0};
@@ -592,7 +592,7 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
             (p->nodes[i].flags & SC__PN_BW_INPUT))
             continue;
         ok = need_meta(g, (sc_node_id)i, &bound_all, &need);
-        na = sc_graph_node_num_args(g, (sc_node_id)i);
+        na = sc_graph_node_arg_count(g, (sc_node_id)i);
         for (j = 0; j < na && ok; j++)
             ok = need_value(sc_graph_node_arg(g, (sc_node_id)i, j),
                             &bound_all, &need);
@@ -774,7 +774,7 @@ static sc_graph *new_graph(const sc_partition *p, const builder *b,
 static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, nph = sc_graph_num_placeholders(g), nout = 0;
+    size_t i, nph = sc_graph_placeholder_count(g), nout = 0;
     sc_node_id *outs;
     sc_graph *ng;
     sc_status status;
@@ -788,7 +788,7 @@ static sc_status build_forward(sc_partition *p, builder *b, sc_error *err)
         sc_graph_free(ng);
         return sc__error_nomem(err);
     }
-    SC_CHECK(sc__graph_reserve(ng, sc_graph_num_primals(g) +
+    SC_CHECK(sc__graph_reserve(ng, sc_graph_primal_count(g) +
                                        b->plan->nfw_calls + b->plan->nsynth,
                                err));
     for (i = 0; i < nph; i++) {
@@ -844,8 +844,8 @@ fail:
 static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t i, nph = sc_graph_num_placeholders(g), nout = 0;
-    size_t ntotal = sc_graph_num_outputs(g);
+    size_t i, nph = sc_graph_placeholder_count(g), nout = 0;
+    size_t ntotal = sc_graph_output_count(g);
     sc_node_id *outs;
     sc_graph *ng;
     sc_status status;
@@ -859,7 +859,7 @@ static sc_status build_backward(sc_partition *p, builder *b, sc_error *err)
         return sc__error_nomem(err);
     }
     SC_CHECK(sc__graph_reserve(ng, b->plan->n + p->saved_tensors.n +
-                                       sc_graph_num_tangents(g) +
+                                       sc_graph_tangent_count(g) +
                                        b->plan->nbw_calls,
                                err));
     for (i = 0; i < b->plan->n; i++) {
@@ -954,7 +954,7 @@ static sc_status sum_bytes(sc_partition *p, const sc__idlist *l,
         if (pn->vkind != SC__PV_TENSOR)
             continue;
         s += pn->bytes;
-        if (sc_expr_get_si(pn->bytes_expr, &v) &&
+        if (sc_expr_value_si(pn->bytes_expr, &v) &&
             !__builtin_add_overflow(c, v, &sum)) {
             c = sum;
             continue;
@@ -1009,7 +1009,7 @@ static void trivial_push(sc_partition *p, uint8_t *m)
         if (m[i] & T_F)
             visit_args(p, (sc_node_id)i, mark_t_f, m);
     }
-    for (i = p->nfwd_out; i < sc_graph_num_outputs(g); i++) {
+    for (i = p->nfwd_out; i < sc_graph_output_count(g); i++) {
         sc_node_id o = sc_graph_output(g, i);
         if (o != SC_NODE_NONE) {
             m[o] |= T_B;
@@ -1052,7 +1052,7 @@ static bool joint_user(const sc_graph *g, size_t i, const uint8_t *m,
 static void trivial_pull(sc_partition *p, uint8_t *m)
 {
     const sc_graph *g = p->g;
-    size_t i, nout = sc_graph_num_outputs(g);
+    size_t i, nout = sc_graph_output_count(g);
 
     for (i = p->n; i-- > 0;) {
         const sc__pnode *pn = &p->nodes[i];
@@ -1133,7 +1133,7 @@ static bool arg_size(sc_partition *p, sc_node_id id, size_t arg, size_t dim,
 {
     const sc_value *v;
     sc_result r;
-    if (arg >= sc_graph_node_num_args(p->g, id))
+    if (arg >= sc_graph_node_arg_count(p->g, id))
         return false;
     v = sc_graph_node_arg(p->g, id, arg);
     if (v->kind != SC_VALUE_NODE)
@@ -1150,7 +1150,7 @@ static bool arg_numel(sc_partition *p, sc_node_id id, size_t arg,
     const sc_value *v;
     const sc__pnode *pn;
     sc_result r;
-    if (arg >= sc_graph_node_num_args(p->g, id))
+    if (arg >= sc_graph_node_arg_count(p->g, id))
         return false;
     v = sc_graph_node_arg(p->g, id, arg);
     if (v->kind != SC_VALUE_NODE)
@@ -1166,7 +1166,7 @@ static bool arg_numel(sc_partition *p, sc_node_id id, size_t arg,
 /* FLOPs of one node at the hints from the op table's formula name. */
 static bool node_flops(sc_partition *p, sc_node_id id, int64_t *out)
 {
-    int op = sc_graph_node_op(p->g, id);
+    int op = sc__graph_node_op(p->g, id);
     const sc__pnode *pn = &p->nodes[id];
     int64_t n, m, k, b;
     sc_result r;

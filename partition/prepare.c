@@ -270,7 +270,7 @@ static void dead_code_node(sc_partition *p, prep *q, size_t i)
 sc_status sc__partition_eval(sc_partition *p, sc_expr *e, int64_t *out,
                              sc_error *err)
 {
-    if (sc_expr_get_si(e, out))
+    if (sc_expr_value_si(e, out))
         return SC_OK;
     return sc_expr_eval_si(p->ctx, e, p->binding, out, err);
 }

@@ -109,7 +109,7 @@ static void put_rules(sc__buf *b, const sc_partition *p)
     size_t k, n;
     int pass;
 
-    sc_partition_get_rules(p, &off, &max_dist, &limit);
+    sc_partition_rules(p, &off, &max_dist, &limit);
     sc__buf_puts(b, "ban rules: ");
     for (pass = 0; pass < 2; pass++) {
         if (pass == 1) {
@@ -190,8 +190,8 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
     sc__buf_printf(&b,
                    "joint: %zu nodes (%zu primals, %zu tangents, %zu "
                    "outputs, %zu forward), %zu dead, %zu folded by CSE\n",
-                   p->n, sc_graph_num_primals(p->g),
-                   sc_graph_num_tangents(p->g), sc_graph_num_outputs(p->g),
+                   p->n, sc_graph_primal_count(p->g),
+                   sc_graph_tangent_count(p->g), sc_graph_output_count(p->g),
                    p->nfwd_out, p->ndead, p->nfolded);
     sc__buf_printf(&b, "forward: %zu nodes (%zu calls)\n", c.fw_nodes,
                    c.fw_calls);
@@ -417,7 +417,7 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     {
         unsigned off;
         int32_t max_dist, limit;
-        sc_partition_get_rules(p, &off, &max_dist, &limit);
+        sc_partition_rules(p, &off, &max_dist, &limit);
         o = json_object();
         for (i = 0; i < NRULES; i++)
             set(o, rule_names[i].json,
@@ -429,11 +429,11 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     set(root, "unbacked_fallback", json_integer(p->unbacked_fallback), &ok);
     o = json_object();
     set(o, "nodes", json_integer((json_int_t)p->n), &ok);
-    set(o, "primals", json_integer((json_int_t)sc_graph_num_primals(p->g)),
+    set(o, "primals", json_integer((json_int_t)sc_graph_primal_count(p->g)),
         &ok);
     set(o, "tangents",
-        json_integer((json_int_t)sc_graph_num_tangents(p->g)), &ok);
-    set(o, "outputs", json_integer((json_int_t)sc_graph_num_outputs(p->g)),
+        json_integer((json_int_t)sc_graph_tangent_count(p->g)), &ok);
+    set(o, "outputs", json_integer((json_int_t)sc_graph_output_count(p->g)),
         &ok);
     set(o, "fwd_outputs", json_integer((json_int_t)p->nfwd_out), &ok);
     set(o, "params", json_integer((json_int_t)p->nparams), &ok);

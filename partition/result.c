@@ -89,9 +89,9 @@ const char *sc_partition_phase_name(sc_partition_phase phase)
 
 /* ---- Accessors --------------------------------------------------------------- */
 
-void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
-                            int32_t *max_dist_from_bw,
-                            int32_t *long_chain_limit)
+void sc_partition_rules(const sc_partition *p, unsigned *rules_off,
+                        int32_t *max_dist_from_bw,
+                        int32_t *long_chain_limit)
 {
     if (rules_off)
         *rules_off = p->rules_off;
@@ -108,12 +108,12 @@ int64_t sc_partition_unbacked_fallback(const sc_partition *p)
 
 
 const sc_graph *sc_partition_joint(const sc_partition *p) { return p->g; }
-sc_partition_policy sc_partition_get_policy(const sc_partition *p)
+sc_partition_policy sc_partition_policy_in_force(const sc_partition *p)
 {
     return p->policy;
 }
 
-size_t sc_partition_num_saved_tensors(const sc_partition *p)
+size_t sc_partition_saved_tensor_count(const sc_partition *p)
 {
     return p->saved_tensors.n;
 }
@@ -121,7 +121,7 @@ sc_node_id sc_partition_saved_tensor(const sc_partition *p, size_t i)
 {
     return i < p->saved_tensors.n ? p->saved_tensors.ids[i] : SC_NODE_NONE;
 }
-size_t sc_partition_num_saved_symints(const sc_partition *p)
+size_t sc_partition_saved_symint_count(const sc_partition *p)
 {
     return p->saved_symints.n;
 }
@@ -129,7 +129,7 @@ sc_node_id sc_partition_saved_symint(const sc_partition *p, size_t i)
 {
     return i < p->saved_symints.n ? p->saved_symints.ids[i] : SC_NODE_NONE;
 }
-size_t sc_partition_num_recomputed(const sc_partition *p)
+size_t sc_partition_recomputed_count(const sc_partition *p)
 {
     return p->recomputed.n;
 }
@@ -138,7 +138,7 @@ sc_node_id sc_partition_recomputed(const sc_partition *p, size_t i)
     return i < p->recomputed.n ? p->recomputed.ids[i] : SC_NODE_NONE;
 }
 
-size_t sc_partition_num_synth_symints(const sc_partition *p)
+size_t sc_partition_synth_symint_count(const sc_partition *p)
 {
     return p->nsynth;
 }
@@ -253,11 +253,11 @@ sc_expr *sc_partition_trivial_bytes_expr(const sc_partition *p)
     return p->trivial_expr;
 }
 int64_t sc_partition_cut_value(const sc_partition *p) { return p->cut_value; }
-size_t sc_partition_network_vertices(const sc_partition *p)
+size_t sc_partition_network_vertex_count(const sc_partition *p)
 {
     return p->net_vertices;
 }
-size_t sc_partition_network_edges(const sc_partition *p)
+size_t sc_partition_network_edge_count(const sc_partition *p)
 {
     return p->net_edges;
 }
@@ -267,9 +267,9 @@ int64_t sc_partition_recompute_flops(const sc_partition *p, size_t *unknown)
         *unknown = p->flops_unknown;
     return p->flops;
 }
-size_t sc_partition_num_dead(const sc_partition *p) { return p->ndead; }
-size_t sc_partition_num_folded(const sc_partition *p) { return p->nfolded; }
-size_t sc_partition_num_warnings(const sc_partition *p)
+size_t sc_partition_dead_count(const sc_partition *p) { return p->ndead; }
+size_t sc_partition_folded_count(const sc_partition *p) { return p->nfolded; }
+size_t sc_partition_warning_count(const sc_partition *p)
 {
     return p->nwarnings;
 }

@@ -95,7 +95,7 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
                        sc_error *err)
 {
     const sc_graph *g = p->g;
-    size_t nout = sc_graph_num_outputs(g), i, k;
+    size_t nout = sc_graph_output_count(g), i, k;
     long params = o->num_params;
 
     if ((unsigned)o->policy >= SC_PARTITION_POLICY_COUNT_)
@@ -109,9 +109,9 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
                                  o->num_fwd_outputs, nout);
         p->nfwd_out = (size_t)o->num_fwd_outputs;
     } else {
-        p->nfwd_out = sc_graph_num_fwd_outputs(g);
+        p->nfwd_out = sc_graph_fwd_output_count(g);
     }
-    if (sc_graph_num_tangents(g) == 0)
+    if (sc_graph_tangent_count(g) == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "not a joint graph: it has no tangent inputs");
     if (params < 0) {
@@ -130,12 +130,12 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
                                      d);
         }
     }
-    if ((size_t)params > sc_graph_num_primals(g))
+    if ((size_t)params > sc_graph_primal_count(g))
         return sc__error_set(err, SC_ERR_INVALID,
                              "%ld parameters, but the graph has %zu primals",
-                             params, sc_graph_num_primals(g));
+                             params, sc_graph_primal_count(g));
     p->nparams = (size_t)params;
-    for (i = 0, k = 0; i < sc_graph_num_placeholders(g); i++)
+    for (i = 0, k = 0; i < sc_graph_placeholder_count(g); i++)
         if (sc_graph_node_role(g, (sc_node_id)i) == SC_ROLE_PRIMAL &&
             k++ < p->nparams)
             p->nodes[i].flags |= SC__PN_PARAM;
@@ -194,7 +194,7 @@ sc_status sc_partition_run(const sc_graph *joint,
     p->policy = opts->policy;
     p->flags = opts->flags;
     p->opts = opts;
-    p->n = sc_graph_num_nodes(joint);
+    p->n = sc_graph_node_count(joint);
     p->nodes = sc__calloc(p->n ? p->n : 1, sizeof *p->nodes);
     if (!p->nodes) {
         status = sc__error_nomem(err);

@@ -628,12 +628,12 @@ sc_expr *sc_expr_symbol(sc_ctx *ctx, const char *name)
 
 /* ---- Inspection ---------------------------------------------------------- */
 
-sc_expr_kind sc_expr_get_kind(const sc_expr *e) { return e->kind; }
+sc_expr_kind sc_expr_node_kind(const sc_expr *e) { return e->kind; }
 bool sc_expr_is_bool(const sc_expr *e) { return e->is_bool; }
 bool sc_expr_is_int(const sc_expr *e) { return e->kind == SC_EXPR_INT; }
 bool sc_expr_is_symbol(const sc_expr *e) { return e->kind == SC_EXPR_SYMBOL; }
 
-bool sc_expr_get_si(const sc_expr *e, int64_t *out)
+bool sc_expr_value_si(const sc_expr *e, int64_t *out)
 {
     if (e->kind != SC_EXPR_INT || e->u.value.big)
         return false;
@@ -642,7 +642,7 @@ bool sc_expr_get_si(const sc_expr *e, int64_t *out)
     return true;
 }
 
-void sc_expr_get_mpz(const sc_expr *e, mpz_ptr out)
+void sc_expr_value_mpz(const sc_expr *e, mpz_ptr out)
 {
     if (e->kind == SC_EXPR_INT)
         sc__int_get_mpz(&e->u.value, out);
@@ -660,7 +660,7 @@ size_t sc_expr_symbol_index(const sc_expr *e)
     return e->kind == SC_EXPR_SYMBOL ? e->u.sym.index : (size_t)-1;
 }
 
-size_t sc_expr_nargs(const sc_expr *e) { return e->nargs; }
+size_t sc_expr_arg_count(const sc_expr *e) { return e->nargs; }
 
 sc_expr *sc_expr_arg(const sc_expr *e, size_t i)
 {

@@ -724,14 +724,14 @@ nomem:
     return sc__error_nomem(err);
 }
 
-size_t sc_prog_num_inputs(const sc_prog *prog) { return prog->ninputs; }
+size_t sc_prog_input_count(const sc_prog *prog) { return prog->ninputs; }
 
 sc_expr *sc_prog_input(const sc_prog *prog, size_t i)
 {
     return i < prog->ninputs ? prog->inputs[i] : NULL;
 }
 
-size_t sc_prog_num_outputs(const sc_prog *prog) { return prog->nexprs; }
+size_t sc_prog_output_count(const sc_prog *prog) { return prog->nexprs; }
 
 /* ---- Evaluation ---------------------------------------------------------- */
 

@@ -1,4 +1,4 @@
-/* symcut tests — autodiff: sc_graph_joint and the generated derivative
+/* symcut tests — autodiff: sc_graph_new_joint and the generated derivative
  * formulas (graph/autodiff.c, graph/ops-autodiff-gen.c; doc/autodiff.md).
  *
  * Structure: names, output order, None gradients, accumulation,
@@ -69,8 +69,8 @@ static sc_graph *joint(const sc_graph *fwd, const bool *rg, size_t n)
     sc_joint_options_init(&o);
     o.requires_grad = rg;
     o.nrequires_grad = n;
-    st = sc_graph_joint(fwd, rg ? &o : NULL, &j, &err);
-    ck_assert_msg(st == SC_OK, "sc_graph_joint: %s: %s", sc_status_name(st),
+    st = sc_graph_new_joint(fwd, rg ? &o : NULL, &j, &err);
+    ck_assert_msg(st == SC_OK, "sc_graph_new_joint: %s: %s", sc_status_name(st),
                   err.message);
     ck_assert_ptr_nonnull(j);
     return j;
@@ -100,7 +100,7 @@ static sc_node_id node_arg(const sc_graph *g, sc_node_id id, size_t i)
 static size_t count_op(const sc_graph *g, const char *op)
 {
     size_t n = 0, i;
-    for (i = 0; i < sc_graph_num_nodes(g); i++)
+    for (i = 0; i < sc_graph_node_count(g); i++)
         if (strcmp(op_of(g, (sc_node_id)i), op) == 0)
             n++;
     return n;
@@ -151,13 +151,13 @@ START_TEST(test_default_mask_and_roundtrip)
     sc_error err;
     char *text = NULL, why[256] = "";
     size_t i;
-    ck_assert_int_eq(sc_graph_num_primals(j), 3);
-    ck_assert_int_eq(sc_graph_num_tangents(j), 1);
+    ck_assert_int_eq(sc_graph_primal_count(j), 3);
+    ck_assert_int_eq(sc_graph_tangent_count(j), 1);
     ck_assert_str_eq(sc_graph_node_name(j, 0), "primals_1");
     ck_assert_str_eq(sc_graph_node_name(j, 3), "tangents_1");
     ck_assert_int_eq(sc_graph_node_role(j, 3), SC_ROLE_TANGENT);
-    ck_assert_int_eq(sc_graph_num_outputs(j), 4);
-    ck_assert_int_eq(sc_graph_num_fwd_outputs(j), 1);
+    ck_assert_int_eq(sc_graph_output_count(j), 4);
+    ck_assert_int_eq(sc_graph_fwd_output_count(j), 1);
     ck_assert_str_eq(sc_graph_node_name(j, sc_graph_output(j, 0)), "sum_1");
     for (i = 1; i < 4; i++) {
         sc_node_id o = sc_graph_output(j, i);
@@ -196,7 +196,7 @@ START_TEST(test_mlp_bias_and_none)
     sc_graph *j = joint(f, rg, 5);
     sc_node_id b1 = sc_graph_output(j, 2), b2 = sc_graph_output(j, 4), s;
     const sc_value *dims, *keep;
-    ck_assert_int_eq(sc_graph_num_outputs(j), 6);
+    ck_assert_int_eq(sc_graph_output_count(j), 6);
     ck_assert_int_eq(sc_graph_output(j, 5), SC_NODE_NONE);
     ck_assert_str_eq(op_of(j, b1), "view.default");
     ck_assert_str_eq(op_of(j, b2), "view.default");
@@ -378,7 +378,7 @@ START_TEST(test_errors_and_nondiff)
     sc_joint_options o;
     bool rg[1] = {true};
     sc_error err;
-    ck_assert_int_eq(sc_graph_joint(f, NULL, &j, &err), SC_ERR_UNSUPPORTED);
+    ck_assert_int_eq(sc_graph_new_joint(f, NULL, &j, &err), SC_ERR_UNSUPPORTED);
     ck_assert_ptr_null(j);
     ck_assert_msg(strstr(err.message, "tanh_backward") &&
                       strstr(err.message, "no derivative formula"),
@@ -386,18 +386,18 @@ START_TEST(test_errors_and_nondiff)
     sc_joint_options_init(&o);
     o.requires_grad = rg;
     o.nrequires_grad = 1;
-    ck_assert_int_eq(sc_graph_joint(f, &o, &j, &err), SC_ERR_INVALID);
+    ck_assert_int_eq(sc_graph_new_joint(f, &o, &j, &err), SC_ERR_INVALID);
     sc_graph_free(f);
 
     f = file_graph(ctx, "examples/mlp_gelu.joint.txt");
-    ck_assert_int_eq(sc_graph_joint(f, NULL, &j, &err), SC_ERR_INVALID);
+    ck_assert_int_eq(sc_graph_new_joint(f, NULL, &j, &err), SC_ERR_INVALID);
     ck_assert_ptr_null(j);
     sc_graph_free(f);
 
     f = text_graph(ctx, not_diff);
     {
         bool flags[4] = {false, true, false, true};
-        ck_assert_int_eq(sc_graph_num_nodes(f), 4);
+        ck_assert_int_eq(sc_graph_node_count(f), 4);
         ck_assert_int_eq(sc_graph_requires_grad(f, NULL, flags, &err), SC_OK);
         ck_assert(flags[0] && !flags[1] && flags[2] && !flags[3]);
         rg[0] = false;
@@ -406,8 +406,8 @@ START_TEST(test_errors_and_nondiff)
         rg[0] = true;
     }
     j = joint(f, NULL, 0);
-    ck_assert_int_eq(sc_graph_num_tangents(j), 1);
-    ck_assert_int_eq(sc_graph_num_outputs(j), 3);
+    ck_assert_int_eq(sc_graph_tangent_count(j), 1);
+    ck_assert_int_eq(sc_graph_output_count(j), 3);
     ck_assert_str_eq(sc_graph_node_name(j, sc_graph_output(j, 2)),
                      "tangents_1");
     sc_graph_free(j);
@@ -438,7 +438,7 @@ START_TEST(test_dropout)
     sc_interp_options io;
     sc_error err;
     size_t k, kept = 0;
-    ck_assert_int_eq(sc_graph_num_tangents(j), 1);
+    ck_assert_int_eq(sc_graph_tangent_count(j), 1);
     ck_assert_str_eq(op_of(j, sc_graph_output(j, 2)),
                      "native_dropout_backward.default");
     in[0] = filled(2, s, 0.5);
@@ -580,7 +580,7 @@ static sc_status run_graph(const sc_graph *g, sc_tensor **in, sc_tensor **out,
 static double fd_objective(const sc_graph *f, sc_tensor **in,
                            sc_tensor *const *tan, const bool *has_tan)
 {
-    size_t no = sc_graph_num_outputs(f), i, e, k = 0;
+    size_t no = sc_graph_output_count(f), i, e, k = 0;
     sc_tensor *out[16] = {0};
     sc_error err;
     double acc = 0;
@@ -608,14 +608,14 @@ START_TEST(test_formula_finite_differences)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *f = text_graph(ctx, text), *j;
     sc_symmap *bind = sc_symmap_new(ctx);
-    size_t np = sc_graph_num_placeholders(f), nj, no, nfo, i, e, k;
+    size_t np = sc_graph_placeholder_count(f), nj, no, nfo, i, e, k;
     sc_tensor *in[24] = {0}, *out[40] = {0}, *tan[16];
     bool has_tan[16] = {false};
     sc_error err;
     j = joint(f, NULL, 0);
-    nj = sc_graph_num_placeholders(j);
-    no = sc_graph_num_outputs(j);
-    nfo = sc_graph_num_fwd_outputs(j);
+    nj = sc_graph_placeholder_count(j);
+    no = sc_graph_output_count(j);
+    nfo = sc_graph_fwd_output_count(j);
     ck_assert(nj <= 24 && no <= 40);
     ck_assert_int_eq(sc_interp_bind_sizes(j, NULL, bind, &err), SC_OK);
     ck_assert_msg(sc_interp_random_inputs(j, bind, 1000 + (uint64_t)_i, 3,
@@ -740,7 +740,7 @@ static sc_value remap(const sc_value *v, const sc_node_id *map,
 
 static sc_graph *forward_of_joint(sc_ctx *ctx, const sc_graph *jg)
 {
-    size_t n = sc_graph_num_nodes(jg), nfo = sc_graph_num_fwd_outputs(jg);
+    size_t n = sc_graph_node_count(jg), nfo = sc_graph_fwd_output_count(jg);
     size_t i, k, nsym;
     bool *need = calloc(n + 1, sizeof *need);
     sc_node_id *map = calloc(n + 1, sizeof *map), outs[16];
@@ -758,7 +758,7 @@ static sc_graph *forward_of_joint(sc_ctx *ctx, const sc_graph *jg)
             need[i] = true;
         if (!need[i])
             continue;
-        for (k = 0; k < sc_graph_node_num_args(jg, id); k++) {
+        for (k = 0; k < sc_graph_node_arg_count(jg, id); k++) {
             const sc_value *v = sc_graph_node_arg(jg, id, k);
             size_t e;
             if (v->kind == SC_VALUE_NODE)
@@ -790,8 +790,8 @@ static sc_graph *forward_of_joint(sc_ctx *ctx, const sc_graph *jg)
                                  &r, &map[i], &err),
                              SC_OK);
         } else {
-            size_t na = sc_graph_node_num_args(jg, id), used = 0;
-            size_t npos = sc_graph_node_num_positional(jg, id);
+            size_t na = sc_graph_node_arg_count(jg, id), used = 0;
+            size_t npos = sc_graph_node_positional_count(jg, id);
             sc_value args[32];
             const char *kwn[32];
             ck_assert(na <= 32);
@@ -861,13 +861,13 @@ START_TEST(test_cross_check)
     }
     snprintf(rel, sizeof rel, "examples/%s.data", name);
     dir = srcpath(rel);
-    np = sc_graph_num_placeholders(f);
+    np = sc_graph_placeholder_count(f);
     rg = calloc(np + 1, sizeof *rg);
     ck_assert_ptr_nonnull(rg);
     manifest_mask(dir, rg, np);
     j = joint(f, rg, np);
-    nj = sc_graph_num_placeholders(j);
-    no = sc_graph_num_outputs(j);
+    nj = sc_graph_placeholder_count(j);
+    no = sc_graph_output_count(j);
     in = calloc(nj + 1, sizeof *in);
     out = calloc(no + 1, sizeof *out);
     ck_assert(in && out);
@@ -954,7 +954,7 @@ START_TEST(test_cross_check_dropout_model)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *f = file_graph(ctx, "examples/transformer_encoder_layer.forward.txt");
     sc_graph *ref = file_graph(ctx, "examples/transformer_encoder_layer.joint.txt");
-    size_t np = sc_graph_num_placeholders(f), nro = sc_graph_num_outputs(ref);
+    size_t np = sc_graph_placeholder_count(f), nro = sc_graph_output_count(ref);
     bool *rg = calloc(np + 1, sizeof *rg);
     sc_graph *j;
     sc_symmap *bind = sc_symmap_new(ctx);
@@ -967,10 +967,10 @@ START_TEST(test_cross_check_dropout_model)
     for (i = 0; i < np; i++)
         rg[i] = sc_graph_output(ref, nro - np + i) != SC_NODE_NONE;
     j = joint(f, rg, np);
-    no = sc_graph_num_outputs(j);
-    nin = sc_graph_num_placeholders(j);
+    no = sc_graph_output_count(j);
+    nin = sc_graph_placeholder_count(j);
     ck_assert_int_eq(no, nro);
-    ck_assert_int_eq(nin, sc_graph_num_placeholders(ref));
+    ck_assert_int_eq(nin, sc_graph_placeholder_count(ref));
     ck_assert_int_eq(sc_interp_bind_sizes(ref, NULL, bind, &err), SC_OK);
     ia = calloc(nin + 1, sizeof *ia);
     ib = calloc(nin + 1, sizeof *ib);
@@ -998,7 +998,7 @@ START_TEST(test_cross_check_dropout_model)
         }
     }
     ck_assert_int_eq(count_op(j, "bernoulli_.float"), 4);
-    for (i = 0; i < sc_graph_num_nodes(j); i++)
+    for (i = 0; i < sc_graph_node_count(j); i++)
         masks += strcmp(op_of(j, (sc_node_id)i), "div.Scalar") == 0;
     ck_assert(masks >= 4);
     for (i = 0; i < nin; i++) {
@@ -1188,7 +1188,7 @@ START_TEST(test_as_strided_joint)
     snprintf(text, sizeof text, asj_slice, ", 1");
     f = text_graph(ctx, text);
     j = NULL;
-    ck_assert_int_eq(sc_graph_joint(f, NULL, &j, &err), SC_ERR_UNSUPPORTED);
+    ck_assert_int_eq(sc_graph_new_joint(f, NULL, &j, &err), SC_ERR_UNSUPPORTED);
     ck_assert_ptr_null(j);
     ck_assert_msg(strstr(err.message, "storage_offset") &&
                       strstr(err.message, "'s'"),
@@ -1257,7 +1257,7 @@ START_TEST(test_builder_tuple_count)
     ck_assert_int_eq(r.kind, SC_RESULT_TENSOR);
     {
         int64_t rows = 0;
-        ck_assert(sc_expr_get_si(r.tensor.sizes[0], &rows));
+        ck_assert(sc_expr_value_si(r.tensor.sizes[0], &rows));
         ck_assert_int_eq(rows, 1);
     }
     args[1] = sc_value_int(2);
@@ -1269,7 +1269,7 @@ START_TEST(test_builder_tuple_count)
 }
 END_TEST
 
-/* sc_graph_joint of f with every allocation failing in turn:
+/* sc_graph_new_joint of f with every allocation failing in turn:
  * SC_ERR_NOMEM, *out NULL, no leak. */
 static void joint_out_of_memory(const sc_graph *f)
 {
@@ -1279,7 +1279,7 @@ static void joint_out_of_memory(const sc_graph *f)
         sc_error err;
         sc_status st;
         sc__alloc_fail_after(n);
-        st = sc_graph_joint(f, NULL, &j, &err);
+        st = sc_graph_new_joint(f, NULL, &j, &err);
         sc__alloc_fail_after(-1);
         if (st == SC_OK) {
             sc_graph_free(j);
@@ -1316,7 +1316,7 @@ static bool has_bare_symint(const sc_value *v)
     size_t i;
     int64_t c;
     if (v->kind == SC_VALUE_SYMINT)
-        return !sc_expr_get_si(v->u.expr, &c);
+        return !sc_expr_value_si(v->u.expr, &c);
     if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
         for (i = 0; i < v->u.list.n; i++)
             if (has_bare_symint(&v->u.list.items[i]))
@@ -1327,8 +1327,8 @@ static bool has_bare_symint(const sc_value *v)
 static void assert_no_bare_symints(const sc_graph *g)
 {
     size_t id, i;
-    for (id = 0; id < sc_graph_num_nodes(g); id++)
-        for (i = 0; i < sc_graph_node_num_args(g, (sc_node_id)id); i++)
+    for (id = 0; id < sc_graph_node_count(g); id++)
+        for (i = 0; i < sc_graph_node_arg_count(g, (sc_node_id)id); i++)
             ck_assert_msg(!has_bare_symint(
                               sc_graph_node_arg(g, (sc_node_id)id, i)),
                           "node '%s', argument %zu: a bare symbolic integer",
@@ -1359,7 +1359,7 @@ static void assert_gradcheck(const sc_graph *j, const sc_symmap *sizes)
     sc_gradcheck_options_init(&o);
     o.sizes = sizes;
     o.seed = 11;
-    ck_assert_msg(sc_gradcheck(j, &o, &r, &err) == SC_OK, "gradcheck: %s",
+    ck_assert_msg(sc_gradcheck_run(j, &o, &r, &err) == SC_OK, "gradcheck: %s",
                   err.message);
     ck_assert_msg(r.passed, "gradcheck: %s", r.message);
     ck_assert(r.checked > 0);
@@ -1378,9 +1378,9 @@ static void assert_partition_validates(const sc_graph *j,
     sc_validate_options_init(&vo);
     vo.sizes = sizes;
     vo.seed = 5;
-    ck_assert_msg(sc_validate(sc_partition_joint(p), sc_partition_forward(p),
-                              sc_partition_backward(p), &vo, &rep,
-                              &err) == SC_OK,
+    ck_assert_msg(sc_validate_run(sc_partition_joint(p), sc_partition_forward(p),
+                                  sc_partition_backward(p), &vo, &rep,
+                                  &err) == SC_OK,
                   "validate: %s", err.message);
     ck_assert_msg(rep.passed, "validate: %s", rep.message);
     sc_partition_free(p);
@@ -1455,7 +1455,7 @@ START_TEST(test_symint_composite)
     ck_assert_ptr_nonnull(m);
     assert_no_bare_symints(j);
     ck_assert_int_ge(count_op(j, "mul"), 2);
-    for (i = 0; i < sc_graph_num_nodes(j); i++)
+    for (i = 0; i < sc_graph_node_count(j); i++)
         if (strcmp(op_of(j, (sc_node_id)i), "div.Scalar") == 0)
             ck_assert_int_eq(sc_graph_node_arg(j, (sc_node_id)i, 1)->kind,
                              SC_VALUE_NODE);
@@ -1503,7 +1503,7 @@ static void assert_grad_sizes(const sc_graph *j, size_t out, size_t nd,
     ck_assert_int_eq(r.kind, SC_RESULT_TENSOR);
     ck_assert_int_eq(r.tensor.ndim, nd);
     for (d = 0; d < nd; d++) {
-        ck_assert(sc_expr_get_si(r.tensor.sizes[d], &v));
+        ck_assert(sc_expr_value_si(r.tensor.sizes[d], &v));
         ck_assert_int_eq(v, want[d]);
     }
 }
@@ -1596,7 +1596,7 @@ static sc_partition *partition_checked(const sc_graph *j,
     sc_symmap *m = NULL;
     sc_error err;
     const sc_graph *fw, *bw;
-    size_t i, nfwd = sc_graph_num_fwd_outputs(j);
+    size_t i, nfwd = sc_graph_fwd_output_count(j);
 
     sc_partition_options_init(&po);
     po.policy = policy;
@@ -1605,9 +1605,9 @@ static sc_partition *partition_checked(const sc_graph *j,
                   err.message);
     fw = sc_partition_forward(p);
     bw = sc_partition_backward(p);
-    ck_assert_uint_eq(sc_graph_num_placeholders(bw),
-                      sc_graph_num_outputs(fw) - nfwd +
-                          sc_graph_num_tangents(j));
+    ck_assert_uint_eq(sc_graph_placeholder_count(bw),
+                      sc_graph_output_count(fw) - nfwd +
+                          sc_graph_tangent_count(j));
     for (i = 0; i < 2; i++) {
         if (i == 1) {
             if (!sym)
@@ -1619,7 +1619,7 @@ static sc_partition *partition_checked(const sc_graph *j,
         }
         sc_validate_options_init(&vo);
         vo.sizes = m;
-        ck_assert_msg(sc_validate(j, fw, bw, &vo, &rep, &err) == SC_OK,
+        ck_assert_msg(sc_validate_run(j, fw, bw, &vo, &rep, &err) == SC_OK,
                       "validate: %s", err.message);
         ck_assert_msg(rep.passed, "validate (%s, %s): %s",
                       sc_partition_policy_name(policy),
@@ -1680,23 +1680,23 @@ START_TEST(test_partition_binds_composite_symbols)
         const sc_graph *bw = sc_partition_backward(p);
         sc_node_id o;
         /* nothing of the joint is saved; two new SymInts are */
-        ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 0);
-        ck_assert_uint_eq(sc_partition_num_saved_symints(p), 0);
-        ck_assert_uint_eq(sc_graph_num_placeholders(bw), 3);
+        ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 0);
+        ck_assert_uint_eq(sc_partition_saved_symint_count(p), 0);
+        ck_assert_uint_eq(sc_graph_placeholder_count(bw), 3);
         ck_assert_ptr_eq(symint_input(bw, 0), s0);
         ck_assert_ptr_eq(symint_input(bw, 1), s1);
         ck_assert_int_eq(sc_graph_node_role(bw, 2), SC_ROLE_TANGENT);
-        ck_assert_uint_eq(sc_graph_num_outputs(fw), 3);
+        ck_assert_uint_eq(sc_graph_output_count(fw), 3);
         o = sc_graph_output(fw, 1);
         ck_assert_str_eq(sc_graph_node_target(fw, o),
                          "torch.ops.aten.sym_size.int");
         ck_assert_str_eq(sc_graph_node_name(fw, o), sc_graph_node_name(bw, 0));
         ck_assert_int_eq(node_arg(fw, o, 0), 0); /* primals_1 */
-        ck_assert_uint_eq(sc_partition_num_warnings(p), 2);
+        ck_assert_uint_eq(sc_partition_warning_count(p), 2);
         ck_assert_ptr_nonnull(strstr(sc_partition_warning(p, 0), "bind s0"));
         /* the result lists both, as the backward's placeholders order
          * them */
-        ck_assert_uint_eq(sc_partition_num_synth_symints(p), 2);
+        ck_assert_uint_eq(sc_partition_synth_symint_count(p), 2);
         for (size_t i = 0; i < 2; i++) {
             sc_partition_synth sy;
             ck_assert(sc_partition_synth_symint(p, i, &sy));
@@ -1722,7 +1722,7 @@ START_TEST(test_partition_binds_composite_symbols)
     for (k = 0; k < 3; k++) {
         sc_partition *p = partition_checked(j, all_policies[k], "s0", 4);
         const sc_graph *bw = sc_partition_backward(p);
-        ck_assert_uint_eq(sc_partition_num_saved_symints(p), 2);
+        ck_assert_uint_eq(sc_partition_saved_symint_count(p), 2);
         ck_assert_str_eq(sc_graph_node_name(j, sc_partition_saved_symint(p, 0)),
                          "sym_size");
         ck_assert_str_eq(sc_graph_node_name(j, sc_partition_saved_symint(p, 1)),
@@ -1736,7 +1736,7 @@ START_TEST(test_partition_binds_composite_symbols)
             sc_partition_node_reason(p, sc_partition_saved_symint(p, 1)),
             "saved: the backward binds a symbol from it");
         /* joint nodes: nothing synthesized */
-        ck_assert_uint_eq(sc_partition_num_synth_symints(p), 0);
+        ck_assert_uint_eq(sc_partition_synth_symint_count(p), 0);
         sc_partition_free(p);
     }
     sc_graph_free(j);
@@ -1772,8 +1772,8 @@ START_TEST(test_unbind_many_unused_pieces)
     ck_assert_int_eq(count_op(j, "zeros_like.default"), 0);
     /* no getitem for the unused pieces: their sizes are the used one's */
     ck_assert_int_eq(count_op(j, "getitem"), 1);
-    ck_assert_uint_lt(sc_graph_num_nodes(j), 20);
-    for (i = 0; i < sc_graph_num_nodes(j); i++)
+    ck_assert_uint_lt(sc_graph_node_count(j), 20);
+    for (i = 0; i < sc_graph_node_count(j); i++)
         if (strcmp(op_of(j, (sc_node_id)i), "stack.default") == 0)
             st = (sc_node_id)i;
     ck_assert_int_ne(st, SC_NODE_NONE);
@@ -1790,7 +1790,7 @@ START_TEST(test_unbind_many_unused_pieces)
         sc_partition *p = partition_checked(j, all_policies[k], "s0", 5);
         ck_assert_int_ne(sc_partition_node_place(p, z),
                          SC_PARTITION_PLACE_SAVED);
-        for (i = 0; i < sc_partition_num_saved_tensors(p); i++)
+        for (i = 0; i < sc_partition_saved_tensor_count(p); i++)
             ck_assert_str_ne(op_of(j, sc_partition_saved_tensor(p, i)),
                              "zeros.default");
         sc_partition_free(p);
@@ -1832,7 +1832,7 @@ START_TEST(test_bindings_out_of_memory)
         st = sc_partition_run(j, NULL, &p, &err);
         sc__alloc_fail_after(-1);
         if (st == SC_OK) {
-            ck_assert_uint_eq(sc_graph_num_outputs(sc_partition_forward(p)),
+            ck_assert_uint_eq(sc_graph_output_count(sc_partition_forward(p)),
                               3);
             sc_partition_free(p);
             break;

@@ -7,10 +7,10 @@
  * - Every op of the table with derivative formulas passes gradcheck on its
  *   own, on several shapes, with broadcasting and non-contiguous inputs:
  *   one small forward graph per case (op_cases below), its joint graph
- *   built by sc_graph_joint, checked on every element.  Which ops have
+ *   built by sc_graph_new_joint, checked on every element.  Which ops have
  *   formulas is read from graph/ops.yaml (the `derivatives:` field), not
  *   from the code under test; ops without formulas are reported by the
- *   coverage test, and a case of such an op passes when sc_graph_joint
+ *   coverage test, and a case of such an op passes when sc_graph_new_joint
  *   rejects it as unsupported.
  *
  * Data come from $top_srcdir/examples and $top_srcdir/graph/ops.yaml (make
@@ -134,7 +134,7 @@ START_TEST(test_examples_pass)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *g = read_example(ctx, examples[_i].file);
     sc_symmap *sizes = sc_symmap_new(ctx);
-    size_t np = sc_graph_num_primals(g), i, nchecked = 0, nnone = 0;
+    size_t np = sc_graph_primal_count(g), i, nchecked = 0, nnone = 0;
     sc_gradcheck_input *recs = calloc(np + 1, sizeof *recs);
     sc_gradcheck_options o;
     sc_gradcheck_report r;
@@ -149,7 +149,7 @@ START_TEST(test_examples_pass)
     o.seed = 3;
     o.sizes = sizes;
     o.per_input = recs;
-    st = sc_gradcheck(g, &o, &r, &err);
+    st = sc_gradcheck_run(g, &o, &r, &err);
     ck_assert_msg(st == SC_OK, "%s: %s", examples[_i].file, err.message);
     ck_assert_msg(r.passed, "%s: %s", examples[_i].file, r.message);
     ck_assert_str_eq(r.message, "");
@@ -162,7 +162,7 @@ START_TEST(test_examples_pass)
      * and at most max_per_input elements of each are checked. */
     for (i = 0; i < np; i++) {
         sc_node_id grad =
-            sc_graph_output(g, sc_graph_num_fwd_outputs(g) + i);
+            sc_graph_output(g, sc_graph_fwd_output_count(g) + i);
         ck_assert_int_eq(recs[i].node, (sc_node_id)i);
         if (grad == SC_NODE_NONE) {
             ck_assert_ptr_nonnull(recs[i].skipped);
@@ -192,7 +192,7 @@ START_TEST(test_integer_primals_skipped)
 {
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *g = read_example(ctx, "examples/lm_head_ce.joint.txt");
-    size_t np = sc_graph_num_primals(g), i, nint = 0, nfloat = 0;
+    size_t np = sc_graph_primal_count(g), i, nint = 0, nfloat = 0;
     sc_gradcheck_input *recs = calloc(np + 1, sizeof *recs);
     sc_gradcheck_options o;
     sc_gradcheck_report r;
@@ -201,7 +201,7 @@ START_TEST(test_integer_primals_skipped)
     sc_gradcheck_options_init(&o);
     o.max_per_input = 1;
     o.per_input = recs;
-    ck_assert_int_eq(sc_gradcheck(g, &o, &r, &err), SC_OK);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &r, &err), SC_OK);
     ck_assert_msg(r.passed, "%s", r.message);
     for (i = 0; i < np; i++) {
         sc_result res;
@@ -210,7 +210,7 @@ START_TEST(test_integer_primals_skipped)
         if (sc_dtype_kind(res.tensor.dtype) != 'f') {
             ck_assert_ptr_nonnull(recs[i].skipped);
             nint++;
-        } else if (sc_graph_output(g, sc_graph_num_fwd_outputs(g) + i) !=
+        } else if (sc_graph_output(g, sc_graph_fwd_output_count(g) + i) !=
                    SC_NODE_NONE) {
             ck_assert_ptr_null(recs[i].skipped);
             ck_assert_uint_eq(recs[i].checked, 1);
@@ -260,7 +260,7 @@ static void run_check(const char *text, size_t max_per_input,
     sc_gradcheck_options_init(&o);
     o.max_per_input = max_per_input;
     o.per_input = recs;
-    st = sc_gradcheck(g, &o, r, &err);
+    st = sc_gradcheck_run(g, &o, r, &err);
     ck_assert_msg(st == SC_OK, "%s", err.message);
     sc_graph_free(g);
     sc_ctx_free(ctx);
@@ -375,7 +375,7 @@ START_TEST(test_zero_tolerance_fails)
     o.max_per_input = 8;
     o.atol = 0;
     o.rtol = 0;
-    ck_assert_int_eq(sc_gradcheck(g, &o, &r, &err), SC_OK);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &r, &err), SC_OK);
     ck_assert(!r.passed);
     ck_assert(r.worst_abs_error > 0 && r.worst_abs_error < 1e-6);
     sc_graph_free(g);
@@ -394,10 +394,10 @@ START_TEST(test_deterministic)
     sc_gradcheck_options_init(&o);
     o.max_per_input = 4;
     o.seed = 11;
-    ck_assert_int_eq(sc_gradcheck(g, &o, &a, &err), SC_OK);
-    ck_assert_int_eq(sc_gradcheck(g, &o, &b, &err), SC_OK);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &a, &err), SC_OK);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &b, &err), SC_OK);
     o.seed = 12;
-    ck_assert_int_eq(sc_gradcheck(g, &o, &c, &err), SC_OK);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &c, &err), SC_OK);
     ck_assert(a.passed && b.passed && c.passed);
     ck_assert_uint_eq(a.worst_input, b.worst_input);
     ck_assert_uint_eq(a.worst_index, b.worst_index);
@@ -419,22 +419,22 @@ START_TEST(test_errors)
     sc_gradcheck_options o;
     sc_gradcheck_report r;
     sc_error err;
-    ck_assert_int_eq(sc_gradcheck(g, NULL, &r, &err), SC_ERR_INVALID);
+    ck_assert_int_eq(sc_gradcheck_run(g, NULL, &r, &err), SC_ERR_INVALID);
     ck_assert_msg(strstr(err.message, "not a joint graph") != NULL, "%s",
                   err.message);
     ck_assert(!r.passed);
     sc_gradcheck_options_init(&o);
     o.eps = 0;
-    ck_assert_int_eq(sc_gradcheck(g, &o, &r, &err), SC_ERR_INVALID);
+    ck_assert_int_eq(sc_gradcheck_run(g, &o, &r, &err), SC_ERR_INVALID);
     /* No hints and no sizes. */
-    ck_assert_int_eq(sc_gradcheck(dyn, NULL, &r, &err), SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_gradcheck_run(dyn, NULL, &r, &err), SC_ERR_UNBOUND);
     sc_graph_free(g);
     sc_graph_free(dyn);
     sc_ctx_free(ctx);
 }
 END_TEST
 
-/* Symbolic sizes: a joint graph built by sc_graph_joint from a forward
+/* Symbolic sizes: a joint graph built by sc_graph_new_joint from a forward
  * graph with a symbol (broadcasting reduced with symbolic sizes) passes at
  * its hint and at other sizes. */
 START_TEST(test_symbolic_joint)
@@ -454,7 +454,7 @@ START_TEST(test_symbolic_joint)
     sc_expr *s0 = sc_expr_symbol(ctx, "s0");
     sc_error err;
     size_t k;
-    ck_assert_msg(sc_graph_joint(fwd, NULL, &joint, &err) == SC_OK, "%s",
+    ck_assert_msg(sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK, "%s",
                   err.message);
     for (k = 0; k < ARRAY_SIZE(sizes); k++) {
         sc_symmap *m = sc_symmap_new(ctx);
@@ -467,7 +467,7 @@ START_TEST(test_symbolic_joint)
         o.sizes = m;
         o.max_per_input = 0;
         o.per_input = recs;
-        ck_assert_msg(sc_gradcheck(joint, &o, &r, &err) == SC_OK, "%s",
+        ck_assert_msg(sc_gradcheck_run(joint, &o, &r, &err) == SC_OK, "%s",
                       err.message);
         ck_assert_msg(r.passed, "s0=%lld: %s", (long long)sizes[k],
                       r.message);
@@ -1130,7 +1130,7 @@ static char *case_text(const op_case *c)
 }
 
 /* Check one case: the joint graph must build and pass gradcheck on every
- * element, unless the op has no formula (then sc_graph_joint may reject
+ * element, unless the op has no formula (then sc_graph_new_joint may reject
  * it as unsupported: reported, not failed). */
 START_TEST(test_op_case)
 {
@@ -1146,18 +1146,18 @@ START_TEST(test_op_case)
 
     ck_assert_msg(deriv != DERIV_UNKNOWN_OP, "%s is not in graph/ops.yaml",
                   c->op);
-    st = sc_graph_joint(fwd, NULL, &joint, &err);
+    st = sc_graph_new_joint(fwd, NULL, &joint, &err);
     if (st == SC_ERR_UNSUPPORTED && deriv == DERIV_NONE) {
         fprintf(stderr, "gradcheck: %s (%s): no derivative formula: %s\n",
                 c->op, c->what, err.message);
         goto done;
     }
-    ck_assert_msg(st == SC_OK, "%s (%s): sc_graph_joint: %s\n%s", c->op,
+    ck_assert_msg(st == SC_OK, "%s (%s): sc_graph_new_joint: %s\n%s", c->op,
                   c->what, err.message, text);
     sc_gradcheck_options_init(&o);
     o.max_per_input = 0; /* every element */
     o.seed = 5 + (uint64_t)_i;
-    st = sc_gradcheck(joint, &o, &r, &err);
+    st = sc_gradcheck_run(joint, &o, &r, &err);
     ck_assert_msg(st == SC_OK, "%s (%s): %s\n%s", c->op, c->what,
                   err.message, text);
     ck_assert_msg(r.passed, "%s (%s): %s\n%s", c->op, c->what, r.message,

@@ -15,6 +15,7 @@
 #include "tests/testutil.h"
 #include "util/internal.h"
 #include "graph/graph-internal.h"
+#include "graph/ops.h"
 
 Suite *graph_suite(void);
 
@@ -171,32 +172,32 @@ START_TEST(test_example_counts)
     path = examples_path(file);
     json = slurp(path, NULL);
     free(path);
-    ck_assert_int_eq(sc_graph_num_placeholders(g),
+    ck_assert_int_eq(sc_graph_placeholder_count(g),
                      json_joint_int(json, "placeholders"));
-    ck_assert_int_eq(sc_graph_num_nodes(g) - sc_graph_num_placeholders(g),
+    ck_assert_int_eq(sc_graph_node_count(g) - sc_graph_placeholder_count(g),
                      json_joint_int(json, "call_function"));
-    ck_assert_int_eq(sc_graph_num_nodes(g) + 1,
+    ck_assert_int_eq(sc_graph_node_count(g) + 1,
                      json_joint_int(json, "nodes_total"));
-    ck_assert_int_eq(sc_graph_num_fwd_outputs(g),
+    ck_assert_int_eq(sc_graph_fwd_output_count(g),
                      json_joint_int(json, "num_fwd_outputs"));
     if (json_joint_int(json, "num_primals") >= 0) {
-        ck_assert_int_eq(sc_graph_num_primals(g),
+        ck_assert_int_eq(sc_graph_primal_count(g),
                          json_joint_int(json, "num_primals"));
-        ck_assert_int_eq(sc_graph_num_tangents(g),
+        ck_assert_int_eq(sc_graph_tangent_count(g),
                          json_joint_int(json, "num_tangents"));
-        ck_assert_int_eq(sc_graph_num_outputs(g) -
-                             sc_graph_num_fwd_outputs(g),
+        ck_assert_int_eq(sc_graph_output_count(g) -
+                             sc_graph_fwd_output_count(g),
                          json_joint_int(json, "num_bwd_outputs"));
     }
     /* edges: producer -> consumer pairs, those into the output node too */
-    for (i = 0; i < sc_graph_num_nodes(g); i++) {
+    for (i = 0; i < sc_graph_node_count(g); i++) {
         users = sc_graph_node_users(g, (sc_node_id)i, &nusers);
         edges += nusers;
         for (k = 1; k < nusers; k++)
             ck_assert_int_lt(users[k - 1], users[k]);
         for (k = 0; k < nusers; k++)
             ck_assert_int_gt(users[k], (sc_node_id)i);
-        if (sc_graph_node_num_output_uses(g, (sc_node_id)i))
+        if (sc_graph_node_output_use_count(g, (sc_node_id)i))
             edges++;
     }
     ck_assert_int_eq(edges, json_joint_int(json, "edges"));
@@ -207,11 +208,11 @@ START_TEST(test_example_counts)
     snprintf(file, sizeof file, "%s.forward.txt", example_names[_i]);
     path = examples_path(file);
     if (sc_graph_read_file(ctx, path, NULL, &fw, &err) == SC_OK) {
-        ck_assert_int_eq(sc_graph_num_tangents(fw), 0);
-        ck_assert_int_eq(sc_graph_num_primals(fw), sc_graph_num_primals(g));
-        ck_assert_int_eq(sc_graph_num_outputs(fw),
-                         sc_graph_num_fwd_outputs(g));
-        for (i = 0; i < sc_graph_num_nodes(fw); i++) {
+        ck_assert_int_eq(sc_graph_tangent_count(fw), 0);
+        ck_assert_int_eq(sc_graph_primal_count(fw), sc_graph_primal_count(g));
+        ck_assert_int_eq(sc_graph_output_count(fw),
+                         sc_graph_fwd_output_count(g));
+        for (i = 0; i < sc_graph_node_count(fw); i++) {
             const char *name = sc_graph_node_name(fw, (sc_node_id)i);
             sc_node_id j = sc_graph_find(g, name);
             ck_assert_msg(j != SC_NODE_NONE, "%s not in the joint", name);
@@ -221,7 +222,7 @@ START_TEST(test_example_counts)
                 ck_assert_str_eq(sc_graph_node_target(fw, (sc_node_id)i),
                                  sc_graph_node_target(g, j));
         }
-        for (i = 0; i < sc_graph_num_outputs(fw); i++)
+        for (i = 0; i < sc_graph_output_count(fw); i++)
             ck_assert_str_eq(
                 sc_graph_node_name(fw, sc_graph_output(fw, i)),
                 sc_graph_node_name(g, sc_graph_output(g, i)));
@@ -402,7 +403,7 @@ START_TEST(test_builder)
                      SC_OK);
     ck_assert_str_eq(sc_graph_node_name(g, mm), "mm");
     ck_assert_str_eq(sc_graph_node_name(g, mm2), "mm_1");
-    ck_assert_int_ne(sc_graph_node_op(g, mm), SC_OP_UNKNOWN);
+    ck_assert_int_ne(sc__graph_node_op(g, mm), SC_OP_UNKNOWN);
     ck_assert_str_eq(sc_graph_node_class(g, mm), "compute_intensive");
     /* keyword arguments, a list, a float with its repr */
     args[0] = sc_value_node(mm);
@@ -420,12 +421,12 @@ START_TEST(test_builder)
                                        2, args, 0, NULL, NULL, NULL, NULL,
                                        &err),
                      SC_OK);
-    ck_assert_int_eq(sc_graph_node_op(g, sc_graph_find(g, "opaque")),
+    ck_assert_int_eq(sc__graph_node_op(g, sc_graph_find(g, "opaque")),
                      SC_OP_UNKNOWN);
     ck_assert_ptr_null(sc_graph_node_class(g, sc_graph_find(g, "opaque")));
 
     /* errors leave the graph as it was */
-    n = sc_graph_num_nodes(g);
+    n = sc_graph_node_count(g);
     ck_assert_int_eq(sc_graph_add_call(g, "mm", "torch.ops.aten.t.default", 1,
                                        args, 0, NULL, NULL, NULL, NULL, &err),
                      SC_ERR_INVALID);
@@ -461,7 +462,7 @@ START_TEST(test_builder)
                      SC_ERR_TYPE);
     ck_assert_str_eq(err.message, "view.default: argument 'size' must be "
                                   "SymInt[], not a float");
-    ck_assert_int_eq(sc_graph_num_nodes(g), n);
+    ck_assert_int_eq(sc_graph_node_count(g), n);
 
     outs[0] = mm;
     outs[1] = SC_NODE_NONE;
@@ -483,11 +484,11 @@ START_TEST(test_builder)
                      SC_OK);
     args[1] = sc_value_node(t);
     /* metadata that contradicts the op's shape rule is refused */
-    n = sc_graph_num_nodes(g);
+    n = sc_graph_node_count(g);
     ck_assert_int_eq(sc_graph_add_call(g, NULL, "torch.ops.aten.mm.default",
                                        2, args, 0, NULL, NULL, &r, &mm, &err),
                      SC_ERR_SHAPE);
-    ck_assert_int_eq(sc_graph_num_nodes(g), n);
+    ck_assert_int_eq(sc_graph_node_count(g), n);
     ck_assert_int_eq(sc_graph_find(g, "mm"), SC_NODE_NONE);
     tensor_meta(ctx, &r2, dims2, 2, sz2);
     ck_assert_int_eq(sc_graph_add_call(g, NULL, "torch.ops.aten.mm.default",
@@ -502,7 +503,7 @@ START_TEST(test_builder)
     ck_assert_int_eq(n, 2); /* t and mm, each once */
     ck_assert_int_eq(users[0], t);
     ck_assert_int_eq(users[1], mm);
-    ck_assert_int_eq(sc_graph_node_num_output_uses(g, mm), 1);
+    ck_assert_int_eq(sc_graph_node_output_use_count(g, mm), 1);
     ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
     ck_assert_str_eq(text,
                      "class forward_fn(torch.nn.Module):\n"
@@ -814,7 +815,7 @@ START_TEST(test_reader_details)
     v = sc_graph_node_arg(g, sc_graph_find(g, "b"), 1);
     ck_assert(v->u.f.value == 1e-05);
     id = sc_graph_find(g, "d");
-    ck_assert_int_eq(sc_graph_node_num_positional(g, id), 1);
+    ck_assert_int_eq(sc_graph_node_positional_count(g, id), 1);
     ck_assert_str_eq(sc_graph_node_kwname(g, id, 1), "approximate");
     ck_assert_str_eq(sc_graph_node_arg(g, id, 1)->u.str, "tanh");
     id = sc_graph_find(g, "e");
@@ -822,7 +823,7 @@ START_TEST(test_reader_details)
     ck_assert_str_eq(sc_graph_node_arg(g, id, 2)->u.str, "a\\b");
     ck_assert_int_eq(sc_graph_node_arg(g, id, 8)->u.i, -7);
     ck_assert_int_eq(sc_graph_node_arg(g, id, 9)->kind, SC_VALUE_SYMINT);
-    ck_assert_int_eq(sc_graph_num_warnings(g), 1);
+    ck_assert_int_eq(sc_graph_warning_count(g), 1);
     ck_assert_str_eq(sc_graph_warning(g, 0),
                      "1 op not in the op table, kept as opaque nodes: "
                      "my.op.default");
@@ -852,7 +853,7 @@ START_TEST(test_reader_details)
 
     /* unknown ops: one warning listing each once */
     ck_assert_int_eq(read_str(ctx, constructs[15].text, &g, &err), SC_OK);
-    ck_assert_int_eq(sc_graph_num_warnings(g), 1);
+    ck_assert_int_eq(sc_graph_warning_count(g), 1);
     ck_assert_str_eq(sc_graph_warning(g, 0),
                      "2 ops not in the op table, kept as opaque nodes: "
                      "mylib.fancy.default, aten.not_an_op.default");
@@ -864,7 +865,7 @@ START_TEST(test_reader_details)
     ck_assert_int_eq(read_str(ctx, constructs[0].text, &g, &err), SC_OK);
     ck_assert_int_eq(sc_graph_node_role(g, 0), SC_ROLE_PRIMAL);
     ck_assert_int_eq(sc_graph_node_role(g, 1), SC_ROLE_TANGENT);
-    ck_assert_int_eq(sc_graph_num_fwd_outputs(g), 1);
+    ck_assert_int_eq(sc_graph_fwd_output_count(g), 1);
     ck_assert_int_eq(sc_graph_node_line(g, 2), 3);
     sc_graph_free(g);
     sc_ctx_free(ctx);
@@ -892,7 +893,7 @@ START_TEST(test_reader_options)
     ck_assert_int_eq(sc_graph_read_text(ctx, text, strlen(text), "t.py",
                                         &opts, &g, &err),
                      SC_OK);
-    ck_assert_int_eq(sc_graph_num_fwd_outputs(g), 3);
+    ck_assert_int_eq(sc_graph_fwd_output_count(g), 3);
     sc_graph_free(g);
     opts.num_fwd_outputs = 4;
     ck_assert_int_eq(sc_graph_read_text(ctx, text, strlen(text), "t.py",
@@ -1032,7 +1033,7 @@ START_TEST(test_reader_errors)
     st = read_str(ctx, c->text, &g, &err);
     if (_i == NERRORS - 1) {
         ck_assert_int_eq(st, SC_OK);
-        ck_assert_str_eq(sc_graph_warning(g, sc_graph_num_warnings(g) - 1),
+        ck_assert_str_eq(sc_graph_warning(g, sc_graph_warning_count(g) - 1),
                          "the text holds more than one graph; only the first "
                          "was read");
         sc_graph_free(g);
@@ -1240,7 +1241,7 @@ START_TEST(test_dot)
     /* a big one (lstm_module's joint, 500-odd nodes) bounds it */
     path = examples_path("lstm_module.joint.txt");
     ck_assert_int_eq(sc_graph_read_file(ctx, path, NULL, &g, &err), SC_OK);
-    ck_assert_uint_gt(sc_graph_num_nodes(g), 300);
+    ck_assert_uint_gt(sc_graph_node_count(g), 300);
     ck_assert_int_eq(sc_graph_write_dot(g, NULL, &dot, NULL, &err), SC_OK);
     ck_assert_ptr_nonnull(
         strstr(dot, "  nslimit=2;\n  nslimit1=2;\n  mclimit=0.1;\n"));
@@ -1306,7 +1307,7 @@ START_TEST(test_reserve)
     ck_assert_uint_ge(g->cap, 1000);
     ck_assert_uint_ge(g->name_cap, 2000);
     ck_assert_uint_eq(g->name_cap & (g->name_cap - 1), 0);
-    ck_assert_uint_eq(sc_graph_num_nodes(g), 0);
+    ck_assert_uint_eq(sc_graph_node_count(g), 0);
     nodes = g->nodes;
     cap = g->cap;
     name_cap = g->name_cap;
@@ -1359,7 +1360,7 @@ START_TEST(test_reserve)
                                        "torch.ops.aten.relu.default", 1, &arg,
                                        0, NULL, NULL, NULL, &id, &err),
                      SC_ERR_INVALID);
-    ck_assert_uint_eq(sc_graph_num_nodes(g), 1000);
+    ck_assert_uint_eq(sc_graph_node_count(g), 1000);
     sc_graph_free(g);
     sc_ctx_free(ctx);
 }
@@ -1395,7 +1396,7 @@ START_TEST(test_reserved_names)
         ck_assert_msg(sc_graph_add_placeholder(g, good[i], SC_ROLE_PRIMAL,
                                                NULL, NULL, &err) == SC_OK,
                       "%s refused", good[i]);
-    ck_assert_uint_eq(sc_graph_num_nodes(g), sizeof good / sizeof good[0]);
+    ck_assert_uint_eq(sc_graph_node_count(g), sizeof good / sizeof good[0]);
     sc_graph_free(g);
     sc_ctx_free(ctx);
 }
@@ -1427,7 +1428,7 @@ START_TEST(test_many_targets)
                              SC_OK);
             ids[k * NT + i] = id;
             ck_assert_str_eq(sc_graph_node_target(g, id), target);
-            ck_assert_int_eq(sc_graph_node_op(g, id), SC_OP_UNKNOWN);
+            ck_assert_int_eq(sc__graph_node_op(g, id), SC_OP_UNKNOWN);
             if (k == 0)
                 first[i] = sc_graph_node_target(g, id);
             else
@@ -1440,9 +1441,9 @@ START_TEST(test_many_targets)
                                        1, &arg, 0, NULL, NULL, NULL, &id,
                                        &err),
                      SC_OK);
-    ck_assert_int_eq(sc_graph_node_op(g, id),
+    ck_assert_int_eq(sc__graph_node_op(g, id),
                      sc__graph_lookup_op("torch.ops.aten.relu.default"));
-    ck_assert_int_ne(sc_graph_node_op(g, id), SC_OP_UNKNOWN);
+    ck_assert_int_ne(sc__graph_node_op(g, id), SC_OP_UNKNOWN);
     ck_assert_uint_eq(g->ntargets, NT + 1);
     ids[2 * NT] = id;
     /* the text round trip keeps every target */
@@ -1484,7 +1485,7 @@ START_TEST(test_append_copy_mapped)
         ck_assert_int_eq(sc_graph_read_text(ctx, text, len, path, NULL, &g,
                                             &err),
                          SC_OK);
-        n = sc_graph_num_nodes(g);
+        n = sc_graph_node_count(g);
         map = malloc(n * sizeof *map);
         ck_assert_ptr_nonnull(map);
         for (i = 0; i < n; i++) {
@@ -1501,7 +1502,7 @@ START_TEST(test_append_copy_mapped)
                     SC_OK);
             ck_assert_int_eq(id, s);
         }
-        ck_assert_int_eq(sc_graph_set_outputs(c, sc_graph_num_outputs(g),
+        ck_assert_int_eq(sc_graph_set_outputs(c, sc_graph_output_count(g),
                                               g->outputs, g->num_fwd_outputs,
                                               &err),
                          SC_OK);
@@ -1534,15 +1535,15 @@ START_TEST(test_append_copy)
     text = slurp(path, &len);
     ck_assert_int_eq(sc_graph_read_text(ctx, text, len, path, NULL, &g, &err),
                      SC_OK);
-    n = sc_graph_num_nodes(g);
+    n = sc_graph_node_count(g);
     ck_assert_uint_gt(n, 10);
     ck_assert_int_eq(sc__graph_reserve(c2, n, &err), SC_OK);
     for (i = 0; i < n; i++) {
         sc_node_id s = (sc_node_id)i;
         sc_value *v1 = NULL, *v2 = NULL;
         const char **k1 = NULL, **k2 = NULL;
-        na = sc_graph_node_num_args(g, s);
-        npos = sc_graph_node_num_positional(g, s);
+        na = sc_graph_node_arg_count(g, s);
+        npos = sc_graph_node_positional_count(g, s);
         sc_graph_node_result(g, s, &r1);
         if (sc_graph_node_kind(g, s) == SC_NODE_PLACEHOLDER) {
             sc_role role = sc_graph_node_role(g, s);
@@ -1592,11 +1593,11 @@ START_TEST(test_append_copy)
         ck_assert_int_eq(c1->nodes[i].dev_index, c2->nodes[i].dev_index);
         ck_assert_ptr_ne(c2->nodes[i].name, g->nodes[i].name);
     }
-    ck_assert_int_eq(sc_graph_set_outputs(c1, sc_graph_num_outputs(g),
+    ck_assert_int_eq(sc_graph_set_outputs(c1, sc_graph_output_count(g),
                                           g->outputs, g->num_fwd_outputs,
                                           &err),
                      SC_OK);
-    ck_assert_int_eq(sc_graph_set_outputs(c2, sc_graph_num_outputs(g),
+    ck_assert_int_eq(sc_graph_set_outputs(c2, sc_graph_output_count(g),
                                           g->outputs, g->num_fwd_outputs,
                                           &err),
                      SC_OK);
@@ -1604,8 +1605,8 @@ START_TEST(test_append_copy)
     ck_assert_int_eq(sc_graph_finish(c2, &err), SC_OK);
     ck_assert_msg(sc_graph_equal(g, c1, 0, why, sizeof why), "%s", why);
     ck_assert_msg(sc_graph_equal(c1, c2, 0, why, sizeof why), "%s", why);
-    ck_assert_uint_eq(sc_graph_num_primals(c2), sc_graph_num_primals(g));
-    ck_assert_uint_eq(sc_graph_num_tangents(c2), sc_graph_num_tangents(g));
+    ck_assert_uint_eq(sc_graph_primal_count(c2), sc_graph_primal_count(g));
+    ck_assert_uint_eq(sc_graph_tangent_count(c2), sc_graph_tangent_count(g));
     for (i = 0; i < n; i++)
         ck_assert_int_eq(sc_graph_find(c2, sc_graph_node_name(g,
                                                          (sc_node_id)i)),
@@ -1642,7 +1643,7 @@ START_TEST(test_append_copy)
                                                SC_ROLE_PRIMAL, NULL, NULL,
                                                &got, &err),
                          SC_ERR_INVALID);
-        ck_assert_uint_eq(sc_graph_num_nodes(c3), 1);
+        ck_assert_uint_eq(sc_graph_node_count(c3), 1);
         sc_graph_free(c3);
     }
     free(text);
@@ -1688,7 +1689,7 @@ START_TEST(test_reader_many_placeholders)
         g = NULL;
         if (variant == 0) {
             ck_assert_int_eq(read_str(ctx, b.data, &g, &err), SC_OK);
-            ck_assert_uint_eq(sc_graph_num_nodes(g), NP);
+            ck_assert_uint_eq(sc_graph_node_count(g), NP);
             ck_assert_int_eq(sc_graph_find(g, "p150"), 150);
             sc_graph_free(g);
         } else {

@@ -1885,7 +1885,7 @@ static void property_case(uint64_t seed, long index)
     vars = sc_symmap_new(c.ctx);
     for (j = 0; j < nsrc; j++) {
         int64_t h;
-        ck_assert(sc_expr_get_si(sc_env_source_hint(c.env, j), &h));
+        ck_assert(sc_expr_value_si(sc_env_source_hint(c.env, j), &h));
         vals[j] = h;
         sc_symmap_set_si(vars, sc_guard_set_var_expr(gs, j), h, &err);
     }
@@ -1914,7 +1914,7 @@ static void property_case(uint64_t seed, long index)
             for (j = 0; j < nsrc; j++) {
                 sc_expr *e = sc_env_source_expr(c.env, j);
                 int64_t v;
-                if (sc_expr_get_si(e, &v))
+                if (sc_expr_value_si(e, &v))
                     vals[j] = v;
                 else
                     for (k = 0; k < j; k++)

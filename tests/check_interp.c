@@ -1,7 +1,7 @@
 /* symcut tests — the interpreter and validation: symbol binding and its
  * errors, guards, runtime assertions, unbacked symbols, memory accounting,
  * random-op keys, bit-exact repeatability, every example with reference
- * data against PyTorch's outputs, and sc_validate on hand-partitioned
+ * data against PyTorch's outputs, and sc_validate_run on hand-partitioned
  * graphs.  Data come from $top_srcdir/examples and
  * $top_srcdir/tests/data/interp (make check sets top_srcdir). */
 #define _POSIX_C_SOURCE 200809L
@@ -94,7 +94,7 @@ static sc_tensor *npy(const char *path)
 /* The inputs of g from dir/<placeholder>.npy. */
 static sc_tensor **load_inputs(const sc_graph *g, const char *dir)
 {
-    size_t np = sc_graph_num_placeholders(g), i;
+    size_t np = sc_graph_placeholder_count(g), i;
     sc_tensor **in = calloc(np + 1, sizeof *in);
     ck_assert_ptr_nonnull(in);
     for (i = 0; i < np; i++) {
@@ -170,7 +170,7 @@ static bool bit_equal(const sc_tensor *a, const sc_tensor *b)
     if (a->dtype != b->dtype || !sc_tensor_same_shape(a, b))
         return false;
     n = sc_tensor_numel(a);
-    isz = sc_tensor_itemsize(a->dtype);
+    isz = sc_dtype_itemsize(a->dtype);
     for (i = 0; i < n; i++) {
         double x = sc_tensor_item_double(a, i), y = sc_tensor_item_double(b, i);
         if (isz && memcmp(&x, &y, sizeof x) != 0)
@@ -184,7 +184,7 @@ static sc_status run(const sc_graph *g, sc_tensor **inputs,
                      const sc_interp_options *opts, sc_tensor ***outs,
                      sc_interp_stats *st, sc_error *err)
 {
-    size_t no = sc_graph_num_outputs(g);
+    size_t no = sc_graph_output_count(g);
     *outs = calloc(no + 1, sizeof **outs);
     ck_assert_ptr_nonnull(*outs);
     return sc_interp_run(g, inputs, opts, *outs, st, err);
@@ -231,8 +231,8 @@ START_TEST(test_example_matches_pytorch)
     snprintf(rel, sizeof rel, "examples/%s", ex->data);
     dir = srcpath(rel);
     inputs = load_inputs(g, dir);
-    np = sc_graph_num_placeholders(g);
-    no = sc_graph_num_outputs(g);
+    np = sc_graph_placeholder_count(g);
+    no = sc_graph_output_count(g);
     sc_interp_options_init(&io);
     io.seed = 1234;
     io.boundary = SC_INTERP_BOUNDARY_FORWARD;
@@ -306,14 +306,14 @@ START_TEST(test_repeatable)
     char *dir = srcpath("examples/attention_single_head.data");
     sc_tensor **inputs = load_inputs(g, dir), **a = NULL, **b = NULL;
     sc_error err;
-    size_t no = sc_graph_num_outputs(g), k;
+    size_t no = sc_graph_output_count(g), k;
     ck_assert_int_eq(run(g, inputs, NULL, &a, NULL, &err), SC_OK);
     ck_assert_int_eq(run(g, inputs, NULL, &b, NULL, &err), SC_OK);
     for (k = 0; k < no; k++)
         ck_assert_msg(bit_equal(a[k], b[k]), "output %zu differs", k);
     free_tensors(a, no);
     free_tensors(b, no);
-    free_tensors(inputs, sc_graph_num_placeholders(g));
+    free_tensors(inputs, sc_graph_placeholder_count(g));
     free(dir);
     sc_graph_free(g);
     sc_ctx_free(ctx);
@@ -328,7 +328,7 @@ START_TEST(test_out_of_memory)
     sc_graph *g = read_graph(ctx, "examples/fn_mm_gelu_sum_dyn.joint.txt");
     char *dir = srcpath("examples/fn_mm_gelu_sum_dyn.data");
     sc_tensor **inputs = load_inputs(g, dir);
-    size_t no = sc_graph_num_outputs(g);
+    size_t no = sc_graph_output_count(g);
     long n;
     for (n = 0;; n++) {
         sc_tensor *outs[4];
@@ -348,7 +348,7 @@ START_TEST(test_out_of_memory)
         ck_assert(outs[0] == NULL && outs[2] == NULL);
     }
     ck_assert(n > 10);
-    free_tensors(inputs, sc_graph_num_placeholders(g));
+    free_tensors(inputs, sc_graph_placeholder_count(g));
     free(dir);
     sc_graph_free(g);
     sc_ctx_free(ctx);
@@ -375,7 +375,7 @@ static sc_status run_two(sc_ctx *ctx, const char *text, int64_t a0,
     in[0] = ramp(2, a0, a1);
     in[1] = ramp(1, b0, 0);
     st = run(g, in, NULL, &outs, NULL, err);
-    free_tensors(outs, sc_graph_num_outputs(g));
+    free_tensors(outs, sc_graph_output_count(g));
     sc_tensor_free(in[0]);
     sc_tensor_free(in[1]);
     sc_graph_free(g);
@@ -963,7 +963,7 @@ static sc_validate_report validate_files(const char *joint, const char *fw,
         sc_symmap_set_si(sizes, sc_expr_symbol(ctx, "s2"), s2, NULL);
         vo.sizes = sizes;
     }
-    *st = sc_validate(j, f, b, &vo, &rep, err);
+    *st = sc_validate_run(j, f, b, &vo, &rep, err);
     /* the names point into the graphs, which are freed here */
     snprintf(joint_name, 64, "%s", rep.joint_node ? rep.joint_node : "");
     rep.joint_node = rep.part_node = NULL;
@@ -1089,8 +1089,8 @@ START_TEST(test_validate_partitions)
         sc_validate_options_init(&vo);
         vo.seed = 11;
         vo.predicted_saved_bytes = sc_partition_saved_bytes(p);
-        st = sc_validate(g, sc_partition_forward(p), sc_partition_backward(p),
-                         &vo, &rep, &err);
+        st = sc_validate_run(g, sc_partition_forward(p), sc_partition_backward(p),
+                             &vo, &rep, &err);
         ck_assert_msg(st == SC_OK, "%s: %s", partition_examples[_i],
                       err.message);
         ck_assert_msg(rep.passed, "%s, policy %s: %s", partition_examples[_i],

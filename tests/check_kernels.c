@@ -164,7 +164,7 @@ static sc_tensor *mk(sc_dtype d, size_t ndim, const int64_t *sizes,
     ck_assert(sc_tensor_new(d, ndim, sizes, &t, &err) == SC_OK);
     n = sc_tensor_numel(t);
     for (i = 0; vals && i < n; i++)
-        sc__store_f64((char *)sc_tensor_data(t) + i * sc_tensor_itemsize(d),
+        sc__store_f64((char *)sc_tensor_data(t) + i * sc_dtype_itemsize(d),
                       d, vals[i]);
     return t;
 }
@@ -192,7 +192,7 @@ static sc_tensor *mkrand(sc_dtype d, size_t ndim, const int64_t *sizes,
         double v;
         seed = seed * 6364136223846793005ull + 1442695040888963407ull;
         v = (double)(seed >> 40) / (double)(1ull << 24) * 4.0 - 2.0;
-        sc__store_f64((char *)sc_tensor_data(t) + i * sc_tensor_itemsize(d),
+        sc__store_f64((char *)sc_tensor_data(t) + i * sc_dtype_itemsize(d),
                       d, v);
     }
     return t;
@@ -471,7 +471,7 @@ START_TEST(test_result_type)
         sc_error err;
         ops[0] = cases[i].a;
         ops[1] = cases[i].b;
-        ck_assert(sc_result_type(2, ops, &r, &err) == SC_OK);
+        ck_assert(sc_dtype_result_type(2, ops, &r, &err) == SC_OK);
         ck_assert_msg(r == cases[i].r, "case %zu: got %d want %d", i, (int)r,
                       (int)cases[i].r);
     }

@@ -677,9 +677,9 @@ static void shape_after(void *state, sc_status status, long n)
     (void)status;
     /* A failed call left the graph as it was: the calls not made yet
      * complete it to the reference graph. */
-    ck_assert_msg(sc_graph_num_nodes(s->g) == SH_NPH + s->done,
+    ck_assert_msg(sc_graph_node_count(s->g) == SH_NPH + s->done,
                   "allocation %ld failing in call %zu: %zu nodes", n,
-                  s->done, sc_graph_num_nodes(s->g));
+                  s->done, sc_graph_node_count(s->g));
     for (; s->done < SH_NCALLS; s->done++)
         ck_assert_msg(shape_call(s, s->done, &err) == SC_OK,
                       "call %zu after allocation %ld failed: %s", s->done, n,
@@ -877,7 +877,7 @@ static void guard_after(void *state, sc_status status, long n)
     ck_assert_uint_eq(sc_guard_checker_source_count(chk), ns);
     for (i = 0; i < ns; i++) {
         sc_expr *h = sc_env_source_hint(s->env, i);
-        ck_assert(h && sc_expr_get_si(h, &vals[i]));
+        ck_assert(h && sc_expr_value_si(h, &vals[i]));
     }
     ck_assert_int_eq(sc_guard_checker_check(chk, vals, &first, &err), SC_OK);
     ck_assert_msg(first == sc_guard_checker_count(chk),
@@ -1130,8 +1130,8 @@ static sc_status valid_run(ex_state *s, sc_error *err)
     sc_validate_options_init(&vo);
     vo.seed = 7;
     vo.predicted_saved_bytes = sc_partition_saved_bytes(s->p);
-    st = sc_validate(s->g, sc_partition_forward(s->p),
-                     sc_partition_backward(s->p), &vo, &rep, err);
+    st = sc_validate_run(s->g, sc_partition_forward(s->p),
+                         sc_partition_backward(s->p), &vo, &rep, err);
     if (st == SC_OK)
         ck_assert_msg(rep.passed, "%s: validation failed: %s", s->ex->file,
                       rep.message);
@@ -1278,12 +1278,12 @@ static sc_status random_step(void *state, sc_error *err)
     ro.seed = random_seeds[random_seed_index];
     ro.nodes = 10;
     ro.symbolic = true;
-    st = sc_graph_random(s->ctx, &ro, &s->fwd, err);
+    st = sc_graph_new_random(s->ctx, &ro, &s->fwd, err);
     if (st != SC_OK) {
         ck_assert_ptr_null(s->fwd);
         return st;
     }
-    st = sc_graph_joint(s->fwd, NULL, &s->joint, err);
+    st = sc_graph_new_joint(s->fwd, NULL, &s->joint, err);
     if (st != SC_OK) {
         ck_assert_ptr_null(s->joint);
         return st;
@@ -1295,8 +1295,8 @@ static sc_status random_step(void *state, sc_error *err)
     }
     sc_validate_options_init(&vo);
     vo.seed = 5;
-    st = sc_validate(s->joint, sc_partition_forward(s->p),
-                     sc_partition_backward(s->p), &vo, &rep, err);
+    st = sc_validate_run(s->joint, sc_partition_forward(s->p),
+                         sc_partition_backward(s->p), &vo, &rep, err);
     if (st == SC_OK)
         ck_assert_msg(rep.passed, "seed %llu: validation failed: %s",
                       (unsigned long long)ro.seed, rep.message);

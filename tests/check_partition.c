@@ -132,28 +132,28 @@ static void check_valid(const sc_partition *p)
     const sc_graph *j = sc_partition_joint(p);
     const sc_graph *fw = sc_partition_forward(p);
     const sc_graph *bw = sc_partition_backward(p);
-    size_t i, nfo, nst = sc_partition_num_saved_tensors(p);
-    size_t nss = sc_partition_num_saved_symints(p);
-    size_t nfwd = sc_graph_num_fwd_outputs(j);
+    size_t i, nfo, nst = sc_partition_saved_tensor_count(p);
+    size_t nss = sc_partition_saved_symint_count(p);
+    size_t nfwd = sc_graph_fwd_output_count(j);
     sc_node_id *fouts;
 
     ck_assert_ptr_nonnull(fw);
     ck_assert_ptr_nonnull(bw);
-    ck_assert_uint_eq(sc_graph_num_tangents(fw), 0);
-    ck_assert_uint_eq(sc_graph_num_placeholders(fw), sc_graph_num_primals(j));
-    for (i = 0; i < sc_graph_num_placeholders(fw); i++)
+    ck_assert_uint_eq(sc_graph_tangent_count(fw), 0);
+    ck_assert_uint_eq(sc_graph_placeholder_count(fw), sc_graph_primal_count(j));
+    for (i = 0; i < sc_graph_placeholder_count(fw); i++)
         ck_assert_int_eq(sc_graph_node_role(fw, (sc_node_id)i),
                          SC_ROLE_PRIMAL);
-    nfo = sc_graph_num_outputs(fw);
+    nfo = sc_graph_output_count(fw);
     nss += sc_test_num_bindings(j, fw, nfwd + nst + nss);
     ck_assert_uint_eq(nfo, nfwd + nst + nss);
     fouts = malloc((nfo + 1) * sizeof *fouts);
     ck_assert_ptr_nonnull(fouts);
     for (i = 0; i < nfo; i++)
         fouts[i] = sc_graph_output(fw, i);
-    ck_assert_uint_eq(sc_graph_num_placeholders(bw),
-                      nst + nss + sc_graph_num_tangents(j));
-    for (i = 0; i < sc_graph_num_placeholders(bw); i++) {
+    ck_assert_uint_eq(sc_graph_placeholder_count(bw),
+                      nst + nss + sc_graph_tangent_count(j));
+    for (i = 0; i < sc_graph_placeholder_count(bw); i++) {
         const char *name = sc_graph_node_name(bw, (sc_node_id)i);
         if (sc_graph_node_role(bw, (sc_node_id)i) == SC_ROLE_TANGENT)
             continue;
@@ -161,8 +161,8 @@ static void check_valid(const sc_partition *p)
                       "backward input %s is not a saved forward output",
                       name);
     }
-    ck_assert_uint_eq(sc_graph_num_outputs(bw),
-                      sc_graph_num_outputs(j) - nfwd);
+    ck_assert_uint_eq(sc_graph_output_count(bw),
+                      sc_graph_output_count(j) - nfwd);
     free(fouts);
 }
 
@@ -200,13 +200,13 @@ START_TEST(test_example_1_13)
     p = run(ex.g, SC_PARTITION_PYTORCH_1_13, 0);
     mc = ex.min_cut;
     check_names(p, json_object_get(mc, "saved_tensors"),
-                sc_partition_num_saved_tensors, sc_partition_saved_tensor,
+                sc_partition_saved_tensor_count, sc_partition_saved_tensor,
                 "saved_tensors", name);
     check_names(p, json_object_get(mc, "saved_symints"),
-                sc_partition_num_saved_symints, sc_partition_saved_symint,
+                sc_partition_saved_symint_count, sc_partition_saved_symint,
                 "saved_symints", name);
     check_names(p, json_object_get(mc, "recomputed_in_bw"),
-                sc_partition_num_recomputed, sc_partition_recomputed,
+                sc_partition_recomputed_count, sc_partition_recomputed,
                 "recomputed", name);
     ck_assert_int_eq(sc_partition_saved_bytes(p),
                      json_integer_value(
@@ -214,17 +214,17 @@ START_TEST(test_example_1_13)
     v = json_object_get(mc, "flow_cut_value");
     if (v) {
         ck_assert_int_eq(sc_partition_cut_value(p), json_integer_value(v));
-        ck_assert_uint_eq(sc_partition_network_vertices(p),
+        ck_assert_uint_eq(sc_partition_network_vertex_count(p),
                           json_integer_value(
                               json_object_get(mc, "flow_graph_nodes")));
         /* edge for edge: before softmax was recomputable under 1.13,
          * attention and the transformer had one edge more (source ->
          * _softmax_in) with the same saved set */
-        ck_assert_msg(sc_partition_network_edges(p) ==
+        ck_assert_msg(sc_partition_network_edge_count(p) ==
                           (size_t)json_integer_value(
                               json_object_get(mc, "flow_graph_edges")),
                       "%s: %zu network edges, networkx %lld", name,
-                      sc_partition_network_edges(p),
+                      sc_partition_network_edge_count(p),
                       (long long)json_integer_value(
                           json_object_get(mc, "flow_graph_edges")));
     } else {
@@ -245,8 +245,8 @@ START_TEST(test_example_1_13)
                 break;
         ck_assert_msg(k < sizeof dyn / sizeof dyn[0],
                       "%s: no flow network to compare with", name);
-        ck_assert_uint_eq(sc_partition_network_vertices(p), dyn[k].vertices);
-        ck_assert_uint_eq(sc_partition_network_edges(p), dyn[k].edges);
+        ck_assert_uint_eq(sc_partition_network_vertex_count(p), dyn[k].vertices);
+        ck_assert_uint_eq(sc_partition_network_edge_count(p), dyn[k].edges);
         ck_assert_int_eq(sc_partition_cut_value(p), dyn[k].cut);
     }
     ck_assert_int_eq(
@@ -254,15 +254,15 @@ START_TEST(test_example_1_13)
         json_integer_value(json_object_get(
             json_object_get(ex.js, "default_partition"),
             "saved_tensor_bytes")));
-    ck_assert_uint_eq(sc_partition_num_folded(p),
+    ck_assert_uint_eq(sc_partition_folded_count(p),
                       json_object_size(json_object_get(
                           json_object_get(ex.js, "joint"), "cse_duplicates")));
     check_valid(p);
     fw = sc_partition_forward(p);
     bw = sc_partition_backward(p);
-    for (i = 0; i < sc_graph_num_nodes(fw); i++)
+    for (i = 0; i < sc_graph_node_count(fw); i++)
         nfc += sc_graph_node_kind(fw, (sc_node_id)i) == SC_NODE_CALL;
-    for (i = 0; i < sc_graph_num_nodes(bw); i++)
+    for (i = 0; i < sc_graph_node_count(bw); i++)
         nbc += sc_graph_node_kind(bw, (sc_node_id)i) == SC_NODE_CALL;
     ck_assert_int_eq((json_int_t)nfc,
                      json_integer_value(
@@ -271,7 +271,7 @@ START_TEST(test_example_1_13)
                      json_integer_value(
                          json_object_get(mc, "bw_call_function_nodes")));
     bwp = json_object_get(mc, "bw_placeholders");
-    ck_assert_uint_eq(sc_graph_num_placeholders(bw), json_array_size(bwp));
+    ck_assert_uint_eq(sc_graph_placeholder_count(bw), json_array_size(bwp));
     for (i = 0; i < json_array_size(bwp); i++)
         ck_assert_str_eq(sc_graph_node_name(bw, (sc_node_id)i),
                          json_string_value(json_array_get(bwp, i)));
@@ -337,7 +337,7 @@ START_TEST(test_example_roundtrip)
         ck_assert_int_eq(sc_graph_write_text(gs[k], NULL, &text, &len, &err),
                          SC_OK);
         sc_graph_read_options_init(&ro);
-        ro.num_fwd_outputs = (long)sc_graph_num_fwd_outputs(gs[k]);
+        ro.num_fwd_outputs = (long)sc_graph_fwd_output_count(gs[k]);
         ck_assert_msg(sc_graph_read_text(ex.ctx, text, len, "partitioned",
                                          &ro, &back, &err) == SC_OK,
                       "%s: %s", examples[_i], err.message);
@@ -476,7 +476,7 @@ static sc_node_id node(const tb *t, const char *name)
 static bool saved(const sc_partition *p, sc_node_id id)
 {
     size_t i;
-    for (i = 0; i < sc_partition_num_saved_tensors(p); i++)
+    for (i = 0; i < sc_partition_saved_tensor_count(p); i++)
         if (sc_partition_saved_tensor(p, i) == id)
             return true;
     return false;
@@ -508,7 +508,7 @@ START_TEST(test_tie_break)
     sc_partition *p;
     chain_graph(&t);
     p = run(t.g, SC_PARTITION_EXACT, 0);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 1);
     ck_assert_str_eq(sc_graph_node_name(t.g, sc_partition_saved_tensor(p, 0)),
                      "b");
     ck_assert_int_eq(sc_partition_cut_value(p), 256);
@@ -552,7 +552,7 @@ START_TEST(test_tags)
     o.ntags = 2;
     ck_assert_int_eq(sc_partition_run(t.g, &o, &p, &err), SC_OK);
     ck_assert(saved(p, node(&t, "primals_1")));
-    ck_assert_uint_eq(sc_partition_num_recomputed(p), 2);
+    ck_assert_uint_eq(sc_partition_recomputed_count(p), 2);
     sc_partition_free(p);
 
     /* Tagged from a graph directive. */
@@ -734,7 +734,7 @@ START_TEST(test_cse_dce)
     outs[1] = gr;
     tb_finish(&t, 2, outs, 1);
     p = run(t.g, SC_PARTITION_PYTORCH_1_13, 0);
-    ck_assert_uint_eq(sc_partition_num_folded(p), 1);
+    ck_assert_uint_eq(sc_partition_folded_count(p), 1);
     ck_assert_int_eq(sc_partition_node_representative(p, a2), a1);
     ck_assert_int_eq(sc_partition_node_place(p, a2),
                      SC_PARTITION_PLACE_FOLDED);
@@ -742,11 +742,11 @@ START_TEST(test_cse_dce)
                      SC_PARTITION_PLACE_FORWARD);
     ck_assert_int_eq(sc_partition_node_place(p, node(&t, "dead")),
                      SC_PARTITION_PLACE_DEAD);
-    ck_assert_uint_eq(sc_partition_num_dead(p), 1);
+    ck_assert_uint_eq(sc_partition_dead_count(p), 1);
     check_valid(p);
     sc_partition_free(p);
     p = run(t.g, SC_PARTITION_PYTORCH_1_13, SC_PARTITION_NO_CSE);
-    ck_assert_uint_eq(sc_partition_num_folded(p), 0);
+    ck_assert_uint_eq(sc_partition_folded_count(p), 0);
     sc_partition_free(p);
     tb_free(&t);
 }
@@ -931,7 +931,7 @@ static void random_graph(tb *t, sc_test_rng *rng)
 static bool reaches_sink(const sc_partition *p, const sc_graph *g,
                          const bool *cut, bool *seen_in, bool *seen_out)
 {
-    size_t n = sc_graph_num_nodes(g), i, k, nu;
+    size_t n = sc_graph_node_count(g), i, k, nu;
     memset(seen_in, 0, n);
     memset(seen_out, 0, n);
     for (i = 0; i < n; i++) {
@@ -951,7 +951,7 @@ static bool reaches_sink(const sc_partition *p, const sc_graph *g,
             continue;
         seen_out[i] = true;
         if ((cls & SC_PARTITION_REQUIRED_BW) &&
-            sc_partition_get_policy(p) != SC_PARTITION_PYTORCH_1_13)
+            sc_partition_policy_in_force(p) != SC_PARTITION_PYTORCH_1_13)
             return true;
         us = sc_graph_node_users(g, id, &nu);
         for (k = 0; k < nu; k++)
@@ -975,7 +975,7 @@ START_TEST(test_random_bruteforce)
         random_graph(&t, &rng);
         for (k = 0; k < 3; k++) {
             sc_partition *p = run(t.g, pols[k], SC_PARTITION_NO_CSE);
-            size_t n = sc_graph_num_nodes(t.g), i, ncand = 0, mask;
+            size_t n = sc_graph_node_count(t.g), i, ncand = 0, mask;
             sc_node_id cand[32];
             bool cut[64], si[64], so[64];
             int64_t best = -1;
@@ -1014,7 +1014,7 @@ START_TEST(test_random_bruteforce)
             memset(cut, 0, sizeof cut);
             {
                 int64_t cost = 0;
-                for (i = 0; i < sc_partition_num_saved_tensors(p); i++) {
+                for (i = 0; i < sc_partition_saved_tensor_count(p); i++) {
                     sc_node_id s = sc_partition_saved_tensor(p, i);
                     cut[s] = true;
                     cost += sc_partition_node_weight(p, s);
@@ -1045,7 +1045,7 @@ static void compare_networks_with(const sc_graph *g,
     sc_partition *a = NULL, *b = NULL;
     sc_error ea, eb;
     sc_status sa, sb;
-    size_t i, n = sc_graph_num_nodes(g);
+    size_t i, n = sc_graph_node_count(g);
 
     sc_error_init(&ea);
     sc_error_init(&eb);
@@ -1064,18 +1064,18 @@ static void compare_networks_with(const sc_graph *g,
                   "%s: cut %lld (reduced) vs %lld (full)", what,
                   (long long)sc_partition_cut_value(a),
                   (long long)sc_partition_cut_value(b));
-    ck_assert_msg(sc_partition_num_saved_tensors(a) ==
-                      sc_partition_num_saved_tensors(b),
+    ck_assert_msg(sc_partition_saved_tensor_count(a) ==
+                      sc_partition_saved_tensor_count(b),
                   "%s: %zu saved (reduced) vs %zu (full)", what,
-                  sc_partition_num_saved_tensors(a),
-                  sc_partition_num_saved_tensors(b));
-    for (i = 0; i < sc_partition_num_saved_tensors(a); i++)
+                  sc_partition_saved_tensor_count(a),
+                  sc_partition_saved_tensor_count(b));
+    for (i = 0; i < sc_partition_saved_tensor_count(a); i++)
         ck_assert_msg(sc_partition_saved_tensor(a, i) ==
                           sc_partition_saved_tensor(b, i),
                       "%s: saved tensor %zu differs", what, i);
-    ck_assert_uint_eq(sc_partition_num_saved_symints(a),
-                      sc_partition_num_saved_symints(b));
-    for (i = 0; i < sc_partition_num_saved_symints(a); i++)
+    ck_assert_uint_eq(sc_partition_saved_symint_count(a),
+                      sc_partition_saved_symint_count(b));
+    for (i = 0; i < sc_partition_saved_symint_count(a); i++)
         ck_assert_int_eq(sc_partition_saved_symint(a, i),
                          sc_partition_saved_symint(b, i));
     for (i = 0; i < n; i++)
@@ -1087,10 +1087,10 @@ static void compare_networks_with(const sc_graph *g,
                           sc_partition_node_place(a, (sc_node_id)i)),
                       sc_partition_place_name(
                           sc_partition_node_place(b, (sc_node_id)i)));
-    ck_assert_uint_eq(sc_partition_network_vertices(a),
-                      sc_partition_network_vertices(b));
-    ck_assert_uint_eq(sc_partition_network_edges(a),
-                      sc_partition_network_edges(b));
+    ck_assert_uint_eq(sc_partition_network_vertex_count(a),
+                      sc_partition_network_vertex_count(b));
+    ck_assert_uint_eq(sc_partition_network_edge_count(a),
+                      sc_partition_network_edge_count(b));
     sc_partition_free(a);
     sc_partition_free(b);
 }
@@ -1347,7 +1347,7 @@ START_TEST(test_used_far_apart)
     ck_assert(saved(p, d));
     ck_assert(saved(p, node(&t, "a")));
     ck_assert(saved(p, node(&t, "m")));
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 3);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 3);
     ck_assert_ptr_nonnull(strstr(sc_partition_node_reason(p, d),
                                  "non-fusible use"));
     check_valid(p);
@@ -1366,7 +1366,7 @@ START_TEST(test_used_far_apart)
     ck_assert(!saved(p, d));
     ck_assert_int_eq(sc_partition_node_place(p, d),
                      SC_PARTITION_PLACE_RECOMPUTED);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 2);
     check_valid(p);
     sc_partition_free(p);
     p = run(t.g, SC_PARTITION_PYTORCH_1_13, 0);
@@ -1396,7 +1396,7 @@ START_TEST(test_used_far_apart)
     p = run(t.g, SC_PARTITION_PYTORCH, 0);
     ck_assert_int_eq(sc_partition_node_ban(p, d), SC_PARTITION_BAN_NONE);
     ck_assert(!saved(p, d));
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 2);
     check_valid(p);
     sc_partition_free(p);
     tb_free(&t);
@@ -1447,7 +1447,7 @@ START_TEST(test_long_fusible_chain)
                      SC_PARTITION_BAN_NONE);
     ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n103")),
                      SC_PARTITION_BAN_MATERIALIZED_BACKWARD);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 2);
     ck_assert(saved(p, node(&t, "primals_1")));
     ck_assert(saved(p, node(&t, "n102")));
     ck_assert_ptr_nonnull(strstr(sc_partition_node_reason(p,
@@ -1458,16 +1458,16 @@ START_TEST(test_long_fusible_chain)
     /* Off: n102 is recomputed from x (102 recomputed nodes). */
     p = run_rules(t.g, SC_PARTITION_PYTORCH,
                   SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS, 0, 0, 0, NULL, NULL);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 1);
     ck_assert(saved(p, node(&t, "primals_1")));
-    ck_assert_uint_eq(sc_partition_num_recomputed(p), 102);
+    ck_assert_uint_eq(sc_partition_recomputed_count(p), 102);
     check_valid(p);
     sc_partition_free(p);
     /* A longer limit: no ban either. */
     p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 101, 0, 0, NULL, NULL);
     ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n102")),
                      SC_PARTITION_BAN_NONE);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 1);
     sc_partition_free(p);
     /* A shorter one: n52 ends the walk from n1; the next walk starts at
      * n53, and n102 is not more than 50 after it. */
@@ -1476,7 +1476,7 @@ START_TEST(test_long_fusible_chain)
                      SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN);
     ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n102")),
                      SC_PARTITION_BAN_NONE);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 2);
     ck_assert(!saved(p, node(&t, "n52")));
     ck_assert(saved(p, node(&t, "n102")));
     check_valid(p);
@@ -1488,9 +1488,9 @@ START_TEST(test_long_fusible_chain)
     p = run(t.g, SC_PARTITION_PYTORCH, 0);
     ck_assert_int_eq(sc_partition_node_ban(p, node(&t, "n101")),
                      SC_PARTITION_BAN_NONE);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 1);
     ck_assert(saved(p, node(&t, "primals_1")));
-    ck_assert_uint_eq(sc_partition_num_recomputed(p), 101);
+    ck_assert_uint_eq(sc_partition_recomputed_count(p), 101);
     check_valid(p);
     sc_partition_free(p);
     tb_free(&t);
@@ -1523,14 +1523,14 @@ START_TEST(test_max_dist_from_bw)
     p = run(t.g, SC_PARTITION_PYTORCH, 0);
     ck_assert_int_eq(sc_partition_node_distance(p, a), 2);
     ck_assert_int_eq(sc_partition_node_ban(p, a), SC_PARTITION_BAN_NONE);
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 1);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 1);
     sc_partition_free(p);
     p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 1, 0, NULL, NULL);
     ck_assert_int_eq(sc_partition_node_ban(p, a),
                      SC_PARTITION_BAN_FAR_FROM_BACKWARD);
     ck_assert_int_eq(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
     ck_assert(saved(p, b));
-    ck_assert_uint_eq(sc_partition_num_saved_tensors(p), 2);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 2);
     check_valid(p);
     sc_partition_free(p);
     /* negative: PyTorch's 0; b, at distance 1, is banned too */
@@ -1551,7 +1551,7 @@ START_TEST(test_max_dist_from_bw)
 }
 END_TEST
 
-/* The rule settings a result reports (sc_partition_get_rules) are the
+/* The rule settings a result reports (sc_partition_rules) are the
  * options with their defaults resolved, and the reports state them.  A
  * negative max_dist_from_bw is the value 0: in the graph of
  * test_max_dist_from_bw it bans b (distance 1) as well as a. */
@@ -1569,7 +1569,7 @@ START_TEST(test_rule_settings)
 
     chain_graph(&t);
     p = run(t.g, SC_PARTITION_PYTORCH, 0);
-    sc_partition_get_rules(p, &off, &dist, &limit);
+    sc_partition_rules(p, &off, &dist, &limit);
     ck_assert_uint_eq(off, 0);
     ck_assert_int_eq(dist, 1000);
     ck_assert_int_eq(limit, 100);
@@ -1580,7 +1580,7 @@ START_TEST(test_rule_settings)
     p = run_rules(t.g, SC_PARTITION_EXACT,
                   SC_PARTITION_RULE_USED_FAR_APART | (1u << 20), -1, 7, 0,
                   NULL, NULL);
-    sc_partition_get_rules(p, &off, &dist, &limit);
+    sc_partition_rules(p, &off, &dist, &limit);
     ck_assert_uint_eq(off, SC_PARTITION_RULE_USED_FAR_APART);
     ck_assert_int_eq(dist, 7);
     ck_assert_int_eq(limit, 0);
@@ -1620,7 +1620,7 @@ START_TEST(test_rule_settings)
     o.max_dist_from_bw = 3;
     o.unbacked_fallback = 77;
     ck_assert_int_eq(sc_partition_run(t.g, &o, &p, &err), SC_OK);
-    sc_partition_get_rules(p, &off, &dist, &limit);
+    sc_partition_rules(p, &off, &dist, &limit);
     ck_assert_uint_eq(off, SC_PARTITION_RULE_MATERIALIZED_BACKWARD |
                                SC_PARTITION_RULE_USED_FAR_APART |
                                SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS);
@@ -1828,7 +1828,7 @@ START_TEST(test_unbacked_weights)
         ck_assert_msg(sc_partition_run(t.g, &opts, &p, &err) == SC_OK, "%s",
                       err.message);
         ck_assert_int_eq(sc_partition_node_bytes(p, a), 4 * cases[k].weighs);
-        ck_assert_uint_eq(sc_partition_num_warnings(p), 1);
+        ck_assert_uint_eq(sc_partition_warning_count(p), 1);
         snprintf(want, sizeof want, "u0 has no hint: weighed as %lld (%s)",
                  (long long)cases[k].weighs, cases[k].how);
         ck_assert_str_eq(sc_partition_warning(p, 0), want);
@@ -1928,9 +1928,9 @@ static void check_validates(const sc_partition *p)
     sc_validate_report rep;
     sc_error err;
     sc_error_init(&err);
-    ck_assert_msg(sc_validate(sc_partition_joint(p), sc_partition_forward(p),
-                              sc_partition_backward(p), NULL, &rep,
-                              &err) == SC_OK,
+    ck_assert_msg(sc_validate_run(sc_partition_joint(p), sc_partition_forward(p),
+                                  sc_partition_backward(p), NULL, &rep,
+                                  &err) == SC_OK,
                   "%s", err.message);
     ck_assert_msg(rep.passed, "%s", rep.message);
 }
@@ -2207,7 +2207,7 @@ static void check_walks(const sc_partition *p, const char *what)
 
     o.p = p;
     o.g = g;
-    o.n = sc_graph_num_nodes(g);
+    o.n = sc_graph_node_count(g);
     o.order = malloc(o.n * sizeof *o.order);
     o.fus = malloc(o.n * sizeof *o.fus);
     far = calloc(o.n, sizeof *far);

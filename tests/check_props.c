@@ -1,7 +1,7 @@
 /* symcut tests — properties over random graphs (doc/random.md).
  *
- * Every property takes a random forward graph (sc_graph_random), builds its
- * joint graph with sc_graph_joint (an op without a derivative formula is
+ * Every property takes a random forward graph (sc_graph_new_random), builds its
+ * joint graph with sc_graph_new_joint (an op without a derivative formula is
  * excluded and the same seed redrawn), and checks one claim.  The number of
  * graphs per property is SYMCUT_CASES (default per property, below) and
  * the seed SYMCUT_SEED (tests/testutil.h).  On a failure the forward graph
@@ -50,7 +50,7 @@ typedef struct pstats {
     long sizes;        /* other valid sizes checked */
 } pstats;
 
-/* The op named in sc_graph_joint's "node 'x': op NAME has no derivative
+/* The op named in sc_graph_new_joint's "node 'x': op NAME has no derivative
  * formula" (malloc'ed), or NULL. */
 static char *failing_op(const char *msg)
 {
@@ -72,7 +72,7 @@ static char *failing_op(const char *msg)
 static sc_graph *joint_of(const sc_graph *fwd, sc_status *st, sc_error *err)
 {
     sc_graph *j = NULL;
-    *st = sc_graph_joint(fwd, NULL, &j, err);
+    *st = sc_graph_new_joint(fwd, NULL, &j, err);
     return *st == SC_OK ? j : NULL;
 }
 
@@ -103,7 +103,7 @@ static bool case_draw(pcase *c, uint64_t seed, long k, size_t minn,
         ro.features = features;
         ro.nexclude = c->nexcluded;
         ro.exclude = (const char *const *)c->excluded;
-        ck_assert_msg(sc_graph_random(c->ctx, &ro, &c->fwd, &err) == SC_OK,
+        ck_assert_msg(sc_graph_new_random(c->ctx, &ro, &c->fwd, &err) == SC_OK,
                       "seed %llu: %s", (unsigned long long)c->seed,
                       err.message);
         j = joint_of(c->fwd, &st, &err);
@@ -174,7 +174,7 @@ static size_t value_items(const sc_value *v)
 static bool copy_call(const sc_graph *g, sc_node_id id, sc_graph *h,
                       const sc_node_id *map, bool keep_meta, sc_node_id *out)
 {
-    size_t na = sc_graph_node_num_args(g, id), npos, i, nitems = 0, np = 0;
+    size_t na = sc_graph_node_arg_count(g, id), npos, i, nitems = 0, np = 0;
     sc_value *args, *pool;
     const char **kw;
     sc_result r;
@@ -182,7 +182,7 @@ static bool copy_call(const sc_graph *g, sc_node_id id, sc_graph *h,
     bool ok = true;
     sc_status st;
 
-    npos = sc_graph_node_num_positional(g, id);
+    npos = sc_graph_node_positional_count(g, id);
     for (i = 0; i < na; i++)
         nitems += value_items(sc_graph_node_arg(g, id, i));
     args = malloc((na + 1) * sizeof *args);
@@ -236,14 +236,14 @@ static void copy_placeholders(const sc_graph *g, sc_graph *h,
     size_t i, d;
     sc_ctx *ctx = sc_graph_ctx(g);
     sc_error err;
-    for (i = 0; i < sc_graph_num_placeholders(g); i++) {
+    for (i = 0; i < sc_graph_placeholder_count(g); i++) {
         sc_result r;
         sc_expr *sizes[8], *strides[8], *acc;
         sc_graph_node_result(g, (sc_node_id)i, &r);
         if (r.kind == SC_RESULT_TENSOR && r.tensor.ndim <= 8 && from > 0) {
             int64_t c;
             for (d = 0; d < r.tensor.ndim; d++)
-                sizes[d] = sc_expr_get_si(r.tensor.sizes[d], &c) && c == from
+                sizes[d] = sc_expr_value_si(r.tensor.sizes[d], &c) && c == from
                                ? sc_expr_int_si(ctx, to)
                                : r.tensor.sizes[d];
             acc = sc_expr_int_si(ctx, 1);
@@ -272,7 +272,7 @@ static sc_graph *rebuild(const sc_graph *g, const bool *drop,
                          const sc_node_id *outs, int64_t from, int64_t to,
                          const sc_expr *sym, int64_t hint)
 {
-    size_t n = sc_graph_num_nodes(g), i, k;
+    size_t n = sc_graph_node_count(g), i, k;
     sc_node_id *map = malloc((n + 1) * sizeof *map);
     sc_node_id *newouts = malloc((nout + 1) * sizeof *newouts);
     bool *live = calloc(n + 1, 1);
@@ -293,7 +293,7 @@ static sc_graph *rebuild(const sc_graph *g, const bool *drop,
         sc_node_id id = (sc_node_id)i;
         if (!live[i])
             continue;
-        for (k = 0; k < sc_graph_node_num_args(g, id); k++) {
+        for (k = 0; k < sc_graph_node_arg_count(g, id); k++) {
             const sc_value *v = sc_graph_node_arg(g, id, k);
             sc_value stack[64];
             size_t ns = 0;
@@ -317,7 +317,7 @@ static sc_graph *rebuild(const sc_graph *g, const bool *drop,
     }
     copy_hints(g, h, sym, hint);
     copy_placeholders(g, h, map, from, to);
-    for (i = sc_graph_num_placeholders(g); i < n && ok; i++) {
+    for (i = sc_graph_placeholder_count(g); i < n && ok; i++) {
         sc_node_id id = (sc_node_id)i;
         map[i] = SC_NODE_NONE;
         if (drop[i]) {
@@ -392,17 +392,17 @@ static const char *known_failure(const char *why)
 static int64_t measure(const sc_graph *g)
 {
     size_t i, d;
-    int64_t m = (int64_t)(sc_graph_num_nodes(g) -
-                          sc_graph_num_placeholders(g)) *
+    int64_t m = (int64_t)(sc_graph_node_count(g) -
+                          sc_graph_placeholder_count(g)) *
                     1000000 +
-                (int64_t)sc_graph_num_outputs(g) * 10000;
-    for (i = 0; i < sc_graph_num_placeholders(g); i++) {
+                (int64_t)sc_graph_output_count(g) * 10000;
+    for (i = 0; i < sc_graph_placeholder_count(g); i++) {
         sc_result r;
         sc_graph_node_result(g, (sc_node_id)i, &r);
         for (d = 0; r.kind == SC_RESULT_TENSOR && d < r.tensor.ndim; d++) {
             int64_t v = 0;
             sc_expr *e = r.tensor.sizes[d];
-            if (!sc_expr_get_si(e, &v) && sc_expr_is_symbol(e))
+            if (!sc_expr_value_si(e, &v) && sc_expr_is_symbol(e))
                 sc_graph_get_hint(g, e, &v);
             m += v;
         }
@@ -413,8 +413,8 @@ static int64_t measure(const sc_graph *g)
 /* One shrinking step: a smaller graph on which prop still fails, or NULL. */
 static sc_graph *shrink_step(const sc_graph *g, prop_fn prop, char *why)
 {
-    size_t n = sc_graph_num_nodes(g), nout = sc_graph_num_outputs(g);
-    size_t np = sc_graph_num_placeholders(g), i, k;
+    size_t n = sc_graph_node_count(g), nout = sc_graph_output_count(g);
+    size_t np = sc_graph_placeholder_count(g), i, k;
     bool *drop = calloc(n + 1, 1);
     sc_node_id *subst = malloc((n + 1) * sizeof *subst);
     sc_node_id *outs = malloc((nout + 1) * sizeof *outs);
@@ -454,7 +454,7 @@ static sc_graph *shrink_step(const sc_graph *g, prop_fn prop, char *why)
     /* bypass a node: its uses go to an argument of the same shape */
     for (i = n; i-- > np;) {
         sc_node_id id = (sc_node_id)i;
-        for (k = 0; k < sc_graph_node_num_positional(g, id); k++) {
+        for (k = 0; k < sc_graph_node_positional_count(g, id); k++) {
             const sc_value *v = sc_graph_node_arg(g, id, k);
             if (v->kind != SC_VALUE_NODE || !same_result(g, id, v->u.node))
                 continue;
@@ -606,7 +606,7 @@ static bool need_joint(const sc_graph *fwd, sc_graph **j, char *why,
     sc_status st;
     sc_error err;
     *j = joint_of(fwd, &st, &err);
-    if (*j && sc_graph_num_tangents(*j) == 0) {
+    if (*j && sc_graph_tangent_count(*j) == 0) {
         /* no output carries a gradient: nothing to partition */
         cur_stats->skipped++;
         sc_graph_free(*j);
@@ -620,7 +620,7 @@ static bool need_joint(const sc_graph *fwd, sc_graph **j, char *why,
         cur_stats->skipped++;
         return true; /* *j NULL: nothing to check */
     }
-    return failf(why, n, "sc_graph_joint fails: %s", err.message);
+    return failf(why, n, "sc_graph_new_joint fails: %s", err.message);
 }
 
 static bool roundtrip_one(const sc_graph *g, const char *what, char *why,
@@ -744,31 +744,31 @@ static bool structure_ok(const sc_partition *p, char *why, size_t n)
 {
     const sc_graph *j = sc_partition_joint(p), *fw = sc_partition_forward(p),
                    *bw = sc_partition_backward(p);
-    size_t nst = sc_partition_num_saved_tensors(p),
-           nss = sc_partition_num_saved_symints(p),
-           nfwd = sc_graph_num_fwd_outputs(j), i, k;
+    size_t nst = sc_partition_saved_tensor_count(p),
+           nss = sc_partition_saved_symint_count(p),
+           nfwd = sc_graph_fwd_output_count(j), i, k;
     if (!fw || !bw)
         return failf(why, n, "no forward or backward graph");
-    if (sc_graph_num_tangents(fw) != 0)
+    if (sc_graph_tangent_count(fw) != 0)
         return failf(why, n, "the forward graph reads a tangent");
-    if (sc_graph_num_placeholders(fw) != sc_graph_num_primals(j))
+    if (sc_graph_placeholder_count(fw) != sc_graph_primal_count(j))
         return failf(why, n, "the forward graph has %zu inputs, the joint "
                              "%zu primals",
-                     sc_graph_num_placeholders(fw), sc_graph_num_primals(j));
+                     sc_graph_placeholder_count(fw), sc_graph_primal_count(j));
     nss += sc_test_num_bindings(j, fw, nfwd + nst + nss);
-    if (sc_graph_num_outputs(fw) != nfwd + nst + nss)
+    if (sc_graph_output_count(fw) != nfwd + nst + nss)
         return failf(why, n, "the forward graph has %zu outputs, expected "
                              "%zu",
-                     sc_graph_num_outputs(fw), nfwd + nst + nss);
-    if (sc_graph_num_placeholders(bw) != nst + nss + sc_graph_num_tangents(j))
+                     sc_graph_output_count(fw), nfwd + nst + nss);
+    if (sc_graph_placeholder_count(bw) != nst + nss + sc_graph_tangent_count(j))
         return failf(why, n, "the backward graph has %zu inputs",
-                     sc_graph_num_placeholders(bw));
-    for (i = 0; i < sc_graph_num_placeholders(bw); i++) {
+                     sc_graph_placeholder_count(bw));
+    for (i = 0; i < sc_graph_placeholder_count(bw); i++) {
         const char *name = sc_graph_node_name(bw, (sc_node_id)i);
         bool found = false;
         if (sc_graph_node_role(bw, (sc_node_id)i) == SC_ROLE_TANGENT)
             continue;
-        for (k = nfwd; k < sc_graph_num_outputs(fw) && !found; k++) {
+        for (k = nfwd; k < sc_graph_output_count(fw) && !found; k++) {
             sc_node_id o = sc_graph_output(fw, k);
             found = o != SC_NODE_NONE &&
                     strcmp(sc_graph_node_name(fw, o), name) == 0;
@@ -778,9 +778,9 @@ static bool structure_ok(const sc_partition *p, char *why, size_t n)
                                  "output",
                          name);
     }
-    if (sc_graph_num_outputs(bw) != sc_graph_num_outputs(j) - nfwd)
+    if (sc_graph_output_count(bw) != sc_graph_output_count(j) - nfwd)
         return failf(why, n, "the backward graph has %zu outputs",
-                     sc_graph_num_outputs(bw));
+                     sc_graph_output_count(bw));
     return true;
 }
 
@@ -797,13 +797,13 @@ static bool validate_at(const sc_partition *p, const sc_symmap *sizes,
     vo.seed = seed;
     vo.sizes = sizes;
     vo.predicted_saved_bytes = predicted;
-    if (sc_validate(sc_partition_joint(p), sc_partition_forward(p),
-                    sc_partition_backward(p), &vo, &rep, &err) != SC_OK)
+    if (sc_validate_run(sc_partition_joint(p), sc_partition_forward(p),
+                        sc_partition_backward(p), &vo, &rep, &err) != SC_OK)
         return failf(why, n, "validate (%s) fails to run: %s", where,
                      err.message);
     if (!rep.passed)
         return failf(why, n, "validate (%s, policy %s) fails: %s", where,
-                     sc_partition_policy_name(sc_partition_get_policy(p)),
+                     sc_partition_policy_name(sc_partition_policy_in_force(p)),
                      rep.message);
     if (predicted >= 0 && (int64_t)rep.saved_bytes != predicted)
         return failf(why, n, "%s: measured saved bytes %zu, the formula "
@@ -820,7 +820,7 @@ static bool validate_at(const sc_partition *p, const sc_symmap *sizes,
  * partition that validates bit for bit. */
 static bool tagged_partition_ok(const sc_graph *j, char *why, size_t n)
 {
-    size_t nn = sc_graph_num_nodes(j), i, nt = 0;
+    size_t nn = sc_graph_node_count(j), i, nt = 0;
     const char **names = malloc(nn * sizeof *names);
     sc_partition_tag *tags = malloc(nn * sizeof *tags);
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -966,8 +966,8 @@ END_TEST
  * sizes. */
 static bool gradient_shapes_ok(const sc_graph *j, char *why, size_t n)
 {
-    size_t nfwd = sc_graph_num_fwd_outputs(j), k, d;
-    for (k = nfwd; k < sc_graph_num_outputs(j); k++) {
+    size_t nfwd = sc_graph_fwd_output_count(j), k, d;
+    for (k = nfwd; k < sc_graph_output_count(j); k++) {
         sc_node_id o = sc_graph_output(j, k);
         sc_node_id p = (sc_node_id)(k - nfwd);
         sc_result a, b;
@@ -1027,7 +1027,7 @@ static bool prop_guards(const sc_graph *fwd, char *why, size_t n)
         nsrc = sc_env_source_count(env);
         ck_assert_uint_le(nsrc, 128);
         for (i = 0; i < nsrc; i++)
-            ck_assert(sc_expr_get_si(sc_env_source_hint(env, i), &srcv[i]));
+            ck_assert(sc_expr_value_si(sc_env_source_hint(env, i), &srcv[i]));
         ck_assert_int_eq(sc_guard_checker_check(chk, srcv, &first, &err),
                          SC_OK);
         if (first != sc_guard_checker_count(chk))
@@ -1143,8 +1143,8 @@ static void value_args(const sc_value *w, idbuf *out)
 static size_t node_args(const sc_graph *g, sc_node_id id, idbuf *out,
                         bool positional_only)
 {
-    size_t na = positional_only ? sc_graph_node_num_positional(g, id)
-                                : sc_graph_node_num_args(g, id);
+    size_t na = positional_only ? sc_graph_node_positional_count(g, id)
+                                : sc_graph_node_arg_count(g, id);
     size_t k;
     out->n = 0;
     for (k = 0; k < na; k++) {
@@ -1259,7 +1259,7 @@ static bool materialized_bw(const bf *b, sc_node_id id)
     stack[ns++] = id;
     while (ns) {
         sc_node_id cur = stack[--ns];
-        if (sc_graph_node_num_output_uses(b->g, cur) > 0)
+        if (sc_graph_node_output_use_count(b->g, cur) > 0)
             return true;
         us = sc_graph_node_users(b->g, cur, &nu);
         for (k = 0; k < nu; k++) {
@@ -1280,7 +1280,7 @@ static bool materialized_bw(const bf *b, sc_node_id id)
 /* false: the graph is out of the brute force's reach (unbacked sizes). */
 static bool bf_init(bf *b, const sc_graph *g)
 {
-    size_t n = sc_graph_num_nodes(g), i, k, na;
+    size_t n = sc_graph_node_count(g), i, k, na;
     idbuf args = {0};
     bool ok = true;
 
@@ -1292,7 +1292,7 @@ static bool bf_init(bf *b, const sc_graph *g)
     b->banned = calloc(n, 1);
     b->bytes = calloc(n, sizeof *b->bytes);
     ck_assert(b->live && b->tc && b->reqfw && b->banned && b->bytes);
-    for (k = 0; k < sc_graph_num_outputs(g); k++)
+    for (k = 0; k < sc_graph_output_count(g); k++)
         if (sc_graph_output(g, k) != SC_NODE_NONE)
             b->live[sc_graph_output(g, k)] = true;
     for (i = n; i-- > 0;) {
@@ -1323,7 +1323,7 @@ static bool bf_init(bf *b, const sc_graph *g)
             b->bytes[i] = 8;
         }
     }
-    for (k = 0; k < sc_graph_num_fwd_outputs(g); k++) {
+    for (k = 0; k < sc_graph_fwd_output_count(g); k++) {
         sc_node_id o = sc_graph_output(g, k);
         if (o != SC_NODE_NONE && !b->tc[o])
             b->reqfw[o] = true;
@@ -1385,7 +1385,7 @@ static void bf_free(bf *b)
 
 static bool bf_valid(const bf *b, const bool *saved, bool *avail)
 {
-    size_t i, k, na, nfwd = sc_graph_num_fwd_outputs(b->g);
+    size_t i, k, na, nfwd = sc_graph_fwd_output_count(b->g);
     idbuf args = {0};
     for (i = 0; i < b->n; i++) {
         sc_node_id id = (sc_node_id)i;
@@ -1408,7 +1408,7 @@ static bool bf_valid(const bf *b, const bool *saved, bool *avail)
         }
     }
     free(args.v);
-    for (k = nfwd; k < sc_graph_num_outputs(b->g); k++) {
+    for (k = nfwd; k < sc_graph_output_count(b->g); k++) {
         sc_node_id o = sc_graph_output(b->g, k);
         if (o != SC_NODE_NONE && !avail[o])
             return false;
@@ -1484,12 +1484,12 @@ static bool prop_bruteforce(const sc_graph *fwd, char *why, size_t n)
     } else {
         memset(saved, 0, b.n);
         cost = 0;
-        for (i = 0; i < sc_partition_num_saved_tensors(p); i++) {
+        for (i = 0; i < sc_partition_saved_tensor_count(p); i++) {
             sc_node_id s = sc_partition_saved_tensor(p, i);
             saved[s] = true;
             cost += b.bytes[s];
         }
-        for (i = 0; i < sc_partition_num_saved_symints(p); i++) {
+        for (i = 0; i < sc_partition_saved_symint_count(p); i++) {
             sc_node_id s = sc_partition_saved_symint(p, i);
             saved[s] = true;
             cost += 8;
@@ -1533,11 +1533,11 @@ END_TEST
 
 static sc_graph *reorder(const sc_graph *g, sc_test_rng *rng)
 {
-    size_t n = sc_graph_num_nodes(g), np = sc_graph_num_placeholders(g);
+    size_t n = sc_graph_node_count(g), np = sc_graph_placeholder_count(g);
     size_t i, k, nready, na;
     sc_node_id *map = malloc((n + 1) * sizeof *map);
     idbuf args = {0};
-    sc_node_id *outs = malloc((sc_graph_num_outputs(g) + 1) * sizeof *outs);
+    sc_node_id *outs = malloc((sc_graph_output_count(g) + 1) * sizeof *outs);
     bool *done = calloc(n + 1, 1);
     sc_node_id *ready = malloc((n + 1) * sizeof *ready);
     sc_graph *h = sc_graph_new(sc_graph_ctx(g));
@@ -1567,12 +1567,12 @@ static sc_graph *reorder(const sc_graph *g, sc_test_rng *rng)
                       sc_graph_node_name(g, (sc_node_id)i));
         done[i] = true;
     }
-    for (k = 0; k < sc_graph_num_outputs(g); k++)
+    for (k = 0; k < sc_graph_output_count(g); k++)
         outs[k] = sc_graph_output(g, k) == SC_NODE_NONE
                       ? SC_NODE_NONE
                       : map[sc_graph_output(g, k)];
-    ck_assert_int_eq(sc_graph_set_outputs(h, sc_graph_num_outputs(g), outs,
-                                          sc_graph_num_fwd_outputs(g), &err),
+    ck_assert_int_eq(sc_graph_set_outputs(h, sc_graph_output_count(g), outs,
+                                          sc_graph_fwd_output_count(g), &err),
                      SC_OK);
     ck_assert_msg(sc_graph_finish(h, &err) == SC_OK, "%s", err.message);
     free(args.v);
@@ -1635,18 +1635,18 @@ static void decide(const sc_graph *j, sc_partition_policy pol, decision *d,
     *ran = sc_partition_run(j, &po, &p, err) == SC_OK;
     if (!*ran)
         return;
-    n = sc_partition_num_saved_tensors(p);
+    n = sc_partition_saved_tensor_count(p);
     d->ordered = true;
     for (i = 0; i < n && i < 512; i++) {
         ids[i] = sc_partition_saved_tensor(p, i);
         d->ordered = d->ordered && (i == 0 || ids[i - 1] < ids[i]);
     }
     d->saved = name_set(j, n < 512 ? n : 512, ids);
-    n = sc_partition_num_saved_symints(p);
+    n = sc_partition_saved_symint_count(p);
     for (i = 0; i < n && i < 512; i++)
         ids[i] = sc_partition_saved_symint(p, i);
     d->symints = name_set(j, n < 512 ? n : 512, ids);
-    n = sc_partition_num_recomputed(p);
+    n = sc_partition_recomputed_count(p);
     for (i = 0; i < n && i < 512; i++)
         ids[i] = sc_partition_recomputed(p, i);
     d->recomputed = name_set(j, n < 512 ? n : 512, ids);
@@ -1712,7 +1712,7 @@ static bool prop_order(const sc_graph *fwd, char *why, size_t n)
                    t1 ? "" : ": ", t1 ? "" : err.message);
     free(t1);
     free(t2);
-    sc_test_rng_init(&rng, reorder_seed ^ sc_graph_num_nodes(j));
+    sc_test_rng_init(&rng, reorder_seed ^ sc_graph_node_count(j));
     r = reorder(j, &rng);
     for (pi = 0; pi < 2 && ok; pi++) {
         decision a, b;
@@ -1774,14 +1774,14 @@ START_TEST(test_generator_deterministic)
         ro.seed = (uint64_t)k * 7919;
         ro.nodes = 1 + (size_t)k % 20;
         ro.symbolic = k % 2;
-        ck_assert_int_eq(sc_graph_random(c1, &ro, &a, &err), SC_OK);
-        ck_assert_int_eq(sc_graph_random(c2, &ro, &b, &err), SC_OK);
+        ck_assert_int_eq(sc_graph_new_random(c1, &ro, &a, &err), SC_OK);
+        ck_assert_int_eq(sc_graph_new_random(c2, &ro, &b, &err), SC_OK);
         ck_assert_msg(sc_graph_equal(a, b, 0, why, sizeof why), "seed %ld: %s",
                       k, why);
         /* about the number of call nodes asked for */
-        ck_assert_uint_ge(sc_graph_num_nodes(a) - sc_graph_num_placeholders(a),
+        ck_assert_uint_ge(sc_graph_node_count(a) - sc_graph_placeholder_count(a),
                           ro.nodes);
-        ck_assert_uint_ge(sc_graph_num_outputs(a), 1);
+        ck_assert_uint_ge(sc_graph_output_count(a), 1);
         sc_graph_free(a);
         sc_graph_free(b);
         sc_ctx_free(c1);
@@ -1826,8 +1826,8 @@ START_TEST(test_generator_features)
             ro.features = want[w].f;
             ro.nexclude = 2;
             ro.exclude = excl;
-            ck_assert_int_eq(sc_graph_random(ctx, &ro, &g, &err), SC_OK);
-            for (i = 0; i < sc_graph_num_nodes(g); i++) {
+            ck_assert_int_eq(sc_graph_new_random(ctx, &ro, &g, &err), SC_OK);
+            for (i = 0; i < sc_graph_node_count(g); i++) {
                 const char *t = sc_graph_node_target(g, (sc_node_id)i);
                 if (!t)
                     continue;

@@ -140,14 +140,14 @@ static void call_fails(fx *f, const char *op, size_t npos,
 {
     char target[128];
     sc_node_id id;
-    size_t before = sc_graph_num_nodes(f->g);
+    size_t before = sc_graph_node_count(f->g);
     snprintf(target, sizeof target, "%s%s",
              strncmp(op, "operator.", 9) == 0 ? "" : "torch.ops.aten.", op);
     sc_error_init(&f->err);
     ck_assert_int_eq(sc_graph_add_call(f->g, NULL, target, npos, args, 0,
                                        NULL, NULL, NULL, &id, &f->err),
                      SC_ERR_SHAPE);
-    ck_assert_uint_eq(sc_graph_num_nodes(f->g), before);
+    ck_assert_uint_eq(sc_graph_node_count(f->g), before);
 }
 
 static sc_value sym(sc_expr *e)
@@ -1287,14 +1287,14 @@ START_TEST(test_meta_guarded_builder)
     /* size 4 (equal at the hints), stride 5 (not): refused, no guard */
     exprs(&f, "4; s1", sz, 2);
     exprs(&f, "5; 1", st, 2);
-    before = sc_graph_num_nodes(f.g);
+    before = sc_graph_node_count(f.g);
     ck_assert_int_eq(sc_graph_add_call(f.g, NULL, "torch.ops.aten.neg.default",
                                        1, a, 0, NULL, NULL, &r, &id, &f.err),
                      SC_ERR_SHAPE);
     ck_assert_msg(strstr(f.err.message, "the stride of dim 0 = s1, the "
                                         "annotation says 5") != NULL,
                   "%s", f.err.message);
-    ck_assert_uint_eq(sc_graph_num_nodes(f.g), before);
+    ck_assert_uint_eq(sc_graph_node_count(f.g), before);
     CHECK_GUARDS(&f, "");
     /* stride 3: accepted, both guards */
     exprs(&f, "3; 1", st, 2);
@@ -1387,12 +1387,12 @@ START_TEST(test_examples)
         ctx = sc_ctx_new();
         ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
                       "%s: %s (line %d)", e->d_name, err.message, err.line);
-        n = sc_graph_num_nodes(g);
+        n = sc_graph_node_count(g);
         for (i = 0; i < n; i++) {
             sc_result r;
             sc_status st;
             if (sc_graph_node_kind(g, (sc_node_id)i) != SC_NODE_CALL ||
-                sc_graph_node_op(g, (sc_node_id)i) == SC_OP_UNKNOWN)
+                sc__graph_node_op(g, (sc_node_id)i) == SC_OP_UNKNOWN)
                 continue;
             /* the rule must decide (not just be skipped) and agree */
             st = sc__shape_infer(g, (sc_node_id)i, &r, &err);

@@ -1762,7 +1762,7 @@ static bool row_kind(sc_ctx *ctx, size_t i, char *msg, size_t size)
     bool is_bool;
 
     ROW_CHECK(e != NULL);
-    k = sc_expr_get_kind(e);
+    k = sc_expr_node_kind(e);
     is_bool = k >= SC_EXPR_TRUE;
     ROW_REQUIRE(k == row->kind, "\"%s\": expected kind %d, got %d",
                 row->input, (int)row->kind, (int)k);
@@ -1794,7 +1794,7 @@ START_TEST(test_inspect_canonical_structure)
     mpz_init(z);
     /* 2*s0: an Add with constant 0 and one term */
     e = parse_ok(ctx, "2*s0");
-    ck_assert_uint_eq(sc_expr_nargs(e), 1);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 1);
     ck_assert_ptr_eq(sc_expr_arg(e, 0), s0);
     sc_expr_add_coef(e, 0, z);
     ck_assert_int_eq(mpz_get_si(z), 2);
@@ -1803,8 +1803,8 @@ START_TEST(test_inspect_canonical_structure)
 
     /* 4*s0*s1 + 512*s0 + 3: degree 2 first */
     e = parse_ok(ctx, "512*s0 + 3 + 4*s1*s0");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
-    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 2);
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0*s1"));
     ck_assert_ptr_eq(sc_expr_arg(e, 1), s0);
     sc_expr_add_coef(e, 0, z);
@@ -1822,8 +1822,8 @@ START_TEST(test_inspect_canonical_structure)
 
     /* s0**3*s1: exponents */
     e = parse_ok(ctx, "s1*s0*s0*s0");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_MUL);
-    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_MUL);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 2);
     {
         size_t i0 = sc_expr_arg(e, 0) == s0 ? 0 : 1;
         ck_assert_ptr_eq(sc_expr_arg(e, i0), s0);
@@ -1834,31 +1834,31 @@ START_TEST(test_inspect_canonical_structure)
 
     /* relations: one side, gcd divided, Gt/Ge into Le */
     e = parse_ok(ctx, "s0 > 1");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_LE);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_LE);
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "2 - s0"));
     e = parse_ok(ctx, "s0 < s1");
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - s1 + 1"));
     e = parse_ok(ctx, "6*s0 <= 4*s1 + 3");
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "3*s0 - 2*s1 - 1"));
     e = parse_ok(ctx, "Eq(4, 2*s0)");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_EQ);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_EQ);
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - 2"));
     e = parse_ok(ctx, "Ne(s1, s0)");
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 - s1"));
 
     /* FloorDiv operands */
     e = parse_ok(ctx, "(s0 + 1)//8");
-    ck_assert_uint_eq(sc_expr_nargs(e), 2);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 2);
     ck_assert_ptr_eq(sc_expr_arg(e, 0), parse_ok(ctx, "s0 + 1"));
     ck_assert_ptr_eq(sc_expr_arg(e, 1), sc_expr_int_si(ctx, 8));
 
     /* integers */
     e = parse_ok(ctx, "-9223372036854775808");
-    ck_assert(sc_expr_get_si(e, &v));
+    ck_assert(sc_expr_value_si(e, &v));
     ck_assert(v == INT64_MIN);
     e = parse_ok(ctx, "9223372036854775808");
-    ck_assert(!sc_expr_get_si(e, &v));
-    sc_expr_get_mpz(e, z);
+    ck_assert(!sc_expr_value_si(e, &v));
+    sc_expr_value_mpz(e, z);
     {
         char *t = mpz_get_str(NULL, 10, z);
         ck_assert_str_eq(t, "9223372036854775808");
@@ -2097,23 +2097,23 @@ START_TEST(test_expand_limit)
 
     ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 256);
     e = parse_ok(ctx, "(a + b)*(c + d)");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
-    ck_assert_uint_eq(sc_expr_nargs(e), 4);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 4);
     sc_ctx_set_expand_limit(ctx, 3);
     ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 3);
     f = parse_ok(ctx, "(a + b)*(c + d)");
-    ck_assert_int_eq(sc_expr_get_kind(f), SC_EXPR_MUL);
+    ck_assert_int_eq(sc_expr_node_kind(f), SC_EXPR_MUL);
     ck_assert_ptr_eq(f, parse_ok(ctx, "(c + d)*(b + a)"));
     assert_roundtrip(ctx, f, "(a + b)*(c + d) with limit 3");
     ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
     /* (a + b + c + d)**4 has 35 terms: over the limit stays a power */
     sc_ctx_set_expand_limit(ctx, 34);
     f = parse_ok(ctx, "(a + b + c + d)**4");
-    ck_assert_int_eq(sc_expr_get_kind(f), SC_EXPR_MUL);
+    ck_assert_int_eq(sc_expr_node_kind(f), SC_EXPR_MUL);
     sc_ctx_set_expand_limit(ctx, 35);
     e = parse_ok(ctx, "(a + b + c + d)**4");
-    ck_assert_int_eq(sc_expr_get_kind(e), SC_EXPR_ADD);
-    ck_assert_uint_eq(sc_expr_nargs(e), 35);
+    ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_ADD);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 35);
     ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
     sc_ctx_free(ctx);
 }
@@ -2197,13 +2197,13 @@ START_TEST(test_prog_agrees_with_eval_on_grid)
         sc_prog *p = prog_of(ctx, 1, &texts[k]);
         sc_expr *e = parse_ok(ctx, texts[k]);
         int64_t s0v, s1v;
-        ck_assert_uint_eq(sc_prog_num_outputs(p), 1);
+        ck_assert_uint_eq(sc_prog_output_count(p), 1);
         for (s0v = -6; s0v <= 6; s0v++)
             for (s1v = -6; s1v <= 6; s1v++) {
                 int64_t in[2], out = 12345, want = 0;
                 sc_status st1, st2;
                 size_t i;
-                for (i = 0; i < sc_prog_num_inputs(p); i++)
+                for (i = 0; i < sc_prog_input_count(p); i++)
                     in[i] = sc_expr_symbol_index(sc_prog_input(p, i)) == 0
                                 ? s0v
                                 : s1v;
@@ -2246,10 +2246,10 @@ START_TEST(test_prog_inputs_outputs_and_overflow)
     sc_error err;
     sc_status st;
 
-    ck_assert_uint_eq(sc_prog_num_inputs(p), 2);
+    ck_assert_uint_eq(sc_prog_input_count(p), 2);
     ck_assert_ptr_eq(sc_prog_input(p, 0), sym(ctx, "s0"));
     ck_assert_ptr_eq(sc_prog_input(p, 1), sym(ctx, "s2"));
-    ck_assert_uint_eq(sc_prog_num_outputs(p), 3);
+    ck_assert_uint_eq(sc_prog_output_count(p), 3);
     in[0] = 10;
     in[1] = -4;
     sc_error_init(&err);
@@ -2316,7 +2316,7 @@ START_TEST(test_prog_inputs_outputs_and_overflow)
             size_t i;
             sc_status st2;
             p = prog_of(ctx, 1, &t);
-            for (i = 0; i < sc_prog_num_inputs(p); i++)
+            for (i = 0; i < sc_prog_input_count(p); i++)
                 inputs[i] = sc_prog_input(p, i) == sym(ctx, "s0")
                                 ? rows[k].s0
                                 : rows[k].s1;
@@ -2367,7 +2367,7 @@ START_TEST(test_prog_first_false)
     size_t k;
     sc_error err;
 
-    ck_assert_uint_eq(sc_prog_num_inputs(p), 2);
+    ck_assert_uint_eq(sc_prog_input_count(p), 2);
     for (k = 0; k < ARRAY_SIZE(rows); k++) {
         int64_t in[2] = {rows[k].s0, rows[k].s1};
         size_t idx = 999;
@@ -3325,8 +3325,8 @@ static sc_ctx *prop_ctx_new(void)
 
 static bool value_is_bool_result(const sc_expr *e)
 {
-    return sc_expr_get_kind(e) == SC_EXPR_TRUE ||
-           sc_expr_get_kind(e) == SC_EXPR_FALSE;
+    return sc_expr_node_kind(e) == SC_EXPR_TRUE ||
+           sc_expr_node_kind(e) == SC_EXPR_FALSE;
 }
 
 /* Check properties `props` on case c.  Returns true if they hold; else
@@ -3528,9 +3528,9 @@ static bool check_case(penv *pe, pcase *c, int props, char *msg, size_t size,
                 FAIL("sc_expr_subst of {%s} fails: %s", bind_s,
                      sc_status_name(sc_ctx_take_error(ctx, NULL)));
             if (sc_expr_is_int(f)) {
-                sc_expr_get_mpz(f, w);
+                sc_expr_value_mpz(f, w);
             } else if (value_is_bool_result(f)) {
-                mpz_set_ui(w, sc_expr_get_kind(f) == SC_EXPR_TRUE);
+                mpz_set_ui(w, sc_expr_node_kind(f) == SC_EXPR_TRUE);
             } else {
                 s2 = sc_expr_to_str(ctx, f);
                 FAIL("sc_expr_subst of {%s} is not a constant: \"%s\"",
@@ -3592,7 +3592,7 @@ static bool check_case(penv *pe, pcase *c, int props, char *msg, size_t size,
         if (code != SC_OK)
             FAIL("sc_prog_new fails: %s (%s)", sc_status_name(code),
                  err.message);
-        nin = sc_prog_num_inputs(prog);
+        nin = sc_prog_input_count(prog);
         for (k = 0; k < NBIND; k++) {
             bool fits = true;
             if (c->ref_dz[k])
@@ -4280,23 +4280,23 @@ START_TEST(test_operation_cache)
     int i;
 
     e1 = sc_expr_mul(ctx, ab, ac);
-    ck_assert_int_eq(sc_expr_get_kind(e1), SC_EXPR_ADD); /* expanded */
+    ck_assert_int_eq(sc_expr_node_kind(e1), SC_EXPR_ADD); /* expanded */
     ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
     sc_ctx_set_expand_limit(ctx, 1);
     e2 = sc_expr_mul(ctx, ab, ac);
-    ck_assert_int_eq(sc_expr_get_kind(e2), SC_EXPR_MUL); /* not expanded */
+    ck_assert_int_eq(sc_expr_node_kind(e2), SC_EXPR_MUL); /* not expanded */
     sc_ctx_set_expand_limit(ctx, 256);
     ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
     /* The same for the n-ary product (2 and 3 factors are cached). */
     {
         sc_expr *f[3] = {ab, ac, a}, *p1, *p2;
         p1 = sc_expr_mul_n(ctx, 3, f);
-        ck_assert_int_eq(sc_expr_get_kind(p1), SC_EXPR_ADD);
+        ck_assert_int_eq(sc_expr_node_kind(p1), SC_EXPR_ADD);
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, f), p1);
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e1);
         sc_ctx_set_expand_limit(ctx, 1);
         p2 = sc_expr_mul_n(ctx, 3, f);
-        ck_assert_int_eq(sc_expr_get_kind(p2), SC_EXPR_MUL);
+        ck_assert_int_eq(sc_expr_node_kind(p2), SC_EXPR_MUL);
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e2);
         sc_ctx_set_expand_limit(ctx, 256);
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, f), p1);
@@ -4448,8 +4448,8 @@ static bool row_coef_sign(sc_ctx *ctx, size_t i, char *msg, size_t size)
 
     ROW_CHECK(e != NULL);
     if (n > 0)
-        ROW_REQUIRE(sc_expr_get_kind(e) == SC_EXPR_ADD &&
-                        sc_expr_nargs(e) == n,
+        ROW_REQUIRE(sc_expr_node_kind(e) == SC_EXPR_ADD &&
+                        sc_expr_arg_count(e) == n,
                     "\"%s\": expected an Add with %zu terms", row->input, n);
     for (k = 0; k < n; k++) {
         int want = row->signs[k] == '-' ? -1 : 1;

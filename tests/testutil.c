@@ -87,7 +87,7 @@ size_t sc_test_num_bindings(const sc_graph *j, const sc_graph *fw,
                             size_t first)
 {
     size_t k, n = 0;
-    for (k = first; k < sc_graph_num_outputs(fw); k++) {
+    for (k = first; k < sc_graph_output_count(fw); k++) {
         sc_node_id o = sc_graph_output(fw, k);
         const char *t = o != SC_NODE_NONE ? sc_graph_node_target(fw, o) : NULL;
         if (o != SC_NODE_NONE &&

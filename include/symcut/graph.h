@@ -44,13 +44,9 @@ typedef struct sc_graph sc_graph;
 /* The shape environment of guards.h; a graph may point to one. */
 typedef struct sc_env sc_env;
 
-/* Dense node ids: 0 .. sc_graph_num_nodes() - 1, in topological order. */
+/* Dense node ids: 0 .. sc_graph_node_count() - 1, in topological order. */
 typedef int32_t sc_node_id;
 #define SC_NODE_NONE ((sc_node_id)-1)
-
-/* An op of the op table (graph/ops.yaml), or SC_OP_UNKNOWN for a target
- * the table does not know (an opaque node). */
-#define SC_OP_UNKNOWN (-1)
 
 /* ---- dtypes, devices, layouts, memory formats ------------------------- */
 
@@ -308,12 +304,12 @@ sc_status sc_graph_finish(sc_graph *g, sc_error *err);
 
 /* ---- Queries ----------------------------------------------------------- */
 
-size_t sc_graph_num_nodes(const sc_graph *g);
-size_t sc_graph_num_primals(const sc_graph *g);
-size_t sc_graph_num_tangents(const sc_graph *g);
+size_t sc_graph_node_count(const sc_graph *g);
+size_t sc_graph_primal_count(const sc_graph *g);
+size_t sc_graph_tangent_count(const sc_graph *g);
 /* Placeholders are nodes 0 .. num_placeholders - 1, in the text's order
  * (PyTorch's: primals, then tangents); sc_graph_node_role tells which. */
-size_t sc_graph_num_placeholders(const sc_graph *g);
+size_t sc_graph_placeholder_count(const sc_graph *g);
 
 /* The node named name, or SC_NODE_NONE.  Time: O(1) expected. */
 sc_node_id sc_graph_find(const sc_graph *g, const char *name);
@@ -325,15 +321,13 @@ const char *sc_graph_node_name(const sc_graph *g, sc_node_id id);
 /* The target as written in Python ("torch.ops.aten.mm.default",
  * "operator.getitem"); NULL for placeholders. */
 const char *sc_graph_node_target(const sc_graph *g, sc_node_id id);
-/* The op id in the op table, or SC_OP_UNKNOWN. */
-int sc_graph_node_op(const sc_graph *g, sc_node_id id);
 /* The op's recompute class from the op table ("pointwise", "view",
  * "reduction", "compute_intensive", "random", "creation", "symbolic",
  * "other"), or NULL for placeholders and ops the table does not know. */
 const char *sc_graph_node_class(const sc_graph *g, sc_node_id id);
 /* Arguments: positional ones first, then keyword ones. */
-size_t sc_graph_node_num_args(const sc_graph *g, sc_node_id id);
-size_t sc_graph_node_num_positional(const sc_graph *g, sc_node_id id);
+size_t sc_graph_node_arg_count(const sc_graph *g, sc_node_id id);
+size_t sc_graph_node_positional_count(const sc_graph *g, sc_node_id id);
 const sc_value *sc_graph_node_arg(const sc_graph *g, sc_node_id id,
                                   size_t i);
 /* The keyword of argument i, NULL for a positional one. */
@@ -345,13 +339,13 @@ int sc_graph_node_line(const sc_graph *g, sc_node_id id);
 
 /* Users of a node (each user once, in order), after sc_graph_finish;
  * NULL and *n = 0 before.  Uses by the output list are not users: see
- * sc_graph_node_num_output_uses. */
+ * sc_graph_node_output_use_count. */
 const sc_node_id *sc_graph_node_users(const sc_graph *g, sc_node_id id,
                                       size_t *n);
-size_t sc_graph_node_num_output_uses(const sc_graph *g, sc_node_id id);
+size_t sc_graph_node_output_use_count(const sc_graph *g, sc_node_id id);
 
-size_t sc_graph_num_outputs(const sc_graph *g);
-size_t sc_graph_num_fwd_outputs(const sc_graph *g);
+size_t sc_graph_output_count(const sc_graph *g);
+size_t sc_graph_fwd_output_count(const sc_graph *g);
 /* Output i: a node id or SC_NODE_NONE (None). */
 sc_node_id sc_graph_output(const sc_graph *g, size_t i);
 
@@ -383,7 +377,7 @@ sc_status sc_graph_set_directive(sc_graph *g, const char *key,
                                  const char *value, sc_error *err);
 
 /* Warnings the reader produced (unknown ops, ...), one line each. */
-size_t sc_graph_num_warnings(const sc_graph *g);
+size_t sc_graph_warning_count(const sc_graph *g);
 const char *sc_graph_warning(const sc_graph *g, size_t i);
 
 /* ---- Comparison -------------------------------------------------------- */
@@ -502,7 +496,7 @@ sc_status sc_graph_write_dot(const sc_graph *g,
 
 typedef struct sc_joint_options {
     /* requires_grad of each primal, in placeholder order
-     * (nrequires_grad == sc_graph_num_placeholders(fwd)); NULL: every
+     * (nrequires_grad == sc_graph_placeholder_count(fwd)); NULL: every
      * floating-point tensor primal requires grad, others do not (a true
      * flag on a non-floating primal is ignored). */
     size_t nrequires_grad;
@@ -527,11 +521,11 @@ void sc_joint_options_init(sc_joint_options *opts);
  * cross is SC_ERR_UNSUPPORTED naming the node and the op; a graph that
  * already has tangents, or a mask of the wrong length, SC_ERR_INVALID.
  * Time: linear in the size of the joint graph. */
-sc_status sc_graph_joint(const sc_graph *fwd, const sc_joint_options *opts,
-                         sc_graph **out, sc_error *err);
+sc_status sc_graph_new_joint(const sc_graph *fwd, const sc_joint_options *opts,
+                             sc_graph **out, sc_error *err);
 
 /* The requires_grad flag of every node of the forward graph fwd as
- * sc_graph_joint decides it, into out[0 .. sc_graph_num_nodes(fwd)):
+ * sc_graph_new_joint decides it, into out[0 .. sc_graph_node_count(fwd)):
  * primals from opts (NULL: every floating-point tensor primal), then
  * propagated through the ops (an op with derivative formulas requires grad
  * when an input with a formula does; not_differentiable ops and
@@ -574,7 +568,7 @@ typedef struct sc_graph_random_options {
     bool symbolic;     /* symbolic sizes (with hints) instead of constants */
     unsigned features; /* SC_RANDOM_* bits; 0: all */
     /* Ops never to draw, by their op-table names ("abs.default",
-     * "sum.dim_IntList", "operator.getitem"): e.g. the ops sc_graph_joint
+     * "sum.dim_IntList", "operator.getitem"): e.g. the ops sc_graph_new_joint
      * has no derivative formula for.  Not copied. */
     size_t nexclude;
     const char *const *exclude;
@@ -592,8 +586,8 @@ void sc_graph_random_options_init(sc_graph_random_options *opts);
  * outputs: the last tensor drawn and, with SC_RANDOM_SEVERAL_OUTPUTS,
  * others.  The graph has passed sc_graph_finish.  *out is NULL on
  * failure (SC_ERR_NOMEM; SC_ERR_INVALID for bad options). */
-sc_status sc_graph_random(sc_ctx *ctx, const sc_graph_random_options *opts,
-                          sc_graph **out, sc_error *err);
+sc_status sc_graph_new_random(sc_ctx *ctx, const sc_graph_random_options *opts,
+                              sc_graph **out, sc_error *err);
 
 #ifdef __cplusplus
 }

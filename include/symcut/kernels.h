@@ -69,8 +69,6 @@ typedef struct sc_tensor {
 
 /* Can tensors of this dtype be created and computed with? */
 bool sc_tensor_dtype_supported(sc_dtype dtype);
-/* Bytes per element (0 for an unsupported value). */
-size_t sc_tensor_itemsize(sc_dtype dtype);
 
 /* PyTorch's promote_types for the supported dtypes: bool < integers <
  * floats; f16 with bf16 gives f32; u8 with i8 gives i16.  Returns false (and
@@ -97,8 +95,8 @@ typedef struct sc_operand {
  * floating); a Python float then gives the default dtype f32 and a Python
  * int gives i64.  SC_ERR_UNSUPPORTED for an unsupported dtype,
  * SC_ERR_INVALID for n == 0. */
-sc_status sc_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
-                         sc_error *err);
+sc_status sc_dtype_result_type(size_t n, const sc_operand *ops, sc_dtype *out,
+                               sc_error *err);
 
 /* IEEE binary16 and bfloat16 conversions (round to nearest even). */
 uint16_t sc_f32_to_f16(float f);
@@ -301,7 +299,7 @@ typedef struct sc_interp_stats {
     size_t kernel_calls;
 } sc_interp_stats;
 
-/* Run g on inputs[0 .. sc_graph_num_placeholders(g)), one per placeholder
+/* Run g on inputs[0 .. sc_graph_placeholder_count(g)), one per placeholder
  * in order (a tensor, or for a SymInt placeholder a 0-d integer tensor;
  * kept, not owned).  Ops that mutate an argument (native_batch_norm's
  * running statistics, bernoulli_) write into the caller's tensors, as
@@ -318,7 +316,7 @@ typedef struct sc_interp_stats {
  * annotation (unless SC_INTERP_NO_META_CHECK).  An op without a kernel is
  * SC_ERR_UNSUPPORTED: "node N: op X has no kernel: REASON".
  *
- * On success outputs[0 .. sc_graph_num_outputs(g)) hold new tensors owned
+ * On success outputs[0 .. sc_graph_output_count(g)) hold new tensors owned
  * by the caller (free with sc_tensor_free; NULL for a None output; views
  * may share storage with the inputs) and *stats (if non-NULL) is filled.
  * On failure every output is NULL.  opts may be NULL (defaults).
@@ -414,14 +412,14 @@ typedef struct sc_validate_report {
  * (report->passed); graphs that do not fit together and failures of fw or
  * bw are verdicts.  Errors: failures of the joint graph (bad sizes, no
  * hint), SC_ERR_NOMEM.  opts may be NULL.  Time: three runs. */
-sc_status sc_validate(const sc_graph *joint, const sc_graph *fw,
-                      const sc_graph *bw, const sc_validate_options *opts,
-                      sc_validate_report *report, sc_error *err);
+sc_status sc_validate_run(const sc_graph *joint, const sc_graph *fw,
+                          const sc_graph *bw, const sc_validate_options *opts,
+                          sc_validate_report *report, sc_error *err);
 
 /* ---- Gradcheck (kernels/gradcheck.c) ----------------------------------
  * See doc/kernels.md, "Gradcheck".
  *
- * sc_gradcheck checks a joint graph's gradients against central finite
+ * sc_gradcheck_run checks a joint graph's gradients against central finite
  * differences, in float64: the joint graph is rebuilt with every floating
  * dtype (annotations and dtype arguments: f32, f16, bf16) turned into f64,
  * inputs and tangents are drawn at random (sc_interp_random_inputs, the
@@ -462,7 +460,7 @@ typedef struct sc_gradcheck_options {
      * else this many distinct ones drawn with the seed (sorted); 0: all.
      * Default SC_GRADCHECK_MAX_PER_INPUT.  Each costs two forward runs. */
     size_t max_per_input;
-    /* NULL, or an array of sc_graph_num_primals(joint) entries that
+    /* NULL, or an array of sc_graph_primal_count(joint) entries that
      * receives one record per primal. */
     sc_gradcheck_input *per_input;
 } sc_gradcheck_options;
@@ -506,8 +504,9 @@ typedef struct sc_gradcheck_report {
  * that does not run at these sizes), SC_ERR_NOMEM.
  * Time: one run of the joint graph and 1 + 2 * checked runs of its
  * forward part. */
-sc_status sc_gradcheck(const sc_graph *joint, const sc_gradcheck_options *opts,
-                       sc_gradcheck_report *report, sc_error *err);
+sc_status sc_gradcheck_run(const sc_graph *joint,
+                           const sc_gradcheck_options *opts,
+                           sc_gradcheck_report *report, sc_error *err);
 
 #ifdef __cplusplus
 }

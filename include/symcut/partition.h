@@ -181,13 +181,13 @@ void sc_partition_free(sc_partition *p);
 /* ---- Decisions ---------------------------------------------------------- */
 
 const sc_graph *sc_partition_joint(const sc_partition *p);
-sc_partition_policy sc_partition_get_policy(const sc_partition *p);
+sc_partition_policy sc_partition_policy_in_force(const sc_partition *p);
 
 /* The saved tensors and saved symbolic integers: joint node ids (after
  * CSE: representatives), in joint order. */
-size_t sc_partition_num_saved_tensors(const sc_partition *p);
+size_t sc_partition_saved_tensor_count(const sc_partition *p);
 sc_node_id sc_partition_saved_tensor(const sc_partition *p, size_t i);
-size_t sc_partition_num_saved_symints(const sc_partition *p);
+size_t sc_partition_saved_symint_count(const sc_partition *p);
 sc_node_id sc_partition_saved_symint(const sc_partition *p, size_t i);
 /* The SymInts the extraction added so that the backward can bind a symbol
  * that no saved value carries (PyTorch's _extract_fwd_bwd_modules does the
@@ -202,13 +202,13 @@ typedef struct sc_partition_synth {
     size_t dim;       /* the dimension of src */
     sc_expr *sym;     /* the symbol it binds */
 } sc_partition_synth;
-size_t sc_partition_num_synth_symints(const sc_partition *p);
+size_t sc_partition_synth_symint_count(const sc_partition *p);
 /* The i-th; false (and *out untouched) when i is out of range. */
 bool sc_partition_synth_symint(const sc_partition *p, size_t i,
                                sc_partition_synth *out);
 /* Call nodes that run in both graphs (recomputed by the backward), in
  * joint order. */
-size_t sc_partition_num_recomputed(const sc_partition *p);
+size_t sc_partition_recomputed_count(const sc_partition *p);
 sc_node_id sc_partition_recomputed(const sc_partition *p, size_t i);
 
 /* X(NAME, spelling): where a joint node ended up. */
@@ -306,25 +306,25 @@ int64_t sc_partition_cut_value(const sc_partition *p);
  * 0 for a negative option) and long_chain_limit.  Under pytorch-1.13,
  * which has only the allowlist and the reduction rule, the other three
  * rules are off and the numbers are the defaults. */
-void sc_partition_get_rules(const sc_partition *p, unsigned *rules_off,
-                            int32_t *max_dist_from_bw,
-                            int32_t *long_chain_limit);
+void sc_partition_rules(const sc_partition *p, unsigned *rules_off,
+                        int32_t *max_dist_from_bw,
+                        int32_t *long_chain_limit);
 /* The value a symbol with no hint and no finite upper bound weighed as
  * (the option, default 8192). */
 int64_t sc_partition_unbacked_fallback(const sc_partition *p);
 /* The flow network: vertices and edges (as networkx would count them). */
-size_t sc_partition_network_vertices(const sc_partition *p);
-size_t sc_partition_network_edges(const sc_partition *p);
+size_t sc_partition_network_vertex_count(const sc_partition *p);
+size_t sc_partition_network_edge_count(const sc_partition *p);
 /* Recompute cost: FLOPs at the hints of the recomputed nodes whose op has
  * a formula in the op table; *unknown receives how many have none. */
 int64_t sc_partition_recompute_flops(const sc_partition *p, size_t *unknown);
 /* Nodes removed by DCE and merged by CSE. */
-size_t sc_partition_num_dead(const sc_partition *p);
-size_t sc_partition_num_folded(const sc_partition *p);
+size_t sc_partition_dead_count(const sc_partition *p);
+size_t sc_partition_folded_count(const sc_partition *p);
 
 /* Warnings (an unbacked symbol weighed with a fallback, a backward symbol
  * no input binds, ...), one line each. */
-size_t sc_partition_num_warnings(const sc_partition *p);
+size_t sc_partition_warning_count(const sc_partition *p);
 const char *sc_partition_warning(const sc_partition *p, size_t i);
 
 /* ---- Phases and timings ------------------------------------------------- */

@@ -159,21 +159,21 @@ sc_expr *sc_expr_or_n(sc_ctx *ctx, size_t n, sc_expr *const *args);
 
 /* ---- Inspection ------------------------------------------------------- */
 
-sc_expr_kind sc_expr_get_kind(const sc_expr *e);
+sc_expr_kind sc_expr_node_kind(const sc_expr *e);
 /* Is e boolean-valued (True, False, a relation, And, Or)? */
 bool sc_expr_is_bool(const sc_expr *e);
 bool sc_expr_is_int(const sc_expr *e);       /* an integer constant */
 bool sc_expr_is_symbol(const sc_expr *e);
 /* Does the integer constant e fit in int64_t?  Then store it in *out. */
-bool sc_expr_get_si(const sc_expr *e, int64_t *out);
+bool sc_expr_value_si(const sc_expr *e, int64_t *out);
 /* Store the integer constant e in out (initialised by the caller). */
-void sc_expr_get_mpz(const sc_expr *e, mpz_ptr out);
+void sc_expr_value_mpz(const sc_expr *e, mpz_ptr out);
 /* Symbol name and dense index. */
 const char *sc_expr_symbol_name(const sc_expr *e);
 size_t sc_expr_symbol_index(const sc_expr *e);
 /* Children: Add terms, Mul bases, FloorDiv/CeilDiv/Mod operands, Min/Max
  * and And/Or arguments, the left side of a relation. */
-size_t sc_expr_nargs(const sc_expr *e);
+size_t sc_expr_arg_count(const sc_expr *e);
 sc_expr *sc_expr_arg(const sc_expr *e, size_t i);
 /* Add: the coefficient of term i, and the constant. */
 void sc_expr_add_coef(const sc_expr *e, size_t i, mpz_ptr out);
@@ -298,15 +298,15 @@ sc_status sc_prog_new(sc_ctx *ctx, size_t n, sc_expr *const *exprs,
                       sc_prog **out, sc_error *err);
 void sc_prog_free(sc_prog *prog);
 /* The program's inputs are its free symbols, sorted by index. */
-size_t sc_prog_num_inputs(const sc_prog *prog);
+size_t sc_prog_input_count(const sc_prog *prog);
 sc_expr *sc_prog_input(const sc_prog *prog, size_t i);
-size_t sc_prog_num_outputs(const sc_prog *prog);
+size_t sc_prog_output_count(const sc_prog *prog);
 /* Evaluate every expression; inputs[i] is the value of sc_prog_input(i).
  * An output that does not fit in int64_t is SC_ERR_OVERFLOW. */
 sc_status sc_prog_eval(const sc_prog *prog, const int64_t *inputs,
                        int64_t *outputs, sc_error *err);
 /* For boolean programs: the index of the first expression that is false,
- * or sc_prog_num_outputs() when all hold. */
+ * or sc_prog_output_count() when all hold. */
 sc_status sc_prog_first_false(const sc_prog *prog, const int64_t *inputs,
                               size_t *index, sc_error *err);
 
