@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include <symcut/graph.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 
 #include "cli/cli.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include <symcut/graph.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 #include <symcut/partition.h>
 
 #include "cli/cli.h"

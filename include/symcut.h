@@ -8,7 +8,8 @@
 #include <symcut/guards.h>
 #include <symcut/graph.h>
 #include <symcut/partition.h>
-#include <symcut/kernels.h>
+#include <symcut/tensor.h>
+#include <symcut/interp.h>
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
 const char *sc_version(void);

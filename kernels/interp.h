@@ -5,7 +5,7 @@
 #ifndef SYMCUT_KERNELS_INTERP_H
 #define SYMCUT_KERNELS_INTERP_H
 
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 
 #include "kernels/kernels-internal.h"
 

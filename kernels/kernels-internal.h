@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <symcut/kernels.h>
+#include <symcut/tensor.h>
 
 #include "graph/dtype.h"
 #include "util/internal.h"

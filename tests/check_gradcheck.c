@@ -27,7 +27,7 @@
 
 #include <symcut.h>
 #include <symcut/graph.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 
 #include "tests/testutil.h"
 

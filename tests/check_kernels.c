@@ -13,7 +13,7 @@
 
 #include <check.h>
 
-#include <symcut/kernels.h>
+#include <symcut/tensor.h>
 
 #include "kernels/kernels-internal.h"
 #include "tests/testutil.h"

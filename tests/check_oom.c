@@ -42,7 +42,7 @@
 
 #include <symcut/graph.h>
 #include <symcut/guards.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 #include <symcut/partition.h>
 
 #include "util/internal.h"

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include <symcut/graph.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 #include <symcut/partition.h>
 
 #include "partition/partition-probe.h"

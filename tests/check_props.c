@@ -19,7 +19,7 @@
 
 #include <symcut/graph.h>
 #include <symcut/guards.h>
-#include <symcut/kernels.h>
+#include <symcut/interp.h>
 #include <symcut/partition.h>
 
 #include "tests/testutil.h"
