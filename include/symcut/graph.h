@@ -490,9 +490,9 @@ sc_status sc_graph_write_dot(const sc_graph *g,
                              const sc_graph_dot_options *opts, char **out,
                              size_t *len, sc_error *err);
 
-/* ---- Autodiff: joint graphs from forward graphs (graph/autodiff.c) ----
- * See doc/autodiff.md: the derivative formulas of graph/ops.yaml, compiled
- * to C at build time, emit the backward nodes. */
+/* ---- Autodiff: joint graphs from forward graphs ------------------------
+ * See doc/autodiff.md: the op table's derivative formulas, compiled to C at
+ * build time, emit the backward nodes. */
 
 typedef struct sc_joint_options {
     /* requires_grad of each primal, in placeholder order
@@ -536,7 +536,7 @@ sc_status sc_graph_requires_grad(const sc_graph *fwd,
                                  const sc_joint_options *opts, bool *out,
                                  sc_error *err);
 
-/* ---- Random graphs (graph/random.c) -----------------------------------
+/* ---- Random graphs -----------------------------------------------------
  * See doc/random.md. */
 
 /* What the generator may draw (sc_graph_random_options.features).  Plain
