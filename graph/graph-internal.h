@@ -1,5 +1,6 @@
-/* symcut — the graph IR's private representation, shared by the graph sources.
- * Not installed. */
+/* symcut — the graph IR's private functions, shared by the graph sources.
+ * Included by graph/ only (and by white-box tests); the partitioner reads
+ * the node array through graph/graph-view.h.  Not installed. */
 #ifndef SYMCUT_GRAPH_INTERNAL_H
 #define SYMCUT_GRAPH_INTERNAL_H
 

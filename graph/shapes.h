@@ -1,6 +1,7 @@
 /* symcut — shape rules: the call context every sc__shape_<rule> receives
  * and the helpers the rules share (argument access, questions to the shape
  * environment, broadcasting, dense strides, result_type operands).
+ * Included by graph/ only (and by white-box tests).
  *
  * A rule reads its node's bound arguments and the results (metadata) of
  * the nodes they refer to, and fills call->out[0 .. call->nout): one

@@ -1,5 +1,5 @@
-/* symcut — the private layout of the shape environment, shared by the
- * files of guards/ only. */
+/* symcut — the private layout of the shape environment.  Included by
+ * guards/ only (and by white-box tests). */
 #ifndef SYMCUT_GUARDS_ENV_H
 #define SYMCUT_GUARDS_ENV_H
 

@@ -2,7 +2,7 @@
  * on int64_t: the one copy of these rules, for the evaluators of symint/
  * and the symbolic-integer kernels.
  *
- * Included by symint/, graph/ and kernels/ only. */
+ * Included by symint/, graph/ and kernels/ only (and by white-box tests). */
 #ifndef SYMCUT_SYMINT_PYDIV_H
 #define SYMCUT_SYMINT_PYDIV_H
 

@@ -1,4 +1,5 @@
-/* symcut — internal helpers shared by every part of the library:
+/* symcut — internal helpers shared by every part of the library (included
+ * by every folder of the library and by the tests, never by cli/):
  * allocation (one place to inject failures), error filling, a growable
  * string buffer, an arena, and the GMP out-of-memory guard.
  * Not installed; nothing here is public API. */

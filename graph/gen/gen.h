@@ -1,8 +1,8 @@
 /* gen-ops — the op-table generator: shared declarations.
  *
- * gen-ops is a build-time program, not part of the library: it reads
- * graph/ops.yaml, checks every entry, and writes the C tables described by
- * graph/ops.h.  It may print and exit.  Everything it allocates comes from
+ * Included by graph/gen/ only.  gen-ops is a build-time program, not part
+ * of the library: it reads graph/ops.yaml, checks every entry, and writes
+ * the C tables described by graph/ops.h.  It may print and exit.  Everything it allocates comes from
  * one arena released before it returns (so sanitizer builds stay clean).
  */
 #ifndef SYMCUT_GRAPH_GEN_GEN_H
