@@ -22,7 +22,7 @@
  * 0.7) have passed, timed with clock_gettime(CLOCK_MONOTONIC); the CPU
  * time of the thread (CLOCK_THREAD_CPUTIME_ID) is reported beside it, as
  * it is the per-core figure when other processes share the machine.  The
- * targets of issue 2 are printed beside the figures they apply to, judged
+ * targets are printed beside the figures they apply to, judged
  * on CPU time: parse+canonicalize+print >= 1,000,000/s (on the fresh
  * context, the honest figure) and evaluation >= 20,000,000/s for
  * expressions that fit in 64 bits (on compiled eval).

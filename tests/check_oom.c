@@ -1,4 +1,4 @@
-/* symcut tests — allocation-failure injection (issue 8).
+/* symcut tests — allocation-failure injection (doc/reliability.md).
  *
  * For a representative workload cut into parts (expression parsing and
  * printing, reading a graph with symbolic and one with static shapes,

@@ -1271,7 +1271,7 @@ START_TEST(test_reports)
 }
 END_TEST
 
-/* ---- Current PyTorch's ban rules and tags (issue 6) --------------------- */
+/* ---- Current PyTorch's ban rules and tags ------------------------------ */
 
 /* A partition with rule bits turned off, a chain limit, a distance limit
  * and tags; fails the test on an error. */

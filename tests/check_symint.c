@@ -2,7 +2,7 @@
  *
  * Black-box tests of the public API in <symcut/symint.h>:
  *  - tables (input, expected) for the parser, the printer and every
- *    canonicalization and simplification rule of the header and issue 2;
+ *    canonicalization and simplification rule of the header and doc/symint.md;
  *  - value ranges, simplification under ranges, evaluation, compiled
  *    programs, substitution, inspection;
  *  - the C printer, compiled with the system compiler and run;
@@ -348,7 +348,7 @@ static bool try_roundtrip(sc_ctx *ctx, sc_expr *e, const char *origin,
     return ok;
 }
 
-/* The spellings named in the header and issue 2: print(parse(input)) must
+/* The spellings named in the header and doc/symint.md: print(parse(input)) must
  * be exactly `expected`. */
 static const text_row print_required_rows[] = {
     {"s0*s1 + 2", "s0*s1 + 2"},
@@ -553,7 +553,7 @@ END_TEST
  * ====================================================================== */
 
 /* parse(input) == parse(expected): equivalent spellings intern to one
- * node.  Each row is a rule of the header or of issue 2. */
+ * node.  Each row is a rule of the header or of doc/symint.md. */
 static const text_row same_pointer_rows[] = {
     /* sums and products */
     {"(a + b) + c", "a + b + c"},
