@@ -333,8 +333,7 @@ static sc_status solvable(sc_partition *p, sc_expr *e, const sym_set *bound,
             *x = NULL;
             return SC_OK;
         }
-        if (sc_symmap_set(vals, buf[i], v, err) != SC_OK)
-            return err ? err->code : SC_ERR_NOMEM;
+        SC_TRY(sc_symmap_set(vals, buf[i], v, err));
     }
     r = sc_expr_subst(p->ctx, e, vals);
     if (!r) {
@@ -361,33 +360,34 @@ static sc_status solve_bound(sc_partition *p, const sc__idlist *ids,
     size_t i, d;
     if (!vals)
         return sc__error_nomem(err);
-    while (progress && status == SC_OK) {
+    while (progress) {
         progress = false;
-        for (i = 0; i < ids->n && status == SC_OK; i++) {
+        for (i = 0; i < ids->n; i++) {
             sc_result r;
             sc_expr *x;
             sc_graph_node_result(p->g, ids->ids[i], &r);
             if (r.kind == SC_RESULT_SYMINT) {
-                status = solvable(p, r.expr, bound, vals, &x, err);
-                if (status == SC_OK && x) {
+                SC_CHECK(solvable(p, r.expr, bound, vals, &x, err));
+                if (x) {
                     progress = true;
                     if (!set_add(bound, x))
-                        status = sc__error_nomem(err);
+                        SC_CHECK(sc__error_nomem(err));
                 }
                 continue;
             }
             if (r.kind != SC_RESULT_TENSOR)
                 continue;
-            for (d = 0; d < r.tensor.ndim && status == SC_OK; d++) {
-                status = solvable(p, r.tensor.sizes[d], bound, vals, &x, err);
-                if (status == SC_OK && x) {
+            for (d = 0; d < r.tensor.ndim; d++) {
+                SC_CHECK(solvable(p, r.tensor.sizes[d], bound, vals, &x, err));
+                if (x) {
                     progress = true;
                     if (!set_add(bound, x))
-                        status = sc__error_nomem(err);
+                        SC_CHECK(sc__error_nomem(err));
                 }
             }
         }
     }
+fail:
     sc_symmap_free(vals);
     return status;
 }
@@ -561,11 +561,9 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
         if (p->nodes[i].flags & SC__PN_TANGENT)
             ok = sc__idlist_push(&inputs, (sc_node_id)i);
     if (!ok)
-        goto nomem;
+        SC_CHECK(sc__error_nomem(err));
     if (bound.n < nsyms)
-        status = solve_bound(p, &inputs, &bound, err);
-    if (status != SC_OK)
-        goto done;
+        SC_CHECK(solve_bound(p, &inputs, &bound, err));
     /* PyTorch's order: derived saved SymInts, saved tensors, tangents;
      * then (symcut) the backward's own nodes.  Nothing to look for once
      * every symbol of the graph is bound or needed. */
@@ -598,14 +596,14 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                             &bound_all, &need);
     }
     if (!ok)
-        goto nomem;
+        SC_CHECK(sc__error_nomem(err));
 
     for (i = 0; i < p->saved_symints.n; i++)
         if (binding_placeholder(g, p->saved_symints.ids[i])) {
             memset(&e, 0, sizeof e);
             e.joint = p->saved_symints.ids[i];
             if (!plan_push(pl, &cap, &e))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
     for (k = 0; k < need.n; k++) {
         memset(&e, 0, sizeof e);
@@ -623,7 +621,7 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                        "saved for it",
                     sc_expr_symbol_name(e.sym),
                     sc_graph_node_name(g, e.joint)))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         } else {
             synth_name(p, pl, e.name, sizeof e.name);
             pl->nsynth++;
@@ -633,29 +631,28 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                        "joint graph does not have",
                     sc_expr_symbol_name(e.sym), e.name,
                     sc_graph_node_name(g, e.src), e.dim))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
         if (!plan_push(pl, &cap, &e))
-            goto nomem;
+            SC_CHECK(sc__error_nomem(err));
     }
     for (i = 0; i < p->saved_symints.n; i++)
         if (!binding_placeholder(g, p->saved_symints.ids[i])) {
             memset(&e, 0, sizeof e);
             e.joint = p->saved_symints.ids[i];
             if (!plan_push(pl, &cap, &e))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
     for (i = 0; i < pl->n; i++)
         if (pl->e[i].joint != SC_NODE_NONE &&
             !sc__idlist_push(&ordered, pl->e[i].joint))
-            goto nomem;
+            SC_CHECK(sc__error_nomem(err));
     sc__idlist_free(&p->saved_symints);
-    p->saved_symints = ordered;
-    goto done;
-nomem:
+    p->saved_symints = ordered; /* moved: the cleanup below frees nothing */
+    ordered.ids = NULL;
+    ordered.n = ordered.cap = 0;
+fail:
     sc__idlist_free(&ordered);
-    status = sc__error_nomem(err);
-done:
     sc__idlist_free(&inputs);
     sc__free(bound_all.v);
     sc__free(bound.v);
