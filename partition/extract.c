@@ -735,8 +735,7 @@ static sc_status copy_hints(const sc_partition *p, const builder *b,
 {
     size_t nsym = b->nsyms, i, k;
     sc_expr **syms = b->syms;
-    sc_status status = SC_OK;
-    for (i = 0; i < nsym && status == SC_OK; i++) {
+    for (i = 0; i < nsym; i++) {
         int64_t v;
         bool have = sc_graph_get_hint(p->g, syms[i], &v);
         for (k = 0; p->opts && k < p->opts->nhints; k++)
@@ -745,9 +744,9 @@ static sc_status copy_hints(const sc_partition *p, const builder *b,
                 have = true;
             }
         if (have)
-            status = sc_graph_set_hint(ng, syms[i], v, err);
+            SC_TRY(sc_graph_set_hint(ng, syms[i], v, err));
     }
-    return status;
+    return SC_OK;
 }
 
 static sc_graph *new_graph(const sc_partition *p, const builder *b,
@@ -908,23 +907,20 @@ static sc_status build_graphs(sc_partition *p, const sym_plan *plan,
                               sc_expr **syms, size_t nsyms, sc_error *err)
 {
     builder b;
-    sc_status status;
+    sc_status status = SC_OK;
     memset(&b, 0, sizeof b);
     b.p = p;
     b.plan = plan;
     b.map = sc__malloc((p->n ? p->n : 1) * sizeof *b.map);
     sc__prefault(b.map, p->n * sizeof *b.map);
     b.synth_fw = sc__malloc((plan->n ? plan->n : 1) * sizeof *b.synth_fw);
-    if (!b.map || !b.synth_fw) {
-        sc__free(b.map);
-        sc__free(b.synth_fw);
-        return sc__error_nomem(err);
-    }
+    if (!b.map || !b.synth_fw)
+        SC_CHECK(sc__error_nomem(err));
     b.syms = syms;
     b.nsyms = nsyms;
-    status = build_forward(p, &b, err);
-    if (status == SC_OK)
-        status = build_backward(p, &b, err);
+    SC_CHECK(build_forward(p, &b, err));
+    SC_CHECK(build_backward(p, &b, err));
+fail:
     sc__free(b.map);
     sc__free(b.synth_fw);
     return status;
@@ -1088,7 +1084,7 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
     const sc_graph *g = p->g;
     size_t i, k, nu;
     sc__idlist l = {NULL, 0, 0};
-    sc_status status;
+    sc_status status = SC_OK;
 
     memset(m, 0, p->n);
     for (i = 0; i < p->nfwd_out; i++) {
@@ -1108,21 +1104,19 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
         pn = &p->nodes[p->nodes[i].rep];
         if (pn->vkind != SC__PV_TUPLE) {
             if (!sc__idlist_push(&l, p->nodes[i].rep))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
             continue;
         }
         us = sc_graph_node_users(g, (sc_node_id)i, &nu);
         for (k = 0; k < nu; k++)
             if ((m[us[k]] & T_B) && !(m[us[k]] & T_F) &&
                 !sc__idlist_push(&l, p->nodes[us[k]].rep))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
     }
-    status = sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err);
+    SC_CHECK(sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err));
+fail:
     sc__idlist_free(&l);
     return status;
-nomem:
-    sc__idlist_free(&l);
-    return sc__error_nomem(err);
 }
 
 static bool arg_size(sc_partition *p, sc_node_id id, size_t arg, size_t dim,
