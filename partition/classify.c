@@ -612,14 +612,12 @@ static sc_status long_fusible_chains(sc_partition *p, const rules *r,
 
     if (!visited)
         return sc__error_nomem(err);
-    for (s = 0; s < p->n && status == SC_OK; s++) {
+    for (s = 0; s < p->n; s++) {
         if (order[s] < 0)
             continue;
         h.n = 0;
-        if (!heap_push(&h, (sc_node_id)s)) {
-            status = sc__error_nomem(err);
-            break;
-        }
+        if (!heap_push(&h, (sc_node_id)s))
+            SC_CHECK(sc__error_nomem(err));
         while (h.n > 0) {
             sc_node_id cur = heap_pop(&h);
             if (visited[cur])
@@ -635,15 +633,12 @@ static sc_status long_fusible_chains(sc_partition *p, const rules *r,
                 sc_node_id u = us[k];
                 if (order[u] >= 0 && fusible_edge(p, r, fus, cur, u) &&
                     p->nodes[u].ban == SC_PARTITION_BAN_NONE &&
-                    !heap_push(&h, u)) {
-                    status = sc__error_nomem(err);
-                    break;
-                }
+                    !heap_push(&h, u))
+                    SC_CHECK(sc__error_nomem(err));
             }
-            if (status != SC_OK)
-                break;
         }
     }
+fail:
     sc__free(h.v);
     sc__free(visited);
     return status;

@@ -333,8 +333,7 @@ static sc_status solvable(sc_partition *p, sc_expr *e, const sym_set *bound,
             *x = NULL;
             return SC_OK;
         }
-        if (sc_symmap_set(vals, buf[i], v, err) != SC_OK)
-            return err ? err->code : SC_ERR_NOMEM;
+        SC_TRY(sc_symmap_set(vals, buf[i], v, err));
     }
     r = sc_expr_subst(p->ctx, e, vals);
     if (!r) {
@@ -361,33 +360,34 @@ static sc_status solve_bound(sc_partition *p, const sc__idlist *ids,
     size_t i, d;
     if (!vals)
         return sc__error_nomem(err);
-    while (progress && status == SC_OK) {
+    while (progress) {
         progress = false;
-        for (i = 0; i < ids->n && status == SC_OK; i++) {
+        for (i = 0; i < ids->n; i++) {
             sc_result r;
             sc_expr *x;
             sc_graph_node_result(p->g, ids->ids[i], &r);
             if (r.kind == SC_RESULT_SYMINT) {
-                status = solvable(p, r.expr, bound, vals, &x, err);
-                if (status == SC_OK && x) {
+                SC_CHECK(solvable(p, r.expr, bound, vals, &x, err));
+                if (x) {
                     progress = true;
                     if (!set_add(bound, x))
-                        status = sc__error_nomem(err);
+                        SC_CHECK(sc__error_nomem(err));
                 }
                 continue;
             }
             if (r.kind != SC_RESULT_TENSOR)
                 continue;
-            for (d = 0; d < r.tensor.ndim && status == SC_OK; d++) {
-                status = solvable(p, r.tensor.sizes[d], bound, vals, &x, err);
-                if (status == SC_OK && x) {
+            for (d = 0; d < r.tensor.ndim; d++) {
+                SC_CHECK(solvable(p, r.tensor.sizes[d], bound, vals, &x, err));
+                if (x) {
                     progress = true;
                     if (!set_add(bound, x))
-                        status = sc__error_nomem(err);
+                        SC_CHECK(sc__error_nomem(err));
                 }
             }
         }
     }
+fail:
     sc_symmap_free(vals);
     return status;
 }
@@ -561,11 +561,9 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
         if (p->nodes[i].flags & SC__PN_TANGENT)
             ok = sc__idlist_push(&inputs, (sc_node_id)i);
     if (!ok)
-        goto nomem;
+        SC_CHECK(sc__error_nomem(err));
     if (bound.n < nsyms)
-        status = solve_bound(p, &inputs, &bound, err);
-    if (status != SC_OK)
-        goto done;
+        SC_CHECK(solve_bound(p, &inputs, &bound, err));
     /* PyTorch's order: derived saved SymInts, saved tensors, tangents;
      * then (symcut) the backward's own nodes.  Nothing to look for once
      * every symbol of the graph is bound or needed. */
@@ -598,14 +596,14 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                             &bound_all, &need);
     }
     if (!ok)
-        goto nomem;
+        SC_CHECK(sc__error_nomem(err));
 
     for (i = 0; i < p->saved_symints.n; i++)
         if (binding_placeholder(g, p->saved_symints.ids[i])) {
             memset(&e, 0, sizeof e);
             e.joint = p->saved_symints.ids[i];
             if (!plan_push(pl, &cap, &e))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
     for (k = 0; k < need.n; k++) {
         memset(&e, 0, sizeof e);
@@ -623,7 +621,7 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                        "saved for it",
                     sc_expr_symbol_name(e.sym),
                     sc_graph_node_name(g, e.joint)))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         } else {
             synth_name(p, pl, e.name, sizeof e.name);
             pl->nsynth++;
@@ -633,29 +631,28 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
                        "joint graph does not have",
                     sc_expr_symbol_name(e.sym), e.name,
                     sc_graph_node_name(g, e.src), e.dim))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
         if (!plan_push(pl, &cap, &e))
-            goto nomem;
+            SC_CHECK(sc__error_nomem(err));
     }
     for (i = 0; i < p->saved_symints.n; i++)
         if (!binding_placeholder(g, p->saved_symints.ids[i])) {
             memset(&e, 0, sizeof e);
             e.joint = p->saved_symints.ids[i];
             if (!plan_push(pl, &cap, &e))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
         }
     for (i = 0; i < pl->n; i++)
         if (pl->e[i].joint != SC_NODE_NONE &&
             !sc__idlist_push(&ordered, pl->e[i].joint))
-            goto nomem;
+            SC_CHECK(sc__error_nomem(err));
     sc__idlist_free(&p->saved_symints);
-    p->saved_symints = ordered;
-    goto done;
-nomem:
+    p->saved_symints = ordered; /* moved: the cleanup below frees nothing */
+    ordered.ids = NULL;
+    ordered.n = ordered.cap = 0;
+fail:
     sc__idlist_free(&ordered);
-    status = sc__error_nomem(err);
-done:
     sc__idlist_free(&inputs);
     sc__free(bound_all.v);
     sc__free(bound.v);
@@ -738,8 +735,7 @@ static sc_status copy_hints(const sc_partition *p, const builder *b,
 {
     size_t nsym = b->nsyms, i, k;
     sc_expr **syms = b->syms;
-    sc_status status = SC_OK;
-    for (i = 0; i < nsym && status == SC_OK; i++) {
+    for (i = 0; i < nsym; i++) {
         int64_t v;
         bool have = sc_graph_get_hint(p->g, syms[i], &v);
         for (k = 0; p->opts && k < p->opts->nhints; k++)
@@ -748,9 +744,9 @@ static sc_status copy_hints(const sc_partition *p, const builder *b,
                 have = true;
             }
         if (have)
-            status = sc_graph_set_hint(ng, syms[i], v, err);
+            SC_TRY(sc_graph_set_hint(ng, syms[i], v, err));
     }
-    return status;
+    return SC_OK;
 }
 
 static sc_graph *new_graph(const sc_partition *p, const builder *b,
@@ -911,23 +907,20 @@ static sc_status build_graphs(sc_partition *p, const sym_plan *plan,
                               sc_expr **syms, size_t nsyms, sc_error *err)
 {
     builder b;
-    sc_status status;
+    sc_status status = SC_OK;
     memset(&b, 0, sizeof b);
     b.p = p;
     b.plan = plan;
     b.map = sc__malloc((p->n ? p->n : 1) * sizeof *b.map);
     sc__prefault(b.map, p->n * sizeof *b.map);
     b.synth_fw = sc__malloc((plan->n ? plan->n : 1) * sizeof *b.synth_fw);
-    if (!b.map || !b.synth_fw) {
-        sc__free(b.map);
-        sc__free(b.synth_fw);
-        return sc__error_nomem(err);
-    }
+    if (!b.map || !b.synth_fw)
+        SC_CHECK(sc__error_nomem(err));
     b.syms = syms;
     b.nsyms = nsyms;
-    status = build_forward(p, &b, err);
-    if (status == SC_OK)
-        status = build_backward(p, &b, err);
+    SC_CHECK(build_forward(p, &b, err));
+    SC_CHECK(build_backward(p, &b, err));
+fail:
     sc__free(b.map);
     sc__free(b.synth_fw);
     return status;
@@ -1091,7 +1084,7 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
     const sc_graph *g = p->g;
     size_t i, k, nu;
     sc__idlist l = {NULL, 0, 0};
-    sc_status status;
+    sc_status status = SC_OK;
 
     memset(m, 0, p->n);
     for (i = 0; i < p->nfwd_out; i++) {
@@ -1111,21 +1104,19 @@ static sc_status trivial(sc_partition *p, uint8_t *m, sc_error *err)
         pn = &p->nodes[p->nodes[i].rep];
         if (pn->vkind != SC__PV_TUPLE) {
             if (!sc__idlist_push(&l, p->nodes[i].rep))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
             continue;
         }
         us = sc_graph_node_users(g, (sc_node_id)i, &nu);
         for (k = 0; k < nu; k++)
             if ((m[us[k]] & T_B) && !(m[us[k]] & T_F) &&
                 !sc__idlist_push(&l, p->nodes[us[k]].rep))
-                goto nomem;
+                SC_CHECK(sc__error_nomem(err));
     }
-    status = sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err);
+    SC_CHECK(sum_bytes(p, &l, &p->trivial_bytes, &p->trivial_expr, err));
+fail:
     sc__idlist_free(&l);
     return status;
-nomem:
-    sc__idlist_free(&l);
-    return sc__error_nomem(err);
 }
 
 static bool arg_size(sc_partition *p, sc_node_id id, size_t arg, size_t dim,

@@ -646,7 +646,7 @@ static sc_status solve(sc_partition *p, const igraph_vector_int_t *edges,
     igraph_error_handler_t *old;
     igraph_warning_handler_t *oldw;
     igraph_error_t rc;
-    sc_status status;
+    sc_status status = SC_OK;
     double t1 = sc__partition_now(), t2, cut = 0;
     igraph_integer_t e, ne;
 
@@ -674,24 +674,25 @@ static sc_status solve(sc_partition *p, const igraph_vector_int_t *edges,
                    : sc__error_set(err, SC_ERR_INTERNAL,
                                    "igraph_maxflow failed: %s",
                                    igraph_strerror(rc));
-    status = sink_side(&graph, cap, &flow, in_t, err);
+    SC_CHECK(sink_side(&graph, cap, &flow, in_t, err));
     ne = igraph_ecount(&graph);
-    for (e = 0; e < ne && status == SC_OK; e++) {
+    for (e = 0; e < ne; e++) {
         igraph_integer_t a = IGRAPH_FROM(&graph, e);
         igraph_integer_t b = IGRAPH_TO(&graph, e);
         if (!in_t[a] && in_t[b]) {
             cut += VECTOR(*cap)[e];
             if (VECTOR(*cap)[e] >= inf)
-                status = sc__error_set(err, SC_ERR_INTERNAL,
+                SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                        "the minimum cut crosses an "
-                                       "infinite edge");
+                                       "infinite edge"));
         }
     }
-    if (status == SC_OK && cut != v)
-        status = sc__error_set(err, SC_ERR_INTERNAL,
+    if (cut != v)
+        SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                "the cut (%.17g) differs from the flow "
                                "(%.17g)",
-                               cut, (double)v);
+                               cut, (double)v));
+fail:
     *value += v;
     igraph_vector_destroy(&flow);
     igraph_destroy(&graph);
@@ -870,26 +871,27 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     t0 = sc__partition_now();
     solved0 = p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
               p->seconds[SC_PARTITION_PHASE_CUT];
-    for (k = 0; k < npieces && status == SC_OK; k++) {
+    for (k = 0; k < npieces; k++) {
         igraph_vector_int_t ev;
         igraph_vector_t cv;
         int32_t j, nloc = poff[k + 1] - poff[k];
         if (brute[k]) {
-            status = brute_cut(pe + 2 * (size_t)eoff[k], pc + eoff[k],
+            SC_CHECK(brute_cut(pe + 2 * (size_t)eoff[k], pc + eoff[k],
                                eoff[k + 1] - eoff[k], nloc, n->inf, lt,
-                               value, err);
+                               value, err));
         } else {
             igraph_vector_int_view(&ev, pe + 2 * (size_t)eoff[k],
                                    2 * (igraph_integer_t)(eoff[k + 1] -
                                                           eoff[k]));
             igraph_vector_view(&cv, pc + eoff[k],
                                (igraph_integer_t)(eoff[k + 1] - eoff[k]));
-            status = solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err);
+            SC_CHECK(solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err));
         }
-        for (j = 0; j < nloc && status == SC_OK; j++)
+        for (j = 0; j < nloc; j++)
             in_t[verts[poff[k] + j]] = lt[2 + j];
     }
-    /* the brute-force cuts count as max-flow time (solve timed its own) */
+    /* the brute-force cuts count as max-flow time (solve timed its own);
+     * on failure the result is freed unread, so the time is not kept */
     p->seconds[SC_PARTITION_PHASE_MAXFLOW] +=
         sc__partition_now() - t0 -
         (p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
