@@ -270,6 +270,35 @@ SC__PW_UNARY_KERNEL(abs, ABS, U_ABS)
 SC__PW_UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
 SC__PW_UNARY_KERNEL(erf, ERF, U_ERF)
 
+/* sgn(Tensor self): -1, 0 or 1 per element (NaN stays NaN). */
+sc_status sc__kernel_sgn(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *tmp = NULL, *r = NULL;
+    sc_status status;
+    size_t i, n;
+    double *d;
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SGN_SELF, &x));
+    if (sc_dtype_kind(x->dtype) == 'c' || sc_dtype_kind(x->dtype) == 'b')
+        return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
+                             "sgn of a %s tensor", sc_dtype_code(x->dtype));
+    SC_CHECK(sc_tensor_new(SC_DTYPE_F64, x->ndim, x->sizes, &tmp, call->err));
+    n = sc_tensor_numel(x);
+    d = sc_tensor_data(tmp);
+    for (i = 0; i < n; i++) {
+        double v = sc_tensor_item_double(x, i);
+        d[i] = v > 0 ? 1.0 : v < 0 ? -1.0 : v; /* 0, -0 and NaN as is */
+    }
+    status = sc_tensor_to_dtype(tmp, x->dtype, &r, call->err);
+    sc_tensor_free(tmp);
+    if (status != SC_OK)
+        return status;
+    return sc__out(call, r);
+fail:
+    sc_tensor_free(tmp);
+    return status;
+}
+
 /* `approximate` (argument i): "none" (default) or "tanh". */
 sc_status sc__pw_gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
 {
