@@ -1,5 +1,5 @@
 /* symcut — kernels: pointwise arithmetic (add, sub, mul, div, pow, neg,
- * exp, ..., clamp, native_dropout_backward) and the elementwise machinery
+ * exp, ..., sgn, clamp, native_dropout_backward) and the elementwise machinery
  * (kernels/pointwise.h) the activation and selection kernels share:
  * elementwise ops with broadcasting and type promotion.
  *
@@ -289,10 +289,8 @@ sc_status sc__kernel_sgn(sc__kernel_call *call)
         double v = sc_tensor_item_double(x, i);
         d[i] = v > 0 ? 1.0 : v < 0 ? -1.0 : v; /* 0, -0 and NaN as is */
     }
-    status = sc_tensor_to_dtype(tmp, x->dtype, &r, call->err);
+    SC_CHECK(sc_tensor_to_dtype(tmp, x->dtype, &r, call->err));
     sc_tensor_free(tmp);
-    if (status != SC_OK)
-        return status;
     return sc__out(call, r);
 fail:
     sc_tensor_free(tmp);

@@ -1,6 +1,8 @@
 /* symcut — kernels: views and reshapes (t, transpose, permute, view,
  * reshape, expand, select, slice, unsqueeze, squeeze, as_strided, alias,
- * split, split_with_sizes, unbind). */
+ * split, split_with_sizes, unbind) and the backward ops of select, slice
+ * and as_strided (select_backward, slice_backward, as_strided_backward;
+ * doc/autodiff.md). */
 #include "kernels/kernels-internal.h"
 
 /* Store *t as the result when status is SC_OK (t is read after the call
@@ -383,12 +385,11 @@ sc_status sc__kernel_select_backward(sc__kernel_call *call)
     SC_TRY(sc__arg_int(call, SC_KARG_SELECT_BACKWARD_DIM, &dim));
     SC_TRY(sc__arg_int(call, SC_KARG_SELECT_BACKWARD_INDEX, &index));
     SC_TRY(zeros_of(call, SC_KARG_SELECT_BACKWARD_INPUT_SIZES, g, &r));
-    status = sc_tensor_select(r, dim, index, &view, call->err);
-    if (status != SC_OK) {
-        sc_tensor_free(r);
-        return status;
-    }
+    SC_CHECK(sc_tensor_select(r, dim, index, &view, call->err));
     return fill_view(call, r, view, g);
+fail:
+    sc_tensor_free(r);
+    return status;
 }
 
 /* slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim,
@@ -406,12 +407,11 @@ sc_status sc__kernel_slice_backward(sc__kernel_call *call)
     SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_END, &end));
     SC_TRY(sc__arg_int(call, SC_KARG_SLICE_BACKWARD_STEP, &step));
     SC_TRY(zeros_of(call, SC_KARG_SLICE_BACKWARD_INPUT_SIZES, g, &r));
-    status = sc_tensor_slice(r, dim, start, end, step, &view, call->err);
-    if (status != SC_OK) {
-        sc_tensor_free(r);
-        return status;
-    }
+    SC_CHECK(sc_tensor_slice(r, dim, start, end, step, &view, call->err));
     return fill_view(call, r, view, g);
+fail:
+    sc_tensor_free(r);
+    return status;
 }
 
 /* Walk the multi-index idx over sizes (row-major); false after the last. */
@@ -570,10 +570,8 @@ done:
     sc__free(acc);
     sc__free(cnt);
     acc = cnt = NULL;
-    status = sc_tensor_to_dtype(tmp, g->dtype, &r, call->err);
+    SC_CHECK(sc_tensor_to_dtype(tmp, g->dtype, &r, call->err));
     sc_tensor_free(tmp);
-    if (status != SC_OK)
-        return status;
     return sc__out(call, r);
 fail:
     sc__free(acc);
