@@ -155,9 +155,6 @@ static float unary_f32(sc__pw_unop op, float x)
     case U_SILU: return x / (1.0f + expf(-x));
     case U_ABS: return fabsf(x);
     case U_RECIPROCAL: return 1.0f / x;
-    case U_SIN: return sinf(x);
-    case U_COS: return cosf(x);
-    case U_LOGICAL_NOT: return x == 0;
     case U_ERF: return erff(x);
     }
     return 0;
@@ -179,9 +176,6 @@ static double unary_f64(sc__pw_unop op, double x)
     case U_SILU: return x / (1.0 + exp(-x));
     case U_ABS: return fabs(x);
     case U_RECIPROCAL: return 1.0 / x;
-    case U_SIN: return sin(x);
-    case U_COS: return cos(x);
-    case U_LOGICAL_NOT: return x == 0;
     case U_ERF: return erf(x);
     }
     return 0;
@@ -193,7 +187,6 @@ static int64_t unary_i64(sc__pw_unop op, int64_t x)
     case U_NEG: return (int64_t)(0 - (uint64_t)x);
     case U_RELU: return x > 0 ? x : 0;
     case U_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-    case U_LOGICAL_NOT: return x == 0;
     default: return 0;
     }
 }
@@ -219,10 +212,7 @@ sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
     SC_CHECK(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
-    if (op == U_LOGICAL_NOT) {
-        rd = SC_DTYPE_B8;
-        cd = x->dtype;
-    } else if (sc__is_float(x->dtype)) {
+    if (sc__is_float(x->dtype)) {
         rd = cd = x->dtype;
     } else if (unop_keeps_int(op)) {
         if (x->dtype == SC_DTYPE_B8 && op == U_NEG)
@@ -392,8 +382,6 @@ static float binary_f32(sc__pw_binop op, float a, float b, float alpha,
         return q;
     }
     case B_POW: return pow_f(a, b);
-    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
-    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
@@ -425,8 +413,6 @@ static double binary_f64(sc__pw_binop op, double a, double b, double alpha,
     case B_DIV_TRUNC: return trunc(a / b);
     case B_DIV_FLOOR: return b == 0 ? a / b : floor(a / b);
     case B_POW: return b == 2.0 ? a * a : pow(a, b);
-    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
-    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
@@ -484,8 +470,6 @@ static int64_t binary_i64(sc__pw_binop op, int64_t a, int64_t b, int64_t alpha,
         return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
     }
     case B_POW: return ipow(a, b);
-    case B_MAXIMUM: return a > b ? a : b;
-    case B_MINIMUM: return a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
