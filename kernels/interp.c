@@ -583,7 +583,7 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                                  "input %s (placeholder %zu) is missing",
                                  node_name(in, id), i);
         if (r.kind == SC_RESULT_SYMINT) {
-            if (t->ndim != 0 || sc__is_float(t->dtype))
+            if (t->ndim != 0 || sc__dtype_is_float(t->dtype))
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "input %s is a SymInt: give a 0-d "
                                      "integer tensor",
@@ -1815,7 +1815,7 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
         uint64_t x = splitmix64(&state);
         if (r.tensor.dtype == SC_DTYPE_B8)
             sc__store_i64(p + i * isz, SC_DTYPE_B8, (int64_t)(x >> 63));
-        else if (sc__is_float(r.tensor.dtype))
+        else if (sc__dtype_is_float(r.tensor.dtype))
             sc__store_f64(p + i * isz, r.tensor.dtype,
                           (double)(x >> 40) * 0x1p-23 - 1.0);
         else

@@ -212,7 +212,7 @@ sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
     SC_CHECK(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
-    if (sc__is_float(x->dtype)) {
+    if (sc__dtype_is_float(x->dtype)) {
         rd = cd = x->dtype;
     } else if (unop_keeps_int(op)) {
         if (x->dtype == SC_DTYPE_B8 && op == U_NEG)
@@ -498,9 +498,9 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
     sc_status status;
 
     SC_CHECK(sc__pw_result_dtype(2, o, &common, c->err));
-    if (op == B_DIV && !sc__is_float(common))
+    if (op == B_DIV && !sc__dtype_is_float(common))
         common = SC_DTYPE_F32;
-    if (float_only && !sc__is_float(common))
+    if (float_only && !sc__dtype_is_float(common))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "this op needs floating operands");
     if (common == SC_DTYPE_B8 &&
@@ -510,7 +510,7 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
                              "this op is not supported on bool tensors");
     rd = binop_is_comparison(op) ? SC_DTYPE_B8 : common;
     ct = sc__ctype_of(common);
-    if (!sc__is_float(common) && alpha != floor(alpha))
+    if (!sc__dtype_is_float(common) && alpha != floor(alpha))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "alpha must be an integer for integer tensors");
     SC_CHECK(sc__pw_operands_shape(2, o, &ndim, sizes, c->err));
@@ -743,7 +743,7 @@ sc_status sc__kernel_native_dropout_backward(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_MASK, &m));
     SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_SCALE,
                             &scale));
-    if (!sc__is_float(g->dtype))
+    if (!sc__dtype_is_float(g->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "native_dropout_backward needs a floating "
                              "grad_output");
