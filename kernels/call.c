@@ -113,7 +113,7 @@ sc_status sc__arg_tensors(sc__kernel_call *c, size_t i, size_t *n,
 sc_status sc__arg_float_check(sc__kernel_call *c, const sc_tensor *t,
                               const char *what)
 {
-    if (!sc__is_float(t->dtype))
+    if (!sc__dtype_is_float(t->dtype))
         return sc__error_set(c->err, SC_ERR_TYPE, "%s needs a floating "
                                                   "tensor", what);
     return SC_OK;

@@ -248,7 +248,7 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "convolution: weight is %zu-d for a %zu-d input",
                              w->ndim, x->ndim);
-    if (!sc__is_float(x->dtype) || w->dtype != x->dtype)
+    if (!sc__dtype_is_float(x->dtype) || w->dtype != x->dtype)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "convolution: input and weight must have the "
                              "same floating dtype");
@@ -595,7 +595,7 @@ static sc_status pool_parse(sc__kernel_call *c, pool_args *a,
         return sc__error_set(c->err, SC_ERR_SHAPE,
                              "max_pool2d: input must be 3-d or 4-d, not "
                              "%zu-d", x->ndim);
-    if (!sc__is_float(x->dtype) && x->dtype != SC_DTYPE_I64 &&
+    if (!sc__dtype_is_float(x->dtype) && x->dtype != SC_DTYPE_I64 &&
         x->dtype != SC_DTYPE_I32 && x->dtype != SC_DTYPE_I16 &&
         x->dtype != SC_DTYPE_I8 && x->dtype != SC_DTYPE_U8)
         return sc__error_set(c->err, SC_ERR_TYPE,
@@ -730,11 +730,11 @@ sc_status sc__kernel_max_pool2d_with_indices_backward(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call,
                             SC_KARG_MAX_POOL2D_WITH_INDICES_BACKWARD_INDICES,
                             &ix));
-    if (!sc__is_float(a.x->dtype) || go->dtype != a.x->dtype)
+    if (!sc__dtype_is_float(a.x->dtype) || go->dtype != a.x->dtype)
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "max_pool2d backward: grad_output and self must "
                              "have the same floating dtype");
-    if (sc__is_float(ix->dtype) || !sc_tensor_same_shape(go, ix) ||
+    if (sc__dtype_is_float(ix->dtype) || !sc_tensor_same_shape(go, ix) ||
         go->ndim != a.x->ndim)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "max_pool2d backward: grad_output and indices "

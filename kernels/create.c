@@ -36,7 +36,7 @@ static sc_status get_fill(sc__kernel_call *c, size_t i, fill_value *v)
     }
     if (a && a->kind == SC__KARG_TENSOR && a->u.t && a->u.t->ndim == 0) {
         const sc_tensor *t = a->u.t;
-        v->kind = sc__is_float(t->dtype) ? SC__KARG_FLOAT
+        v->kind = sc__dtype_is_float(t->dtype) ? SC__KARG_FLOAT
                   : t->dtype == SC_DTYPE_B8 ? SC__KARG_BOOL : SC__KARG_INT;
         v->f = sc_tensor_item_double(t, 0);
         v->i = sc_tensor_item_int64(t, 0);
@@ -53,7 +53,7 @@ static void fill_storage(sc_tensor *t, const fill_value *v)
     size_t isz = sc_dtype_itemsize(t->dtype), n, k;
     unsigned char *p = t->storage->bytes;
     n = isz ? t->storage->size / isz : 0;
-    if (v->kind == SC__KARG_INT && !sc__is_float(t->dtype))
+    if (v->kind == SC__KARG_INT && !sc__dtype_is_float(t->dtype))
         for (k = 0; k < n; k++)
             sc__store_i64(p + k * isz, t->dtype, v->i);
     else

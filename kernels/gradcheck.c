@@ -27,17 +27,20 @@ void sc_gradcheck_options_init(sc_gradcheck_options *opts)
     opts->max_per_input = SC_GRADCHECK_MAX_PER_INPUT;
 }
 
-/* Prepend a formatted prefix to err's message. */
-static void prefix_error(sc_error *err, const char *fmt, ...)
-    SC__PRINTF(2, 3);
+/* Prepend a formatted prefix to err's message when status is an error;
+ * returns status, so a call can be wrapped in SC_CHECK / SC_TRY. */
+static sc_status prefix_error(sc_error *err, sc_status status,
+                              const char *fmt, ...) SC__PRINTF(3, 4);
 
-static void prefix_error(sc_error *err, const char *fmt, ...)
+static sc_status prefix_error(sc_error *err, sc_status status,
+                              const char *fmt, ...)
 {
     char prefix[SC_ERROR_MESSAGE_MAX];
-    size_t lp, lo, size = sizeof err->message;
+    size_t lp, lo, size;
     va_list ap;
-    if (!err)
-        return;
+    if (status == SC_OK || !err)
+        return status;
+    size = sizeof err->message;
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
@@ -51,6 +54,7 @@ static void prefix_error(sc_error *err, const char *fmt, ...)
     memmove(err->message + lp, err->message, lo);
     memcpy(err->message, prefix, lp);
     err->message[lp + lo] = '\0';
+    return status;
 }
 
 /* ---- The f64 rebuild -------------------------------------------------------- */
@@ -85,12 +89,9 @@ static sc_status copy_value(const sc_value *v, const sc_node_id *remap,
         items = sc__arena_alloc(arena, v->u.list.n * sizeof *items);
         if (!items)
             return sc__error_nomem(err);
-        for (i = 0; i < v->u.list.n; i++) {
-            sc_status status = copy_value(&v->u.list.items[i], remap, arena,
-                                          &items[i], err);
-            if (status != SC_OK)
-                return status;
-        }
+        for (i = 0; i < v->u.list.n; i++)
+            SC_TRY(copy_value(&v->u.list.items[i], remap, arena, &items[i],
+                              err));
         out->u.list.items = items;
         return SC_OK;
     }
@@ -209,25 +210,26 @@ static sc_status rebuild_f64(const sc_graph *src, bool forward_only,
         for (i = 0; i < nn; i++)
             keep[i] = true;
     }
-    for (i = 0; i < nn && status == SC_OK; i++) {
+    for (i = 0; i < nn; i++) {
         sc_node_id id = (sc_node_id)i;
+        const char *name = sc_graph_node_name(src, id);
         remap[i] = SC_NODE_NONE;
         if (!keep[i])
             continue;
         if (sc_graph_node_kind(src, id) == SC_NODE_PLACEHOLDER) {
             sc_result meta;
             result_f64(src, id, &meta);
-            status = sc_graph_add_placeholder(g, sc_graph_node_name(src, id),
-                                              sc_graph_node_role(src, id),
-                                              &meta, &remap[i], err);
+            SC_CHECK(prefix_error(
+                err,
+                sc_graph_add_placeholder(g, name, sc_graph_node_role(src, id),
+                                         &meta, &remap[i], err),
+                "node %s: ", name));
         } else {
-            status = copy_call(src, id, remap, g, &remap[i], err);
+            SC_CHECK(prefix_error(err,
+                                  copy_call(src, id, remap, g, &remap[i], err),
+                                  "node %s: ", name));
         }
-        if (status != SC_OK)
-            prefix_error(err, "node %s: ", sc_graph_node_name(src, id));
     }
-    if (status != SC_OK)
-        goto fail;
     nout = forward_only ? nfwd : nout;
     for (i = 0; i < nout; i++) {
         sc_node_id o = sc_graph_output(src, i);
@@ -391,27 +393,24 @@ static sc_status objective(gc_state *st, bool detect, double *F,
 
     for (i = 0; i < st->nprim; i++)
         st->run_in[i] = NULL;
-    for (i = 0; i < st->nprim && status == SC_OK; i++)
+    for (i = 0; i < st->nprim; i++)
         if (detect || st->mutated[i])
-            status = sc_tensor_clone(st->prims[i], &st->run_in[i], err);
-    if (status != SC_OK)
-        goto fail;
+            SC_CHECK(sc_tensor_clone(st->prims[i], &st->run_in[i], err));
     for (i = 0; i < st->nprim; i++)
         st->in[i] = st->run_in[i] ? st->run_in[i] : st->prims[i];
-    status = sc_interp_run(st->fwd64, st->in, &st->io, st->fouts, NULL, err);
-    st->runs++;
-    if (status != SC_OK) {
-        prefix_error(err, "forward graph (f64): ");
-        goto fail;
-    }
-    for (j = 0; j < st->nfwd && status == SC_OK; j++) {
+    st->runs++; /* counted whether or not the run succeeds */
+    SC_CHECK(prefix_error(err,
+                          sc_interp_run(st->fwd64, st->in, &st->io, st->fouts,
+                                        NULL, err),
+                          "forward graph (f64): "));
+    for (j = 0; j < st->nfwd; j++) {
         const sc_tensor *o = st->fouts[j], *t;
         size_t n, e;
         if (st->match[j] < 0)
             continue;
         t = st->inputs[st->tan_ids[st->match[j]]];
-        if (!o || !sc_tensor_same_shape(o, t)) {
-            status = sc__error_set(err, SC_ERR_SHAPE,
+        if (!o || !sc_tensor_same_shape(o, t))
+            SC_CHECK(sc__error_set(err, SC_ERR_SHAPE,
                                    "forward output %zu (%s) does not have "
                                    "the shape of its tangent %s",
                                    j,
@@ -419,9 +418,7 @@ static sc_status objective(gc_state *st, bool detect, double *F,
                                        st->joint,
                                        sc_graph_output(st->joint, j)),
                                    sc_graph_node_name(
-                                       st->joint, st->tan_ids[st->match[j]]));
-            break;
-        }
+                                       st->joint, st->tan_ids[st->match[j]])));
         n = sc_tensor_numel(o);
         for (e = 0; e < n; e++) { /* Kahan summation */
             double y = sc_tensor_item_double(o, e) *
@@ -433,7 +430,7 @@ static sc_status objective(gc_state *st, bool detect, double *F,
         }
     }
     *F = sum;
-    if (status == SC_OK && detect)
+    if (detect)
         for (i = 0; i < st->nprim; i++) {
             const sc_tensor *a = st->prims[i], *b = st->run_in[i];
             st->mutated[i] =
@@ -484,7 +481,20 @@ static void fail_once(sc_gradcheck_report *rep, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Check the sampled elements of primal p against the gradient grad. */
+/* The objective with element e of data set to v (restored afterwards). */
+static sc_status objective_at(gc_state *st, double *data, size_t e, double v,
+                              double *F, sc_error *err)
+{
+    double x0 = data[e];
+    sc_status status;
+    data[e] = v;
+    status = objective(st, false, F, err);
+    data[e] = x0;
+    return status;
+}
+
+/* Check the sampled elements of primal p against the gradient grad; the
+ * input counts as checked in rep when one of its elements was. */
 static sc_status check_primal(gc_state *st, size_t p, const sc_tensor *grad,
                               sc_gradcheck_input *rec,
                               sc_gradcheck_report *rep, sc_error *err)
@@ -513,15 +523,8 @@ static sc_status check_primal(gc_state *st, size_t p, const sc_tensor *grad,
     for (k = 0; k < m; k++) {
         size_t e = idx[k];
         double x0 = data[e], fp, fm, num, ana, diff, tol, ratio;
-        data[e] = x0 + o->eps;
-        status = objective(st, false, &fp, err);
-        if (status == SC_OK) {
-            data[e] = x0 - o->eps;
-            status = objective(st, false, &fm, err);
-        }
-        data[e] = x0;
-        if (status != SC_OK)
-            break;
+        SC_CHECK(objective_at(st, data, e, x0 + o->eps, &fp, err));
+        SC_CHECK(objective_at(st, data, e, x0 - o->eps, &fm, err));
         num = (fp - fm) / (2 * o->eps);
         ana = sc_tensor_item_double(grad, e);
         diff = fabs(ana - num);
@@ -559,7 +562,27 @@ static sc_status check_primal(gc_state *st, size_t p, const sc_tensor *grad,
             rep->worst_ratio = ratio;
         }
     }
+fail:
+    if (rec->checked)
+        rep->inputs_checked++;
     sc__free(idx);
+    return status;
+}
+
+/* The analytic gradients: one run of the joint graph on copies (jin) of
+ * the inputs, into jout. */
+static sc_status analytic_gradients(gc_state *st, sc_tensor **jin,
+                                    sc_tensor **jout, sc_error *err)
+{
+    sc_status status = SC_OK;
+    SC_CHECK(sc__interp_clone_tensors(st->inputs, st->nplace, jin, err));
+    st->runs++; /* counted whether or not the run succeeds */
+    SC_CHECK(prefix_error(err,
+                          sc_interp_run(st->joint64, jin, &st->io, jout, NULL,
+                                        err),
+                          "joint graph (f64): "));
+fail:
+    sc__interp_free_tensors(jin, st->nplace);
     return status;
 }
 
@@ -649,45 +672,26 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
             goto fail;
         }
     }
-    status = match_tangents(&st, err);
-    if (status == SC_OK)
-        status = rebuild_f64(joint, false, &st.joint64, err);
-    if (status != SC_OK) {
-        prefix_error(err, "joint graph in f64: ");
-        goto fail;
-    }
-    status = rebuild_f64(joint, true, &st.fwd64, err);
-    if (status != SC_OK) {
-        prefix_error(err, "forward graph in f64: ");
-        goto fail;
-    }
-    status = sc_interp_bind_sizes(joint, opts->sizes, binding, err);
-    if (status == SC_OK)
-        status = sc_interp_random_inputs(st.joint64, binding, opts->seed,
-                                         opts->int_high, st.inputs, err);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(prefix_error(err, match_tangents(&st, err),
+                          "joint graph in f64: "));
+    SC_CHECK(prefix_error(err, rebuild_f64(joint, false, &st.joint64, err),
+                          "joint graph in f64: "));
+    SC_CHECK(prefix_error(err, rebuild_f64(joint, true, &st.fwd64, err),
+                          "forward graph in f64: "));
+    SC_CHECK(sc_interp_bind_sizes(joint, opts->sizes, binding, err));
+    SC_CHECK(sc_interp_random_inputs(st.joint64, binding, opts->seed,
+                                     opts->int_high, st.inputs, err));
     sc_interp_options_init(&st.io);
     st.io.seed = opts->seed;
     st.io.sizes = binding;
     for (i = 0; i < st.nprim; i++)
         st.prims[i] = st.inputs[st.prim_ids[i]];
 
-    /* The analytic gradients: one run of the joint graph on copies. */
-    status = sc__interp_clone_tensors(st.inputs, st.nplace, jin, err);
-    if (status == SC_OK) {
-        status = sc_interp_run(st.joint64, jin, &st.io, jout, NULL, err);
-        st.runs++;
-        if (status != SC_OK)
-            prefix_error(err, "joint graph (f64): ");
-    }
-    sc__interp_free_tensors(jin, st.nplace);
-    if (status != SC_OK)
-        goto fail;
+    SC_CHECK(analytic_gradients(&st, jin, jout, err));
     /* Which primals the forward writes into (they are copied per run). */
     SC_CHECK(objective(&st, true, &f0, err));
 
-    for (i = 0; i < st.nprim && status == SC_OK; i++) {
+    for (i = 0; i < st.nprim; i++) {
         sc_gradcheck_input *rec = &recs[i];
         const sc_tensor *g = jout[st.nfwd + i], *x = st.prims[i];
         memset(rec, 0, sizeof *rec);
@@ -713,9 +717,7 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
             report->failures++;
             continue;
         }
-        status = check_primal(&st, i, g, rec, report, err);
-        if (rec->checked)
-            report->inputs_checked++;
+        SC_CHECK(check_primal(&st, i, g, rec, report, err));
     }
 fail:
     report->runs = st.runs;

@@ -235,13 +235,12 @@ static void ival_release(interp *in, ival *v)
 static sc_status ival_hold(interp *in, const ival *v, bool input)
 {
     size_t k;
-    sc_status status = SC_OK;
     if (v->kind == IV_TENSOR)
-        status = acct_add(&in->acct, v->t, input, in->err);
-    else if (v->kind == IV_TUPLE)
-        for (k = 0; k < v->n && status == SC_OK; k++)
-            status = acct_add(&in->acct, v->ts[k], input, in->err);
-    return status;
+        return acct_add(&in->acct, v->t, input, in->err);
+    if (v->kind == IV_TUPLE)
+        for (k = 0; k < v->n; k++)
+            SC_TRY(acct_add(&in->acct, v->ts[k], input, in->err));
+    return SC_OK;
 }
 
 /* ---- Symbols ---------------------------------------------------------------- */
@@ -583,7 +582,7 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                                  "input %s (placeholder %zu) is missing",
                                  node_name(in, id), i);
         if (r.kind == SC_RESULT_SYMINT) {
-            if (t->ndim != 0 || sc__is_float(t->dtype))
+            if (t->ndim != 0 || sc__dtype_is_float(t->dtype))
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "input %s is a SymInt: give a 0-d "
                                      "integer tensor",
@@ -1523,7 +1522,7 @@ static sc_status collect_outputs(interp *in, sc_tensor *outputs[])
     sc_status status = SC_OK;
 
     memset(&oacct, 0, sizeof oacct);
-    for (k = 0; k < no && status == SC_OK; k++) {
+    for (k = 0; k < no; k++) {
         sc_node_id o = sc_graph_output(g, k);
         const ival *v;
         if (o == SC_NODE_NONE)
@@ -1531,25 +1530,24 @@ static sc_status collect_outputs(interp *in, sc_tensor *outputs[])
         v = &in->vals[o];
         switch (v->kind) {
         case IV_TENSOR:
-            status = sc_tensor_alias(v->t, &outputs[k], in->err);
-            if (status == SC_OK)
-                status = acct_add(&oacct, outputs[k], false, in->err);
+            SC_CHECK(sc_tensor_alias(v->t, &outputs[k], in->err));
+            SC_CHECK(acct_add(&oacct, outputs[k], false, in->err));
             break;
         case IV_INT:
-            status = sc_tensor_new_scalar(SC_DTYPE_I64, 0, &outputs[k],
-                                          in->err);
-            if (status == SC_OK)
-                *(int64_t *)sc_tensor_data(outputs[k]) = v->i;
+            SC_CHECK(sc_tensor_new_scalar(SC_DTYPE_I64, 0, &outputs[k],
+                                          in->err));
+            *(int64_t *)sc_tensor_data(outputs[k]) = v->i;
             break;
         case IV_NONE:
             break;
         default:
-            status = sc__error_set(in->err, SC_ERR_UNSUPPORTED,
+            SC_CHECK(sc__error_set(in->err, SC_ERR_UNSUPPORTED,
                                    "output %zu (%s) is not a tensor or a "
                                    "SymInt",
-                                   k, node_name(in, o));
+                                   k, node_name(in, o)));
         }
     }
+fail:
     in->stats.output_bytes = oacct.bytes;
     acct_destroy(&oacct);
     if (status != SC_OK)
@@ -1815,7 +1813,7 @@ static sc_status random_input(const sc_graph *g, sc_node_id id,
         uint64_t x = splitmix64(&state);
         if (r.tensor.dtype == SC_DTYPE_B8)
             sc__store_i64(p + i * isz, SC_DTYPE_B8, (int64_t)(x >> 63));
-        else if (sc__is_float(r.tensor.dtype))
+        else if (sc__dtype_is_float(r.tensor.dtype))
             sc__store_f64(p + i * isz, r.tensor.dtype,
                           (double)(x >> 40) * 0x1p-23 - 1.0);
         else

@@ -111,9 +111,6 @@ static inline void sc__store_f32(void *p, sc_dtype d, float v)
     }
 }
 
-/* The float predicate of graph/dtype.h under the kernels' name. */
-#define sc__is_float(d) sc__dtype_is_float(d)
-
 /* ---- Compute types ------------------------------------------------------
  * Kernels compute f32, f16 and bf16 in float, f64 in double, integers and
  * bool in int64 (stored back with wrapping). */
@@ -127,7 +124,7 @@ static inline sc__ctype sc__ctype_of(sc_dtype d)
 {
     if (d == SC_DTYPE_F64)
         return SC__CT_F64;
-    if (sc__is_float(d))
+    if (sc__dtype_is_float(d))
         return SC__CT_F32;
     return SC__CT_I64;
 }

@@ -12,7 +12,7 @@
 static sc_status index_check(sc__kernel_call *c, const sc_tensor *t,
                              const char *what)
 {
-    if (sc__is_float(t->dtype) || t->dtype == SC_DTYPE_B8 ||
+    if (sc__dtype_is_float(t->dtype) || t->dtype == SC_DTYPE_B8 ||
         !sc_tensor_dtype_supported(t->dtype))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "%s must be an integer tensor", what);
@@ -22,7 +22,7 @@ static sc_status index_check(sc__kernel_call *c, const sc_tensor *t,
 static sc_status float_only(sc__kernel_call *c, const sc_tensor *t,
                             const char *what)
 {
-    if (!sc__is_float(t->dtype))
+    if (!sc__dtype_is_float(t->dtype))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "%s needs a floating tensor", what);
     return SC_OK;

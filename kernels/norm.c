@@ -12,7 +12,7 @@
 static sc_status float_input(sc__kernel_call *c, const sc_tensor *x,
                              const char *what)
 {
-    if (!sc__is_float(x->dtype))
+    if (!sc__dtype_is_float(x->dtype))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "%s needs a floating input", what);
     return SC_OK;
@@ -111,7 +111,8 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
         return sc__error_set(call->err, SC_ERR_SHAPE,
                              "batch_norm: expected more than 1 value per "
                              "channel when training");
-    if ((rm && !sc__is_float(rm->dtype)) || (rv && !sc__is_float(rv->dtype)))
+    if ((rm && !sc__dtype_is_float(rm->dtype)) ||
+        (rv && !sc__dtype_is_float(rv->dtype)))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "batch_norm: running statistics must be "
                              "floating");

@@ -1,5 +1,5 @@
 /* symcut — kernels: pointwise arithmetic (add, sub, mul, div, pow, neg,
- * exp, ..., clamp, native_dropout_backward) and the elementwise machinery
+ * exp, ..., sgn, clamp, native_dropout_backward) and the elementwise machinery
  * (kernels/pointwise.h) the activation and selection kernels share:
  * elementwise ops with broadcasting and type promotion.
  *
@@ -155,9 +155,6 @@ static float unary_f32(sc__pw_unop op, float x)
     case U_SILU: return x / (1.0f + expf(-x));
     case U_ABS: return fabsf(x);
     case U_RECIPROCAL: return 1.0f / x;
-    case U_SIN: return sinf(x);
-    case U_COS: return cosf(x);
-    case U_LOGICAL_NOT: return x == 0;
     case U_ERF: return erff(x);
     }
     return 0;
@@ -179,9 +176,6 @@ static double unary_f64(sc__pw_unop op, double x)
     case U_SILU: return x / (1.0 + exp(-x));
     case U_ABS: return fabs(x);
     case U_RECIPROCAL: return 1.0 / x;
-    case U_SIN: return sin(x);
-    case U_COS: return cos(x);
-    case U_LOGICAL_NOT: return x == 0;
     case U_ERF: return erf(x);
     }
     return 0;
@@ -193,7 +187,6 @@ static int64_t unary_i64(sc__pw_unop op, int64_t x)
     case U_NEG: return (int64_t)(0 - (uint64_t)x);
     case U_RELU: return x > 0 ? x : 0;
     case U_ABS: return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-    case U_LOGICAL_NOT: return x == 0;
     default: return 0;
     }
 }
@@ -219,10 +212,7 @@ sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
     SC_CHECK(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
-    if (op == U_LOGICAL_NOT) {
-        rd = SC_DTYPE_B8;
-        cd = x->dtype;
-    } else if (sc__is_float(x->dtype)) {
+    if (sc__dtype_is_float(x->dtype)) {
         rd = cd = x->dtype;
     } else if (unop_keeps_int(op)) {
         if (x->dtype == SC_DTYPE_B8 && op == U_NEG)
@@ -269,6 +259,33 @@ SC__PW_UNARY_KERNEL(rsqrt, RSQRT, U_RSQRT)
 SC__PW_UNARY_KERNEL(abs, ABS, U_ABS)
 SC__PW_UNARY_KERNEL(reciprocal, RECIPROCAL, U_RECIPROCAL)
 SC__PW_UNARY_KERNEL(erf, ERF, U_ERF)
+
+/* sgn(Tensor self): -1, 0 or 1 per element (NaN stays NaN). */
+sc_status sc__kernel_sgn(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    sc_tensor *tmp = NULL, *r = NULL;
+    sc_status status;
+    size_t i, n;
+    double *d;
+    SC_CHECK(sc__arg_tensor(call, SC_KARG_SGN_SELF, &x));
+    if (sc_dtype_kind(x->dtype) == 'c' || sc_dtype_kind(x->dtype) == 'b')
+        return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
+                             "sgn of a %s tensor", sc_dtype_code(x->dtype));
+    SC_CHECK(sc_tensor_new(SC_DTYPE_F64, x->ndim, x->sizes, &tmp, call->err));
+    n = sc_tensor_numel(x);
+    d = sc_tensor_data(tmp);
+    for (i = 0; i < n; i++) {
+        double v = sc_tensor_item_double(x, i);
+        d[i] = v > 0 ? 1.0 : v < 0 ? -1.0 : v; /* 0, -0 and NaN as is */
+    }
+    SC_CHECK(sc_tensor_to_dtype(tmp, x->dtype, &r, call->err));
+    sc_tensor_free(tmp);
+    return sc__out(call, r);
+fail:
+    sc_tensor_free(tmp);
+    return status;
+}
 
 /* `approximate` (argument i): "none" (default) or "tanh". */
 sc_status sc__pw_gelu_mode(sc__kernel_call *c, size_t i, bool *tanh_mode)
@@ -365,8 +382,6 @@ static float binary_f32(sc__pw_binop op, float a, float b, float alpha,
         return q;
     }
     case B_POW: return pow_f(a, b);
-    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
-    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
@@ -398,8 +413,6 @@ static double binary_f64(sc__pw_binop op, double a, double b, double alpha,
     case B_DIV_TRUNC: return trunc(a / b);
     case B_DIV_FLOOR: return b == 0 ? a / b : floor(a / b);
     case B_POW: return b == 2.0 ? a * a : pow(a, b);
-    case B_MAXIMUM: return a != a ? a : b != b ? b : a > b ? a : b;
-    case B_MINIMUM: return a != a ? a : b != b ? b : a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
@@ -457,8 +470,6 @@ static int64_t binary_i64(sc__pw_binop op, int64_t a, int64_t b, int64_t alpha,
         return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
     }
     case B_POW: return ipow(a, b);
-    case B_MAXIMUM: return a > b ? a : b;
-    case B_MINIMUM: return a < b ? a : b;
     case B_EQ: return a == b;
     case B_NE: return a != b;
     case B_LT: return a < b;
@@ -487,9 +498,9 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
     sc_status status;
 
     SC_CHECK(sc__pw_result_dtype(2, o, &common, c->err));
-    if (op == B_DIV && !sc__is_float(common))
+    if (op == B_DIV && !sc__dtype_is_float(common))
         common = SC_DTYPE_F32;
-    if (float_only && !sc__is_float(common))
+    if (float_only && !sc__dtype_is_float(common))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "this op needs floating operands");
     if (common == SC_DTYPE_B8 &&
@@ -499,7 +510,7 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
                              "this op is not supported on bool tensors");
     rd = binop_is_comparison(op) ? SC_DTYPE_B8 : common;
     ct = sc__ctype_of(common);
-    if (!sc__is_float(common) && alpha != floor(alpha))
+    if (!sc__dtype_is_float(common) && alpha != floor(alpha))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "alpha must be an integer for integer tensors");
     SC_CHECK(sc__pw_operands_shape(2, o, &ndim, sizes, c->err));
@@ -732,7 +743,7 @@ sc_status sc__kernel_native_dropout_backward(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_MASK, &m));
     SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_BACKWARD_SCALE,
                             &scale));
-    if (!sc__is_float(g->dtype))
+    if (!sc__dtype_is_float(g->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "native_dropout_backward needs a floating "
                              "grad_output");

@@ -20,13 +20,12 @@ typedef struct sc__pw_operand {
 
 typedef enum sc__pw_unop {
     U_NEG, U_EXP, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_SIGMOID, U_RELU,
-    U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_SIN, U_COS,
-    U_LOGICAL_NOT, U_ERF
+    U_GELU, U_GELU_TANH, U_SILU, U_ABS, U_RECIPROCAL, U_ERF
 } sc__pw_unop;
 
 typedef enum sc__pw_binop {
     B_ADD, B_SUB, B_RSUB, B_MUL, B_DIV, B_DIV_TRUNC, B_DIV_FLOOR, B_POW,
-    B_MAXIMUM, B_MINIMUM, B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE,
+    B_EQ, B_NE, B_LT, B_LE, B_GT, B_GE,
     B_TANH_BWD, B_SIGMOID_BWD, B_GELU_BWD, B_GELU_TANH_BWD, B_SILU_BWD,
     B_THRESHOLD_BWD
 } sc__pw_binop;

@@ -74,7 +74,7 @@ sc_status sc__kernel_native_dropout(sc__kernel_call *call)
     SC_CHECK(sc__arg_double(call, SC_KARG_NATIVE_DROPOUT_P, &p));
     if (!sc__arg_is_none(call, SC_KARG_NATIVE_DROPOUT_TRAIN))
         SC_CHECK(sc__arg_bool(call, SC_KARG_NATIVE_DROPOUT_TRAIN, &train));
-    if (!sc__is_float(x->dtype))
+    if (!sc__dtype_is_float(x->dtype))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "dropout needs a floating tensor");
     if (!(p >= 0 && p <= 1))
@@ -189,7 +189,7 @@ sc_status sc__kernel_rand_like(sc__kernel_call *call)
                                  "rand_like: argument 1 must be a dtype");
         d = call->args[SC_KARG_RAND_LIKE_DTYPE].u.dtype;
     }
-    if (!sc__is_float(d))
+    if (!sc__dtype_is_float(d))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "rand_like needs a floating dtype");
     SC_CHECK(sc__new(d, x->ndim, x->sizes, &r, call->err));
@@ -229,7 +229,7 @@ sc_status sc__kernel_randn_like(sc__kernel_call *call)
     SC_CHECK(sc__arg_tensor(call, SC_KARG_RANDN_LIKE_SELF, &x));
     SC_CHECK(sc__arg_dtype(call, SC_KARG_RANDN_LIKE_DTYPE, x->dtype, &d));
     SC_CHECK(sc__arg_factory_opts(call, SC__FACTORY_OPTS(RANDN_LIKE)));
-    if (!sc__is_float(d))
+    if (!sc__dtype_is_float(d))
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "randn_like needs a floating dtype");
     SC_CHECK(sc__new(d, x->ndim, x->sizes, &r, call->err));

@@ -113,13 +113,14 @@ static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
     }
     if (op == R_SUM)
         SC_CHECK(opt_dtype(c, a.dtype,
-                           sc__is_float(x->dtype) ? x->dtype : SC_DTYPE_I64,
+                           sc__dtype_is_float(x->dtype) ? x->dtype
+                                                        : SC_DTYPE_I64,
                            &rd));
     else if (op == R_MEAN)
         SC_CHECK(opt_dtype(c, a.dtype, x->dtype, &rd));
     else
         rd = x->dtype;
-    if (op == R_MEAN && !sc__is_float(rd))
+    if (op == R_MEAN && !sc__dtype_is_float(rd))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "mean needs a floating dtype");
     SC_CHECK(rlayout_init(&L, x, ndims, dims, keepdim, c->err));
@@ -128,7 +129,7 @@ static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
                                "amax/amin of an empty reduction");
         goto fail;
     }
-    ct = sc__is_float(rd) || sc__is_float(x->dtype) ? SC__CT_F64
+    ct = sc__dtype_is_float(rd) || sc__dtype_is_float(x->dtype) ? SC__CT_F64
                                                      : SC__CT_I64;
     SC_CHECK(sc__gather(L.perm, L.perm->ndim, L.perm->sizes, ct, &buf,
                         c->err));

@@ -121,7 +121,7 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
                              "nonzero: unsupported dtype");
     n = sc_tensor_numel(x);
     for (k = 0; k < n; k++)
-        if (sc__is_float(x->dtype) ? sc_tensor_item_double(x, k) != 0
+        if (sc__dtype_is_float(x->dtype) ? sc_tensor_item_double(x, k) != 0
                                    : sc_tensor_item_int64(x, k) != 0)
             count++;
     sizes[0] = (int64_t)count;
@@ -129,7 +129,7 @@ sc_status sc__kernel_nonzero(sc__kernel_call *call)
     SC_TRY(sc__new(SC_DTYPE_I64, 2, sizes, &r, call->err));
     buf = sc_tensor_data(r);
     for (k = 0; k < n; k++) {
-        double v = sc__is_float(x->dtype) ? sc_tensor_item_double(x, k)
+        double v = sc__dtype_is_float(x->dtype) ? sc_tensor_item_double(x, k)
                                           : (double)(sc_tensor_item_int64(
                                                 x, k) != 0);
         if (v != 0) {

@@ -487,7 +487,7 @@ void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src)
 /* The compute type that carries every value of src exactly into dst. */
 static sc__ctype copy_ctype(sc_dtype src, sc_dtype dst)
 {
-    if (!sc__is_float(src))
+    if (!sc__dtype_is_float(src))
         return SC__CT_I64;
     if (src == SC_DTYPE_F64 || dst == SC_DTYPE_F64)
         return SC__CT_F64;

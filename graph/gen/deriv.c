@@ -88,7 +88,7 @@ static bool accepts(const gen_type *t, int y)
     }
 }
 
-/* ---- Helper functions (graph/autodiff.c: sc__ad_h_<name>) -------------------- */
+/* ---- Helper functions (graph/autodiff-helpers.c: sc__ad_h_<name>) ------------ */
 
 typedef struct helper {
     const char *name;

@@ -22,7 +22,8 @@ static sc_status out_int(sc__kernel_call *c, int64_t v)
 static sc_status sym_arg(sc__kernel_call *c, size_t i, int64_t *v)
 {
     if (i < c->nargs && c->args[i].kind == SC__KARG_TENSOR && c->args[i].u.t &&
-        c->args[i].u.t->ndim == 0 && !sc__is_float(c->args[i].u.t->dtype)) {
+        c->args[i].u.t->ndim == 0 &&
+        !sc__dtype_is_float(c->args[i].u.t->dtype)) {
         *v = sc_tensor_item_int64(c->args[i].u.t, 0);
         return SC_OK;
     }
