@@ -145,7 +145,7 @@ static void check_valid(const sc_partition *p)
         ck_assert_int_eq(sc_graph_node_role(fw, (sc_node_id)i),
                          SC_ROLE_PRIMAL);
     nfo = sc_graph_output_count(fw);
-    nss += sc_test_num_bindings(j, fw, nfwd + nst + nss);
+    nss += sc_test_num_bindings(j, fw, nfwd + nst);
     ck_assert_uint_eq(nfo, nfwd + nst + nss);
     fouts = malloc((nfo + 1) * sizeof *fouts);
     ck_assert_ptr_nonnull(fouts);
@@ -2440,6 +2440,59 @@ START_TEST(test_walks_random)
 }
 END_TEST
 
+/* A derived saved SymInt beside a binding the extraction adds
+ * (tests/data/partition/derived-symint-binding.joint.txt, from the props
+ * suite): the minimum cut saves sym_size = sym_size.int(primals_1, 0), a
+ * call (Sym(s1)), and the backward also needs s0, which none of its inputs
+ * binds, so the forward saves a new sym_size_1 = sym_size.int(primals_2,
+ * 0).  The new binding comes before the derived SymInt, as in PyTorch's
+ * _extract_fwd_bwd_modules: the forward returns mean, sym_size_1,
+ * sym_size, and the partition is valid. */
+START_TEST(test_binding_before_derived_symint)
+{
+    static const sc_partition_policy pols[2] = {SC_PARTITION_PYTORCH,
+                                                SC_PARTITION_EXACT};
+    const char *top = getenv("top_srcdir");
+    char path[1024];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    size_t k;
+
+    ck_assert_ptr_nonnull(ctx);
+    snprintf(path, sizeof path, "%s/tests/data/partition/"
+                                "derived-symint-binding.joint.txt",
+             top ? top : ".");
+    sc_error_init(&err);
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    for (k = 0; k < 2; k++) {
+        sc_partition *p = run(g, pols[k], 0);
+        const sc_graph *fw = sc_partition_forward(p);
+        const sc_graph *bw = sc_partition_backward(p);
+        sc_partition_synth sy;
+        ck_assert_uint_eq(sc_partition_saved_tensor_count(p), 0);
+        ck_assert_uint_eq(sc_partition_saved_symint_count(p), 1);
+        ck_assert_str_eq(sc_graph_node_name(g, sc_partition_saved_symint(p, 0)),
+                         "sym_size");
+        ck_assert_uint_eq(sc_partition_synth_symint_count(p), 1);
+        ck_assert(sc_partition_synth_symint(p, 0, &sy));
+        ck_assert_str_eq(sy.name, "sym_size_1");
+        ck_assert_uint_eq(sc_graph_output_count(fw), 3);
+        ck_assert_str_eq(sc_graph_node_name(fw, sc_graph_output(fw, 1)),
+                         "sym_size_1");
+        ck_assert_str_eq(sc_graph_node_name(fw, sc_graph_output(fw, 2)),
+                         "sym_size");
+        ck_assert_uint_eq(sc_graph_placeholder_count(bw), 3);
+        check_valid(p);
+        check_validates(p);
+        sc_partition_free(p);
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
@@ -2468,6 +2521,7 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_weights_beyond_2_53);
     tcase_add_test(tc, test_unbacked_weights);
     tcase_add_test(tc, test_rule_switches);
+    tcase_add_test(tc, test_binding_before_derived_symint);
     tcase_add_test(tc, test_tag_random_op);
     tcase_add_test(tc, test_tag_views);
     tcase_add_test(tc, test_walks_examples);

@@ -31,7 +31,10 @@ int64_t sc_test_rng_range(sc_test_rng *r, int64_t lo, int64_t hi);
 
 /* Forward outputs of fw from index `first` on that are not nodes of the
  * joint j: the `sym_size.int` bindings the partitioner's extraction adds
- * for symbols the backward cannot bind otherwise (partition/extract.c). */
+ * for symbols the backward cannot bind otherwise (partition/extract.c).
+ * They are among the saved SymInts, after the binding placeholders and
+ * before the other saved SymInts (PyTorch's order), so `first` is the
+ * index of the first saved SymInt: forward outputs + saved tensors. */
 size_t sc_test_num_bindings(const sc_graph *j, const sc_graph *fw,
                             size_t first);
 
