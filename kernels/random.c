@@ -65,6 +65,7 @@ sc_status sc__kernel_native_dropout(sc__kernel_call *call)
     double p;
     bool train = true;
     sc_tensor *out = NULL, *mask = NULL;
+    sc_tensor *res[2];
     sc__ctype ct;
     void *buf = NULL;
     size_t n, i;
@@ -104,17 +105,10 @@ sc_status sc__kernel_native_dropout(sc__kernel_call *call)
     sc__scatter(out, ct, buf);
     sc__free(buf);
     buf = NULL;
-    status = sc__out(call, out);
-    out = NULL;
-    if (status != SC_OK)
-        goto fail;
-    status = sc__out(call, mask);
-    mask = NULL;
-    if (status != SC_OK) {
-        sc__out_reset(call);
-        goto fail;
-    }
-    return SC_OK;
+    res[0] = out;
+    res[1] = mask;
+    out = mask = NULL;
+    return sc__out_n(call, 2, res);
 fail:
     sc__free(buf);
     sc_tensor_free(out);
