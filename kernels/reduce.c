@@ -472,9 +472,10 @@ sc_status sc__kernel_sum_to_size(sc__kernel_call *call)
     sub.max_outs = 1;
     sub.err = call->err;
     SC_TRY(sc__kernel_sum_dim(&sub));
-    status = sc_tensor_view(outs[0], n, size, &r, call->err);
+    SC_CHECK(sc_tensor_view(outs[0], n, size, &r, call->err));
     sc_tensor_free(outs[0]);
-    if (status != SC_OK)
-        return status;
     return sc__out(call, r);
+fail:
+    sc_tensor_free(outs[0]);
+    return status;
 }
