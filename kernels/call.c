@@ -195,17 +195,18 @@ sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
 sc_status sc__out_n(sc__kernel_call *c, size_t n, sc_tensor **ts)
 {
     size_t k;
+    sc_status status;
     for (k = 0; k < n; k++) {
-        sc_status status = sc__out(c, ts[k]);
+        sc_tensor *t = ts[k];
         ts[k] = NULL;
-        if (status != SC_OK) {
-            for (k++; k < n; k++) {
-                sc_tensor_free(ts[k]);
-                ts[k] = NULL;
-            }
-            sc__out_reset(c);
-            return status;
-        }
+        SC_CHECK(sc__out(c, t));
     }
     return SC_OK;
+fail:
+    for (k++; k < n; k++) {
+        sc_tensor_free(ts[k]);
+        ts[k] = NULL;
+    }
+    sc__out_reset(c);
+    return status;
 }
