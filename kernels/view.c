@@ -9,8 +9,7 @@
  * that produced it has run). */
 static sc_status out_or(sc__kernel_call *c, sc_status status, sc_tensor **t)
 {
-    if (status != SC_OK)
-        return status;
+    SC_TRY(status);
     return sc__out(c, *t);
 }
 
@@ -225,10 +224,8 @@ static sc_status split_views(sc__kernel_call *c, const sc_tensor *x,
         SC_CHECK(sc_tensor_slice(x, (int64_t)d, pos, pos + lens[i], 1, &part,
                                  c->err));
         pos += lens[i];
-        status = sc__out(c, part);
+        SC_CHECK(sc__out(c, part));
         part = NULL;
-        if (status != SC_OK)
-            goto fail;
     }
     return SC_OK;
 fail:
@@ -329,16 +326,14 @@ sc_status sc__kernel_unbind(sc__kernel_call *call)
                              "outputs the caller provides",
                              (long long)x->sizes[d], call->max_outs);
     for (i = 0; i < x->sizes[d]; i++) {
-        status = sc_tensor_select(x, (int64_t)d, i, &part, call->err);
-        if (status == SC_OK)
-            status = sc__out(call, part);
+        SC_CHECK(sc_tensor_select(x, (int64_t)d, i, &part, call->err));
+        SC_CHECK(sc__out(call, part));
         part = NULL;
-        if (status != SC_OK) {
-            sc__out_reset(call);
-            return status;
-        }
     }
     return SC_OK;
+fail:
+    sc__out_reset(call);
+    return status;
 }
 
 /* A zero tensor of the int-list argument input_sizes in grad's dtype. */
@@ -352,11 +347,11 @@ static sc_status zeros_of(sc__kernel_call *call, size_t input_sizes,
     if (n > SC_TENSOR_MAX_DIMS)
         return sc__error_set(call->err, SC_ERR_LIMIT, "%zu dims", n);
     SC_TRY(sc_tensor_new(grad->dtype, n, sizes, out, call->err));
-    status = sc_tensor_fill(*out, 0.0, call->err);
-    if (status != SC_OK) {
-        sc_tensor_free(*out);
-        *out = NULL;
-    }
+    SC_CHECK(sc_tensor_fill(*out, 0.0, call->err));
+    return SC_OK;
+fail:
+    sc_tensor_free(*out);
+    *out = NULL;
     return status;
 }
 
@@ -364,13 +359,14 @@ static sc_status zeros_of(sc__kernel_call *call, size_t input_sizes,
 static sc_status fill_view(sc__kernel_call *call, sc_tensor *r,
                            sc_tensor *view, const sc_tensor *grad)
 {
-    sc_status status = sc_tensor_copy(view, grad, call->err);
+    sc_status status;
+    SC_CHECK(sc_tensor_copy(view, grad, call->err));
     sc_tensor_free(view);
-    if (status != SC_OK) {
-        sc_tensor_free(r);
-        return status;
-    }
     return sc__out(call, r);
+fail:
+    sc_tensor_free(view);
+    sc_tensor_free(r);
+    return status;
 }
 
 /* select_backward(Tensor grad_output, SymInt[] input_sizes, int dim,
