@@ -619,6 +619,7 @@ sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
     double eps, *bw = NULL, *bb = NULL, *bx = NULL, *mean = NULL,
                 *rstd = NULL;
     sc_tensor *out = NULL, *tm = NULL, *tr = NULL;
+    sc_tensor *res[3];
     bool f32 = false;
     sc_status status;
 
@@ -685,21 +686,11 @@ sc_status sc__kernel_native_layer_norm(sc__kernel_call *call)
     sc__free(bx);
     sc__free(mean);
     sc__free(rstd);
-    status = sc__out(call, out);
-    out = NULL;
-    if (status == SC_OK) {
-        status = sc__out(call, tm);
-        tm = NULL;
-    }
-    if (status == SC_OK) {
-        status = sc__out(call, tr);
-        tr = NULL;
-    }
-    sc_tensor_free(tm);
-    sc_tensor_free(tr);
-    if (status != SC_OK)
-        sc__out_reset(call);
-    return status;
+    res[0] = out;
+    res[1] = tm;
+    res[2] = tr;
+    out = tm = tr = NULL;
+    return sc__out_n(call, 3, res);
 fail:
     sc__free(bw);
     sc__free(bb);
@@ -808,15 +799,7 @@ sc_status sc__kernel_native_layer_norm_backward(sc__kernel_call *call)
         SC_CHECK(sc__new(b->dtype, b->ndim, b->sizes, &outs[2], call->err));
         sc__scatter(outs[2], SC__CT_F64, db);
     }
-    for (i = 0; i < 3; i++) {
-        status = sc__out(call, outs[i]);
-        outs[i] = NULL;
-        if (status != SC_OK) {
-            sc__out_reset(call);
-            goto fail;
-        }
-    }
-    status = SC_OK;
+    status = sc__out_n(call, 3, outs);
 fail:
     for (i = 0; i < 3; i++)
         sc_tensor_free(outs[i]);
