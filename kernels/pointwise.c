@@ -209,7 +209,7 @@ sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
     size_t n, k;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, self, &x));
+    SC_TRY(sc__arg_tensor(c, self, &x));
     if (!sc_tensor_dtype_supported(x->dtype))
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED, "unsupported dtype");
     if (sc__dtype_is_float(x->dtype)) {
