@@ -189,19 +189,18 @@ sc_status sc__interp_clone_tensors(sc_tensor *const *src, size_t n,
                                    sc_tensor **dst, sc_error *err)
 {
     size_t i;
+    sc_status status;
     for (i = 0; i < n; i++)
         dst[i] = NULL;
     for (i = 0; i < n; i++) {
-        sc_status status;
         if (!src[i])
             continue;
-        status = sc_tensor_clone(src[i], &dst[i], err);
-        if (status != SC_OK) {
-            sc__interp_free_tensors(dst, i);
-            return status;
-        }
+        SC_CHECK(sc_tensor_clone(src[i], &dst[i], err));
     }
     return SC_OK;
+fail:
+    sc__interp_free_tensors(dst, i);
+    return status;
 }
 
 static const char *node_name(const interp *in, sc_node_id id)
@@ -398,11 +397,11 @@ static sc_status in_range(interp *in, sc_expr *sym, int64_t v, bool *inside)
         sc__gmp_pop(&gg);
         return sc__error_nomem(in->err);
     }
-    status = sc_env_range(in->env, sym, &in->range, in->err);
-    if (status == SC_OK) {
-        mpz_set_si(in->tmp, v);
-        *inside = sc_range_contains_mpz(&in->range, in->tmp);
-    }
+    SC_CHECK(sc_env_range(in->env, sym, &in->range, in->err));
+    mpz_set_si(in->tmp, v);
+    *inside = sc_range_contains_mpz(&in->range, in->tmp);
+    status = SC_OK;
+fail:
     sc__gmp_pop(&gg);
     return status;
 }
@@ -539,6 +538,35 @@ static sc_status match_size(interp *in, sc_expr *e, int64_t actual,
 
 /* ---- Inputs --------------------------------------------------------------------- */
 
+/* Bind the sizes the caller gave (in->opts->sizes) for the graph's
+ * symbols. */
+static sc_status bind_given_sizes(interp *in)
+{
+    const sc_graph *g = in->g;
+    size_t ns = sc_graph_symbols(g, NULL, 0), k;
+    sc_expr **syms = sc__calloc(ns ? ns : 1, sizeof *syms);
+    sc_status status;
+    if (!syms)
+        return sc__error_nomem(in->err);
+    ns = sc_graph_symbols(g, syms, ns);
+    for (k = 0; k < ns; k++) {
+        sc_expr *v = sc_symmap_get(in->opts->sizes, syms[k]);
+        int64_t x;
+        if (!v)
+            continue;
+        if (!sc_expr_value_si(v, &x))
+            SC_CHECK(sc__error_set(in->err, SC_ERR_INVALID,
+                                   "the size given for %s is not an "
+                                   "integer",
+                                   sc_expr_symbol_name(syms[k])));
+        SC_CHECK(bind(in, syms[k], x, SC_NODE_NONE, BOUND_SIZES));
+    }
+    status = SC_OK;
+fail:
+    sc__free(syms);
+    return status;
+}
+
 static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
 {
     const sc_graph *g = in->g;
@@ -548,29 +576,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
     int round;
 
     /* The caller's sizes first. */
-    if (in->opts->sizes) {
-        size_t ns = sc_graph_symbols(g, NULL, 0), k;
-        sc_expr **syms = sc__calloc(ns ? ns : 1, sizeof *syms);
-        if (!syms)
-            return sc__error_nomem(in->err);
-        ns = sc_graph_symbols(g, syms, ns);
-        for (k = 0; k < ns && status == SC_OK; k++) {
-            sc_expr *v = sc_symmap_get(in->opts->sizes, syms[k]);
-            int64_t x;
-            if (!v)
-                continue;
-            if (!sc_expr_value_si(v, &x))
-                status = sc__error_set(in->err, SC_ERR_INVALID,
-                                       "the size given for %s is not an "
-                                       "integer",
-                                       sc_expr_symbol_name(syms[k]));
-            else
-                status = bind(in, syms[k], x, SC_NODE_NONE, BOUND_SIZES);
-        }
-        sc__free(syms);
-        if (status != SC_OK)
-            return status;
-    }
+    if (in->opts->sizes)
+        SC_TRY(bind_given_sizes(in));
 
     for (i = 0; i < np; i++) {
         sc_result r;
