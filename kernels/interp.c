@@ -1087,6 +1087,13 @@ static sc_status node_error(interp *in, sc_node_id id, sc_status status)
                          msg[0] ? msg : sc_status_str(status));
 }
 
+/* SC_OK when status is SC_OK, else status with node id's context added
+ * (node_error); for SC_TRY / SC_CHECK. */
+static sc_status at_node(interp *in, sc_node_id id, sc_status status)
+{
+    return status == SC_OK ? SC_OK : node_error(in, id, status);
+}
+
 static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
 {
     const sc_value *c = sc_graph_node_arg(in->g, id, 0);
@@ -1350,10 +1357,9 @@ static sc_status conform_layout(interp *in, sc_node_id id,
             return SC_OK; /* no elements: any layout */
         if (!all_bound(in, r.tensor.strides[d]))
             return SC_OK;
-        status = sc_expr_eval_si(in->ctx, r.tensor.strides[d], in->binding,
-                                 &want[d], in->err);
-        if (status != SC_OK)
-            return node_error(in, id, status);
+        SC_TRY(at_node(in, id,
+                       sc_expr_eval_si(in->ctx, r.tensor.strides[d],
+                                       in->binding, &want[d], in->err)));
         if (t->sizes[d] > 1 && want[d] != t->strides[d])
             differ = true;
     }
@@ -1362,17 +1368,15 @@ static sc_status conform_layout(interp *in, sc_node_id id,
     for (d = 0; d < t->ndim; d++)
         if (t->sizes[d] <= 1)
             want[d] = t->strides[d] >= 0 ? t->strides[d] : 1;
-    status = sc_tensor_new_strided(t->dtype, t->ndim, t->sizes, want, &nt,
-                                   in->err);
-    if (status == SC_OK)
-        status = sc_tensor_copy(nt, t, in->err);
-    if (status != SC_OK) {
-        sc_tensor_free(nt);
-        return node_error(in, id, status);
-    }
+    SC_CHECK(sc_tensor_new_strided(t->dtype, t->ndim, t->sizes, want, &nt,
+                                   in->err));
+    SC_CHECK(sc_tensor_copy(nt, t, in->err));
     sc_tensor_free(t);
     v->t = nt;
     return SC_OK;
+fail:
+    sc_tensor_free(nt);
+    return node_error(in, id, status);
 }
 
 static sc_status run_node(interp *in, sc_node_id id)
