@@ -1733,20 +1733,17 @@ static sc_status bind_expr_symbols(const sc_graph *g, sc_expr *e,
     for (k = 0; k < n; k++) {
         sc_expr *v = sizes ? sc_symmap_get(sizes, syms[k]) : NULL;
         int64_t h;
-        sc_status status;
         if (sc_symmap_get(binding, syms[k]))
             continue;
         if (v)
-            status = sc_symmap_set(binding, syms[k], v, err);
+            SC_TRY(sc_symmap_set(binding, syms[k], v, err));
         else if (sc_graph_get_hint(g, syms[k], &h))
-            status = sc_symmap_set_si(binding, syms[k], h, err);
+            SC_TRY(sc_symmap_set_si(binding, syms[k], h, err));
         else
             return sc__error_set(err, SC_ERR_UNBOUND,
                                  "symbol %s has no hint and no size was "
                                  "given for it",
                                  sc_expr_symbol_name(syms[k]));
-        if (status != SC_OK)
-            return status;
     }
     return SC_OK;
 }
@@ -1844,13 +1841,11 @@ sc_status sc_interp_random_inputs(const sc_graph *g, const sc_symmap *binding,
         int_high = 2;
     for (i = 0; i < np; i++)
         inputs[i] = NULL;
-    for (i = 0; i < np; i++) {
-        status = random_input(g, (sc_node_id)i, binding, seed, int_high,
-                              &inputs[i], err);
-        if (status != SC_OK) {
-            sc__interp_free_tensors(inputs, np);
-            return status;
-        }
-    }
+    for (i = 0; i < np; i++)
+        SC_CHECK(random_input(g, (sc_node_id)i, binding, seed, int_high,
+                              &inputs[i], err));
     return SC_OK;
+fail:
+    sc__interp_free_tensors(inputs, np);
+    return status;
 }
