@@ -505,10 +505,10 @@ static sc_status match_size(interp *in, sc_expr *e, int64_t actual,
     sc_status status;
     if (!all_bound(in, e)) {
         bool one;
-        status = solve_for(in, e, actual, id, dim, &one);
-        if (status == SC_OK && one && progress)
+        SC_TRY(solve_for(in, e, actual, id, dim, &one));
+        if (one && progress)
             *progress = true;
-        return status;
+        return SC_OK;
     }
     if (!check)
         return SC_OK;
@@ -1660,9 +1660,7 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
     np = sc_graph_placeholder_count(g);
     if (np > 0 && !inputs)
         return sc__error_set(err, SC_ERR_INVALID, "no inputs");
-    status = interp_init(&in, g, opts, err);
-    if (status != SC_OK)
-        goto done;
+    SC_CHECK(interp_init(&in, g, opts, err));
     SC_CHECK(build_die_lists(&in));
     boundary = opts->boundary;
     if (boundary == SC_INTERP_BOUNDARY_FORWARD)
@@ -1708,6 +1706,7 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
     SC_CHECK(collect_outputs(&in, outputs));
     if (stats)
         *stats = in.stats;
+    status = SC_OK;
 done:
     interp_destroy(&in);
     return status;
