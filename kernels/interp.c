@@ -713,6 +713,18 @@ static sc_status value_not_ready(interp *in, sc_node_id user, sc_node_id id)
                          node_name(in, user), node_name(in, id));
 }
 
+/* SC_OK when status is SC_OK, else status with "node <user>: " put before
+ * the message; for SC_TRY. */
+static sc_status for_user(interp *in, sc_node_id user, sc_status status)
+{
+    char msg[SC_ERROR_MESSAGE_MAX];
+    if (status == SC_OK)
+        return SC_OK;
+    snprintf(msg, sizeof msg, "%s", in->err ? in->err->message : "");
+    return sc__error_set(in->err, status, "node %s: %s", node_name(in, user),
+                         msg);
+}
+
 /* An integer from a scalar value (INT, SYMINT, BOOL, or a SymInt node). */
 static sc_status value_int(interp *in, sc_node_id user, const sc_value *v,
                            int64_t *out, bool *ok)
@@ -721,17 +733,11 @@ static sc_status value_int(interp *in, sc_node_id user, const sc_value *v,
     switch (v->kind) {
     case SC_VALUE_INT: *out = v->u.i; return SC_OK;
     case SC_VALUE_BOOL: *out = v->u.b; return SC_OK;
-    case SC_VALUE_SYMINT: {
-        sc_status status =
-            sc_expr_eval_si(in->ctx, v->u.expr, in->binding, out, in->err);
-        if (status != SC_OK) {
-            char msg[SC_ERROR_MESSAGE_MAX];
-            snprintf(msg, sizeof msg, "%s", in->err ? in->err->message : "");
-            return sc__error_set(in->err, status, "node %s: %s",
-                                 node_name(in, user), msg);
-        }
+    case SC_VALUE_SYMINT:
+        SC_TRY(for_user(in, user, sc_expr_eval_si(in->ctx, v->u.expr,
+                                                  in->binding, out,
+                                                  in->err)));
         return SC_OK;
-    }
     case SC_VALUE_NODE: {
         const ival *x = &in->vals[v->u.node];
         if (x->kind == IV_INT) {
