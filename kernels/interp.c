@@ -1190,18 +1190,18 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
         kwv[k - npos] = sc_graph_node_arg(g, id, k);
         kwn[k - npos] = sc_graph_node_kwname(g, id, k);
     }
-    status = sc__op_bind((sc__op)sc__graph_node_op(g, id), npos, pos,
-                         nargs - npos, kwn, kwv, bound, in->err);
-    if (status != SC_OK)
-        goto fail_node;
+    SC_CHECK(at_node(in, id,
+                     sc__op_bind((sc__op)sc__graph_node_op(g, id), npos, pos,
+                                 nargs - npos, kwn, kwv, bound, in->err)));
     for (k = 0; k < info->nargs; k++) {
         if (bound[k].source == SC_ARG_DEFAULT || !bound[k].value)
-            status = default_karg(in, &cs, &info->args[k], &kargs[k]);
+            SC_CHECK(at_node(in, id, default_karg(in, &cs, &info->args[k],
+                                                  &kargs[k])));
         else
-            status = to_karg(in, id, &cs, &info->args[k].type,
-                             (const sc_value *)bound[k].value, &kargs[k]);
-        if (status != SC_OK)
-            goto fail_node;
+            SC_CHECK(at_node(in, id,
+                             to_karg(in, id, &cs, &info->args[k].type,
+                                     (const sc_value *)bound[k].value,
+                                     &kargs[k])));
     }
     sc_graph_node_result(g, id, &meta);
     max_outs = max_results(kargs, info->nargs,
