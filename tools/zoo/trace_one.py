@@ -106,7 +106,10 @@ class Recorder:
                              partition_fn=partition_fn)
 
         def backend(gm, example_inputs):
-            self.example_inputs = [x.detach().clone() if isinstance(x, torch.Tensor) else x
+            # SymInt inputs of a dynamic graph arrive as SymInts: their hints
+            # are the values this call runs with.
+            self.example_inputs = [x.detach().clone() if isinstance(x, torch.Tensor) else
+                                   hint(x) if isinstance(x, torch.SymInt) else x
                                    for x in example_inputs]
             self.param_flags = [isinstance(x, torch.nn.Parameter) for x in example_inputs]
             self.input_ids = [id(x) for x in example_inputs]
@@ -186,7 +189,14 @@ def run(name, out, tmp, seed):
     run_inputs = [x.clone() for x in inputs]
     if case.random:
         torch.manual_seed(seed)
-    result = compiled(*run_inputs)
+    try:
+        result = compiled(*run_inputs)
+        rec.run_error = None
+    except Exception as e:  # torch failed after tracing: keep what it printed
+        if rec.joint is None:
+            raise
+        result = None
+        rec.run_error = "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:300])
     if rec.calls != 1:
         raise SystemExit("zoo: %s: %d partition calls (expected 1)" % (name, rec.calls))
     write_case(case, model, rec, result, out, seed, run_inputs)
@@ -246,6 +256,7 @@ def write_case(case, model, rec, result, out, seed, user_inputs):
     # Compare with what the compiled forward/backward computed.
     check = compare_compiled(case, rec, result, outs, num_fwd, tan)
 
+    symbols, unbacked = symbol_hints(primals, tangents)
     jinfo = {
         "nodes_total": len(joint.graph.nodes),
         "placeholders": len(ph),
@@ -261,6 +272,8 @@ def write_case(case, model, rec, result, out, seed, user_inputs):
         "primal_types": {p.name: fx_type(p.meta.get("val")) for p in primals},
         "mutated_inputs": [primals[i].name for i in rec.mutated_outputs],
         "mutated_in_graph": rec.mutated_in_graph,
+        "symbols": symbols,
+        "unbacked_symbols": unbacked,
         "sym_nodes": [n.name for n in joint.graph.nodes if n.op == "call_function" and is_sym(n)],
     }
     doc = {
@@ -281,13 +294,42 @@ def write_case(case, model, rec, result, out, seed, user_inputs):
     }
     out.mkdir(parents=True, exist_ok=True)
     write_texts(name, out)
+    hints = out / ("%s.hints" % name)
+    if symbols:
+        hints.write_text(",".join("%s=%d" % kv for kv in symbols.items()) + "\n")
+    elif hints.exists():
+        hints.unlink()
     (out / ("%s.pytorch.json" % name)).write_text(json.dumps(doc, indent=1) + "\n")
     write_data(case, out, primals, tangents, prim_orig=ex, tan=tan, outs=outs,
                joint_out=joint_out, num_fwd=num_fwd, roles=roles, seed=seed, check=check,
                mutated=rec.mutated_outputs)
 
 
+def symbol_hints(primals, tangents):
+    """The trace-time values of the symbols of the placeholders' sizes
+    (backed symbols: their hints; unbacked ones have none)."""
+    symbols, unbacked = {}, []
+    for p in list(primals) + list(tangents):
+        v = p.meta.get("val")
+        vals = list(v.shape) + list(v.stride()) if isinstance(v, torch.Tensor) else [v]
+        for s in vals:
+            if not isinstance(s, torch.SymInt):
+                continue
+            for sym in sorted(s.node.expr.free_symbols, key=str):
+                name = str(sym)
+                if name in symbols or name in unbacked:
+                    continue
+                val = s.node.shape_env.var_to_val.get(sym)
+                if val is None:
+                    unbacked.append(name)
+                else:
+                    symbols[name] = int(val)
+    return symbols, unbacked
+
+
 def compare_compiled(case, rec, result, outs, num_fwd, tan):
+    if rec.run_error:
+        return "not compared: torch's compiled function failed: " + rec.run_error
     if case.random:
         return "not compared (random ops: torch's RNG stream differs between runs)"
     res = result if isinstance(result, (tuple, list)) else (result,)
@@ -394,10 +436,12 @@ def write_texts(name, out):
     payloads = read_trace_payloads(trace_dir)
     for kind, suffix in (("aot_joint_graph", "joint.txt"), ("aot_forward_graph", "forward.txt"),
                          ("aot_backward_graph", "backward.txt")):
+        # Dynamo may restart its analysis (the trace's "attempt" counts):
+        # the last attempt's graph is the one that was partitioned.
         texts = payloads.get(kind, [])
-        if len(texts) != 1:
-            raise SystemExit("zoo: %s: %d %s payloads in the trace" % (name, len(texts), kind))
-        (out / ("%s.%s" % (name, suffix))).write_text(texts[0])
+        if not texts:
+            raise SystemExit("zoo: %s: no %s payload in the trace" % (name, kind))
+        (out / ("%s.%s" % (name, suffix))).write_text(texts[-1])
 
 
 def read_trace_payloads(trace_dir):
