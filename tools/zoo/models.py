@@ -23,6 +23,7 @@ class Case:
     autocast_bf16: bool = False
     random: bool = False     # the graph draws random numbers (dropout)
     group: str = ""
+    no_mkldnn: bool = False  # trace with torch.backends.mkldnn off
 
 
 # ---- MLPs ------------------------------------------------------------------
@@ -338,13 +339,13 @@ def _datadep(gen):
 def _cases():
     out = []
 
-    def add(name, build, notes, variants=("",), random=False, group=None):
+    def add(name, build, notes, variants=("",), random=False, group=None, no_mkldnn=False):
         for v in variants:
             out.append(Case(name + v, build, notes + {
                 "": "", "_dyn": " | torch.compile(dynamic=True)",
                 "_bf16": " | torch.autocast('cpu', torch.bfloat16)"}[v],
                 dynamic=(v == "_dyn"), autocast_bf16=(v == "_bf16"),
-                random=random, group=group or name))
+                random=random, group=group or name, no_mkldnn=no_mkldnn))
 
     add("mlp_gelu", _mlp(nn.GELU()), "Linear(32,64)-GELU-Linear(64,32), x[8,32]",
         ("", "_dyn", "_bf16"))
@@ -371,7 +372,7 @@ def _cases():
         "dim_feedforward=64, dropout=0.1, batch_first=True), train mode; x[2,8,32]",
         ("", "_dyn"), random=True)
     add("lstm", _rnn(nn.LSTM), "nn.LSTM(8,16,batch_first=True)-Linear(16,4) on "
-        "the last step; x[2,4,8]", ("", "_dyn"))
+        "the last step; x[2,4,8]; mkldnn off", ("", "_dyn"), no_mkldnn=True)
     add("gru", _rnn(nn.GRU), "nn.GRU(8,16,batch_first=True)-Linear(16,4) on "
         "the last step; x[2,4,8]")
     add("input_mutation", _mutate, "buffer.copy_(...) and acc.add_(1) on an "

@@ -103,21 +103,45 @@ def write_logs(name, out, tmp, log):
     (out / ("%s.trace.log" % name)).write_text(trim_trace(big.read_text()))
 
 
-# Entries of a TORCH_TRACE log that are large and say nothing about the
-# graphs (source code dumps, bytecode); everything else is kept as it is.
+# A trace log larger than the limit is trimmed: the Python stacks that
+# guard, symbol and specialization entries carry ("stack", "user_stack",
+# "framework_stack") are dropped from their metadata, then whole entries
+# that say nothing about the graphs (C++ guards, bytecode, inductor).
+STACK_KEYS = ("stack", "user_stack", "framework_stack")
 DROP = ("dynamo_cpp_guards_str", "bytecode", "dump_file", "inductor_")
 
 
-def trim_trace(text, limit=600_000):
+def trim_trace(text, limit=300_000):
     if len(text) <= limit:
         return text
     out, keep = [], True
     for line in text.splitlines(keepends=True):
-        if not line.startswith("\t"):
-            keep = not any('"%s' % d in line.split(",", 1)[0] or
-                           ('"name": "%s' % d) in line for d in DROP)
-        if keep:
+        if line.startswith("\t"):
+            if keep:
+                out.append(line)
+            continue
+        brace = line.find("{")
+        head = line[:brace] if brace >= 0 else line
+        try:
+            meta = json.loads(line[brace:]) if brace >= 0 else None
+        except ValueError:
+            meta = None
+        if not isinstance(meta, dict):
+            keep = True
             out.append(line)
+            continue
+        kind = next(iter(meta), "")
+        name = meta.get("artifact", {}).get("name", "") if isinstance(meta.get("artifact"), dict) else ""
+        keep = not any(kind.startswith(d) or name.startswith(d) for d in DROP)
+        if not keep:
+            continue
+        for v in meta.values():
+            if isinstance(v, dict):
+                for k in STACK_KEYS:
+                    v.pop(k, None)
+        for k in STACK_KEYS:
+            meta.pop(k, None)
+        out.append(head + json.dumps(meta) + "\n")
     return "".join(out)
 
 
