@@ -64,6 +64,10 @@ int cli_finish_stdout(int rc)
     }
     if (!failed)
         return rc;
+    /* a command that failed otherwise has said why (a write to standard
+     * output included); a check that failed, or a success, has not */
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_CHECK)
+        return rc;
     if (e)
         cli_errorf("cannot write to standard output: %s", strerror(e));
     else
@@ -176,6 +180,10 @@ typedef struct out_file {
     char *target;     /* the path to write (malloc'ed): the final target of
                        * the symlinks, or the path itself */
     bool through;     /* write through (open and write), no rename */
+    int fd;           /* through a link to a descriptor of this process
+                       * (/proc/self/fd/N, /dev/fd/N): N, written as it is
+                       * (no open: a pipe of another user's shell cannot be
+                       * opened again); else -1 */
     mode_t mode;      /* staged: the mode of the file it replaces, or the
                        * mode the umask gives a new file */
     char *tmp;        /* staged: the temporary file beside target */
@@ -221,6 +229,24 @@ static bool in_proc(const char *path)
 #else
     return strncmp(path, "/proc/", 6) == 0;
 #endif
+}
+
+/* The descriptor N of this process that the /proc link p names
+ * (/proc/self/fd/N, /proc/PID/fd/N, /dev/fd/N), or -1. */
+static int own_fd(const char *p)
+{
+    long pid;
+    int fd, n = 0;
+
+    if ((sscanf(p, "/proc/self/fd/%d%n", &fd, &n) == 1 ||
+         sscanf(p, "/dev/fd/%d%n", &fd, &n) == 1) &&
+        p[n] == '\0' && fd >= 0)
+        return fd;
+    n = 0;
+    if (sscanf(p, "/proc/%ld/fd/%d%n", &pid, &fd, &n) == 2 && p[n] == '\0' &&
+        pid == (long)getpid() && fd >= 0)
+        return fd;
+    return -1;
 }
 
 /* The target of the symlink at link: its text, relative to link's
@@ -297,6 +323,7 @@ static sc_status resolve_output(out_file *f, sc_error *err)
         if (in_proc(p)) {
             f->target = p;
             f->through = true;
+            f->fd = own_fd(p);
             return SC_OK;
         }
         if (depth == 40) {
@@ -387,8 +414,15 @@ fail:
 static sc_status write_through(const out_file *f, const char *data,
                                size_t len, sc_error *err)
 {
-    int fd = open(f->target, O_WRONLY | O_TRUNC | O_CLOEXEC), e;
+    int fd, e;
 
+    if (f->fd >= 0) {
+        fflush(stdout); /* what the command printed comes first */
+        if (!write_all(f->fd, data, len))
+            return io_error(err, "cannot write '%s': %s", f->path, errno);
+        return SC_OK;
+    }
+    fd = open(f->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         return io_error(err, "cannot open '%s': %s", f->path, errno);
     if (!write_all(fd, data, len)) {
@@ -441,6 +475,7 @@ sc_status cli_write_files(size_t n, const char *const *paths,
         if (is_stdout(paths[i]))
             continue;
         f[i].path = paths[i];
+        f[i].fd = -1;
         SC_CHECK(resolve_output(&f[i], err));
     }
     for (i = 0; i < n; i++)
