@@ -14,12 +14,28 @@
 
 #include <symcut.h>
 
-/* Exit statuses, documented in the README and in `symcut --help`. */
+/* Exit statuses, documented in the README and in every `--help`. */
 enum {
     CLI_EXIT_OK = 0,    /* success */
-    CLI_EXIT_USAGE = 1, /* bad command line */
-    CLI_EXIT_INPUT = 2  /* bad input, or a check that failed */
+    CLI_EXIT_USAGE = 1, /* bad command line (an option or its value) */
+    CLI_EXIT_INPUT = 2, /* bad input, or an error reading or writing a
+                         * file or standard output */
+    CLI_EXIT_CHECK = 3  /* the input was good and a check it asked for
+                         * failed: validate and gradcheck FAIL, an env
+                         * `test` that fails */
 };
+
+/* The "Exit status" paragraph of the --help of a command whose checks can
+ * fail (with the status 3 line) or not. */
+#define CLI_EXIT_HELP                                                        \
+    "Exit status: 0 success; 1 bad command line; 2 bad input, or an error\n" \
+    "reading or writing (standard output included)"
+#define CLI_EXIT_HELP_CHECK CLI_EXIT_HELP "; 3 the check failed"
+
+/* After a command: flush and close standard output.  rc unless that
+ * failed: then the error is printed and the status is CLI_EXIT_INPUT (or
+ * rc when it already reports a failure). */
+int cli_finish_stdout(int rc);
 
 /* A subcommand: argv[0] is the subcommand's name. */
 typedef int (*cli_command_fn)(int argc, char **argv);
@@ -60,8 +76,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     ;
 bool cli_is_help(const char *arg);
 
+/* SC_ERR_IO with a message saying so when path names a directory (an
+ * input must be a file); SC_OK otherwise ("-" and paths that do not exist
+ * included: opening them reports those). */
+sc_status cli_check_input_file(const char *path, sc_error *err);
+
 /* Read a whole file ("-" is stdin) into a NUL-terminated malloc'ed buffer;
- * NULL with err filled on failure (also for a file containing NUL bytes). */
+ * NULL with err filled on failure (also for a file containing NUL bytes,
+ * and for a directory). */
 char *cli_read_file(const char *path, size_t *len, sc_error *err);
 
 /* Read a graph file ("-" is stdin) with the reader options (NULL:
@@ -69,16 +91,20 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err);
 sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
                          const sc_graph_read_options *opts);
 
-/* Write data to path atomically (a temporary file in the same directory,
- * then rename), or to stdout when path is NULL or "-".  On failure nothing
- * is left at path and err is filled. */
+/* Write data to path, or to stdout when path is NULL or "-": see
+ * cli_write_files. */
 sc_status cli_write_file(const char *path, const char *data, size_t len,
                          sc_error *err);
-/* Write n files at once (paths[i] NULL or "-": standard output, written
- * after the files): each first to a temporary file beside it, and only
- * when all of them are written are they renamed into place; on failure
- * nothing is left at any path (short of a rename failing after another
- * succeeded). */
+/* Write n outputs at once (paths[i] NULL or "-": standard output).  A
+ * regular file, or a path where nothing exists, is replaced atomically: a
+ * symlink is followed to its final target (the link stays a link), the
+ * data goes to a new file beside the target (with the mode of the file it
+ * replaces, else the mode the umask gives), renamed into place last, when
+ * everything else is written.  Anything else (a device, a FIFO, a socket,
+ * a link into /proc such as /dev/stdout) is opened and written through,
+ * then standard output is written.  A directory is an error.  On failure
+ * nothing is left at any regular file's path (short of a rename failing
+ * after another succeeded); what was written through stays written. */
 sc_status cli_write_files(size_t n, const char *const *paths,
                           const char *const *data, const size_t *lens,
                           sc_error *err);
@@ -98,7 +124,9 @@ typedef struct cli_hints {
 } cli_hints;
 
 /* Append "s0=8,s1=64" to h (a later value for a symbol replaces the
- * earlier one).  false with a message in msg on a malformed item. */
+ * earlier one).  A value is a size PyTorch can have for a symbol: an
+ * int64 of at least 2 (PyTorch specializes sizes 0 and 1).  false with a
+ * message in msg, naming the item and the rule, on a bad item. */
 bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
                      size_t msgsize);
 void cli_hints_free(cli_hints *h);
@@ -109,7 +137,9 @@ void cli_hints_free(cli_hints *h);
  * exit status. */
 int cli_check_symbol_names(const sc_graph *g, const char *cmd,
                            const char *opt, const char *text);
-/* The same for the symbols of parsed --hint options. */
+/* The same for the symbols of parsed --hint options; then, at the hints
+ * (g's, overridden by h), a tensor whose element or byte count does not
+ * fit in int64 whose sizes use a symbol of h is a usage error too. */
 int cli_check_hint_names(const sc_graph *g, const char *cmd,
                          const cli_hints *h);
 /* Parse "name=LO..HI[,name=LO..HI]" (an empty side is infinity) into
@@ -125,6 +155,10 @@ typedef enum cli_opt_kind {
     CLI_OPT_BITS,   /* no value: *(unsigned *)dest |= bits */
     CLI_OPT_TEXT,   /* a path or a text kept as given (parsed later):
                      * *(const char **)dest; the last one wins */
+    CLI_OPT_LIST,   /* NAME=VALUE,... kept as text (parsed later), the
+                     * values of every occurrence joined by commas into
+                     * *(cli_list *)dest; an item of a later occurrence
+                     * replaces an earlier one of the same NAME */
     CLI_OPT_HINTS,  /* SYMBOL=VALUE,...: appended to *(cli_hints *)dest
                      * (cli_parse_hints; a later value for a symbol
                      * replaces); bad: "OPT: message" */
@@ -139,6 +173,14 @@ typedef enum cli_opt_kind {
 } cli_opt_kind;
 
 struct cli_syntax;
+
+/* The text of a CLI_OPT_LIST option: NULL when not given, else malloc'ed;
+ * zero-initialise, free with cli_list_free. */
+typedef struct cli_list {
+    char *text;
+} cli_list;
+
+void cli_list_free(cli_list *l);
 
 /* One option.  A command's options are an array of them; `--name value`
  * and `--name=value` are the same, a short name takes `-o value` only.

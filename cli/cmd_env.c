@@ -5,10 +5,12 @@
  * One command a line, `#` starts a comment; every command prints one
  * result line (`guards` one line per guard).  An error prints
  * `error: line N: message` on standard output, in place of the result, and
- * the script goes on; the exit status is then 2.  The language is
+ * the script goes on; the exit status is then 2.  A `test` that prints
+ * `fail: GUARD` makes it 3 when no command failed.  The language is
  * described in doc/guards.md; the interpreter is cli/envscript.c. */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +50,24 @@ static void usage(FILE *out)
           "                      source or a symbol; others keep their hint)\n"
           "                      -> pass | fail: GUARD\n"
           "\n"
-          "Exit status: 0 success; 1 bad command line; 2 a command failed.\n",
+          "Exit status: 0 success; 1 bad command line; 2 a command failed (an\n"
+          "error line), or an error reading or writing (standard output\n"
+          "included); 3 no command failed but a 'test' printed fail.\n",
           out);
+}
+
+/* Does a line of out[0..len) start with "fail: " (the result of a test
+ * that fails; no other result line starts so)? */
+static bool has_failed_test(const char *out, size_t len)
+{
+    const char *p = out, *end = out + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if ((size_t)(end - p) >= 6 && memcmp(p, "fail: ", 6) == 0)
+            return true;
+        p = nl ? nl + 1 : end;
+    }
+    return false;
 }
 
 int cli_cmd_env(int argc, char **argv)
@@ -61,8 +79,9 @@ int cli_cmd_env(int argc, char **argv)
     cli_args args;
     sc_error err;
     sc_status st;
-    char *text;
-    size_t len = 0;
+    char *text, *out = NULL;
+    size_t len = 0, outlen = 0;
+    FILE *mem;
     int rc = cli_parse_options(&syn, argc, argv, 1, &args);
 
     if (rc != CLI_PARSED)
@@ -73,15 +92,31 @@ int cli_cmd_env(int argc, char **argv)
         cli_report(&err);
         return CLI_EXIT_INPUT;
     }
-    st = cli_envscript_run(text, len, stdout, &err);
-    free(text);
-    if (st == SC_ERR_IO) {
-        cli_errorf("cannot write the output");
-        return CLI_EXIT_INPUT;
-    }
-    if (st == SC_ERR_NOMEM && err.line == 0) {
+    /* the results are collected (the whole script is read first anyway)
+     * to see whether a test failed, then written */
+    mem = open_memstream(&out, &outlen);
+    if (!mem) {
+        free(text);
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    return st == SC_OK ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+    st = cli_envscript_run(text, len, mem, &err);
+    free(text);
+    if (fclose(mem) != 0) {
+        free(out);
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    if (fwrite(out, 1, outlen, stdout) != outlen || fflush(stdout) != 0) {
+        cli_errorf("cannot write to standard output: %s", strerror(errno));
+        free(out);
+        return CLI_EXIT_INPUT;
+    }
+    rc = st == SC_OK && has_failed_test(out, outlen) ? CLI_EXIT_CHECK
+         : st == SC_OK                               ? CLI_EXIT_OK
+                                                     : CLI_EXIT_INPUT;
+    free(out);
+    if (st == SC_ERR_NOMEM && err.line == 0)
+        cli_errorf("out of memory");
+    return rc;
 }

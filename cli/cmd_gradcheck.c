@@ -36,15 +36,18 @@ static void usage(FILE *out)
             "                      graph first (as 'symcut joint' does)\n"
             "  --seed N            seed of the inputs, tangents, sampled elements\n"
             "                      and random ops (default 0)\n"
-            "  --sizes s0=17,...   values of the symbols (default: their hints)\n"
+            "  --sizes s0=17,...   values of the symbols (default: their hints);\n"
+            "                      repeatable, a later value of a symbol\n"
+            "                      replaces an earlier one\n"
             "  --eps E             the finite-difference step (default 1e-06)\n"
             "  --atol A            absolute tolerance (default 1e-05)\n"
             "  --rtol R            relative tolerance (default 0.001)\n"
             "  --max-per-input N   check at most N elements of each primal, a\n"
             "                      seeded sample (default %d; 0: all)\n"
             "\n"
-            "Exit status: 0 PASS; 1 bad command line; 2 FAIL, or a graph that\n"
-            "could not be read or run.\n",
+            "Exit status: 0 PASS; 1 bad command line; 2 bad input (a graph that\n"
+            "could not be read or run), or an error reading or writing\n"
+            "(standard output included); 3 FAIL.\n",
             SC_GRADCHECK_MAX_PER_INPUT);
 }
 
@@ -92,7 +95,8 @@ static void print_sizes(const sc_graph *g, const sc_symmap *sizes)
 }
 
 typedef struct gradcheck_args {
-    const char *file, *sizes_text;
+    const char *file;
+    cli_list sizes;
     bool forward;
     uint64_t seed, max_per_input;
     sc_gradcheck_options go;
@@ -104,7 +108,7 @@ static int parse_args(int argc, char **argv, gradcheck_args *a)
         {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
         {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
          .max = UINT64_MAX, .bad = "bad seed '%s'"},
-        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--sizes", .kind = CLI_OPT_LIST, .dest = &a->sizes},
         {.name = "--eps", .kind = CLI_OPT_NUMBER, .dest = &a->go.eps,
          .min = 1, .bad = "--eps needs a positive number, not '%s'"},
         {.name = "--atol", .kind = CLI_OPT_NUMBER, .dest = &a->go.atol,
@@ -185,7 +189,7 @@ int cli_cmd_gradcheck(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
 
     if (rc != CLI_PARSED)
-        return rc;
+        goto done;
     rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
@@ -193,13 +197,13 @@ int cli_cmd_gradcheck(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
-    if (a.sizes_text &&
-        cli_parse_bindings(ctx, a.sizes_text, sizes, &err) != SC_OK) {
+    if (a.sizes.text &&
+        cli_parse_bindings(ctx, a.sizes.text, sizes, &err) != SC_OK) {
         rc = cli_usage_error("gradcheck", "--sizes: %s", err.message);
         goto done;
     }
     cli_load_init(&load, "gradcheck");
-    load.sizes_text = a.sizes_text;
+    load.sizes_text = a.sizes.text;
     load.forward = a.forward;
     if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &g)) != 0)
         goto done;
@@ -225,8 +229,9 @@ int cli_cmd_gradcheck(int argc, char **argv)
         goto done;
     }
     print_report(&a, joint, &a.go, &rep);
-    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_CHECK;
 done:
+    cli_list_free(&a.sizes);
     free(recs);
     sc_graph_free(joint);
     sc_graph_free(g);

@@ -31,13 +31,16 @@ static void usage(FILE *out)
           "  --no-grad NAME,...  primals that do not require grad (default:\n"
           "                      every floating-point tensor primal does)\n"
           "  --hint s0=8,...     hints of symbols (override '# symcut: hint'\n"
-          "                      lines)\n"
-          "  -o FILE             write the joint graph to FILE (atomically)\n"
-          "                      instead of standard output\n"
+          "                      lines): integers from 2 to 2**63-1;\n"
+          "                      repeatable\n"
+          "  -o FILE             write the joint graph to FILE instead of\n"
+          "                      standard output (a regular file is replaced\n"
+          "                      atomically; a device or FIFO is written to)\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
           "be read or differentiated (e.g. an op without a derivative\n"
-          "formula, or a graph that already has tangents).\n",
+          "formula, or a graph that already has tangents), or an error\n"
+          "reading or writing (standard output included).\n",
           out);
 }
 

@@ -228,6 +228,53 @@ static sc_status write_report(const partition_args *a,
     return sc_partition_write_text(part, a->report_flags, report, rlen, err);
 }
 
+/* The values of options that must name something of the graph g: 0, or
+ * the usage exit status after naming the option and the value.  With
+ * --num-fwd-outputs, a file (not standard input) is first read with none
+ * to count its outputs, so that a count the graph cannot have is a
+ * command-line error and not a reader's. */
+static int check_nfwd(sc_ctx *ctx, const partition_args *a)
+{
+    sc_graph_read_options ro;
+    sc_graph *g = NULL;
+    sc_error err;
+    size_t n;
+
+    if (a->nfwd < 0 || strcmp(a->file, "-") == 0)
+        return 0;
+    sc_graph_read_options_init(&ro);
+    ro.num_fwd_outputs = 0;
+    if (sc_graph_read_file(ctx, a->file, &ro, &g, &err) != SC_OK)
+        return 0; /* the real read reports it */
+    n = sc_graph_output_count(g);
+    sc_graph_free(g);
+    if ((size_t)a->nfwd <= n)
+        return 0;
+    return cli_usage_error("partition",
+                           "--num-fwd-outputs %ld: the graph returns %zu "
+                           "values (the forward outputs are the first N)",
+                           a->nfwd, n);
+}
+
+static int check_graph_options(const sc_graph *g, const partition_args *a)
+{
+    size_t k, np = sc_graph_primal_count(g);
+
+    for (k = 0; k < a->tags.n; k++)
+        if (sc_graph_find(g, a->tags.nodes[k]) == SC_NODE_NONE)
+            return cli_usage_error("partition",
+                                   "--tag %s=%s: the graph has no node '%s'",
+                                   a->tags.nodes[k],
+                                   sc_partition_tag_name(a->tags.tags[k]),
+                                   a->tags.nodes[k]);
+    if (a->params >= 0 && (size_t)a->params > np)
+        return cli_usage_error("partition",
+                               "--params %ld: the graph has %zu primals (the "
+                               "parameters are the first N of them)",
+                               a->params, np);
+    return 0;
+}
+
 int cli_cmd_partition(int argc, char **argv)
 {
     partition_args a = {0};
@@ -254,7 +301,9 @@ int cli_cmd_partition(int argc, char **argv)
     load.num_fwd_outputs = a.nfwd;
     load.hints = &a.hints;
     load.forward = a.forward;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &fwd)) != 0)
+    if ((rc = check_nfwd(ctx, &a)) != 0 ||
+        (rc = cli_load_graph(ctx, a.file, &load, &g, &fwd)) != 0 ||
+        (rc = check_graph_options(g, &a)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     a.opts.num_params = a.params;

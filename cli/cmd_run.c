@@ -118,6 +118,7 @@ static char *path_join(const char *dir, const char *name, const char *ext)
 
 typedef struct run_args {
     const char *file, *inputs_dir, *sizes_text, *save_dir;
+    cli_list sizes; /* every --sizes; sizes_text is its text */
     uint64_t seed;
 } run_args;
 
@@ -127,7 +128,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         {.name = "--inputs", .kind = CLI_OPT_TEXT, .dest = &a->inputs_dir},
         {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
          .max = UINT64_MAX, .bad = "bad seed '%s'"},
-        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--sizes", .kind = CLI_OPT_LIST, .dest = &a->sizes},
         {.name = "--save", .kind = CLI_OPT_TEXT, .dest = &a->save_dir},
     };
     const cli_syntax syn = {.cmd = "run", .usage = usage, .opts = opts,
@@ -303,8 +304,9 @@ int cli_cmd_run(int argc, char **argv)
     size_t np = 0, no = 0, k;
     int rc = parse_args(argc, argv, &a);
 
+    a.sizes_text = a.sizes.text;
     if (rc != CLI_PARSED)
-        return rc;
+        goto done;
     rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
@@ -370,5 +372,6 @@ done:
     sc_symmap_free(sizes);
     sc_symmap_free(binding);
     sc_ctx_free(ctx);
+    cli_list_free(&a.sizes);
     return rc;
 }

@@ -47,18 +47,20 @@ static void usage(FILE *out)
           "                      pytorch) and validate its graphs; its saved\n"
           "                      bytes at the sizes are the prediction\n"
           "  --hint s0=8,...     hints the partitioner weighs with (default:\n"
-          "                      the graph's, else --sizes)\n"
+          "                      the graph's, else --sizes); repeatable\n"
           "  The partitioner's ban-rule options, as for 'symcut partition'\n"
           "  (without --fw/--bw):\n",
           out);
     cli_partition_rules_help(out);
     fputs("  --sizes s0=17,...   values of the symbols to run at (default:\n"
-          "                      their hints)\n"
+          "                      their hints); repeatable, a later value\n"
+          "                      of a symbol replaces an earlier one\n"
           "  --seed N            seed of the inputs and random ops (default 0)\n"
           "  --saved-bytes N     the predicted bytes of the saved tensors;\n"
           "                      a different measurement fails\n"
           "\n"
-          "Exit status: 0 PASS; 1 bad command line; 2 FAIL or bad input.\n",
+          "Exit status: 0 PASS; 1 bad command line; 2 bad input, or an error\n"
+          "reading or writing (standard output included); 3 FAIL.\n",
           out);
 }
 
@@ -117,21 +119,23 @@ static sc_status partition(const sc_graph *joint,
 }
 
 typedef struct validate_args {
-    const char *file, *fw_file, *bw_file, *sizes_text, *hint_text;
-    bool forward, policy_given, have_saved;
+    const char *file, *fw_file, *bw_file;
+    cli_list sizes;
+    cli_hints hints;
+    bool forward, policy_given, have_saved, hint_given;
     uint64_t seed, saved;
     sc_partition_options popts;
     cli_rules rules;
 } validate_args;
 
-static int parse_args(int argc, char **argv, validate_args *a)
+static int parse_args(sc_ctx *ctx, int argc, char **argv, validate_args *a)
 {
     const cli_opt opts[] = {
         CLI_PARTITION_RULE_OPTIONS(&a->rules),
         {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
         {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_file},
         {.name = "--bw", .kind = CLI_OPT_TEXT, .dest = &a->bw_file},
-        {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
+        {.name = "--sizes", .kind = CLI_OPT_LIST, .dest = &a->sizes},
         {.name = "--seed", .kind = CLI_OPT_UINT, .dest = &a->seed,
          .max = UINT64_MAX, .bad = "bad seed '%s'"},
         {.name = "--saved-bytes", .kind = CLI_OPT_UINT, .dest = &a->saved,
@@ -140,10 +144,11 @@ static int parse_args(int argc, char **argv, validate_args *a)
         {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->popts.policy,
          .fn = cli_policy_option, .bad = "unknown policy '%s'",
          .seen = &a->policy_given},
-        {.name = "--hint", .kind = CLI_OPT_TEXT, .dest = &a->hint_text},
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints,
+         .seen = &a->hint_given},
     };
     const cli_syntax syn = {.cmd = "validate", .usage = usage, .opts = opts,
-                            .nopts = CLI_NOPTS(opts),
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
                             .needs_value = "'%s' needs a value",
                             .max_args = 1,
                             .too_many = "more than one joint graph"};
@@ -162,12 +167,12 @@ static int parse_args(int argc, char **argv, validate_args *a)
         return cli_usage_error("validate",
                                "give both the forward and the backward graph "
                                "(--fw FILE --bw FILE), or neither");
-    if (a->fw_file && (a->policy_given || a->hint_text || a->rules.any))
+    if (a->fw_file && (a->policy_given || a->hint_given || a->rules.any))
         return cli_usage_error("validate",
                                "%s applies when validate partitions the "
                                "graph: not with --fw/--bw",
                                a->policy_given ? "--policy"
-                               : a->hint_text  ? "--hint"
+                               : a->hint_given ? "--hint"
                                                : a->rules.any);
     if (cli_check_partition_rules("validate", &a->rules) != 0)
         return CLI_EXIT_USAGE;
@@ -260,6 +265,22 @@ static void print_report(const validate_args *a, const sc_graph *joint,
     fflush(stdout);
 }
 
+/* The files validate reads must not be directories: 0, or the exit
+ * status after saying so. */
+static int check_inputs(const validate_args *a)
+{
+    const char *files[3] = {a->file, a->fw_file, a->bw_file};
+    sc_error err;
+    size_t i;
+
+    for (i = 0; i < 3; i++)
+        if (files[i] && cli_check_input_file(files[i], &err) != SC_OK) {
+            cli_report(&err);
+            return CLI_EXIT_INPUT;
+        }
+    return 0;
+}
+
 int cli_cmd_validate(int argc, char **argv)
 {
     validate_args a = {0};
@@ -272,11 +293,9 @@ int cli_cmd_validate(int argc, char **argv)
     sc_validate_report rep;
     sc_error err;
     cli_load load;
-    int rc = parse_args(argc, argv, &a);
+    size_t i;
+    int rc = CLI_EXIT_INPUT;
 
-    if (rc != CLI_PARSED)
-        return rc;
-    rc = CLI_EXIT_INPUT;
     ctx = sc_ctx_new();
     sizes = ctx ? sc_symmap_new(ctx) : NULL;
     binding = ctx ? sc_symmap_new(ctx) : NULL;
@@ -285,21 +304,29 @@ int cli_cmd_validate(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
-    if ((a.sizes_text &&
-         cli_parse_bindings(ctx, a.sizes_text, sizes, &err) != SC_OK) ||
-        (a.hint_text &&
-         cli_parse_bindings(ctx, a.hint_text, hints, &err) != SC_OK)) {
-        rc = cli_usage_error("validate", "%s: %s",
-                             a.sizes_text ? "--sizes/--hint" : "--hint",
-                             err.message);
+    if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED ||
+        (rc = check_inputs(&a)) != 0)
+        goto done;
+    if (a.sizes.text &&
+        cli_parse_bindings(ctx, a.sizes.text, sizes, &err) != SC_OK) {
+        rc = cli_usage_error("validate", "--sizes: %s", err.message);
         goto done;
     }
+    for (i = 0; i < a.hints.n; i++)
+        if (sc_symmap_set_si(hints, a.hints.syms[i], a.hints.values[i],
+                             &err) != SC_OK) {
+            cli_report(&err);
+            rc = CLI_EXIT_INPUT;
+            goto done;
+        }
     cli_load_init(&load, "validate");
     load.plain_path = true;
-    load.sizes_text = a.sizes_text;
-    load.hint_text = a.hint_text;
+    load.sizes_text = a.sizes.text;
     load.forward = a.forward;
     if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd_graph)) != 0 ||
+        (a.hints.n &&
+         (rc = cli_check_hint_names(a.forward ? fwd_graph : joint, "validate",
+                                    &a.hints)) != 0) ||
         (rc = split(ctx, &a, joint, hints, sizes, &fw, &bw, &part, &fwp,
                     &bwp)) != 0)
         goto done;
@@ -326,8 +353,10 @@ int cli_cmd_validate(int argc, char **argv)
         goto done;
     }
     print_report(&a, joint, part, binding, &rep);
-    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_INPUT;
+    rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_CHECK;
 done:
+    cli_list_free(&a.sizes);
+    cli_hints_free(&a.hints);
     sc_partition_free(part);
     sc_symmap_free(hints);
     sc_graph_free(joint);

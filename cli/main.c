@@ -40,11 +40,13 @@ static void usage(FILE *out)
             "\n"
             "Run 'symcut COMMAND --help' for a command's options.\n"
             "\n"
-            "Exit status: 0 success; 1 bad command line; 2 bad input or a\n"
-            "failed check.\n");
+            "Exit status: 0 success; 1 bad command line; 2 bad input, or an\n"
+            "error reading or writing (standard output included); 3 a check\n"
+            "that failed (validate or gradcheck FAIL, an env 'test' that\n"
+            "fails).\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     size_t i;
 
@@ -66,4 +68,11 @@ int main(int argc, char **argv)
     cli_errorf("unknown command '%s'", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;
+}
+
+/* Every command, --help and --version included, fails when its standard
+ * output could not be written. */
+int main(int argc, char **argv)
+{
+    return cli_finish_stdout(dispatch(argc, argv));
 }

@@ -52,6 +52,69 @@ static bool parse_number(const char *s, bool positive, double *out)
     return true;
 }
 
+void cli_list_free(cli_list *l)
+{
+    free(l->text);
+    l->text = NULL;
+}
+
+/* The NAME of the item at p (up to its ',' or the end): leading blanks
+ * skipped, up to the '='; *len 0 when the item has no '='. */
+static const char *item_name(const char *p, size_t *len)
+{
+    size_t n = strcspn(p, ","), k;
+    while (n && *p == ' ') {
+        p++;
+        n--;
+    }
+    for (k = 0; k < n && p[k] != '='; k++)
+        ;
+    *len = k < n ? k : 0;
+    return p;
+}
+
+/* Does the item list text have an item named name[0..len)? */
+static bool has_name(const char *text, const char *name, size_t len)
+{
+    const char *p = text;
+    for (;;) {
+        size_t n;
+        const char *q = item_name(p, &n);
+        if (n == len && n && memcmp(q, name, n) == 0)
+            return true;
+        p += strcspn(p, ",");
+        if (!*p)
+            return false;
+        p++;
+    }
+}
+
+/* Append value's items to l, dropping the earlier items of the names it
+ * gives; false when out of memory. */
+static bool list_append(cli_list *l, const char *value)
+{
+    size_t old = l->text ? strlen(l->text) : 0, k = 0;
+    char *out = malloc(old + strlen(value) + 2);
+    const char *p = l->text;
+
+    if (!out)
+        return false;
+    while (p) {
+        size_t n, item = strcspn(p, ",");
+        const char *q = item_name(p, &n);
+        if (!n || !has_name(value, q, n)) {
+            memcpy(out + k, p, item);
+            k += item;
+            out[k++] = ',';
+        }
+        p = p[item] ? p + item + 1 : NULL;
+    }
+    strcpy(out + k, value);
+    free(l->text);
+    l->text = out;
+    return true;
+}
+
 static bool takes_value(const cli_opt *o)
 {
     return o->kind != CLI_OPT_FLAG && o->kind != CLI_OPT_BITS &&
@@ -111,9 +174,15 @@ static int apply_option(const cli_syntax *syn, const cli_opt *o,
     case CLI_OPT_TEXT:
         *(const char **)o->dest = value;
         return 0;
+    case CLI_OPT_LIST:
+        if (!list_append(o->dest, value)) {
+            cli_errorf("out of memory");
+            return CLI_EXIT_INPUT;
+        }
+        return 0;
     case CLI_OPT_HINTS:
         if (!cli_parse_hints(syn->ctx, value, o->dest, msg, sizeof msg))
-            return cli_usage_error(syn->cmd, "%s: %s", name, msg);
+            return cli_usage_error(syn->cmd, "%s %s", name, msg);
         return 0;
     case CLI_OPT_COUNT:
         if (!parse_count(value, &n))

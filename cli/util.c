@@ -8,7 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 #include "cli/cli.h"
 
@@ -40,9 +46,52 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_finish_stdout(int rc)
+{
+    bool failed = ferror(stdout) != 0;
+    int e = 0;
+
+    /* an error of an earlier flush stays in ferror: errno is then lost */
+    if (fflush(stdout) != 0) {
+        failed = true;
+        e = errno;
+    }
+    /* closing catches the errors only close reports (NFS); a standard
+     * output closed by the caller (>&-) with nothing written is fine */
+    if (fclose(stdout) != 0 && errno != EBADF && !failed) {
+        failed = true;
+        e = errno;
+    }
+    if (!failed)
+        return rc;
+    /* a command that failed otherwise has said why (a write to standard
+     * output included); a check that failed, or a success, has not */
+    if (rc != CLI_EXIT_OK && rc != CLI_EXIT_CHECK)
+        return rc;
+    if (e)
+        cli_errorf("cannot write to standard output: %s", strerror(e));
+    else
+        cli_errorf("cannot write to standard output");
+    return rc != CLI_EXIT_OK ? rc : CLI_EXIT_INPUT;
+}
+
 bool cli_is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+sc_status cli_check_input_file(const char *path, sc_error *err)
+{
+    struct stat st;
+
+    sc_error_init(err);
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return SC_OK;
+    err->code = SC_ERR_IO;
+    snprintf(err->message, sizeof err->message,
+             "cannot read '%s': it is a directory, not a file", path);
+    return SC_ERR_IO;
 }
 
 char *cli_read_file(const char *path, size_t *len, sc_error *err)
@@ -58,6 +107,10 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err)
         err->code = SC_ERR_IO;
         snprintf(err->message, sizeof err->message, "cannot open '%s': %s",
                  path, strerror(errno));
+        return NULL;
+    }
+    if (!is_stdin && cli_check_input_file(path, err) != SC_OK) {
+        fclose(f);
         return NULL;
     }
     for (;;) {
@@ -79,7 +132,8 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err)
     }
     if (ferror(f)) {
         err->code = SC_ERR_IO;
-        snprintf(err->message, sizeof err->message, "cannot read '%s'", path);
+        snprintf(err->message, sizeof err->message, "cannot read '%s': %s",
+                 is_stdin ? "<stdin>" : path, strerror(errno));
         goto fail;
     }
     if ((p = memchr(buf, '\0', n)) != NULL) {
@@ -111,44 +165,273 @@ fail:
     return NULL;
 }
 
-/* Write data to a new temporary file beside path; *tmp receives its
- * malloc'ed name.  Nothing is left behind on failure. */
-static sc_status stage_file(const char *path, const char *data, size_t len,
-                            char **tmp, sc_error *err)
-{
-    FILE *f = NULL;
-    int fd;
+/* ---- Output files --------------------------------------------------------
+ *
+ * An output path is resolved first (resolve_output): a regular file, or a
+ * path where nothing exists yet, is written to a new file beside it and
+ * renamed into place once every output is ready (a symlink is followed to
+ * its final target, so the link stays a link and its target is replaced);
+ * anything else that exists (a character or block device, a FIFO, a
+ * socket, a link into /proc such as /dev/stdout) is opened and written
+ * through.  A directory is an error. */
 
-    *tmp = malloc(strlen(path) + 16);
-    if (!*tmp) {
-        err->code = SC_ERR_NOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return SC_ERR_NOMEM;
+typedef struct out_file {
+    const char *path; /* as given: for the messages */
+    char *target;     /* the path to write (malloc'ed): the final target of
+                       * the symlinks, or the path itself */
+    bool through;     /* write through (open and write), no rename */
+    int fd;           /* through a link to a descriptor of this process
+                       * (/proc/self/fd/N, /dev/fd/N): N, written as it is
+                       * (no open: a pipe of another user's shell cannot be
+                       * opened again); else -1 */
+    mode_t mode;      /* staged: the mode of the file it replaces, or the
+                       * mode the umask gives a new file */
+    char *tmp;        /* staged: the temporary file beside target */
+} out_file;
+
+static sc_status io_error(sc_error *err, const char *fmt, const char *path,
+                          int errnum)
+{
+    err->code = SC_ERR_IO;
+    snprintf(err->message, sizeof err->message, fmt, path, strerror(errnum));
+    return SC_ERR_IO;
+}
+
+static sc_status out_of_memory(sc_error *err)
+{
+    err->code = SC_ERR_NOMEM;
+    snprintf(err->message, sizeof err->message, "out of memory");
+    return SC_ERR_NOMEM;
+}
+
+/* Is the symlink at path a "magic" link of /proc (/proc/self/fd/1, what
+ * /dev/stdout points to)?  Its target is not a path to rename over: such
+ * a link is written through. */
+static bool in_proc(const char *path)
+{
+#if defined(__linux__)
+    struct statfs fs;
+    char *dir = strdup(path), *slash;
+    bool r = false;
+
+    if (!dir)
+        return false;
+    slash = strrchr(dir, '/');
+    if (slash == dir)
+        dir[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    r = statfs(dir, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+    free(dir);
+    return r;
+#else
+    return strncmp(path, "/proc/", 6) == 0;
+#endif
+}
+
+/* The descriptor N of this process that the /proc link p names
+ * (/proc/self/fd/N, /proc/PID/fd/N, /dev/fd/N), or -1. */
+static int own_fd(const char *p)
+{
+    long pid;
+    int fd, n = 0;
+
+    if ((sscanf(p, "/proc/self/fd/%d%n", &fd, &n) == 1 ||
+         sscanf(p, "/dev/fd/%d%n", &fd, &n) == 1) &&
+        p[n] == '\0' && fd >= 0)
+        return fd;
+    n = 0;
+    if (sscanf(p, "/proc/%ld/fd/%d%n", &pid, &fd, &n) == 2 && p[n] == '\0' &&
+        pid == (long)getpid() && fd >= 0)
+        return fd;
+    return -1;
+}
+
+/* The target of the symlink at link: its text, relative to link's
+ * directory when it is relative.  NULL with errno set on failure. */
+static char *link_target(const char *link)
+{
+    size_t cap = 256;
+    char *buf = NULL, *p, *out;
+    const char *slash;
+    ssize_t n;
+
+    for (;;) {
+        p = realloc(buf, cap);
+        if (!p) {
+            free(buf);
+            errno = ENOMEM;
+            return NULL;
+        }
+        buf = p;
+        n = readlink(link, buf, cap);
+        if (n < 0) {
+            free(buf);
+            return NULL;
+        }
+        if ((size_t)n < cap)
+            break;
+        cap *= 2;
     }
-    sprintf(*tmp, "%s.tmpXXXXXX", path);
-    fd = mkstemp(*tmp);
-    if (fd < 0 || !(f = fdopen(fd, "wb"))) {
+    buf[n] = '\0';
+    slash = strrchr(link, '/');
+    if (buf[0] == '/' || !slash)
+        return buf;
+    out = malloc((size_t)(slash - link) + 1 + (size_t)n + 1);
+    if (!out) {
+        free(buf);
+        errno = ENOMEM;
+        return NULL;
+    }
+    sprintf(out, "%.*s/%s", (int)(slash - link), link, buf);
+    free(buf);
+    return out;
+}
+
+/* The mode a new file gets: 0666 less the umask. */
+static mode_t new_file_mode(void)
+{
+    mode_t mask = umask(0); /* the command is single-threaded */
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* Decide how to write f->path (see above). */
+static sc_status resolve_output(out_file *f, sc_error *err)
+{
+    struct stat st;
+    char *p = strdup(f->path), *next;
+    int depth;
+
+    if (!p)
+        return out_of_memory(err);
+    for (depth = 0;; depth++) {
+        if (lstat(p, &st) != 0) {
+            if (errno != ENOENT) {
+                free(p);
+                return io_error(err, "cannot write '%s': %s", f->path, errno);
+            }
+            /* a new file (or a dangling link's target) */
+            f->target = p;
+            f->mode = new_file_mode();
+            return SC_OK;
+        }
+        if (!S_ISLNK(st.st_mode))
+            break;
+        if (in_proc(p)) {
+            f->target = p;
+            f->through = true;
+            f->fd = own_fd(p);
+            return SC_OK;
+        }
+        if (depth == 40) {
+            free(p);
+            return io_error(err, "cannot write '%s': %s", f->path, ELOOP);
+        }
+        next = link_target(p);
+        free(p);
+        if (!next)
+            return io_error(err, "cannot write '%s': %s", f->path, errno);
+        p = next;
+    }
+    f->target = p;
+    if (S_ISDIR(st.st_mode)) {
         err->code = SC_ERR_IO;
         snprintf(err->message, sizeof err->message,
-                 "cannot create a file beside '%s': %s", path,
-                 strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(*tmp);
+                 "cannot write '%s': it is a directory (give a file name)",
+                 f->path);
+        return SC_ERR_IO;
+    }
+    if (S_ISREG(st.st_mode))
+        f->mode = st.st_mode & 0777;
+    else
+        f->through = true;
+    return SC_OK;
+}
+
+/* Write all of data to fd; false with errno set on failure. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
         }
-        free(*tmp);
-        *tmp = NULL;
-        return SC_ERR_IO;
+        data += n;
+        len -= (size_t)n;
     }
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0 || fclose(f) != 0) {
-        err->code = SC_ERR_IO;
-        snprintf(err->message, sizeof err->message, "cannot write '%s': %s",
-                 path, strerror(errno));
-        unlink(*tmp);
-        free(*tmp);
-        *tmp = NULL;
-        return SC_ERR_IO;
+    return true;
+}
+
+/* Write data to a new temporary file beside f->target with f->mode; f->tmp
+ * receives its name.  Nothing is left behind on failure. */
+static sc_status stage_file(out_file *f, const char *data, size_t len,
+                            sc_error *err)
+{
+    int fd = -1, tries, e;
+
+    f->tmp = malloc(strlen(f->target) + 40);
+    if (!f->tmp)
+        return out_of_memory(err);
+    for (tries = 0; fd < 0 && tries < 100; tries++) {
+        sprintf(f->tmp, "%s.tmp%ld.%d", f->target, (long)getpid(), tries);
+        /* the mode is applied at creation (the umask applies too), then
+         * set exactly: a file it replaces keeps its mode */
+        fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                  f->mode & 0777);
+        if (fd < 0 && errno != EEXIST)
+            break;
     }
+    if (fd < 0) {
+        e = errno;
+        free(f->tmp);
+        f->tmp = NULL;
+        return io_error(err, "cannot create a file beside '%s': %s", f->path,
+                        e);
+    }
+    if (fchmod(fd, f->mode) != 0 || !write_all(fd, data, len)) {
+        e = errno;
+        close(fd);
+        goto fail;
+    }
+    if (close(fd) != 0) {
+        e = errno;
+        goto fail;
+    }
+    return SC_OK;
+fail:
+    unlink(f->tmp);
+    free(f->tmp);
+    f->tmp = NULL;
+    return io_error(err, "cannot write '%s': %s", f->path, e);
+}
+
+/* Open f->target as it is (a device, a FIFO, ...) and write data to it. */
+static sc_status write_through(const out_file *f, const char *data,
+                               size_t len, sc_error *err)
+{
+    int fd, e;
+
+    if (f->fd >= 0) {
+        fflush(stdout); /* what the command printed comes first */
+        if (!write_all(f->fd, data, len))
+            return io_error(err, "cannot write '%s': %s", f->path, errno);
+        return SC_OK;
+    }
+    fd = open(f->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0)
+        return io_error(err, "cannot open '%s': %s", f->path, errno);
+    if (!write_all(fd, data, len)) {
+        e = errno;
+        close(fd);
+        return io_error(err, "cannot write '%s': %s", f->path, e);
+    }
+    if (close(fd) != 0)
+        return io_error(err, "cannot write '%s': %s", f->path, errno);
     return SC_OK;
 }
 
@@ -169,49 +452,62 @@ sc_status cli_write_file(const char *path, const char *data, size_t len,
     return cli_write_files(1, &path, &data, &len, err);
 }
 
+static bool is_stdout(const char *path)
+{
+    return !path || strcmp(path, "-") == 0;
+}
+
 sc_status cli_write_files(size_t n, const char *const *paths,
                           const char *const *data, const size_t *lens,
                           sc_error *err)
 {
-    char **tmp;
+    out_file *f;
     size_t i;
     sc_status status = SC_OK;
 
     sc_error_init(err);
-    tmp = calloc(n ? n : 1, sizeof *tmp);
-    if (!tmp) {
-        err->code = SC_ERR_NOMEM;
-        snprintf(err->message, sizeof err->message, "out of memory");
-        return SC_ERR_NOMEM;
-    }
-    /* every file first to a temporary beside it; the first failure
-     * removes them all */
-    for (i = 0; i < n; i++)
-        if (paths[i] && strcmp(paths[i], "-") != 0)
-            SC_CHECK(stage_file(paths[i], data[i], lens[i], &tmp[i], err));
+    f = calloc(n ? n : 1, sizeof *f);
+    if (!f)
+        return out_of_memory(err);
+    /* how to write each file; every regular one first to a temporary
+     * beside it (the first failure removes them all) */
     for (i = 0; i < n; i++) {
-        if (!tmp[i])
+        if (is_stdout(paths[i]))
             continue;
-        if (rename(tmp[i], paths[i]) != 0) {
-            err->code = status = SC_ERR_IO;
-            snprintf(err->message, sizeof err->message,
-                     "cannot write '%s': %s", paths[i], strerror(errno));
+        f[i].path = paths[i];
+        f[i].fd = -1;
+        SC_CHECK(resolve_output(&f[i], err));
+    }
+    for (i = 0; i < n; i++)
+        if (f[i].target && !f[i].through)
+            SC_CHECK(stage_file(&f[i], data[i], lens[i], err));
+    /* then what cannot be undone: devices, FIFOs, standard output */
+    for (i = 0; i < n; i++)
+        if (f[i].through)
+            SC_CHECK(write_through(&f[i], data[i], lens[i], err));
+    for (i = 0; i < n; i++)
+        if (is_stdout(paths[i]))
+            SC_CHECK(write_stdout(data[i], lens[i], err));
+    /* and the regular files into place */
+    for (i = 0; i < n; i++) {
+        if (!f[i].tmp)
+            continue;
+        if (rename(f[i].tmp, f[i].target) != 0) {
+            status = io_error(err, "cannot write '%s': %s", f[i].path, errno);
             goto fail;
         }
-        free(tmp[i]);
-        tmp[i] = NULL;
+        free(f[i].tmp);
+        f[i].tmp = NULL;
     }
-    /* standard output last */
-    for (i = 0; i < n; i++)
-        if (!paths[i] || strcmp(paths[i], "-") == 0)
-            SC_CHECK(write_stdout(data[i], lens[i], err));
 fail:
-    for (i = 0; i < n; i++)
-        if (tmp[i]) {
-            unlink(tmp[i]);
-            free(tmp[i]);
+    for (i = 0; i < n; i++) {
+        if (f[i].tmp) {
+            unlink(f[i].tmp);
+            free(f[i].tmp);
         }
-    free(tmp);
+        free(f[i].target);
+    }
+    free(f);
     return status;
 }
 
@@ -436,10 +732,14 @@ int cli_check_symbol_names(const sc_graph *g, const char *cmd,
     return check_names(g, cmd, opt, text, NULL, 0);
 }
 
+static int check_hint_sizes(const sc_graph *g, const char *cmd,
+                            const cli_hints *h);
+
 int cli_check_hint_names(const sc_graph *g, const char *cmd,
                          const cli_hints *h)
 {
-    return check_names(g, cmd, "--hint", NULL, h->syms, h->n);
+    int rc = check_names(g, cmd, "--hint", NULL, h->syms, h->n);
+    return rc ? rc : check_hint_sizes(g, cmd, h);
 }
 
 static sc_status range_item(sc_ctx *ctx, const char *name, const char *value,
@@ -526,34 +826,71 @@ sc_graph *cli_read_graph(sc_ctx *ctx, const char *path,
     return g;
 }
 
+/* The value of a hint: PyTorch's sizes are int64, and a backed size is
+ * never 0 or 1 (PyTorch specializes those: such a dimension is the
+ * constant, not a symbol).  false with the rule in msg. */
+static bool hint_value(const char *item, const char *text, size_t len,
+                       int64_t *out, char *msg, size_t msgsize)
+{
+    int64_t v = 0;
+    size_t i;
+
+    for (i = 0; i < len && text[i] >= '0' && text[i] <= '9'; i++) {
+        if (v > (INT64_MAX - (text[i] - '0')) / 10) {
+            snprintf(msg, msgsize,
+                     "%s: beyond int64 (a hint is a size, and PyTorch's "
+                     "sizes are int64: at most %lld)",
+                     item, (long long)INT64_MAX);
+            return false;
+        }
+        v = 10 * v + (text[i] - '0');
+    }
+    if (len == 0 || i < len) {
+        snprintf(msg, msgsize,
+                 "%s: a hint is a size, a decimal integer from 2 to %lld "
+                 "(PyTorch's sizes are int64)",
+                 item, (long long)INT64_MAX);
+        return false;
+    }
+    if (v < 2) {
+        snprintf(msg, msgsize,
+                 "%s: a hint must be at least 2: PyTorch specializes sizes "
+                 "0 and 1 (such a dimension is the constant %lld in the "
+                 "graph, never a symbol)",
+                 item, (long long)v);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
 bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
                      size_t msgsize)
 {
     const char *p = text;
     while (*p) {
-        const char *name = p, *eq;
-        char buf[128], *endp;
-        long long v;
+        const char *name = p, *eq, *end = p + strcspn(p, ",");
+        char buf[128], item[200];
+        int64_t v;
         sc_expr *sym;
         size_t i;
 
-        eq = strchr(p, '=');
+        snprintf(item, sizeof item, "%.*s%s",
+                 (int)(end - p > 160 ? 160 : end - p), p,
+                 end - p > 160 ? "..." : "");
+        eq = memchr(p, '=', (size_t)(end - p));
         if (!eq || eq == name || (size_t)(eq - name) >= sizeof buf) {
-            snprintf(msg, msgsize, "expected SYMBOL=VALUE in '%s'", text);
+            snprintf(msg, msgsize, "'%s': expected SYMBOL=VALUE", item);
             return false;
         }
         memcpy(buf, name, (size_t)(eq - name));
         buf[eq - name] = '\0';
-        errno = 0;
-        v = strtoll(eq + 1, &endp, 10);
-        if (endp == eq + 1 || (*endp && *endp != ',') || errno || v < 0) {
-            snprintf(msg, msgsize, "the hint of %s must be a non-negative "
-                                   "integer", buf);
+        if (!hint_value(item, eq + 1, (size_t)(end - eq - 1), &v, msg,
+                        msgsize))
             return false;
-        }
         sym = sc_expr_symbol(ctx, buf);
         if (!sym) {
-            snprintf(msg, msgsize, "'%s' is not a symbol name", buf);
+            snprintf(msg, msgsize, "%s: '%s' is not a symbol name", item, buf);
             sc_ctx_take_error(ctx, NULL);
             return false;
         }
@@ -581,9 +918,104 @@ bool cli_parse_hints(sc_ctx *ctx, const char *text, cli_hints *h, char *msg,
         }
         h->syms[i] = sym;
         h->values[i] = v;
-        p = *endp ? endp + 1 : endp;
+        p = *end ? end + 1 : end;
     }
     return true;
+}
+
+/* Does the tensor r mention one of h's symbols? */
+static bool mentions_hint(const sc_result *r, const cli_hints *h)
+{
+    size_t d, i;
+    for (d = 0; d < r->tensor.ndim; d++)
+        for (i = 0; i < h->n; i++)
+            if (sc_expr_has_symbol(r->tensor.sizes[d], h->syms[i]))
+                return true;
+    return false;
+}
+
+/* At the hints of g overridden by h, a tensor whose element count or byte
+ * count does not fit in int64 (PyTorch computes both in int64 and fails
+ * on such a tensor): 0, or the usage exit status after naming the
+ * option, the node and the rule. */
+static int check_hint_sizes(const sc_graph *g, const char *cmd,
+                            const cli_hints *h)
+{
+    sc_ctx *ctx = sc_graph_ctx(g);
+    sc_symmap *binding = sc_symmap_new(ctx);
+    size_t ns = sc_graph_symbols(g, NULL, 0), i, d, n;
+    sc_expr **syms = calloc(ns + 1, sizeof *syms);
+    char opt[256] = "";
+    size_t len = 0;
+    sc_error err;
+    int rc = 0;
+
+    sc_error_init(&err);
+    if (!binding || !syms) {
+        free(syms);
+        sc_symmap_free(binding);
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    ns = sc_graph_symbols(g, syms, ns);
+    for (i = 0; i < ns; i++) {
+        int64_t v;
+        if (sc_graph_get_hint(g, syms[i], &v) &&
+            sc_symmap_set_si(binding, syms[i], v, &err) != SC_OK)
+            goto nomem;
+    }
+    for (i = 0; i < h->n; i++)
+        if (sc_symmap_set_si(binding, h->syms[i], h->values[i], &err) != SC_OK)
+            goto nomem;
+    n = sc_graph_node_count(g);
+    for (i = 0; i < n && rc == 0; i++) {
+        sc_result r;
+        int64_t numel = 1, bytes, v;
+        bool over = false, known = true;
+
+        sc_graph_node_result(g, (sc_node_id)i, &r);
+        if (r.kind != SC_RESULT_TENSOR || !mentions_hint(&r, h))
+            continue;
+        for (d = 0; d < r.tensor.ndim && known; d++) {
+            sc_status st = sc_expr_eval_si(ctx, r.tensor.sizes[d], binding,
+                                           &v, &err);
+            if (st == SC_ERR_OVERFLOW)
+                over = true;
+            else if (st != SC_OK)
+                known = false; /* a symbol without a hint */
+            else if (!over && __builtin_mul_overflow(numel, v, &numel))
+                over = true;
+        }
+        if (!known)
+            continue;
+        if (!over && !__builtin_mul_overflow(
+                         numel, (int64_t)sc_dtype_itemsize(r.tensor.dtype),
+                         &bytes))
+            continue;
+        for (d = 0; d < h->n; d++) {
+            int k = snprintf(opt + len, sizeof opt - len, "%s%s=%lld",
+                             d ? "," : "", sc_expr_symbol_name(h->syms[d]),
+                             (long long)h->values[d]);
+            if (k < 0 || (size_t)k >= sizeof opt - len)
+                break;
+            len += (size_t)k;
+        }
+        rc = cli_usage_error(
+            cmd,
+            "--hint %s: at these hints node '%s' has more than %lld %s: "
+            "PyTorch computes a tensor's element count and byte count in "
+            "int64, and they must fit",
+            opt, sc_graph_node_name(g, (sc_node_id)i), (long long)INT64_MAX,
+            over ? "elements" : "bytes");
+    }
+    free(syms);
+    sc_symmap_free(binding);
+    return rc;
+nomem:
+    free(syms);
+    sc_symmap_free(binding);
+    cli_errorf("out of memory");
+    return CLI_EXIT_INPUT;
 }
 
 void cli_hints_free(cli_hints *h)

@@ -10,6 +10,8 @@
  * fails here, not only in the fuzzer. */
 #include <check.h>
 #include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -549,6 +551,86 @@ START_TEST(test_bind_table)
 }
 END_TEST
 
+/* ---- The CLI's --hint values (cli_parse_hints) -------------------------- */
+
+/* A --hint text, whether it parses, the substring the message must have
+ * (naming the item and the rule) and, when it parses, s0's value. */
+static const struct {
+    const char *text;
+    bool ok;
+    const char *message;
+    int64_t s0;
+} hint_cases[] = {
+    {"s0=8", true, NULL, 8},
+    {"s0=2", true, NULL, 2},
+    /* int64 sizes: 3e9 is a valid hint (it does not fit in 32 bits) */
+    {"s0=3000000000", true, NULL, 3000000000},
+    {"s0=9223372036854775807", true, NULL, INT64_MAX},
+    {"s0=8,s0=16", true, NULL, 16}, /* a later value replaces */
+    {"s0=9223372036854775808", false,
+     "s0=9223372036854775808: beyond int64", 0},
+    {"s0=99999999999999999999", false, "s0=99999999999999999999: beyond int64",
+     0},
+    {"s0=0", false, "s0=0: a hint must be at least 2: PyTorch specializes", 0},
+    {"s0=1", false, "s0=1: a hint must be at least 2: PyTorch specializes", 0},
+    {"s0=1e20", false, "s0=1e20: a hint is a size, a decimal integer from 2",
+     0},
+    {"s0=-1", false, "s0=-1: a hint is a size", 0},
+    {"s0=+8", false, "s0=+8: a hint is a size", 0},
+    {"s0= 8", false, "s0= 8: a hint is a size", 0},
+    {"s0=", false, "s0=: a hint is a size", 0},
+    {"s0=8,s1=x", false, "s1=x: a hint is a size", 0},
+    {"s0", false, "'s0': expected SYMBOL=VALUE", 0},
+    {"=8", false, "'=8': expected SYMBOL=VALUE", 0},
+    {"True=8", false, "True=8: 'True' is not a symbol name", 0},
+};
+
+START_TEST(test_hint_table)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    cli_hints h = {0};
+    char msg[256] = "";
+    bool ok;
+
+    ck_assert_ptr_nonnull(ctx);
+    ok = cli_parse_hints(ctx, hint_cases[_i].text, &h, msg, sizeof msg);
+    ck_assert_msg(ok == hint_cases[_i].ok, "--hint %s: %s (%s)",
+                  hint_cases[_i].text, ok ? "accepted" : "rejected", msg);
+    if (ok) {
+        ck_assert_uint_ge(h.n, 1);
+        ck_assert_str_eq(sc_expr_symbol_name(h.syms[0]), "s0");
+        ck_assert_int_eq(h.values[0], hint_cases[_i].s0);
+    } else {
+        ck_assert_msg(strstr(msg, hint_cases[_i].message) != NULL,
+                      "--hint %s: message '%s' lacks '%s'",
+                      hint_cases[_i].text, msg, hint_cases[_i].message);
+    }
+    cli_hints_free(&h);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A directory given as an input file: an error saying so, for the check
+ * and for cli_read_file. */
+START_TEST(test_input_directory)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    sc_error err;
+    size_t len;
+
+    snprintf(path, sizeof path, "%s/tests/data", top ? top : ".");
+    ck_assert_int_eq(cli_check_input_file(path, &err), SC_ERR_IO);
+    ck_assert_msg(strstr(err.message, "it is a directory, not a file"),
+                  "message: %s", err.message);
+    ck_assert_ptr_null(cli_read_file(path, &len, &err));
+    ck_assert_int_eq(err.code, SC_ERR_IO);
+    ck_assert_msg(strstr(err.message, "it is a directory, not a file"),
+                  "message: %s", err.message);
+    ck_assert_int_eq(cli_check_input_file("-", &err), SC_OK);
+}
+END_TEST
+
 /* ---- Regression inputs of the fuzzers -------------------------------------------- */
 
 static char *regress_dir(const char *reader)
@@ -709,6 +791,9 @@ Suite *badinput_suite(void)
                         (int)(sizeof npy_cases / sizeof npy_cases[0]));
     tcase_add_loop_test(tc, test_bind_table, 0,
                         (int)(sizeof bind_cases / sizeof bind_cases[0]));
+    tcase_add_loop_test(tc, test_hint_table, 0,
+                        sizeof hint_cases / sizeof hint_cases[0]);
+    tcase_add_test(tc, test_input_directory);
     tcase_add_test(tc, test_regress);
     suite_add_tcase(s, tc);
     return s;

@@ -1,0 +1,1 @@
+"$SYMCUT" partition ../../../examples/fn_mm_gelu_sum_dyn.joint.txt --hint s0=1e20; echo "status $?"; "$SYMCUT" joint ../../../examples/mlp_gelu.forward.txt --hint s0=-3; echo "status $?"; "$SYMCUT" validate ../../../examples/fn_mm_gelu_sum_dyn.joint.txt --hint s0=99999999999999999999

@@ -1,0 +1,1 @@
+"$SYMCUT" partition ../../../examples/fn_mm_gelu_sum_dyn.joint.txt --hint s0=0; echo "status $?"; "$SYMCUT" graph ../../../examples/mlp_gelu_dyn.joint.txt --hint s0=1; echo "status $?"; "$SYMCUT" validate ../../../examples/fn_mm_gelu_sum_dyn.joint.txt --hint s1=4,s0=0

@@ -1,0 +1,1 @@
+e=$(pwd)/../../../examples; d=$(mktemp -d); mkdir "$d/dir"; cd "$d"; "$SYMCUT" graph dir; echo "status $?"; "$SYMCUT" validate dir/; echo "status $?"; "$SYMCUT" validate "$e/mlp_gelu.joint.txt" --fw dir --bw dir; echo "status $?"; "$SYMCUT" env dir; echo "status $?"; "$SYMCUT" gradcheck dir; s=$?; cd /; rm -rf "$d"; exit $s

@@ -1,0 +1,1 @@
+"$SYMCUT" partition ../../../examples/mlp_gelu.joint.txt --tag nosuch=must_save; echo "status $?"; "$SYMCUT" partition ../../../examples/mlp_gelu.joint.txt --params 99; echo "status $?"; "$SYMCUT" partition ../../../examples/mlp_gelu.joint.txt --num-fwd-outputs 9
