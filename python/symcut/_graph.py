@@ -1,0 +1,651 @@
+"""Graphs (PyTorch's text), partitions and validation."""
+import ctypes
+import json
+
+from . import _lib
+from ._lib import lib, P
+from ._core import (_Handle, _check, _enc, _raise, Context, Expr,
+                    STATUS_NAMES)
+
+_RESULT_KINDS = ("unknown", "none", "tensor", "symint", "symbool", "tuple")
+READ_NO_LIVENESS_CHECK = 1
+WRITE_NO_LIVENESS, WRITE_NO_DIRECTIVES = 1, 2
+PARTITION_NO_CSE, PARTITION_NO_GRAPHS = 1, 2
+RULES = {"used_far_apart": 1, "long_fusible_chains": 2,
+         "materialized_backward": 4, "not_in_allowlist": 8, "reductions": 16}
+AGGRESSIVE = 0xf
+_CLASS_BITS = ("required_fw", "tangent_closure", "required_bw", "bw_output",
+               "fw_output", "materialized")
+
+
+def _names(fn, limit=64):
+    out = []
+    for i in range(limit):
+        n = fn(i)
+        if not n:
+            break
+        out.append(n.decode())
+    return out
+
+
+def policies():
+    """The partition policies the library has, by name."""
+    return _names(lib.sc_partition_policy_name)
+
+
+def policy_id(name):
+    out = ctypes.c_int()
+    if not lib.sc_partition_policy_from_name(_enc(name), ctypes.byref(out)):
+        raise ValueError("unknown policy %r (the library has: %s)"
+                         % (name, ", ".join(policies())))
+    return out.value
+
+
+PLACES = _names(lib.sc_partition_place_name)
+BANS = _names(lib.sc_partition_ban_name)
+TAGS = _names(lib.sc_partition_tag_name)
+PHASES = _names(lib.sc_partition_phase_name)
+
+
+def _take_text(fn, *args):
+    out = ctypes.c_void_p()
+    n = ctypes.c_size_t()
+    err = _lib.Error()
+    _check(fn(*args, ctypes.byref(out), ctypes.byref(n), ctypes.byref(err)),
+           err)
+    return _lib.take_string(out.value)
+
+
+class Node:
+    """One node of a graph (a read-only view)."""
+
+    __slots__ = ("graph", "id")
+
+    def __init__(self, graph, nid):
+        self.graph, self.id = graph, nid
+
+    def _g(self):
+        return self.graph._alive()
+
+    @property
+    def name(self):
+        return lib.sc_graph_node_name(self._g(), self.id).decode()
+
+    @property
+    def kind(self):
+        return ("placeholder", "call")[lib.sc_graph_node_kind(self._g(),
+                                                              self.id)]
+
+    @property
+    def role(self):
+        return ("none", "primal", "tangent")[lib.sc_graph_node_role(
+            self._g(), self.id)]
+
+    @property
+    def target(self):
+        t = lib.sc_graph_node_target(self._g(), self.id)
+        return t.decode() if t else None
+
+    @property
+    def op_class(self):
+        t = lib.sc_graph_node_class(self._g(), self.id)
+        return t.decode() if t else None
+
+    @property
+    def line(self):
+        return lib.sc_graph_node_line(self._g(), self.id)
+
+    @property
+    def users(self):
+        n = ctypes.c_size_t()
+        p = lib.sc_graph_node_users(self._g(), self.id, ctypes.byref(n))
+        return [Node(self.graph, p[i]) for i in range(n.value)]
+
+    @property
+    def meta(self):
+        """{"kind": ..., and for a tensor "dtype", "sizes", "strides"
+        (Exprs or None), "device"; for a SymInt/SymBool "expr"}."""
+        r = _lib.Result()
+        lib.sc_graph_node_result(self._g(), self.id, ctypes.byref(r))
+        ctx = self.graph.ctx
+        out = {"kind": _RESULT_KINDS[r.kind]}
+        if r.kind == 2:
+            t = r.tensor
+            out["dtype"] = lib.sc_dtype_torch_name(t.dtype).decode()
+            out["sizes"] = [Expr(ctx, t.sizes[i]) for i in range(t.ndim)]
+            out["strides"] = ([Expr(ctx, t.strides[i]) for i in range(t.ndim)]
+                              if t.has_strides else None)
+            out["device"] = (lib.sc_device_type_name(t.device.type).decode()
+                             if t.has_device else None)
+        elif r.kind in (3, 4):
+            out["expr"] = Expr(ctx, r.expr)
+        elif r.kind == 5:
+            out["count"] = r.count
+        return out
+
+    def __repr__(self):
+        return "<Node %s>" % self.name
+
+
+class Graph(_Handle):
+    """A graph read from PyTorch's text (or built by the library)."""
+
+    _free = staticmethod(lib.sc_graph_free)
+
+    def __init__(self, ctx, ptr, keep=()):
+        self.ctx = ctx
+        self._keep = tuple(keep)
+        self._own(ptr, ctx)
+
+    @classmethod
+    def read_text(cls, text, filename=None, ctx=None, *, num_fwd_outputs=None,
+                  hints=None, liveness_check=True, graph=None, env=None):
+        """Read PyTorch's print_readable text.  hints: {symbol name:
+        value}, overriding `# symcut: hint` lines; graph: which graph of a
+        log (when the library can choose).  Errors carry file:line:col."""
+        return cls._read(text, filename, ctx, num_fwd_outputs, hints,
+                         liveness_check, graph, env, from_file=False)
+
+    @classmethod
+    def read_file(cls, path, ctx=None, *, num_fwd_outputs=None, hints=None,
+                  liveness_check=True, graph=None, env=None):
+        return cls._read(str(path), None, ctx, num_fwd_outputs, hints,
+                         liveness_check, graph, env, from_file=True)
+
+    @classmethod
+    def _read(cls, text, filename, ctx, nfwd, hints, liveness, graph, env,
+              from_file):
+        ctx = ctx or (env.ctx if env is not None else Context())
+        struct = _lib.ReadOptionsGraph if _lib.HAS_GRAPH_SELECT else \
+            _lib.ReadOptions
+        o, buf = _lib.init_padded(struct, lib.sc_graph_read_options_init)
+        if nfwd is not None:
+            o.num_fwd_outputs = nfwd
+        if not liveness:
+            o.flags |= READ_NO_LIVENESS_CHECK
+        hints = dict(hints or {})
+        syms = (ctypes.c_void_p * max(len(hints), 1))(
+            *[ctx.symbol(k)._p for k in hints])
+        vals = (ctypes.c_int64 * max(len(hints), 1))(*hints.values())
+        o.nhints = len(hints)
+        o.hint_symbols = ctypes.cast(syms, P(ctypes.c_void_p))
+        o.hint_values = ctypes.cast(vals, P(ctypes.c_int64))
+        if env is not None:
+            o.env = env._alive()
+        gsel = None
+        if graph is not None:
+            if not _lib.HAS_GRAPH_SELECT:
+                raise ValueError("this libsymcut cannot choose a graph of "
+                                 "a log (graph=%r)" % (graph,))
+            gsel = _enc(graph)
+            o.graph = gsel
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        if from_file:
+            st = lib.sc_graph_read_file(ctx._alive(), _enc(text), buf,
+                                        ctypes.byref(out), ctypes.byref(err))
+        else:
+            data = text.encode()
+            st = lib.sc_graph_read_text(ctx._alive(), data, len(data),
+                                        _enc(filename), buf,
+                                        ctypes.byref(out), ctypes.byref(err))
+        _check(st, err)
+        return cls(ctx, out.value, keep=(env,) if env is not None else ())
+
+    @classmethod
+    def random(cls, seed=0, nodes=8, symbolic=False, features=0,
+               exclude=(), ctx=None):
+        """A random forward graph of the op table (doc/random.md)."""
+        ctx = ctx or Context()
+        o = _lib.RandomOptions()
+        lib.sc_graph_random_options_init(ctypes.byref(o))
+        o.seed, o.nodes, o.symbolic, o.features = seed, nodes, symbolic, \
+            features
+        ex = (ctypes.c_char_p * max(len(exclude), 1))(
+            *[_enc(x) for x in exclude])
+        o.nexclude = len(exclude)
+        o.exclude = ctypes.cast(ex, P(ctypes.c_char_p))
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_graph_new_random(ctx._alive(), ctypes.byref(o),
+                                       ctypes.byref(out), ctypes.byref(err)),
+               err)
+        return cls(ctx, out.value)
+
+    def joint(self, requires_grad=None):
+        """The joint forward/backward graph of this forward graph."""
+        o = _lib.JointOptions()
+        lib.sc_joint_options_init(ctypes.byref(o))
+        if requires_grad is not None:
+            arr = (ctypes.c_bool * max(len(requires_grad), 1))(*requires_grad)
+            o.nrequires_grad = len(requires_grad)
+            o.requires_grad = ctypes.cast(arr, P(ctypes.c_bool))
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_graph_new_joint(self._alive(), ctypes.byref(o),
+                                      ctypes.byref(out), ctypes.byref(err)),
+               err)
+        return Graph(self.ctx, out.value, keep=(self,))
+
+    # ---- queries
+    def __len__(self):
+        return lib.sc_graph_node_count(self._alive())
+
+    @property
+    def nodes(self):
+        return [Node(self, i) for i in range(len(self))]
+
+    def node(self, name):
+        i = lib.sc_graph_find(self._alive(), _enc(name))
+        if i < 0:
+            raise KeyError(name)
+        return Node(self, i)
+
+    def __contains__(self, name):
+        return lib.sc_graph_find(self._alive(), _enc(name)) >= 0
+
+    primal_count = property(lambda s: lib.sc_graph_primal_count(s._alive()))
+    tangent_count = property(lambda s: lib.sc_graph_tangent_count(s._alive()))
+    placeholder_count = property(
+        lambda s: lib.sc_graph_placeholder_count(s._alive()))
+    fwd_output_count = property(
+        lambda s: lib.sc_graph_fwd_output_count(s._alive()))
+
+    @property
+    def class_name(self):
+        c = lib.sc_graph_class_name(self._alive())
+        return c.decode() if c else None
+
+    @property
+    def outputs(self):
+        """Output node names (None for a None output)."""
+        p = self._alive()
+        ids = [lib.sc_graph_output(p, i)
+               for i in range(lib.sc_graph_output_count(p))]
+        return [None if i < 0 else lib.sc_graph_node_name(p, i).decode()
+                for i in ids]
+
+    @property
+    def symbols(self):
+        p = self._alive()
+        n = lib.sc_graph_symbols(p, None, 0)
+        arr = (ctypes.c_void_p * max(n, 1))()
+        lib.sc_graph_symbols(p, arr, n)
+        return [Expr(self.ctx, arr[i]) for i in range(n)]
+
+    @property
+    def hints(self):
+        """{symbol name: hint} for the symbols with one."""
+        out = {}
+        v = ctypes.c_int64()
+        for s in self.symbols:
+            if lib.sc_graph_get_hint(self._ptr, s._p, ctypes.byref(v)):
+                out[s.name] = v.value
+        return out
+
+    def set_hint(self, symbol, value):
+        err = _lib.Error()
+        _check(lib.sc_graph_set_hint(self._alive(),
+                                     self.ctx.expr(symbol)._p
+                                     if not isinstance(symbol, str)
+                                     else self.ctx.symbol(symbol)._p,
+                                     value, ctypes.byref(err)), err)
+
+    def directive(self, key):
+        d = lib.sc_graph_directive(self._alive(), _enc(key))
+        return d.decode() if d is not None else None
+
+    def set_directive(self, key, value):
+        err = _lib.Error()
+        _check(lib.sc_graph_set_directive(self._alive(), _enc(key),
+                                          _enc(value), ctypes.byref(err)),
+               err)
+
+    @property
+    def warnings(self):
+        p = self._alive()
+        return [lib.sc_graph_warning(p, i).decode()
+                for i in range(lib.sc_graph_warning_count(p))]
+
+    @property
+    def env(self):
+        """The graph's shape environment as a read-only view, or None."""
+        p = lib.sc_graph_env(self._alive())
+        return p or None
+
+    def equal(self, other, lenient_meta=False, ignore_names=False):
+        """(equal, reason)."""
+        why = ctypes.create_string_buffer(512)
+        ok = lib.sc_graph_equal(self._alive(), other._alive(),
+                                (1 if lenient_meta else 0) |
+                                (2 if ignore_names else 0), why, len(why))
+        return ok, why.value.decode()
+
+    def to_text(self, liveness=True, directives=True, class_name=None):
+        o = _lib.WriteOptions()
+        lib.sc_graph_write_options_init(ctypes.byref(o))
+        o.flags = (0 if liveness else WRITE_NO_LIVENESS) | \
+            (0 if directives else WRITE_NO_DIRECTIVES)
+        cn = _enc(class_name)
+        if cn:
+            o.class_name = cn
+        return _take_text(lib.sc_graph_write_text, self._alive(),
+                          ctypes.byref(o))
+
+    def to_dot(self):
+        return _take_text(lib.sc_graph_write_dot, self._alive(), None)
+
+    __str__ = to_text
+
+    # ---- partition, validation
+    def partition(self, policy="pytorch", *, params=None, param_indices=None,
+                  num_fwd_outputs=None, hints=None, unbacked_fallback=None,
+                  tags=None, cse=True, graphs=True, rules_off=(),
+                  aggressive_recomputation=False, max_dist_from_bw=None,
+                  long_chain_limit=None):
+        """Partition this joint graph; returns a Partition.
+
+        policy: a name of policies(); params: the first N primals are
+        parameters; param_indices: which primals are (PyTorch's
+        static_lifetime_input_indices); tags: {node name: "must_save" |
+        "must_recompute" | "prefer_recompute"}; rules_off: names of
+        RULES; max_dist_from_bw, long_chain_limit: PyTorch's knobs."""
+        Opts = _lib.PartitionOptions
+        o, buf = _lib.init_padded(Opts, lib.sc_partition_options_init)
+        o.policy = policy_id(policy)
+        if params is not None:
+            o.num_params = params
+        keep = []
+        if param_indices is not None:
+            idx = sorted(set(int(i) for i in param_indices))
+            if _lib.HAS_PARAM_INDICES and idx:
+                arr = (ctypes.c_size_t * len(idx))(*idx)
+                keep.append(arr)
+                o.nparam_indices = len(idx)
+                o.param_indices = ctypes.cast(arr, P(ctypes.c_size_t))
+            elif idx == list(range(len(idx))):
+                o.num_params = len(idx)
+            else:
+                raise ValueError("this libsymcut takes parameters as a "
+                                 "prefix of the primals only (param_indices"
+                                 "=%r)" % (idx,))
+        if num_fwd_outputs is not None:
+            o.num_fwd_outputs = num_fwd_outputs
+        hints = dict(hints or {})
+        if hints:
+            syms = (ctypes.c_void_p * len(hints))(
+                *[self.ctx.symbol(k)._p for k in hints])
+            vals = (ctypes.c_int64 * len(hints))(*hints.values())
+            keep += [syms, vals]
+            o.nhints = len(hints)
+            o.hint_symbols = ctypes.cast(syms, P(ctypes.c_void_p))
+            o.hint_values = ctypes.cast(vals, P(ctypes.c_int64))
+        if unbacked_fallback is not None:
+            o.unbacked_fallback = unbacked_fallback
+        tags = dict(tags or {})
+        if tags:
+            for t in tags.values():
+                if t not in TAGS:
+                    raise ValueError("unknown tag %r (tags: %s)"
+                                     % (t, ", ".join(TAGS)))
+            names = (ctypes.c_char_p * len(tags))(*[_enc(n) for n in tags])
+            tv = (ctypes.c_int * len(tags))(*[TAGS.index(t)
+                                               for t in tags.values()])
+            keep += [names, tv]
+            o.ntags = len(tags)
+            o.tag_nodes = ctypes.cast(names, P(ctypes.c_char_p))
+            o.tags = ctypes.cast(tv, P(ctypes.c_int))
+        o.flags = (0 if cse else PARTITION_NO_CSE) | \
+            (0 if graphs else PARTITION_NO_GRAPHS)
+        off = AGGRESSIVE if aggressive_recomputation else 0
+        for r in rules_off:
+            if r not in RULES:
+                raise ValueError("unknown rule %r (rules: %s)"
+                                 % (r, ", ".join(RULES)))
+            off |= RULES[r]
+        o.rules_off = off
+        if max_dist_from_bw is not None:
+            o.max_dist_from_bw = max_dist_from_bw if max_dist_from_bw else -1
+        if long_chain_limit is not None:
+            o.long_chain_limit = long_chain_limit if long_chain_limit else -1
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_partition_run(self._alive(), buf, ctypes.byref(out),
+                                    ctypes.byref(err)), err)
+        return Partition(self, out.value)
+
+    def validate(self, forward, backward, seed=0, sizes=None,
+                 predicted_saved_bytes=None, int_high=None):
+        """Run this joint graph and the forward/backward pair on random
+        inputs and compare bit for bit; a ValidateReport."""
+        o, buf = _lib.init_padded(_lib.ValidateOptions,
+                                  lib.sc_validate_options_init)
+        o.seed = seed
+        m = self.ctx._symmap(sizes) if sizes else None
+        o.sizes = m
+        if predicted_saved_bytes is not None:
+            o.predicted_saved_bytes = predicted_saved_bytes
+        if int_high is not None:
+            o.int_high = int_high
+        rep = _lib.ValidateReport()
+        err = _lib.Error()
+        try:
+            _check(lib.sc_validate_run(self._alive(), forward._alive(),
+                                       backward._alive(), buf,
+                                       ctypes.byref(rep), ctypes.byref(err)),
+                   err)
+        finally:
+            if m:
+                lib.sc_symmap_free(m)
+        return ValidateReport(rep)
+
+    def gradcheck(self, seed=0, eps=None, atol=None, rtol=None,
+                  max_per_input=None, sizes=None):
+        """Gradients against central finite differences (float64); a
+        dict with passed, message, checked, failures, worst_*."""
+        o, buf = _lib.init_padded(_lib.GradcheckOptions,
+                                  lib.sc_gradcheck_options_init)
+        o.seed = seed
+        for k, v in (("eps", eps), ("atol", atol), ("rtol", rtol),
+                     ("max_per_input", max_per_input)):
+            if v is not None:
+                setattr(o, k, v)
+        m = self.ctx._symmap(sizes) if sizes else None
+        o.sizes = m
+        rep = _lib.GradcheckReport()
+        err = _lib.Error()
+        try:
+            _check(lib.sc_gradcheck_run(self._alive(), buf, ctypes.byref(rep),
+                                        ctypes.byref(err)), err)
+        finally:
+            if m:
+                lib.sc_symmap_free(m)
+        return {f: (getattr(rep, f).decode() if f == "message"
+                    else getattr(rep, f)) for f, _ in rep._fields_}
+
+
+class ValidateReport:
+    """The verdict of Graph.validate."""
+
+    KINDS = ("ok", "structure", "run_error", "forward_output", "gradient",
+             "mutated_input", "saved_bytes")
+
+    def __init__(self, r):
+        self.passed = r.passed
+        self.kind = self.KINDS[r.kind] if r.kind < len(self.KINDS) else r.kind
+        self.message = r.message.decode(errors="replace")
+        self.compared, self.mismatches = r.compared, r.mismatches
+        self.max_abs_error, self.max_rel_error = r.max_abs_error, \
+            r.max_rel_error
+        self.saved_count, self.saved_bytes = r.saved_count, r.saved_bytes
+        self.peak_bytes = {"joint": r.joint_stats.peak_bytes,
+                           "forward": r.fw_stats.peak_bytes,
+                           "backward": r.bw_stats.peak_bytes}
+
+    def __bool__(self):
+        return bool(self.passed)
+
+    def __repr__(self):
+        return "<ValidateReport %s%s>" % (
+            "passed" if self.passed else "FAILED",
+            "" if self.passed else ": " + self.message)
+
+
+class Partition(_Handle):
+    """The result of Graph.partition: decisions, totals, reports and the
+    forward and backward graphs."""
+
+    _free = staticmethod(lib.sc_partition_free)
+
+    def __init__(self, joint, ptr):
+        self.joint = joint
+        self._own(ptr, joint)
+        self._fw = self._bw = None
+
+    def _names(self, count, at):
+        p = self._alive()
+        g = self.joint._alive()
+        return [lib.sc_graph_node_name(g, at(p, i)).decode()
+                for i in range(count(p))]
+
+    @property
+    def policy(self):
+        return lib.sc_partition_policy_name(
+            lib.sc_partition_policy_in_force(self._alive())).decode()
+
+    saved_tensors = property(lambda s: s._names(
+        lib.sc_partition_saved_tensor_count, lib.sc_partition_saved_tensor))
+    saved_symints = property(lambda s: s._names(
+        lib.sc_partition_saved_symint_count, lib.sc_partition_saved_symint))
+    recomputed = property(lambda s: s._names(
+        lib.sc_partition_recomputed_count, lib.sc_partition_recomputed))
+
+    @property
+    def synthesized_symints(self):
+        p = self._alive()
+        g = self.joint._alive()
+        out = []
+        for i in range(lib.sc_partition_synth_symint_count(p)):
+            s = _lib.Synth()
+            lib.sc_partition_synth_symint(p, i, ctypes.byref(s))
+            out.append({"name": s.name.decode(),
+                        "source": lib.sc_graph_node_name(g, s.src).decode(),
+                        "dim": s.dim,
+                        "symbol": str(Expr(self.joint.ctx, s.sym))})
+        return out
+
+    saved_bytes = property(lambda s: lib.sc_partition_saved_bytes(
+        s._alive()))
+    trivial_bytes = property(lambda s: lib.sc_partition_trivial_bytes(
+        s._alive()))
+    cut_value = property(lambda s: lib.sc_partition_cut_value(s._alive()))
+    unbacked_fallback = property(lambda s: lib.sc_partition_unbacked_fallback(
+        s._alive()))
+    dead_count = property(lambda s: lib.sc_partition_dead_count(s._alive()))
+    folded_count = property(lambda s: lib.sc_partition_folded_count(
+        s._alive()))
+
+    @property
+    def saved_bytes_formula(self):
+        return Expr(self.joint.ctx,
+                    lib.sc_partition_saved_bytes_expr(self._alive()))
+
+    @property
+    def trivial_bytes_formula(self):
+        return Expr(self.joint.ctx,
+                    lib.sc_partition_trivial_bytes_expr(self._alive()))
+
+    @property
+    def network(self):
+        p = self._alive()
+        return {"vertices": lib.sc_partition_network_vertex_count(p),
+                "edges": lib.sc_partition_network_edge_count(p),
+                "cut_value": lib.sc_partition_cut_value(p)}
+
+    @property
+    def recompute_flops(self):
+        """(FLOPs at the hints, nodes without a FLOP formula)."""
+        unknown = ctypes.c_size_t()
+        f = lib.sc_partition_recompute_flops(self._alive(),
+                                             ctypes.byref(unknown))
+        return f, unknown.value
+
+    @property
+    def rules(self):
+        off, dist, chain = ctypes.c_uint(), ctypes.c_int32(), ctypes.c_int32()
+        lib.sc_partition_rules(self._alive(), ctypes.byref(off),
+                               ctypes.byref(dist), ctypes.byref(chain))
+        out = {r: not (off.value & bit) for r, bit in RULES.items()}
+        out["max_dist_from_bw"] = dist.value
+        out["long_chain_limit"] = chain.value
+        return out
+
+    @property
+    def warnings(self):
+        p = self._alive()
+        return [lib.sc_partition_warning(p, i).decode()
+                for i in range(lib.sc_partition_warning_count(p))]
+
+    @property
+    def timings(self):
+        p = self._alive()
+        return {n: lib.sc_partition_phase_seconds(p, i)
+                for i, n in enumerate(PHASES)}
+
+    def node(self, name):
+        """Where a joint node ended up and why: place, reason, ban, tag,
+        class, distance, bytes, weight, representative."""
+        p = self._alive()
+        i = self.joint.node(name).id
+        cls = lib.sc_partition_node_class(p, i)
+        rep = lib.sc_partition_node_representative(p, i)
+        return {"place": PLACES[lib.sc_partition_node_place(p, i)],
+                "reason": lib.sc_partition_node_reason(p, i).decode(),
+                "ban": BANS[lib.sc_partition_node_ban(p, i)],
+                "tag": TAGS[lib.sc_partition_node_tag(p, i)],
+                "class": [c for b, c in enumerate(_CLASS_BITS)
+                          if cls & (1 << b)],
+                "distance": lib.sc_partition_node_distance(p, i),
+                "bytes": lib.sc_partition_node_bytes(p, i),
+                "weight": lib.sc_partition_node_weight(p, i),
+                "representative": lib.sc_graph_node_name(
+                    self.joint._ptr, rep).decode()}
+
+    def _take(self, fn, attr):
+        g = getattr(self, attr)
+        if g is None or g.closed:
+            ptr = fn(self._alive())
+            if not ptr:
+                return None
+            g = Graph(self.joint.ctx, ptr, keep=(self.joint,))
+            setattr(self, attr, g)
+        return g
+
+    @property
+    def forward(self):
+        """The forward Graph (None when partitioned with graphs=False)."""
+        return self._take(lib.sc_partition_take_forward, "_fw")
+
+    @property
+    def backward(self):
+        return self._take(lib.sc_partition_take_backward, "_bw")
+
+    def to_text(self, timings=False):
+        return _take_text(lib.sc_partition_write_text, self._alive(),
+                          0 if timings else 1)
+
+    def to_json(self, timings=False):
+        """The JSON report (doc/partition.md) as a dict."""
+        return json.loads(_take_text(lib.sc_partition_write_json,
+                                     self._alive(), 0 if timings else 1))
+
+    def to_dot(self):
+        return _take_text(lib.sc_partition_write_dot, self._alive(), 1)
+
+    def validate(self, seed=0, sizes=None):
+        """Graph.validate of the joint against this partition's graphs,
+        checking the predicted saved bytes too."""
+        return self.joint.validate(self.forward, self.backward, seed=seed,
+                                   sizes=sizes,
+                                   predicted_saved_bytes=None if sizes
+                                   else self.saved_bytes)
