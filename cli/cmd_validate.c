@@ -17,6 +17,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -122,6 +123,7 @@ typedef struct validate_args {
     uint64_t seed, saved;
     sc_partition_options popts;
     cli_rules rules;
+    cli_reading reading;
 } validate_args;
 
 static int parse_args(int argc, char **argv, validate_args *a)
@@ -141,6 +143,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
          .fn = cli_policy_option, .bad = "unknown policy '%s'",
          .seen = &a->policy_given},
         {.name = "--hint", .kind = CLI_OPT_TEXT, .dest = &a->hint_text},
+        CLI_READING_OPTIONS(&a->reading),
     };
     const cli_syntax syn = {.cmd = "validate", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),
@@ -299,7 +302,8 @@ int cli_cmd_validate(int argc, char **argv)
     load.sizes_text = a.sizes_text;
     load.hint_text = a.hint_text;
     load.forward = a.forward;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd_graph)) != 0 ||
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &fwd_graph)) != 0 ||
         (rc = split(ctx, &a, joint, hints, sizes, &fw, &bw, &part, &fwp,
                     &bwp)) != 0)
         goto done;
@@ -336,6 +340,7 @@ done:
     sc_graph_free(bw);
     sc_symmap_free(sizes);
     sc_symmap_free(binding);
+    cli_reading_free(&a.reading);
     sc_ctx_free(ctx);
     return rc;
 }
