@@ -570,8 +570,8 @@ static sc_status record_key(json *j, const char *k, const char *ke,
 static sc_graph_kind kind_of_record(const char *k, bool *graph)
 {
     sc_graph_kind kind = SC_GRAPH_KIND_UNKNOWN;
-    *graph = sc_graph_kind_from_name(k, strlen(k), &kind) ||
-             strcmp(k, "dynamo_output_graph") == 0;
+    *graph = sc_graph_kind_from_name(k, strlen(k), &kind) &&
+             strncmp(k, "aot_", 4) == 0;
     return kind;
 }
 
@@ -757,8 +757,8 @@ sc_status sc__frame_scan(const char *text, size_t len, const char *file,
                             out->trace
                                 ? "no graph found in the trace (no "
                                   "aot_joint_graph, aot_forward_graph, "
-                                  "aot_backward_graph, aot_inference_graph "
-                                  "or dynamo_output_graph record)"
+                                  "aot_backward_graph or aot_inference_graph "
+                                  "record)"
                                 : "no graph found (expected 'class "
                                   "NAME(torch.nn.Module):' or 'def "
                                   "forward(...):')");

@@ -111,4 +111,10 @@ sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
 /* A note, or NULL. */
 const char *sc__graph_note(const sc_graph *g, const char *key);
 
+/* The kind a graph's signature and names suggest, with nout outputs: no
+ * tangents, forward; tangents with placeholders all named primals_N /
+ * tangents_N, at least one output per primal and a class other than
+ * backward_fn, joint; other graphs with tangents, backward. */
+sc_graph_kind sc__graph_guess_kind(const sc_graph *g, size_t nout);
+
 #endif /* SYMCUT_GRAPH_INTERNAL_H */

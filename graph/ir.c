@@ -1094,6 +1094,25 @@ sc_status sc_graph_set_kind(sc_graph *g, sc_graph_kind kind, sc_error *err)
     return sc__graph_set_note(g, ".kind", kind_names[kind], err);
 }
 
+sc_graph_kind sc__graph_guess_kind(const sc_graph *g, size_t nout)
+{
+    size_t i;
+    bool joint_names = true;
+
+    if (g->ntangents == 0)
+        return SC_GRAPH_KIND_FORWARD;
+    for (i = 0; i < g->nplaceholders && joint_names; i++)
+        if (strncmp(g->nodes[i].name, "primals_", 8) != 0 &&
+            strncmp(g->nodes[i].name, "tangents_", 9) != 0)
+            joint_names = false;
+    /* a partitioned backward graph: saved values (any names) and
+     * tangents -> gradients */
+    if ((g->class_name && strcmp(g->class_name, "backward_fn") == 0) ||
+        !joint_names || nout < g->nprimals)
+        return SC_GRAPH_KIND_BACKWARD;
+    return SC_GRAPH_KIND_JOINT;
+}
+
 const char *sc_graph_directive(const sc_graph *g, const char *key)
 {
     size_t i;

@@ -62,6 +62,7 @@ typedef struct reader {
     size_t all_len;
     const sc__frame *frame; /* the graph read */
     bool flat;              /* the signature lists typed parameters */
+    sc_graph_kind directive_kind; /* of a `# symcut: role` line */
 } reader;
 
 /* ---- Errors and tokens --------------------------------------------------- */
@@ -658,6 +659,14 @@ static sc_status make_float(reader *r, const char *text, size_t n,
 
 static sc_status read_dotted(reader *r, int max_parts);
 
+static int count_dots(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '.';
+    return n;
+}
+
 /* torch.<name>: a dtype, layout or memory format; torch.ops.<op>: an op
  * passed as an argument. */
 static sc_status parse_torch_constant(reader *r, sc_value *out)
@@ -674,7 +683,12 @@ static sc_status parse_torch_constant(reader *r, sc_value *out)
     if (sc__tok_is(&r->tok, "ops")) {
         /* an op overload passed as an argument */
         char *s;
+        int line = r->tok.line, col = r->tok.col;
         SC_TRY(read_dotted(r, 8));
+        if (count_dots(r->scratch.data) < 2) /* ops.NAMESPACE.OP */
+            return error_at(r, line, col,
+                            "expected an op after 'torch.ops.' "
+                            "(torch.ops.NAMESPACE.OP[.OVERLOAD])");
         s = sc__arena_alloc(&r->g->arena, r->scratch.len + 7);
         if (!s)
             return sc__error_nomem(r->err);
@@ -1531,35 +1545,18 @@ static sc_status parse_output_list(reader *r, const char *close,
     return advance(r);
 }
 
-/* Whether every placeholder is named primals_N or tangents_N. */
-static bool joint_names(const reader *r)
-{
-    size_t i;
-    for (i = 0; i < r->g->nplaceholders; i++) {
-        const char *nm = r->g->nodes[i].name;
-        if (strncmp(nm, "primals_", 8) != 0 && strncmp(nm, "tangents_", 9) != 0)
-            return false;
-    }
-    return true;
-}
-
-/* The graph's kind: the caller's, the framing's, or from the signature
- * and names (nout: the number of outputs). */
+/* The graph's kind: the caller's, a `# symcut: role` line's, the
+ * framing's, or from the signature and names (nout: the number of
+ * outputs). */
 static sc_graph_kind detect_kind(const reader *r, size_t nout)
 {
-    const char *cls = r->g->class_name;
     if (r->opts->kind != SC_GRAPH_KIND_UNKNOWN)
         return r->opts->kind;
+    if (r->directive_kind != SC_GRAPH_KIND_UNKNOWN)
+        return r->directive_kind;
     if (r->frame && r->frame->kind != SC_GRAPH_KIND_UNKNOWN)
         return r->frame->kind;
-    if (r->g->ntangents == 0)
-        return SC_GRAPH_KIND_FORWARD;
-    /* a partitioned backward graph: saved values (any names) and
-     * tangents -> gradients */
-    if ((cls && strcmp(cls, "backward_fn") == 0) || !joint_names(r) ||
-        nout < r->g->nprimals)
-        return SC_GRAPH_KIND_BACKWARD;
-    return SC_GRAPH_KIND_JOINT;
+    return sc__graph_guess_kind(r->g, nout);
 }
 
 static sc_status parse_return(reader *r)
@@ -1968,6 +1965,18 @@ static sc_status apply_directive(reader *r, const sc__lex_directive *d)
             SC_TRY(locate(r, sc_graph_set_hint(r->g, sym, v, r->err),
                           d->line, d->col));
         }
+        return SC_OK;
+    }
+    if (s - k == 4 && memcmp(k, "role", 4) == 0) {
+        const char *v = s, *e = end;
+        while (v < e && is_space(*v))
+            v++;
+        while (e > v && (is_space(e[-1]) || e[-1] == '\r'))
+            e--;
+        if (!sc_graph_kind_from_name(v, (size_t)(e - v), &r->directive_kind))
+            return error_at(r, d->line, d->col + (int)(v - d->text),
+                            "expected joint, forward, backward or inference "
+                            "after 'role'");
         return SC_OK;
     }
     {

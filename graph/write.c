@@ -350,6 +350,12 @@ static void liveness_free(liveness *lv)
 static void put_directives(sc__buf *b, const sc_graph *g)
 {
     size_t i;
+    sc_graph_kind kind = sc_graph_get_kind(g);
+
+    /* the kind, when the text alone would say another */
+    if (kind != SC_GRAPH_KIND_UNKNOWN &&
+        kind != sc__graph_guess_kind(g, g->noutputs))
+        sc__buf_printf(b, "# symcut: role %s\n", sc_graph_kind_name(kind));
     if (g->nhints) {
         sc__buf_puts(b, "# symcut: hint");
         for (i = 0; i < g->nhints; i++)
