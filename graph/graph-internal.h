@@ -103,8 +103,9 @@ size_t sc__graph_intern_target_index(sc_graph *g, const char *target);
 /* Notes: what the reader keeps about a graph beyond the IR, in the
  * directive table under keys starting with '.' (not printed as
  * directives): ".kind" (sc_graph_get_kind), ".pytree" (read in the
- * pytree form), ".c<ID>" (the comment lines before node ID, joined with
- * newlines), ".sub" (the nested submodule classes after the return,
+ * pytree form), ".comments" (the comment lines before nodes: for each
+ * node that has some, by increasing id, "ID\x01LINES\x02" with the lines
+ * joined by newlines), ".sub" (the nested submodule classes after the return,
  * dedented, kept as text).  The value is copied; it may hold newlines. */
 sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
                              sc_error *err);

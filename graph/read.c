@@ -63,6 +63,7 @@ typedef struct reader {
     const sc__frame *frame; /* the graph read */
     bool flat;              /* the signature lists typed parameters */
     sc_graph_kind directive_kind; /* of a `# symcut: role` line */
+    sc__buf comments;             /* the ".comments" note being made */
 } reader;
 
 /* ---- Errors and tokens --------------------------------------------------- */
@@ -1781,14 +1782,13 @@ bases:
 
 /* The comment lines right before the statement starting at token t
  * (`# File: ...`, `# No stacktrace found ...`; not `# symcut:` ones) are
- * kept as the note of the node just made. */
+ * kept for the node just made: "ID\x01TEXT\x02" appended to
+ * r->comments (the ".comments" note, sc__graph_set_note). */
 static sc_status keep_comments(reader *r, const sc__token *t)
 {
     const char *ls = t->start - (t->col - 1), *lo = r->frame->line_start;
     const char *first = NULL, *p, *q;
-    sc__buf b;
-    char key[24];
-    sc_status st;
+    sc__buf *b = &r->comments;
 
     /* walk back over the comment lines */
     p = ls;
@@ -1811,7 +1811,7 @@ static sc_status keep_comments(reader *r, const sc__token *t)
     }
     if (!first)
         return SC_OK;
-    sc__buf_init(&b);
+    sc__buf_printf(b, "%zu\x01", r->g->nnodes - 1);
     for (p = first; p < ls;) {
         const char *e = memchr(p, '\n', (size_t)(ls - p)), *c;
         if (!e)
@@ -1822,19 +1822,14 @@ static sc_status keep_comments(reader *r, const sc__token *t)
         q = e;
         while (q > c && (q[-1] == '\r' || q[-1] == ' '))
             q--;
-        if (b.len)
-            sc__buf_putc(&b, '\n');
-        sc__buf_putn(&b, c, (size_t)(q - c));
+        if (p != first)
+            sc__buf_putc(b, '\n');
+        for (; c < q; c++) /* the note's separators stay separators */
+            sc__buf_putc(b, *c == '\x01' || *c == '\x02' ? '?' : *c);
         p = e + 1;
     }
-    if (b.failed) {
-        sc__buf_free(&b);
-        return sc__error_nomem(r->err);
-    }
-    snprintf(key, sizeof key, ".c%zu", r->g->nnodes - 1);
-    st = sc__graph_set_note(r->g, key, b.data, r->err);
-    sc__buf_free(&b);
-    return st;
+    sc__buf_putc(b, '\x02');
+    return b->failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
 static sc_status parse_body(reader *r)
@@ -2221,6 +2216,7 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     r.opts = opts;
     r.err = err;
     sc__buf_init(&r.scratch);
+    sc__buf_init(&r.comments);
     sc__lex_init(&r.lx, text ? text : "", len, r.file, err);
     nul = len ? memchr(text, '\0', len) : NULL;
     if (nul) {
@@ -2261,6 +2257,8 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
         !sc_graph_directive(r.g, "static_inputs"))
         SC_CHECK(sc_graph_set_directive(r.g, "static_inputs",
                                         r.frame->static_inputs, err));
+    if (r.comments.len)
+        SC_CHECK(sc__graph_set_note(r.g, ".comments", r.comments.data, err));
     status = finish_read(&r);
 fail:
     if (status == SC_OK) {
@@ -2272,6 +2270,7 @@ fail:
     }
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
+    sc__buf_free(&r.comments);
     sc__free(r.pending);
     sc__free(r.pending_slots);
     sc__free(r.vstack);

@@ -400,26 +400,35 @@ static void put_flat_signature(sc__buf *b, const sc_graph *g)
     sc__buf_puts(b, "):\n");
 }
 
-/* The comment lines kept before node i (each indented), if any. */
-static bool put_comments(sc__buf *b, const sc_graph *g, size_t i,
+/* The comment lines kept before node i (each indented), if the next
+ * entry of the ".comments" note (*cursor, "ID\x01TEXT\x02...", by
+ * increasing ID) is node i's; the cursor moves past it. */
+static void put_comments(sc__buf *b, const char **cursor, size_t i,
                          const char *ind)
 {
-    char key[24];
-    const char *c, *e;
-    snprintf(key, sizeof key, ".c%zu", i);
-    c = sc__graph_note(g, key);
-    if (!c)
-        return false;
-    for (;;) {
-        e = strchr(c, '\n');
-        sc__buf_puts(b, ind);
-        sc__buf_putn(b, c, e ? (size_t)(e - c) : strlen(c));
-        sc__buf_putc(b, '\n');
+    const char *c = *cursor, *t, *end, *e;
+    char *num_end;
+    unsigned long long id;
+
+    if (!c || !*c)
+        return;
+    id = strtoull(c, &num_end, 10);
+    if (*num_end != '\x01' || id != i)
+        return;
+    t = num_end + 1;
+    end = strchr(t, '\x02');
+    if (!end)
+        end = t + strlen(t);
+    while (t <= end) {
+        e = memchr(t, '\n', (size_t)(end - t));
         if (!e)
-            break;
-        c = e + 1;
+            e = end;
+        sc__buf_puts(b, ind);
+        sc__buf_putn(b, t, (size_t)(e - t));
+        sc__buf_putc(b, '\n');
+        t = e + 1;
     }
-    return true;
+    *cursor = *end ? end + 1 : end;
 }
 
 /* The nested submodule classes kept as text, after the return. */
@@ -448,7 +457,8 @@ static sc_status write_text(const sc_graph *g,
 {
     liveness lv;
     size_t i, j;
-    bool any_annotated = false, flat = flat_style(g), any_comments = false;
+    bool any_annotated = false, flat = flat_style(g);
+    const char *comments = sc__graph_note(g, ".comments");
     const char *ind = "        ";
 
     memset(&lv, 0, sizeof lv);
@@ -492,17 +502,13 @@ static sc_status write_text(const sc_graph *g,
                           "self._in_spec)\n",
                        g->ntangents ? ", tangents" : "");
     }
-    for (i = 0; i < g->ndirectives && !any_comments; i++)
-        if (strncmp(g->directives[i].key, ".c", 2) == 0)
-            any_comments = true;
-    if (g->nnodes > g->nplaceholders && !any_comments) {
+    if (g->nnodes > g->nplaceholders && !comments) {
         sc__buf_puts(b, ind);
         sc__buf_puts(b, "# No stacktrace found for following nodes\n");
     }
     for (i = g->nplaceholders; i < g->nnodes && !b->failed; i++) {
         const sc__node *n = &g->nodes[i];
-        if (any_comments)
-            put_comments(b, g, i, ind);
+        put_comments(b, &comments, i, ind);
         sc__buf_puts(b, ind);
         sc__buf_puts(b, n->name);
         {

@@ -11,6 +11,9 @@
 
 #include <symcut.h>
 
+#include "tests/testutil.h"
+#include "util/internal.h"
+
 Suite *read_suite(void);
 
 static char *format_error(const sc_error *err)
@@ -846,6 +849,122 @@ START_TEST(test_real_constructs)
 }
 END_TEST
 
+/* ---- Mutations and exhaustion -------------------------------------------- */
+
+/* Randomly mutated logs never crash: they read (and then write), or fail
+ * with a located error or a choice to make. */
+START_TEST(test_mutations)
+{
+    static const char *const files[] = {"train.torch_logs.txt",
+                                        "train.trace.log", "constructs.txt"};
+    static const char *const choose[] = {"0/0:joint", "0/0:backward",
+                                         "branch"};
+    static const char alphabet[] = "()[]{},:;=.-\"'# \n\tx0aN_\\<>/";
+    sc_test_rng rng;
+    uint64_t seed = sc_test_seed();
+    long cases = sc_test_cases(300), k;
+    sc_ctx *ctx = sc_ctx_new();
+    char *origs[3], *buf;
+    size_t lens[3], maxlen = 0, f;
+
+    for (f = 0; f < 3; f++) {
+        origs[f] = slurp(files[f], &lens[f]);
+        if (lens[f] > maxlen)
+            maxlen = lens[f];
+    }
+    buf = malloc(maxlen + 1);
+    ck_assert_ptr_nonnull(buf);
+    sc_test_rng_init(&rng, seed ^ 0x72656164ull);
+    for (k = 0; k < cases; k++) {
+        size_t which = sc_test_rng_below(&rng, 3), n = lens[which], m, i;
+        sc_graph *g = NULL;
+        sc_graph_read_options ro;
+        sc_error err;
+        sc_status st;
+        memcpy(buf, origs[which], n);
+        m = 1 + sc_test_rng_below(&rng, 4);
+        for (i = 0; i < m && n > 0; i++) {
+            size_t at = sc_test_rng_below(&rng, n);
+            switch (sc_test_rng_below(&rng, 3)) {
+            case 0:
+                buf[at] = alphabet[sc_test_rng_below(&rng, sizeof alphabet - 1)];
+                break;
+            case 1:
+                n = at;
+                break;
+            default:
+                memmove(buf + at, buf + at + 1, n - at - 1);
+                n--;
+                break;
+            }
+        }
+        sc_graph_read_options_init(&ro);
+        ro.graph = sc_test_rng_below(&rng, 4) ? choose[which] : NULL;
+        st = sc_graph_read_text(ctx, buf, n, "m.py", &ro, &g, &err);
+        if (st == SC_OK) {
+            char *text = NULL;
+            ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err),
+                             SC_OK);
+            free(text);
+            sc_graph_free(g);
+        } else {
+            ck_assert_ptr_null(g);
+            ck_assert_msg(err.line > 0 || st == SC_ERR_INVALID ||
+                              st == SC_ERR_SHAPE || st == SC_ERR_TYPE,
+                          "seed %llu case %ld: unlocated %s",
+                          (unsigned long long)seed, k, format_error(&err));
+        }
+        sc_ctx_take_error(ctx, NULL);
+    }
+    for (f = 0; f < 3; f++)
+        free(origs[f]);
+    free(buf);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Every allocation of reading a trace's graph, and of listing a log,
+ * failing in turn: SC_ERR_NOMEM, never a crash or a leak. */
+START_TEST(test_nomem)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    size_t len;
+    char *trace = slurp("train.trace.log", &len);
+    long n;
+    bool done = false;
+
+    for (n = 0; n < 100000 && !done; n++) {
+        sc_graph *g = NULL;
+        sc_graph_listing *l = NULL;
+        sc_graph_read_options ro;
+        sc_error err;
+        sc_status st;
+        char *text = NULL;
+        sc_graph_read_options_init(&ro);
+        ro.graph = "0/0:forward";
+        sc__alloc_fail_after(n);
+        st = sc_graph_list_text(trace, len, "t.log", &l, &err);
+        if (st == SC_OK)
+            st = sc_graph_read_text(ctx, trace, len, "t.log", &ro, &g, &err);
+        if (st == SC_OK)
+            st = sc_graph_write_text(g, NULL, &text, NULL, &err);
+        if (st == SC_OK)
+            done = true;
+        sc__alloc_fail_after(-1);
+        free(text);
+        sc_graph_free(g);
+        sc_graph_listing_free(l);
+        if (st != SC_OK)
+            ck_assert_msg(err.code == SC_ERR_NOMEM || sc_ctx_error(ctx)->code,
+                          "after %ld allocations: %s", n, err.message);
+        sc_ctx_take_error(ctx, NULL);
+    }
+    ck_assert(done);
+    free(trace);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *read_suite(void)
 {
     Suite *s = suite_create("read");
@@ -865,6 +984,8 @@ Suite *read_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_real_logs);
     tcase_add_test(tc, test_real_constructs);
+    tcase_add_test(tc, test_mutations);
+    tcase_add_test(tc, test_nomem);
     suite_add_tcase(s, tc);
     return s;
 }
