@@ -9,8 +9,9 @@ submodules of torch.cond, SymInt arithmetic).
 
     /work/venv/bin/python tools/read/make_samples.py OUTDIR
 
-writes OUTDIR/train.torch_logs.txt, OUTDIR/train.trace.log and
-OUTDIR/constructs.txt.
+writes OUTDIR/train.torch_logs.txt, OUTDIR/train.trace.log,
+OUTDIR/constructs.txt and OUTDIR/code.txt (a GraphModule's `.code`, which
+has no annotations).
 """
 import glob
 import os
@@ -57,6 +58,13 @@ def sym(a):
 show("symint", make_fx(sym, tracing_mode="symbolic")(x))
 '''
 
+CODE = r'''
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+print(make_fx(lambda a, b: (a @ b).relu().sum())(torch.randn(4, 3),
+                                                  torch.randn(3, 2)).code)
+'''
+
 
 def main():
     out = sys.argv[1]
@@ -77,6 +85,10 @@ def main():
         r = subprocess.run([sys.executable, "-c", CONSTRUCTS],
                            capture_output=True, text=True, check=True)
         with open(os.path.join(out, "constructs.txt"), "w") as f:
+            f.write(r.stdout)
+        r = subprocess.run([sys.executable, "-c", CODE],
+                           capture_output=True, text=True, check=True)
+        with open(os.path.join(out, "code.txt"), "w") as f:
             f.write(r.stdout)
     finally:
         shutil.rmtree(tmp)
