@@ -116,6 +116,7 @@ static int parse_args(int argc, char **argv, gradcheck_args *a)
         {.name = "--max-per-input", .kind = CLI_OPT_UINT,
          .dest = &a->max_per_input, .max = SIZE_MAX, .bad = "bad count '%s'"},
         CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "gradcheck", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),

@@ -132,6 +132,7 @@ static int parse_args(int argc, char **argv, run_args *a)
         {.name = "--sizes", .kind = CLI_OPT_TEXT, .dest = &a->sizes_text},
         {.name = "--save", .kind = CLI_OPT_TEXT, .dest = &a->save_dir},
         CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "run", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),

@@ -144,6 +144,7 @@ static int parse_args(int argc, char **argv, validate_args *a)
          .seen = &a->policy_given},
         {.name = "--hint", .kind = CLI_OPT_TEXT, .dest = &a->hint_text},
         CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "validate", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),

@@ -129,6 +129,8 @@ static sc_graph *read_graph(sc_ctx *ctx, const char *file, const cli_load *l,
     }
     if (r) {
         ro.graph = r->graph;
+        if (r->num_fwd_outputs_given)
+            ro.num_fwd_outputs = r->num_fwd_outputs;
         if (r->role)
             sc_graph_kind_from_name(r->role, strlen(r->role), &ro.kind);
         if (r->strict)

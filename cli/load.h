@@ -16,6 +16,10 @@ typedef struct cli_reading {
      * placeholders without annotation */
     char **input_names, **input_types;
     size_t ninputs, inputs_cap;
+    /* --num-fwd-outputs N, for the commands whose own options lack it
+     * (CLI_READING_NFWD_OPTION) */
+    long num_fwd_outputs;
+    bool num_fwd_outputs_given;
 } cli_reading;
 
 /* A CLI_OPT_CALL parser: NAME=ANNOTATION[;NAME=ANNOTATION...] appended to
@@ -37,6 +41,14 @@ extern const char *const cli_role_choices[];
     {.name = "--input-type", .kind = CLI_OPT_CALL, .dest = (r),              \
      .needs_value = "%s needs NAME=ANNOTATION",                              \
      .fn = cli_input_type_option}
+
+/* --num-fwd-outputs N into r, for a command that has no such option of
+ * its own (it overrides the cli_load's). */
+#define CLI_READING_NFWD_OPTION(r)                                           \
+    {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT,                     \
+     .dest = &(r)->num_fwd_outputs,                                          \
+     .bad = "--num-fwd-outputs needs a non-negative integer",                \
+     .seen = &(r)->num_fwd_outputs_given}
 
 /* The --help lines of those options. */
 void cli_reading_help(FILE *out);

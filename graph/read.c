@@ -56,8 +56,9 @@ typedef struct reader {
     sc__buf scratch;
     int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
-    int *unknown_line;    /* the line of each one's first use */
-    size_t nunknown, unknown_cap, unknown_line_cap;
+    int *unknown_line;    /* the line and column of each one's first use */
+    int *unknown_col;
+    size_t nunknown, unknown_cap, unknown_line_cap, unknown_col_cap;
     const char *all_text; /* the whole text (directives are read from it) */
     size_t all_len;
     const sc__frame *frame; /* the graph read */
@@ -917,10 +918,11 @@ static sc_status read_dotted(reader *r, int max_parts)
     return r->scratch.failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
-static sc_status note_unknown(reader *r, const char *target, int line)
+static sc_status note_unknown(reader *r, const char *target, int line,
+                              int col)
 {
     size_t i;
-    void *items = r->unknown, *lines = r->unknown_line;
+    void *items = r->unknown, *lines = r->unknown_line, *cols;
     for (i = 0; i < r->nunknown; i++)
         if (r->unknown[i] == target)
             return SC_OK;
@@ -932,7 +934,13 @@ static sc_status note_unknown(reader *r, const char *target, int line)
                   sizeof *r->unknown_line))
         return sc__error_nomem(r->err);
     r->unknown_line = lines;
+    cols = r->unknown_col;
+    if (!sc__grow(&cols, &r->unknown_col_cap, r->nunknown + 1,
+                  sizeof *r->unknown_col))
+        return sc__error_nomem(r->err);
+    r->unknown_col = cols;
     r->unknown_line[r->nunknown] = line;
+    r->unknown_col[r->nunknown] = col;
     r->unknown[r->nunknown++] = target;
     return SC_OK;
 }
@@ -966,7 +974,7 @@ static sc_status append_node(reader *r, const char *name, const char *target,
     if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
         strcmp(tgt, "operator.getitem") != 0 &&
         strncmp(tgt, "self.", 5) != 0) {
-        SC_TRY(note_unknown(r, tgt, line));
+        SC_TRY(note_unknown(r, tgt, line, col));
     }
     /* The shape rules against the annotation: a mismatch is an error at
      * this line; no annotation takes the inferred result. */
@@ -2155,7 +2163,7 @@ static sc_status finish_read(reader *r)
 
     if (r->nunknown && (r->opts->flags & SC_GRAPH_READ_STRICT)) {
         const char *t = r->unknown[0];
-        st = error_at(r, r->unknown_line[0], 1,
+        st = error_at(r, r->unknown_line[0], r->unknown_col[0],
                       "'%s' is not in the op table (an unknown op is an "
                       "error with --strict)",
                       strncmp(t, "torch.ops.", 10) == 0 ? t + 10 : t);
@@ -2279,6 +2287,7 @@ fail:
     sc__free(r.released);
     sc__free(r.unknown);
     sc__free(r.unknown_line);
+    sc__free(r.unknown_col);
     sc__frame_list_free(&frames);
     return status;
 }

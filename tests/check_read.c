@@ -719,7 +719,7 @@ START_TEST(test_strict_and_input_types)
                                         &ro, &g, &err),
                      SC_ERR_UNSUPPORTED);
     ck_assert_str_eq(format_error(&err),
-                     "t.py:2:1: 'aten.frobnicate.default' is not in the op "
+                     "t.py:2:5: 'aten.frobnicate.default' is not in the op "
                      "table (an unknown op is an error with --strict)");
 
     /* a .code graph: shapes from the rules, given the inputs' types */
