@@ -117,28 +117,52 @@ static void prefix_compile_id(const char *p, const char *content, char *id,
     }
 }
 
+/* Whether the text q..k before a class keyword is what PyTorch puts
+ * there: nothing, a file path (`/.../_lazy_graph_module.py `), or
+ * `<eval_with_key>.N ` (possibly `from FILE:LINE in wrapped `). */
+static bool class_prefix_ok(const char *q, const char *k)
+{
+    const char *w = q;
+    if (q == k)
+        return true;
+    if (*q == '<')
+        return (size_t)(k - q) > 15 && memcmp(q, "<eval_with_key>", 15) == 0;
+    while (w < k && *w != ' ')
+        w++;
+    return w - q > 3 && memcmp(w - 3, ".py", 3) == 0 && skip_ws(w, k) == k;
+}
+
 /* The `class` keyword of a class line (`class NAME(...):`, possibly after
  * a file path or `<eval_with_key>.N from F:L in wrapped`), or NULL. */
 static const char *class_keyword(const char *q, const char *e)
 {
-    const char *k, *t = e;
+    const char *k, *t = e, *n;
+    if (word_at(q, e, "class")) /* the reader says what is wrong with it */
+        return q;
     while (t > q && (t[-1] == ' ' || t[-1] == '\r' || t[-1] == '\t'))
         t--;
     if (t == q || t[-1] != ':')
         return NULL;
     for (k = q; k + 6 <= t; k++) {
-        if ((k == q || k[-1] == ' ') && memcmp(k, "class ", 6) == 0) {
-            const char *n = skip_ws(k + 6, t);
-            if (n < t && (isalpha((unsigned char)*n) || *n == '_' ||
-                          *n == '<'))
-                return k;
-        }
-        if (k == q && *q != '/' && *q != '<' && *q != '.' && *q != '~' &&
-            !isalpha((unsigned char)*q))
-            return NULL;
+        if ((k != q && k[-1] != ' ') || memcmp(k, "class ", 6) != 0)
+            continue;
+        n = skip_ws(k + 6, t);
+        if (n < t && *n == '<') /* <lambda> */
+            while (n < t && *n != '>')
+                n++;
+        else
+            while (n < t && (isalnum((unsigned char)*n) || *n == '_'))
+                n++;
+        if (n < t && n[0] == '>')
+            n++;
+        if (n < t && *n == '(' && class_prefix_ok(q, k))
+            return k;
+        return NULL;
     }
     return NULL;
 }
+
+
 
 static int indent_of(const char *q, const char *e)
 {

@@ -156,6 +156,12 @@ static const frame_case frames[] = {
      SC_GRAPH_KIND_JOINT, SC_GRAPH_KIND_JOINT, 3, 0, NULL, NULL},
     {"python logging prefixes and unrelated lines", pylog, NULL, 0,
      SC_GRAPH_KIND_FORWARD, 2, 2, NULL, NULL},
+    {"prose that mentions a class is not a graph",
+     GLOG "[0/0] see class Foo(torch.nn.Module):\n"
+     GLOG "[0/0] /x/y.py class GraphModule(torch.nn.Module):\n"
+     GLOG "[0/0]     def forward(self, x: \"f32[2][1]cpu\"):\n"
+     GLOG "[0/0]         return (x,)\n", NULL, 0, SC_GRAPH_KIND_FORWARD, 1,
+     1, NULL, NULL},
     {"several graphs, no choice", three_graphs, NULL, 0, 0, 0, 0, NULL,
      "t.py holds 3 graphs; choose one with --graph: 0 (0/0:joint, line 4), "
      "1 (0/0:forward, line 17), 2 (0/0:backward, line 25)"},
