@@ -205,7 +205,8 @@ int cli_cmd_gradcheck(int argc, char **argv)
     cli_load_init(&load, "gradcheck");
     load.sizes_text = a.sizes_text;
     load.forward = a.forward;
-    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint, &g)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &g)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (!a.forward && sc_graph_tangent_count(joint) == 0) {

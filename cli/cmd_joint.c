@@ -210,7 +210,8 @@ int cli_cmd_joint(int argc, char **argv)
     load.hints = &a.hints;
     load.forward = true;
     load.no_grad = a.no_grad;
-    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint, &fwd)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &fwd)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (sc_graph_write_text(joint, NULL, &text, &len, &err) != SC_OK ||

@@ -257,7 +257,8 @@ int cli_cmd_partition(int argc, char **argv)
     load.num_fwd_outputs = a.nfwd;
     load.hints = &a.hints;
     load.forward = a.forward;
-    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g, &fwd)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &fwd)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     a.opts.num_params = a.params;

@@ -325,7 +325,8 @@ int cli_cmd_run(int argc, char **argv)
     cli_load_init(&load, "run");
     load.plain_path = true;
     load.sizes_text = a.sizes_text;
-    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g, &unused)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &unused)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (a.sizes_text && !check_sizes(g, sizes))

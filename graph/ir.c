@@ -1068,7 +1068,8 @@ bool sc_graph_kind_from_name(const char *name, size_t n, sc_graph_kind *out)
 {
     int i;
     for (i = 1; i < 5; i++)
-        if ((strlen(kind_names[i]) == n && memcmp(kind_names[i], name, n) == 0) ||
+        if ((strlen(kind_names[i]) == n &&
+             memcmp(kind_names[i], name, n) == 0) ||
             (strlen(kind_records[i]) == n &&
              memcmp(kind_records[i], name, n) == 0)) {
             *out = (sc_graph_kind)i;

@@ -2042,7 +2042,8 @@ static sc_status parse_trailer(reader *r)
             line++;
             continue;
         }
-        if (!((size_t)(e - c - ind) > 6 && memcmp(c + ind, "class ", 6) == 0)) {
+        if (!((size_t)(e - c - ind) > 6 &&
+              memcmp(c + ind, "class ", 6) == 0)) {
             status = error_at(r, line, (int)(c + ind - p) + 1,
                               "unexpected text after the return statement");
             goto fail;
@@ -2071,7 +2072,8 @@ static sc_status parse_trailer(reader *r)
         }
     }
     /* trailing blank lines out */
-    while (b.len >= 2 && b.data[b.len - 1] == '\n' && b.data[b.len - 2] == '\n')
+    while (b.len >= 2 && b.data[b.len - 1] == '\n' &&
+           b.data[b.len - 2] == '\n')
         b.data[--b.len] = '\0';
     if (b.failed) {
         status = sc__error_nomem(r->err);
