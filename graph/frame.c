@@ -252,13 +252,16 @@ static sc_status take_graph(scanner *s, const char *p, int *line,
     return push_frame(s, f);
 }
 
-/* `static_input_indices=[0, 1, 3]` anywhere in p..e: record it for id. */
+/* `static_input_indices=[0, 1, 3]` on the line p..e (the list may go on
+ * over the following lines, after their prefixes or tabs, as a
+ * pretty-printed payload does): record it for id. */
 static sc_status note_statics(scanner *s, const char *id, const char *p,
                               const char *e)
 {
     static const char key[] = "static_input_indices=[";
     const char *q, *r;
     size_t n = sizeof key - 1;
+    int lines = 0;
     sc__buf b;
     void *items = s->statics;
 
@@ -267,18 +270,23 @@ static sc_status note_statics(scanner *s, const char *id, const char *p,
             break;
     if (q + n > e)
         return SC_OK;
-    q += n;
     sc__buf_init(&b);
     sc__buf_putn(&b, "", 0);
-    for (r = q; r < e && *r != ']'; r++) {
-        if (isdigit((unsigned char)*r))
+    for (r = q + n; r < s->end && *r != ']'; r++) {
+        if (*r == '\n') {
+            const char *le = eol_of(r + 1, s->end);
+            if (++lines > 100000) /* not a list: ignore */
+                break;
+            r = content_of(s, r + 1, le) - 1;
+        } else if (isdigit((unsigned char)*r) || *r == ',') {
             sc__buf_putc(&b, *r);
-        else if (*r == ',')
-            sc__buf_putc(&b, ',');
-        else if (*r != ' ') {
-            sc__buf_free(&b);
-            return SC_OK; /* not a list of integers: ignore */
+        } else if (*r != ' ' && *r != '\t' && *r != '\r') {
+            break;
         }
+    }
+    if (r >= s->end || *r != ']') {
+        sc__buf_free(&b);
+        return SC_OK; /* not a list of integers: ignore */
     }
     if (b.failed ||
         !sc__grow(&items, &s->statics_cap, s->nstatics + 1,

@@ -340,7 +340,8 @@ static const char trace_ok[] =
     TR "{\"artifact\": {\"name\": \"aot_forward_graph_fw_metadata\", "
     "\"encoding\": \"string\"}, \"frame_id\": 0, \"frame_compile_id\": 0, "
     "\"attempt\": 0, \"has_payload\": \"a3\"}\n"
-    "\tViewAndMutationMeta(input_info=[], static_input_indices=[0, 2])\n"
+    "\tViewAndMutationMeta(input_info=[], static_input_indices=[0,\n"
+    "\t                                                         2])\n"
     TRACE_GRAPH("aot_inference_graph", "1")
     TR "{\"compilation_metrics\": {\"x\": [1.5, -2, true, null, \"a\\\"b\"]}"
     "}\n";
@@ -362,7 +363,7 @@ static const trace_case traces[] = {
     {"by index", trace_ok, "1", SC_GRAPH_KIND_INFERENCE, NULL, NULL},
     {"no choice", trace_ok, NULL, 0, NULL,
      "t.py holds 2 graphs; choose one with --graph: 0 (0/0:forward, line "
-     "7), 1 (1/0:inference, line 15)"},
+     "7), 1 (1/0:inference, line 16)"},
     {"a key without its closing quote",
      TR "{\"aot_joint_graph: {}}\n", NULL, 0, NULL,
      "t.py:1:78: bad JSON in a trace record: expected '\"', found the end "
@@ -429,7 +430,7 @@ START_TEST(test_traces)
     ck_assert_int_eq(sc_graph_node_line(g, 1), c->read_kind ==
                                                        SC_GRAPH_KIND_FORWARD
                                                    ? 9
-                                                   : 17);
+                                                   : 18);
     d = sc_graph_directive(g, "static_inputs");
     if (c->static_inputs)
         ck_assert_msg(d && strcmp(d, c->static_inputs) == 0, "%s: %s",
