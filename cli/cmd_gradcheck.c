@@ -14,6 +14,7 @@
 #include <symcut/interp.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -100,6 +101,7 @@ typedef struct gradcheck_args {
     bool forward;
     uint64_t seed, max_per_input;
     sc_gradcheck_options go;
+    cli_reading reading;
 } gradcheck_args;
 
 static int parse_args(int argc, char **argv, gradcheck_args *a)
@@ -117,6 +119,8 @@ static int parse_args(int argc, char **argv, gradcheck_args *a)
          .bad = "--rtol needs a non-negative number, not '%s'"},
         {.name = "--max-per-input", .kind = CLI_OPT_UINT,
          .dest = &a->max_per_input, .max = SIZE_MAX, .bad = "bad count '%s'"},
+        CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "gradcheck", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),
@@ -205,7 +209,8 @@ int cli_cmd_gradcheck(int argc, char **argv)
     cli_load_init(&load, "gradcheck");
     load.sizes_text = a.sizes.text;
     load.forward = a.forward;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &g)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &g)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (!a.forward && sc_graph_tangent_count(joint) == 0) {
@@ -236,6 +241,7 @@ done:
     sc_graph_free(joint);
     sc_graph_free(g);
     sc_symmap_free(sizes);
+    cli_reading_free(&a.reading);
     sc_ctx_free(ctx);
     return rc;
 }

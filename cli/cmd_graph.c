@@ -2,8 +2,11 @@
  * the newer print_readable style, or write it as Graphviz DOT.
  *
  *   symcut graph FILE [--print | --dot] [--hint s0=8,...]
- *                [--num-fwd-outputs N] [-o OUT]
+ *                [--num-fwd-outputs N] [--graph N|NAME] [--role R]
+ *                [--strict] [--input-type NAME=ANN] [-o OUT]
  *
+ * A file holding several graphs (a TORCH_LOGS or TORCH_TRACE log) without
+ * --graph: the list of its graphs.
  * Output goes to OUT atomically (nothing is written when reading fails),
  * or to standard output. */
 #include <config.h>
@@ -16,17 +19,20 @@
 #include <symcut/graph.h>
 #include <symcut/guards.h>
 
-#include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
     fputs("Usage: symcut graph FILE [--print | --dot] [--hint s0=8,...]\n"
-          "                    [--num-fwd-outputs N] [-o OUT]\n"
+          "                    [--num-fwd-outputs N] [--graph N|NAME] [--role R]\n"
+          "                    [--strict] [--input-type NAME=ANN] [-o OUT]\n"
           "\n"
           "Read a graph as PyTorch prints it (print_readable, TORCH_LOGS=\n"
-          "aot_joint_graph, tlparse; '-' is standard input) and print a\n"
-          "summary: nodes by op and by recompute class, inputs, outputs,\n"
-          "symbols with their hints, guards, unknown ops.\n"
+          "aot_graphs,aot_joint_graph, a TORCH_TRACE log; '-' is standard\n"
+          "input) and print a summary: its role, nodes by op and by recompute\n"
+          "class, inputs, outputs, symbols with their hints, guards, unknown\n"
+          "ops.  A file holding several graphs: without --graph, the list of\n"
+          "them (number, name, role, line, class).\n"
           "\n"
           "Options:\n"
           "  --print               re-print the graph in the newer style\n"
@@ -38,8 +44,10 @@ static void usage(FILE *out)
           "  --num-fwd-outputs N   the number of forward outputs (default: the\n"
           "                        outputs minus one gradient per primal)\n"
           "  -o OUT                write to OUT (atomically) instead of\n"
-          "                        standard output\n"
-          "\n"
+          "                        standard output\n",
+          out);
+    cli_reading_help(out);
+    fputs("\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
           "be read.\n",
           out);
@@ -126,6 +134,7 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
 
     ncalls = nn - nph;
     OUT("graph %s (class %s)\n", file, sc_graph_class_name(g));
+    OUT("role: %s\n", sc_graph_kind_name(sc_graph_get_kind(g)));
     OUT("nodes: %zu (%zu placeholder%s, %zu call%s)\n", nn, nph,
         nph == 1 ? "" : "s", ncalls, ncalls == 1 ? "" : "s");
     OUT("inputs: %zu primal%s, %zu tangent%s\n", sc_graph_primal_count(g),
@@ -225,6 +234,7 @@ typedef struct graph_args {
     bool print, dot;
     long nfwd;
     cli_hints hints;
+    cli_reading reading;
 } graph_args;
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
@@ -236,6 +246,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
          .bad = "--num-fwd-outputs needs a non-negative integer"},
+        CLI_READING_OPTIONS(&a->reading),
     };
     const cli_syntax syn = {.cmd = "graph", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts), .ctx = ctx,
@@ -252,6 +263,54 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
         return cli_usage_error("graph", "--print and --dot exclude each "
                                         "other");
     return CLI_PARSED;
+}
+
+/* The list of the graphs of a file holding several: text (malloc'ed),
+ * NULL when the file holds one graph (or cannot be listed: the reader
+ * then reports why). */
+static char *listing(const char *file, size_t *lenp)
+{
+    sc_error err;
+    sc_graph_listing *l = NULL;
+    size_t n = 0, i, len = 0, cap = 0;
+    char *data, *text = NULL;
+    const char *name = file;
+    bool failed = false;
+
+    if (strcmp(file, "-") == 0) /* read once, by the loader */
+        return NULL;
+    data = cli_read_file(file, &n, &err);
+    if (!data)
+        return NULL;
+    if (sc_graph_list_text(data, n, name, &l, &err) != SC_OK ||
+        sc_graph_listing_count(l) < 2) {
+        sc_graph_listing_free(l);
+        free(data);
+        return NULL;
+    }
+    OUT("%s holds %zu graphs%s (choose one with --graph N or NAME):\n", name,
+        sc_graph_listing_count(l),
+        sc_graph_listing_is_trace(l) ? " (a TORCH_TRACE log)" : "");
+    OUT("  %3s  %-28s %-10s %6s  %s\n", "N", "NAME", "ROLE", "LINE",
+        "CLASS");
+    for (i = 0; i < sc_graph_listing_count(l); i++) {
+        sc_graph_listing_entry e;
+        sc_graph_listing_entry_get(l, i, &e);
+        OUT("  %3zu  %-28s %-10s %6d  %s", i, e.name,
+            e.kind == SC_GRAPH_KIND_UNKNOWN ? "-" : sc_graph_kind_name(e.kind),
+            e.line, e.class_name[0] ? e.class_name : "-");
+        if (e.static_inputs && e.static_inputs[0])
+            OUT("  (static inputs %s)", e.static_inputs);
+        OUT("\n");
+    }
+    sc_graph_listing_free(l);
+    free(data);
+    if (failed) {
+        free(text);
+        return NULL;
+    }
+    *lenp = len;
+    return text;
 }
 
 int cli_cmd_graph(int argc, char **argv)
@@ -273,10 +332,21 @@ int cli_cmd_graph(int argc, char **argv)
     a.nfwd = -1;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
+    if (!a.print && !a.dot && !a.reading.graph &&
+        (text = listing(a.file, &len)) != NULL) {
+        rc = CLI_EXIT_INPUT;
+        if (cli_write_file(a.out_path, text, len, &err) != SC_OK) {
+            cli_report(&err);
+            goto done;
+        }
+        rc = CLI_EXIT_OK;
+        goto done;
+    }
     cli_load_init(&load, "graph");
     load.num_fwd_outputs = a.nfwd;
     load.hints = &a.hints;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &unused)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &unused)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (!a.print && !a.dot) {
@@ -300,6 +370,7 @@ int cli_cmd_graph(int argc, char **argv)
 done:
     free(text);
     cli_hints_free(&a.hints);
+    cli_reading_free(&a.reading);
     sc_graph_free(g);
     sc_ctx_free(ctx);
     return rc;

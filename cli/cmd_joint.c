@@ -14,6 +14,7 @@
 #include <symcut/graph.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -164,6 +165,7 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
 typedef struct joint_args {
     const char *file, *out_path, *no_grad;
     cli_hints hints;
+    cli_reading reading;
 } joint_args;
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, joint_args *a)
@@ -172,6 +174,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, joint_args *a)
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         {.name = "--no-grad", .kind = CLI_OPT_TEXT, .dest = &a->no_grad},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+        CLI_READING_OPTIONS(&a->reading),
     };
     const cli_syntax syn = {.cmd = "joint", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts), .ctx = ctx,
@@ -210,7 +213,8 @@ int cli_cmd_joint(int argc, char **argv)
     load.hints = &a.hints;
     load.forward = true;
     load.no_grad = a.no_grad;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &fwd)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (sc_graph_write_text(joint, NULL, &text, &len, &err) != SC_OK ||
@@ -222,6 +226,7 @@ int cli_cmd_joint(int argc, char **argv)
 done:
     free(text);
     cli_hints_free(&a.hints);
+    cli_reading_free(&a.reading);
     sc_graph_free(joint);
     sc_graph_free(fwd);
     sc_ctx_free(ctx);

@@ -21,6 +21,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -130,6 +131,7 @@ typedef struct partition_args {
     tag_list tags;
     sc_partition_options opts;
     cli_rules rules;
+    cli_reading reading;
 } partition_args;
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
@@ -157,6 +159,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
         {.name = "--tag", .kind = CLI_OPT_CALL, .dest = &a->tags,
          .fn = tag_option},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+        CLI_READING_OPTIONS(&a->reading),
     };
     const cli_syntax syn = {.cmd = "partition", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts), .ctx = ctx,
@@ -302,7 +305,8 @@ int cli_cmd_partition(int argc, char **argv)
     load.hints = &a.hints;
     load.forward = a.forward;
     if ((rc = check_nfwd(ctx, &a)) != 0 ||
-        (rc = cli_load_graph(ctx, a.file, &load, &g, &fwd)) != 0 ||
+        (rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &fwd)) != 0 ||
         (rc = check_graph_options(g, &a)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
@@ -321,6 +325,7 @@ int cli_cmd_partition(int argc, char **argv)
 done:
     free(report);
     cli_hints_free(&a.hints);
+    cli_reading_free(&a.reading);
     tag_list_free(&a.tags);
     sc_partition_free(part);
     sc_graph_free(g);

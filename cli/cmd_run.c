@@ -14,6 +14,7 @@
 #include <symcut/interp.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -120,6 +121,7 @@ typedef struct run_args {
     const char *file, *inputs_dir, *sizes_text, *save_dir;
     cli_list sizes; /* every --sizes; sizes_text is its text */
     uint64_t seed;
+    cli_reading reading;
 } run_args;
 
 static int parse_args(int argc, char **argv, run_args *a)
@@ -130,6 +132,8 @@ static int parse_args(int argc, char **argv, run_args *a)
          .max = UINT64_MAX, .bad = "bad seed '%s'"},
         {.name = "--sizes", .kind = CLI_OPT_LIST, .dest = &a->sizes},
         {.name = "--save", .kind = CLI_OPT_TEXT, .dest = &a->save_dir},
+        CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "run", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts),
@@ -323,7 +327,8 @@ int cli_cmd_run(int argc, char **argv)
     cli_load_init(&load, "run");
     load.plain_path = true;
     load.sizes_text = a.sizes_text;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &g, &unused)) != 0)
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &unused)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (a.sizes_text && !check_sizes(g, sizes))
@@ -371,6 +376,7 @@ done:
     sc_graph_free(g);
     sc_symmap_free(sizes);
     sc_symmap_free(binding);
+    cli_reading_free(&a.reading);
     sc_ctx_free(ctx);
     cli_list_free(&a.sizes);
     return rc;

@@ -17,6 +17,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/load.h"
 
 static void usage(FILE *out)
 {
@@ -126,6 +127,7 @@ typedef struct validate_args {
     uint64_t seed, saved;
     sc_partition_options popts;
     cli_rules rules;
+    cli_reading reading;
 } validate_args;
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, validate_args *a)
@@ -146,6 +148,8 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, validate_args *a)
          .seen = &a->policy_given},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints,
          .seen = &a->hint_given},
+        CLI_READING_OPTIONS(&a->reading),
+        CLI_READING_NFWD_OPTION(&a->reading),
     };
     const cli_syntax syn = {.cmd = "validate", .usage = usage, .opts = opts,
                             .nopts = CLI_NOPTS(opts), .ctx = ctx,
@@ -323,7 +327,8 @@ int cli_cmd_validate(int argc, char **argv)
     load.plain_path = true;
     load.sizes_text = a.sizes.text;
     load.forward = a.forward;
-    if ((rc = cli_load_graph(ctx, a.file, &load, &joint, &fwd_graph)) != 0 ||
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &joint,
+                                     &fwd_graph)) != 0 ||
         (a.hints.n &&
          (rc = cli_check_hint_names(a.forward ? fwd_graph : joint, "validate",
                                     &a.hints)) != 0) ||
@@ -365,6 +370,7 @@ done:
     sc_graph_free(bw);
     sc_symmap_free(sizes);
     sc_symmap_free(binding);
+    cli_reading_free(&a.reading);
     sc_ctx_free(ctx);
     return rc;
 }

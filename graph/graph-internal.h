@@ -100,4 +100,22 @@ void sc__graph_name_table_remove(sc_graph *g, sc_node_id id);
  * new; SIZE_MAX on exhaustion (the graph unchanged). */
 size_t sc__graph_intern_target_index(sc_graph *g, const char *target);
 
+/* Notes: what the reader keeps about a graph beyond the IR, in the
+ * directive table under keys starting with '.' (not printed as
+ * directives): ".kind" (sc_graph_get_kind), ".pytree" (read in the
+ * pytree form), ".comments" (the comment lines before nodes: for each
+ * node that has some, by increasing id, "ID\x01LINES\x02" with the lines
+ * joined by newlines), ".sub" (the nested submodule classes after the return,
+ * dedented, kept as text).  The value is copied; it may hold newlines. */
+sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
+                             sc_error *err);
+/* A note, or NULL. */
+const char *sc__graph_note(const sc_graph *g, const char *key);
+
+/* The kind a graph's signature and names suggest, with nout outputs: no
+ * tangents, forward; tangents with placeholders all named primals_N /
+ * tangents_N, at least one output per primal and a class other than
+ * backward_fn, joint; other graphs with tangents, backward. */
+sc_graph_kind sc__graph_guess_kind(const sc_graph *g, size_t nout);
+
 #endif /* SYMCUT_GRAPH_INTERNAL_H */

@@ -257,6 +257,8 @@ const char *sc_graph_class_name(const sc_graph *g)
 {
     if (g->class_name)
         return g->class_name;
+    if (sc_graph_get_kind(g) == SC_GRAPH_KIND_BACKWARD)
+        return "backward_fn";
     return g->ntangents ? "joint_fn" : "forward_fn";
 }
 
@@ -273,6 +275,18 @@ bool sc__graph_is_identifier(const char *s)
     return true;
 }
 
+/* `<lambda>`: the class name PyTorch prints for a lambda's graph. */
+static bool is_bracketed_identifier(const char *s)
+{
+    size_t n = strlen(s);
+    char buf[72];
+    if (n < 3 || n > 66 || s[0] != '<' || s[n - 1] != '>')
+        return false;
+    memcpy(buf, s + 1, n - 2);
+    buf[n - 2] = '\0';
+    return sc__graph_is_identifier(buf);
+}
+
 sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
                                   sc_error *err)
 {
@@ -281,7 +295,7 @@ sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
         g->class_name = NULL;
         return SC_OK;
     }
-    if (!sc__graph_is_identifier(name))
+    if (!sc__graph_is_identifier(name) && !is_bracketed_identifier(name))
         return sc__error_set(err, SC_ERR_INVALID,
                              "class name '%s' is not an identifier", name);
     copy = sc__arena_strdup(&g->arena, name, strlen(name));
@@ -1001,6 +1015,103 @@ bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
             return true;
         }
     return false;
+}
+
+/* Notes are directives whose key starts with '.' (never an identifier,
+ * so sc_graph_set_directive cannot make one); the writer does not print
+ * them as directives. */
+sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
+                             sc_error *err)
+{
+    size_t i;
+    void *items = g->directives;
+    const char *v;
+
+    v = sc__arena_strdup(&g->arena, value, strlen(value));
+    if (!v)
+        return sc__error_nomem(err);
+    for (i = 0; i < g->ndirectives; i++)
+        if (strcmp(g->directives[i].key, key) == 0) {
+            g->directives[i].value = v;
+            return SC_OK;
+        }
+    if (!sc__grow(&items, &g->directives_cap, g->ndirectives + 1,
+                  sizeof(sc__directive)))
+        return sc__error_nomem(err);
+    g->directives = items;
+    g->directives[g->ndirectives].key =
+        sc__arena_strdup(&g->arena, key, strlen(key));
+    if (!g->directives[g->ndirectives].key)
+        return sc__error_nomem(err);
+    g->directives[g->ndirectives].value = v;
+    g->ndirectives++;
+    return SC_OK;
+}
+
+const char *sc__graph_note(const sc_graph *g, const char *key)
+{
+    return key[0] == '.' ? sc_graph_directive(g, key) : NULL;
+}
+
+static const char *const kind_names[] = {"unknown", "joint", "forward",
+                                         "backward", "inference"};
+static const char *const kind_records[] = {
+    NULL, "aot_joint_graph", "aot_forward_graph", "aot_backward_graph",
+    "aot_inference_graph"};
+
+const char *sc_graph_kind_name(sc_graph_kind kind)
+{
+    return (unsigned)kind < 5 ? kind_names[kind] : "unknown";
+}
+
+bool sc_graph_kind_from_name(const char *name, size_t n, sc_graph_kind *out)
+{
+    int i;
+    for (i = 1; i < 5; i++)
+        if ((strlen(kind_names[i]) == n &&
+             memcmp(kind_names[i], name, n) == 0) ||
+            (strlen(kind_records[i]) == n &&
+             memcmp(kind_records[i], name, n) == 0)) {
+            *out = (sc_graph_kind)i;
+            return true;
+        }
+    return false;
+}
+
+sc_graph_kind sc_graph_get_kind(const sc_graph *g)
+{
+    const char *k = sc__graph_note(g, ".kind");
+    sc_graph_kind kind;
+    if (k && sc_graph_kind_from_name(k, strlen(k), &kind))
+        return kind;
+    return SC_GRAPH_KIND_UNKNOWN;
+}
+
+sc_status sc_graph_set_kind(sc_graph *g, sc_graph_kind kind, sc_error *err)
+{
+    if ((unsigned)kind >= 5)
+        return sc__error_set(err, SC_ERR_INVALID, "not a graph kind: %d",
+                             (int)kind);
+    return sc__graph_set_note(g, ".kind", kind_names[kind], err);
+}
+
+sc_graph_kind sc__graph_guess_kind(const sc_graph *g, size_t nout)
+{
+    size_t i;
+    bool joint_names = true;
+
+    if (g->ntangents == 0)
+        return SC_GRAPH_KIND_FORWARD;
+    for (i = 0; i < g->nplaceholders && joint_names; i++)
+        if (strncmp(g->nodes[i].name, "primals_", 8) != 0 &&
+            strncmp(g->nodes[i].name, "tangents_", 9) != 0)
+            joint_names = false;
+    /* a partitioned backward graph: saved values (any names) and
+     * tangents -> gradients */
+    if ((g->class_name && strcmp(g->class_name, "backward_fn") == 0) ||
+        !joint_names || nout < g->nprimals)
+        return SC_GRAPH_KIND_BACKWARD;
+    return SC_GRAPH_KIND_JOINT;
 }
 
 const char *sc_graph_directive(const sc_graph *g, const char *key)

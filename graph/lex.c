@@ -1,7 +1,8 @@
 /* symcut — the lexer of PyTorch's graph text: Python tokens without
  * indentation (the reader does not need it), implicit line joining inside
- * brackets, comments (`# symcut:` ones are collected), and the prefixes
- * that TORCH_LOGS puts before every line of a log. */
+ * brackets, comments, and the prefixes that TORCH_LOGS puts before every
+ * line of a log.  Which lines hold the graph is graph/frame.c's
+ * business. */
 #include <config.h>
 
 #include <ctype.h>
@@ -396,115 +397,6 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
                              "unexpected character '%c'", c);
     return sc__lex_error(lx, tok->line, tok->col,
                          "unexpected byte 0x%02x", (unsigned char)c);
-}
-
-/* ---- Before and after the graph ---------------------------------------- */
-
-static bool starts_word(const char *p, const char *end, const char *w)
-{
-    size_t n = strlen(w);
-    return (size_t)(end - p) >= n && memcmp(p, w, n) == 0 &&
-           ((size_t)(end - p) == n || !is_name_char(p[n]));
-}
-
-/* Classify the content of the line at lx->p (after its prefix):
- * 0 blank or comment, 1 log framing (TRACED GRAPH, =====), 2 graph start
- * (class/def, lx->p moved there), 3 other. */
-static int classify_line(sc__lexer *lx, const char **eolp)
-{
-    const char *eol, *q;
-
-    eol = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
-    if (!eol)
-        eol = lx->end;
-    *eolp = eol;
-    q = lx->p;
-    while (q < eol && (*q == ' ' || *q == '\t' || *q == '\r'))
-        q++;
-    if (q == eol)
-        return 0;
-    if (*q == '#') {
-        lx->p = q;
-        return 0;
-    }
-    if (starts_word(q, eol, "TRACED") || (eol - q >= 3 && memcmp(q, "===", 3) == 0))
-        return 1;
-    if (*q == '<') {
-        /* `<eval_with_key>.1 class ...` */
-        const char *r = memchr(q, '>', (size_t)(eol - q));
-        if (r) {
-            r++;
-            if (r < eol && *r == '.')
-                for (r++; r < eol && isdigit((unsigned char)*r); r++)
-                    ;
-            r = skip_spaces(r, eol);
-            if (starts_word(r, eol, "class")) {
-                lx->p = r;
-                return 2;
-            }
-        }
-        return 3;
-    }
-    if (starts_word(q, eol, "class") || starts_word(q, eol, "def")) {
-        lx->p = q;
-        return 2;
-    }
-    return 3;
-}
-
-sc_status sc__lex_skip_preamble(sc__lexer *lx)
-{
-    const char *eol;
-
-    while (lx->p < lx->end) {
-        int k = classify_line(lx, &eol);
-        if (k == 2)
-            return SC_OK;
-        if (k == 3) {
-            const char *q = skip_spaces(lx->p, eol);
-            return sc__lex_error(lx, lx->line, sc__lex_col(lx, q),
-                                 "expected 'class NAME(torch.nn.Module):' "
-                                 "or 'def forward(...):' to start the "
-                                 "graph");
-        }
-        if (k == 0 && lx->p < eol && *lx->p == '#') {
-            SC_TRY(skip_comment(lx));
-        }
-        lx->p = eol;
-        if (lx->p < lx->end)
-            next_line(lx);
-    }
-    return sc__lex_error(lx, lx->line, sc__lex_col(lx, lx->p),
-                         "no graph found (expected 'class "
-                         "NAME(torch.nn.Module):' or 'def forward(...):')");
-}
-
-sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more)
-{
-    const char *eol;
-
-    *more = false;
-    /* The return statement's NEWLINE left us at the start of a line. */
-    while (lx->p < lx->end) {
-        int k = classify_line(lx, &eol);
-        if (k == 1 || k == 2) {
-            *more = true;
-            return SC_OK;
-        }
-        if (k == 3) {
-            const char *q = skip_spaces(lx->p, eol);
-            return sc__lex_error(lx, lx->line, sc__lex_col(lx, q),
-                                 "unexpected text after the return "
-                                 "statement");
-        }
-        if (lx->p < eol && *lx->p == '#') {
-            SC_TRY(skip_comment(lx));
-        }
-        lx->p = eol;
-        if (lx->p < lx->end)
-            next_line(lx);
-    }
-    return SC_OK;
 }
 
 int sc__lex_find_definition(const sc__lexer *lx, const char *name, size_t len)

@@ -59,16 +59,6 @@ void sc__lex_restore(sc__lexer *lx, const sc__lex_mark *m);
 /* The next token, or an error (SC_ERR_PARSE with a location). */
 sc_status sc__lex_next(sc__lexer *lx, sc__token *tok);
 
-/* Skip what precedes the graph: blank lines, comments, log prefixes,
- * `TRACED GRAPH`, `===== ... =====` and `<eval_with_key>.N ` before the
- * class header.  Stops at `class` or `def`; anything else is an error. */
-sc_status sc__lex_skip_preamble(sc__lexer *lx);
-
-/* After the return statement: skip blank and comment lines.  *more is set
- * when another graph starts (the caller warns); other text is an
- * error. */
-sc_status sc__lex_check_trailer(sc__lexer *lx, bool *more);
-
 /* The start of the content of the physical line at p (after a log
  * prefix), p itself if there is none. */
 const char *sc__lex_skip_log_prefix(const char *p, const char *end);

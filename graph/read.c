@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/frame.h"
 #include "graph/lex.h"
 #include "graph/ops.h"
 
@@ -55,7 +56,15 @@ typedef struct reader {
     sc__buf scratch;
     int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
-    size_t nunknown, unknown_cap;
+    int *unknown_line;    /* the line and column of each one's first use */
+    int *unknown_col;
+    size_t nunknown, unknown_cap, unknown_line_cap, unknown_col_cap;
+    const char *all_text; /* the whole text (directives are read from it) */
+    size_t all_len;
+    const sc__frame *frame; /* the graph read */
+    bool flat;              /* the signature lists typed parameters */
+    sc_graph_kind directive_kind; /* of a `# symcut: role` line */
+    sc__buf comments;             /* the ".comments" note being made */
 } reader;
 
 /* ---- Errors and tokens --------------------------------------------------- */
@@ -650,7 +659,18 @@ static sc_status make_float(reader *r, const char *text, size_t n,
     return SC_OK;
 }
 
-/* torch.<name>: a dtype, layout or memory format. */
+static sc_status read_dotted(reader *r, int max_parts);
+
+static int count_dots(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '.';
+    return n;
+}
+
+/* torch.<name>: a dtype, layout or memory format; torch.ops.<op>: an op
+ * passed as an argument. */
 static sc_status parse_torch_constant(reader *r, sc_value *out)
 {
     sc_dtype dt;
@@ -662,6 +682,25 @@ static sc_status parse_torch_constant(reader *r, sc_value *out)
         return unexpected(r, "a dtype, layout or memory format after "
                              "'torch.'");
     *out = sc_value_none();
+    if (sc__tok_is(&r->tok, "ops")) {
+        /* an op overload passed as an argument */
+        char *s;
+        int line = r->tok.line, col = r->tok.col;
+        SC_TRY(read_dotted(r, 8));
+        if (count_dots(r->scratch.data) < 2) /* ops.NAMESPACE.OP */
+            return error_at(r, line, col,
+                            "expected an op after 'torch.ops.' "
+                            "(torch.ops.NAMESPACE.OP[.OVERLOAD])");
+        s = sc__arena_alloc(&r->g->arena, r->scratch.len + 7);
+        if (!s)
+            return sc__error_nomem(r->err);
+        s[0] = SC_VALUE_CALLABLE_MARK;
+        memcpy(s + 1, "torch.", 6);
+        memcpy(s + 7, r->scratch.data, r->scratch.len + 1);
+        out->kind = SC_VALUE_STRING;
+        out->u.str = s;
+        return SC_OK;
+    }
     if (sc_dtype_from_torch_name(r->tok.start, r->tok.len, &dt)) {
         out->kind = SC_VALUE_DTYPE;
         out->u.dtype = dt;
@@ -879,10 +918,11 @@ static sc_status read_dotted(reader *r, int max_parts)
     return r->scratch.failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
-static sc_status note_unknown(reader *r, const char *target)
+static sc_status note_unknown(reader *r, const char *target, int line,
+                              int col)
 {
     size_t i;
-    void *items = r->unknown;
+    void *items = r->unknown, *lines = r->unknown_line, *cols;
     for (i = 0; i < r->nunknown; i++)
         if (r->unknown[i] == target)
             return SC_OK;
@@ -890,6 +930,17 @@ static sc_status note_unknown(reader *r, const char *target)
                   sizeof *r->unknown))
         return sc__error_nomem(r->err);
     r->unknown = items;
+    if (!sc__grow(&lines, &r->unknown_line_cap, r->nunknown + 1,
+                  sizeof *r->unknown_line))
+        return sc__error_nomem(r->err);
+    r->unknown_line = lines;
+    cols = r->unknown_col;
+    if (!sc__grow(&cols, &r->unknown_col_cap, r->nunknown + 1,
+                  sizeof *r->unknown_col))
+        return sc__error_nomem(r->err);
+    r->unknown_col = cols;
+    r->unknown_line[r->nunknown] = line;
+    r->unknown_col[r->nunknown] = col;
     r->unknown[r->nunknown++] = target;
     return SC_OK;
 }
@@ -921,8 +972,9 @@ static sc_status append_node(reader *r, const char *name, const char *target,
                                         args, kws, meta, line, &id, r->err),
                   line, col));
     if (r->g->nodes[id].op == SC_OP_UNKNOWN &&
-        strcmp(tgt, "operator.getitem") != 0) {
-        SC_TRY(note_unknown(r, tgt));
+        strcmp(tgt, "operator.getitem") != 0 &&
+        strncmp(tgt, "self.", 5) != 0) {
+        SC_TRY(note_unknown(r, tgt, line, col));
     }
     /* The shape rules against the annotation: a mismatch is an error at
      * this line; no annotation takes the inferred result. */
@@ -961,8 +1013,19 @@ static sc_status parse_operand(reader *r, sc_value *out)
 
 static bool at_infix(const reader *r)
 {
-    return r->tok.kind == SC__TOK_OP &&
-           sc__graph_infix_target(r->tok.start, r->tok.len) != NULL;
+    return (r->tok.kind == SC__TOK_OP &&
+            sc__graph_infix_target(r->tok.start, r->tok.len) != NULL) ||
+           at_name(r, "and") || at_name(r, "or");
+}
+
+/* The target of the infix operator at the current token. */
+static const char *infix_target(const reader *r)
+{
+    if (at_name(r, "and"))
+        return "operator.and_";
+    if (at_name(r, "or"))
+        return "operator.or_";
+    return sc__graph_infix_target(r->tok.start, r->tok.len);
 }
 
 /* A positional argument of a call (after nkw keyword arguments), pushed
@@ -1062,9 +1125,27 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         sc__lex_mark save;
         sc__lex_save(&r->lx, &save);
 
+        if (at_name(r, "not")) {
+            /* not x */
+            SC_TRY(advance(r));
+            SC_TRY(parse_operand(r, &v));
+            SC_TRY(push_value(r, &v));
+            SC_TRY(append_node(r, name, "operator.not_", 1, 0, meta, line,
+                               col));
+            goto tail;
+        }
         SC_TRY(read_dotted(r, 16));
         if (at_op(r, "(")) {
             SC_TRY(parse_call(r, name, line, col, meta));
+        } else if (strncmp(r->scratch.data, "self.", 5) == 0) {
+            /* a get_attr node: a constant or a submodule of the class */
+            char *target = sc__strdup(r->scratch.data);
+            sc_status st;
+            if (!target)
+                return sc__error_nomem(r->err);
+            st = append_node(r, name, target, 0, 0, meta, line, col);
+            sc__free(target);
+            SC_TRY(st);
         } else {
             /* Not a call: restart at the first name as an operand. */
             if (strchr(r->scratch.data, '.') != NULL)
@@ -1096,7 +1177,7 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
                 note_getitem(r, v.u.node, idx.u.i);
             } else if (at_infix(r)) {
                 const char *tgt =
-                    sc__graph_infix_target(r->tok.start, r->tok.len);
+                    infix_target(r);
                 sc_value rhs;
                 SC_TRY(advance(r));
                 SC_TRY(parse_operand(r, &rhs));
@@ -1131,7 +1212,7 @@ static sc_status parse_node_rhs(reader *r, const char *name, int line, int col,
         if (!at_infix(r))
             return unexpected(r, "an operator");
         {
-            const char *tgt = sc__graph_infix_target(r->tok.start, r->tok.len);
+            const char *tgt = infix_target(r);
             SC_TRY(advance(r));
             SC_TRY(parse_operand(r, &rhs));
             SC_TRY(push_value(r, &lhs));
@@ -1164,6 +1245,20 @@ static sc_status add_placeholder(reader *r, const char *name,
                                  const sc_result *meta, int line, int col)
 {
     sc_node_id id;
+    sc_result given;
+    size_t i;
+
+    for (i = 0; i < r->opts->ninputs; i++)
+        if (strcmp(r->opts->input_names[i], name) == 0) {
+            const char *t = r->opts->input_types[i];
+            if (meta->kind != SC_RESULT_UNKNOWN)
+                return error_at(r, line, col,
+                                "'%s' is annotated in the text: its type "
+                                "cannot be given as an input type",
+                                name);
+            SC_TRY(parse_annotation(r, t, strlen(t), line, col, &given));
+            meta = &given;
+        }
 
     if (sc_graph_find(r->g, name) != SC_NODE_NONE)
         return error_at(r, line, col, "duplicate definition of '%s'", name);
@@ -1459,11 +1554,26 @@ static sc_status parse_output_list(reader *r, const char *close,
     return advance(r);
 }
 
+/* The graph's kind: the caller's, a `# symcut: role` line's, the
+ * framing's, or from the signature and names (nout: the number of
+ * outputs). */
+static sc_graph_kind detect_kind(const reader *r, size_t nout)
+{
+    if (r->opts->kind != SC_GRAPH_KIND_UNKNOWN)
+        return r->opts->kind;
+    if (r->directive_kind != SC_GRAPH_KIND_UNKNOWN)
+        return r->directive_kind;
+    if (r->frame && r->frame->kind != SC_GRAPH_KIND_UNKNOWN)
+        return r->frame->kind;
+    return sc__graph_guess_kind(r->g, nout);
+}
+
 static sc_status parse_return(reader *r)
 {
     sc_status status;
     sc_node_id *outs = NULL, id;
     size_t n = 0, cap = 0, nfwd;
+    sc_graph_kind kind;
     int line = r->tok.line, col = r->tok.col;
 
     r->ret_line = line;
@@ -1512,6 +1622,7 @@ static sc_status parse_return(reader *r)
         status = unexpected(r, "the end of the line");
         goto fail;
     }
+    kind = detect_kind(r, n);
     if (r->opts->num_fwd_outputs >= 0) {
         if ((size_t)r->opts->num_fwd_outputs > n) {
             status = error_at(r, line, col,
@@ -1521,7 +1632,9 @@ static sc_status parse_return(reader *r)
             goto fail;
         }
         nfwd = (size_t)r->opts->num_fwd_outputs;
-    } else if (r->g->ntangents > 0) {
+    } else if (kind == SC_GRAPH_KIND_BACKWARD) {
+        nfwd = 0;
+    } else if (kind == SC_GRAPH_KIND_JOINT) {
         if (n < r->g->nprimals) {
             status = error_at(r, line, col,
                               "a joint graph returns its forward outputs "
@@ -1537,6 +1650,10 @@ static sc_status parse_return(reader *r)
     }
     status = sc_graph_set_outputs(r->g, n, outs, nfwd, r->err);
     status = locate(r, status, line, col);
+    if (status == SC_OK)
+        status = sc_graph_set_kind(r->g, kind, r->err);
+    if (status == SC_OK && !r->flat)
+        status = sc__graph_set_note(r->g, ".pytree", "1", r->err);
 fail:
     sc__free(outs);
     return status;
@@ -1584,6 +1701,7 @@ static sc_status parse_signature(reader *r)
         r->tok = tsave;
     }
     r->pytree = !any_annotated && only_pytree && nparams > 0;
+    r->flat = !r->pytree;
     if (r->pytree) {
         r->has_tangents = nparams == 2 && sc__tok_is(&params[1], "tangents");
         if (!sc__tok_is(&params[0], "primals") ||
@@ -1636,6 +1754,22 @@ static sc_status parse_class_header(reader *r)
     const char *name;
 
     SC_TRY(expect_name(r, "class"));
+    if (at_op(r, "<")) {
+        /* class <lambda>(torch.nn.Module): */
+        int line = r->tok.line, col = r->tok.col;
+        char buf[72];
+        SC_TRY(advance(r));
+        if (r->tok.kind != SC__TOK_NAME || r->tok.len > 64)
+            return unexpected(r, "a class name");
+        snprintf(buf, sizeof buf, "<%.*s>", (int)r->tok.len, r->tok.start);
+        SC_TRY(advance(r));
+        if (!at_op(r, ">"))
+            return unexpected(r, "'>'");
+        SC_TRY(locate(r, sc_graph_set_class_name(r->g, buf, r->err), line,
+                      col));
+        SC_TRY(advance(r));
+        goto bases;
+    }
     if (r->tok.kind != SC__TOK_NAME)
         return unexpected(r, "a class name");
     name = tok_text(r);
@@ -1644,6 +1778,7 @@ static sc_status parse_class_header(reader *r)
     SC_TRY(locate(r, sc_graph_set_class_name(r->g, name, r->err),
                   r->tok.line, r->tok.col));
     SC_TRY(advance(r));
+bases:
     if (at_op(r, "(")) {
         SC_TRY(advance(r));
         SC_TRY(read_dotted(r, 8));
@@ -1651,6 +1786,58 @@ static sc_status parse_class_header(reader *r)
     }
     SC_TRY(expect_op(r, ":"));
     return expect_newline(r);
+}
+
+/* The comment lines right before the statement starting at token t
+ * (`# File: ...`, `# No stacktrace found ...`; not `# symcut:` ones) are
+ * kept for the node just made: "ID\x01TEXT\x02" appended to
+ * r->comments (the ".comments" note, sc__graph_set_note). */
+static sc_status keep_comments(reader *r, const sc__token *t)
+{
+    const char *ls = t->start - (t->col - 1), *lo = r->frame->line_start;
+    const char *first = NULL, *p, *q;
+    sc__buf *b = &r->comments;
+
+    /* walk back over the comment lines */
+    p = ls;
+    while (p > lo) {
+        const char *prev = p - 1, *c;
+        while (prev > lo && prev[-1] != '\n')
+            prev--;
+        c = sc__lex_skip_log_prefix(prev, p - 1);
+        while (c < p - 1 && (*c == ' ' || *c == '\t'))
+            c++;
+        if (c >= p - 1 || *c != '#')
+            break;
+        q = c + 1;
+        while (q < p - 1 && *q == ' ')
+            q++;
+        if ((size_t)(p - 1 - q) >= 7 && memcmp(q, "symcut:", 7) == 0)
+            break;
+        first = prev;
+        p = prev;
+    }
+    if (!first)
+        return SC_OK;
+    sc__buf_printf(b, "%zu\x01", r->g->nnodes - 1);
+    for (p = first; p < ls;) {
+        const char *e = memchr(p, '\n', (size_t)(ls - p)), *c;
+        if (!e)
+            e = ls;
+        c = sc__lex_skip_log_prefix(p, e);
+        while (c < e && (*c == ' ' || *c == '\t'))
+            c++;
+        q = e;
+        while (q > c && (q[-1] == '\r' || q[-1] == ' '))
+            q--;
+        if (p != first)
+            sc__buf_putc(b, '\n');
+        for (; c < q; c++) /* the note's separators stay separators */
+            sc__buf_putc(b, *c == '\x01' || *c == '\x02' ? '?' : *c);
+        p = e + 1;
+    }
+    sc__buf_putc(b, '\x02');
+    return b->failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
 static sc_status parse_body(reader *r)
@@ -1722,6 +1909,7 @@ static sc_status parse_body(reader *r)
         st = parse_node_rhs(r, name, first.line, first.col, &meta);
         sc__free(name);
         SC_TRY(st);
+        SC_TRY(keep_comments(r, &first));
     }
 }
 
@@ -1782,6 +1970,18 @@ static sc_status apply_directive(reader *r, const sc__lex_directive *d)
         }
         return SC_OK;
     }
+    if (s - k == 4 && memcmp(k, "role", 4) == 0) {
+        const char *v = s, *e = end;
+        while (v < e && is_space(*v))
+            v++;
+        while (e > v && (is_space(e[-1]) || e[-1] == '\r'))
+            e--;
+        if (!sc_graph_kind_from_name(v, (size_t)(e - v), &r->directive_kind))
+            return error_at(r, d->line, d->col + (int)(v - d->text),
+                            "expected joint, forward, backward or inference "
+                            "after 'role'");
+        return SC_OK;
+    }
     {
         char key[64];
         const char *v = s;
@@ -1805,6 +2005,87 @@ static sc_status apply_directive(reader *r, const sc__lex_directive *d)
     }
 }
 
+/* ---- After the return: nested submodules ------------------------------- */
+
+static size_t lead_ws(const char *c, const char *e)
+{
+    const char *q = c;
+    while (q < e && (*q == ' ' || *q == '\t'))
+        q++;
+    return (size_t)(q - c);
+}
+
+/* The lines after the return statement, up to the end of the graph:
+ * blank lines, comments, and nested `class NAME(torch.nn.Module):` blocks
+ * (the bodies of higher-order ops), kept dedented as the ".sub" note. */
+static sc_status parse_trailer(reader *r)
+{
+    const char *p = r->lx.p, *end = r->lx.end;
+    int line = r->lx.line;
+    sc__buf b;
+    sc_status status = SC_OK;
+
+    if (p > r->lx.line_start && p[-1] != '\n') {
+        /* the return ended the text without a newline */
+        return SC_OK;
+    }
+    sc__buf_init(&b);
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p)), *c;
+        size_t ind;
+        if (!e)
+            e = end;
+        c = sc__lex_skip_log_prefix(p, e);
+        ind = lead_ws(c, e);
+        if (c + ind >= e || c[ind] == '#' || c[ind] == '\r') {
+            p = e < end ? e + 1 : e;
+            line++;
+            continue;
+        }
+        if (!((size_t)(e - c - ind) > 6 &&
+              memcmp(c + ind, "class ", 6) == 0)) {
+            status = error_at(r, line, (int)(c + ind - p) + 1,
+                              "unexpected text after the return statement");
+            goto fail;
+        }
+        /* a nested class: through the lines indented deeper */
+        for (;;) {
+            const char *t = e;
+            size_t k = lead_ws(c, e);
+            k = k < ind ? k : ind;
+            while (t > c + k && (t[-1] == '\r' || t[-1] == ' '))
+                t--;
+            if (b.len || t > c + k)
+                sc__buf_putn(&b, c + k, (size_t)(t - c - k));
+            sc__buf_putc(&b, '\n');
+            p = e < end ? e + 1 : e;
+            line++;
+            if (p >= end)
+                break;
+            e = memchr(p, '\n', (size_t)(end - p));
+            if (!e)
+                e = end;
+            c = sc__lex_skip_log_prefix(p, e);
+            if (c + lead_ws(c, e) < e && c[lead_ws(c, e)] != '\r' &&
+                lead_ws(c, e) <= ind)
+                break;
+        }
+    }
+    /* trailing blank lines out */
+    while (b.len >= 2 && b.data[b.len - 1] == '\n' &&
+           b.data[b.len - 2] == '\n')
+        b.data[--b.len] = '\0';
+    if (b.failed) {
+        status = sc__error_nomem(r->err);
+        goto fail;
+    }
+    if (b.len)
+        status = sc__graph_set_note(r->g, ".sub", b.data, r->err);
+fail:
+    sc__buf_free(&b);
+    return status;
+}
+
 void sc_graph_read_options_init(sc_graph_read_options *opts)
 {
     memset(opts, 0, sizeof *opts);
@@ -1816,7 +2097,7 @@ void sc_graph_read_options_init(sc_graph_read_options *opts)
  * caller's hints, which win. */
 static sc_status scan_directives(reader *r)
 {
-    const char *p = r->lx.text, *end = r->lx.end, *eol, *q;
+    const char *p = r->all_text, *end = r->all_text + r->all_len, *eol, *q;
     int line = 1;
     size_t i;
 
@@ -1872,6 +2153,26 @@ static sc_status finish_read(reader *r)
     sc_status st;
     size_t i;
 
+    for (i = 0; i < r->opts->ninputs; i++)
+        if (sc_graph_find(r->g, r->opts->input_names[i]) == SC_NODE_NONE ||
+            sc_graph_node_kind(r->g, sc_graph_find(r->g,
+                                                   r->opts->input_names[i])) !=
+                SC_NODE_PLACEHOLDER)
+            return sc__error_set(r->err, SC_ERR_INVALID,
+                                 "input type for '%s': the graph has no "
+                                 "such placeholder",
+                                 r->opts->input_names[i]);
+
+    if (r->nunknown && (r->opts->flags & SC_GRAPH_READ_STRICT)) {
+        const char *t = r->unknown[0];
+        st = error_at(r, r->unknown_line[0], r->unknown_col[0],
+                      "'%s' is not in the op table (an unknown op is an "
+                      "error with --strict)",
+                      strncmp(t, "torch.ops.", 10) == 0 ? t + 10 : t);
+        if (r->err)
+            r->err->code = SC_ERR_UNSUPPORTED;
+        return SC_ERR_UNSUPPORTED;
+    }
     if (r->nunknown) {
         sc__buf b;
         sc__buf_init(&b);
@@ -1905,7 +2206,8 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     sc_graph_read_options defaults;
     sc_status status;
     const char *nul;
-    bool more = false;
+    sc__frame_list frames;
+    size_t which = 0;
 
     *out = NULL;
     sc_error_init(err);
@@ -1916,11 +2218,15 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     if (!ctx || (!text && len))
         return sc__error_set(err, SC_ERR_INVALID, "no context or no text");
     memset(&r, 0, sizeof r);
+    memset(&frames, 0, sizeof frames);
+    r.all_text = text ? text : "";
+    r.all_len = len;
     r.file = filename ? filename : "<text>";
     r.ctx = ctx;
     r.opts = opts;
     r.err = err;
     sc__buf_init(&r.scratch);
+    sc__buf_init(&r.comments);
     sc__lex_init(&r.lx, text ? text : "", len, r.file, err);
     nul = len ? memchr(text, '\0', len) : NULL;
     if (nul) {
@@ -1944,19 +2250,25 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
      * size the graph once. */
     SC_CHECK(sc__graph_reserve(r.g, presize_count(text, len), err));
     SC_CHECK(scan_directives(&r));
-    SC_CHECK(sc__lex_skip_preamble(&r.lx));
+    SC_CHECK(sc__frame_scan(text, len, r.file, &frames, err));
+    SC_CHECK(sc__frame_select(&frames, opts->graph, r.file, &which, err));
+    r.frame = &frames.items[which];
+    r.lx.p = r.frame->start;
+    r.lx.line_start = r.frame->line_start;
+    r.lx.line = r.frame->line;
+    r.lx.end = r.frame->end;
     SC_CHECK(advance(&r));
     if (at_name(&r, "class"))
         SC_CHECK(parse_class_header(&r));
     SC_CHECK(parse_signature(&r));
     SC_CHECK(parse_body(&r));
-    SC_CHECK(sc__lex_check_trailer(&r.lx, &more));
-    if (more &&
-        !sc__graph_warn(r.g, "the text holds more than one graph; only the "
-                             "first was read")) {
-        status = sc__error_nomem(err);
-        goto fail;
-    }
+    SC_CHECK(parse_trailer(&r));
+    if (r.frame->static_inputs && r.frame->static_inputs[0] &&
+        !sc_graph_directive(r.g, "static_inputs"))
+        SC_CHECK(sc_graph_set_directive(r.g, "static_inputs",
+                                        r.frame->static_inputs, err));
+    if (r.comments.len)
+        SC_CHECK(sc__graph_set_note(r.g, ".comments", r.comments.data, err));
     status = finish_read(&r);
 fail:
     if (status == SC_OK) {
@@ -1968,6 +2280,7 @@ fail:
     }
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
+    sc__buf_free(&r.comments);
     sc__free(r.pending);
     sc__free(r.pending_slots);
     sc__free(r.vstack);
@@ -1975,6 +2288,9 @@ fail:
     sc__free(r.dims);
     sc__free(r.released);
     sc__free(r.unknown);
+    sc__free(r.unknown_line);
+    sc__free(r.unknown_col);
+    sc__frame_list_free(&frames);
     return status;
 }
 

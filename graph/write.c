@@ -62,6 +62,10 @@ static void put_float(sc__buf *b, double v)
 /* Python's repr of a string. */
 static void put_string(sc__buf *b, const char *s)
 {
+    if (s[0] == SC_VALUE_CALLABLE_MARK) { /* a callable: its dotted name */
+        sc__buf_puts(b, s + 1);
+        return;
+    }
     char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
     sc__buf_putc(b, q);
     for (; *s; s++) {
@@ -214,6 +218,16 @@ static void put_rhs(sc__buf *b, const sc_graph *g, const sc__node *n)
             put_value(b, g, &n->args[0], 0);
             return;
         }
+        if (strcmp(n->target, "operator.not_") == 0 && n->npos == 1 &&
+            n->args[0].kind == SC_VALUE_NODE) {
+            sc__buf_puts(b, "not ");
+            put_value(b, g, &n->args[0], 0);
+            return;
+        }
+        if (n->npos == 0 && strncmp(n->target, "self.", 5) == 0) {
+            sc__buf_puts(b, n->target); /* get_attr */
+            return;
+        }
     }
     sc__buf_puts(b, n->target);
     sc__buf_putc(b, '(');
@@ -336,6 +350,12 @@ static void liveness_free(liveness *lv)
 static void put_directives(sc__buf *b, const sc_graph *g)
 {
     size_t i;
+    sc_graph_kind kind = sc_graph_get_kind(g);
+
+    /* the kind, when the text alone would say another */
+    if (kind != SC_GRAPH_KIND_UNKNOWN &&
+        kind != sc__graph_guess_kind(g, g->noutputs))
+        sc__buf_printf(b, "# symcut: role %s\n", sc_graph_kind_name(kind));
     if (g->nhints) {
         sc__buf_puts(b, "# symcut: hint");
         for (i = 0; i < g->nhints; i++)
@@ -345,8 +365,90 @@ static void put_directives(sc__buf *b, const sc_graph *g)
         sc__buf_putc(b, '\n');
     }
     for (i = 0; i < g->ndirectives; i++)
-        sc__buf_printf(b, "# symcut: %s %s\n", g->directives[i].key,
-                       g->directives[i].value);
+        if (g->directives[i].key[0] != '.')
+            sc__buf_printf(b, "# symcut: %s %s\n", g->directives[i].key,
+                           g->directives[i].value);
+}
+
+/* PyTorch prints a forward, backward or inference graph with flat typed
+ * parameters and a tuple return; a joint graph (and one read in that
+ * form) with the pytree unpacking. */
+static bool flat_style(const sc_graph *g)
+{
+    sc_graph_kind k = sc_graph_get_kind(g);
+    if (sc__graph_note(g, ".pytree"))
+        return false;
+    return k == SC_GRAPH_KIND_FORWARD || k == SC_GRAPH_KIND_BACKWARD ||
+           k == SC_GRAPH_KIND_INFERENCE;
+}
+
+static void put_flat_signature(sc__buf *b, const sc_graph *g)
+{
+    size_t i;
+    sc__buf_puts(b, "    def forward(self");
+    for (i = 0; i < g->nplaceholders; i++) {
+        sc__buf_printf(b, ", %s", g->nodes[i].name);
+        {
+            size_t mark = b->len;
+            sc__buf_puts(b, ": ");
+            if (!put_annotation(b, g, &g->nodes[i]) && !b->failed) {
+                b->len = mark;
+                b->data[mark] = '\0';
+            }
+        }
+    }
+    sc__buf_puts(b, "):\n");
+}
+
+/* The comment lines kept before node i (each indented), if the next
+ * entry of the ".comments" note (*cursor, "ID\x01TEXT\x02...", by
+ * increasing ID) is node i's; the cursor moves past it. */
+static void put_comments(sc__buf *b, const char **cursor, size_t i,
+                         const char *ind)
+{
+    const char *c = *cursor, *t, *end, *e;
+    char *num_end;
+    unsigned long long id;
+
+    if (!c || !*c)
+        return;
+    id = strtoull(c, &num_end, 10);
+    if (*num_end != '\x01' || id != i)
+        return;
+    t = num_end + 1;
+    end = strchr(t, '\x02');
+    if (!end)
+        end = t + strlen(t);
+    while (t <= end) {
+        e = memchr(t, '\n', (size_t)(end - t));
+        if (!e)
+            e = end;
+        sc__buf_puts(b, ind);
+        sc__buf_putn(b, t, (size_t)(e - t));
+        sc__buf_putc(b, '\n');
+        t = e + 1;
+    }
+    *cursor = *end ? end + 1 : end;
+}
+
+/* The nested submodule classes kept as text, after the return. */
+static void put_subgraphs(sc__buf *b, const sc_graph *g)
+{
+    const char *c = sc__graph_note(g, ".sub"), *e;
+    if (!c)
+        return;
+    sc__buf_putc(b, '\n');
+    while (*c) {
+        e = strchr(c, '\n');
+        if (!e)
+            e = c + strlen(c);
+        if (e > c) {
+            sc__buf_puts(b, "    ");
+            sc__buf_putn(b, c, (size_t)(e - c));
+        }
+        sc__buf_putc(b, '\n');
+        c = *e ? e + 1 : e;
+    }
 }
 
 static sc_status write_text(const sc_graph *g,
@@ -355,7 +457,8 @@ static sc_status write_text(const sc_graph *g,
 {
     liveness lv;
     size_t i, j;
-    bool any_annotated = false;
+    bool any_annotated = false, flat = flat_style(g);
+    const char *comments = sc__graph_note(g, ".comments");
     const char *ind = "        ";
 
     memset(&lv, 0, sizeof lv);
@@ -367,9 +470,12 @@ static sc_status write_text(const sc_graph *g,
     sc__buf_printf(b, "class %s(torch.nn.Module):\n",
                    opts->class_name ? opts->class_name
                                     : sc_graph_class_name(g));
-    sc__buf_printf(b, "    def forward(self, primals%s):\n",
-                   g->ntangents ? ", tangents" : "");
-    for (i = 0; i < g->nplaceholders; i++)
+    if (flat)
+        put_flat_signature(b, g);
+    else
+        sc__buf_printf(b, "    def forward(self, primals%s):\n",
+                       g->ntangents ? ", tangents" : "");
+    for (i = 0; i < g->nplaceholders && !flat; i++)
         if (g->nodes[i].rkind == SC_RESULT_TENSOR ||
             g->nodes[i].rkind == SC_RESULT_SYMINT ||
             g->nodes[i].rkind == SC_RESULT_SYMBOOL)
@@ -388,7 +494,7 @@ static sc_status write_text(const sc_graph *g,
         }
         sc__buf_puts(b, "\n    \n");
     }
-    if (g->nplaceholders) {
+    if (g->nplaceholders && !flat) {
         sc__buf_puts(b, ind);
         for (i = 0; i < g->nplaceholders; i++)
             sc__buf_printf(b, "%s, ", g->nodes[i].name);
@@ -396,12 +502,13 @@ static sc_status write_text(const sc_graph *g,
                           "self._in_spec)\n",
                        g->ntangents ? ", tangents" : "");
     }
-    if (g->nnodes > g->nplaceholders) {
+    if (g->nnodes > g->nplaceholders && !comments) {
         sc__buf_puts(b, ind);
         sc__buf_puts(b, "# No stacktrace found for following nodes\n");
     }
     for (i = g->nplaceholders; i < g->nnodes && !b->failed; i++) {
         const sc__node *n = &g->nodes[i];
+        put_comments(b, &comments, i, ind);
         sc__buf_puts(b, ind);
         sc__buf_puts(b, n->name);
         {
@@ -424,7 +531,7 @@ static sc_status write_text(const sc_graph *g,
         sc__buf_putc(b, '\n');
     }
     sc__buf_puts(b, ind);
-    sc__buf_puts(b, "return pytree.tree_unflatten([");
+    sc__buf_puts(b, flat ? "return (" : "return pytree.tree_unflatten([");
     for (i = 0; i < g->noutputs; i++) {
         if (i)
             sc__buf_puts(b, ", ");
@@ -432,7 +539,11 @@ static sc_status write_text(const sc_graph *g,
                             ? "None"
                             : g->nodes[g->outputs[i]].name);
     }
-    sc__buf_puts(b, "], self._out_spec)\n");
+    if (flat)
+        sc__buf_puts(b, g->noutputs == 1 ? ",)\n" : ")\n");
+    else
+        sc__buf_puts(b, "], self._out_spec)\n");
+    put_subgraphs(b, g);
     sc__buf_puts(b, ind);
     sc__buf_putc(b, '\n');
     liveness_free(&lv);

@@ -8,6 +8,7 @@
 Suite *symint_suite(void);
 Suite *guards_suite(void);
 Suite *graph_suite(void);
+Suite *read_suite(void);
 Suite *kernels_suite(void);
 Suite *shapes_suite(void);
 Suite *interp_suite(void);
@@ -27,6 +28,7 @@ int main(void)
     sr = srunner_create(symint_suite());
     srunner_add_suite(sr, guards_suite());
     srunner_add_suite(sr, graph_suite());
+    srunner_add_suite(sr, read_suite());
     srunner_add_suite(sr, kernels_suite());
     srunner_add_suite(sr, shapes_suite());
     srunner_add_suite(sr, interp_suite());

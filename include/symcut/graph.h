@@ -157,7 +157,10 @@ typedef enum sc_value_kind {
                                also an integer literal beyond int64_t */
     SC_VALUE_FLOAT,         /* a float, with its exact text */
     SC_VALUE_BOOL,
-    SC_VALUE_STRING,
+    SC_VALUE_STRING,        /* also a Python callable passed as an
+                               argument (`torch.ops.mylib.foo.default` to
+                               auto_functionalized): its dotted name after
+                               the byte SC_VALUE_CALLABLE_MARK */
     SC_VALUE_DTYPE,         /* torch.float32 */
     SC_VALUE_DEVICE,        /* device(type='cpu') */
     SC_VALUE_LAYOUT,        /* torch.strided */
@@ -190,6 +193,9 @@ typedef struct sc_value {
         } list;
     } u;
 } sc_value;
+
+/* The first byte of a STRING value that names a Python callable. */
+#define SC_VALUE_CALLABLE_MARK '\x01'
 
 /* Convenience constructors (no allocation: a list refers to the caller's
  * items, and a float's repr, a string, to the caller's text; the graph
@@ -263,6 +269,33 @@ sc_env *sc_graph_env(const sc_graph *g);
 const char *sc_graph_class_name(const sc_graph *g);
 sc_status sc_graph_set_class_name(sc_graph *g, const char *name,
                                   sc_error *err);
+
+/* What a graph is, as PyTorch's AOTAutograd makes them: a joint graph
+ * (primals and tangents -> forward outputs and one gradient per primal),
+ * the forward and backward graphs a partition makes of it (forward:
+ * primals -> outputs and saved values; backward: saved values and
+ * tangents -> gradients), or an inference graph (no gradients).  The
+ * reader detects it from the framing (banners, trace records), the
+ * signature and the names; SC_GRAPH_KIND_UNKNOWN for a graph built
+ * through the API that nobody said. */
+typedef enum sc_graph_kind {
+    SC_GRAPH_KIND_UNKNOWN,
+    SC_GRAPH_KIND_JOINT,
+    SC_GRAPH_KIND_FORWARD,
+    SC_GRAPH_KIND_BACKWARD,
+    SC_GRAPH_KIND_INFERENCE
+} sc_graph_kind;
+
+/* "joint", "forward", "backward", "inference", "unknown". */
+const char *sc_graph_kind_name(sc_graph_kind kind);
+/* The kind named name (n bytes; also PyTorch's trace record names
+ * "aot_joint_graph", ...); false if none. */
+bool sc_graph_kind_from_name(const char *name, size_t n, sc_graph_kind *out);
+/* The graph's kind (see above).  The writer prints a forward, backward or
+ * inference graph with PyTorch's flat typed parameters unless it was read
+ * in the pytree form. */
+sc_graph_kind sc_graph_get_kind(const sc_graph *g);
+sc_status sc_graph_set_kind(sc_graph *g, sc_graph_kind kind, sc_error *err);
 
 /* ---- Building (front ends) ---------------------------------------------
  * Nodes are appended in topological order: every node an argument refers
@@ -404,7 +437,10 @@ bool sc_graph_equal(const sc_graph *a, const sc_graph *b, unsigned flags,
 enum {
     /* Do not check `;  x = None` suffixes (by default a name used after
      * the line that released it is an error). */
-    SC_GRAPH_READ_NO_LIVENESS_CHECK = 1u << 0
+    SC_GRAPH_READ_NO_LIVENESS_CHECK = 1u << 0,
+    /* An op the op table does not know is an error (SC_ERR_UNSUPPORTED at
+     * its line), not a warning. */
+    SC_GRAPH_READ_STRICT = 1u << 1
 };
 
 typedef struct sc_graph_read_options {
@@ -424,6 +460,22 @@ typedef struct sc_graph_read_options {
      * symbol with a hint becomes a backed symbol, one without an unbacked
      * symbol (size-like when it is a size). */
     sc_env *env;
+    /* Which graph of a text holding several (a TORCH_LOGS log, a
+     * TORCH_TRACE log): its index in sc_graph_list_text's order ("2"), its
+     * name ("0/0:joint"), a compile id ("1/0") or a kind ("backward",
+     * "aot_backward_graph") when that picks one, or NULL for the only
+     * one.  No match or several: SC_ERR_INVALID listing the choices. */
+    const char *graph;
+    /* The graph's kind; SC_GRAPH_KIND_UNKNOWN: detected (the framing, then
+     * the signature and names). */
+    sc_graph_kind kind;
+    /* Metadata for placeholders that have no annotation (a `.code` graph):
+     * input_names[i] gets the annotation input_types[i] ("f32[8, 16]",
+     * "Sym(s0)"; see doc/graph.md).  A name that is not a placeholder, or
+     * an annotated one, is SC_ERR_INVALID. */
+    size_t ninputs;
+    const char *const *input_names;
+    const char *const *input_types;
 } sc_graph_read_options;
 
 void sc_graph_read_options_init(sc_graph_read_options *opts);
@@ -442,6 +494,33 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
 sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
                              const sc_graph_read_options *opts,
                              sc_graph **out, sc_error *err);
+
+/* The graphs a text holds, as the reader finds them (sc_graph_read_text
+ * reads one of them). */
+typedef struct sc_graph_listing sc_graph_listing;
+
+typedef struct sc_graph_listing_entry {
+    const char *name;       /* "0/0:joint", "forward", "GraphModule", ... */
+    sc_graph_kind kind;     /* from the framing; UNKNOWN if it says nothing */
+    const char *compile_id; /* "0/0", or "" */
+    const char *title;      /* the banner's or trace record's words, or "" */
+    const char *class_name; /* "" for a bare def */
+    int line;               /* of the class or def line */
+    const char *static_inputs; /* "0,1,3" from the log, or NULL */
+} sc_graph_listing_entry;
+
+/* List the graphs of text[0..len) (file names it in errors): *out is a
+ * new listing (sc_graph_listing_free).  Errors, located: framing not
+ * followed by a graph, bad JSON in a trace, no graph.  Time: linear. */
+sc_status sc_graph_list_text(const char *text, size_t len, const char *file,
+                             sc_graph_listing **out, sc_error *err);
+size_t sc_graph_listing_count(const sc_graph_listing *l);
+/* Entry i < count (pointers valid while the listing lives). */
+void sc_graph_listing_entry_get(const sc_graph_listing *l, size_t i,
+                                sc_graph_listing_entry *out);
+/* Whether the text is a TORCH_TRACE log. */
+bool sc_graph_listing_is_trace(const sc_graph_listing *l);
+void sc_graph_listing_free(sc_graph_listing *l);
 
 /* ---- Writing ----------------------------------------------------------- */
 

@@ -1,0 +1,1 @@
+$SYMCUT run --graph joint ../../data/read/train.trace.log

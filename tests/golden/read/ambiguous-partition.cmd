@@ -1,0 +1,1 @@
+$SYMCUT partition ../../data/read/train.torch_logs.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph --role sideways ../../data/read/code.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph --input-type 'a_1' ../../data/read/code.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph --input-type 'c_1=f32[4]' ../../data/read/code.txt

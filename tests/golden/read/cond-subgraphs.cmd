@@ -1,0 +1,1 @@
+$SYMCUT graph --graph branch --print ../../data/read/constructs.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph --graph '<lambda>' --print ../../data/read/constructs.txt

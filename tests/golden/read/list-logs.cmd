@@ -1,0 +1,1 @@
+$SYMCUT graph ../../data/read/train.torch_logs.txt

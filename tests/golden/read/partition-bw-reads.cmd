@@ -1,0 +1,1 @@
+out=$(mktemp -d) && $SYMCUT random --seed 7 > "$out/j.txt" && $SYMCUT partition "$out/j.txt" --fw "$out/f.txt" --bw "$out/b.txt" > /dev/null && $SYMCUT graph "$out/b.txt" | sed -n 2p && $SYMCUT run "$out/b.txt" > /dev/null && echo ran; rm -rf "$out"

@@ -1,0 +1,1 @@
+$SYMCUT partition --strict ../../data/read/unknown-op.joint.txt

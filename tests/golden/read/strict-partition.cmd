@@ -1,0 +1,1 @@
+$SYMCUT partition --strict --forward ../../data/gradcheck/unknown-op.forward.txt

@@ -1,0 +1,1 @@
+$SYMCUT graph --graph 1 --print ../../data/read/train.trace.log | head -4

@@ -1,0 +1,1 @@
+$SYMCUT validate --graph 7/0:joint ../../data/read/train.torch_logs.txt

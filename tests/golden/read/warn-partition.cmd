@@ -1,0 +1,1 @@
+$SYMCUT partition ../../data/read/unknown-op.joint.txt > /dev/null && echo partitioned

@@ -1,0 +1,1 @@
+$SYMCUT validate --forward ../../data/gradcheck/unknown-op.forward.txt > /dev/null
