@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "graph/graph-internal.h"
+#include "graph/graph-names.h"
 #include "graph/ops.h"
 
 /* ---- Names ------------------------------------------------------------- */
@@ -87,18 +88,13 @@ static void auto_name_base(const char *target, char *buf, size_t size)
         snprintf(buf, size, "%s", "node");
 }
 
+/* base, base_1, ... (no base_k is a reserved word: none has a digit). */
 static char *make_auto_name(sc_graph *g, const char *target)
 {
-    char base[64], cand[96];
-    unsigned long k;
+    char base[64];
 
     auto_name_base(target, base, sizeof base);
-    snprintf(cand, sizeof cand, "%s", base);
-    for (k = 1; sc_graph_find(g, cand) != SC_NODE_NONE ||
-                is_reserved_name(cand);
-         k++)
-        snprintf(cand, sizeof cand, "%s_%lu", base, k);
-    return sc__arena_strdup(&g->arena, cand, strlen(cand));
+    return sc__graph_auto_name(g, base);
 }
 
 /* ---- Copying values and metadata into the arena ------------------------ */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "graph/graph-internal.h"
+#include "graph/graph-names.h"
 #include "graph/ops.h"
 
 /* ---- dtypes, devices, layouts, memory formats ------------------------- */
@@ -352,16 +353,70 @@ static uint64_t hash_str(const char *s)
     return h;
 }
 
+/* Automatic names (sc__graph_auto_name): the name table's block holds,
+ * after its name_cap slots, a hash set of counters, base -> next: base,
+ * base_1, ..., base_{next-1} are all taken (base in the arena; next = 0
+ * says nothing).  Names only disappear through
+ * sc__graph_name_table_remove, which lowers the counter they belong to,
+ * so a counter never claims a free name. */
+typedef struct name_counter {
+    const char *base;
+    size_t next;
+} name_counter;
+
+typedef struct name_counters {
+    size_t count, cap; /* cap: a power of two; at most half full */
+    name_counter items[];
+} name_counters;
+
+static size_t counters_offset(size_t ncap)
+{
+    return (ncap * sizeof(uint32_t) + 15) & ~(size_t)15;
+}
+
+static name_counters *counters_of(const sc_graph *g)
+{
+    if (!g->name_cap)
+        return NULL;
+    return (name_counters *)(void *)((char *)g->name_slots +
+                                     counters_offset(g->name_cap));
+}
+
+/* The counter of base (n bytes), or the empty item where it goes. */
+static name_counter *counter_slot(name_counters *c, const char *base,
+                                  size_t n, uint64_t h)
+{
+    size_t j = h & (c->cap - 1);
+    while (c->items[j].base && (strncmp(c->items[j].base, base, n) != 0 ||
+                                c->items[j].base[n] != '\0'))
+        j = (j + 1) & (c->cap - 1);
+    return &c->items[j];
+}
+
+static uint64_t hash_span(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, as hash_str */
+    for (; n > 0; s++, n--) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
 /* Rehash the name table into ncap slots (a power of two holding every
- * entry). */
+ * entry), with the counters. */
 bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
 {
-    size_t i, j;
+    size_t i, j, off, ccap;
     uint32_t *slots;
+    name_counters *c, *old = counters_of(g);
 
-    if (ncap > SIZE_MAX / sizeof *slots)
+    ccap = ncap / 8 < 16 ? 16 : ncap / 8;
+    off = counters_offset(ncap);
+    if (ncap > SIZE_MAX / 8 || ccap > (SIZE_MAX - off - sizeof *c) /
+                                          sizeof c->items[0])
         return false;
-    slots = sc__calloc(ncap, sizeof *slots);
+    slots = sc__calloc(1, off + sizeof *c + ccap * sizeof c->items[0]);
     if (!slots)
         return false;
     for (i = 0; i < g->name_cap; i++) {
@@ -372,6 +427,16 @@ bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
         while (slots[j])
             j = (j + 1) & (ncap - 1);
         slots[j] = id1;
+    }
+    c = (name_counters *)(void *)((char *)slots + off);
+    c->cap = ccap;
+    for (i = 0; old && i < old->cap; i++) {
+        const char *b = old->items[i].base;
+        if (b && c->count < ccap / 2) {
+            size_t n = strlen(b);
+            *counter_slot(c, b, n, hash_span(b, n)) = old->items[i];
+            c->count++;
+        }
     }
     sc__free(g->name_slots);
     g->name_slots = slots;
@@ -419,11 +484,76 @@ void sc__graph_index_names(sc_graph *g)
         name_table_put(g, (sc_node_id)g->nnamed);
 }
 
+char *sc__graph_auto_name(sc_graph *g, const char *base)
+{
+    char cand[96];
+    size_t k, n = strlen(base);
+    name_counters *c = counters_of(g);
+    name_counter *slot = NULL;
+    uint64_t h = hash_span(base, n);
+
+    if (c) {
+        slot = counter_slot(c, base, n, h);
+        if (!slot->base && c->count >= c->cap / 2)
+            slot = NULL; /* full: probe from the start */
+    }
+    k = slot ? slot->next : 0;
+    for (;; k++) {
+        if (k == 0)
+            snprintf(cand, sizeof cand, "%s", base);
+        else
+            snprintf(cand, sizeof cand, "%s_%zu", base, k);
+        if (sc_graph_find(g, cand) == SC_NODE_NONE)
+            break;
+    }
+    if (slot) {
+        if (!slot->base) {
+            const char *b = sc__arena_strdup(&g->arena, base, n);
+            if (!b)
+                return NULL;
+            slot->base = b;
+            c->count++;
+        }
+        slot->next = k;
+    }
+    return sc__arena_strdup(&g->arena, cand, strlen(cand));
+}
+
+/* Lower the counter that name (taken until now) belongs to: as base_j of
+ * its prefix, or as a base itself (j = 0). */
+static void counters_forget(sc_graph *g, const char *name)
+{
+    name_counters *c = counters_of(g);
+    name_counter *slot;
+    const char *us;
+    size_t n, j = 0;
+
+    if (!c)
+        return;
+    n = strlen(name);
+    slot = counter_slot(c, name, n, hash_span(name, n));
+    if (slot->base)
+        slot->next = 0;
+    us = strrchr(name, '_');
+    if (!us || us == name || us[1] < '1' || us[1] > '9')
+        return;
+    for (n = 1; us[n]; n++) {
+        if (us[n] < '0' || us[n] > '9' || j > (SIZE_MAX - 9) / 10)
+            return;
+        j = j * 10 + (size_t)(us[n] - '0');
+    }
+    n = (size_t)(us - name);
+    slot = counter_slot(c, name, n, hash_span(name, n));
+    if (slot->base && slot->next > j)
+        slot->next = j;
+}
+
 /* Remove the last node's name-table entry (backward-shift deletion). */
 void sc__graph_name_table_remove(sc_graph *g, sc_node_id id)
 {
     size_t mask = g->name_cap - 1, i, j, k;
 
+    counters_forget(g, g->nodes[id].name);
     if ((size_t)id >= g->nnamed)
         return;
     g->nnamed = (size_t)id;

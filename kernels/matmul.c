@@ -1,12 +1,14 @@
 /* symcut — kernels: matrix products (mm, bmm, addmm).
  *
  * Operands are gathered into contiguous row-major buffers of the compute
- * type and multiplied by a cache-blocked loop nest whose blocks visit k in
- * increasing order, so that every output element is the sequential sum
+ * type and multiplied by a cache-blocked loop nest (float32: the packed,
+ * vectorized kernels/gemm.c) whose blocks visit k in increasing order, so
+ * that every output element is the sequential sum
  * a[i][0]*b[0][j] + a[i][1]*b[1][j] + ... accumulated in the compute type
  * (float for f32/f16/bf16, double for f64, wrapping int64 for integers):
  * the same bits whatever the blocking. */
 #include "kernels/kernels-internal.h"
+#include "kernels/gemm.h"
 
 #define BLOCK_I 64
 #define BLOCK_K 128
@@ -37,7 +39,6 @@
         }                                                                    \
     }
 
-DEFINE_GEMM(gemm_f32, float)
 DEFINE_GEMM(gemm_f64, double)
 DEFINE_GEMM(gemm_u64, uint64_t)
 
@@ -45,7 +46,7 @@ static void gemm(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
                  const void *b, void *c)
 {
     if (ct == SC__CT_F32)
-        gemm_f32(n, k, m, a, b, c);
+        sc__gemm_f32(n, k, m, a, b, c);
     else if (ct == SC__CT_F64)
         gemm_f64(n, k, m, a, b, c);
     else
