@@ -888,8 +888,8 @@ sc_status sc__frame_select(const sc__frame_list *l, const char *selector,
     }
     sc__buf_init(&b);
     if (!selector || !*selector)
-        sc__buf_printf(&b, "%s holds %zu graphs; choose one with --graph: ",
-                       file, l->n);
+        sc__buf_printf(&b, "this text holds %zu graphs; choose one with "
+                           "--graph: ", l->n);
     else if (nmatch > 1)
         sc__buf_printf(&b, "--graph '%s' is ambiguous in %s: ", selector,
                        file);
@@ -901,7 +901,13 @@ sc_status sc__frame_select(const sc__frame_list *l, const char *selector,
         sc__buf_free(&b);
         return sc__error_nomem(err);
     }
-    st = sc__error_set(err, SC_ERR_INVALID, "%s", b.data);
+    /* With no selector the text itself is ambiguous: the error points at
+     * the second graph, where a one-graph reading would have stopped. */
+    if ((!selector || !*selector) && l->n > 1)
+        st = sc__error_set_at(err, SC_ERR_INVALID, file, l->items[1].line, 1,
+                              "%s", b.data);
+    else
+        st = sc__error_set(err, SC_ERR_INVALID, "%s", b.data);
     sc__buf_free(&b);
     return st;
 }

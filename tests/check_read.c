@@ -163,7 +163,7 @@ static const frame_case frames[] = {
      GLOG "[0/0]         return (x,)\n", NULL, 0, SC_GRAPH_KIND_FORWARD, 1,
      1, NULL, NULL},
     {"several graphs, no choice", three_graphs, NULL, 0, 0, 0, 0, NULL,
-     "t.py holds 3 graphs; choose one with --graph: 0 (0/0:joint, line 4), "
+     "t.py:17:1: this text holds 3 graphs; choose one with --graph: 0 (0/0:joint, line 4), "
      "1 (0/0:forward, line 17), 2 (0/0:backward, line 25)"},
     {"an ambiguous choice", three_graphs, "0/0", 0, 0, 0, 0, NULL,
      "--graph '0/0' is ambiguous in t.py: 0 (0/0:joint, line 4), 1 "
@@ -362,7 +362,7 @@ static const trace_case traces[] = {
      SC_GRAPH_KIND_INFERENCE, NULL, NULL},
     {"by index", trace_ok, "1", SC_GRAPH_KIND_INFERENCE, NULL, NULL},
     {"no choice", trace_ok, NULL, 0, NULL,
-     "t.py holds 2 graphs; choose one with --graph: 0 (0/0:forward, line "
+     "t.py:16:1: this text holds 2 graphs; choose one with --graph: 0 (0/0:forward, line "
      "7), 1 (1/0:inference, line 16)"},
     {"a key without its closing quote",
      TR "{\"aot_joint_graph: {}}\n", NULL, 0, NULL,
