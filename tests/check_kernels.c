@@ -1866,14 +1866,17 @@ START_TEST(test_creation)
     ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
     ck_assert(sc_tensor_item_double(r, 0) == 3.0);
     sc_tensor_free(r);
-    /* anything but a strided CPU tensor is refused */
+    /* a layout other than strided is refused; any device runs on the CPU */
     k[0] = KL(2, sz);
     k[1] = KN();
     k[2] = KS("sparse_coo");
     ck_assert_int_eq(run_fail(sc__kernel_zeros, 3, k), SC_ERR_UNSUPPORTED);
     k[2] = KN();
     k[3] = KS("cuda");
-    ck_assert_int_eq(run_fail(sc__kernel_zeros, 4, k), SC_ERR_UNSUPPORTED);
+    r = run1(sc__kernel_zeros, 4, k);
+    ck_assert_uint_eq(r->ndim, 2);
+    ck_assert(sc_tensor_item_double(r, 0) == 0.0);
+    sc_tensor_free(r);
     k[3] = KN();
     k[1] = KD(SC_DTYPE_C64);
     ck_assert_int_eq(run_fail(sc__kernel_zeros, 2, k), SC_ERR_UNSUPPORTED);
