@@ -11,7 +11,7 @@ static bool int_to_float(const sc__op_info *info)
 {
     static const char *const names[] = {
         "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "erf",
-        "reciprocal", "gelu", "silu", "div", NULL};
+        "reciprocal", "gelu", "silu", "div", "sin", "cos", NULL};
     size_t i;
     if (strcmp(info->name, "div") == 0)
         return strcmp(info->overload, "Tensor_mode") != 0;
@@ -23,6 +23,8 @@ static bool int_to_float(const sc__op_info *info)
 
 static sc_dtype finish_dtype(const sc__op_info *info, sc_dtype d)
 {
+    if (strncmp(info->name, "logical_", 8) == 0)
+        return SC_DTYPE_B8;
     if (int_to_float(info) && sc__dtype_is_integral(d, true))
         return SC_DTYPE_F32;
     return d;

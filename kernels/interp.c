@@ -1257,7 +1257,9 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
         sc__interp_free_tensors(outs, call.nouts);
         res->kind = IV_NONE;
     } else if (info->rets[0].type.base == SC_TYPE_SYMINT ||
-               info->rets[0].type.base == SC_TYPE_INT) {
+               info->rets[0].type.base == SC_TYPE_INT ||
+               (info->rets[0].type.base == SC_TYPE_SCALAR &&
+                meta.kind == SC_RESULT_SYMINT)) {
         res->i = sc_tensor_item_int64(outs[0], 0);
         res->kind = IV_INT;
         sc__interp_free_tensors(outs, call.nouts);

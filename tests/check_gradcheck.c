@@ -764,6 +764,20 @@ static const op_case op_cases[] = {
     {"erf", "[3, 4]", "x: f32[3, 4]", "o = erf.default(x)", NULL},
     {"erf", "non-contiguous", "x: f32[2, 3, 2]",
      "p = permute.default(x, [2, 0, 1]); o = erf.default(p)", NULL},
+    {"sin", "[3, 4]", "x: f32[3, 4]", "o = sin.default(x)", NULL},
+    {"sin", "non-contiguous", "x: f32[4, 3]",
+     "xt = t.default(x); o = sin.default(xt)", NULL},
+    {"cos", "[3, 4]", "x: f32[3, 4]", "o = cos.default(x)", NULL},
+    {"hardtanh", "ReLU6 [0, 6]", "x: f32[3, 4]",
+     "y = mul.Scalar(x, 8); o = hardtanh.default(y, 0.0, 6.0)", NULL},
+    {"hardtanh", "defaults [-1, 1]", "x: f32[3, 4]",
+     "y = mul.Scalar(x, 2); o = hardtanh.default(y)", NULL},
+    {"lift_fresh_copy", "[3, 4]", "x: f32[3, 4]",
+     "o = lift_fresh_copy.default(x)", NULL},
+    {"copy", "src broadcast [4] into [3, 4]", "x: f32[3, 4], s: f32[4]",
+     "o = copy.default(x, s)", NULL},
+    {"copy", "same sizes, non-contiguous src", "x: f32[3, 4], s: f32[4, 3]",
+     "st = t.default(s); o = copy.default(x, st)", NULL},
     {"clamp", "[-0.5, 0.5]", "x: f32[3, 4]",
      "o = clamp.default(x, -0.5, 0.5)", NULL},
     {"clamp", "min only", "x: f32[3, 4]", "o = clamp.default(x, 0.1)", NULL},
@@ -891,6 +905,23 @@ static const op_case op_cases[] = {
      "m = operator.getitem(gn, 1); r = operator.getitem(gn, 2); "
      "gb = native_group_norm_backward.default(g, x, m, r, w, 2, 4, 3, 2, "
      "[True, True, True]); o = operator.getitem(gb, 0)",
+     NULL},
+    {"_native_batch_norm_legit_functional", "training, [4, 3, 2]",
+     "x: f32[4, 3, 2], w: f32[3], b: f32[3], rm: f32[3], r: f32[3]",
+     "rv = exp.default(r); "
+     "bn = _native_batch_norm_legit_functional.default(x, w, b, rm, rv, "
+     "True, 0.1, 1e-05); o = operator.getitem(bn, 0)",
+     NULL},
+    {"_native_batch_norm_legit_functional", "eval, channels of [2, 3, 2, 2]",
+     "x: f32[2, 3, 2, 2], w: f32[3], b: f32[3], rm: f32[3], r: f32[3]",
+     "rv = exp.default(r); "
+     "bn = _native_batch_norm_legit_functional.default(x, w, b, rm, rv, "
+     "False, 0.1, 1e-05); o = operator.getitem(bn, 0)",
+     NULL},
+    {"_native_batch_norm_legit", "training, [4, 3, 2]",
+     "x: f32[4, 3, 2], w: f32[3], b: f32[3], rm: f32[3], rv: f32[3]",
+     "bn = _native_batch_norm_legit.default(x, w, b, rm, rv, True, 0.1, "
+     "1e-05); o = operator.getitem(bn, 0)",
      NULL},
     {"native_batch_norm", "training, [4, 3, 2]",
      "x: f32[4, 3, 2], w: f32[3], b: f32[3], rm: f32[3], rv: f32[3]",

@@ -1,0 +1,190 @@
+/* symcut — shape rules of ops PyTorch 2.x graphs add: results that are
+ * nothing (_assert_scalar), a data-dependent scalar (_local_scalar_dense),
+ * arange, the functional copy and the functional batch norm. */
+#include <config.h>
+
+#include <string.h>
+
+#include <symcut/guards.h>
+
+#include "graph/shapes.h"
+
+sc_status sc__shape_no_result(struct sc__shape_call *c)
+{
+    SC_TRY(sc__shape_outputs(c, 1));
+    c->out[0].kind = SC_RESULT_NONE;
+    return SC_OK;
+}
+
+/* The value of a 0-d integer (or bool) tensor: the unbacked symbol the
+ * annotation names when it is fresh, else a new u<k>. */
+sc_status sc__shape_local_scalar(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_result decl;
+    const char *name = NULL;
+    sc_expr *u = NULL;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    if (!sc__dtype_is_integral(self.dtype, true))
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                              "the value of a %s tensor (a SymFloat)",
+                              sc_dtype_torch_name(self.dtype));
+    sc_graph_node_result(c->g, c->id, &decl);
+    if (decl.kind == SC_RESULT_SYMINT && decl.expr &&
+        sc_expr_is_symbol(decl.expr)) {
+        u = decl.expr;
+        if (!(c->env && sc_env_has_symbol(c->env, u)))
+            name = sc_expr_symbol_name(u);
+        else
+            goto done;
+    }
+    if (!c->env) {
+        SC_TRY(sc_env_new(c->ctx, NULL, &c->g->env, c->err));
+        c->g->owns_env = true;
+        c->env = c->g->env;
+    }
+    SC_TRY(sc_env_create_unbacked(c->env, name, NULL, 0, &u, c->err));
+done:
+    SC_TRY(sc__shape_outputs(c, 1));
+    c->out[0].kind = SC_RESULT_SYMINT;
+    c->out[0].expr = u;
+    return SC_OK;
+}
+
+/* An arange bound: an integer expression (is_int), or a float (its value
+ * in *f). */
+static sc_status arange_bound(struct sc__shape_call *c, const char *name,
+                              int64_t dflt, sc_expr **e, double *f,
+                              bool *is_int)
+{
+    const sc_value *v = sc__shape_arg(c, name, NULL);
+
+    *e = NULL;
+    *is_int = true;
+    if (!v) {
+        *e = sc_expr_int_si(c->ctx, dflt);
+        *f = (double)dflt;
+        return SC_OK;
+    }
+    if (v->kind == SC_VALUE_FLOAT) {
+        *is_int = false;
+        *f = v->u.f.value;
+        return SC_OK;
+    }
+    SC_TRY(sc__shape_value_symint(c, v, e));
+    if (!*e)
+        return sc__shape_fail(c, SC_ERR_SHAPE, "%s must not be None", name);
+    return SC_OK;
+}
+
+sc_status sc__shape_arange(struct sc__shape_call *c)
+{
+    sc_expr *s, *e, *st, *len, **d;
+    double fs, fe, fst;
+    bool is, ie, ist, all_int;
+    sc_dtype dtype;
+
+    SC_TRY(arange_bound(c, "start", 0, &s, &fs, &is));
+    SC_TRY(arange_bound(c, "end", 0, &e, &fe, &ie));
+    SC_TRY(arange_bound(c, "step", 1, &st, &fst, &ist));
+    all_int = is && ie && ist;
+    if (!sc__shape_get_dtype(c, "dtype", &dtype))
+        dtype = all_int ? SC_DTYPE_I64 : SC_DTYPE_F32;
+    if (all_int) {
+        int64_t stepv;
+        if (!sc_expr_value_si(st, &stepv))
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic step");
+        if (stepv == 0)
+            return sc__shape_fail(c, SC_ERR_SHAPE, "step must be nonzero");
+        /* ceil((end - start) / step), at least 0 */
+        len = sc_expr_sub(c->ctx, e, s);
+        if (len && stepv != 1)
+            len = stepv > 0 ? sc_expr_ceildiv(c->ctx, len, st)
+                            : sc_expr_ceildiv(c->ctx, sc_expr_neg(c->ctx, len),
+                                              sc_expr_neg(c->ctx, st));
+        if (!len)
+            return sc__shape_expr_error(c);
+        /* PyTorch checks the length, it does not clamp it */
+        SC_TRY(sc__shape_check(c, sc_expr_ge(c->ctx, len,
+                                             sc_expr_int_si(c->ctx, 0)),
+                               "upper bound and larger bound inconsistent "
+                               "with step sign"));
+    } else {
+        double n;
+        if (!is || !ie || !ist) {
+            int64_t v;
+            if (is && !sc_expr_value_si(s, &v))
+                return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic start");
+            if (is)
+                fs = (double)v;
+            if (ie && !sc_expr_value_si(e, &v))
+                return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic end");
+            if (ie)
+                fe = (double)v;
+            if (ist && !sc_expr_value_si(st, &v))
+                return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic step");
+            if (ist)
+                fst = (double)v;
+        }
+        if (fst == 0)
+            return sc__shape_fail(c, SC_ERR_SHAPE, "step must be nonzero");
+        n = (fe - fs) / fst;
+        n = n > 0 ? n : 0;
+        if (n > 9.0e15)
+            return sc__shape_fail(c, SC_ERR_LIMIT, "too many elements");
+        {
+            int64_t k = (int64_t)n;
+            if ((double)k < n)
+                k++;
+            len = sc_expr_int_si(c->ctx, k);
+        }
+    }
+    d = sc__shape_dims(c, 1);
+    if (!d)
+        return SC_ERR_NOMEM;
+    d[0] = len;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, dtype, 1, d, NULL, NULL);
+}
+
+/* copy / copy_: self's metadata; src must broadcast to self's sizes. */
+sc_status sc__shape_copy(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, src;
+    sc_expr **bc, **d, **st;
+    size_t n;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "src", &src));
+    SC_TRY(sc__shape_broadcast(c, self.ndim, self.sizes, src.ndim, src.sizes,
+                               &n, &bc));
+    if (n != self.ndim)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "src has more dims than self");
+    SC_TRY(sc__shape_outputs(c, 1));
+    if (!self.has_strides)
+        return sc__shape_like_contiguous(c, 0, &self, self.dtype);
+    SC_TRY(sc__shape_copy_meta(c, &self, &d, &st));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
+}
+
+/* _native_batch_norm_legit_functional: batch_norm's (output, save_mean,
+ * save_invstd), then running_mean_out and running_var_out like the
+ * running statistics.  The saved statistics are in the input's dtype, as
+ * the graphs PyTorch 2.13 traces say (its meta function, run on the meta
+ * device, says float32 for a bfloat16 input). */
+sc_status sc__shape_batch_norm_functional(struct sc__shape_call *c)
+{
+    sc_tensor_meta rm, rv;
+    sc_result three[3];
+
+    SC_TRY(sc__shape_get_tensor(c, "running_mean", &rm));
+    SC_TRY(sc__shape_get_tensor(c, "running_var", &rv));
+    SC_TRY(sc__shape_batch_norm(c));
+    memcpy(three, c->out, sizeof three);
+    SC_TRY(sc__shape_outputs(c, 5));
+    memcpy(c->out, three, sizeof three);
+    SC_TRY(sc__shape_like_contiguous(c, 3, &rm, rm.dtype));
+    return sc__shape_like_contiguous(c, 4, &rv, rv.dtype);
+}
