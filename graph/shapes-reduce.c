@@ -160,6 +160,8 @@ sc_status sc__shape_softmax(struct sc__shape_call *c)
     SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     dtype = sc__shape_get_bool(c, "half_to_float", false) ? SC_DTYPE_F32
                                                           : self.dtype;
+    if (sc__op_arg_index(c->op, "dtype") >= 0)
+        (void)sc__shape_get_dtype(c, "dtype", &dtype); /* _safe_softmax */
     d = sc__shape_dims(c, self.ndim);
     if (!d)
         return SC_ERR_NOMEM;

@@ -188,3 +188,73 @@ sc_status sc__shape_batch_norm_functional(struct sc__shape_call *c)
     SC_TRY(sc__shape_like_contiguous(c, 3, &rm, rm.dtype));
     return sc__shape_like_contiguous(c, 4, &rv, rv.dtype);
 }
+
+/* Dense strides of sizes[4] laid out in the physical order [0, 2, 1, 3]
+ * (batch, sequence, heads, features): PyTorch's CPU attention layouts. */
+static sc_status blhe_strides(struct sc__shape_call *c, size_t n,
+                              sc_expr *const *sizes, sc_expr ***out)
+{
+    static const size_t perm4[4] = {0, 2, 1, 3}, perm3[3] = {0, 2, 1};
+    *out = sc__shape_dims(c, n);
+    if (!*out)
+        return SC_ERR_NOMEM;
+    return sc__shape_dense_in_order(c, n, sizes, n == 4 ? perm4 : perm3,
+                                    *out);
+}
+
+sc_status sc__shape_sdpa_flash_cpu(struct sc__shape_call *c)
+{
+    sc_tensor_meta q, k, v;
+    sc_expr **d, **st;
+    sc_dtype ld;
+
+    SC_TRY(sc__shape_get_tensor(c, "query", &q));
+    SC_TRY(sc__shape_get_tensor(c, "key", &k));
+    SC_TRY(sc__shape_get_tensor(c, "value", &v));
+    SC_TRY(sc__shape_need_dims(c, "query", &q, 4, 4));
+    SC_TRY(sc__shape_need_dims(c, "key", &k, 4, 4));
+    SC_TRY(sc__shape_need_dims(c, "value", &v, 4, 4));
+    SC_TRY(sc__shape_check_eq(c, q.sizes[3], k.sizes[3],
+                              "query and key differ in their last size"));
+    SC_TRY(sc__shape_check_eq(c, k.sizes[2], v.sizes[2],
+                              "key and value differ in their sequence size"));
+    SC_TRY(sc__shape_outputs(c, 2));
+    /* the output is allocated like query (empty_like) */
+    if (q.has_strides) {
+        SC_TRY(sc__shape_preserve_strides(c, &q, &st));
+    } else {
+        st = NULL;
+    }
+    d = sc__shape_copy_sizes(c, &q);
+    if (!d)
+        return SC_ERR_NOMEM;
+    SC_TRY(sc__shape_set_tensor(c, 0, q.dtype, 4, d, st, &q));
+    d = sc__shape_dims(c, 3);
+    if (!d)
+        return SC_ERR_NOMEM;
+    memcpy(d, q.sizes, 3 * sizeof *d);
+    SC_TRY(blhe_strides(c, 3, d, &st));
+    ld = q.dtype == SC_DTYPE_F16 || q.dtype == SC_DTYPE_BF16 ? SC_DTYPE_F32
+                                                             : q.dtype;
+    return sc__shape_set_tensor(c, 1, ld, 3, d, st, &q);
+}
+
+sc_status sc__shape_sdpa_flash_cpu_backward(struct sc__shape_call *c)
+{
+    static const char *const names[3] = {"query", "key", "value"};
+    sc_tensor_meta t;
+    sc_expr **d, **st;
+    size_t i;
+
+    SC_TRY(sc__shape_outputs(c, 3));
+    for (i = 0; i < 3; i++) {
+        SC_TRY(sc__shape_get_tensor(c, names[i], &t));
+        SC_TRY(sc__shape_need_dims(c, names[i], &t, 4, 4));
+        d = sc__shape_copy_sizes(c, &t);
+        if (!d)
+            return SC_ERR_NOMEM;
+        SC_TRY(blhe_strides(c, 4, d, &st));
+        SC_TRY(sc__shape_set_tensor(c, i, t.dtype, 4, d, st, &t));
+    }
+    return SC_OK;
+}

@@ -764,6 +764,22 @@ static const op_case op_cases[] = {
     {"erf", "[3, 4]", "x: f32[3, 4]", "o = erf.default(x)", NULL},
     {"erf", "non-contiguous", "x: f32[2, 3, 2]",
      "p = permute.default(x, [2, 0, 1]); o = erf.default(p)", NULL},
+    {"_scaled_dot_product_flash_attention_for_cpu", "causal [1, 2, 3, 4]",
+     "q: f32[1, 2, 3, 4], k: f32[1, 2, 3, 4], v: f32[1, 2, 3, 4]",
+     "a = _scaled_dot_product_flash_attention_for_cpu.default(q, k, v, 0.0, "
+     "True); o = operator.getitem(a, 0)",
+     NULL},
+    {"_scaled_dot_product_flash_attention_for_cpu",
+     "scale 0.3, key length 2, transposed query",
+     "q: f32[1, 3, 2, 4], k: f32[1, 2, 2, 4], v: f32[1, 2, 2, 4]",
+     "qt = transpose.int(q, 1, 2); "
+     "a = _scaled_dot_product_flash_attention_for_cpu.default(qt, k, v, 0.0, "
+     "False, scale = 0.3); o = operator.getitem(a, 0)",
+     NULL},
+    {"_safe_softmax", "[3, 4] dim 1", "x: f32[3, 4]",
+     "o = _safe_softmax.default(x, 1)", NULL},
+    {"_safe_softmax", "non-contiguous, dim 0", "x: f32[4, 3]",
+     "xt = t.default(x); o = _safe_softmax.default(xt, 0)", NULL},
     {"sin", "[3, 4]", "x: f32[3, 4]", "o = sin.default(x)", NULL},
     {"sin", "non-contiguous", "x: f32[4, 3]",
      "xt = t.default(x); o = sin.default(xt)", NULL},
