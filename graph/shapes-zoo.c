@@ -258,3 +258,225 @@ sc_status sc__shape_sdpa_flash_cpu_backward(struct sc__shape_call *c)
     }
     return SC_OK;
 }
+
+sc_status sc__shape_movedim(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    int64_t src, dst;
+    size_t s, t, i, k;
+    sc_expr **d, **st;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_int(c, "source", 0, &src));
+    SC_TRY(sc__shape_get_int(c, "destination", 0, &dst));
+    SC_TRY(sc__shape_wrap_dim(c, src, self.ndim, &s));
+    SC_TRY(sc__shape_wrap_dim(c, dst, self.ndim, &t));
+    d = sc__shape_dims(c, self.ndim);
+    st = sc__shape_dims(c, self.ndim);
+    if (!d || !st)
+        return SC_ERR_NOMEM;
+    for (i = 0, k = 0; i < self.ndim; i++) {
+        size_t from;
+        if (i == t) {
+            from = s;
+        } else {
+            if (k == s)
+                k++;
+            from = k++;
+        }
+        d[i] = self.sizes[from];
+        st[i] = self.has_strides ? self.strides[from] : NULL;
+    }
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d,
+                                self.has_strides ? st : NULL, &self);
+}
+
+sc_status sc__shape_diagonal(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    int64_t off, a1, a2;
+    size_t d1, d2, i, n = 0;
+    sc_expr **d, **st, *len, *zero = sc_expr_int_si(c->ctx, 0);
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_int(c, "offset", 0, &off));
+    SC_TRY(sc__shape_get_int(c, "dim1", 0, &a1));
+    SC_TRY(sc__shape_get_int(c, "dim2", 1, &a2));
+    SC_TRY(sc__shape_need_dims(c, "self", &self, 2, 64));
+    SC_TRY(sc__shape_wrap_dim(c, a1, self.ndim, &d1));
+    SC_TRY(sc__shape_wrap_dim(c, a2, self.ndim, &d2));
+    if (d1 == d2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal dimensions cannot be identical %lld, "
+                              "%lld", (long long)a1, (long long)a2);
+    if (!self.has_strides)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no strides");
+    {
+        sc_expr *o = sc_expr_int_si(c->ctx, off < 0 ? -off : off);
+        len = off >= 0 ? sc_expr_min(c->ctx, self.sizes[d1],
+                                     sc_expr_sub(c->ctx, self.sizes[d2], o))
+                       : sc_expr_min(c->ctx,
+                                     sc_expr_sub(c->ctx, self.sizes[d1], o),
+                                     self.sizes[d2]);
+        if (len)
+            len = sc_expr_max(c->ctx, len, zero);
+        if (!len)
+            return sc__shape_expr_error(c);
+    }
+    d = sc__shape_dims(c, self.ndim - 1);
+    st = sc__shape_dims(c, self.ndim - 1);
+    if (!d || !st)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < self.ndim; i++)
+        if (i != d1 && i != d2) {
+            d[n] = self.sizes[i];
+            st[n++] = self.strides[i];
+        }
+    d[n] = len;
+    st[n] = sc_expr_add(c->ctx, self.strides[d1], self.strides[d2]);
+    if (!st[n])
+        return sc__shape_expr_error(c);
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim - 1, d, st,
+                                &self);
+}
+
+sc_status sc__shape_new_factory_strided(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **size, **stride;
+    size_t n, m;
+    bool present;
+    sc_dtype dtype;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "size", &size, &n, &present));
+    SC_TRY(sc__shape_get_symint_list(c, "stride", &stride, &m, &present));
+    if (n != m)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "mismatch in length of strides and shape");
+    if (!sc__shape_get_dtype(c, "dtype", &dtype))
+        dtype = self.dtype;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, dtype, n, size, stride, &self);
+}
+
+sc_status sc__shape_linear(struct sc__shape_call *c)
+{
+    sc_tensor_meta in, w;
+    sc_expr **d;
+
+    SC_TRY(sc__shape_get_tensor(c, "input", &in));
+    SC_TRY(sc__shape_get_tensor(c, "weight", &w));
+    SC_TRY(sc__shape_need_dims(c, "input", &in, 1, 64));
+    SC_TRY(sc__shape_need_dims(c, "weight", &w, 2, 2));
+    SC_TRY(sc__shape_check_eq(c, in.sizes[in.ndim - 1], w.sizes[1],
+                              "input and weight differ in in_features"));
+    d = sc__shape_dims(c, in.ndim);
+    if (!d)
+        return SC_ERR_NOMEM;
+    memcpy(d, in.sizes, in.ndim * sizeof *d);
+    d[in.ndim - 1] = w.sizes[0];
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, NULL, &in);
+}
+
+sc_status sc__shape_gather(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, index;
+    int64_t dim;
+    size_t w;
+    sc_expr **d;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "index", &index));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    if (index.dtype != SC_DTYPE_I64)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "gather(): Expected dtype int64 for index");
+    if (index.ndim != self.ndim && !(index.ndim <= 1 && self.ndim <= 1))
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Index tensor must have the same number of "
+                              "dimensions as input tensor");
+    d = sc__shape_copy_sizes(c, &index);
+    if (!d)
+        return SC_ERR_NOMEM;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, index.ndim, d, NULL,
+                                &self);
+}
+
+sc_status sc__shape_max_dim(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    int64_t dim;
+    size_t w, i, n = 0;
+    bool keepdim = sc__shape_get_bool(c, "keepdim", false);
+    sc_expr **d, **d2;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    d = sc__shape_dims(c, self.ndim);
+    if (!d)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < self.ndim; i++) {
+        if (i != w)
+            d[n++] = self.sizes[i];
+        else if (keepdim)
+            d[n++] = sc_expr_int_si(c->ctx, 1);
+    }
+    d2 = sc__shape_dims(c, n);
+    if (!d2)
+        return SC_ERR_NOMEM;
+    if (n)
+        memcpy(d2, d, n * sizeof *d);
+    SC_TRY(sc__shape_outputs(c, 2));
+    SC_TRY(sc__shape_set_tensor(c, 0, self.dtype, n, d, NULL, &self));
+    return sc__shape_set_tensor(c, 1, SC_DTYPE_I64, n, d2, NULL, &self);
+}
+
+sc_status sc__shape_masked_select(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, mask;
+    sc_expr **bc, **d, *u = NULL, *numel;
+    sc_result decl;
+    const char *name = NULL;
+    size_t n;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "mask", &mask));
+    if (mask.dtype != SC_DTYPE_B8)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "masked_select: expected BoolTensor for mask");
+    SC_TRY(sc__shape_broadcast(c, self.ndim, self.sizes, mask.ndim,
+                               mask.sizes, &n, &bc));
+    numel = sc__shape_numel(c->ctx, n, bc);
+    sc_graph_node_result(c->g, c->id, &decl);
+    if (decl.kind == SC_RESULT_TENSOR && decl.tensor.ndim == 1 &&
+        sc_expr_is_symbol(decl.tensor.sizes[0])) {
+        u = decl.tensor.sizes[0];
+        if (!(c->env && sc_env_has_symbol(c->env, u)))
+            name = sc_expr_symbol_name(u);
+        else
+            goto have;
+    }
+    if (!c->env) {
+        SC_TRY(sc_env_new(c->ctx, NULL, &c->g->env, c->err));
+        c->g->owns_env = true;
+        c->env = c->g->env;
+    }
+    SC_TRY(sc_env_create_unbacked(c->env, name, NULL, SC_ENV_SIZE_LIKE, &u,
+                                  c->err));
+have:
+    SC_TRY(sc__shape_check(c, sc_expr_le(c->ctx, u, numel),
+                           "masked_select count exceeds numel"));
+    d = sc__shape_dims(c, 1);
+    if (!d)
+        return SC_ERR_NOMEM;
+    d[0] = u;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, 1, d, NULL, &self);
+}

@@ -476,3 +476,34 @@ sc_status sc__kernel_arange_start_step(sc__kernel_call *call)
                       SC_KARG_ARANGE_START_STEP_STEP,
                       SC_KARG_ARANGE_START_STEP_DTYPE);
 }
+
+/* new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, dtype,
+ * layout, device, pin_memory): uninitialised (zeros here), self's dtype by
+ * default. */
+sc_status sc__kernel_new_empty_strided(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes, *strides;
+    size_t n, m, k;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_NEW_EMPTY_STRIDED_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_NEW_EMPTY_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_NEW_EMPTY_STRIDED_STRIDE, &m,
+                        &strides));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_NEW_EMPTY_STRIDED_DTYPE, x->dtype,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(NEW_EMPTY_STRIDED)));
+    if (n != m)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "new_empty_strided: %zu sizes but %zu strides",
+                             n, m);
+    for (k = 0; k < m; k++)
+        if (strides[k] < 0)
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "new_empty_strided: negative stride %lld",
+                                 (long long)strides[k]);
+    SC_TRY(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
+    return sc__out(call, t);
+}

@@ -575,3 +575,80 @@ fail:
     sc_tensor_free(tmp);
     return status;
 }
+
+/* movedim.int(Tensor(a) self, int source, int destination): a permuted
+ * view. */
+sc_status sc__kernel_movedim(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t src, dst, dims[SC_TENSOR_MAX_DIMS];
+    size_t s, t, i, k;
+    sc_tensor *r = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_MOVEDIM_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_MOVEDIM_SOURCE, &src));
+    SC_TRY(sc__arg_int(call, SC_KARG_MOVEDIM_DESTINATION, &dst));
+    if (x->ndim == 0)
+        return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
+    SC_TRY(sc__wrap_dim(src, x->ndim, &s, call->err));
+    SC_TRY(sc__wrap_dim(dst, x->ndim, &t, call->err));
+    for (i = 0, k = 0; i < x->ndim; i++) {
+        if (i == t) {
+            dims[i] = (int64_t)s;
+        } else {
+            if (k == s)
+                k++;
+            dims[i] = (int64_t)k++;
+        }
+    }
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
+}
+
+/* diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1): a view
+ * of the other dims and the diagonal (stride stride1 + stride2). */
+sc_status sc__kernel_diagonal(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t off, a1, a2, sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
+    int64_t len, offset;
+    size_t d1, d2, i, n = 0;
+    sc_tensor *r = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_DIAGONAL_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_OFFSET, &off));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_DIM1, &a1));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_DIM2, &a2));
+    if (x->ndim < 2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal: needs at least 2 dims");
+    SC_TRY(sc__wrap_dim(a1, x->ndim, &d1, call->err));
+    SC_TRY(sc__wrap_dim(a2, x->ndim, &d2, call->err));
+    if (d1 == d2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal dimensions cannot be identical");
+    if (off >= 0) {
+        len = x->sizes[d2] - off < x->sizes[d1] ? x->sizes[d2] - off
+                                                : x->sizes[d1];
+        offset = off * x->strides[d2];
+    } else {
+        len = x->sizes[d1] + off < x->sizes[d2] ? x->sizes[d1] + off
+                                                : x->sizes[d2];
+        offset = -off * x->strides[d1];
+    }
+    if (len <= 0) {
+        len = 0;
+        offset = 0;
+    }
+    for (i = 0; i < x->ndim; i++)
+        if (i != d1 && i != d2) {
+            sizes[n] = x->sizes[i];
+            strides[n++] = x->strides[i];
+        }
+    sizes[n] = len;
+    strides[n++] = x->strides[d1] + x->strides[d2];
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, n, sizes, strides,
+                                            x->offset + offset, &r,
+                                            call->err),
+                  &r);
+}
