@@ -480,3 +480,83 @@ have:
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, self.dtype, 1, d, NULL, &self);
 }
+
+/* slice_scatter / select_scatter: a new tensor like self (preserve). */
+sc_status sc__shape_like_self_preserve(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **d, **st = NULL;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    if (self.has_strides)
+        SC_TRY(sc__shape_preserve_strides(c, &self, &st));
+    d = sc__shape_copy_sizes(c, &self);
+    if (!d)
+        return SC_ERR_NOMEM;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
+}
+
+sc_status sc__shape_constant_pad_nd(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **pad, **d;
+    size_t n, i;
+    bool present;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "pad", &pad, &n, &present));
+    if (n % 2 != 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Length of pad must be even but instead it "
+                              "equals %zu", n);
+    if (n / 2 > self.ndim)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Length of pad should be no more than twice "
+                              "the number of dimensions of the input");
+    d = sc__shape_copy_sizes(c, &self);
+    if (!d)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < n / 2; i++) {
+        size_t k = self.ndim - 1 - i;
+        d[k] = sc_expr_add(c->ctx, d[k],
+                           sc_expr_add(c->ctx, pad[2 * i], pad[2 * i + 1]));
+        if (!d[k])
+            return sc__shape_expr_error(c);
+        SC_TRY(sc__shape_check(c, sc_expr_ge(c->ctx, d[k],
+                                             sc_expr_int_si(c->ctx, 0)),
+                               "the padded size would be negative"));
+    }
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, NULL, &self);
+}
+
+sc_status sc__shape_baddbmm(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, b1, b2;
+    sc_expr **d, **bc;
+    size_t n;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "batch1", &b1));
+    SC_TRY(sc__shape_get_tensor(c, "batch2", &b2));
+    SC_TRY(sc__shape_need_dims(c, "batch1", &b1, 3, 3));
+    SC_TRY(sc__shape_need_dims(c, "batch2", &b2, 3, 3));
+    SC_TRY(sc__shape_check_eq(c, b1.sizes[0], b2.sizes[0],
+                              "batch1 and batch2 differ in batch size"));
+    SC_TRY(sc__shape_check_eq(c, b1.sizes[2], b2.sizes[1],
+                              "batch1 and batch2 shapes cannot be "
+                              "multiplied"));
+    d = sc__shape_dims(c, 3);
+    if (!d)
+        return SC_ERR_NOMEM;
+    d[0] = b1.sizes[0];
+    d[1] = b1.sizes[1];
+    d[2] = b2.sizes[2];
+    SC_TRY(sc__shape_broadcast(c, self.ndim, self.sizes, 3, d, &n, &bc));
+    if (n != 3)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "self does not broadcast to the product");
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, b1.dtype, 3, d, NULL, &b1);
+}

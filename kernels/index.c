@@ -231,3 +231,67 @@ fail:
     sc__free(o);
     return status;
 }
+
+/* baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1,
+ * Scalar alpha=1): beta * self + alpha * batch1 @ batch2 (self broadcast;
+ * beta 0 ignores self, NaN included, as PyTorch). */
+sc_status sc__kernel_baddbmm(sc__kernel_call *call)
+{
+    const sc_tensor *s, *x, *y;
+    double beta = 1, alpha = 1, *bs = NULL, *bx = NULL, *by = NULL,
+           *o = NULL;
+    int64_t sizes[3], B, N, M, P, b, i, j, k;
+    size_t nd;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_BADDBMM_SELF, &s));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_BADDBMM_BATCH1, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_BADDBMM_BATCH2, &y));
+    SC_TRY(sc__arg_double(call, SC_KARG_BADDBMM_BETA, &beta));
+    SC_TRY(sc__arg_double(call, SC_KARG_BADDBMM_ALPHA, &alpha));
+    if (x->ndim != 3 || y->ndim != 3 || x->sizes[0] != y->sizes[0] ||
+        x->sizes[2] != y->sizes[1])
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "baddbmm: batch1 [b, n, m] and batch2 [b, m, p] "
+                             "do not fit");
+    B = x->sizes[0];
+    N = x->sizes[1];
+    M = x->sizes[2];
+    P = y->sizes[2];
+    sizes[0] = B;
+    sizes[1] = N;
+    sizes[2] = P;
+    {
+        int64_t bsz[SC_TENSOR_MAX_DIMS];
+        SC_TRY(sc__broadcast_shape(s->ndim, s->sizes, 3, sizes, &nd, bsz,
+                                   call->err));
+        if (nd != 3 || bsz[0] != B || bsz[1] != N || bsz[2] != P)
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "baddbmm: self does not broadcast to the "
+                                 "product");
+    }
+    SC_CHECK(sc__gather(s, 3, sizes, SC__CT_F64, (void **)&bs, call->err));
+    SC_CHECK(f64_of(call, x, &bx));
+    SC_CHECK(f64_of(call, y, &by));
+    o = sc__calloc((size_t)(B * N * P) + 1, sizeof *o);
+    if (!o) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < B; b++)
+        for (i = 0; i < N; i++)
+            for (j = 0; j < P; j++) {
+                double acc = 0;
+                size_t at = (size_t)((b * N + i) * P + j);
+                for (k = 0; k < M; k++)
+                    acc += bx[(b * N + i) * M + k] * by[(b * M + k) * P + j];
+                o[at] = alpha * acc + (beta == 0 ? 0 : beta * bs[at]);
+            }
+    status = out_f64(call, x->dtype, 3, sizes, o);
+fail:
+    sc__free(bs);
+    sc__free(bx);
+    sc__free(by);
+    sc__free(o);
+    return status;
+}
