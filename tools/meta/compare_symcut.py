@@ -2,7 +2,7 @@
 """The stride differential: symcut's shape rules against torch 2.13's meta
 tensors, node by node.
 
-Usage: compare_symcut.py SYMCUT GRAPH... [--hint s0=5,...] [-v]
+Usage: compare_symcut.py SYMCUT GRAPH... [--hint s0=5,...] [--fake] [-v]
 
 For each GRAPH: meta_strides.strip() removes the call nodes' annotations
 (placeholders keep sizes, gain dense strides), `SYMCUT graph --print` on
@@ -74,8 +74,8 @@ def text_hints(text):
     return out
 
 
-def torch_values(text, hints, default_hint):
-    lines, _ = meta_strides.rebuild(text, hints, default_hint)
+def torch_values(text, hints, default_hint, fake=False):
+    lines, _ = meta_strides.rebuild(text, hints, default_hint, fake)
     vals, skipped = {}, 0
     for line in lines:
         parts = line.split(" ", 1)
@@ -99,11 +99,12 @@ def getitem_names(text):
     return out
 
 
-def compare(symcut, text, hints=None, default_hint=3):
-    """(compared, [disagreements], skipped, symcut error or None)."""
+def compare(symcut, text, hints=None, default_hint=3, fake=False):
+    """(compared, [disagreements], skipped, symcut error or None); fake:
+    torch's values under FakeTensorMode (as torch.compile traced)."""
     hints = {**text_hints(text), **(hints or {})}
     sv = symcut_values(symcut, text, hints, default_hint)
-    tv, skipped = torch_values(text, hints, default_hint)
+    tv, skipped = torch_values(text, hints, default_hint, fake)
     if isinstance(sv, str):
         return 0, [], skipped, sv
     gi = getitem_names(text)
@@ -124,7 +125,8 @@ def compare(symcut, text, hints=None, default_hint=3):
 
 def main(argv):
     verbose = "-v" in argv
-    argv = [a for a in argv if a != "-v"]
+    fake = "--fake" in argv
+    argv = [a for a in argv if a not in ("-v", "--fake")]
     hints = {}
     if "--hint" in argv:
         i = argv.index("--hint")
@@ -136,7 +138,7 @@ def main(argv):
     for g in graphs:
         with open(g) as f:
             text = f.read()
-        n, bad, skipped, err = compare(symcut, text, hints)
+        n, bad, skipped, err = compare(symcut, text, hints, fake=fake)
         totals[0] += n
         totals[1] += len(bad)
         totals[2] += skipped

@@ -8,7 +8,7 @@ sizes and strides, one line per tensor value:
     NAME skip REASON            the node could not be rebuilt
 
 Usage: meta_strides.py GRAPH [--hint s0=5,...] [--default-hint N]
-                       [--strip OUT]
+                       [--fake] [--strip OUT]
 
 GRAPH is a graph text as PyTorch's print_readable (or `symcut graph
 --print`) writes it.  Placeholders are meta tensors of their annotation's
@@ -17,6 +17,12 @@ placeholders are their hint.  A symbol without --hint takes
 --default-hint (3).  Each call is evaluated by torch 2.13 on the meta
 device; a node that fails (data-dependent ops, ops torch cannot run on
 meta) and every node using it are skipped, saying why.
+
+--fake evaluates under torch's FakeTensorMode (the mode in which
+torch.compile traced the graphs it prints) instead of on the meta device.
+The two agree but for a few ops whose fake implementation is a Python
+decomposition (the saved statistics of a batch norm of a bfloat16 input:
+bfloat16 under fake tensors, float32 on the meta device).
 
 --strip OUT writes GRAPH with the call nodes' annotations removed and the
 placeholders' annotations given strides, so that `symcut graph --print OUT`
@@ -116,12 +122,12 @@ def dense(sizes):
     return list(reversed(st))
 
 
-def make_placeholder(ann):
+def make_placeholder(ann, device="meta"):
     if ann[0] == "sym":
         return ann[1]
     _, dtype, sizes, strides = ann
     return torch.empty_strided(sizes, strides or dense(sizes), dtype=dtype,
-                               device="meta")
+                               device=device)
 
 
 def parse_graph(text):
@@ -163,9 +169,9 @@ def parse_graph(text):
     return places, calls, outs
 
 
-def namespace(values):
+def namespace(values, device="meta"):
     ns = {"torch": torch, "operator": operator, "inf": math.inf,
-          "nan": math.nan, "device": lambda *a, **k: torch.device("meta"),
+          "nan": math.nan, "device": lambda *a, **k: torch.device(device),
           "None": None, "True": True, "False": False}
     ns.update(values)
     return ns
@@ -189,19 +195,24 @@ def describe(name, v, out):
         out.append("%s = %d" % (name, v))
 
 
-def rebuild(text, hints, default_hint):
+def rebuild(text, hints, default_hint, fake=False):
     ex = Expr(hints, default_hint)
     places, calls, _ = parse_graph(text)
     values, out = {}, []
-    for name, ann in places:
-        a = parse_ann(ann, ex)
-        if a is None:
-            out.append("%s skip unreadable annotation %r" % (name, ann))
-            continue
-        values[name] = make_placeholder(a)
-        describe(name, values[name], out)
-    bad = set()
-    with torch.device("meta"):
+    if fake:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        mode, device = FakeTensorMode(), "cpu"
+    else:
+        mode, device = torch.device("meta"), "meta"
+    with mode:
+        for name, ann in places:
+            a = parse_ann(ann, ex)
+            if a is None:
+                out.append("%s skip unreadable annotation %r" % (name, ann))
+                continue
+            values[name] = make_placeholder(a, device)
+            describe(name, values[name], out)
+        bad = set()
         for name, _, rhs, _ in calls:
             used = set(re.findall(r"\b\w+\b", rhs))
             dep = used & bad
@@ -211,7 +222,7 @@ def rebuild(text, hints, default_hint):
                 continue
             try:
                 v = eval(rhs, {"__builtins__": {"slice": slice}},
-                         namespace(values))
+                         namespace(values, device))
             except Exception as e:  # noqa: BLE001 (any torch failure)
                 bad.add(name)
                 msg = str(e).splitlines()[0] if str(e) else ""
@@ -276,6 +287,7 @@ def main(argv):
     ap.add_argument("--hint", action="append", default=[])
     ap.add_argument("--default-hint", type=int, default=3)
     ap.add_argument("--strip")
+    ap.add_argument("--fake", action="store_true")
     a = ap.parse_args(argv)
     hints = {}
     for h in a.hint:
@@ -286,7 +298,7 @@ def main(argv):
         with open(a.strip, "w") as f:
             f.write(strip(text, hints, a.default_hint))
         return 0
-    lines, used = rebuild(text, hints, a.default_hint)
+    lines, used = rebuild(text, hints, a.default_hint, a.fake)
     print("hints " + ",".join("%s=%d" % kv for kv in sorted(used.items())))
     print("\n".join(lines))
     return 0
