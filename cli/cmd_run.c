@@ -2,13 +2,18 @@
  * outputs.
  *
  *   symcut run GRAPH [--inputs DIR] [--seed N] [--sizes s0=17,...]
- *              [--save DIR] */
+ *              [--hint s0=8,...] [--save DIR]
+ *              [--expect DIR [--rtol R] [--atol A]] */
 #include <config.h>
 
+#include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include <symcut/graph.h>
 #include <symcut/interp.h>
@@ -19,12 +24,16 @@
 static void usage(FILE *out)
 {
     fputs("Usage: symcut run GRAPH [--inputs DIR] [--seed N] [--sizes s0=17,...]\n"
-          "                  [--save DIR]\n"
+          "                  [--hint s0=8,...] [--save DIR]\n"
+          "                  [--expect DIR [--rtol R] [--atol A]]\n"
           "\n"
           "Execute a graph (PyTorch's graph text) with symcut's CPU kernels and\n"
           "print, per output, its node, dtype and shape and two checksums (the\n"
           "sum of its elements as float64, and the FNV-1a 64 hash of its bytes\n"
-          "in C order), then the peak memory held.\n"
+          "in C order), then the peak memory held.  A graph with an op that has\n"
+          "no kernel or a dtype the kernels do not support is refused before\n"
+          "anything runs, naming all of them; a graph naming CUDA (or other)\n"
+          "devices runs on the CPU, saying so on standard error.\n"
           "\n"
           "Options:\n"
           "  --inputs DIR        read each input from DIR/<placeholder>.npy\n"
@@ -35,10 +44,18 @@ static void usage(FILE *out)
           "                      ops (default 0)\n"
           "  --sizes s0=17,...   values of the symbols (default: their hints);\n"
           "                      with --inputs, the inputs must agree\n"
-          "  --save DIR          write output K to DIR/out_K.npy (atomically)\n"
+          "  --hint s0=8,...     hints of symbols (override '# symcut: hint'\n"
+          "                      lines): the default sizes; repeatable\n"
+          "  --save DIR          write output K to DIR/out_K.npy (atomically),\n"
+          "                      creating DIR\n"
+          "  --expect DIR        compare output K with DIR/out_K.npy (same\n"
+          "                      shape; |out - expected| <= atol + rtol *\n"
+          "                      |expected| elementwise, NaN equal to NaN)\n"
+          "  --rtol R            relative tolerance of --expect (default 1e-4)\n"
+          "  --atol A            absolute tolerance of --expect (default 1e-5)\n"
           "\n"
-          "Exit status: 0 success; 1 bad command line; 2 bad input or a failed\n"
-          "run.\n",
+          "Exit status: 0 success; 1 bad command line; 2 bad input, a failed\n"
+          "run, or an output that differs from --expect.\n",
           out);
 }
 
@@ -118,13 +135,16 @@ static char *path_join(const char *dir, const char *name, const char *ext)
 }
 
 typedef struct run_args {
-    const char *file, *inputs_dir, *sizes_text, *save_dir;
+    const char *file, *inputs_dir, *sizes_text, *save_dir, *expect_dir;
     cli_list sizes; /* every --sizes; sizes_text is its text */
     uint64_t seed;
+    double rtol, atol;
+    bool rtol_given, atol_given;
+    cli_hints hints;
     cli_reading reading;
 } run_args;
 
-static int parse_args(int argc, char **argv, run_args *a)
+static int parse_args(sc_ctx *ctx, int argc, char **argv, run_args *a)
 {
     const cli_opt opts[] = {
         {.name = "--inputs", .kind = CLI_OPT_TEXT, .dest = &a->inputs_dir},
@@ -134,9 +154,17 @@ static int parse_args(int argc, char **argv, run_args *a)
         {.name = "--save", .kind = CLI_OPT_TEXT, .dest = &a->save_dir},
         CLI_READING_OPTIONS(&a->reading),
         CLI_READING_NFWD_OPTION(&a->reading),
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+        {.name = "--expect", .kind = CLI_OPT_TEXT, .dest = &a->expect_dir},
+        {.name = "--rtol", .kind = CLI_OPT_NUMBER, .dest = &a->rtol,
+         .seen = &a->rtol_given,
+         .bad = "--rtol needs a non-negative number, not '%s'"},
+        {.name = "--atol", .kind = CLI_OPT_NUMBER, .dest = &a->atol,
+         .seen = &a->atol_given,
+         .bad = "--atol needs a non-negative number, not '%s'"},
     };
     const cli_syntax syn = {.cmd = "run", .usage = usage, .opts = opts,
-                            .nopts = CLI_NOPTS(opts),
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
                             .needs_value = "'%s' needs a value",
                             .max_args = 1,
                             .too_many = "more than one graph"};
@@ -147,6 +175,13 @@ static int parse_args(int argc, char **argv, run_args *a)
         return rc;
     if (!args.nargs)
         return cli_usage_error("run", "no graph file given");
+    if ((a->rtol_given || a->atol_given) && !a->expect_dir)
+        return cli_usage_error("run", "%s needs --expect",
+                               a->rtol_given ? "--rtol" : "--atol");
+    if (!a->rtol_given)
+        a->rtol = 1e-4;
+    if (!a->atol_given)
+        a->atol = 1e-5;
     a->file = args.args[0];
     return CLI_PARSED;
 }
@@ -266,12 +301,29 @@ static bool print_run(const sc_graph *g, const run_args *a,
     return true;
 }
 
-/* Output K to DIR/out_K.npy: false after printing the error. */
+/* DIR for --save: created when missing (its parent must exist); false
+ * after printing the error. */
+static bool make_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) == 0)
+        return true;
+    if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return true;
+    cli_errorf("--save: cannot create the directory '%s': %s", dir,
+               errno == EEXIST ? "a file of that name exists"
+                               : strerror(errno));
+    return false;
+}
+
+/* Output K to DIR/out_K.npy (DIR exists): false after printing the
+ * error. */
 static bool save_outputs(const char *dir, size_t no,
                          sc_tensor *const *outputs)
 {
     size_t k;
     sc_error err;
+
 
     for (k = 0; k < no; k++) {
         char name[32], *p;
@@ -294,6 +346,120 @@ static bool save_outputs(const char *dir, size_t no,
     return true;
 }
 
+/* Compare output k with expected (same shape; tolerances): the number of
+ * differing elements, or -1 after printing an error.  *max_abs and
+ * *max_rel get the largest errors. */
+static long compare_output(size_t k, const sc_tensor *out,
+                           const sc_tensor *want, const run_args *a,
+                           double *max_abs, double *max_rel)
+{
+    sc_tensor *co = NULL, *cw = NULL;
+    sc_error err;
+    size_t n, i, d;
+    long bad = 0;
+
+    *max_abs = *max_rel = 0;
+    if (out->ndim != want->ndim) {
+        printf("expect out_%zu: rank %zu, expected %zu\n", k, out->ndim,
+               want->ndim);
+        return 1;
+    }
+    for (d = 0; d < out->ndim; d++)
+        if (out->sizes[d] != want->sizes[d]) {
+            printf("expect out_%zu: size of dim %zu is %lld, expected "
+                   "%lld\n", k, d, (long long)out->sizes[d],
+                   (long long)want->sizes[d]);
+            return 1;
+        }
+    if (sc_tensor_clone(out, &co, &err) != SC_OK ||
+        sc_tensor_clone(want, &cw, &err) != SC_OK) {
+        sc_tensor_free(co);
+        cli_report(&err);
+        return -1;
+    }
+    n = sc_tensor_numel(co);
+    for (i = 0; i < n; i++) {
+        double x = sc_tensor_item_double(co, i);
+        double y = sc_tensor_item_double(cw, i);
+        double e = fabs(x - y);
+        if (isnan(x) && isnan(y))
+            continue;
+        if (x == y)
+            continue;
+        if (!(e <= a->atol + a->rtol * fabs(y)))
+            bad++;
+        if (isnan(e) || e > *max_abs)
+            *max_abs = e;
+        if (y != 0 && (isnan(e) || e / fabs(y) > *max_rel))
+            *max_rel = e / fabs(y);
+    }
+    sc_tensor_free(co);
+    sc_tensor_free(cw);
+    return bad;
+}
+
+/* --expect: every output against DIR/out_K.npy (a None output has no
+ * file).  1 when all agree, 0 when one differs, -1 after an error. */
+static int expect_outputs(const run_args *a, size_t no,
+                          sc_tensor *const *outputs)
+{
+    size_t k, differ = 0;
+    sc_error err;
+
+    for (k = 0; k < no; k++) {
+        char name[32], *p;
+        sc_tensor *want = NULL;
+        double ea, er;
+        long bad;
+        if (!outputs[k])
+            continue;
+        snprintf(name, sizeof name, "out_%zu", k);
+        p = path_join(a->expect_dir, name, ".npy");
+        if (!p) {
+            cli_errorf("out of memory");
+            return -1;
+        }
+        if (sc_npy_read(p, &want, &err) != SC_OK) {
+            free(p);
+            cli_report(&err);
+            return -1;
+        }
+        free(p);
+        bad = compare_output(k, outputs[k], want, a, &ea, &er);
+        sc_tensor_free(want);
+        if (bad < 0)
+            return -1;
+        if (bad > 0) {
+            differ++;
+            printf("expect out_%zu: %ld of %zu elements differ (max abs "
+                   "error %.3g, max rel error %.3g; rtol %g, atol %g)\n",
+                   k, bad, sc_tensor_numel(outputs[k]), ea, er, a->rtol,
+                   a->atol);
+        }
+    }
+    printf("expect %s: %s (rtol %g, atol %g)\n", a->expect_dir,
+           differ ? "outputs differ" : "every output agrees", a->rtol,
+           a->atol);
+    return differ ? 0 : 1;
+}
+
+/* One line on stderr when the graph names devices other than the CPU. */
+static void note_devices(const sc_graph *g)
+{
+    sc_device d;
+    size_t n = sc_interp_foreign_devices(g, &d);
+    if (n == 0)
+        return;
+    if (d.index >= 0)
+        fprintf(stderr, "symcut: note: the graph names device %s:%d (%zu "
+                "node%s); running on the CPU\n", sc_device_type_name(d.type),
+                d.index, n, n == 1 ? "" : "s");
+    else
+        fprintf(stderr, "symcut: note: the graph names device %s (%zu "
+                "node%s); running on the CPU\n", sc_device_type_name(d.type),
+                n, n == 1 ? "" : "s");
+}
+
 int cli_cmd_run(int argc, char **argv)
 {
     run_args a = {0};
@@ -306,16 +472,21 @@ int cli_cmd_run(int argc, char **argv)
     sc_error err;
     cli_load load;
     size_t np = 0, no = 0, k;
-    int rc = parse_args(argc, argv, &a);
+    int rc;
 
-    a.sizes_text = a.sizes.text;
+    ctx = sc_ctx_new();
+    if (!ctx) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    rc = parse_args(ctx, argc, argv, &a);
     if (rc != CLI_PARSED)
         goto done;
     rc = CLI_EXIT_INPUT;
-    ctx = sc_ctx_new();
-    sizes = ctx ? sc_symmap_new(ctx) : NULL;
-    binding = ctx ? sc_symmap_new(ctx) : NULL;
-    if (!ctx || !sizes || !binding) {
+    a.sizes_text = a.sizes.text;
+    sizes = sc_symmap_new(ctx);
+    binding = sc_symmap_new(ctx);
+    if (!sizes || !binding) {
         cli_errorf("out of memory");
         goto done;
     }
@@ -327,6 +498,7 @@ int cli_cmd_run(int argc, char **argv)
     cli_load_init(&load, "run");
     load.plain_path = true;
     load.sizes_text = a.sizes_text;
+    load.hints = &a.hints;
     if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
                                      &unused)) != 0)
         goto done;
@@ -341,6 +513,13 @@ int cli_cmd_run(int argc, char **argv)
         cli_errorf("out of memory");
         goto done;
     }
+    if (sc_interp_preflight(g, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    if (a.save_dir && !make_dir(a.save_dir))
+        goto done;
+    note_devices(g);
     if (!make_inputs(g, &a, sizes, binding, inputs))
         goto done;
 
@@ -359,6 +538,15 @@ int cli_cmd_run(int argc, char **argv)
         goto done;
     if (a.save_dir && !save_outputs(a.save_dir, no, outputs))
         goto done;
+    if (a.expect_dir) {
+        int e = expect_outputs(&a, no, outputs);
+        if (e < 0)
+            goto done;
+        if (e == 0) {
+            fflush(stdout);
+            goto done;
+        }
+    }
     if (fflush(stdout) != 0) {
         cli_errorf("cannot write the output");
         goto done;
@@ -377,6 +565,7 @@ done:
     sc_symmap_free(sizes);
     sc_symmap_free(binding);
     cli_reading_free(&a.reading);
+    cli_hints_free(&a.hints);
     sc_ctx_free(ctx);
     cli_list_free(&a.sizes);
     return rc;

@@ -38,14 +38,25 @@ sc_status sc__shape_layer_norm(struct sc__shape_call *c)
 
 sc_status sc__shape_layer_norm_backward(struct sc__shape_call *c)
 {
-    sc_tensor_meta in, w, b;
+    sc_tensor_meta in, go, w, b;
     bool hw, hb;
 
     SC_TRY(sc__shape_get_tensor(c, "input", &in));
+    SC_TRY(sc__shape_get_tensor(c, "grad_out", &go));
     SC_TRY(sc__shape_get_tensor_opt(c, "weight", &w, &hw));
     SC_TRY(sc__shape_get_tensor_opt(c, "bias", &b, &hb));
     SC_TRY(sc__shape_outputs(c, 3));
-    SC_TRY(sc__shape_masked_like(c, 0, &in, true));
+    if (sc__shape_get_bool_at(c, "output_mask", 0, true) && go.has_strides) {
+        /* grad_input is allocated like grad_out (preserve format) */
+        sc_expr **d, **st;
+        SC_TRY(sc__shape_preserve_strides(c, &go, &st));
+        d = sc__shape_copy_sizes(c, &in);
+        if (!d)
+            return SC_ERR_NOMEM;
+        SC_TRY(sc__shape_set_tensor(c, 0, in.dtype, in.ndim, d, st, &in));
+    } else {
+        SC_TRY(sc__shape_masked_like(c, 0, &in, true));
+    }
     SC_TRY(sc__shape_masked_like(c, 1, &w, hw));
     SC_TRY(sc__shape_masked_like(c, 2, &b, hb));
     return SC_OK;

@@ -11,7 +11,7 @@ static bool int_to_float(const sc__op_info *info)
 {
     static const char *const names[] = {
         "exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "erf",
-        "reciprocal", "gelu", "silu", "div", NULL};
+        "reciprocal", "gelu", "silu", "div", "sin", "cos", NULL};
     size_t i;
     if (strcmp(info->name, "div") == 0)
         return strcmp(info->overload, "Tensor_mode") != 0;
@@ -23,6 +23,8 @@ static bool int_to_float(const sc__op_info *info)
 
 static sc_dtype finish_dtype(const sc__op_info *info, sc_dtype d)
 {
+    if (strncmp(info->name, "logical_", 8) == 0)
+        return SC_DTYPE_B8;
     if (int_to_float(info) && sc__dtype_is_integral(d, true))
         return SC_DTYPE_F32;
     return d;
@@ -50,8 +52,18 @@ sc_status sc__shape_binary_broadcast(struct sc__shape_call *c)
     if (n == 0)
         return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no tensor operand");
     d = finish_dtype(c->info, sc__result_type_get(&rt));
-    if (strcmp(c->info->name, "native_dropout_backward") == 0)
-        d = ts[0].dtype;
+    if (strcmp(c->info->name, "native_dropout_backward") == 0) {
+        /* grad_output's dtype; contiguous whatever the layouts */
+        SC_TRY(sc__shape_outputs(c, 1));
+        return sc__shape_like_contiguous(c, 0, &ts[0], ts[0].dtype);
+    }
+    if (strcmp(c->info->name, "threshold_backward") == 0 && n == 2) {
+        /* PyTorch's iterator takes self before grad_output: self's layout
+           decides the result's strides */
+        sc_tensor_meta t = ts[0];
+        ts[0] = ts[1];
+        ts[1] = t;
+    }
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(c, 0, d, n, ts);
 }
@@ -74,6 +86,22 @@ sc_status sc__shape_binary_scalar(struct sc__shape_call *c)
             sc__result_type_scalar(&rt, c->args[i].value, c->g);
     }
     SC_TRY(sc__shape_outputs(c, 1));
+    if (c->op == SC_OP_POW_TENSOR_SCALAR && self.has_strides) {
+        const sc_value *e = sc__shape_arg(c, "exponent", NULL);
+        if (e && ((e->kind == SC_VALUE_INT && e->u.i == 1) ||
+                  (e->kind == SC_VALUE_FLOAT && e->u.f.value == 1.0))) {
+            /* PyTorch copies self for an exponent of 1 (clone, preserve
+               format) */
+            sc_expr **d, **st;
+            SC_TRY(sc__shape_preserve_strides(c, &self, &st));
+            d = sc__shape_copy_sizes(c, &self);
+            if (!d)
+                return SC_ERR_NOMEM;
+            return sc__shape_set_tensor(
+                c, 0, finish_dtype(c->info, sc__result_type_get(&rt)),
+                self.ndim, d, st, &self);
+        }
+    }
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, &self);
 }
@@ -95,4 +123,15 @@ sc_status sc__shape_scalar_binary(struct sc__shape_call *c)
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_elementwise(
         c, 0, finish_dtype(c->info, sc__result_type_get(&rt)), 1, ts);
+}
+
+/* self's sizes and dtype, contiguous whatever self's layout (bernoulli.p,
+ * which PyTorch allocates with the legacy contiguous format). */
+sc_status sc__shape_contiguous_like(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_like_contiguous(c, 0, &self, self.dtype);
 }

@@ -30,21 +30,18 @@ static sc_status reduce_dtype(struct sc__shape_call *c,
     return SC_OK;
 }
 
-/* Result 0: self reduced over the dims marked in `reduced`. */
+/* Result 0: self reduced over the dims marked in `reduced`.  The result is
+ * contiguous whatever self's layout, as PyTorch's reductions allocate it
+ * (resize_reduction gives no strides). */
 static sc_status reduce_out(struct sc__shape_call *c,
                             const sc_tensor_meta *self, const bool *reduced,
                             bool keepdim, sc_dtype dtype)
 {
-    size_t perm[64], i, n = 0, k;
-    sc_expr *const *st1[1];
-    sc_expr **d, **strides, **kept;
-    size_t *kperm;
+    size_t i, n = 0;
+    sc_expr **d;
 
-    if (self->ndim > 64)
-        return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
     d = sc__shape_dims(c, self->ndim);
-    kept = sc__shape_dims(c, self->ndim);
-    if (!d || !kept)
+    if (!d)
         return SC_ERR_NOMEM;
     for (i = 0; i < self->ndim; i++) {
         if (!reduced[i])
@@ -52,29 +49,8 @@ static sc_status reduce_out(struct sc__shape_call *c,
         else if (keepdim)
             d[n++] = sc_expr_int_si(c->ctx, 1);
     }
-    /* the output follows self's memory order */
-    st1[0] = self->strides;
-    SC_TRY(sc__shape_elementwise_perm(c, self->ndim, self->sizes, 1, st1,
-                                      perm));
-    kperm = sc__arena_alloc(&c->g->arena, (self->ndim + 1) * sizeof *kperm);
-    if (!kperm)
-        return sc__error_nomem(c->err);
-    {
-        size_t map[64];
-        n = 0;
-        for (i = 0; i < self->ndim; i++)
-            map[i] = (!reduced[i] || keepdim) ? n++ : (size_t)-1;
-        k = 0;
-        for (i = 0; i < self->ndim; i++)
-            if (map[perm[i]] != (size_t)-1)
-                kperm[k++] = map[perm[i]];
-    }
-    strides = sc__shape_dims(c, n);
-    if (!strides)
-        return SC_ERR_NOMEM;
-    SC_TRY(sc__shape_dense_in_order(c, n, d, kperm, strides));
     SC_TRY(sc__shape_outputs(c, 1));
-    return sc__shape_set_tensor(c, 0, dtype, n, d, strides, self);
+    return sc__shape_set_tensor(c, 0, dtype, n, d, NULL, self);
 }
 
 sc_status sc__shape_reduce_dims(struct sc__shape_call *c)
@@ -184,6 +160,8 @@ sc_status sc__shape_softmax(struct sc__shape_call *c)
     SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
     dtype = sc__shape_get_bool(c, "half_to_float", false) ? SC_DTYPE_F32
                                                           : self.dtype;
+    if (sc__op_arg_index(c->op, "dtype") >= 0)
+        (void)sc__shape_get_dtype(c, "dtype", &dtype); /* _safe_softmax */
     d = sc__shape_dims(c, self.ndim);
     if (!d)
         return SC_ERR_NOMEM;
@@ -220,5 +198,9 @@ sc_status sc__shape_softmax_backward(struct sc__shape_call *c)
     if (go.ndim)
         memcpy(d, go.sizes, go.ndim * sizeof *d);
     SC_TRY(sc__shape_outputs(c, 1));
+    if (strcmp(c->info->name, "_log_softmax_backward_data") == 0)
+        /* PyTorch's kernel iterates over grad_output: its layout, as a
+           unary pointwise op's */
+        return sc__shape_elementwise(c, 0, dtype, 1, &go);
     return sc__shape_set_tensor(c, 0, dtype, go.ndim, d, NULL, &go);
 }

@@ -47,8 +47,9 @@ sc_status sc__shape_where(struct sc__shape_call *c)
 sc_status sc__shape_masked_fill(struct sc__shape_call *c)
 {
     sc_tensor_meta self, mask;
-    sc_expr **bc, **st, **d;
+    sc_expr **bc;
     size_t n;
+    bool contig;
 
     SC_TRY(sc__shape_get_tensor(c, "self", &self));
     SC_TRY(sc__shape_get_tensor(c, "mask", &mask));
@@ -60,14 +61,18 @@ sc_status sc__shape_masked_fill(struct sc__shape_call *c)
     if (n != self.ndim)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "mask has more dims than self");
+    /* PyTorch's masked_fill writes into self.contiguous(): self's layout
+       when self is contiguous (size-1 dims keep their strides), else
+       dense row-major */
     SC_TRY(sc__shape_outputs(c, 1));
-    SC_TRY(sc__shape_preserve_strides(c, &self, &st));
-    d = sc__shape_dims(c, self.ndim);
-    if (!d)
-        return SC_ERR_NOMEM;
-    if (self.ndim)
-        memcpy(d, self.sizes, self.ndim * sizeof *d);
-    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
+    SC_TRY(sc__shape_is_contiguous(c, &self, &contig));
+    if (contig) {
+        sc_expr **d, **st;
+        SC_TRY(sc__shape_copy_meta(c, &self, &d, &st));
+        return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st,
+                                    &self);
+    }
+    return sc__shape_like_contiguous(c, 0, &self, self.dtype);
 }
 
 /* A new size-like unbacked symbol of the environment, named name (a fresh

@@ -791,6 +791,86 @@ sc_status sc__shape_expanded_strides(struct sc__shape_call *c,
     return SC_OK;
 }
 
+/* Is t dense in the order ord (innermost first), size-1 dims skipped, as
+ * PyTorch's is_contiguous(memory_format)?  Unknown answers are false. */
+static sc_status dense_in_order_p(struct sc__shape_call *c,
+                                  const sc_tensor_meta *t, const size_t *ord,
+                                  bool *out)
+{
+    sc_expr *expected = sc_expr_int_si(c->ctx, 1);
+    size_t i;
+
+    *out = false;
+    for (i = 0; i < t->ndim; i++) {
+        size_t d = ord[i];
+        sc_tri one, eq;
+        SC_TRY(sc__shape_known(
+            c, sc_expr_eq(c->ctx, t->sizes[d], sc_expr_int_si(c->ctx, 1)),
+            true, &one));
+        if (one == SC_TRI_TRUE)
+            continue;
+        if (t->strides[d] != expected) {
+            SC_TRY(sc__shape_known(
+                c, sc_expr_eq(c->ctx, t->strides[d], expected), true, &eq));
+            if (eq != SC_TRI_TRUE)
+                return SC_OK;
+        }
+        expected = sc_expr_mul(c->ctx, expected, t->sizes[d]);
+        if (!expected)
+            return sc__shape_expr_error(c);
+    }
+    *out = true;
+    return SC_OK;
+}
+
+/* PyTorch's short cut before the elementwise permutation: operands all
+ * contiguous (and not all channels-last) give a contiguous result, all
+ * channels-last (and not all contiguous) a channels-last one; size-1 dims
+ * do not count.  Only when every operand has the result's sizes, as
+ * TensorIterator's fast setup.  *fast false: take the general rule. */
+static sc_status elementwise_fast_perm(struct sc__shape_call *c, size_t n,
+                                       sc_expr *const *sizes, size_t nt,
+                                       const sc_tensor_meta *ts,
+                                       size_t *perm, bool *fast)
+{
+    static const size_t cl_order[4] = {1, 3, 2, 0};
+    bool contig = true, cl = n == 4, any = false, p;
+    size_t i, d, ord[64];
+
+    *fast = false;
+    for (i = 0; i < n; i++)
+        ord[i] = n - 1 - i;
+    for (i = 0; i < nt; i++) {
+        if (!ts[i].has_strides || ts[i].ndim == 0)
+            continue;
+        if (ts[i].ndim != n)
+            return SC_OK;
+        for (d = 0; d < n; d++)
+            if (ts[i].sizes[d] != sizes[d])
+                return SC_OK; /* broadcast: no short cut */
+        any = true;
+        if (contig) {
+            SC_TRY(dense_in_order_p(c, &ts[i], ord, &p));
+            contig = p;
+        }
+        if (cl) {
+            SC_TRY(dense_in_order_p(c, &ts[i], cl_order, &p));
+            cl = p;
+        }
+    }
+    if (!any || n < 2 || contig == cl)
+        return SC_OK;
+    for (i = 0; i < n; i++)
+        perm[i] = i;
+    if (cl) {
+        perm[1] = 2;
+        perm[2] = 3;
+        perm[3] = 1;
+    }
+    *fast = true;
+    return SC_OK;
+}
+
 sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
                                 sc_dtype dtype, size_t nt,
                                 const sc_tensor_meta *ts)
@@ -799,6 +879,7 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
     sc_expr **sizes = NULL, **strides, **ops[8];
     size_t perm[64];
     const sc_tensor_meta *like = NULL;
+    bool fast;
 
     if (nt > 8)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many operands");
@@ -819,11 +900,13 @@ sc_status sc__shape_elementwise(struct sc__shape_call *c, size_t k,
     }
     if (n > 64)
         return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
-    for (i = 0; i < nt; i++) {
+    SC_TRY(elementwise_fast_perm(c, n, sizes, nt, ts, perm, &fast));
+    for (i = 0; i < nt && !fast; i++) {
         SC_TRY(sc__shape_expanded_strides(c, &ts[i], n, sizes, &ops[i]));
     }
-    SC_TRY(sc__shape_elementwise_perm(c, n, sizes, nt,
-                                      (sc_expr *const *const *)ops, perm));
+    if (!fast)
+        SC_TRY(sc__shape_elementwise_perm(c, n, sizes, nt,
+                                          (sc_expr *const *const *)ops, perm));
     strides = sc__shape_dims(c, n);
     if (!strides)
         return SC_ERR_NOMEM;

@@ -180,12 +180,12 @@ sc_status sc__arg_factory_opts(sc__kernel_call *c, size_t layout,
         return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
                              "kernel argument %zu: only the strided layout "
                              "is supported", layout);
-    if (!sc__arg_is_none(c, device) &&
-        (c->args[device].kind != SC__KARG_STR ||
-         strncmp(c->args[device].u.s, "cpu", 3) != 0))
-        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
-                             "kernel argument %zu: only the cpu device is "
-                             "supported", device);
+    /* any device: the kernels run every graph on the CPU (callers say so,
+       sc_interp_foreign_devices) */
+    if (!sc__arg_is_none(c, device) && c->args[device].kind != SC__KARG_STR)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "kernel argument %zu: expected a device",
+                             device);
     if (!sc__arg_is_none(c, pin_memory))
         SC_TRY(sc__arg_bool(c, pin_memory, &pin));
     (void)pin; /* pinned memory means nothing on CPU */

@@ -179,3 +179,45 @@ sc_status sc__kernel_stack(sc__kernel_call *call)
 {
     return concat(call, true, SC_KARG_STACK_TENSORS, SC_KARG_STACK_DIM);
 }
+
+/* lift_fresh_copy(Tensor self): a copy of self (preserve format). */
+sc_status sc__kernel_lift_fresh_copy(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_LIFT_FRESH_COPY_SELF, &x));
+    return copy_to(call, x, x->dtype, true);
+}
+
+/* src broadcast to self's sizes, in self's dtype: a new tensor. */
+static sc_status copy_src(sc__kernel_call *c, const sc_tensor *self,
+                          const sc_tensor *src)
+{
+    sc_tensor *r = NULL;
+    sc_status status;
+    SC_CHECK(sc_tensor_new(self->dtype, self->ndim, self->sizes, &r, c->err));
+    SC_CHECK(sc_tensor_copy(r, src, c->err));
+    return sc__out(c, r);
+fail:
+    sc_tensor_free(r);
+    return status;
+}
+
+/* copy(Tensor self, Tensor src, bool non_blocking=False): the values of
+ * src (broadcast) in a tensor like self. */
+sc_status sc__kernel_copy(sc__kernel_call *call)
+{
+    const sc_tensor *self, *src;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_COPY_SELF, &self));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_COPY_SRC, &src));
+    return copy_src(call, self, src);
+}
+
+/* copy_(Tensor(a!) self, Tensor src, bool non_blocking=False): the
+ * functional result; the interpreter writes it into self (mutates). */
+sc_status sc__kernel_copy_inplace(sc__kernel_call *call)
+{
+    const sc_tensor *self, *src;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_COPY_INPLACE_SELF, &self));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_COPY_INPLACE_SRC, &src));
+    return copy_src(call, self, src);
+}

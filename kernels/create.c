@@ -10,6 +10,8 @@
  * "contiguous_format", "preserve_format" (the default of *_like: keep the
  * input's strides when they are a permutation of a dense layout, else
  * contiguous), "channels_last" (4-d) or "channels_last_3d" (5-d). */
+#include <math.h>
+
 #include "kernels/kernels-internal.h"
 
 /* A fill value: an INT, FLOAT or BOOL scalar (or a 0-d tensor). */
@@ -403,4 +405,105 @@ sc_status sc__kernel_fill_scalar(sc__kernel_call *call)
     SC_TRY(new_in_format(call, x->dtype, x->ndim, x->sizes, MF_PRESERVE, x,
                          &t));
     return finish(call, t, &v);
+}
+
+/* arange: start, start + step, ... below end (above it for a negative
+ * step); int64 when every bound is an integer, else float32, unless dtype
+ * is given.  Bound indices SIZE_MAX: the default (start 0, step 1). */
+static sc_status arange_run(sc__kernel_call *c, size_t start, size_t end,
+                            size_t step, size_t dtype)
+{
+    double s = 0, e, st = 1, n;
+    bool ints = true;
+    int64_t len, k;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+    sc_status status;
+    const size_t idx[3] = {start, end, step};
+    double *vals[3] = {&s, &e, &st};
+
+    for (k = 0; k < 3; k++) {
+        if (idx[k] == SIZE_MAX)
+            continue;
+        SC_TRY(sc__arg_double(c, idx[k], vals[k]));
+        ints = ints && c->args[idx[k]].kind == SC__KARG_INT;
+    }
+    SC_TRY(sc__arg_dtype(c, dtype, ints ? SC_DTYPE_I64 : SC_DTYPE_F32, &d));
+    if (st == 0 || st != st)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "arange: step must be nonzero");
+    n = ceil((e - s) / st);
+    if (n != n || n < 0)
+        return sc__error_set(c->err, SC_ERR_INVALID,
+                             "arange: upper bound and larger bound "
+                             "inconsistent with step sign");
+    if (n > 4.0e15)
+        return sc__error_set(c->err, SC_ERR_LIMIT, "arange: too many "
+                             "elements");
+    len = (int64_t)n;
+    SC_CHECK(sc_tensor_new(d, 1, &len, &t, c->err));
+    for (k = 0; k < len; k++)
+        SC_CHECK(sc_tensor_set_double(t, &k, s + (double)k * st, c->err));
+    return sc__out(c, t);
+fail:
+    sc_tensor_free(t);
+    return status;
+}
+
+/* arange(Scalar end, *, dtype, layout, device, pin_memory) */
+sc_status sc__kernel_arange(sc__kernel_call *call)
+{
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(ARANGE)));
+    return arange_run(call, SIZE_MAX, SC_KARG_ARANGE_END, SIZE_MAX,
+                      SC_KARG_ARANGE_DTYPE);
+}
+
+/* arange.start(Scalar start, Scalar end, *, dtype, ...) */
+sc_status sc__kernel_arange_start(sc__kernel_call *call)
+{
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(ARANGE_START)));
+    return arange_run(call, SC_KARG_ARANGE_START_START,
+                      SC_KARG_ARANGE_START_END, SIZE_MAX,
+                      SC_KARG_ARANGE_START_DTYPE);
+}
+
+/* arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ...) */
+sc_status sc__kernel_arange_start_step(sc__kernel_call *call)
+{
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(ARANGE_START_STEP)));
+    return arange_run(call, SC_KARG_ARANGE_START_STEP_START,
+                      SC_KARG_ARANGE_START_STEP_END,
+                      SC_KARG_ARANGE_START_STEP_STEP,
+                      SC_KARG_ARANGE_START_STEP_DTYPE);
+}
+
+/* new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, dtype,
+ * layout, device, pin_memory): uninitialised (zeros here), self's dtype by
+ * default. */
+sc_status sc__kernel_new_empty_strided(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *sizes, *strides;
+    size_t n, m, k;
+    sc_dtype d;
+    sc_tensor *t = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_NEW_EMPTY_STRIDED_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_NEW_EMPTY_STRIDED_SIZE, &n, &sizes));
+    SC_TRY(sc__arg_ints(call, SC_KARG_NEW_EMPTY_STRIDED_STRIDE, &m,
+                        &strides));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_NEW_EMPTY_STRIDED_DTYPE, x->dtype,
+                         &d));
+    SC_TRY(sc__arg_factory_opts(call, SC__FACTORY_OPTS(NEW_EMPTY_STRIDED)));
+    if (n != m)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "new_empty_strided: %zu sizes but %zu strides",
+                             n, m);
+    for (k = 0; k < m; k++)
+        if (strides[k] < 0)
+            return sc__error_set(call->err, SC_ERR_INVALID,
+                                 "new_empty_strided: negative stride %lld",
+                                 (long long)strides[k]);
+    SC_TRY(sc_tensor_new_strided(d, n, sizes, strides, &t, call->err));
+    return sc__out(call, t);
 }

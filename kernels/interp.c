@@ -5,6 +5,7 @@
 #include <config.h>
 
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1256,7 +1257,9 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
         sc__interp_free_tensors(outs, call.nouts);
         res->kind = IV_NONE;
     } else if (info->rets[0].type.base == SC_TYPE_SYMINT ||
-               info->rets[0].type.base == SC_TYPE_INT) {
+               info->rets[0].type.base == SC_TYPE_INT ||
+               (info->rets[0].type.base == SC_TYPE_SCALAR &&
+                meta.kind == SC_RESULT_SYMINT)) {
         res->i = sc_tensor_item_int64(outs[0], 0);
         res->kind = IV_INT;
         sc__interp_free_tensors(outs, call.nouts);
@@ -1418,6 +1421,207 @@ static sc_status run_node(interp *in, sc_node_id id)
     in->vals[id] = res;
     SC_TRY(ival_hold(in, &in->vals[id], false));
     return check_result(in, id, &in->vals[id]);
+}
+
+/* ---- Pre-flight: can every node run? ------------------------------------------ */
+
+/* The dtype a value names that the kernels cannot compute with (a dtype
+ * argument, in a list too); false when none. */
+static bool value_bad_dtype(const sc_value *v, int depth, sc_dtype *out)
+{
+    size_t k;
+    if (depth > 8)
+        return false;
+    if (v->kind == SC_VALUE_DTYPE && !sc_tensor_dtype_supported(v->u.dtype)) {
+        *out = v->u.dtype;
+        return true;
+    }
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+        for (k = 0; k < v->u.list.n; k++)
+            if (value_bad_dtype(&v->u.list.items[k], depth + 1, out))
+                return true;
+    return false;
+}
+
+/* The dtype node id produces or names that no kernel supports. */
+static bool node_bad_dtype(const sc_graph *g, sc_node_id id, sc_dtype *out)
+{
+    sc_result r;
+    size_t k, n;
+
+    sc_graph_node_result(g, id, &r);
+    if (r.kind == SC_RESULT_TENSOR && !sc_tensor_dtype_supported(r.tensor.dtype)) {
+        *out = r.tensor.dtype;
+        return true;
+    }
+    if (sc_graph_node_kind(g, id) != SC_NODE_CALL)
+        return false;
+    n = sc_graph_node_arg_count(g, id);
+    for (k = 0; k < n; k++)
+        if (value_bad_dtype(sc_graph_node_arg(g, id, k), 0, out))
+            return true;
+    return false;
+}
+
+/* Why node id cannot run (NULL: it can): its op is not in the table, or
+ * the table gives it no kernel. */
+static const char *node_no_kernel(const sc_graph *g, sc_node_id id)
+{
+    int op;
+    const sc__op_info *info;
+
+    if (sc_graph_node_kind(g, id) != SC_NODE_CALL)
+        return NULL;
+    op = sc__graph_node_op(g, id);
+    if (op == SC_OP_UNKNOWN || op < 0 || op >= (int)SC_OP_COUNT_)
+        return "not in the op table";
+    if (op == SC_OP_GETITEM)
+        return NULL;
+    info = sc__op_get((sc__op)op);
+    if (info->kernel == SC_KERNEL_NONE_ || info->kernel < 0 ||
+        info->kernel >= SC_KERNEL_COUNT_ || !sc__kernel_fns[info->kernel])
+        return info->no_kernel_reason ? info->no_kernel_reason
+                                      : "no kernel in the op table";
+    return NULL;
+}
+
+typedef struct preflight_item {
+    const char *what;      /* op target, or dtype name */
+    const char *reason;    /* NULL for a dtype */
+    const char *first;     /* the first node */
+    size_t count;
+} preflight_item;
+
+static void preflight_note(preflight_item *items, size_t *n, size_t max,
+                           const char *what, const char *reason,
+                           const char *node)
+{
+    size_t k;
+    for (k = 0; k < *n; k++)
+        if (strcmp(items[k].what, what) == 0) {
+            items[k].count++;
+            return;
+        }
+    if (*n < max) {
+        items[*n].what = what;
+        items[*n].reason = reason;
+        items[*n].first = node;
+        items[*n].count = 1;
+        (*n)++;
+    }
+}
+
+static void preflight_append(char *buf, size_t cap, size_t *len,
+                             const char *fmt, ...) SC__PRINTF(4, 5);
+static void preflight_append(char *buf, size_t cap, size_t *len,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    int w;
+    if (*len >= cap)
+        return;
+    va_start(ap, fmt);
+    w = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (w > 0)
+        *len = *len + (size_t)w < cap ? *len + (size_t)w : cap;
+}
+
+sc_status sc_interp_preflight(const sc_graph *g, sc_error *err)
+{
+    enum { MAX_ITEMS = 64 };
+    preflight_item ops[MAX_ITEMS], dts[MAX_ITEMS];
+    size_t nops = 0, ndts = 0, n, k, len = 0, nbad_ops = 0;
+    char msg[SC_ERROR_MESSAGE_MAX];
+    sc_node_id id;
+
+    sc_error_init(err);
+    if (!g)
+        return sc__error_set(err, SC_ERR_INVALID, "no graph");
+    n = sc_graph_node_count(g);
+    for (id = 0; (size_t)id < n; id++) {
+        const char *why = node_no_kernel(g, id);
+        sc_dtype dt;
+        if (why) {
+            preflight_note(ops, &nops, MAX_ITEMS, sc_graph_node_target(g, id),
+                           why, sc_graph_node_name(g, id));
+            nbad_ops++;
+        }
+        if (node_bad_dtype(g, id, &dt))
+            preflight_note(dts, &ndts, MAX_ITEMS, sc_dtype_torch_name(dt),
+                           NULL, sc_graph_node_name(g, id));
+    }
+    if (nops == 0 && ndts == 0)
+        return SC_OK;
+    msg[0] = '\0';
+    if (nops)
+        preflight_append(msg, sizeof msg, &len,
+                         "%zu node%s cannot run (%zu op%s without a kernel:",
+                         nbad_ops, nbad_ops == 1 ? "" : "s", nops,
+                         nops == 1 ? "" : "s");
+    for (k = 0; k < nops; k++)
+        preflight_append(msg, sizeof msg, &len, "%s %s (%s; node %s%s)",
+                         k ? "," : "", ops[k].what, ops[k].reason,
+                         ops[k].first, ops[k].count > 1 ? " and more" : "");
+    if (nops)
+        preflight_append(msg, sizeof msg, &len, ")");
+    if (ndts)
+        preflight_append(msg, sizeof msg, &len,
+                         "%sdtype%s the kernels do not support:",
+                         nops ? "; " : "", ndts == 1 ? "" : "s");
+    for (k = 0; k < ndts; k++)
+        preflight_append(msg, sizeof msg, &len, "%s %s (node %s%s)",
+                         k ? "," : "", dts[k].what, dts[k].first,
+                         dts[k].count > 1 ? " and more" : "");
+    preflight_append(msg, sizeof msg, &len, "; nothing was run");
+    return sc__error_set(err, SC_ERR_UNSUPPORTED, "%s", msg);
+}
+
+static bool value_foreign_device(const sc_value *v, int depth,
+                                 sc_device *out)
+{
+    size_t k;
+    if (depth > 8)
+        return false;
+    if (v->kind == SC_VALUE_DEVICE && v->u.device.type != SC_DEVICE_CPU &&
+        v->u.device.type != SC_DEVICE_META) {
+        *out = v->u.device;
+        return true;
+    }
+    if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+        for (k = 0; k < v->u.list.n; k++)
+            if (value_foreign_device(&v->u.list.items[k], depth + 1, out))
+                return true;
+    return false;
+}
+
+size_t sc_interp_foreign_devices(const sc_graph *g, sc_device *first)
+{
+    size_t n = g ? sc_graph_node_count(g) : 0, count = 0, k, na;
+    sc_node_id id;
+
+    for (id = 0; (size_t)id < n; id++) {
+        sc_result r;
+        sc_device d;
+        bool found = false;
+        sc_graph_node_result(g, id, &r);
+        if (r.kind == SC_RESULT_TENSOR && r.tensor.has_device &&
+            r.tensor.device.type != SC_DEVICE_CPU &&
+            r.tensor.device.type != SC_DEVICE_META) {
+            d = r.tensor.device;
+            found = true;
+        }
+        na = sc_graph_node_kind(g, id) == SC_NODE_CALL
+                 ? sc_graph_node_arg_count(g, id)
+                 : 0;
+        for (k = 0; k < na && !found; k++)
+            found = value_foreign_device(sc_graph_node_arg(g, id, k), 0, &d);
+        if (!found)
+            continue;
+        if (count++ == 0 && first)
+            *first = d;
+    }
+    return count;
 }
 
 /* ---- Liveness -------------------------------------------------------------------- */
@@ -1666,6 +1870,7 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
     np = sc_graph_placeholder_count(g);
     if (np > 0 && !inputs)
         return sc__error_set(err, SC_ERR_INVALID, "no inputs");
+    SC_TRY(sc_interp_preflight(g, err));
     SC_CHECK(interp_init(&in, g, opts, err));
     SC_CHECK(build_die_lists(&in));
     boundary = opts->boundary;

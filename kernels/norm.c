@@ -74,7 +74,31 @@ static sc_status nc_split(sc__kernel_call *c, const sc_tensor *x,
  * 1.13 keeps this op mutating): r = momentum * stat + (1 - momentum) * r,
  * with the unbiased variance for running_var.  Eval: the running
  * statistics normalise, save_mean and save_invstd are empty [0]. */
+/* The argument indices of a batch norm (the same in
+ * _native_batch_norm_legit_functional as in native_batch_norm). */
+_Static_assert(SC_KARG_NATIVE_BATCH_NORM_INPUT ==
+                       SC_KARG_NATIVE_BATCH_NORM_FUNCTIONAL_INPUT &&
+                   SC_KARG_NATIVE_BATCH_NORM_RUNNING_VAR ==
+                       SC_KARG_NATIVE_BATCH_NORM_FUNCTIONAL_RUNNING_VAR &&
+                   SC_KARG_NATIVE_BATCH_NORM_EPS ==
+                       SC_KARG_NATIVE_BATCH_NORM_FUNCTIONAL_EPS,
+               "the batch norms read their arguments at the same indices");
+
+static sc_status batch_norm_run(sc__kernel_call *call, bool functional);
+
 sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
+{
+    return batch_norm_run(call, false);
+}
+
+/* _native_batch_norm_legit_functional: native_batch_norm without writing
+ * the running statistics; their new values are results 3 and 4. */
+sc_status sc__kernel_native_batch_norm_functional(sc__kernel_call *call)
+{
+    return batch_norm_run(call, true);
+}
+
+static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
 {
     const sc_tensor *x, *w, *b, *rm, *rv;
     bool training;
@@ -83,7 +107,8 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
     double *bw = NULL, *bb = NULL, *brm = NULL, *brv = NULL, *bx = NULL,
            *mean = NULL, *invstd = NULL;
     int64_t csz, zero = 0;
-    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    sc_tensor *outs[5] = {NULL, NULL, NULL, NULL, NULL};
+    sc_dtype stat_dtype;
     bool f32;
     sc_status status;
 
@@ -103,6 +128,10 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
     SC_CHECK(nc_split(call, x, "batch_norm", &N, &C, &P));
     csz = (int64_t)C;
     cnt = N * P;
+    if (functional && (!rm || !rv))
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "batch_norm: the functional form needs "
+                             "running_mean and running_var");
     if (!training && (!rm || !rv))
         return sc__error_set(call->err, SC_ERR_INVALID,
                              "batch_norm: eval mode needs running_mean and "
@@ -129,6 +158,7 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
         goto fail;
     }
     f32 = x->dtype != SC_DTYPE_F64;
+    stat_dtype = x->dtype;
     for (c = 0; c < C; c++) {
         if (training) {
             double s = 0, q = 0, mu, var;
@@ -178,22 +208,30 @@ sc_status sc__kernel_native_batch_norm(sc__kernel_call *call)
         }
     }
     SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &outs[0], call->err));
-    SC_CHECK(sc__new(x->dtype, 1, training ? &csz : &zero, &outs[1],
+    SC_CHECK(sc__new(stat_dtype, 1, training ? &csz : &zero, &outs[1],
                      call->err));
-    SC_CHECK(sc__new(x->dtype, 1, training ? &csz : &zero, &outs[2],
+    SC_CHECK(sc__new(stat_dtype, 1, training ? &csz : &zero, &outs[2],
                      call->err));
     sc__scatter(outs[0], SC__CT_F64, bx);
     if (training) {
         sc__scatter(outs[1], SC__CT_F64, mean);
         sc__scatter(outs[2], SC__CT_F64, invstd);
+    }
+    if (functional) {
+        /* the new running statistics (the old ones in eval mode) */
+        SC_CHECK(sc__new(rm->dtype, 1, &csz, &outs[3], call->err));
+        SC_CHECK(sc__new(rv->dtype, 1, &csz, &outs[4], call->err));
+        sc__scatter(outs[3], SC__CT_F64, brm);
+        sc__scatter(outs[4], SC__CT_F64, brv);
+    } else if (training) {
         if (rm)
             SC_CHECK(write_arg(call, rm, brm));
         if (rv)
             SC_CHECK(write_arg(call, rv, brv));
     }
-    status = sc__out_n(call, 3, outs);
+    status = sc__out_n(call, functional ? 5 : 3, outs);
 fail:
-    for (c = 0; c < 3; c++)
+    for (c = 0; c < 5; c++)
         sc_tensor_free(outs[c]);
     sc__free(bw);
     sc__free(bb);

@@ -266,25 +266,54 @@ static sc_status scatter_rows(sc_tensor *r, size_t d, sc__ctype ct,
 /* _softmax / _log_softmax(Tensor self, int dim, bool half_to_float), the
  * arguments read as SC_KARG_SOFTMAX_* (sc__kernel_log_softmax asserts
  * that SC_KARG_LOG_SOFTMAX_* are the same). */
+static sc_status softmax_rows(sc__kernel_call *c, const sc_tensor *x,
+                              int64_t dim, sc_dtype rd, bool log_mode,
+                              bool safe);
+
 static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
 {
     const sc_tensor *x;
     int64_t dim;
     bool h2f = false;
-    size_t d, rows, len, i, k;
+
+    SC_TRY(sc__arg_tensor(c, SC_KARG_SOFTMAX_SELF, &x));
+    SC_TRY(sc__arg_int(c, SC_KARG_SOFTMAX_DIM, &dim));
+    if (!sc__arg_is_none(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT))
+        SC_TRY(sc__arg_bool(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT, &h2f));
+    return softmax_rows(c, x, dim,
+                        h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32
+                                                        : x->dtype,
+                        log_mode, false);
+}
+
+/* _safe_softmax(Tensor self, int dim, ScalarType? dtype=None): softmax,
+ * with 0 for a row of only -inf (instead of NaN); dtype converts self
+ * first. */
+sc_status sc__kernel_safe_softmax(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t dim;
     sc_dtype rd;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SAFE_SOFTMAX_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SAFE_SOFTMAX_DIM, &dim));
+    SC_TRY(sc__arg_dtype(call, SC_KARG_SAFE_SOFTMAX_DTYPE, x->dtype, &rd));
+    return softmax_rows(call, x, dim, rd, false, true);
+}
+
+/* softmax of x along dim, in x's precision, stored as rd. */
+static sc_status softmax_rows(sc__kernel_call *c, const sc_tensor *x,
+                              int64_t dim, sc_dtype rd, bool log_mode,
+                              bool safe)
+{
+    size_t d, rows, len, i, k;
     sc__ctype ct;
     void *buf = NULL;
     sc_tensor *r = NULL;
     sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, SC_KARG_SOFTMAX_SELF, &x));
-    SC_CHECK(sc__arg_int(c, SC_KARG_SOFTMAX_DIM, &dim));
-    if (!sc__arg_is_none(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT))
-        SC_CHECK(sc__arg_bool(c, SC_KARG_SOFTMAX_HALF_TO_FLOAT, &h2f));
     SC_CHECK(sc__arg_float_check(c, x, "softmax"));
     SC_CHECK(sc__wrap_dim(dim, x->ndim, &d, c->err));
-    rd = h2f && x->dtype == SC_DTYPE_F16 ? SC_DTYPE_F32 : x->dtype;
     ct = sc__ctype_of(x->dtype);
     len = x->ndim ? (size_t)x->sizes[d] : 1;
     rows = len ? sc_tensor_numel(x) / len : 0;
@@ -295,6 +324,10 @@ static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
             double s = 0;
             for (k = 0; k < len; k++)
                 m = v[k] > m || v[k] != v[k] ? v[k] : m;
+            if (safe && m == -INFINITY) {
+                memset(v, 0, len * sizeof *v);
+                continue;
+            }
             for (k = 0; k < len; k++)
                 s += expf(v[k] - m);
             for (k = 0; k < len; k++)
@@ -304,6 +337,10 @@ static sc_status run_softmax(sc__kernel_call *c, bool log_mode)
             double *v = (double *)buf + i * len, m = -INFINITY, s = 0;
             for (k = 0; k < len; k++)
                 m = v[k] > m || v[k] != v[k] ? v[k] : m;
+            if (safe && m == -INFINITY) {
+                memset(v, 0, len * sizeof *v);
+                continue;
+            }
             for (k = 0; k < len; k++)
                 s += exp(v[k] - m);
             for (k = 0; k < len; k++)

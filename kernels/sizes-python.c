@@ -160,3 +160,70 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
         SC_TRY(sc_tensor_alias(ts[i], &r, call->err));
     return sc__out(call, r);
 }
+
+/* _local_scalar_dense(Tensor self) -> Scalar: the value of a one-element
+ * integer or bool tensor (`.item()`), as a SymInt. */
+sc_status sc__kernel_local_scalar_dense(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_LOCAL_SCALAR_DENSE_SELF, &x));
+    if (sc_tensor_numel(x) != 1)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "_local_scalar_dense: a tensor with %zu "
+                             "elements cannot be converted to a Scalar",
+                             sc_tensor_numel(x));
+    if (!sc__dtype_is_integral(x->dtype, true))
+        return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
+                             "_local_scalar_dense: the value of a %s tensor "
+                             "(a SymFloat) is not supported",
+                             sc_dtype_code(x->dtype));
+    return out_int(call, sc_tensor_item_int64(x, 0));
+}
+
+/* A Scalar argument's truth (a bool, an int, a float, or a 0-d tensor). */
+static sc_status truth_arg(sc__kernel_call *c, size_t i, bool *out)
+{
+    double v;
+    if (i < c->nargs && c->args[i].kind == SC__KARG_TENSOR && c->args[i].u.t &&
+        sc_tensor_numel(c->args[i].u.t) == 1) {
+        *out = sc_tensor_item_double(c->args[i].u.t, 0) != 0;
+        return SC_OK;
+    }
+    SC_TRY(sc__arg_double(c, i, &v));
+    *out = v != 0;
+    return SC_OK;
+}
+
+/* _assert_scalar(Scalar self, str assert_msg) -> (): fails with assert_msg
+ * when self is false. */
+sc_status sc__kernel_assert_scalar(sc__kernel_call *call)
+{
+    bool ok;
+    const char *msg = "assertion failed";
+    SC_TRY(truth_arg(call, SC_KARG_ASSERT_SCALAR_SELF, &ok));
+    if (call->args[SC_KARG_ASSERT_SCALAR_ASSERT_MSG].kind == SC__KARG_STR)
+        msg = call->args[SC_KARG_ASSERT_SCALAR_ASSERT_MSG].u.s;
+    if (!ok)
+        return sc__error_set(call->err, SC_ERR_GUARD, "%s", msg);
+    return SC_OK;
+}
+
+/* sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None)
+ * -> (): size must be in [max(min, 0), max] (a size). */
+sc_status sc__kernel_sym_constrain_range_for_size(sc__kernel_call *call)
+{
+    int64_t v, lo = 0, hi = INT64_MAX;
+    SC_TRY(sym_arg(call, SC_KARG_SYM_CONSTRAIN_RANGE_FOR_SIZE_SIZE, &v));
+    if (!sc__arg_is_none(call, SC_KARG_SYM_CONSTRAIN_RANGE_FOR_SIZE_MIN))
+        SC_TRY(sc__arg_int(call, SC_KARG_SYM_CONSTRAIN_RANGE_FOR_SIZE_MIN, &lo));
+    if (!sc__arg_is_none(call, SC_KARG_SYM_CONSTRAIN_RANGE_FOR_SIZE_MAX))
+        SC_TRY(sc__arg_int(call, SC_KARG_SYM_CONSTRAIN_RANGE_FOR_SIZE_MAX, &hi));
+    if (lo < 0)
+        lo = 0;
+    if (v < lo || v > hi)
+        return sc__error_set(call->err, SC_ERR_GUARD,
+                             "sym_constrain_range_for_size: %lld is not in "
+                             "[%lld, %lld]", (long long)v, (long long)lo,
+                             (long long)hi);
+    return SC_OK;
+}

@@ -575,3 +575,205 @@ fail:
     sc_tensor_free(tmp);
     return status;
 }
+
+/* movedim.int(Tensor(a) self, int source, int destination): a permuted
+ * view. */
+sc_status sc__kernel_movedim(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t src, dst, dims[SC_TENSOR_MAX_DIMS];
+    size_t s, t, i, k;
+    sc_tensor *r = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_MOVEDIM_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_MOVEDIM_SOURCE, &src));
+    SC_TRY(sc__arg_int(call, SC_KARG_MOVEDIM_DESTINATION, &dst));
+    if (x->ndim == 0)
+        return out_or(call, sc_tensor_alias(x, &r, call->err), &r);
+    SC_TRY(sc__wrap_dim(src, x->ndim, &s, call->err));
+    SC_TRY(sc__wrap_dim(dst, x->ndim, &t, call->err));
+    for (i = 0, k = 0; i < x->ndim; i++) {
+        if (i == t) {
+            dims[i] = (int64_t)s;
+        } else {
+            if (k == s)
+                k++;
+            dims[i] = (int64_t)k++;
+        }
+    }
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
+}
+
+/* diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1): a view
+ * of the other dims and the diagonal (stride stride1 + stride2). */
+sc_status sc__kernel_diagonal(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    int64_t off, a1, a2, sizes[SC_TENSOR_MAX_DIMS], strides[SC_TENSOR_MAX_DIMS];
+    int64_t len, offset;
+    size_t d1, d2, i, n = 0;
+    sc_tensor *r = NULL;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_DIAGONAL_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_OFFSET, &off));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_DIM1, &a1));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_DIM2, &a2));
+    if (x->ndim < 2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal: needs at least 2 dims");
+    SC_TRY(sc__wrap_dim(a1, x->ndim, &d1, call->err));
+    SC_TRY(sc__wrap_dim(a2, x->ndim, &d2, call->err));
+    if (d1 == d2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal dimensions cannot be identical");
+    if (off >= 0) {
+        len = x->sizes[d2] - off < x->sizes[d1] ? x->sizes[d2] - off
+                                                : x->sizes[d1];
+        offset = off * x->strides[d2];
+    } else {
+        len = x->sizes[d1] + off < x->sizes[d2] ? x->sizes[d1] + off
+                                                : x->sizes[d2];
+        offset = -off * x->strides[d1];
+    }
+    if (len <= 0) {
+        len = 0;
+        offset = 0;
+    }
+    for (i = 0; i < x->ndim; i++)
+        if (i != d1 && i != d2) {
+            sizes[n] = x->sizes[i];
+            strides[n++] = x->strides[i];
+        }
+    sizes[n] = len;
+    strides[n++] = x->strides[d1] + x->strides[d2];
+    return out_or(call,
+                  sc_tensor_view_as_strided(x, n, sizes, strides,
+                                            x->offset + offset, &r,
+                                            call->err),
+                  &r);
+}
+
+/* A contiguous copy of self with src written into the view v_of(copy). */
+static sc_status scatter_into_copy(sc__kernel_call *c, const sc_tensor *self,
+                                   const sc_tensor *src, int kind, int64_t d,
+                                   int64_t a, int64_t b, int64_t step)
+{
+    sc_tensor *r = NULL, *v = NULL;
+    sc_status status;
+    SC_CHECK(sc_tensor_clone(self, &r, c->err));
+    if (kind == 0)
+        SC_CHECK(sc_tensor_slice(r, d, a, b, step, &v, c->err));
+    else
+        SC_CHECK(sc_tensor_select(r, d, a, &v, c->err));
+    if (v->ndim != src->ndim ||
+        memcmp(v->sizes, src->sizes, v->ndim * sizeof *v->sizes) != 0) {
+        status = sc__error_set(c->err, SC_ERR_SHAPE,
+                               "%s_scatter: src's shape does not match the "
+                               "%s", kind == 0 ? "slice" : "select",
+                               kind == 0 ? "slice" : "selection");
+        goto fail;
+    }
+    SC_CHECK(sc_tensor_copy(v, src, c->err));
+    sc_tensor_free(v);
+    return sc__out(c, r);
+fail:
+    sc_tensor_free(v);
+    sc_tensor_free(r);
+    return status;
+}
+
+/* slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None,
+ * SymInt? end=None, SymInt step=1): self with self[start:end:step] (along
+ * dim) replaced by src. */
+sc_status sc__kernel_slice_scatter(sc__kernel_call *call)
+{
+    const sc_tensor *x, *src;
+    int64_t d = 0, start = 0, end = INT64_MAX, step = 1;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SLICE_SCATTER_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SLICE_SCATTER_SRC, &src));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_SCATTER_DIM))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_SCATTER_DIM, &d));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_SCATTER_START))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_SCATTER_START, &start));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_SCATTER_END))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_SCATTER_END, &end));
+    if (!sc__arg_is_none(call, SC_KARG_SLICE_SCATTER_STEP))
+        SC_TRY(sc__arg_int(call, SC_KARG_SLICE_SCATTER_STEP, &step));
+    return scatter_into_copy(call, x, src, 0, d, start, end, step);
+}
+
+/* select_scatter(Tensor self, Tensor src, int dim, SymInt index): self
+ * with self.select(dim, index) replaced by src. */
+sc_status sc__kernel_select_scatter(sc__kernel_call *call)
+{
+    const sc_tensor *x, *src;
+    int64_t d, index;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SELECT_SCATTER_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SELECT_SCATTER_SRC, &src));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_SCATTER_DIM, &d));
+    SC_TRY(sc__arg_int(call, SC_KARG_SELECT_SCATTER_INDEX, &index));
+    return scatter_into_copy(call, x, src, 1, d, index, 0, 1);
+}
+
+/* constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0): pad pairs
+ * (before, after) from the last dim; negative pads cut. */
+sc_status sc__kernel_constant_pad_nd(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *pad;
+    size_t n, i;
+    double value = 0;
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    sc_tensor *r = NULL, *dst = NULL, *src = NULL, *tmp = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_CONSTANT_PAD_ND_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_CONSTANT_PAD_ND_PAD, &n, &pad));
+    if (!sc__arg_is_none(call, SC_KARG_CONSTANT_PAD_ND_VALUE))
+        SC_TRY(sc__arg_double(call, SC_KARG_CONSTANT_PAD_ND_VALUE, &value));
+    if (n % 2 || n / 2 > x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "constant_pad_nd: %zu pads for a %zu-d tensor",
+                             n, x->ndim);
+    memcpy(sizes, x->sizes, x->ndim * sizeof *sizes);
+    for (i = 0; i < n / 2; i++) {
+        size_t k = x->ndim - 1 - i;
+        sizes[k] += pad[2 * i] + pad[2 * i + 1];
+        if (sizes[k] < 0)
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "constant_pad_nd: dim %zu would have size "
+                                 "%lld", k, (long long)sizes[k]);
+    }
+    SC_CHECK(sc_tensor_new(x->dtype, x->ndim, sizes, &r, call->err));
+    SC_CHECK(sc_tensor_fill(r, value, call->err));
+    SC_CHECK(sc_tensor_alias(r, &dst, call->err));
+    SC_CHECK(sc_tensor_alias(x, &src, call->err));
+    for (i = 0; i < n / 2; i++) {
+        int64_t k = (int64_t)(x->ndim - 1 - i), lo = pad[2 * i],
+                hi = pad[2 * i + 1];
+        /* the part of the output that holds input, and of the input kept */
+        SC_CHECK(sc_tensor_slice(dst, k, lo > 0 ? lo : 0,
+                                 sizes[k] - (hi > 0 ? hi : 0), 1, &tmp,
+                                 call->err));
+        sc_tensor_free(dst);
+        dst = tmp;
+        tmp = NULL;
+        SC_CHECK(sc_tensor_slice(src, k, lo < 0 ? -lo : 0,
+                                 x->sizes[k] - (hi < 0 ? -hi : 0), 1, &tmp,
+                                 call->err));
+        sc_tensor_free(src);
+        src = tmp;
+        tmp = NULL;
+    }
+    if (sc_tensor_numel(dst) > 0)
+        SC_CHECK(sc_tensor_copy(dst, src, call->err));
+    sc_tensor_free(dst);
+    sc_tensor_free(src);
+    return sc__out(call, r);
+fail:
+    sc_tensor_free(tmp);
+    sc_tensor_free(dst);
+    sc_tensor_free(src);
+    sc_tensor_free(r);
+    return status;
+}

@@ -709,11 +709,113 @@ START_TEST(test_unknown_op)
     in[0] = ramp(1, 4, 0);
     ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_ERR_UNSUPPORTED);
     ck_assert_msg(strstr(err.message, "frobnicate") &&
-                      strstr(err.message, "has no kernel"),
+                      strstr(err.message, "without a kernel") &&
+                      strstr(err.message, "nothing was run"),
                   "%s", err.message);
     free(outs);
     sc_tensor_free(in[0]);
     sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* The pre-flight check names every op without a kernel and every
+ * unsupported dtype at once, and refuses before any kernel runs. */
+static const struct {
+    const char *body;           /* the nodes after the placeholder line */
+    const char *want[4];        /* substrings of the message; NULL: runs */
+} preflight_cases[] = {
+    {"    relu = torch.ops.aten.relu.default(x)\n"
+     "    return [relu]\n",
+     {NULL}},
+    {"    ar = torch.ops._c10d_functional.all_reduce.default(x, \"sum\", \"0\")\n"
+     "    w = torch.ops._c10d_functional.wait_tensor.default(ar)\n"
+     "    return [w]\n",
+     {"2 nodes cannot run", "all_reduce.default (not in the op table; node ar)",
+      "wait_tensor.default (not in the op table; node w)", NULL}},
+    {"    mm = torch.ops.aten.mm.default(x, x)\n"
+     "    f = torch.ops.mylib.foo.default(mm)\n"
+     "    g = torch.ops.mylib.foo.default(f)\n"
+     "    z = torch.ops.aten._to_copy.default(mm, dtype = torch.complex64)\n"
+     "    return [g, z]\n",
+     {"2 nodes cannot run (1 op without a kernel",
+      "mylib.foo.default (not in the op table; node f and more)",
+      "dtype the kernels do not support: complex64 (node z)",
+      "nothing was run"}},
+};
+
+START_TEST(test_preflight)
+{
+    char text[1024];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g;
+    sc_tensor *in[1], **outs = NULL;
+    sc_interp_stats st;
+    sc_error err;
+    size_t k;
+
+    snprintf(text, sizeof text,
+             "def forward(self, x: \"f32[4, 4][4, 1]cpu\"):\n%s",
+             preflight_cases[_i].body);
+    g = text_graph(ctx, text);
+    in[0] = ramp(2, 4, 4);
+    memset(&st, 0, sizeof st);
+    if (!preflight_cases[_i].want[0]) {
+        ck_assert_int_eq(sc_interp_preflight(g, &err), SC_OK);
+        ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_OK);
+    } else {
+        ck_assert_int_eq(sc_interp_preflight(g, &err), SC_ERR_UNSUPPORTED);
+        for (k = 0; k < 4 && preflight_cases[_i].want[k]; k++)
+            ck_assert_msg(strstr(err.message, preflight_cases[_i].want[k]),
+                          "'%s' not in: %s", preflight_cases[_i].want[k],
+                          err.message);
+        /* sc_interp_run refuses the same way, before any kernel ran */
+        ck_assert_int_eq(run(g, in, NULL, &outs, &st, &err),
+                         SC_ERR_UNSUPPORTED);
+        ck_assert_uint_eq(st.kernel_calls, 0);
+        ck_assert_ptr_nonnull(strstr(err.message, "nothing was run"));
+    }
+    if (outs)
+        for (k = 0; k < sc_graph_output_count(g); k++)
+            sc_tensor_free(outs[k]);
+    free(outs);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Devices other than the CPU are counted (the kernels run them on the
+ * CPU). */
+START_TEST(test_foreign_devices)
+{
+    static const char text[] =
+        "def forward(self, x: \"f32[4][1]cuda:1\"):\n"
+        "    relu = torch.ops.aten.relu.default(x)\n"
+        "    z = torch.ops.aten.zeros.default([2], device = device(type='cuda', index=1))\n"
+        "    return [relu, z]\n";
+    static const char cpu[] =
+        "def forward(self, x: \"f32[4][1]cpu\"):\n"
+        "    relu = torch.ops.aten.relu.default(x)\n"
+        "    return [relu]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, text), *h = text_graph(ctx, cpu);
+    sc_device d = {SC_DEVICE_CPU, -1};
+    sc_tensor *in[1], **outs = NULL;
+    sc_error err;
+
+    ck_assert_uint_eq(sc_interp_foreign_devices(g, &d), 3);
+    ck_assert_int_eq(d.type, SC_DEVICE_CUDA);
+    ck_assert_int_eq(d.index, 1);
+    ck_assert_uint_eq(sc_interp_foreign_devices(h, NULL), 0);
+    in[0] = ramp(1, 4, 0);
+    ck_assert_int_eq(run(g, in, NULL, &outs, NULL, &err), SC_OK);
+    sc_tensor_free(outs[0]);
+    sc_tensor_free(outs[1]);
+    free(outs);
+    sc_tensor_free(in[0]);
+    sc_graph_free(g);
+    sc_graph_free(h);
     sc_ctx_free(ctx);
 }
 END_TEST
@@ -1126,6 +1228,9 @@ Suite *interp_suite(void)
 
     tc = tcase_create("execution");
     tcase_add_test(tc, test_unknown_op);
+    tcase_add_loop_test(tc, test_preflight, 0,
+                        (int)ARRAY_SIZE(preflight_cases));
+    tcase_add_test(tc, test_foreign_devices);
     tcase_add_test(tc, test_memory_accounting);
     tcase_add_test(tc, test_random_keyed_by_name);
     tcase_add_test(tc, test_inplace_bernoulli);

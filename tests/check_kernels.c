@@ -1866,19 +1866,152 @@ START_TEST(test_creation)
     ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
     ck_assert(sc_tensor_item_double(r, 0) == 3.0);
     sc_tensor_free(r);
-    /* anything but a strided CPU tensor is refused */
+    /* a layout other than strided is refused; any device runs on the CPU */
     k[0] = KL(2, sz);
     k[1] = KN();
     k[2] = KS("sparse_coo");
     ck_assert_int_eq(run_fail(sc__kernel_zeros, 3, k), SC_ERR_UNSUPPORTED);
     k[2] = KN();
     k[3] = KS("cuda");
-    ck_assert_int_eq(run_fail(sc__kernel_zeros, 4, k), SC_ERR_UNSUPPORTED);
+    r = run1(sc__kernel_zeros, 4, k);
+    ck_assert_uint_eq(r->ndim, 2);
+    ck_assert(sc_tensor_item_double(r, 0) == 0.0);
+    sc_tensor_free(r);
     k[3] = KN();
     k[1] = KD(SC_DTYPE_C64);
     ck_assert_int_eq(run_fail(sc__kernel_zeros, 2, k), SC_ERR_UNSUPPORTED);
     sc_tensor_free(xt);
     sc_tensor_free(x);
+}
+END_TEST
+
+/* The elementwise and scalar ops of PyTorch 2.x graphs, against values
+ * worked out by hand (PyTorch's results for these inputs). */
+START_TEST(test_graph2_ops)
+{
+    const double xv[6] = {-2, -0.5, 0, 0.5, 3, 7};
+    const double bv[6] = {1, 0, 1, 1, 0, 0}, cv[3] = {1, 1, 0};
+    const double iv[3] = {1, 2, 4}, jv[3] = {4, 2, 8};
+    sc_tensor *x = mk2(SC_DTYPE_F32, 2, 3, xv);
+    sc_tensor *b = mk2(SC_DTYPE_B8, 2, 3, bv), *c = mk1(SC_DTYPE_B8, 3, cv);
+    sc_tensor *i = mk1(SC_DTYPE_I64, 3, iv), *j = mk1(SC_DTYPE_I64, 3, jv);
+    sc_tensor *g = mk2(SC_DTYPE_F32, 2, 3, NULL), *r, *one;
+    sc__karg k[8];
+    const double one_v[1] = {5};
+
+    sc_tensor_fill(g, 2.0, NULL);
+    /* hardtanh(x, 0, 6) = ReLU6 */
+    k[0] = KT(x);
+    k[1] = KF(0);
+    k[2] = KF(6);
+    r = run1(sc__kernel_hardtanh, 3, k);
+    expect_vals(r, 6, (const double[]){0, 0, 0, 0.5, 3, 6}, 1e-6);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    sc_tensor_free(r);
+    /* hardtanh_backward: grad where 0 < x < 6 (the bounds excluded) */
+    k[0] = KT(g);
+    k[1] = KT(x);
+    k[2] = KF(0);
+    k[3] = KF(6);
+    r = run1(sc__kernel_hardtanh_backward, 4, k);
+    expect_vals(r, 6, (const double[]){0, 0, 0, 2, 2, 0}, 1e-6);
+    sc_tensor_free(r);
+    /* sin, cos */
+    k[0] = KT(x);
+    r = run1(sc__kernel_sin, 1, k);
+    expect_vals(r, 6, (const double[]){sin(-2.0), sin(-0.5), 0, sin(0.5),
+                                       sin(3.0), sin(7.0)}, 1e-6);
+    sc_tensor_free(r);
+    k[0] = KT(i);
+    r = run1(sc__kernel_cos, 1, k); /* integers give float32 */
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    expect_vals(r, 3, (const double[]){cos(1.0), cos(2.0), cos(4.0)}, 1e-6);
+    sc_tensor_free(r);
+    /* logical_not of floats; logical_and broadcast [2, 3] & [3] */
+    k[0] = KT(x);
+    r = run1(sc__kernel_logical_not, 1, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_B8);
+    expect_vals(r, 6, (const double[]){0, 0, 1, 0, 0, 0}, 1e-6);
+    sc_tensor_free(r);
+    k[0] = KT(b);
+    k[1] = KT(c);
+    r = run1(sc__kernel_logical_and, 2, k);
+    expect_shape(r, 2, 2, 3);
+    expect_vals(r, 6, (const double[]){1, 0, 0, 1, 0, 0}, 1e-6);
+    sc_tensor_free(r);
+    /* bitwise_or of int64; of floats refused */
+    k[0] = KT(i);
+    k[1] = KT(j);
+    r = run1(sc__kernel_bitwise_or, 2, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    expect_vals(r, 3, (const double[]){5, 2, 12}, 1e-6);
+    sc_tensor_free(r);
+    k[0] = KT(x);
+    k[1] = KT(x);
+    ck_assert_int_eq(run_fail(sc__kernel_bitwise_or, 2, k), SC_ERR_TYPE);
+    /* arange(5) is int64; arange(1, 2, 0.25) float32; a zero step fails */
+    k[0] = KI(5);
+    k[1] = KN();
+    k[2] = KN();
+    k[3] = KN();
+    k[4] = KN();
+    r = run1(sc__kernel_arange, 5, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_I64);
+    expect_vals(r, 5, (const double[]){0, 1, 2, 3, 4}, 1e-6);
+    sc_tensor_free(r);
+    k[0] = KI(1);
+    k[1] = KI(2);
+    k[2] = KF(0.25);
+    k[3] = KN();
+    k[4] = KN();
+    k[5] = KN();
+    k[6] = KN();
+    r = run1(sc__kernel_arange_start_step, 7, k);
+    ck_assert_int_eq(r->dtype, SC_DTYPE_F32);
+    expect_vals(r, 4, (const double[]){1, 1.25, 1.5, 1.75}, 1e-6);
+    sc_tensor_free(r);
+    k[2] = KI(0);
+    ck_assert_int_eq(run_fail(sc__kernel_arange_start_step, 7, k),
+                     SC_ERR_INVALID);
+    /* _local_scalar_dense of a one-element int64 tensor; of [3] fails */
+    one = mk1(SC_DTYPE_I64, 1, one_v);
+    k[0] = KT(one);
+    r = run1(sc__kernel_local_scalar_dense, 1, k);
+    ck_assert_int_eq(sc_tensor_item_int64(r, 0), 5);
+    sc_tensor_free(r);
+    k[0] = KT(i);
+    ck_assert_int_eq(run_fail(sc__kernel_local_scalar_dense, 1, k),
+                     SC_ERR_INVALID);
+    /* _assert_scalar and sym_constrain_range_for_size */
+    k[0] = KB(true);
+    k[1] = KS("u0 >= 0");
+    {
+        sc_tensor *outs[1];
+        size_t n = 0;
+        sc_error err;
+        ck_assert_int_eq(run(sc__kernel_assert_scalar, 2, k, outs, &n, &err),
+                         SC_OK);
+        ck_assert_uint_eq(n, 0);
+        k[0] = KB(false);
+        ck_assert_int_eq(run(sc__kernel_assert_scalar, 2, k, outs, &n, &err),
+                         SC_ERR_GUARD);
+        ck_assert_str_eq(err.message, "u0 >= 0");
+        k[0] = KI(3);
+        k[1] = KN();
+        k[2] = KI(2);
+        ck_assert_int_eq(run(sc__kernel_sym_constrain_range_for_size, 3, k,
+                             outs, &n, &err), SC_ERR_GUARD);
+        k[2] = KI(3);
+        ck_assert_int_eq(run(sc__kernel_sym_constrain_range_for_size, 3, k,
+                             outs, &n, &err), SC_OK);
+    }
+    sc_tensor_free(one);
+    sc_tensor_free(x);
+    sc_tensor_free(b);
+    sc_tensor_free(c);
+    sc_tensor_free(i);
+    sc_tensor_free(j);
+    sc_tensor_free(g);
 }
 END_TEST
 
@@ -3342,6 +3475,7 @@ Suite *kernels_suite(void)
     tc = tcase_create("nn");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_creation);
+    tcase_add_test(tc, test_graph2_ops);
     tcase_add_test(tc, test_split_unbind);
     tcase_add_test(tc, test_sum_to_size_clamp_nonzero);
     tcase_add_test(tc, test_dropout_backward_randn);

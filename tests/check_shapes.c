@@ -19,6 +19,7 @@
 #include "graph/graph-internal.h"
 #include "graph/shapes.h"
 
+
 Suite *shapes_suite(void);
 
 /* ---- Fixture: a graph over an environment with backed symbols ------------ */
@@ -772,12 +773,12 @@ START_TEST(test_reductions)
     a[2] = sc_value_bool(false);
     id = call(&f, "mean.dim", 3, a);
     CHECK_INFER(&f, id, "f32[s1][1]");
-    /* the output follows the input's memory order */
+    /* contiguous whatever the input's memory order (PyTorch's reductions) */
     t = P_t;
     a[0] = sc_value_node(t);
     l[0] = sc_value_int(1);
     id = call(&f, "amax.default", 2, a);
-    CHECK_INFER(&f, id, "f32[s1, 3][1, s1]");
+    CHECK_INFER(&f, id, "f32[s1, 3][3, 1]");
     /* softmax: contiguous, same sizes */
     a[1] = sc_value_int(-1);
     a[2] = sc_value_bool(false);
@@ -1413,6 +1414,59 @@ START_TEST(test_examples)
 }
 END_TEST
 
+
+/* ---- torch 2.13's meta strides, size-1 dims included --------------------------- */
+
+/* tests/data/kernels/meta_strides.txt (tools/meta/gen_stride_cases.py):
+ * every annotation is what torch 2.13's meta tensors give; the rules must
+ * give exactly those sizes and strides, also where a dim of size 1 makes
+ * the reader's comparison skip the stride. */
+START_TEST(test_meta_strides)
+{
+    const char *top = getenv("top_srcdir");
+    char path[4096];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g;
+    sc_error err;
+    size_t i, n, checked = 0;
+
+    snprintf(path, sizeof path, "%s/tests/data/kernels/meta_strides.txt",
+             top ? top : "..");
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s (line %d)", path, err.message, err.line);
+    n = sc_graph_node_count(g);
+    for (i = 0; i < n; i++) {
+        sc_node_id id = (sc_node_id)i;
+        sc_result want, got;
+        size_t d;
+        if (sc_graph_node_kind(g, id) != SC_NODE_CALL)
+            continue;
+        sc_graph_node_result(g, id, &want);
+        if (want.kind != SC_RESULT_TENSOR)
+            continue;
+        ck_assert_msg(sc__shape_infer(g, id, &got, &err) == SC_OK, "%s: %s",
+                      sc_graph_node_name(g, id), err.message);
+        ck_assert_int_eq(got.kind, SC_RESULT_TENSOR);
+        ck_assert_uint_eq(got.tensor.ndim, want.tensor.ndim);
+        ck_assert_msg(got.tensor.strides != NULL, "%s: no strides",
+                      sc_graph_node_name(g, id));
+        for (d = 0; d < want.tensor.ndim; d++) {
+            ck_assert_msg(got.tensor.sizes[d] == want.tensor.sizes[d],
+                          "%s: size %zu", sc_graph_node_name(g, id), d);
+            ck_assert_msg(got.tensor.strides[d] == want.tensor.strides[d],
+                          "%s: the rule gives stride %zu = %s, torch %s",
+                          sc_graph_node_name(g, id), d,
+                          sc_expr_to_str(ctx, got.tensor.strides[d]),
+                          sc_expr_to_str(ctx, want.tensor.strides[d]));
+        }
+        checked++;
+    }
+    ck_assert_uint_ge(checked, 23);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *shapes_suite(void)
 {
     Suite *s = suite_create("shapes");
@@ -1444,6 +1498,7 @@ Suite *shapes_suite(void)
     tcase_add_test(tc, test_read_annotation_unbacked);
     tcase_add_test(tc, test_meta_guarded_builder);
     tcase_add_test(tc, test_examples);
+    tcase_add_test(tc, test_meta_strides);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -88,8 +88,9 @@ typedef struct sc_interp_stats {
  * symbol ranges, guards and replacements once their symbols are bound,
  * its deferred runtime assertions once their unbacked symbols are bound
  * (from data-dependent results such as nonzero's); each result against its
- * annotation (unless SC_INTERP_NO_META_CHECK).  An op without a kernel is
- * SC_ERR_UNSUPPORTED: "node N: op X has no kernel: REASON".
+ * annotation (unless SC_INTERP_NO_META_CHECK).  Before anything runs,
+ * sc_interp_preflight: a graph with an op without a kernel or a dtype no
+ * kernel supports is SC_ERR_UNSUPPORTED, naming all of them at once.
  *
  * On success outputs[0 .. sc_graph_output_count(g)) hold new tensors owned
  * by the caller (free with sc_tensor_free; NULL for a None output; views
@@ -102,6 +103,20 @@ typedef struct sc_interp_stats {
 sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
                         const sc_interp_options *opts, sc_tensor *outputs[],
                         sc_interp_stats *stats, sc_error *err);
+
+/* Can every node of g run?  SC_OK, or SC_ERR_UNSUPPORTED with one
+ * message naming every op without a kernel (ops not in the op table, and
+ * ops the table declares with `kernel: none`: collectives, custom and
+ * higher-order ops), each with its reason and first node, and every dtype
+ * no kernel supports (a result's or an argument's), with its first node.
+ * sc_interp_run, and so validation and gradcheck, call it before running
+ * anything.  Time: linear in the graph. */
+sc_status sc_interp_preflight(const sc_graph *g, sc_error *err);
+
+/* The number of nodes of g whose result or arguments name a device other
+ * than the CPU (cuda:0, ...); *first (may be NULL) gets the first such
+ * device.  The kernels run such graphs on the CPU: callers say so. */
+size_t sc_interp_foreign_devices(const sc_graph *g, sc_device *first);
 
 /* The value of every symbol of g's placeholder annotations: from sizes
  * (may be NULL), else the symbol's hint (sc_graph_get_hint).  Adds them to

@@ -1,0 +1,335 @@
+/* symcut — kernels: scaled dot-product attention as PyTorch runs it on
+ * the CPU (_scaled_dot_product_flash_attention_for_cpu and its backward),
+ * computed in float64 per (batch, head):
+ *   S = Q K^T * scale (+ attn_mask; causal: key j > query i masked),
+ *   lse = log(sum_j exp(S)), P = exp(S - lse), O = P V;
+ *   dV = P^T dO, dP = dO V^T, dS = P * (dP - rowsum(dO * O)),
+ *   dQ = dS K * scale, dK = dS^T Q * scale.
+ * scale defaults to 1/sqrt(E).  A masked row (every key masked) gives 0
+ * and lse -inf, as PyTorch's.  Dropout must be 0. */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/kernels-internal.h"
+
+typedef struct attn {
+    int64_t B, H, L, S, E, Ev;
+    double scale;
+    bool causal;
+    double *q, *k, *v, *mask; /* row-major; mask [L, S] per (b, h) or NULL */
+    int64_t mask_bh[2];       /* the mask's batch and head sizes (1: shared) */
+} attn;
+
+static sc_status gather4(sc__kernel_call *c, size_t i, const char *what,
+                         const sc_tensor **t, double **buf)
+{
+    SC_TRY(sc__arg_tensor(c, i, t));
+    if ((*t)->ndim != 4)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "attention: %s must have 4 dims (batch, heads, "
+                             "sequence, features), not %zu", what,
+                             (*t)->ndim);
+    if (!sc__dtype_is_float((*t)->dtype))
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "attention: %s must be floating", what);
+    return sc__gather(*t, 4, (*t)->sizes, SC__CT_F64, (void **)buf, c->err);
+}
+
+/* The shared arguments (query, key, value, dropout_p, is_causal,
+ * attn_mask, scale) at the given indices. */
+static sc_status attn_setup(sc__kernel_call *c, const size_t *idx, attn *a,
+                            const sc_tensor **qt)
+{
+    const sc_tensor *k, *v, *m;
+    double p;
+
+    memset(a, 0, sizeof *a);
+    SC_TRY(gather4(c, idx[0], "query", qt, &a->q));
+    SC_TRY(gather4(c, idx[1], "key", &k, &a->k));
+    SC_TRY(gather4(c, idx[2], "value", &v, &a->v));
+    a->B = (*qt)->sizes[0];
+    a->H = (*qt)->sizes[1];
+    a->L = (*qt)->sizes[2];
+    a->E = (*qt)->sizes[3];
+    a->S = k->sizes[2];
+    a->Ev = v->sizes[3];
+    if (k->sizes[0] != a->B || v->sizes[0] != a->B || k->sizes[1] != a->H ||
+        v->sizes[1] != a->H || k->sizes[3] != a->E || v->sizes[2] != a->S)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "attention: query, key and value sizes do not "
+                             "fit");
+    SC_TRY(sc__arg_double(c, idx[3], &p));
+    if (p != 0)
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "attention: dropout_p %g (random attention) is "
+                             "not supported", p);
+    SC_TRY(sc__arg_bool(c, idx[4], &a->causal));
+    SC_TRY(sc__arg_opt_tensor(c, idx[5], &m));
+    if (m) {
+        int64_t sz[4];
+        size_t d;
+        for (d = 0; d < 4; d++)
+            sz[d] = d + m->ndim >= 4 ? m->sizes[d + m->ndim - 4] : 1;
+        if (m->ndim > 4 || sz[2] != a->L || sz[3] != a->S)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "attention: attn_mask must broadcast to "
+                                 "[%lld, %lld]", (long long)a->L,
+                                 (long long)a->S);
+        a->mask_bh[0] = sz[0];
+        a->mask_bh[1] = sz[1];
+        SC_TRY(sc__gather(m, m->ndim, m->sizes, SC__CT_F64,
+                          (void **)&a->mask, c->err));
+        if (m->dtype == SC_DTYPE_B8) {
+            size_t n = sc_tensor_numel(m), i;
+            for (i = 0; i < n; i++)
+                a->mask[i] = a->mask[i] != 0 ? 0.0 : -INFINITY;
+        }
+    }
+    if (sc__arg_is_none(c, idx[6]))
+        a->scale = 1.0 / sqrt((double)a->E);
+    else
+        SC_TRY(sc__arg_double(c, idx[6], &a->scale));
+    return SC_OK;
+}
+
+static void attn_free(attn *a)
+{
+    sc__free(a->q);
+    sc__free(a->k);
+    sc__free(a->v);
+    sc__free(a->mask);
+}
+
+/* Row i of the scores of (b, h) into s[0..S); the row's log-sum-exp. */
+static double scores(const attn *a, int64_t b, int64_t h, int64_t i,
+                     double *s)
+{
+    const double *q = a->q + ((b * a->H + h) * a->L + i) * a->E;
+    const double *k = a->k + (b * a->H + h) * a->S * a->E;
+    double mx = -INFINITY, sum = 0;
+    int64_t j, e;
+    for (j = 0; j < a->S; j++) {
+        double acc = 0;
+        for (e = 0; e < a->E; e++)
+            acc += q[e] * k[j * a->E + e];
+        acc *= a->scale;
+        if (a->mask) {
+            int64_t mb = a->mask_bh[0] == 1 ? 0 : b;
+            int64_t mh = a->mask_bh[1] == 1 ? 0 : h;
+            acc += a->mask[((mb * a->mask_bh[1] + mh) * a->L + i) * a->S + j];
+        }
+        if (a->causal && j > i)
+            acc = -INFINITY;
+        s[j] = acc;
+        if (acc > mx)
+            mx = acc;
+    }
+    if (mx == -INFINITY)
+        return -INFINITY;
+    for (j = 0; j < a->S; j++)
+        sum += exp(s[j] - mx);
+    return mx + log(sum);
+}
+
+/* A new tensor of sizes holding buf (row-major), laid out densely in the
+ * physical order perm (outermost first), as PyTorch allocates these
+ * results. */
+static sc_status out_in_order(sc__kernel_call *c, sc_dtype d, size_t ndim,
+                              const int64_t *sizes, const size_t *perm,
+                              const double *buf, sc_tensor **out)
+{
+    sc_tensor *tmp = NULL;
+    int64_t strides[4], acc = 1;
+    size_t i;
+    sc_status status;
+
+    *out = NULL;
+    for (i = ndim; i-- > 0;) {
+        strides[perm[i]] = acc;
+        acc *= sizes[perm[i]] > 1 ? sizes[perm[i]] : 1;
+    }
+    SC_CHECK(sc__new(d, ndim, sizes, &tmp, c->err));
+    sc__scatter(tmp, SC__CT_F64, buf);
+    SC_CHECK(sc_tensor_new_strided(d, ndim, sizes, strides, out, c->err));
+    SC_CHECK(sc_tensor_copy(*out, tmp, c->err));
+    sc_tensor_free(tmp);
+    return SC_OK;
+fail:
+    sc_tensor_free(tmp);
+    sc_tensor_free(*out);
+    *out = NULL;
+    return status;
+}
+
+/* query's physical order (outermost first): its dims by decreasing
+ * stride, ties in logical order (empty_like's preserve format). */
+static void order_of(const sc_tensor *t, size_t *perm)
+{
+    size_t i, j;
+    for (i = 0; i < 4; i++)
+        perm[i] = i;
+    for (i = 1; i < 4; i++)
+        for (j = i; j > 0 && t->strides[perm[j]] > t->strides[perm[j - 1]];
+             j--) {
+            size_t x = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = x;
+        }
+}
+
+static const size_t blhe[4] = {0, 2, 1, 3};
+
+sc_status sc__kernel_sdpa_flash_cpu(sc__kernel_call *call)
+{
+    const size_t idx[7] = {
+        SC_KARG_SDPA_FLASH_CPU_QUERY, SC_KARG_SDPA_FLASH_CPU_KEY,
+        SC_KARG_SDPA_FLASH_CPU_VALUE, SC_KARG_SDPA_FLASH_CPU_DROPOUT_P,
+        SC_KARG_SDPA_FLASH_CPU_IS_CAUSAL, SC_KARG_SDPA_FLASH_CPU_ATTN_MASK,
+        SC_KARG_SDPA_FLASH_CPU_SCALE};
+    const sc_tensor *qt;
+    attn a;
+    double *o = NULL, *lse = NULL, *s = NULL;
+    sc_tensor *outs[2] = {NULL, NULL};
+    int64_t b, h, i, j, e, osz[4], lsz[3];
+    size_t qperm[4];
+    sc_status status;
+    sc_dtype ld;
+
+    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    o = sc__calloc((size_t)(a.B * a.H * a.L * a.Ev) + 1, sizeof *o);
+    lse = sc__calloc((size_t)(a.B * a.H * a.L) + 1, sizeof *lse);
+    s = sc__calloc((size_t)a.S + 1, sizeof *s);
+    if (!o || !lse || !s) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < a.B; b++)
+        for (h = 0; h < a.H; h++)
+            for (i = 0; i < a.L; i++) {
+                double l = scores(&a, b, h, i, s);
+                double *orow = o + ((b * a.H + h) * a.L + i) * a.Ev;
+                const double *v = a.v + (b * a.H + h) * a.S * a.Ev;
+                lse[(b * a.H + h) * a.L + i] = l;
+                if (l == -INFINITY)
+                    continue;
+                for (j = 0; j < a.S; j++) {
+                    double p = exp(s[j] - l);
+                    for (e = 0; e < a.Ev; e++)
+                        orow[e] += p * v[j * a.Ev + e];
+                }
+            }
+    osz[0] = a.B;
+    osz[1] = a.H;
+    osz[2] = a.L;
+    osz[3] = a.Ev;
+    memcpy(lsz, osz, sizeof lsz);
+    ld = qt->dtype == SC_DTYPE_F16 || qt->dtype == SC_DTYPE_BF16
+             ? SC_DTYPE_F32
+             : qt->dtype;
+    order_of(qt, qperm);
+    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, qperm, o, &outs[0]));
+    SC_CHECK(out_in_order(call, ld, 3, lsz, blhe, lse, &outs[1]));
+    status = sc__out_n(call, 2, outs);
+fail:
+    sc_tensor_free(outs[0]);
+    sc_tensor_free(outs[1]);
+    sc__free(o);
+    sc__free(lse);
+    sc__free(s);
+    attn_free(&a);
+    return status;
+}
+
+sc_status sc__kernel_sdpa_flash_cpu_backward(sc__kernel_call *call)
+{
+    const size_t idx[7] = {
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_QUERY,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_KEY,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_VALUE,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_DROPOUT_P,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_IS_CAUSAL,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_ATTN_MASK,
+        SC_KARG_SDPA_FLASH_CPU_BACKWARD_SCALE};
+    const sc_tensor *qt, *gt, *ot;
+    attn a;
+    double *g = NULL, *o = NULL, *dq = NULL, *dk = NULL, *dv = NULL,
+           *s = NULL, *dp = NULL;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    int64_t b, h, i, j, e, sz[4];
+    sc_status status;
+
+    memset(&a, 0, sizeof a);
+    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_GRAD_OUT,
+                     "grad_out", &gt, &g));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_OUT, "out", &ot,
+                     &o));
+    if (gt->sizes[2] != a.L || gt->sizes[3] != a.Ev || ot->sizes[2] != a.L ||
+        ot->sizes[3] != a.Ev) {
+        status = sc__error_set(call->err, SC_ERR_SHAPE,
+                               "attention backward: grad_out and out must "
+                               "be [B, H, L, Ev]");
+        goto fail;
+    }
+    dq = sc__calloc((size_t)(a.B * a.H * a.L * a.E) + 1, sizeof *dq);
+    dk = sc__calloc((size_t)(a.B * a.H * a.S * a.E) + 1, sizeof *dk);
+    dv = sc__calloc((size_t)(a.B * a.H * a.S * a.Ev) + 1, sizeof *dv);
+    s = sc__calloc((size_t)a.S + 1, sizeof *s);
+    dp = sc__calloc((size_t)a.S + 1, sizeof *dp);
+    if (!dq || !dk || !dv || !s || !dp) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < a.B; b++)
+        for (h = 0; h < a.H; h++) {
+            size_t bh = (size_t)(b * a.H + h);
+            const double *k = a.k + bh * a.S * a.E;
+            const double *q = a.q + bh * a.L * a.E;
+            const double *v = a.v + bh * a.S * a.Ev;
+            for (i = 0; i < a.L; i++) {
+                /* the log-sum-exp is recomputed rather than read, so that
+                   a logsumexp input of lower precision does not matter */
+                double l = scores(&a, b, h, i, s), rs = 0;
+                const double *grow = g + (bh * a.L + i) * a.Ev;
+                const double *orow = o + (bh * a.L + i) * a.Ev;
+                if (l == -INFINITY)
+                    continue;
+                for (e = 0; e < a.Ev; e++)
+                    rs += grow[e] * orow[e];
+                for (j = 0; j < a.S; j++) {
+                    double p = exp(s[j] - l), d = 0, ds;
+                    for (e = 0; e < a.Ev; e++) {
+                        d += grow[e] * v[j * a.Ev + e];
+                        dv[(bh * a.S + j) * a.Ev + e] += p * grow[e];
+                    }
+                    ds = p * (d - rs) * a.scale;
+                    for (e = 0; e < a.E; e++) {
+                        dq[(bh * a.L + i) * a.E + e] += ds * k[j * a.E + e];
+                        dk[(bh * a.S + j) * a.E + e] += ds * q[i * a.E + e];
+                    }
+                }
+            }
+        }
+    sz[0] = a.B;
+    sz[1] = a.H;
+    sz[2] = a.L;
+    sz[3] = a.E;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dq, &outs[0]));
+    sz[2] = a.S;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dk, &outs[1]));
+    sz[3] = a.Ev;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dv, &outs[2]));
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(g);
+    sc__free(o);
+    sc__free(dq);
+    sc__free(dk);
+    sc__free(dv);
+    sc__free(s);
+    sc__free(dp);
+    attn_free(&a);
+    return status;
+}

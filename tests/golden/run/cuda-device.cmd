@@ -1,0 +1,1 @@
+$SYMCUT run ../../data/interp/cuda_device.txt 2>&1

@@ -1,0 +1,1 @@
+d=$(mktemp -d) && $SYMCUT run ../../../examples/two_output_mlp.joint.txt --seed 3 --save "$d" >/dev/null && $SYMCUT run ../../../examples/two_output_mlp.joint.txt --seed 3 --expect "$d" | tail -1 | sed "s|$d|DIR|"; rm -rf "$d"

@@ -1,0 +1,1 @@
+d=$(mktemp -d) && $SYMCUT run ../../../examples/two_output_mlp.joint.txt --seed 3 --save "$d" >/dev/null && $SYMCUT run ../../../examples/two_output_mlp.joint.txt --seed 4 --expect "$d" --rtol 1e-3 --atol 0 >"$d/log"; echo "status $?"; grep expect "$d/log" | sed "s|$d|DIR|"; rm -rf "$d"

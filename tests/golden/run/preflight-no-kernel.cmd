@@ -1,0 +1,1 @@
+$SYMCUT run ../../data/interp/no_kernel.txt 2>&1
