@@ -275,6 +275,31 @@ sc_status sc__partition_eval(sc_partition *p, sc_expr *e, int64_t *out,
     return sc_expr_eval_si(p->ctx, e, p->binding, out, err);
 }
 
+/* torch 2.13 weighs a symbol without a hint as its _size_of fallback
+ * (4096, or the options') moved into the symbol's range: raised to its
+ * lower end, then lowered to its upper end. */
+static sc_status fallback_2_13(sc_partition *p, sc_expr *sym, int64_t *v,
+                               sc_error *err)
+{
+    sc_range r;
+    int64_t x = p->unbacked_fallback;
+    sc_range_init(&r);
+    if (p->env && sc_env_has_symbol(p->env, sym) &&
+        sc_env_range(p->env, sym, &r, NULL) == SC_OK) {
+        if (!r.lo_inf && mpz_fits_slong_p(r.lo) && mpz_get_si(r.lo) > x)
+            x = mpz_get_si(r.lo);
+        if (!r.hi_inf && mpz_fits_slong_p(r.hi) && mpz_get_si(r.hi) < x)
+            x = mpz_get_si(r.hi);
+    }
+    sc_range_clear(&r);
+    *v = x;
+    if (!sc__partition_warn(p, "%s has no hint: weighed as %lld (torch "
+                               "2.13's size fallback, within its range)",
+                            sc_expr_symbol_name(sym), (long long)x))
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
 static sc_status make_binding(sc_partition *p,
                               const sc_partition_options *opts,
                               sc_error *err)
@@ -305,6 +330,10 @@ static sc_status make_binding(sc_partition *p,
             }
         if (!have)
             have = sc_graph_get_hint(g, syms[i], &v);
+        if (!have && p->policy == SC_PARTITION_PYTORCH_2_13) {
+            SC_CHECK(fallback_2_13(p, syms[i], &v, err));
+            have = true;
+        }
         if (!have) {
             sc_range r;
             bool finite = false;
