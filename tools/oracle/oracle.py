@@ -243,6 +243,7 @@ class Builder:
         self.make_symbols()
         for name, ann in anns:
             n = self.graph.placeholder(name)
+            n.meta["symcut_name"] = name
             n.meta["val"] = self.fake_placeholder(ann)
             self.nodes[name] = n
             self.placeholders.append(n)
@@ -271,8 +272,10 @@ class Builder:
         target, args, kwargs = self.call_of(value)
         n = self.graph.create_node("call_function", target, args, kwargs,
                                    name=name)
-        if n.name != name:
-            raise OracleError("node %s renamed %s" % (name, n.name))
+        # FX renames nodes that shadow a builtin (sum -> sum_1), here and
+        # when it copies them into the forward and backward graphs: the
+        # text's name rides along in the meta
+        n.meta["symcut_name"] = name
         self.nodes[name] = n
 
         def val(x):
@@ -289,6 +292,10 @@ class Builder:
         b = compute_unbacked_bindings(self.shape_env, r)
         if b:
             n.meta["unbacked_bindings"] = b
+
+
+def name_of(n):
+    return n.meta.get("symcut_name", n.name)
 
 
 def sym_of(n):
@@ -322,7 +329,7 @@ def decide(text, hints=None, params=None, static_inputs=None,
         num_fwd_outputs = int(d["num_fwd_outputs"]) if "num_fwd_outputs" in d \
             else nout - len(primals)
     gm = fx.GraphModule(torch.nn.Module(), graph)
-    joint_names = [n.name for n in gm.graph.nodes if n.op != "output"]
+    joint_names = [name_of(n) for n in gm.graph.nodes if n.op != "output"]
     with b.mode:
         fw, bw = partitioners.min_cut_rematerialization_partition(
             gm, None, num_fwd_outputs=num_fwd_outputs,
@@ -333,12 +340,14 @@ def decide(text, hints=None, params=None, static_inputs=None,
     def count(g, what):
         return sum(1 for n in g.graph.nodes
                    if n.op in what)
-    fw_calls = set(n.name for n in fw.graph.nodes if n.op == "call_function")
-    bw_calls = set(n.name for n in bw.graph.nodes if n.op == "call_function")
+    fw_calls = set(name_of(n) for n in fw.graph.nodes
+                   if n.op == "call_function")
+    bw_calls = set(name_of(n) for n in bw.graph.nodes
+                   if n.op == "call_function")
     dec = {
         "policy": "torch-" + torch.__version__.split("+")[0],
-        "saved_tensors": [a.name for a in saved if not sym_of(a)],
-        "saved_symints": [a.name for a in saved if sym_of(a)],
+        "saved_tensors": [name_of(a) for a in saved if not sym_of(a)],
+        "saved_symints": [name_of(a) for a in saved if sym_of(a)],
         "forward_nodes": count(fw, ("placeholder", "call_function")),
         "forward_calls": count(fw, ("call_function",)),
         "backward_nodes": count(bw, ("placeholder", "call_function")),
