@@ -134,6 +134,18 @@ unsigned sc__partition_oplist_2_13(const char *target)
     return 0;
 }
 
+static int cmp_str(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+bool sc__partition_impure_2_13(const char *target)
+{
+    return target &&
+           bsearch(target, sc__impure_2_13, sc__impure_2_13_count,
+                   sizeof sc__impure_2_13[0], cmp_str) != NULL;
+}
+
 static unsigned oplist_bits(const sc_partition *p, sc_node_id id)
 {
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
@@ -226,6 +238,14 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
                                  i, sc_graph_node_name(g, o));
         p->nodes[o].flags |= SC__PN_IN_FW;
     }
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        for (i = 0; i < p->n; i++)
+            if ((p->nodes[i].flags & SC__PN_CANON) &&
+                !(p->nodes[i].cls & SC_PARTITION_TANGENT_CLOSURE) &&
+                sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_CALL &&
+                sc__partition_impure_2_13(
+                    sc_graph_node_target(g, (sc_node_id)i)))
+                p->nodes[i].flags |= SC__PN_IN_FW;
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))

@@ -71,6 +71,36 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
     l->n = k;
 }
 
+/* torch 2.13 keeps the impure calls its dead-code elimination keeps: in
+ * the forward the required-forward ones (need 0); in the backward those
+ * it can compute (valid: mark & need) that come at or after the first
+ * user of a tangent (its reordering_to_mimic_autograd_engine rebuilds the
+ * backward from there, and from before it only what is needed). */
+static void mark_impure(const sc_partition *p, uint8_t *mark, uint8_t need)
+{
+    size_t i, k, from = 0;
+    if (need) {
+        from = p->n;
+        for (i = 0; i < p->n; i++)
+            if ((p->nodes[i].flags & SC__PN_CANON) &&
+                (p->nodes[i].flags & SC__PN_TANGENT))
+                for (k = p->uoff[i]; k < p->uoff[i + 1]; k++)
+                    if (p->users[k] < from)
+                        from = p->users[k];
+    }
+    for (i = from; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) ||
+            p->g->nodes[i].kind != SC_NODE_CALL ||
+            (need ? (mark[i] & need) != need
+                  : !(pn->cls & SC_PARTITION_REQUIRED_FW)) ||
+            !sc__partition_impure_2_13(
+                sc_graph_node_target(p->g, (sc_node_id)i)))
+            continue;
+        mark[i] |= M_NEEDED;
+    }
+}
+
 /* The backward's nodes: valid (computable from the saved values and the
  * tangents) and needed by the gradients. */
 static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
@@ -107,6 +137,8 @@ static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
         if (o != SC_NODE_NONE)
             mark[p->nodes[o].rep] |= M_NEEDED;
     }
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        mark_impure(p, mark, M_VALID);
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -149,6 +181,8 @@ static void forward_set(sc_partition *p, uint8_t *fmark)
         fmark[p->saved_tensors.ids[i]] |= M_NEEDED;
     for (i = 0; i < p->saved_symints.n; i++)
         fmark[p->saved_symints.ids[i]] |= M_NEEDED;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        mark_impure(p, fmark, 0);
     for (i = p->n; i-- > 0;)
         if ((p->nodes[i].flags & SC__PN_CANON) && !(fmark[i] & M_NEEDED) &&
             some_user(p, i, fmark, M_NEEDED))

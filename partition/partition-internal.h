@@ -164,6 +164,14 @@ typedef struct sc__oplist_entry {
 } sc__oplist_entry;
 extern const sc__oplist_entry sc__oplist_2_13[];
 extern const size_t sc__oplist_2_13_count;
+/* The overloads torch 2.13's dead-code elimination keeps (sorted). */
+extern const char *const sc__impure_2_13[];
+extern const size_t sc__impure_2_13_count;
+/* Is the target one of them ("torch.ops.aten.bernoulli.p")?  Under
+ * pytorch-2.13 such a node is never dead, and the forward (and the
+ * backward, where its inputs are there) keep it as torch's do
+ * (classify.c). */
+bool sc__partition_impure_2_13(const char *target);
 /* The SC__OPL_* bits of a call's target under torch 2.13 (0: in no list;
  * operator.getitem is recomputable) (classify.c). */
 unsigned sc__partition_oplist_2_13(const char *target);

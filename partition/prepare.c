@@ -182,6 +182,50 @@ static void mark_written(sc_node_id id, void *user)
     pn[id].flags |= SC__PN_WRITTEN;
 }
 
+/* torch 2.13's CSE leaves alone every node that shares its storage with
+ * an output (a view chain from a common base: the op table's view class,
+ * and getitem of a view op's tuple) and aten.empty: marked SC__PN_WRITTEN,
+ * they neither fold nor take folds.  Reads the graph before CSE, as torch
+ * does. */
+static sc_status output_aliases_2_13(sc_partition *p, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, nout = g->noutputs;
+    sc_node_id *base = sc__malloc((p->n ? p->n : 1) * (sizeof *base + 1));
+    uint8_t *is_out_base;
+    if (!base)
+        return sc__error_nomem(err);
+    is_out_base = (uint8_t *)(base + p->n);
+    for (i = 0; i < p->n; i++) {
+        const sc__node *nd = &g->nodes[i];
+        base[i] = (sc_node_id)i;
+        is_out_base[i] = 0;
+        if (nd->kind != SC_NODE_CALL || nd->nargs == 0 ||
+            nd->args[0].kind != SC_VALUE_NODE)
+            continue;
+        if (nd->op == SC_OP_GETITEM) {
+            const sc__node *t = &g->nodes[nd->args[0].u.node];
+            if (t->op >= 0 && sc__op_get((sc__op)t->op)->cls == SC_CLASS_VIEW &&
+                t->nargs > 0 && t->args[0].kind == SC_VALUE_NODE)
+                base[i] = base[t->args[0].u.node];
+        } else if (nd->op >= 0 &&
+                   sc__op_get((sc__op)nd->op)->cls == SC_CLASS_VIEW) {
+            base[i] = base[nd->args[0].u.node];
+        }
+    }
+    for (i = 0; i < nout; i++)
+        if (g->outputs[i] != SC_NODE_NONE)
+            is_out_base[base[g->outputs[i]]] = 1;
+    for (i = 0; i < p->n; i++) {
+        const char *t = g->nodes[i].target;
+        if (is_out_base[base[i]] ||
+            (t && strcmp(t, "torch.ops.aten.empty.memory_format") == 0))
+            p->nodes[i].flags |= SC__PN_WRITTEN;
+    }
+    sc__free(base);
+    return SC_OK;
+}
+
 /* ---- DCE ------------------------------------------------------------------ */
 
 /* The graph's nodes are read directly (graph/graph-internal.h): this phase
@@ -230,6 +274,10 @@ static void dead_code(sc_partition *p, prep *q, bool writes)
         if (writes && node_mutates(nd))
             for (j = 0; j < nd->nargs; j++)
                 sc__value_visit_nodes(&nd->args[j], mark_written, pn);
+        if (!live[i] && p->policy == SC_PARTITION_PYTORCH_2_13 &&
+            nd->kind == SC_NODE_CALL &&
+            sc__partition_impure_2_13(sc_graph_node_target(g, (sc_node_id)i)))
+            live[i] = LIVE;
         if (!live[i])
             continue;
         for (j = 0; j < nd->nargs; j++) {
@@ -763,6 +811,8 @@ sc_status sc__partition_prepare(sc_partition *p,
     sc__prefault(q.rep, p->n * (sizeof *q.rep + 1));
     q.live = (uint8_t *)(q.rep + p->n);
     dead_code(p, &q, cse && g->users_valid);
+    if (cse && p->policy == SC_PARTITION_PYTORCH_2_13)
+        SC_CHECK(output_aliases_2_13(p, err));
     SC_CHECK(make_binding(p, opts, err));
     SC_CHECK(fold_and_size(p, &q, cse, &table, err));
     for (i = 0; i < nout; i++) {

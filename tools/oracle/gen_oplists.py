@@ -46,6 +46,35 @@ def main():
     print("};")
     print("const size_t sc__oplist_2_13_count =")
     print("    sizeof sc__oplist_2_13 / sizeof sc__oplist_2_13[0];")
+    print()
+    print("/* The overloads torch's dead-code elimination keeps (Node.is_impure:")
+    print(" * a mutable schema, nondeterministic_seeded, or a side-effectful")
+    print(" * function), aten and prims. */")
+    print("const char *const sc__impure_2_13[] = {")
+    for s in impure():
+        print('    "%s",' % s)
+    print("};")
+    print("const size_t sc__impure_2_13_count =")
+    print("    sizeof sc__impure_2_13 / sizeof sc__impure_2_13[0];")
+
+
+def impure():
+    from torch._library.utils import is_impure
+    out = set()
+    for ns in ("aten", "prims"):
+        mod = getattr(torch.ops, ns)
+        for name in dir(mod):
+            try:
+                pk = getattr(mod, name)
+            except Exception:
+                continue
+            if not isinstance(pk, torch._ops.OpOverloadPacket):
+                continue
+            for ov in pk.overloads():
+                op = getattr(pk, ov)
+                if is_impure(op):
+                    out.add("torch.ops.%s.%s.%s" % (ns, name, ov))
+    return sorted(out)
 
 
 if __name__ == "__main__":
