@@ -73,26 +73,20 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
 
 /* torch 2.13 keeps the impure calls its dead-code elimination keeps: in
  * the forward the required-forward ones (need 0); in the backward those
- * it can compute (valid: mark & need) that come at or after the first
- * user of a tangent (its reordering_to_mimic_autograd_engine rebuilds the
- * backward from there, and from before it only what is needed). */
+ * that depend on a tangent (need M_VALID).  (torch's
+ * reordering_to_mimic_autograd_engine keeps the backward's impure calls
+ * from the first user of a tangent on; in a joint whose forward comes
+ * first, as AOT's do, these are the same nodes, and this reading does not
+ * depend on the order of the nodes.) */
 static void mark_impure(const sc_partition *p, uint8_t *mark, uint8_t need)
 {
-    size_t i, k, from = 0;
-    if (need) {
-        from = p->n;
-        for (i = 0; i < p->n; i++)
-            if ((p->nodes[i].flags & SC__PN_CANON) &&
-                (p->nodes[i].flags & SC__PN_TANGENT))
-                for (k = p->uoff[i]; k < p->uoff[i + 1]; k++)
-                    if (p->users[k] < from)
-                        from = p->users[k];
-    }
-    for (i = from; i < p->n; i++) {
+    size_t i;
+    for (i = 0; i < p->n; i++) {
         const sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON) ||
             p->g->nodes[i].kind != SC_NODE_CALL ||
-            (need ? (mark[i] & need) != need
+            (need ? (mark[i] & need) != need ||
+                        !(pn->cls & SC_PARTITION_TANGENT_CLOSURE)
                   : !(pn->cls & SC_PARTITION_REQUIRED_FW)) ||
             !sc__partition_impure_2_13(
                 sc_graph_node_target(p->g, (sc_node_id)i)))

@@ -355,6 +355,12 @@ def decide(text, hints=None, params=None, static_inputs=None,
         "recomputed": [n for n in joint_names if n in fw_calls and n in bw_calls],
         "params": sorted(static_inputs),
         "num_fwd_outputs": num_fwd_outputs,
+        # symbols of the text that torch's fake tensors specialized to a
+        # constant while rebuilding the graph (a graph torch would have
+        # printed with the constant from there on)
+        "specialized": sorted(str(k) for k, v in
+                              b.shape_env.replacements.items()
+                              if str(k) in b.syms and v.is_number),
     }
     return dec, fw, bw
 
