@@ -85,6 +85,10 @@ def test_random(symcut, tmp_path):
             failures.append("%s: the oracle cannot rebuild it: %s" % (replay, e))
             continue
         except Exception as e:  # torch's partitioner itself failed
+            if getattr(e, "symcut_specialized", None):
+                specialized.append("%s: %s specialized: torch failed: %s" % (
+                    replay, e.symcut_specialized, str(e).splitlines()[:1]))
+                continue
             failures.append("%s: torch failed: %s: %s" % (
                 replay, type(e).__name__, str(e).splitlines()[:1]))
             continue

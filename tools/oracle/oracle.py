@@ -330,10 +330,16 @@ def decide(text, hints=None, params=None, static_inputs=None,
             else nout - len(primals)
     gm = fx.GraphModule(torch.nn.Module(), graph)
     joint_names = [name_of(n) for n in gm.graph.nodes if n.op != "output"]
-    with b.mode:
-        fw, bw = partitioners.min_cut_rematerialization_partition(
-            gm, None, num_fwd_outputs=num_fwd_outputs,
-            static_lifetime_input_indices=list(static_inputs))
+    specialized = sorted(str(k) for k, v in b.shape_env.replacements.items()
+                         if str(k) in b.syms and v.is_number)
+    try:
+        with b.mode:
+            fw, bw = partitioners.min_cut_rematerialization_partition(
+                gm, None, num_fwd_outputs=num_fwd_outputs,
+                static_lifetime_input_indices=list(static_inputs))
+    except Exception as e:
+        e.symcut_specialized = specialized
+        raise
     fw_out = list(fw.graph.nodes)[-1].args[0]
     saved = [a for a in fw_out[num_fwd_outputs:] if a is not None]
 
@@ -358,9 +364,7 @@ def decide(text, hints=None, params=None, static_inputs=None,
         # symbols of the text that torch's fake tensors specialized to a
         # constant while rebuilding the graph (a graph torch would have
         # printed with the constant from there on)
-        "specialized": sorted(str(k) for k, v in
-                              b.shape_env.replacements.items()
-                              if str(k) in b.syms and v.is_number),
+        "specialized": specialized,
     }
     return dec, fw, bw
 
