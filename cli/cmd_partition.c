@@ -13,6 +13,8 @@
  * atomically: nothing is written when the run fails. */
 #include <config.h>
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +45,19 @@ static void usage(FILE *out)
           "Options:\n"
           "  --forward             GRAPH is a forward graph: build its joint\n"
           "                        graph first (as 'symcut joint' does)\n"
-          "  --policy P            pytorch (current PyTorch rules, default),\n"
-          "                        pytorch-1.13 (PyTorch 1.13's functorch\n"
-          "                        partitioner, exactly), exact (fewest saved\n"
-          "                        bytes at the hints)\n"
+          "  --policy P            pytorch-2.13 (torch 2.13.0's partitioner,\n"
+          "                        exactly; 'pytorch', the default, is the\n"
+          "                        newest release reproduced), pytorch-1.13\n"
+          "                        (PyTorch 1.13's functorch partitioner,\n"
+          "                        exactly), exact (2.13's rules on the op\n"
+          "                        table's classes, weights in bytes)\n"
           "  --hint s0=8,s1=64     hints of symbols (override '# symcut: hint'\n"
           "                        lines); repeatable\n"
-          "  --params N            the first N primals are parameters (free to\n"
-          "                        save); default '# symcut: params N' or 0\n"
+          "  --params N|I,J,...    the first N primals, or primals number I,\n"
+          "                        J, ... (from 0; '3,' is primal 3 alone),\n"
+          "                        are parameters (free to save); default\n"
+          "                        '# symcut: static_inputs I,J,...', then\n"
+          "                        '# symcut: params N', else none\n"
           "  --num-fwd-outputs N   the number of forward outputs\n"
           "  --tag NODE=TAG        tag a node must_save, must_recompute or\n"
           "                        prefer_recompute; repeatable\n"
@@ -122,9 +129,60 @@ static int tag_option(const cli_syntax *syn, const cli_opt *o,
     return 0;
 }
 
+/* --params: a count N, or primal indices I,J,... (a list has a comma;
+ * "3," is the single index 3) */
+typedef struct params_arg {
+    long count;
+    size_t n;
+    size_t idx[256];
+} params_arg;
+
+static int params_option(const cli_syntax *syn, const cli_opt *o,
+                         const char *value)
+{
+    params_arg *pa = o->dest;
+    const char *s = value;
+    bool list = strchr(value, ',') != NULL;
+    pa->n = 0;
+    pa->count = -1;
+    while (*s) {
+        char *end;
+        unsigned long v;
+        if (*s < '0' || *s > '9')
+            break;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || v > (1ul << 30))
+            break;
+        if (!list) {
+            if (*end)
+                break;
+            pa->count = (long)v;
+            return 0;
+        }
+        if (pa->n == sizeof pa->idx / sizeof pa->idx[0])
+            return cli_usage_error(syn->cmd, "--params: more than %zu "
+                                             "indices",
+                                   sizeof pa->idx / sizeof pa->idx[0]);
+        pa->idx[pa->n++] = (size_t)v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            break;
+    }
+    if (list && !*s && pa->n > 0)
+        return 0;
+    return cli_usage_error(syn->cmd, "--params needs a count N or primal "
+                                     "indices I,J,... (non-negative "
+                                     "integers), not '%s'",
+                           value);
+}
+
 typedef struct partition_args {
     const char *file, *out_path, *fw_path, *bw_path, *format;
-    long nfwd, params;
+    long nfwd;
+    params_arg params;
     bool forward;
     unsigned report_flags;
     cli_hints hints;
@@ -146,10 +204,11 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
          .dest = &a->report_flags, .bits = SC_PARTITION_REPORT_NO_TIMINGS},
         {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->opts.policy,
          .fn = cli_policy_option,
-         .bad = "unknown policy '%s' (pytorch, pytorch-1.13, exact)"},
+         .bad = "unknown policy '%s' (pytorch-2.13, pytorch (the newest), "
+                "pytorch-1.13, exact)"},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
-        {.name = "--params", .kind = CLI_OPT_COUNT, .dest = &a->params,
-         .bad = "--params needs a non-negative integer"},
+        {.name = "--params", .kind = CLI_OPT_CALL, .dest = &a->params,
+         .fn = params_option},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
          .bad = "--num-fwd-outputs needs a non-negative integer"},
         {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_path},
@@ -295,7 +354,7 @@ int cli_cmd_partition(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
     a.format = "text";
-    a.nfwd = a.params = -1;
+    a.nfwd = a.params.count = -1;
     sc_partition_options_init(&a.opts);
     a.rules.opts = &a.opts;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
@@ -310,7 +369,9 @@ int cli_cmd_partition(int argc, char **argv)
         (rc = check_graph_options(g, &a)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
-    a.opts.num_params = a.params;
+    a.opts.num_params = a.params.count;
+    a.opts.nparam_indices = a.params.n;
+    a.opts.param_indices = a.params.idx;
     a.opts.ntags = a.tags.n;
     a.opts.tag_nodes = (const char *const *)a.tags.nodes;
     a.opts.tags = a.tags.tags;

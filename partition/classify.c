@@ -98,6 +98,61 @@ static bool in_nvfuser_list(const char *target)
                    sizeof nvfuser_packets[0], cmp_name) != NULL;
 }
 
+/* torch 2.13 decides per packet too (get_aten_target): the target
+ * "torch.ops.aten.add.Tensor" is looked up as "torch.ops.aten.add";
+ * other targets ("operator.mul", "torch.sym_max") as they are. */
+unsigned sc__partition_oplist_2_13(const char *target)
+{
+    char buf[160];
+    const char *key = target;
+    size_t lo = 0, hi = sc__oplist_2_13_count;
+    if (!target)
+        return 0;
+    if (strcmp(target, "operator.getitem") == 0)
+        return SC__OPL_RECOMPUTABLE;
+    if (strncmp(target, "torch.ops.", 10) == 0) {
+        const char *ns_end = strchr(target + 10, '.');
+        const char *name_end = ns_end ? strchr(ns_end + 1, '.') : NULL;
+        if (name_end) {
+            if ((size_t)(name_end - target) >= sizeof buf)
+                return 0;
+            memcpy(buf, target, (size_t)(name_end - target));
+            buf[name_end - target] = '\0';
+            key = buf;
+        }
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(key, sc__oplist_2_13[mid].packet);
+        if (c == 0)
+            return sc__oplist_2_13[mid].bits;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *key, const void *elem)
+{
+    return strcmp((const char *)key, *(const char *const *)elem);
+}
+
+bool sc__partition_impure_2_13(const char *target)
+{
+    return target &&
+           bsearch(target, sc__impure_2_13, sc__impure_2_13_count,
+                   sizeof sc__impure_2_13[0], cmp_str) != NULL;
+}
+
+static unsigned oplist_bits(const sc_partition *p, sc_node_id id)
+{
+    if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
+        return 0;
+    return sc__partition_oplist_2_13(sc_graph_node_target(p->g, id));
+}
+
 bool sc__partition_recomputable(const sc_partition *p, sc_node_id id)
 {
     int op;
@@ -106,6 +161,8 @@ bool sc__partition_recomputable(const sc_partition *p, sc_node_id id)
     op = sc__graph_node_op(p->g, id);
     if (op == SC_OP_GETITEM)
         return true;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        return (oplist_bits(p, id) & SC__OPL_RECOMPUTABLE) != 0;
     if (p->policy == SC_PARTITION_PYTORCH_1_13)
         return in_nvfuser_list(sc_graph_node_target(p->g, id));
     if (op < 0)
@@ -127,6 +184,8 @@ bool sc__partition_fusible(const sc_partition *p, sc_node_id id)
     int op;
     if (sc__partition_recomputable(p, id))
         return true;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        return (oplist_bits(p, id) & SC__OPL_RANDOM) != 0;
     op = sc__graph_node_op(p->g, id);
     return op >= 0 && sc__op_get((sc__op)op)->functorch_random;
 }
@@ -179,6 +238,14 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
                                  i, sc_graph_node_name(g, o));
         p->nodes[o].flags |= SC__PN_IN_FW;
     }
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        for (i = 0; i < p->n; i++)
+            if ((p->nodes[i].flags & SC__PN_CANON) &&
+                !(p->nodes[i].cls & SC_PARTITION_TANGENT_CLOSURE) &&
+                sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_CALL &&
+                sc__partition_impure_2_13(
+                    sc_graph_node_target(g, (sc_node_id)i)))
+                p->nodes[i].flags |= SC__PN_IN_FW;
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -268,9 +335,27 @@ static bool reduction_rule(const sc_partition *p, sc_node_id id)
     return size_of(p, id) * 4 < in;
 }
 
+/* torch 2.13: the allowlist alone; a write is an op like any other (its
+ * joint graphs are functional, and the in-place variants of pointwise
+ * ops are in its list). */
+static sc_partition_ban op_ban_2_13(const sc_partition *p, sc_node_id id)
+{
+    unsigned bits = oplist_bits(p, id);
+    if (sc__graph_node_op(p->g, id) == SC_OP_GETITEM ||
+        (bits & SC__OPL_RECOMPUTABLE))
+        return SC_PARTITION_BAN_NONE;
+    if (bits & SC__OPL_RANDOM)
+        return SC_PARTITION_BAN_RANDOM;
+    if (bits & SC__OPL_COMPUTE_INTENSIVE)
+        return SC_PARTITION_BAN_COMPUTE_INTENSIVE;
+    return SC_PARTITION_BAN_NOT_RECOMPUTABLE;
+}
+
 static sc_partition_ban op_ban(const sc_partition *p, sc_node_id id)
 {
     int op = sc__graph_node_op(p->g, id);
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        return op_ban_2_13(p, id);
     if (op >= 0) {
         const sc__op_info *info = sc__op_get((sc__op)op);
         if (info->cls == SC_CLASS_RANDOM || info->functorch_random)
@@ -361,6 +446,15 @@ static bool materialized_backward(const sc_partition *p, const rules *r,
     return false;
 }
 
+/* aten.lift_fresh_copy.default and aten.lift_fresh.default, which torch
+ * 2.13 never bans */
+static bool lift_fresh(const sc_partition *p, sc_node_id id)
+{
+    const char *t = sc_graph_node_target(p->g, id);
+    return t && (strcmp(t, "torch.ops.aten.lift_fresh_copy.default") == 0 ||
+                 strcmp(t, "torch.ops.aten.lift_fresh.default") == 0);
+}
+
 static bool recompute_tagged(const sc__pnode *pn)
 {
     return pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE ||
@@ -408,14 +502,17 @@ static sc_partition_ban ban_modern(const sc_partition *p, const rules *r,
     /* A write is never repeated, whatever a tag says (PyTorch's joint
      * graphs are functional; it force-saves mutation sources).  The
      * reason stays op_ban's: bernoulli_ is a random op first. */
-    if (op >= 0 && (sc__op_get((sc__op)op)->nmutates > 0 ||
-                    sc__op_get((sc__op)op)->is_inplace))
+    if (p->policy != SC_PARTITION_PYTORCH_2_13 && op >= 0 &&
+        (sc__op_get((sc__op)op)->nmutates > 0 ||
+         sc__op_get((sc__op)op)->is_inplace))
         return b;
     if (recompute_tagged(pn) || sc__graph_node_op(p->g, id) == SC_OP_GETITEM ||
         is_view(p, r, id))
         return SC_PARTITION_BAN_NONE;
     if (pn->tag == SC_PARTITION_TAG_MUST_SAVE)
         return SC_PARTITION_BAN_MUST_SAVE;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13 && lift_fresh(p, id))
+        return SC_PARTITION_BAN_NONE;
     if (!rule_on(r, SC_PARTITION_RULE_NOT_IN_ALLOWLIST) &&
         b == SC_PARTITION_BAN_NOT_RECOMPUTABLE)
         b = SC_PARTITION_BAN_NONE; /* a denylist: random, compute-intensive */
@@ -717,7 +814,9 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
             fus[i] |= P_FUSIBLE;
         if (op == SC_OP_CAT)
             fus[i] |= P_CAT;
-        if (op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW)
+        if (p->policy == SC_PARTITION_PYTORCH_2_13
+                ? (oplist_bits(p, (sc_node_id)i) & SC__OPL_VIEW) != 0
+                : op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW)
             fus[i] |= P_VIEW;
     }
     r.props = fus;
@@ -748,8 +847,10 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
              * must_recompute()), random ops included; a tagged node is
              * banned only when it writes an argument (ban_modern). */
             if (recompute_tagged(pn) &&
-                sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL &&
-                pn->ban == SC_PARTITION_BAN_NONE) {
+                (p->policy == SC_PARTITION_PYTORCH_2_13 ||
+                 (sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL &&
+                  pn->ban == SC_PARTITION_BAN_NONE))) {
+                pn->ban = SC_PARTITION_BAN_NONE;
                 pn->flags |= SC__PN_IN_SINK;
                 continue;
             }

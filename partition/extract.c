@@ -71,6 +71,30 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
     l->n = k;
 }
 
+/* torch 2.13 keeps the impure calls its dead-code elimination keeps: in
+ * the forward the required-forward ones (need 0); in the backward those
+ * that depend on a tangent (need M_VALID).  (torch's
+ * reordering_to_mimic_autograd_engine keeps the backward's impure calls
+ * from the first user of a tangent on; in a joint whose forward comes
+ * first, as AOT's do, these are the same nodes, and this reading does not
+ * depend on the order of the nodes.) */
+static void mark_impure(const sc_partition *p, uint8_t *mark, uint8_t need)
+{
+    size_t i;
+    for (i = 0; i < p->n; i++) {
+        const sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) ||
+            p->g->nodes[i].kind != SC_NODE_CALL ||
+            (need ? (mark[i] & need) != need ||
+                        !(pn->cls & SC_PARTITION_TANGENT_CLOSURE)
+                  : !(pn->cls & SC_PARTITION_REQUIRED_FW)) ||
+            !sc__partition_impure_2_13(
+                sc_graph_node_target(p->g, (sc_node_id)i)))
+            continue;
+        mark[i] |= M_NEEDED;
+    }
+}
+
 /* The backward's nodes: valid (computable from the saved values and the
  * tangents) and needed by the gradients. */
 static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
@@ -107,6 +131,8 @@ static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
         if (o != SC_NODE_NONE)
             mark[p->nodes[o].rep] |= M_NEEDED;
     }
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        mark_impure(p, mark, M_VALID);
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -149,6 +175,8 @@ static void forward_set(sc_partition *p, uint8_t *fmark)
         fmark[p->saved_tensors.ids[i]] |= M_NEEDED;
     for (i = 0; i < p->saved_symints.n; i++)
         fmark[p->saved_symints.ids[i]] |= M_NEEDED;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        mark_impure(p, fmark, 0);
     for (i = p->n; i-- > 0;)
         if ((p->nodes[i].flags & SC__PN_CANON) && !(fmark[i] & M_NEEDED) &&
             some_user(p, i, fmark, M_NEEDED))
@@ -423,15 +451,27 @@ static bool replacement_closure(const sc_partition *p, sym_set *bound)
     return true;
 }
 
-/* Is saved SymInt id a binding node in PyTorch's sense (a SymInt
- * placeholder whose value is a bare symbol)? */
-static bool binding_placeholder(const sc_graph *g, sc_node_id id)
+/* Is node id a binding node in PyTorch's sense (is_symbol_binding_fx_node:
+ * a SymInt whose value is a bare symbol, and a placeholder or an unbacked
+ * symbol, `u` and a number as PyTorch names them)?  The symbol, or NULL. */
+static sc_expr *binding_symbol(const sc_graph *g, sc_node_id id)
 {
     sc_result r;
-    if (sc_graph_node_kind(g, id) != SC_NODE_PLACEHOLDER)
-        return false;
+    const char *name;
     sc_graph_node_result(g, id, &r);
-    return r.kind == SC_RESULT_SYMINT && r.expr && sc_expr_is_symbol(r.expr);
+    if (r.kind != SC_RESULT_SYMINT || !r.expr || !sc_expr_is_symbol(r.expr))
+        return NULL;
+    if (sc_graph_node_kind(g, id) == SC_NODE_PLACEHOLDER)
+        return r.expr;
+    name = sc_expr_symbol_name(r.expr);
+    return name && name[0] == 'u' && name[1] >= '0' && name[1] <= '9'
+               ? r.expr
+               : NULL;
+}
+
+static bool binding_placeholder(const sc_graph *g, sc_node_id id)
+{
+    return binding_symbol(g, id) != NULL;
 }
 
 typedef struct fw_ok {
@@ -527,6 +567,72 @@ static bool plan_push(sym_plan *pl, size_t *cap, const sym_entry *e)
         return false;
     pl->e[pl->n++] = *e;
     return true;
+}
+
+/* torch 2.13's rule (_extract_fwd_bwd_modules): for the free symbols of
+ * the derived saved SymInts, the saved tensors and the tangents, in that
+ * order (each node's symbols sorted by name), that no saved binding node
+ * binds, save the joint's first binding node of the symbol (in joint
+ * order), whether the backward needs it or not; a symbol without one is
+ * left alone.  The added nodes join p->saved_symints after the others,
+ * among the binding nodes (plan_bindings orders them). */
+static sc_status bind_like_2_13(sc_partition *p, const uint8_t *fmark,
+                                size_t nsyms, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, k, nph = sc_graph_placeholder_count(g);
+    sym_set saved = {NULL, 0, 0}, fresh = {NULL, 0, 0};
+    sc_node_id *first = NULL;
+    sc_expr **syms = NULL;
+    sc__idlist from = {NULL, 0, 0};
+    sc_status status = SC_OK;
+    bool ok = true;
+
+    (void)nsyms;
+    for (i = 0; i < p->saved_symints.n && ok; i++) {
+        sc_expr *s = binding_symbol(g, p->saved_symints.ids[i]);
+        if (s)
+            ok = set_add(&saved, s);
+    }
+    for (i = 0; i < p->saved_symints.n && ok; i++)
+        if (!binding_symbol(g, p->saved_symints.ids[i]))
+            ok = sc__idlist_push(&from, p->saved_symints.ids[i]);
+    for (i = 0; i < p->saved_tensors.n && ok; i++)
+        ok = sc__idlist_push(&from, p->saved_tensors.ids[i]);
+    for (i = 0; i < nph && ok; i++)
+        if (p->nodes[i].flags & SC__PN_TANGENT)
+            ok = sc__idlist_push(&from, (sc_node_id)i);
+    if (!ok)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < from.n; i++) {
+        fresh.n = 0;
+        if (!need_meta(g, from.ids[i], &saved, &fresh))
+            SC_CHECK(sc__error_nomem(err));
+        qsort(fresh.v, fresh.n, sizeof *fresh.v, by_name);
+        for (k = 0; k < fresh.n; k++) {
+            sc_node_id b = SC_NODE_NONE;
+            size_t j;
+            for (j = 0; j < p->n && b == SC_NODE_NONE; j++)
+                if ((p->nodes[j].flags & SC__PN_CANON) &&
+                    binding_symbol(g, (sc_node_id)j) == fresh.v[k])
+                    b = (sc_node_id)j;
+            if (!set_add(&saved, fresh.v[k]))
+                SC_CHECK(sc__error_nomem(err));
+            if (b == SC_NODE_NONE || (p->nodes[b].flags & SC__PN_SAVED) ||
+                (!(p->nodes[b].flags & SC__PN_PRIMAL) && !(fmark[b] & M_NEEDED)))
+                continue;
+            p->nodes[b].flags |= SC__PN_SAVED | SC__PN_BW_INPUT | SC__PN_BINDING;
+            if (!sc__idlist_push(&p->saved_symints, b))
+                SC_CHECK(sc__error_nomem(err));
+        }
+    }
+fail:
+    sc__idlist_free(&from);
+    sc__free(first);
+    sc__free(syms);
+    sc__free(saved.v);
+    sc__free(fresh.v);
+    return status;
 }
 
 /* The symbols the backward needs and cannot bind, their sources, and the
@@ -1226,6 +1332,10 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
     remove_unused_saved(&p->saved_tensors, p->nodes, mark);
     remove_unused_saved(&p->saved_symints, p->nodes, mark);
     forward_set(p, fmark);
+    if (p->policy == SC_PARTITION_PYTORCH_2_13) {
+        SC_CHECK(bind_like_2_13(p, fmark, nsyms, err));
+        forward_set(p, fmark);
+    }
     SC_CHECK(plan_bindings(p, mark, fmark, nsyms, &plan, err));
     SC_CHECK(record_synth(p, &plan, err));
     if (plan.nadded)

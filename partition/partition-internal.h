@@ -150,6 +150,32 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err);
 /* Phase 4: placement, graphs, totals (extract.c). */
 sc_status sc__partition_extract(sc_partition *p, sc_error *err);
 
+/* torch 2.13's operator lists (oplists-2.13.c, generated): a packet
+ * ("torch.ops.aten.add", "operator.mul") and its SC__OPL_* bits. */
+enum {
+    SC__OPL_RECOMPUTABLE = 1u << 0,
+    SC__OPL_VIEW = 1u << 1,
+    SC__OPL_RANDOM = 1u << 2,
+    SC__OPL_COMPUTE_INTENSIVE = 1u << 3
+};
+typedef struct sc__oplist_entry {
+    const char *packet;
+    unsigned bits;
+} sc__oplist_entry;
+extern const sc__oplist_entry sc__oplist_2_13[];
+extern const size_t sc__oplist_2_13_count;
+/* The overloads torch 2.13's dead-code elimination keeps (sorted). */
+extern const char *const sc__impure_2_13[];
+extern const size_t sc__impure_2_13_count;
+/* Is the target one of them ("torch.ops.aten.bernoulli.p")?  Under
+ * pytorch-2.13 such a node is never dead, and the forward (and the
+ * backward, where its inputs are there) keep it as torch's do
+ * (classify.c). */
+bool sc__partition_impure_2_13(const char *target);
+/* The SC__OPL_* bits of a call's target under torch 2.13 (0: in no list;
+ * operator.getitem is recomputable) (classify.c). */
+unsigned sc__partition_oplist_2_13(const char *target);
+
 /* Is this node's op recomputable / fusible under the policy? */
 bool sc__partition_recomputable(const sc_partition *p, sc_node_id id);
 bool sc__partition_fusible(const sc_partition *p, sc_node_id id);

@@ -182,6 +182,50 @@ static void mark_written(sc_node_id id, void *user)
     pn[id].flags |= SC__PN_WRITTEN;
 }
 
+/* torch 2.13's CSE leaves alone every node that shares its storage with
+ * an output (a view chain from a common base: the op table's view class,
+ * and getitem of a view op's tuple) and aten.empty: marked SC__PN_WRITTEN,
+ * they neither fold nor take folds.  Reads the graph before CSE, as torch
+ * does. */
+static sc_status output_aliases_2_13(sc_partition *p, sc_error *err)
+{
+    const sc_graph *g = p->g;
+    size_t i, nout = g->noutputs;
+    sc_node_id *base = sc__malloc((p->n ? p->n : 1) * (sizeof *base + 1));
+    uint8_t *is_out_base;
+    if (!base)
+        return sc__error_nomem(err);
+    is_out_base = (uint8_t *)(base + p->n);
+    for (i = 0; i < p->n; i++) {
+        const sc__node *nd = &g->nodes[i];
+        base[i] = (sc_node_id)i;
+        is_out_base[i] = 0;
+        if (nd->kind != SC_NODE_CALL || nd->nargs == 0 ||
+            nd->args[0].kind != SC_VALUE_NODE)
+            continue;
+        if (nd->op == SC_OP_GETITEM) {
+            const sc__node *t = &g->nodes[nd->args[0].u.node];
+            if (t->op >= 0 && sc__op_get((sc__op)t->op)->cls == SC_CLASS_VIEW &&
+                t->nargs > 0 && t->args[0].kind == SC_VALUE_NODE)
+                base[i] = base[t->args[0].u.node];
+        } else if (nd->op >= 0 &&
+                   sc__op_get((sc__op)nd->op)->cls == SC_CLASS_VIEW) {
+            base[i] = base[nd->args[0].u.node];
+        }
+    }
+    for (i = 0; i < nout; i++)
+        if (g->outputs[i] != SC_NODE_NONE)
+            is_out_base[base[g->outputs[i]]] = 1;
+    for (i = 0; i < p->n; i++) {
+        const char *t = g->nodes[i].target;
+        if (is_out_base[base[i]] ||
+            (t && strcmp(t, "torch.ops.aten.empty.memory_format") == 0))
+            p->nodes[i].flags |= SC__PN_WRITTEN;
+    }
+    sc__free(base);
+    return SC_OK;
+}
+
 /* ---- DCE ------------------------------------------------------------------ */
 
 /* The graph's nodes are read directly (graph/graph-internal.h): this phase
@@ -230,6 +274,10 @@ static void dead_code(sc_partition *p, prep *q, bool writes)
         if (writes && node_mutates(nd))
             for (j = 0; j < nd->nargs; j++)
                 sc__value_visit_nodes(&nd->args[j], mark_written, pn);
+        if (!live[i] && p->policy == SC_PARTITION_PYTORCH_2_13 &&
+            nd->kind == SC_NODE_CALL &&
+            sc__partition_impure_2_13(sc_graph_node_target(g, (sc_node_id)i)))
+            live[i] = LIVE;
         if (!live[i])
             continue;
         for (j = 0; j < nd->nargs; j++) {
@@ -275,6 +323,31 @@ sc_status sc__partition_eval(sc_partition *p, sc_expr *e, int64_t *out,
     return sc_expr_eval_si(p->ctx, e, p->binding, out, err);
 }
 
+/* torch 2.13 weighs a symbol without a hint as its _size_of fallback
+ * (4096, or the options') moved into the symbol's range: raised to its
+ * lower end, then lowered to its upper end. */
+static sc_status fallback_2_13(sc_partition *p, sc_expr *sym, int64_t *v,
+                               sc_error *err)
+{
+    sc_range r;
+    int64_t x = p->unbacked_fallback;
+    sc_range_init(&r);
+    if (p->env && sc_env_has_symbol(p->env, sym) &&
+        sc_env_range(p->env, sym, &r, NULL) == SC_OK) {
+        if (!r.lo_inf && mpz_fits_slong_p(r.lo) && mpz_get_si(r.lo) > x)
+            x = mpz_get_si(r.lo);
+        if (!r.hi_inf && mpz_fits_slong_p(r.hi) && mpz_get_si(r.hi) < x)
+            x = mpz_get_si(r.hi);
+    }
+    sc_range_clear(&r);
+    *v = x;
+    if (!sc__partition_warn(p, "%s has no hint: weighed as %lld (torch "
+                               "2.13's size fallback, within its range)",
+                            sc_expr_symbol_name(sym), (long long)x))
+        return sc__error_nomem(err);
+    return SC_OK;
+}
+
 static sc_status make_binding(sc_partition *p,
                               const sc_partition_options *opts,
                               sc_error *err)
@@ -305,6 +378,10 @@ static sc_status make_binding(sc_partition *p,
             }
         if (!have)
             have = sc_graph_get_hint(g, syms[i], &v);
+        if (!have && p->policy == SC_PARTITION_PYTORCH_2_13) {
+            SC_CHECK(fallback_2_13(p, syms[i], &v, err));
+            have = true;
+        }
         if (!have) {
             sc_range r;
             bool finite = false;
@@ -734,6 +811,8 @@ sc_status sc__partition_prepare(sc_partition *p,
     sc__prefault(q.rep, p->n * (sizeof *q.rep + 1));
     q.live = (uint8_t *)(q.rep + p->n);
     dead_code(p, &q, cse && g->users_valid);
+    if (cse && p->policy == SC_PARTITION_PYTORCH_2_13)
+        SC_CHECK(output_aliases_2_13(p, err));
     SC_CHECK(make_binding(p, opts, err));
     SC_CHECK(fold_and_size(p, &q, cse, &table, err));
     for (i = 0; i < nout; i++) {

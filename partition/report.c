@@ -193,6 +193,17 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
                    p->n, sc_graph_primal_count(p->g),
                    sc_graph_tangent_count(p->g), sc_graph_output_count(p->g),
                    p->nfwd_out, p->ndead, p->nfolded);
+    if (p->nparams > 0 && p->policy != SC_PARTITION_PYTORCH_1_13) {
+        const char *sep = "";
+        sc__buf_printf(&b, "parameters (free to save):");
+        for (i = 0; i < sc_graph_placeholder_count(p->g); i++)
+            if (p->nodes[i].flags & SC__PN_PARAM) {
+                sc__buf_printf(&b, "%s %s", sep,
+                               sc_graph_node_name(p->g, (sc_node_id)i));
+                sep = ",";
+            }
+        sc__buf_printf(&b, "\n");
+    }
     sc__buf_printf(&b, "forward: %zu nodes (%zu calls)\n", c.fw_nodes,
                    c.fw_calls);
     sc__buf_printf(&b, "backward: %zu nodes (%zu calls)\n", c.bw_nodes,
@@ -437,6 +448,19 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
         &ok);
     set(o, "fwd_outputs", json_integer((json_int_t)p->nfwd_out), &ok);
     set(o, "params", json_integer((json_int_t)p->nparams), &ok);
+    {
+        json_t *pa = json_array();
+        size_t k;
+        for (k = 0; pa && k < sc_graph_placeholder_count(p->g); k++)
+            if ((p->nodes[k].flags & SC__PN_PARAM) &&
+                json_array_append_new(
+                    pa, json_string(sc_graph_node_name(p->g, (sc_node_id)k))) !=
+                    0) {
+                json_decref(pa);
+                pa = NULL;
+            }
+        set(o, "param_names", pa, &ok);
+    }
     set(o, "dead", json_integer((json_int_t)p->ndead), &ok);
     set(o, "folded", json_integer((json_int_t)p->nfolded), &ok);
     set(root, "joint", o, &ok);

@@ -58,6 +58,11 @@ bool sc_partition_policy_from_name(const char *name, sc_partition_policy *out)
             *out = (sc_partition_policy)i;
             return true;
         }
+    if (strcmp(name, "pytorch") == 0 || strcmp(name, "pytorch_2_13") == 0 ||
+        strcmp(name, "2.13") == 0) {
+        *out = SC_PARTITION_PYTORCH;
+        return true;
+    }
     if (strcmp(name, "pytorch_1_13") == 0 || strcmp(name, "1.13") == 0) {
         *out = SC_PARTITION_PYTORCH_1_13;
         return true;

@@ -91,6 +91,62 @@ static sc_status apply_tags(sc_partition *p, const sc_partition_options *o,
     return apply_tags_pass(p, o, 1, err);
 }
 
+/* Mark primal number k (0-based among the primals) a parameter. */
+static sc_status mark_param(sc_partition *p, size_t k, sc_error *err)
+{
+    size_t i, j;
+    for (i = 0, j = 0; i < sc_graph_placeholder_count(p->g); i++)
+        if (sc_graph_node_role(p->g, (sc_node_id)i) == SC_ROLE_PRIMAL &&
+            j++ == k) {
+            if (!(p->nodes[i].flags & SC__PN_PARAM))
+                p->nparams++;
+            p->nodes[i].flags |= SC__PN_PARAM;
+            return SC_OK;
+        }
+    return sc__error_set(err, SC_ERR_INVALID,
+                         "parameter index %zu, but the graph has %zu primals",
+                         k, sc_graph_primal_count(p->g));
+}
+
+/* Parameters by index: the options', else `# symcut: static_inputs
+ * 0,2,...` (PyTorch's static_lifetime_input_indices). */
+static sc_status setup_static_inputs(sc_partition *p,
+                                     const sc_partition_options *o,
+                                     sc_error *err)
+{
+    size_t i;
+    const char *d, *s;
+    p->nparams = 0;
+    if (o->nparam_indices > 0) {
+        for (i = 0; i < o->nparam_indices; i++)
+            SC_TRY(mark_param(p, o->param_indices[i], err));
+    } else {
+        d = sc_graph_directive(p->g, "static_inputs");
+        for (s = d; *s;) {
+            char *end;
+            unsigned long v;
+            while (*s == ' ' || *s == ',' || *s == '\t')
+                s++;
+            if (!*s)
+                break;
+            errno = 0;
+            v = (*s >= '0' && *s <= '9') ? strtoul(s, &end, 10) : 0;
+            if (!(*s >= '0' && *s <= '9') || errno || v > 1u << 30 ||
+                (*end && *end != ',' && *end != ' ' && *end != '\t'))
+                return sc__error_set(err, SC_ERR_INVALID,
+                                     "'# symcut: static_inputs %s': expected "
+                                     "comma-separated input indices",
+                                     d);
+            SC_TRY(mark_param(p, (size_t)v, err));
+            s = end;
+        }
+    }
+    p->unbacked_fallback = o->unbacked_fallback > 0 ? o->unbacked_fallback
+                           : p->policy == SC_PARTITION_PYTORCH_2_13 ? 4096
+                                                                    : 8192;
+    return SC_OK;
+}
+
 static sc_status setup(sc_partition *p, const sc_partition_options *o,
                        sc_error *err)
 {
@@ -114,6 +170,9 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
     if (sc_graph_tangent_count(g) == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "not a joint graph: it has no tangent inputs");
+    if (o->nparam_indices > 0 ||
+        (params < 0 && sc_graph_directive(g, "static_inputs")))
+        return setup_static_inputs(p, o, err);
     if (params < 0) {
         const char *d = sc_graph_directive(g, "params");
         params = 0;
@@ -140,7 +199,8 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
             k++ < p->nparams)
             p->nodes[i].flags |= SC__PN_PARAM;
     p->unbacked_fallback = o->unbacked_fallback > 0 ? o->unbacked_fallback
-                                                    : 8192;
+                           : p->policy == SC_PARTITION_PYTORCH_2_13 ? 4096
+                                                                    : 8192;
     return SC_OK;
 }
 

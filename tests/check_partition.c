@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dirent.h>
 #include <jansson.h>
 
 #include <symcut/graph.h>
@@ -16,6 +17,186 @@
 
 #include "partition/partition-probe.h"
 #include "tests/testutil.h"
+
+
+/* ---- The zoo: torch 2.13's own decisions ------------------------------------
+ * examples/zoo/NAME.pytorch.json records what torch 2.13's
+ * min_cut_rematerialization_partition decided inside the real partition_fn
+ * (tools/zoo): the saved tensors and SymInts in order and the node counts
+ * of both graphs.  pytorch-2.13 must make the same decision, with the
+ * recorded num_fwd_outputs, static_lifetime_input_indices and (dynamic
+ * graphs) NAME.hints.  Every zoo graph the directory holds is compared;
+ * without the directory the test says so and checks nothing else. */
+
+static bool names_equal(const sc_partition *p, const json_t *want,
+                        size_t (*count)(const sc_partition *),
+                        sc_node_id (*at)(const sc_partition *, size_t))
+{
+    size_t i, n = count(p);
+    if (!json_is_array(want) || json_array_size(want) != n)
+        return false;
+    for (i = 0; i < n; i++)
+        if (strcmp(json_string_value(json_array_get(want, i)),
+                   sc_graph_node_name(sc_partition_joint(p), at(p, i))) != 0)
+            return false;
+    return true;
+}
+
+static void read_hints(sc_ctx *ctx, const char *path, sc_expr **syms,
+                       int64_t *vals, size_t *n)
+{
+    FILE *f = fopen(path, "r");
+    char buf[512], *tok, *save = NULL;
+    *n = 0;
+    if (!f)
+        return;
+    if (fgets(buf, sizeof buf, f))
+        for (tok = strtok_r(buf, ", \n", &save); tok && *n < 16;
+             tok = strtok_r(NULL, ", \n", &save)) {
+            char *eq = strchr(tok, '=');
+            if (!eq)
+                continue;
+            *eq = '\0';
+            syms[*n] = sc_expr_symbol(ctx, tok);
+            vals[*n] = strtoll(eq + 1, NULL, 10);
+            (*n)++;
+        }
+    fclose(f);
+}
+
+
+/* The report's forward/backward node and call counts equal the record's. */
+static bool counts_equal(const sc_partition *p, const json_t *mc)
+{
+    static const char *const keys[] = {"forward_nodes", "forward_calls",
+                                       "backward_nodes", "backward_calls"};
+    char *text = NULL;
+    size_t len = 0, k;
+    sc_error err;
+    json_t *mine;
+    json_error_t jerr;
+    bool ok = true;
+    ck_assert(sc_partition_write_json(p, SC_PARTITION_REPORT_NO_TIMINGS,
+                                      &text, &len, &err) == SC_OK);
+    mine = json_loadb(text, len, 0, &jerr);
+    ck_assert_ptr_nonnull(mine);
+    for (k = 0; k < 4; k++)
+        if (json_integer_value(json_object_get(mine, keys[k])) !=
+            json_integer_value(json_object_get(mc, keys[k])))
+            ok = false;
+    json_decref(mine);
+    free(text);
+    return ok;
+}
+
+static int zoo_compare(const char *dir, const char *name, char *why,
+                       size_t wlen)
+{
+    char path[1400];
+    json_error_t jerr;
+    json_t *js, *mc, *idx;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_graph_read_options ro;
+    sc_partition_options po;
+    sc_partition *p = NULL;
+    sc_expr *syms[16];
+    int64_t vals[16];
+    size_t nh, i, pidx[512], np = 0;
+    sc_error err;
+    int same = 0;
+
+    ck_assert_ptr_nonnull(ctx);
+    snprintf(path, sizeof path, "%s/%s.pytorch.json", dir, name);
+    js = json_load_file(path, 0, &jerr);
+    ck_assert_msg(js != NULL, "%s: %s", path, jerr.text);
+    mc = json_object_get(js, "min_cut");
+    idx = json_object_get(mc, "static_lifetime_input_indices");
+    for (i = 0; i < json_array_size(idx) && np < 512; i++)
+        pidx[np++] = (size_t)json_integer_value(json_array_get(idx, i));
+    snprintf(path, sizeof path, "%s/%s.hints", dir, name);
+    read_hints(ctx, path, syms, vals, &nh);
+    sc_graph_read_options_init(&ro);
+    ro.nhints = nh;
+    ro.hint_symbols = syms;
+    ro.hint_values = vals;
+    snprintf(path, sizeof path, "%s/%s.joint.txt", dir, name);
+    sc_error_init(&err);
+    if (sc_graph_read_file(ctx, path, &ro, &g, &err) != SC_OK) {
+        snprintf(why, wlen, "cannot read: %s", err.message);
+        goto done;
+    }
+    sc_partition_options_init(&po);
+    po.policy = SC_PARTITION_PYTORCH_2_13;
+    po.num_fwd_outputs =
+        (long)json_integer_value(json_object_get(mc, "num_fwd_outputs"));
+    po.nparam_indices = np;
+    po.param_indices = pidx;
+    po.nhints = nh;
+    po.hint_symbols = syms;
+    po.hint_values = vals;
+    if (sc_partition_run(g, &po, &p, &err) != SC_OK) {
+        snprintf(why, wlen, "cannot partition: %s", err.message);
+        goto done;
+    }
+    if (!names_equal(p, json_object_get(mc, "saved_tensors"),
+                     sc_partition_saved_tensor_count,
+                     sc_partition_saved_tensor))
+        snprintf(why, wlen, "saved tensors differ");
+    else if (!names_equal(p, json_object_get(mc, "saved_symints"),
+                          sc_partition_saved_symint_count,
+                          sc_partition_saved_symint) ||
+             sc_partition_synth_symint_count(p) != 0)
+        snprintf(why, wlen, "saved SymInts differ");
+    else if (!counts_equal(p, mc))
+        snprintf(why, wlen, "node counts differ");
+    else
+        same = 1;
+done:
+    sc_partition_free(p);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+    json_decref(js);
+    return same;
+}
+
+START_TEST(test_zoo_pytorch_2_13)
+{
+    const char *top = getenv("top_srcdir");
+    char dir[1024], why[1200];
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0, same = 0;
+    snprintf(dir, sizeof dir, "%s/examples/zoo", top ? top : ".");
+    d = opendir(dir);
+    if (!d) {
+        printf("test_zoo_pytorch_2_13: no %s: no zoo graphs to compare\n",
+               dir);
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        char name[256];
+        if (len < 14 || strcmp(e->d_name + len - 13, ".pytorch.json") != 0 ||
+            len - 13 >= sizeof name)
+            continue;
+        memcpy(name, e->d_name, len - 13);
+        name[len - 13] = '\0';
+        why[0] = '\0';
+        n++;
+        if (zoo_compare(dir, name, why, sizeof why))
+            same++;
+        else
+            printf("test_zoo_pytorch_2_13: %s: %s\n", name, why);
+    }
+    closedir(d);
+    printf("test_zoo_pytorch_2_13: %zu of %zu zoo decisions equal torch "
+           "2.13's\n", same, n);
+    fflush(stdout);
+    ck_assert_msg(same == n, "%zu of %zu zoo decisions differ from torch "
+                  "2.13's (listed above)", n - same, n);
+}
+END_TEST
 
 Suite *partition_suite(void);
 
@@ -1573,6 +1754,10 @@ START_TEST(test_rule_settings)
     ck_assert_uint_eq(off, 0);
     ck_assert_int_eq(dist, 1000);
     ck_assert_int_eq(limit, 100);
+    /* torch 2.13's _size_of fallback; the exact policy keeps 8192 */
+    ck_assert_int_eq(sc_partition_unbacked_fallback(p), 4096);
+    sc_partition_free(p);
+    p = run(t.g, SC_PARTITION_EXACT, 0);
     ck_assert_int_eq(sc_partition_unbacked_fallback(p), 8192);
     sc_partition_free(p);
 
@@ -1691,11 +1876,20 @@ START_TEST(test_softmax_1_13)
     check_valid(p);
     sc_partition_free(p);
 
+    /* torch 2.13: _softmax is in none of its lists: not in the allowlist */
     p = run(t.g, SC_PARTITION_PYTORCH, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, sm),
+                     SC_PARTITION_BAN_NOT_RECOMPUTABLE);
+    ck_assert_int_eq(sc_partition_node_ban(p, c), SC_PARTITION_BAN_NONE);
+    ck_assert_int_eq(sc_partition_node_ban(p, rs), SC_PARTITION_BAN_NONE);
+    ck_assert(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED);
+    check_valid(p);
+    sc_partition_free(p);
+    /* the op table's classes (exact): compute-intensive */
+    p = run(t.g, SC_PARTITION_EXACT, 0);
     ck_assert_int_eq(sc_partition_node_ban(p, sm),
                      SC_PARTITION_BAN_COMPUTE_INTENSIVE);
     ck_assert_int_eq(sc_partition_node_ban(p, c), SC_PARTITION_BAN_NONE);
-    ck_assert(sc_partition_node_class(p, a) & SC_PARTITION_MATERIALIZED);
     check_valid(p);
     sc_partition_free(p);
     tb_free(&t);
@@ -1715,10 +1909,18 @@ START_TEST(test_mutates_ban)
     example_load(&ex, "small_cnn");
     bn = sc_graph_find(ex.g, name);
     ck_assert_int_ne(bn, SC_NODE_NONE);
+    /* torch 2.13 bans it as not in its allowlist, and honours the tag */
     p = run(ex.g, SC_PARTITION_PYTORCH, 0);
-    ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_MUTATES);
+    ck_assert_int_eq(sc_partition_node_ban(p, bn),
+                     SC_PARTITION_BAN_NOT_RECOMPUTABLE);
     sc_partition_free(p);
     p = run_rules(ex.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, &name, &tag);
+    ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_NONE);
+    sc_partition_free(p);
+    p = run(ex.g, SC_PARTITION_EXACT, 0);
+    ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_MUTATES);
+    sc_partition_free(p);
+    p = run_rules(ex.g, SC_PARTITION_EXACT, 0, 0, 0, 1, &name, &tag);
     ck_assert_int_eq(sc_partition_node_ban(p, bn), SC_PARTITION_BAN_MUTATES);
     ck_assert_int_eq(sc_partition_node_place(p, bn),
                      SC_PARTITION_PLACE_FORWARD);
@@ -2003,7 +2205,7 @@ START_TEST(test_tag_random_op)
         outs[1] = g;
         tb_finish(&t, 2, outs, 1);
         names[0] = "b";
-        p = run_rules(t.g, SC_PARTITION_PYTORCH, 0, 0, 0, 1, names, tags);
+        p = run_rules(t.g, SC_PARTITION_EXACT, 0, 0, 0, 1, names, tags);
         ck_assert_int_ne(sc_partition_node_ban(p, b), SC_PARTITION_BAN_NONE);
         ck_assert(saved(p, b));
         ck_assert_int_ne(sc_partition_node_place(p, b),
@@ -2328,7 +2530,8 @@ START_TEST(test_walks_examples)
     size_t k;
     for (k = 0; k < sizeof names / sizeof names[0]; k++) {
         example_load(&ex, names[k]);
-        p = run(ex.g, SC_PARTITION_PYTORCH, SC_PARTITION_NO_CSE);
+        /* the port reads the op table's classes: the exact policy's */
+        p = run(ex.g, SC_PARTITION_EXACT, SC_PARTITION_NO_CSE);
         check_walks(p, names[k]);
         check_valid(p);
         sc_partition_free(p);
@@ -2504,6 +2707,7 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_symbolic_formula);
     tcase_add_test(tc, test_reports);
     suite_add_tcase(s, tc);
+    tcase_add_test(tc, test_zoo_pytorch_2_13);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_tie_break);
     tcase_add_test(tc, test_tags);

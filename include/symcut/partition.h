@@ -47,9 +47,16 @@ extern "C" {
 
 /* ---- Policies ---------------------------------------------------------- */
 
-/* X(NAME, spelling on the command line and in reports) */
+/* X(NAME, spelling on the command line and in reports).  The PyTorch
+ * releases reproduced decision for decision:
+ *   PYTORCH_2_13  torch 2.13.0's min_cut_rematerialization_partition with
+ *                 the defaults it ships (its op lists by overload packet,
+ *                 every ban rule, weights, SymInt bindings and order);
+ *   PYTORCH_1_13  functorch 1.13.1's;
+ *   EXACT         the same rules as PYTORCH_2_13 on the op table's classes,
+ *                 with weights in plain bytes. */
 #define SC_PARTITION_POLICY_MAP(X)                                           \
-    X(PYTORCH, "pytorch")                                                    \
+    X(PYTORCH_2_13, "pytorch-2.13")                                          \
     X(PYTORCH_1_13, "pytorch-1.13")                                          \
     X(EXACT, "exact")
 
@@ -57,12 +64,15 @@ typedef enum sc_partition_policy {
 #define SC__POLICY_ENUM(name, str) SC_PARTITION_##name,
     SC_PARTITION_POLICY_MAP(SC__POLICY_ENUM)
 #undef SC__POLICY_ENUM
-    SC_PARTITION_POLICY_COUNT_
+    SC_PARTITION_POLICY_COUNT_,
+    /* "pytorch": the newest release reproduced */
+    SC_PARTITION_PYTORCH = SC_PARTITION_PYTORCH_2_13
 } sc_partition_policy;
 
-/* "pytorch", "pytorch-1.13", "exact"; NULL when out of range. */
+/* "pytorch-2.13", "pytorch-1.13", "exact"; NULL when out of range. */
 const char *sc_partition_policy_name(sc_partition_policy policy);
-/* The policy spelled name (also "pytorch_1_13", "1.13"); false if none. */
+/* The policy spelled name (also "pytorch", the newest release;
+ * "pytorch_2_13", "2.13", "pytorch_1_13", "1.13"); false if none. */
 bool sc_partition_policy_from_name(const char *name,
                                    sc_partition_policy *out);
 
@@ -75,15 +85,19 @@ bool sc_partition_policy_from_name(const char *name,
  *                    ops included (their kernels are counter-based);
  *   PREFER_RECOMPUTE the same as MUST_RECOMPUTE under the pytorch and
  *                    exact policies (PyTorch's min-cut partitioner treats
- *                    both alike); ignored by pytorch-1.13.
- * Ops that write an argument stay banned whatever the tag.
+ *                    both alike); ignored by pytorch-1.13;
+ *   PREFER_SAVE      read and reported, and ignored by every policy, as
+ *                    torch 2.13's min-cut partitioner ignores it.
+ * Ops that write an argument stay banned whatever the tag, except under
+ * pytorch-2.13, which honours the tag as torch 2.13 does.
  * Tags are read from `# symcut: must_save a, b` (and must_recompute,
  * prefer_recompute) directives and from the options; the options win. */
 #define SC_PARTITION_TAG_MAP(X)                                              \
     X(NONE, "none")                                                          \
     X(MUST_SAVE, "must_save")                                                \
     X(MUST_RECOMPUTE, "must_recompute")                                      \
-    X(PREFER_RECOMPUTE, "prefer_recompute")
+    X(PREFER_RECOMPUTE, "prefer_recompute")                                  \
+    X(PREFER_SAVE, "prefer_save")
 
 typedef enum sc_partition_tag {
 #define SC__TAG_ENUM(name, str) SC_PARTITION_TAG_##name,
@@ -107,6 +121,12 @@ typedef struct sc_partition_options {
      * pytorch and exact policies).  Negative: the graph's `# symcut:
      * params N` directive, else 0. */
     long num_params;
+    /* Parameters by index among the primals (PyTorch's
+     * static_lifetime_input_indices); when nparam_indices > 0 they win
+     * over num_params.  Else, with num_params negative, the graph's `#
+     * symcut: static_inputs 0,1,...` directive is read first. */
+    size_t nparam_indices;
+    const size_t *param_indices;
     /* Number of forward outputs; negative: the graph's. */
     long num_fwd_outputs;
     /* Hints that override the graph's: hint_values[i] for
