@@ -327,6 +327,9 @@ int main(void)
             bad = 1;
         }
     }
+    printf("igraph %s, built with IGRAPH_THREAD_SAFE %d (the section's "
+           "lock is taken either way)\n",
+           IGRAPH_VERSION, IGRAPH_THREAD_SAFE);
     printf("%ld threads x %ld rounds x %zu examples x %zu variants: %ld "
            "partitions, %s\n",
            nthreads, rounds, NEXAMPLES, NVARIANTS, total,
