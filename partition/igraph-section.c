@@ -34,6 +34,9 @@
  *     they are dropped without being freed (IGRAPH_FINALLY_CLEAN): a
  *     bounded leak instead of a use of dead memory.  igraph keeps no
  *     other state between calls that symcut uses, so later sections work.
+ *     The bodies symcut runs (igraph_create, igraph_maxflow, vector
+ *     set-up) are igraph's C code: no C++ frame with a destructor is
+ *     jumped over.
  *     A fatal error raised by a thread outside any symcut section (a
  *     program's own igraph use, with a non-thread-safe igraph, while a
  *     section is open) goes to igraph's default handler, as it would have.
