@@ -329,11 +329,17 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
                                    a->tags.nodes[k],
                                    sc_partition_tag_name(a->tags.tags[k]),
                                    a->tags.nodes[k]);
-    if (a->params >= 0 && (size_t)a->params > np)
+    if (a->params.count >= 0 && (size_t)a->params.count > np)
         return cli_usage_error("partition",
                                "--params %ld: the graph has %zu primals (the "
                                "parameters are the first N of them)",
-                               a->params, np);
+                               a->params.count, np);
+    for (k = 0; k < a->params.n; k++)
+        if (a->params.idx[k] >= np)
+            return cli_usage_error("partition",
+                                   "--params: index %zu is beyond the "
+                                   "graph's %zu primals (numbered from 0)",
+                                   a->params.idx[k], np);
     return 0;
 }
 

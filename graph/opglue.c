@@ -87,9 +87,11 @@ static bool fits_base(const sc_graph *g, sc__type_base base, const sc_value *v)
     switch (base) {
     case SC_TYPE_TENSOR:
         /* A Python number passed for a Tensor is a wrapped scalar
-         * (`mul.Tensor(x, 0.125)`). */
+         * (`mul.Tensor(x, 0.125)`), and so is a SymInt or SymBool node
+         * (`mul.Tensor(x, primals_3)` with `primals_3: "Sym(s0)"`). */
         return (v->kind == SC_VALUE_NODE &&
-                (rk == SC_RESULT_TENSOR || rk == SC_RESULT_UNKNOWN)) ||
+                (rk == SC_RESULT_TENSOR || rk == SC_RESULT_UNKNOWN ||
+                 rk == SC_RESULT_SYMINT || rk == SC_RESULT_SYMBOOL)) ||
                v->kind == SC_VALUE_INT || v->kind == SC_VALUE_FLOAT ||
                v->kind == SC_VALUE_BOOL;
     case SC_TYPE_INT:

@@ -682,25 +682,64 @@ static sc_status add_primal(gen *G, size_t index, bool pooled)
 
 /* ---- Outputs ---------------------------------------------------------------- */
 
+/* A unary call on the first primal (always in the pool: primals are
+ * pooled first): the output of last resort. */
+static sc_status fallback_call(gen *G)
+{
+    static const char *const fallback[] = {"relu.default", "neg.default",
+                                           "tanh.default", "clone.default"};
+    sc_value a = sc_value_node(G->pool[0].id);
+    sc_status st = SC_ERR_UNSUPPORTED;
+    size_t i;
+    for (i = 0; st != SC_OK && st != SC_ERR_NOMEM && i < 4; i++)
+        st = call_push(G, fallback[i], 1, &a);
+    if (st == SC_OK || st == SC_ERR_NOMEM)
+        return st;
+    return sc__error_set(G->err, st, "random graph: %s", G->scratch.message);
+}
+
+/* Make one of outs[0 .. *n) require grad as sc_graph_new_joint decides it
+ * (every floating primal requiring grad), so that the joint graph has a
+ * tangent: when none does (the last value came from zeros_like,
+ * bernoulli, a chain of them), the most recent call value that requires
+ * grad becomes the first output, else a unary call on the first primal. */
+static sc_status differentiable_output(gen *G, sc_node_id *outs, size_t *n)
+{
+    size_t nn = sc_graph_node_count(G->g), i;
+    sc_node_id pick = SC_NODE_NONE;
+    sc_status status = SC_OK;
+    bool *rg = sc__malloc((nn ? nn : 1) * sizeof *rg);
+
+    if (!rg)
+        return sc__error_nomem(G->err);
+    SC_CHECK(sc_graph_requires_grad(G->g, NULL, rg, G->err));
+    for (i = 0; i < *n; i++)
+        if (outs[i] < nn && rg[outs[i]])
+            goto fail; /* status SC_OK: nothing to do */
+    for (i = G->npool; i-- > 0 && pick == SC_NODE_NONE;)
+        if (!G->pool[i].primal && rg[G->pool[i].id])
+            pick = G->pool[i].id;
+    if (pick == SC_NODE_NONE) {
+        SC_CHECK(fallback_call(G));
+        pick = G->last;
+    }
+    if (*n == 16)
+        (*n)--;
+    memmove(outs + 1, outs, *n * sizeof *outs);
+    outs[0] = pick;
+    ++*n;
+fail:
+    sc__free(rg);
+    return status;
+}
+
 static sc_status set_outputs(gen *G)
 {
     sc_node_id outs[16];
     size_t n = 0, i, k;
-    sc_status st;
 
-    if (G->last == SC_NODE_NONE) {
-        static const char *const fallback[] = {
-            "relu.default", "neg.default", "tanh.default", "clone.default"};
-        sc_value a = sc_value_node(G->pool[0].id);
-        st = SC_ERR_UNSUPPORTED;
-        for (i = 0; st != SC_OK && st != SC_ERR_NOMEM && i < 4; i++)
-            st = call_push(G, fallback[i], 1, &a);
-        if (st != SC_OK)
-            return st == SC_ERR_NOMEM
-                       ? st
-                       : sc__error_set(G->err, st, "random graph: %s",
-                                       G->scratch.message);
-    }
+    if (G->last == SC_NODE_NONE)
+        SC_TRY(fallback_call(G));
     outs[n++] = G->last;
     if (has(G, SC_RANDOM_SEVERAL_OUTPUTS)) {
         size_t more = below(G, 3);
@@ -723,6 +762,7 @@ static sc_status set_outputs(gen *G)
     }
     for (i = 0; i < G->nextra && n < 16; i++)
         outs[n++] = G->extra[i];
+    SC_TRY(differentiable_output(G, outs, &n));
     SC_TRY(sc_graph_set_outputs(G->g, n, outs, n, G->err));
     return sc_graph_finish(G->g, G->err);
 }

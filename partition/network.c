@@ -1,5 +1,19 @@
 /* symcut — partitioner phases 2 and 3: the flow network, igraph's
- * max-flow, and the saved set read off the residual graph. */
+ * max-flow, and the saved set read off the residual graph.
+ *
+ * Threads.  Partitions in different threads, each with its own context
+ * and graphs, run concurrently; one context (or a graph, a result) must
+ * not be used by two threads at once (doc/reliability.md, "Threads").
+ * igraph is the exception to "no shared state": a build with
+ * IGRAPH_THREAD_SAFE 0, as Debian's, keeps its FINALLY stack and its
+ * error handlers in process globals.  So this file builds its networks in
+ * plain arrays and calls igraph only inside sc__igraph_section
+ * (partition/igraph-section.c): one process-wide lock around the igraph
+ * calls (igraph_create, igraph_maxflow, vector set-up and teardown),
+ * igraph's handlers set for the section, and a fatal-error handler that
+ * returns to the section as SC_ERR_INTERNAL instead of aborting.  The
+ * rest of the partition (classification, network building, the sink
+ * side, extraction) runs outside the lock, in parallel. */
 #include <config.h>
 
 #include <stdint.h>
@@ -8,6 +22,7 @@
 
 #include <igraph.h>
 
+#include "partition/igraph-section.h"
 #include "partition/partition-internal.h"
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53 */
@@ -150,34 +165,63 @@ static sc_status infinite_path(sc_partition *p, sc_error *err)
 
 /* ---- The network ---------------------------------------------------------- */
 
-/* The full network, as PyTorch builds it (vertex numbering V_IN/V_OUT). */
+/* The full network, as PyTorch builds it (vertex numbering V_IN/V_OUT).
+ * Plain arrays, not igraph vectors: only sc__igraph_section calls igraph
+ * (see the top of this file), and building a network does not need it. */
 typedef struct net {
-    igraph_vector_int_t edges;
-    igraph_vector_t cap;
+    igraph_integer_t *edges; /* 2 * ne vertex ids */
+    double *cap;             /* ne capacities */
+    igraph_integer_t ne, room;
     igraph_integer_t nv;
     double inf;
 } net;
 
+static void net_free(net *n)
+{
+    sc__free(n->edges);
+    sc__free(n->cap);
+    n->edges = NULL;
+    n->cap = NULL;
+    n->ne = n->room = 0;
+}
+
+static bool net_reserve(net *n, igraph_integer_t room)
+{
+    igraph_integer_t *e;
+    double *c;
+    if (room <= n->room)
+        return true;
+    e = sc__realloc(n->edges, 2 * (size_t)room * sizeof *e);
+    if (!e)
+        return false;
+    n->edges = e;
+    c = sc__realloc(n->cap, (size_t)room * sizeof *c);
+    if (!c)
+        return false;
+    n->cap = c;
+    n->room = room;
+    return true;
+}
+
+/* IGRAPH_SUCCESS, or IGRAPH_ENOMEM (the network unchanged). */
 static igraph_error_t push_edge(net *n, igraph_integer_t a,
                                 igraph_integer_t b, double c)
 {
-    IGRAPH_CHECK(igraph_vector_int_push_back(&n->edges, a));
-    IGRAPH_CHECK(igraph_vector_int_push_back(&n->edges, b));
-    return igraph_vector_push_back(&n->cap, c);
+    if (n->ne == n->room && !net_reserve(n, 2 * n->room + 16))
+        return IGRAPH_ENOMEM;
+    n->edges[2 * n->ne] = a;
+    n->edges[2 * n->ne + 1] = b;
+    n->cap[n->ne++] = c;
+    return IGRAPH_SUCCESS;
 }
 
 static bool net_init(net *n, size_t ne)
 {
-    if (igraph_vector_int_init(&n->edges, 0) != IGRAPH_SUCCESS)
-        return false;
-    if (igraph_vector_init(&n->cap, 0) != IGRAPH_SUCCESS) {
-        igraph_vector_int_destroy(&n->edges);
-        return false;
-    }
-    if (igraph_vector_int_reserve(&n->edges, 2 * (igraph_integer_t)ne) ||
-        igraph_vector_reserve(&n->cap, (igraph_integer_t)ne)) {
-        igraph_vector_int_destroy(&n->edges);
-        igraph_vector_destroy(&n->cap);
+    n->edges = NULL;
+    n->cap = NULL;
+    n->ne = n->room = 0;
+    if (!net_reserve(n, (igraph_integer_t)ne + 1)) {
+        net_free(n);
         return false;
     }
     return true;
@@ -252,8 +296,7 @@ static sc_status build_network(sc_partition *p, net *n, sc_error *err)
             rc |= push_edge(n, V_OUT(i), V_SINK, n->inf);
     }
     if (rc != IGRAPH_SUCCESS) {
-        igraph_vector_int_destroy(&n->edges);
-        igraph_vector_destroy(&n->cap);
+        net_free(n);
         return sc__error_nomem(err);
     }
     return SC_OK;
@@ -465,8 +508,7 @@ static sc_status build_reduced(sc_partition *p, rnet *r, sc_error *err)
             rc = push_edge(n, r->vout[i], V_SINK, n->inf);
     }
     if (rc != IGRAPH_SUCCESS) {
-        igraph_vector_int_destroy(&n->edges);
-        igraph_vector_destroy(&n->cap);
+        net_free(n);
         rnet_free(r);
         return sc__error_nomem(err);
     }
@@ -530,30 +572,47 @@ void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
         *edges = p->net_solved_edges;
 }
 
+/* The igraph work of sc__partition_network. */
+typedef struct export_job {
+    const net *n;
+    igraph_t *graph;
+    igraph_vector_t *cap;
+} export_job;
+
+static igraph_error_t export_body(void *arg)
+{
+    export_job *j = arg;
+    igraph_vector_int_t ev = {0};
+    igraph_vector_t cv = {0};
+    igraph_vector_int_view(&ev, j->n->edges, 2 * j->n->ne);
+    igraph_vector_view(&cv, j->n->cap, j->n->ne);
+    IGRAPH_CHECK(igraph_vector_init_copy(j->cap, &cv));
+    IGRAPH_FINALLY(igraph_vector_destroy, j->cap);
+    IGRAPH_CHECK(igraph_create(j->graph, &ev, j->n->nv, IGRAPH_DIRECTED));
+    IGRAPH_FINALLY_CLEAN(1);
+    return IGRAPH_SUCCESS;
+}
+
 sc_status sc__partition_network(sc_partition *p, bool reduced,
                                 igraph_t *graph, igraph_vector_t *cap,
                                 double *inf, sc_error *err)
 {
     rnet r;
     net *n = &r.n;
-    igraph_error_handler_t *old;
-    igraph_error_t rc;
+    export_job job;
+    sc_status status;
 
     memset(&r, 0, sizeof r);
     SC_TRY(reduced ? build_reduced(p, &r, err) : build_network(p, n, err));
     rnet_free(&r);
-    old = igraph_set_error_handler(igraph_error_handler_ignore);
-    rc = igraph_create(graph, &n->edges, n->nv, IGRAPH_DIRECTED);
-    igraph_set_error_handler(old);
-    igraph_vector_int_destroy(&n->edges);
-    if (rc != IGRAPH_SUCCESS) {
-        igraph_vector_destroy(&n->cap);
-        return sc__error_nomem(err);
-    }
-    *cap = n->cap;
-    if (inf)
+    job.n = n;
+    job.graph = graph;
+    job.cap = cap;
+    status = sc__igraph_section(export_body, &job, "igraph_create", err);
+    if (status == SC_OK && inf)
         *inf = n->inf;
-    return SC_OK;
+    net_free(n);
+    return status;
 }
 
 /* ---- The saved set ------------------------------------------------------ */
@@ -562,11 +621,10 @@ sc_status sc__partition_network(sc_partition *p, bool reduced,
  * vertices that can still reach the sink in the residual graph.  It is the
  * same for every maximum flow: the smallest sink side of all minimum
  * cuts. */
-static sc_status sink_side(const igraph_t *graph, const igraph_vector_t *cap,
-                           const igraph_vector_t *flow, uint8_t *in_t,
-                           sc_error *err)
+static sc_status sink_side(const igraph_integer_t *edges, igraph_integer_t ne,
+                           igraph_integer_t nv, const double *cap,
+                           const double *flow, uint8_t *in_t, sc_error *err)
 {
-    igraph_integer_t nv = igraph_vcount(graph), ne = igraph_ecount(graph);
     igraph_integer_t e, v, head = 0, tail = 0;
     size_t *ooff, *ioff;
     int32_t *oe, *ie;
@@ -586,16 +644,16 @@ static sc_status sink_side(const igraph_t *graph, const igraph_vector_t *cap,
         return sc__error_nomem(err);
     }
     for (e = 0; e < ne; e++) {
-        ooff[IGRAPH_FROM(graph, e) + 1]++;
-        ioff[IGRAPH_TO(graph, e) + 1]++;
+        ooff[edges[2 * e] + 1]++;
+        ioff[edges[2 * e + 1] + 1]++;
     }
     for (v = 0; v < nv; v++) {
         ooff[v + 1] += ooff[v];
         ioff[v + 1] += ioff[v];
     }
     for (e = 0; e < ne; e++) {
-        oe[ooff[IGRAPH_FROM(graph, e)]++] = (int32_t)e;
-        ie[ioff[IGRAPH_TO(graph, e)]++] = (int32_t)e;
+        oe[ooff[edges[2 * e]]++] = (int32_t)e;
+        ie[ioff[edges[2 * e + 1]]++] = (int32_t)e;
     }
     for (v = nv; v > 0; v--) {
         ooff[v] = ooff[v - 1];
@@ -610,15 +668,15 @@ static sc_status sink_side(const igraph_t *graph, const igraph_vector_t *cap,
         size_t k;
         v = queue[head++];
         for (k = ioff[v]; k < ioff[v + 1]; k++) {
-            igraph_integer_t u = IGRAPH_FROM(graph, ie[k]);
-            if (!in_t[u] && VECTOR(*cap)[ie[k]] - VECTOR(*flow)[ie[k]] > 0) {
+            igraph_integer_t u = edges[2 * ie[k]];
+            if (!in_t[u] && cap[ie[k]] - flow[ie[k]] > 0) {
                 in_t[u] = 1;
                 queue[tail++] = u;
             }
         }
         for (k = ooff[v]; k < ooff[v + 1]; k++) {
-            igraph_integer_t w = IGRAPH_TO(graph, oe[k]);
-            if (!in_t[w] && VECTOR(*flow)[oe[k]] > 0) {
+            igraph_integer_t w = edges[2 * oe[k] + 1];
+            if (!in_t[w] && flow[oe[k]] > 0) {
                 in_t[w] = 1;
                 queue[tail++] = w;
             }
@@ -632,70 +690,87 @@ static sc_status sink_side(const igraph_t *graph, const igraph_vector_t *cap,
     return SC_OK;
 }
 
-/* Max-flow of one network (source 0, sink 1, capacities cap, edges as
- * vertex pairs) and its sink side: in_t[v] for its nv vertices; adds the
- * flow value to *value.  Times the max-flow and the cut phases. */
-static sc_status solve(sc_partition *p, const igraph_vector_int_t *edges,
-                       const igraph_vector_t *cap, igraph_integer_t nv,
-                       double inf, uint8_t *in_t, double *value,
-                       sc_error *err)
+/* The igraph work of solve: the maximum flow of a network given as
+ * arrays, its value and the flow on every edge copied out. */
+typedef struct flow_job {
+    const igraph_integer_t *edges;
+    const double *cap;
+    igraph_integer_t ne, nv;
+    double *flow; /* ne entries */
+    igraph_real_t value;
+} flow_job;
+
+static igraph_error_t flow_body(void *arg)
 {
+    flow_job *j = arg;
+    igraph_vector_int_t ev = {0};
+    igraph_vector_t cv = {0}, flow;
     igraph_t graph;
-    igraph_vector_t flow;
-    igraph_real_t v = 0;
-    igraph_error_handler_t *old;
-    igraph_warning_handler_t *oldw;
-    igraph_error_t rc;
+    igraph_integer_t e;
+
+    igraph_vector_int_view(&ev, j->edges, 2 * j->ne);
+    igraph_vector_view(&cv, j->cap, j->ne);
+    IGRAPH_CHECK(igraph_create(&graph, &ev, j->nv, IGRAPH_DIRECTED));
+    IGRAPH_FINALLY(igraph_destroy, &graph);
+    IGRAPH_CHECK(igraph_vector_init(&flow, 0));
+    IGRAPH_FINALLY(igraph_vector_destroy, &flow);
+    IGRAPH_CHECK(igraph_maxflow(&graph, &j->value, &flow, NULL, NULL, NULL,
+                                V_SOURCE, V_SINK, &cv, NULL));
+    for (e = 0; e < j->ne; e++)
+        j->flow[e] = VECTOR(flow)[e];
+    igraph_vector_destroy(&flow);
+    igraph_destroy(&graph);
+    IGRAPH_FINALLY_CLEAN(2);
+    return IGRAPH_SUCCESS;
+}
+
+/* Max-flow of one network (source 0, sink 1, ne edges as vertex pairs,
+ * capacities cap) and its sink side: in_t[v] for its nv vertices; adds
+ * the flow value to *value.  Times the max-flow and the cut phases. */
+static sc_status solve(sc_partition *p, const igraph_integer_t *edges,
+                       const double *cap, igraph_integer_t ne,
+                       igraph_integer_t nv, double inf, uint8_t *in_t,
+                       double *value, sc_error *err)
+{
+    flow_job job;
     sc_status status = SC_OK;
     double t1 = sc__partition_now(), t2, cut = 0;
-    igraph_integer_t e, ne;
+    igraph_integer_t e;
 
-    old = igraph_set_error_handler(igraph_error_handler_ignore);
-    oldw = igraph_set_warning_handler(igraph_warning_handler_ignore);
-    rc = igraph_create(&graph, edges, nv, IGRAPH_DIRECTED);
-    if (rc == IGRAPH_SUCCESS) {
-        rc = igraph_vector_init(&flow, 0);
-        if (rc == IGRAPH_SUCCESS) {
-            rc = igraph_maxflow(&graph, &v, &flow, NULL, NULL, NULL,
-                                V_SOURCE, V_SINK, cap, NULL);
-            if (rc != IGRAPH_SUCCESS)
-                igraph_vector_destroy(&flow);
-        }
-        if (rc != IGRAPH_SUCCESS)
-            igraph_destroy(&graph);
-    }
-    igraph_set_warning_handler(oldw);
-    igraph_set_error_handler(old);
+    job.edges = edges;
+    job.cap = cap;
+    job.ne = ne;
+    job.nv = nv;
+    job.value = 0;
+    job.flow = sc__malloc(((size_t)ne + 1) * sizeof *job.flow);
+    if (!job.flow)
+        return sc__error_nomem(err);
+    status = sc__igraph_section(flow_body, &job, "igraph_maxflow", err);
     t2 = sc__partition_now();
     p->seconds[SC_PARTITION_PHASE_MAXFLOW] += t2 - t1;
-    if (rc != IGRAPH_SUCCESS)
-        return rc == IGRAPH_ENOMEM
-                   ? sc__error_nomem(err)
-                   : sc__error_set(err, SC_ERR_INTERNAL,
-                                   "igraph_maxflow failed: %s",
-                                   igraph_strerror(rc));
-    SC_CHECK(sink_side(&graph, cap, &flow, in_t, err));
-    ne = igraph_ecount(&graph);
+    if (status != SC_OK) {
+        sc__free(job.flow);
+        return status;
+    }
+    SC_CHECK(sink_side(edges, ne, nv, cap, job.flow, in_t, err));
     for (e = 0; e < ne; e++) {
-        igraph_integer_t a = IGRAPH_FROM(&graph, e);
-        igraph_integer_t b = IGRAPH_TO(&graph, e);
+        igraph_integer_t a = edges[2 * e], b = edges[2 * e + 1];
         if (!in_t[a] && in_t[b]) {
-            cut += VECTOR(*cap)[e];
-            if (VECTOR(*cap)[e] >= inf)
+            cut += cap[e];
+            if (cap[e] >= inf)
                 SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                        "the minimum cut crosses an "
                                        "infinite edge"));
         }
     }
-    if (cut != v)
+    if (cut != job.value)
         SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
                                "the cut (%.17g) differs from the flow "
                                "(%.17g)",
-                               cut, (double)v));
+                               cut, (double)job.value));
 fail:
-    *value += v;
-    igraph_vector_destroy(&flow);
-    igraph_destroy(&graph);
+    *value += job.value;
+    sc__free(job.flow);
     p->seconds[SC_PARTITION_PHASE_CUT] += sc__partition_now() - t2;
     return status;
 }
@@ -779,7 +854,7 @@ static sc_status brute_cut(const igraph_integer_t *edges, const double *cap,
 static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
                               double *value, sc_error *err)
 {
-    igraph_integer_t nv = n->nv, ne = igraph_vector_size(&n->cap), e;
+    igraph_integer_t nv = n->nv, ne = n->ne, e;
     int32_t *parent = NULL, *size = NULL, *piece = NULL, *local = NULL;
     int32_t *poff = NULL, *verts = NULL, *eoff = NULL, *fill = NULL;
     igraph_integer_t *pe = NULL;
@@ -812,8 +887,8 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     for (v = 0; v < nv; v++)
         parent[v] = v;
     for (e = 0; e < ne; e++) {
-        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
-        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        int32_t a = (int32_t)n->edges[2 * e];
+        int32_t b = (int32_t)n->edges[2 * e + 1];
         if (a >= 2 && b >= 2) {
             a = uf_find(parent, a);
             b = uf_find(parent, b);
@@ -850,20 +925,20 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     for (v = 2; v < nv; v++)
         verts[poff[piece[v]] + local[v] - 2] = v;
     for (e = 0; e < ne; e++) {
-        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
-        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        int32_t a = (int32_t)n->edges[2 * e];
+        int32_t b = (int32_t)n->edges[2 * e + 1];
         eoff[piece[a >= 2 ? a : b] + 1]++;
     }
     for (k = 0; k < npieces; k++)
         eoff[k + 1] += eoff[k];
     for (e = 0; e < ne; e++) {
-        int32_t a = (int32_t)VECTOR(n->edges)[2 * e];
-        int32_t b = (int32_t)VECTOR(n->edges)[2 * e + 1];
+        int32_t a = (int32_t)n->edges[2 * e];
+        int32_t b = (int32_t)n->edges[2 * e + 1];
         int32_t q = piece[a >= 2 ? a : b];
         int32_t at = eoff[q] + fill[q]++;
         pe[2 * at] = a >= 2 ? local[a] : a;
         pe[2 * at + 1] = b >= 2 ? local[b] : b;
-        pc[at] = VECTOR(n->cap)[e];
+        pc[at] = n->cap[e];
     }
     lt = sc__malloc((size_t)maxv + 2);
     if (!lt)
@@ -872,20 +947,15 @@ static sc_status solve_pieces(sc_partition *p, net *n, uint8_t *in_t,
     solved0 = p->seconds[SC_PARTITION_PHASE_MAXFLOW] +
               p->seconds[SC_PARTITION_PHASE_CUT];
     for (k = 0; k < npieces; k++) {
-        igraph_vector_int_t ev;
-        igraph_vector_t cv;
         int32_t j, nloc = poff[k + 1] - poff[k];
         if (brute[k]) {
             SC_CHECK(brute_cut(pe + 2 * (size_t)eoff[k], pc + eoff[k],
                                eoff[k + 1] - eoff[k], nloc, n->inf, lt,
                                value, err));
         } else {
-            igraph_vector_int_view(&ev, pe + 2 * (size_t)eoff[k],
-                                   2 * (igraph_integer_t)(eoff[k + 1] -
-                                                          eoff[k]));
-            igraph_vector_view(&cv, pc + eoff[k],
-                               (igraph_integer_t)(eoff[k + 1] - eoff[k]));
-            SC_CHECK(solve(p, &ev, &cv, nloc + 2, n->inf, lt, value, err));
+            SC_CHECK(solve(p, pe + 2 * (size_t)eoff[k], pc + eoff[k],
+                           eoff[k + 1] - eoff[k], nloc + 2, n->inf, lt,
+                           value, err));
         }
         for (j = 0; j < nloc; j++)
             in_t[verts[poff[k] + j]] = lt[2 + j];
@@ -926,13 +996,13 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
     SC_TRY(infinite_path(p, err));
     SC_TRY(full ? build_network(p, n, err) : build_reduced(p, &r, err));
     p->net_solved_vertices = (size_t)n->nv;
-    p->net_solved_edges = (size_t)igraph_vector_size(&n->cap);
+    p->net_solved_edges = (size_t)n->ne;
     p->seconds[SC_PARTITION_PHASE_NETWORK] += sc__partition_now() - t0;
 
     in_t = sc__malloc((size_t)n->nv);
     if (!in_t)
         SC_CHECK(sc__error_nomem(err));
-    SC_CHECK(full ? solve(p, &n->edges, &n->cap, n->nv, n->inf, in_t,
+    SC_CHECK(full ? solve(p, n->edges, n->cap, n->ne, n->nv, n->inf, in_t,
                           &value, err)
                   : solve_pieces(p, n, in_t, &value, err));
     t0 = sc__partition_now();
@@ -968,7 +1038,6 @@ sc_status sc__partition_cut(sc_partition *p, sc_error *err)
 fail:
     sc__free(in_t);
     rnet_free(&r);
-    igraph_vector_int_destroy(&n->edges);
-    igraph_vector_destroy(&n->cap);
+    net_free(n);
     return status;
 }

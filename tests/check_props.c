@@ -607,10 +607,11 @@ static bool need_joint(const sc_graph *fwd, sc_graph **j, char *why,
     sc_error err;
     *j = joint_of(fwd, &st, &err);
     if (*j && sc_graph_tangent_count(*j) == 0) {
-        /* no output carries a gradient: nothing to partition */
-        cur_stats->skipped++;
+        /* the generator promises an output that requires grad */
         sc_graph_free(*j);
         *j = NULL;
+        return failf(why, n, "the joint graph has no tangent (no output "
+                             "requires grad)");
     }
     if (*j)
         return true;
@@ -1759,6 +1760,58 @@ START_TEST(test_prop_order)
 }
 END_TEST
 
+/* ---- Every generated joint graph is a joint graph ------------------------------ */
+
+/* What `symcut random` prints is a valid joint graph: it has a tangent
+ * (need_joint fails without one), the forward graph has an output that
+ * requires grad, and the default partition accepts it. */
+static bool prop_joint_valid(const sc_graph *fwd, char *why, size_t n)
+{
+    sc_graph *j;
+    sc_partition *p = NULL;
+    sc_error err;
+    bool ok = true, *rg, any = false;
+    size_t i, nn = sc_graph_node_count(fwd);
+
+    if (!need_joint(fwd, &j, why, n))
+        return false;
+    if (!j)
+        return true;
+    rg = calloc(nn + 1, sizeof *rg);
+    ck_assert_ptr_nonnull(rg);
+    ck_assert_int_eq(sc_graph_requires_grad(fwd, NULL, rg, &err), SC_OK);
+    for (i = 0; i < sc_graph_output_count(fwd); i++) {
+        sc_node_id o = sc_graph_output(fwd, i);
+        any = any || (o != SC_NODE_NONE && rg[o]);
+    }
+    free(rg);
+    if (!any)
+        ok = failf(why, n, "no forward output requires grad");
+    else if (sc_partition_run(j, NULL, &p, &err) != SC_OK)
+        ok = failf(why, n, "the default partition rejects the joint graph: "
+                           "%s",
+                   err.message);
+    sc_partition_free(p);
+    sc_graph_free(j);
+    return ok;
+}
+
+/* Over all features, and over the families that most often end in a
+ * value without a gradient (creation, random ops, nonzero) on small
+ * graphs. */
+START_TEST(test_prop_joint_valid)
+{
+    pstats st = {0, 0, 0, 0};
+    cur_stats = &st;
+    run_property("joint_valid", prop_joint_valid, 2000, 1, 14, 0, &st);
+    memset(&st, 0, sizeof st);
+    run_property("joint_valid_nograd", prop_joint_valid, 1000, 1, 6,
+                 SC_RANDOM_CREATION | SC_RANDOM_RANDOM_OPS |
+                     SC_RANDOM_DATA_DEPENDENT | SC_RANDOM_MULTI_OUTPUT,
+                 &st);
+}
+END_TEST
+
 /* ---- The generator itself ---------------------------------------------------- */
 
 START_TEST(test_generator_deterministic)
@@ -1859,6 +1912,7 @@ Suite *props_suite(void)
     tcase_add_test(tc, test_prop_bruteforce);
     tcase_add_test(tc, test_prop_order);
     tcase_add_test(tc, test_prop_guards);
+    tcase_add_test(tc, test_prop_joint_valid);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -663,7 +663,11 @@ void sc_graph_random_options_init(sc_graph_random_options *opts);
  * opts->nodes call nodes built through sc_graph_add_call with inferred
  * metadata (a draw the shape rules reject is dropped and redrawn), then the
  * outputs: the last tensor drawn and, with SC_RANDOM_SEVERAL_OUTPUTS,
- * others.  The graph has passed sc_graph_finish.  *out is NULL on
+ * others.  At least one output requires grad (sc_graph_requires_grad,
+ * every primal requiring it), so its sc_graph_new_joint has a tangent:
+ * when none would, the most recent call value that requires grad (or a
+ * unary call on the first primal) becomes the first output.  The graph
+ * has passed sc_graph_finish.  *out is NULL on
  * failure (SC_ERR_NOMEM; SC_ERR_INVALID for bad options). */
 sc_status sc_graph_new_random(sc_ctx *ctx, const sc_graph_random_options *opts,
                               sc_graph **out, sc_error *err);
