@@ -18,6 +18,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -2092,30 +2093,266 @@ END_TEST
 START_TEST(test_expand_limit)
 {
     sc_ctx *ctx = ctx_with_symbols();
-    sc_expr *e, *f;
+    sc_expr *e, *f, *ab, *cd, *amb, *big;
+    sc_error err;
     char why[256] = "";
 
-    ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 256);
+    ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 1024);
     e = parse_ok(ctx, "(a + b)*(c + d)");
     ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_ADD);
     ck_assert_uint_eq(sc_expr_arg_count(e), 4);
+    /* Every product of sums is expanded, so the grouping of the factors
+     * never matters. */
+    ab = parse_ok(ctx, "a + b");
+    cd = parse_ok(ctx, "c + d");
+    amb = parse_ok(ctx, "a - b");
+    ck_assert_ptr_eq(sc_expr_mul(ctx, sc_expr_mul(ctx, ab, cd), amb),
+                     sc_expr_mul(ctx, ab, sc_expr_mul(ctx, cd, amb)));
+    ck_assert_ptr_eq(sc_expr_mul(ctx, ab, amb), parse_ok(ctx, "a**2 - b**2"));
+    ck_assert_ptr_eq(parse_ok(ctx, "(a + b)**2*(c + d)"),
+                     sc_expr_mul(ctx, sc_expr_pow(ctx, ab, 2), cd));
+    /* Over the limit: an error, never a factored form. */
     sc_ctx_set_expand_limit(ctx, 3);
     ck_assert_uint_eq(sc_ctx_expand_limit(ctx), 3);
-    f = parse_ok(ctx, "(a + b)*(c + d)");
-    ck_assert_int_eq(sc_expr_node_kind(f), SC_EXPR_MUL);
-    ck_assert_ptr_eq(f, parse_ok(ctx, "(c + d)*(b + a)"));
-    assert_roundtrip(ctx, f, "(a + b)*(c + d) with limit 3");
-    ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
-    /* (a + b + c + d)**4 has 35 terms: over the limit stays a power */
+    ck_assert_int_eq(sc_expr_parse(ctx, "(a + b)*(c + d)", "t", 1, &f, &err),
+                     SC_ERR_LIMIT);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 8);
+    ck_assert_msg(strstr(err.message, "too large to expand"), "%s",
+                  err.message);
+    ck_assert_ptr_null(sc_expr_mul(ctx, ab, cd));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    /* A product that does not grow past its largest sum is within it. */
+    big = parse_ok(ctx, "a + b + c + d + 1");
+    f = sc_expr_mul(ctx, sym(ctx, "a"), big);
+    ck_assert_ptr_eq(f, parse_ok(ctx, "a**2 + a*b + a*c + a*d + a"));
+    ck_assert_ptr_eq(sc_expr_mul(ctx, big, sc_expr_int_si(ctx, 2)),
+                     parse_ok(ctx, "2*a + 2*b + 2*c + 2*d + 2"));
+    assert_roundtrip(ctx, f, "a*(a + b + c + d + 1) with limit 3");
+    /* (a + b + c + d)**4 has 35 terms */
     sc_ctx_set_expand_limit(ctx, 34);
-    f = parse_ok(ctx, "(a + b + c + d)**4");
-    ck_assert_int_eq(sc_expr_node_kind(f), SC_EXPR_MUL);
+    ck_assert_int_eq(sc_expr_parse(ctx, "(a + b + c + d)**4", "t", 1, &f,
+                                   &err),
+                     SC_ERR_LIMIT);
     sc_ctx_set_expand_limit(ctx, 35);
     e = parse_ok(ctx, "(a + b + c + d)**4");
     ck_assert_int_eq(sc_expr_node_kind(e), SC_EXPR_ADD);
     ck_assert_uint_eq(sc_expr_arg_count(e), 35);
+    f = parse_ok(ctx, "(a + b + c + d)**2*(a + b + c + d)**2");
+    ck_assert_ptr_eq(e, f);
     ck_assert_msg(agree_on_samples(ctx, e, f, why, sizeof why), "%s", why);
+    /* A huge power fails at once (no 2**32 steps). */
+    sc_ctx_set_expand_limit(ctx, 1024);
+    ck_assert_ptr_null(sc_expr_pow(ctx, ab, (uint64_t)1 << 32));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    e = sc_expr_pow(ctx, ab, 300);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_uint_eq(sc_expr_arg_count(e), 301);
     sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- The canonical form of products round-trips ----------------------------
+ * Every product of sums is expanded (or fails with SC_ERR_LIMIT), so
+ * printing never writes a product of sums and any grouping of the factors
+ * gives one node. */
+
+/* Each tests/data/regress/expr/expr-* input (inputs on which the printed
+ * form once read back differently) round-trips, at the default expand
+ * limit and at small ones (where it may fail, located, instead). */
+START_TEST(test_roundtrip_regress_inputs)
+{
+    static const size_t limits[] = {1024, 4, 64, 100000};
+    const char *top = getenv("top_srcdir");
+    char dir[4096], path[8192];
+    DIR *d;
+    struct dirent *ent;
+    size_t n = 0, li;
+
+    snprintf(dir, sizeof dir, "%s/tests/data/regress/expr", top ? top : ".");
+    d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    while ((ent = readdir(d)) != NULL) {
+        FILE *f;
+        char text[8192];
+        size_t len;
+        if (strncmp(ent->d_name, "expr-", 5) != 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, ent->d_name);
+        f = fopen(path, "rb");
+        ck_assert_msg(f != NULL, "cannot open %s", path);
+        len = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        for (li = 0; li < ARRAY_SIZE(limits); li++) {
+            sc_ctx *ctx = sc_ctx_new();
+            sc_expr *e = NULL, *e2 = NULL;
+            sc_error err;
+            char *s;
+            sc_ctx_set_expand_limit(ctx, limits[li]);
+            if (sc_expr_parse(ctx, text, path, 1, &e, &err) != SC_OK) {
+                ck_assert_msg(err.code == SC_ERR_LIMIT &&
+                                  limits[li] < 100000,
+                              "%s (limit %zu): %s", path, limits[li],
+                              err.message);
+                ck_assert(err.line >= 1 && err.column >= 1);
+                sc_ctx_free(ctx);
+                continue;
+            }
+            s = print_ok(ctx, e);
+            ck_assert_int_eq(sc_expr_parse(ctx, s, "printed", 1, &e2, &err),
+                             SC_OK);
+            ck_assert_msg(e2 == e, "%s (limit %zu): printed \"%s\" reads back "
+                          "differently", path, limits[li], s);
+            free(s);
+            sc_ctx_free(ctx);
+        }
+        n++;
+    }
+    closedir(d);
+    ck_assert_uint_ge(n, 4);
+}
+END_TEST
+
+#define PROD_FACTORS 7
+
+/* A random sum of 1..4 terms over the table symbols (some FloorDiv atoms)
+ * and a constant, as text. */
+static void random_sum_text(sc_test_rng *rng, char *buf, size_t size)
+{
+    int nt = (int)sc_test_rng_range(rng, 1, 4), i;
+    size_t len = 0;
+
+    for (i = 0; i < nt; i++) {
+        const char *v = table_symbols[sc_test_rng_below(rng, 6)];
+        int64_t k = sc_test_rng_range(rng, -3, 3);
+        if (k == 0)
+            k = 1;
+        if (sc_test_rng_below(rng, 4) == 0)
+            len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64
+                                    "*((%s - %s)//2)", i ? " + " : "", k, v,
+                                    table_symbols[sc_test_rng_below(rng, 6)]);
+        else
+            len += (size_t)snprintf(buf + len, size - len, "%s%" PRId64 "*%s",
+                                    i ? " + " : "", k, v);
+    }
+    snprintf(buf + len, size - len, " + %" PRId64,
+             sc_test_rng_range(rng, -4, 4));
+}
+
+/* The product of f[lo..hi) grouped at random (a random binary tree). */
+static sc_expr *random_grouping(sc_ctx *ctx, sc_test_rng *rng,
+                                sc_expr *const *f, size_t lo, size_t hi)
+{
+    size_t mid;
+    sc_expr *l, *r;
+
+    if (hi - lo == 1)
+        return f[lo];
+    mid = lo + 1 + (size_t)sc_test_rng_below(rng, hi - lo - 1);
+    l = random_grouping(ctx, rng, f, lo, mid);
+    r = random_grouping(ctx, rng, f, mid, hi);
+    return sc_expr_mul(ctx, l, r);
+}
+
+/* Products of random sums, grouped at random, at random expand limits:
+ * two groupings that both succeed give the same node, the node
+ * round-trips through its text, its value is the product of the factors'
+ * values, and a failure is SC_ERR_LIMIT. */
+START_TEST(test_property_products_of_sums)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(2000), i;
+    long built = 0, limited = 0, compared = 0;
+    sc_test_rng rng;
+    mpz_t v, w, x;
+
+    mpz_inits(v, w, x, NULL);
+    sc_test_rng_init(&rng, seed ^ 0x50524f44ULL);
+    for (i = 0; i < n; i++) {
+        sc_ctx *ctx = ctx_with_symbols();
+        sc_symmap *map = sc_symmap_new(ctx);
+        sc_expr *f[PROD_FACTORS], *perm[PROD_FACTORS], *p1, *p2, *back;
+        size_t nf = (size_t)sc_test_rng_range(&rng, 2, PROD_FACTORS), j;
+        size_t limit = (size_t)sc_test_rng_range(&rng, 2, 300);
+        char text[512];
+        char *s;
+        sc_error err;
+        int k;
+
+        ck_assert_ptr_nonnull(map);
+        for (j = 0; j < nf; j++) {
+            if (j > 0 && sc_test_rng_below(&rng, 4) == 0) {
+                f[j] = f[sc_test_rng_below(&rng, j)]; /* a repeated factor */
+            } else {
+                random_sum_text(&rng, text, sizeof text);
+                f[j] = parse_ok(ctx, text);
+                if (sc_test_rng_below(&rng, 5) == 0)
+                    f[j] = sc_expr_pow(ctx, f[j], 2);
+            }
+            ck_assert_ptr_nonnull(f[j]);
+            perm[j] = f[j];
+        }
+        for (j = nf - 1; j > 0; j--) {
+            size_t r = (size_t)sc_test_rng_below(&rng, j + 1);
+            sc_expr *t = perm[j];
+            perm[j] = perm[r];
+            perm[r] = t;
+        }
+        sc_ctx_set_expand_limit(ctx, limit);
+        p1 = random_grouping(ctx, &rng, f, 0, nf);
+        if (!p1)
+            ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+        p2 = random_grouping(ctx, &rng, perm, 0, nf);
+        if (!p2)
+            ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+        if (!p1 || !p2) {
+            limited++;
+            sc_symmap_free(map);
+            sc_ctx_free(ctx);
+            continue;
+        }
+        built++;
+        s = print_ok(ctx, p1);
+        ck_assert_msg(p1 == p2,
+                      "SYMCUT_SEED=%" PRIu64 " case %ld: two groupings of one "
+                      "product differ (limit %zu): %s", seed, i, limit, s);
+        back = NULL;
+        ck_assert_int_eq(sc_expr_parse(ctx, s, "printed", 1, &back, &err),
+                         SC_OK);
+        ck_assert_msg(back == p1,
+                      "SYMCUT_SEED=%" PRIu64 " case %ld: \"%s\" reads back "
+                      "differently", seed, i, s);
+        for (k = 0; k < 3; k++) {
+            for (j = 0; j < ARRAY_SIZE(table_symbols); j++)
+                ck_assert_int_eq(sc_symmap_set_si(map,
+                                                  sym(ctx, table_symbols[j]),
+                                                  sc_test_rng_range(&rng, -50,
+                                                                    50),
+                                                  &err),
+                                 SC_OK);
+            mpz_set_ui(w, 1);
+            for (j = 0; j < nf; j++) {
+                ck_assert_int_eq(sc_expr_eval(ctx, f[j], map, x, &err), SC_OK);
+                mpz_mul(w, w, x);
+            }
+            ck_assert_int_eq(sc_expr_eval(ctx, p1, map, v, &err), SC_OK);
+            ck_assert_msg(mpz_cmp(v, w) == 0,
+                          "SYMCUT_SEED=%" PRIu64 " case %ld: the value of "
+                          "\"%s\" is not the product's", seed, i, s);
+            compared++;
+        }
+        free(s);
+        sc_symmap_free(map);
+        sc_ctx_free(ctx);
+    }
+    mpz_clears(v, w, x, NULL);
+    ck_assert_msg(built >= n / 4 && limited > 0,
+                  "%ld built, %ld over the limit, of %ld", built, limited, n);
+    printf("symint property \"products of sums\": SYMCUT_SEED=%" PRIu64
+           ", %ld cases, %ld built, %ld over the expand limit, %ld value "
+           "comparisons\n", seed, n, built, limited, compared);
+    fflush(stdout);
 }
 END_TEST
 
@@ -4284,8 +4521,9 @@ START_TEST(test_operation_cache)
     ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
     sc_ctx_set_expand_limit(ctx, 1);
     e2 = sc_expr_mul(ctx, ab, ac);
-    ck_assert_int_eq(sc_expr_node_kind(e2), SC_EXPR_MUL); /* not expanded */
-    sc_ctx_set_expand_limit(ctx, 256);
+    ck_assert_ptr_null(e2); /* too large to expand: not remembered */
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    sc_ctx_set_expand_limit(ctx, 1024);
     ck_assert_ptr_eq(sc_expr_mul(ctx, ab, ac), e1);
     /* The same for the n-ary product (2 and 3 factors are cached). */
     {
@@ -4296,9 +4534,11 @@ START_TEST(test_operation_cache)
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e1);
         sc_ctx_set_expand_limit(ctx, 1);
         p2 = sc_expr_mul_n(ctx, 3, f);
-        ck_assert_int_eq(sc_expr_node_kind(p2), SC_EXPR_MUL);
-        ck_assert_ptr_eq(sc_expr_mul_n(ctx, 2, f), e2);
-        sc_ctx_set_expand_limit(ctx, 256);
+        ck_assert_ptr_null(p2);
+        ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+        ck_assert_ptr_null(sc_expr_mul_n(ctx, 2, f));
+        ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+        sc_ctx_set_expand_limit(ctx, 1024);
         ck_assert_ptr_eq(sc_expr_mul_n(ctx, 3, f), p1);
         /* Min of 2 and 3 arguments: the binary and n-ary calls agree. */
         ck_assert_ptr_eq(sc_expr_min_n(ctx, 2, f), sc_expr_min(ctx, ab, ac));
@@ -4343,9 +4583,10 @@ START_TEST(test_c_printer_with_bounds_is_linear)
     sc_error err;
     int i;
 
+    /* (CeilDiv: nested FloorDivs with offsets merge into one) */
     for (i = 0; i < 3000; i++)
-        e = sc_expr_floordiv(ctx, sc_expr_add_si(ctx, e, 3),
-                             sc_expr_int_si(ctx, 2));
+        e = sc_expr_ceildiv(ctx, sc_expr_add_si(ctx, e, 3),
+                            sc_expr_int_si(ctx, 2));
     ck_assert_ptr_nonnull(e);
     ck_assert_int_eq(sc_bounds_set_si(b, x, false, 0, false, 1000, &err),
                      SC_OK);
@@ -5013,6 +5254,8 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_property_print_parse_roundtrip);
     tcase_add_test(tc, test_property_simplify_preserves_value);
     tcase_add_test(tc, test_property_prog_matches_eval);
+    tcase_add_test(tc, test_property_products_of_sums);
+    tcase_add_test(tc, test_roundtrip_regress_inputs);
     suite_add_tcase(s, tc);
     return s;
 }

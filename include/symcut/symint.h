@@ -25,9 +25,11 @@
  *    descending, then structurally), like terms combined.  `2*s0` is an Add
  *    with constant 0 and one term.
  *  - Mul is a product of bases with natural exponents, coefficient 1; Pow is
- *    a Mul with one base (`s0**2`).  Products of sums are expanded while the
- *    result has at most sc_ctx_expand_limit() terms (default 256); beyond
- *    that the sum stays a factor.
+ *    a Mul with one base (`s0**2`).  No base is a sum: every product of
+ *    sums is expanded (the expanded polynomial is the one form that does not
+ *    depend on how the factors were grouped), and a product whose
+ *    expansion would exceed the limit (sc_ctx_expand_limit) fails with
+ *    SC_ERR_LIMIT instead.
  *  - Relations are `e == 0`, `e != 0` or `e <= 0` with e having coprime
  *    coefficients (divided by their gcd, rounding the constant the sound way)
  *    and, for Eq/Ne, a positive leading coefficient.  Lt/Gt/Ge are rewritten
@@ -94,7 +96,13 @@ sc_status sc_ctx_take_error(sc_ctx *ctx, sc_error *err);
 /* Number of interned nodes (for statistics and tests). */
 size_t sc_ctx_node_count(const sc_ctx *ctx);
 
-/* Limit on the number of terms an expanded product may have. */
+/* Limit on the number of terms an expanded product may have (default
+ * 1024; a product never fails for having as many terms as its largest
+ * sum factor).  A product of sums beyond it fails with SC_ERR_LIMIT: after
+ * each step of the expansion (the sums multiplied in, fewest terms first)
+ * at most max(limit, terms of the largest sum) terms, at most
+ * max(16 * limit, 2 * that + 2) products formed in one step, and at most
+ * that many steps (a sum's power is one step per unit of exponent). */
 size_t sc_ctx_expand_limit(const sc_ctx *ctx);
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit);
 
