@@ -1372,6 +1372,199 @@ START_TEST(test_simplify_with_ranges)
 }
 END_TEST
 
+/* ---- The simplifier's classes (rules learnt from the simplifier tests of
+ * TVM, Halide and PyTorch) ----------------------------------------------
+ * Each row: a class, the bounds, the input and the expected node (by
+ * pointer).  A row whose expected text is the input is a negative row:
+ * where the ranges do not allow a rewrite, none happens.  Every row is
+ * also checked for soundness: the input and the result agree on every
+ * binding of a grid of x, y, z inside the bounds (the ends of each range
+ * and -9..9), where the input has a value. */
+typedef struct class_row {
+    const char *cls;
+    const char *bounds;
+    const char *input;
+    const char *expected;
+} class_row;
+
+static const class_row class_rows[] = {
+    /* FloorDiv/Mod of a sum whose coefficients share a factor with the
+     * divisor, with a constant rest (constructors: for every value) */
+    {"common factor", "", "(8*x + 7)//16", "x//2"},
+    {"common factor", "", "Mod(8*x + 7, 16)", "8*Mod(x, 2) + 7"},
+    {"common factor", "", "(8*x + 17)//16", "x//2 + 1"},
+    {"common factor", "", "(-8*x + 7)//16", "(-x)//2"},
+    {"common factor", "", "(8*x + 7)//12", "(2*x + 1)//3"},
+    {"common factor", "", "(6*x + 4*y + 3)//12", "(3*x + 2*y + 1)//6"},
+    {"common factor", "", "Mod(6*x + 4*y + 3, 12)",
+     "2*Mod(3*x + 2*y + 1, 6) + 1"},
+    {"common factor", "", "(8*x + 7)//(-16)", "(8*x + 7)//(-16)"},
+    {"common factor", "", "CeilDiv(8*x + 7, 16)", "CeilDiv(8*x + 7, 16)"},
+    {"common factor", "", "(8*x + y)//16", "(8*x + y)//16"},
+    /* ... with a rest bounded by the ranges (the simplifier) */
+    {"bounded rest", "x=0..,y=0..7", "(8*x + y)//16", "x//2"},
+    {"bounded rest", "y=0..7", "(8*x + y)//16", "x//2"},
+    {"bounded rest", "y=0..7", "Mod(8*x + y, 16)", "8*Mod(x, 2) + y"},
+    {"bounded rest", "y=-3..4", "(8*x + y + 3)//16", "x//2"},
+    {"bounded rest", "y=16..23", "(8*x + y)//16", "x//2 + 1"},
+    {"bounded rest", "y=16..23", "Mod(8*x + y, 16)", "8*Mod(x, 2) + y - 16"},
+    {"bounded rest", "y=0..7,z=0..15", "(16*x + 8*z + y)//32",
+     "(2*x + z)//4"},
+    {"bounded rest", "y=0..8", "(8*x + y)//16", "(8*x + y)//16"},
+    {"bounded rest", "y=-1..6", "(8*x + y)//16", "(8*x + y)//16"},
+    {"bounded rest", "y=-1..6", "Mod(8*x + y, 16)", "Mod(8*x + y, 16)"},
+    {"bounded rest", "y=0..", "(8*x + y)//16", "(8*x + y)//16"},
+    {"bounded rest", "y=0..7", "(8*x + y)//(-16)", "(8*x + y)//(-16)"},
+    /* a floor division by a large constant that depends on one term */
+    {"one term", "y=0..1023", "(1024*x + y)//1024", "x"},
+    {"one term", "y=0..1023", "Mod(1024*x + y, 1024)", "y"},
+    {"one term", "y=0..255", "(1024*x + 4*y + 3)//1024", "x"},
+    {"one term", "y=0..3,z=0..3", "Mod(1024*x + 4*y + z, 1024)", "4*y + z"},
+    {"one term", "y=0..255,z=0..2", "(4096*x + 16*y + z)//4096", "x"},
+    {"one term", "y=0..256", "(1024*x + 4*y + 3)//1024",
+     "(1024*x + 4*y + 3)//1024"},
+    {"one term", "y=-1..1022", "(1024*x + y)//1024", "(1024*x + y)//1024"},
+    /* nested floor divisions (constructors) */
+    {"nested", "", "(x//4 + 5)//2", "(x + 4)//8 + 2"},
+    {"nested", "", "(x//4 + y)//2", "(x + 4*y)//8"},
+    {"nested", "", "(x//4 - 1)//3", "(x - 4)//12"},
+    {"nested", "", "(x//(-4) + 1)//3", "(x - 4)//(-12)"},
+    {"nested", "", "((x + y)//3 + z)//5", "(x + y + 3*z)//15"},
+    {"nested", "", "(x//4 + 1)//(-3)", "(x//4 + 1)//(-3)"},
+    {"nested", "", "(2*(x//4) + 1)//3", "(2*(x//4) + 1)//3"},
+    {"nested", "", "(x//y + 1)//2", "(x//y + 1)//2"},
+    /* modulo (and floor division) of a multiple by a multiple */
+    {"multiple", "", "Mod(6*x, 4*x)", "2*x"},
+    {"multiple", "", "Mod(x*y, x)", "0"},
+    {"multiple", "", "Mod(x**2*y, x)", "0"},
+    {"multiple", "", "Mod(6*x*y, 4*x)", "2*x*Mod(3*y, 2)"},
+    {"multiple", "", "(x*y)//(x*z)", "y//z"},
+    {"multiple", "", "Mod(x*y + x, x*z)", "x*Mod(y + 1, z)"},
+    {"multiple", "y=0..5", "Mod(x*y, 8*x)", "x*y"},
+    {"multiple", "y=0..8", "Mod(x*y, 8*x)", "x*Mod(y, 8)"},
+    {"multiple", "", "Mod(x*y + 1, x)", "Mod(x*y + 1, x)"},
+    {"multiple", "", "Mod(x*y, x + y)", "Mod(x*y, x + y)"},
+    /* Max/Min of x and a rounded multiple of x (the simplifier) */
+    {"rounded multiple", "", "Max(x, 8*(x//8))", "x"},
+    {"rounded multiple", "", "Min(x, 8*(x//8))", "8*(x//8)"},
+    {"rounded multiple", "", "Min(x, 8*((x + 7)//8))", "x"},
+    {"rounded multiple", "", "Max(x, 8*((x + 7)//8))", "8*((x + 7)//8)"},
+    {"rounded multiple", "", "Max(x, -8*(x//(-8)))", "-8*(x//(-8))"},
+    {"rounded multiple", "", "Max(x + y, 4*((x + y)//4) + 3)",
+     "4*((x + y)//4) + 3"},
+    {"rounded multiple", "", "Max(x + y, 4*((x + y)//4) + 2)",
+     "Max(x + y, 4*((x + y)//4) + 2)"},
+    {"rounded multiple", "", "Min(x + y, 4*((x + y)//4) + 3)", "x + y"},
+    {"rounded multiple", "", "Max(x, 16*(x//8))", "Max(x, 16*(x//8))"},
+    {"rounded multiple", "", "Max(x, 8*(x//8) + 1)", "Max(x, 8*(x//8) + 1)"},
+    {"rounded multiple", "x=0..", "Min(x, 2*x)", "x"},
+    {"rounded multiple", "x=..0", "Min(x, 2*x)", "2*x"},
+    {"rounded multiple", "x=-1..1", "Min(x, 2*x)", "Min(x, 2*x)"},
+    /* Mod(x - Mod(x, y), y) (constructors) */
+    {"mod of rest", "", "Mod(x - Mod(x, y), y)", "0"},
+    {"mod of rest", "", "(x - Mod(x, y))//y", "x//y"},
+    {"mod of rest", "", "CeilDiv(x - Mod(x, y), y)", "x//y"},
+    {"mod of rest", "", "Mod(x + 3 - Mod(x + 3, y), y)", "0"},
+    {"mod of rest", "", "Mod(2*x - 2*Mod(x, y) + z, y)", "Mod(z, y)"},
+    {"mod of rest", "", "(2*x - 2*Mod(x, y) + z)//y", "2*(x//y) + z//y"},
+    {"mod of rest", "", "Mod(x - Mod(x, 8), 8)", "0"},
+    {"mod of rest", "", "(x - Mod(x, 8))//8", "x//8"},
+    {"mod of rest", "", "Mod(x - Mod(x, y), z)", "Mod(x - Mod(x, y), z)"},
+    {"mod of rest", "", "Mod(x + Mod(x, y), y)", "Mod(x + Mod(x, y), y)"},
+};
+
+/* The grid values of a symbol under b: -9..9 and 10 values at each finite
+ * end, inside the range. */
+static size_t grid_values(sc_bounds *b, sc_expr *s, int64_t *v)
+{
+    const sc_range *r = b ? sc_bounds_get(b, s) : NULL;
+    int64_t lo = INT64_MIN, hi = INT64_MAX, x;
+    size_t n = 0, i;
+
+    if (r && !r->lo_inf)
+        lo = mpz_get_si(r->lo);
+    if (r && !r->hi_inf)
+        hi = mpz_get_si(r->hi);
+    for (x = -9; x <= 9; x++)
+        if (x >= lo && x <= hi)
+            v[n++] = x;
+    for (i = 0; i < 10; i++) {
+        if (lo != INT64_MIN && lo + (int64_t)i <= hi &&
+            (lo + (int64_t)i < -9 || lo + (int64_t)i > 9))
+            v[n++] = lo + (int64_t)i;
+        if (hi != INT64_MAX && hi - (int64_t)i >= lo &&
+            (hi - (int64_t)i < -9 || hi - (int64_t)i > 9) &&
+            (lo == INT64_MIN || hi - (int64_t)i >= lo + 10))
+            v[n++] = hi - (int64_t)i;
+    }
+    return n;
+}
+
+static bool row_class(sc_ctx *ctx, size_t i, char *msg, size_t size)
+{
+    const class_row *row = &class_rows[i];
+    sc_bounds *b = row->bounds[0] ? bounds_from_text(ctx, row->bounds) : NULL;
+    sc_symmap *map = sc_symmap_new(ctx);
+    sc_expr *e, *want, *got, *xs[3];
+    int64_t vals[3][40];
+    size_t nv[3], a, c, d, k;
+    sc_error err;
+    mpz_t v1, v2;
+    bool ok = false;
+
+    mpz_inits(v1, v2, NULL);
+    e = try_parse(ctx, row->input, msg, size);
+    ROW_CHECK(e != NULL);
+    want = try_parse(ctx, row->expected, msg, size);
+    ROW_CHECK(want != NULL);
+    got = sc_expr_simplify(ctx, e, b);
+    ROW_REQUIRE(got != NULL, "%s: simplify \"%s\" failed: %s", row->cls,
+                row->input, sc_ctx_error(ctx)->message);
+    if (got != want) {
+        char *s = sc_expr_to_str(ctx, got);
+        snprintf(msg, size, "%s: simplify \"%s\" with {%s}: expected %s, got "
+                 "%s", row->cls, row->input, row->bounds, row->expected,
+                 s ? s : "?");
+        free(s);
+        goto fail;
+    }
+    xs[0] = sym(ctx, "x");
+    xs[1] = sym(ctx, "y");
+    xs[2] = sym(ctx, "z");
+    for (k = 0; k < 3; k++)
+        nv[k] = grid_values(b, xs[k], vals[k]);
+    for (a = 0; a < nv[0]; a++)
+        for (c = 0; c < nv[1]; c++)
+            for (d = 0; d < nv[2]; d++) {
+                ROW_CHECK(sc_symmap_set_si(map, xs[0], vals[0][a], &err) ==
+                              SC_OK &&
+                          sc_symmap_set_si(map, xs[1], vals[1][c], &err) ==
+                              SC_OK &&
+                          sc_symmap_set_si(map, xs[2], vals[2][d], &err) ==
+                              SC_OK);
+                if (sc_expr_eval(ctx, e, map, v1, &err) != SC_OK)
+                    continue; /* no value (a zero divisor) */
+                ROW_REQUIRE(sc_expr_eval(ctx, got, map, v2, &err) == SC_OK &&
+                                mpz_cmp(v1, v2) == 0,
+                            "%s: \"%s\" -> \"%s\" differs at x=%" PRId64
+                            ", y=%" PRId64 ", z=%" PRId64, row->cls,
+                            row->input, row->expected, vals[0][a],
+                            vals[1][c], vals[2][d]);
+            }
+    ok = true;
+fail:
+    mpz_clears(v1, v2, NULL);
+    sc_symmap_free(map);
+    sc_bounds_free(b);
+    return ok;
+}
+
+START_TEST(test_simplifier_classes)
+{
+    run_rows("simplifier_classes", row_class, ARRAY_SIZE(class_rows));
+}
+END_TEST
+
 /* Undecidable under the ranges: simplification must leave the value
  * alone (checked on every binding inside the ranges). */
 START_TEST(test_simplify_keeps_undecided)
@@ -5180,6 +5373,7 @@ Suite *symint_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_range_of_expression);
     tcase_add_test(tc, test_simplify_with_ranges);
+    tcase_add_test(tc, test_simplifier_classes);
     tcase_add_test(tc, test_eval_table);
     tcase_add_test(tc, test_subst_table);
     suite_add_tcase(s, tc);
