@@ -12,7 +12,11 @@
  *  - a node whose range is one value is that constant (this decides
  *    FloorDiv/CeilDiv with a pinned quotient, Min/Max, relations, ...);
  *  - Mod(a, d) whose quotient floor(a / d) is one value q is a - q*d;
- *  - Min/Max drop an argument that another one dominates by range.
+ *  - Min/Max drop an argument that another one dominates by range, or
+ *    whose difference with another has a sign (FloorDiv terms rewritten
+ *    with Mod: Max(x, 8*(x//8)) is x);
+ *  - FloorDiv/Mod of a sum g*Q + R by d whose rest R has a range inside
+ *    one block of g (g | d): (8*x + y)//16 is x//2 for 0 <= y < 8.
  * Where the original expression has no value (a zero divisor) the result
  * may have one. */
 #include <string.h>
