@@ -2549,6 +2549,182 @@ START_TEST(test_property_products_of_sums)
 }
 END_TEST
 
+/* ---- The rewrite classes on random constants ------------------------------
+ * Templates of the constructor rules (common factor, nested floor
+ * divisions, multiples, a rest removed) and of the simplifier's (bounded
+ * rest, Min/Max by difference), with random constants of both signs:
+ * the node the constructors (and sc_expr_simplify, with the template's
+ * bounds) build has, at random bindings inside the bounds, the value the
+ * template has with Python semantics (computed here with pydiv.h). */
+
+static int64_t rnz(sc_test_rng *rng, int64_t lo, int64_t hi)
+{
+    int64_t v;
+    do
+        v = sc_test_rng_range(rng, lo, hi);
+    while (v == 0);
+    return v;
+}
+
+static int64_t fdiv(int64_t a, int64_t b)
+{
+    int64_t q = 0;
+    ck_assert(sc__i64_floordiv(a, b, &q));
+    return q;
+}
+
+START_TEST(test_property_rewrite_classes)
+{
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(3000), i, compared = 0, changed = 0;
+    sc_test_rng rng;
+
+    sc_test_rng_init(&rng, seed ^ 0x434c4153ULL);
+    for (i = 0; i < n; i++) {
+        sc_ctx *ctx = ctx_with_symbols();
+        sc_symmap *map = sc_symmap_new(ctx);
+        sc_bounds *b = sc_bounds_new(ctx);
+        sc_expr *x = sym(ctx, "x"), *y = sym(ctx, "y"), *z = sym(ctx, "z");
+        int t = (int)sc_test_rng_below(&rng, 6), op = (int)sc_test_rng_below(
+                                                     &rng, 3), k;
+        int64_t g = sc_test_rng_range(&rng, 2, 6);
+        int64_t c1 = sc_test_rng_range(&rng, -12, 12);
+        int64_t c2 = sc_test_rng_range(&rng, -12, 12);
+        int64_t k1 = rnz(&rng, -4, 4), k2 = rnz(&rng, -4, 4);
+        int64_t a = rnz(&rng, -6, 6), d = rnz(&rng, -9, 9);
+        int64_t ylo = sc_test_rng_range(&rng, -20, 20);
+        int64_t yhi = ylo + sc_test_rng_range(&rng, 0, 12);
+        char text[256];
+        sc_expr *e, *s;
+        sc_error err;
+
+        ck_assert_ptr_nonnull(map);
+        ck_assert_ptr_nonnull(b);
+        if (t == 0 || t == 4)
+            d = g * sc_test_rng_range(&rng, 1, 4) *
+                (t == 4 || sc_test_rng_below(&rng, 2) ? 1 : -1);
+        if (op == 2 && t != 3)
+            op = 0; /* CeilDiv only for the rest removed */
+        switch (t) {
+        case 0: /* common factor, constant rest */
+            snprintf(text, sizeof text, "%s(%" PRId64 "*x + %" PRId64
+                     "*y + %" PRId64 ", %" PRId64 ")",
+                     op ? "Mod" : "FloorDiv", k1 * g, k2 * g, c1, d);
+            break;
+        case 1: /* nested floor divisions */
+            snprintf(text, sizeof text, "%s(FloorDiv(x + %" PRId64 ", %"
+                     PRId64 ") + %" PRId64 "*y + %" PRId64 ", %" PRId64 ")",
+                     op ? "Mod" : "FloorDiv", c1, a, k1, c2, d);
+            break;
+        case 2: /* multiples */
+            snprintf(text, sizeof text, "%s(%" PRId64 "*x*y + %" PRId64
+                     "*x, %" PRId64 "*x*z + %" PRId64 "*x)",
+                     op ? "Mod" : "FloorDiv", k1, c1, k2, c2);
+            break;
+        case 3: /* a rest removed */
+            snprintf(text, sizeof text, "%s(%" PRId64 "*(x + %" PRId64
+                     ") - %" PRId64 "*Mod(x + %" PRId64 ", y) + z, y)",
+                     op == 0 ? "FloorDiv" : op == 1 ? "Mod" : "CeilDiv", k1,
+                     c1, k1, c1);
+            break;
+        case 4: /* bounded rest (y in [ylo, yhi]) */
+            snprintf(text, sizeof text, "%s(%" PRId64 "*x + %" PRId64
+                     "*z + y + %" PRId64 ", %" PRId64 ")",
+                     op ? "Mod" : "FloorDiv", k1 * g, k2 * d, c1, d);
+            ck_assert_int_eq(sc_bounds_set_si(b, y, false, ylo, false, yhi,
+                                              &err), SC_OK);
+            break;
+        default: /* Min/Max by difference */
+            snprintf(text, sizeof text, "%s(x + %" PRId64 ", %" PRId64
+                     "*FloorDiv(x + %" PRId64 ", %" PRId64 ") + %" PRId64 ")",
+                     op ? "Min" : "Max", c1, a, c2, a, sc_test_rng_range(
+                                                          &rng, -8, 8));
+            break;
+        }
+        e = parse_ok(ctx, text);
+        s = sc_expr_simplify(ctx, e, b);
+        ck_assert_ptr_nonnull(s);
+        if (s != e)
+            changed++;
+        for (k = 0; k < 8; k++) {
+            int64_t xv = sc_test_rng_range(&rng, -40, 40);
+            int64_t yv = t == 4 ? sc_test_rng_range(&rng, ylo, yhi)
+                                : sc_test_rng_range(&rng, -12, 12);
+            int64_t zv = sc_test_rng_range(&rng, -12, 12), want = 0, got1,
+                    got2, num, den, u, last = 0;
+            bool defined = true;
+            switch (t) {
+            case 0:
+                num = k1 * g * xv + k2 * g * yv + c1;
+                want = op ? sc__i64_mod(num, d) : fdiv(num, d);
+                break;
+            case 1:
+                num = fdiv(xv + c1, a) + k1 * yv + c2;
+                want = op ? sc__i64_mod(num, d) : fdiv(num, d);
+                break;
+            case 2:
+                num = k1 * xv * yv + c1 * xv;
+                den = k2 * xv * zv + c2 * xv;
+                defined = den != 0;
+                if (defined)
+                    want = op ? sc__i64_mod(num, den) : fdiv(num, den);
+                break;
+            case 3:
+                defined = yv != 0;
+                if (!defined)
+                    break;
+                u = xv + c1;
+                num = k1 * u - k1 * sc__i64_mod(u, yv) + zv;
+                if (op == 0)
+                    want = fdiv(num, yv);
+                else if (op == 1)
+                    want = sc__i64_mod(num, yv);
+                else
+                    ck_assert(sc__i64_ceildiv(num, yv, &want));
+                break;
+            case 4:
+                num = k1 * g * xv + k2 * d * zv + yv + c1;
+                want = op ? sc__i64_mod(num, d) : fdiv(num, d);
+                break;
+            default:
+                sscanf(strrchr(text, '+') + 1, "%" SCNd64, &last);
+                num = xv + c1;
+                den = a * fdiv(xv + c2, a) + last;
+                want = op ? (num < den ? num : den) : (num > den ? num : den);
+                break;
+            }
+            if (!defined)
+                continue;
+            ck_assert_int_eq(sc_symmap_set_si(map, x, xv, &err), SC_OK);
+            ck_assert_int_eq(sc_symmap_set_si(map, y, yv, &err), SC_OK);
+            ck_assert_int_eq(sc_symmap_set_si(map, z, zv, &err), SC_OK);
+            ck_assert_int_eq(sc_expr_eval_si(ctx, e, map, &got1, &err),
+                             SC_OK);
+            ck_assert_int_eq(sc_expr_eval_si(ctx, s, map, &got2, &err),
+                             SC_OK);
+            if (got1 != want || got2 != want) {
+                char *p1 = print_ok(ctx, e), *p2 = print_ok(ctx, s);
+                ck_abort_msg("SYMCUT_SEED=%" PRIu64 " case %ld: %s (y in "
+                             "[%" PRId64 ", %" PRId64 "]) at x=%" PRId64
+                             " y=%" PRId64 " z=%" PRId64 ": want %" PRId64
+                             "; built \"%s\" gives %" PRId64 ", simplified "
+                             "\"%s\" gives %" PRId64, seed, i, text, ylo, yhi,
+                             xv, yv, zv, want, p1, got1, p2, got2);
+            }
+            compared++;
+        }
+        sc_bounds_free(b);
+        sc_symmap_free(map);
+        sc_ctx_free(ctx);
+    }
+    ck_assert_int_ge(compared, n);
+    printf("symint property \"rewrite classes\": SYMCUT_SEED=%" PRIu64
+           ", %ld cases, %ld changed by simplify, %ld value comparisons\n",
+           seed, n, changed, compared);
+    fflush(stdout);
+}
+END_TEST
+
 START_TEST(test_fprint)
 {
     sc_ctx *ctx = ctx_with_symbols();
@@ -5449,6 +5625,7 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_property_simplify_preserves_value);
     tcase_add_test(tc, test_property_prog_matches_eval);
     tcase_add_test(tc, test_property_products_of_sums);
+    tcase_add_test(tc, test_property_rewrite_classes);
     tcase_add_test(tc, test_roundtrip_regress_inputs);
     suite_add_tcase(s, tc);
     return s;
