@@ -141,8 +141,8 @@ def sympy_engine(texts, seconds):
     values = [e.xreplace(binding) for e in exprs]
     return {
         "build+print": per_item_ns(build_print, len(texts), seconds),
-        "build+print (sympify)": per_item_ns(sympify_print, len(texts),
-                                             seconds),
+        "build+print (sympify, warm)": per_item_ns(sympify_print,
+                                                   len(texts), seconds),
         "eval": per_item_ns(evaluate, len(texts), seconds),
         "compiled": per_item_ns(compiled, len(texts), seconds),
     }, values
@@ -265,20 +265,20 @@ def main():
         agree = "values equal to symcut's: " + (", ".join(agree) or "-")
         print("\n%s: %d expressions; %s" % (os.path.relpath(corpus),
                                             len(texts), agree))
-        print("%-24s %10s %10s %10s %10s %10s" %
+        print("%-28s %10s %10s %10s %10s %10s" %
               ("phase", "symcut", "sympy", "x", "symengine", "x"))
         for phase, sck in [("build+print", "build+print"),
-                           ("build+print (sympify)", "build+print"),
+                           ("build+print (sympify, warm)", "build+print"),
                            ("eval", "eval"), ("compiled", "compiled")]:
             s = sc[sck]
             p = sp.get(phase)
             e = se.get(phase)
             rows.append((phase, s, p, e))
-            print("%-24s %10.0f %10s %10s %10s %10s" % (
+            print("%-28s %10.0f %10s %10s %10s %10s" % (
                 phase, s,
                 "%.0f" % p if p else "-", "%.0f" % (p / s) if p else "-",
                 "%.0f" % e if e else "-", "%.0f" % (e / s) if e else "-"))
-        print("%-24s %10.0f   (symcut, every node already interned)" %
+        print("%-28s %10.0f   (symcut, every node already interned)" %
               ("build+print warm", sc["build+print warm"]))
         if se and se.get("_compiled_count", len(texts)) < len(texts):
             print("  (SymEngine Lambdify compiled %d of %d: not the "
