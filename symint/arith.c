@@ -897,6 +897,10 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
                                                  : SIZE_MAX;
     if (limit < SIZE_MAX / 2 - 1 && raw_cap < 2 * limit + 2)
         raw_cap = 2 * limit + 2;
+    if (ns > limit) { /* each sum is at least one step */
+        expand_too_large(ctx, limit);
+        return NULL;
+    }
     for (i = 1; i < ns; i++) {
         power y = sums[i];
         size_t j;
