@@ -753,11 +753,19 @@ static bool expand_too_large(sc_ctx *ctx, size_t limit)
     return false;
 }
 
+/* The limits of one product's expansion (see mul_core). */
+typedef struct expand_limits {
+    size_t terms;  /* terms after a step */
+    size_t raw;    /* products formed in one step */
+    size_t budget; /* products formed in all, what is left */
+} expand_limits;
+
 /* P * A for a term list P (with constant *pc) and a sum A, normalized;
- * fails (SC_ERR_LIMIT) when the step would form more than raw_cap
- * products or its result has more than limit terms. */
+ * fails (SC_ERR_LIMIT) when the step would form more than lim->raw
+ * products or more than are left in lim->budget, or its result has more
+ * than lim->terms terms. */
 static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
-                        sc_expr *a, size_t limit, size_t raw_cap)
+                        sc_expr *a, expand_limits *lim)
 {
     sum_view av;
     term *q;
@@ -766,8 +774,10 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
     sc_expr *t;
 
     view_sum(&av, a);
-    if ((*pn + 1) > raw_cap / (av.n + 1))
-        return expand_too_large(ctx, limit);
+    if ((*pn + 1) > lim->raw / (av.n + 1) ||
+        (*pn + 1) * (av.n + 1) > lim->budget)
+        return expand_too_large(ctx, lim->terms);
+    lim->budget -= (*pn + 1) * (av.n + 1);
     q = scratch_array(ctx, (*pn + 1) * (av.n + 1), sizeof *q);
     if (!q)
         return false;
@@ -798,12 +808,58 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
     }
     if (!normalize_terms(ctx, q, &n))
         return false;
-    if (n + (sc__int_sgn(&qc) != 0) > limit)
-        return expand_too_large(ctx, limit);
+    if (n + (sc__int_sgn(&qc) != 0) > lim->terms)
+        return expand_too_large(ctx, lim->terms);
     *pv = q;
     *pn = n;
     *pc = qc;
     return true;
+}
+
+/* x * y for nodes x and y (sums), expanded within the limits. */
+static sc_expr *expand_mul2(sc_ctx *ctx, sc_expr *x, sc_expr *y,
+                            expand_limits *lim)
+{
+    sum_view xv;
+    term *pv;
+    size_t i, pn;
+    sc__int pc;
+
+    view_sum(&xv, x);
+    pv = scratch_array(ctx, xv.n ? xv.n : 1, sizeof *pv);
+    if (!pv)
+        return NULL;
+    for (i = 0; i < xv.n; i++) {
+        pv[i].t = xv.t[i];
+        pv[i].k = xv.k[i];
+    }
+    pn = xv.n;
+    pc = xv.c;
+    if (!expand_step(ctx, &pv, &pn, &pc, y, lim))
+        return NULL;
+    return make_sum(ctx, &pc, pv, pn);
+}
+
+/* a ** e (e > 1) for a sum a, expanded by repeated squaring, so that a
+ * power too large to expand fails after a few steps. */
+static sc_expr *sum_pow(sc_ctx *ctx, sc_expr *a, uint64_t e,
+                        expand_limits *lim)
+{
+    sc_expr *acc = NULL, *base = a;
+
+    for (;;) {
+        if (e & 1) {
+            acc = acc ? expand_mul2(ctx, acc, base, lim) : base;
+            if (!acc)
+                return NULL;
+        }
+        e >>= 1;
+        if (!e)
+            return acc;
+        base = expand_mul2(ctx, base, base, lim);
+        if (!base)
+            return NULL;
+    }
 }
 
 /* The order in which a product's sums are multiplied out: fewest terms
@@ -824,8 +880,9 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
 {
     sc__int coef, p;
     power *bases, *sums;
-    size_t i, nb = 0, ns = 0, cap = 0, limit, raw_cap;
+    size_t i, nb = 0, ns = 0, cap = 0, limit;
     uint64_t e;
+    expand_limits lim;
     sc_expr *x;
 
     for (i = 0; i < n; i++) {
@@ -886,18 +943,23 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
     /* Every product of sums is multiplied out (the one canonical form: a
      * polynomial in the atoms has one expanded form, whatever the order or
      * grouping of its factors, while a factored form does not), within
-     * the limit: at most max(expand limit, terms of the largest sum)
-     * terms after each step, at most max(16 * expand limit, 2 * that + 2)
-     * products formed in a step, at most that many steps. */
+     * limits: with L the expand limit and T = max(L, terms of the largest
+     * sum), at most T terms after each step, at most max(16*L, L*L/4, 2*T
+     * + 2) products formed in one step and 4 times that in all, at most T
+     * sums (a sum's power is made by repeated squaring first). */
     limit = ctx->expand_limit ? ctx->expand_limit : 1;
+    lim.raw = limit <= SIZE_MAX / 16 ? 16 * limit : SIZE_MAX;
+    if (limit < ((size_t)1 << (sizeof(size_t) * 4)) &&
+        limit * limit / 4 > lim.raw)
+        lim.raw = limit * limit / 4;
     for (i = 0; i < ns; i++)
         if (sum_terms(sums[i].b) > limit)
             limit = sum_terms(sums[i].b);
-    raw_cap = ctx->expand_limit <= SIZE_MAX / 16 ? 16 * ctx->expand_limit
-                                                 : SIZE_MAX;
-    if (limit < SIZE_MAX / 2 - 1 && raw_cap < 2 * limit + 2)
-        raw_cap = 2 * limit + 2;
-    if (ns > limit) { /* each sum is at least one step */
+    if (limit < SIZE_MAX / 2 - 1 && lim.raw < 2 * limit + 2)
+        lim.raw = 2 * limit + 2;
+    lim.terms = limit;
+    lim.budget = lim.raw <= SIZE_MAX / 4 ? 4 * lim.raw : SIZE_MAX;
+    if (ns > limit) { /* each sum is a step */
         expand_too_large(ctx, limit);
         return NULL;
     }
@@ -910,8 +972,7 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
     }
     {
         term *pv;
-        size_t pn = 0, steps = 0;
-        uint64_t r;
+        size_t pn = 0;
         sc__int pc;
         pv = scratch_array(ctx, 1, sizeof *pv);
         if (!pv)
@@ -926,16 +987,12 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
                 return NULL;
             pn = 1;
         }
-        for (i = 0; i < ns; i++)
-            for (r = 0; r < sums[i].e; r++) {
-                if (++steps > limit) {
-                    expand_too_large(ctx, limit);
-                    return NULL;
-                }
-                if (!expand_step(ctx, &pv, &pn, &pc, sums[i].b, limit,
-                                 raw_cap))
-                    return NULL;
-            }
+        for (i = 0; i < ns; i++) {
+            x = sums[i].e == 1 ? sums[i].b
+                               : sum_pow(ctx, sums[i].b, sums[i].e, &lim);
+            if (!x || !expand_step(ctx, &pv, &pn, &pc, x, &lim))
+                return NULL;
+        }
         return make_sum(ctx, &pc, pv, pn);
     }
 }

@@ -96,13 +96,13 @@ sc_status sc_ctx_take_error(sc_ctx *ctx, sc_error *err);
 /* Number of interned nodes (for statistics and tests). */
 size_t sc_ctx_node_count(const sc_ctx *ctx);
 
-/* Limit on the number of terms an expanded product may have (default
+/* Limit L on the number of terms an expanded product may have (default
  * 1024; a product never fails for having as many terms as its largest
- * sum factor).  A product of sums beyond it fails with SC_ERR_LIMIT: after
- * each step of the expansion (the sums multiplied in, fewest terms first)
- * at most max(limit, terms of the largest sum) terms, at most
- * max(16 * limit, 2 * that + 2) products formed in one step, and at most
- * that many steps (a sum's power is one step per unit of exponent). */
+ * sum factor).  A product of sums beyond it fails with SC_ERR_LIMIT: with
+ * T = max(L, terms of the largest sum), after each step of the expansion
+ * (a sum's power made by repeated squaring, then the sums multiplied in,
+ * fewest terms first) at most T terms, at most max(16*L, L*L/4, 2*T + 2)
+ * products formed in one step and 4 times that in all, at most T sums. */
 size_t sc_ctx_expand_limit(const sc_ctx *ctx);
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit);
 
