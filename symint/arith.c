@@ -762,7 +762,8 @@ typedef struct expand_limits {
 
 /* P * A for a term list P (with constant *pc) and a sum A, normalized;
  * fails (SC_ERR_LIMIT) when the step would form more than lim->raw
- * products or more than are left in lim->budget, or its result has more
+ * products or more than are left in lim->budget (a product with a big
+ * coefficient counting one more per 64-bit word), or its result has more
  * than lim->terms terms. */
 static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
                         sc_expr *a, expand_limits *lim)
@@ -794,6 +795,13 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
                 continue;
             if (!sc__int_mul(ctx, &k, ik, jk))
                 return false;
+            /* a big coefficient costs its size in 64-bit words */
+            if (k.big) {
+                size_t words = sc__int_bits(&k) / 64;
+                if (words > lim->budget)
+                    return expand_too_large(ctx, lim->terms);
+                lim->budget -= words;
+            }
             if (!it && !jt) {
                 if (!sc__int_add(ctx, &qc, &qc, &k))
                     return false;
@@ -945,8 +953,9 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
      * grouping of its factors, while a factored form does not), within
      * limits: with L the expand limit and T = max(L, terms of the largest
      * sum), at most T terms after each step, at most max(16*L, L*L/4, 2*T
-     * + 2) products formed in one step and 4 times that in all, at most T
-     * sums (a sum's power is made by repeated squaring first). */
+     * + 2) products formed in one step and 4 times that in all (a big
+     * coefficient counting its 64-bit words), at most T sums (a sum's
+     * power is made by repeated squaring first). */
     limit = ctx->expand_limit ? ctx->expand_limit : 1;
     lim.raw = limit <= SIZE_MAX / 16 ? 16 * limit : SIZE_MAX;
     if (limit < ((size_t)1 << (sizeof(size_t) * 4)) &&

@@ -102,7 +102,8 @@ size_t sc_ctx_node_count(const sc_ctx *ctx);
  * T = max(L, terms of the largest sum), after each step of the expansion
  * (a sum's power made by repeated squaring, then the sums multiplied in,
  * fewest terms first) at most T terms, at most max(16*L, L*L/4, 2*T + 2)
- * products formed in one step and 4 times that in all, at most T sums. */
+ * products formed in one step and 4 times that in all (a product with a
+ * big coefficient counting one more per 64-bit word), at most T sums. */
 size_t sc_ctx_expand_limit(const sc_ctx *ctx);
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit);
 
