@@ -4,8 +4,12 @@
  *   symcut expr eval --bind s0=5,s1=7 EXPR... | -f FILE
  *   symcut expr range [--range s0=2..] EXPR... | -f FILE
  *
- * One result a line.  An expression that fails prints a located error on
- * stderr; the others still run, and the exit status is 2. */
+ * One result a line; an expression that fails prints a located error on
+ * stderr.  With -f FILE every line of FILE prints one line, so results
+ * line up with the input: the result, "error: " and the located message
+ * for a line that fails (the message also on stderr), an empty line for
+ * a blank or comment line (first non-blank character '#').  The other
+ * expressions still run, and the exit status is 2 when any failed. */
 #include <config.h>
 
 #include <stdio.h>
@@ -21,6 +25,7 @@ typedef struct expr_job {
     expr_mode mode;
     sc_symmap *binding;
     sc_bounds *bounds;
+    bool from_file; /* the expressions are lines of -f FILE */
 } expr_job;
 
 static void usage(FILE *out)
@@ -39,12 +44,29 @@ static void usage(FILE *out)
           "  --range s0=2..1024    ranges of the symbols; an empty side is\n"
           "                        infinity (s0=2..); repeatable\n"
           "  -f FILE               read one expression a line ('-' is stdin;\n"
-          "                        blank lines and lines starting with # skipped)\n"
+          "                        a blank line or one starting with # prints\n"
+          "                        an empty line)\n"
           "  --                    the remaining arguments are expressions\n"
           "\n"
-          "Prints one result a line.  Errors name the line and column.\n"
+          "Prints one result a line; errors (on standard error) name the line\n"
+          "and column.  With -f, every line of FILE prints one line, so results\n"
+          "line up with the input: an error prints 'error: ' and the message\n"
+          "there too, a blank or comment line an empty line.\n"
           "Exit status: 0 all ok; 1 bad command line; 2 an expression failed.\n",
           out);
+}
+
+/* An expression's error: on stderr, and, for a line of -f FILE, as its
+ * result line on stdout. */
+static void report(const expr_job *job, const sc_error *err)
+{
+    char buf[SC_ERROR_MESSAGE_MAX + SC_ERROR_FILE_MAX + 64];
+
+    cli_report(err);
+    if (!job->from_file)
+        return;
+    sc_error_format(err, buf, sizeof buf);
+    printf("error: %s\n", buf);
 }
 
 /* Run one expression; prints its result or its error.  Returns true on
@@ -60,7 +82,7 @@ static bool run_one(expr_job *job, const char *text, const char *file,
     bool ok = false;
 
     if (sc_expr_parse(job->ctx, text, file, line, &e, &err) != SC_OK) {
-        cli_report(&err);
+        report(job, &err);
         return false;
     }
     switch (job->mode) {
@@ -86,7 +108,7 @@ static bool run_one(expr_job *job, const char *text, const char *file,
         } else {
             err.line = line;
             snprintf(err.file, sizeof err.file, "%s", file);
-            cli_report(&err);
+            report(job, &err);
             mpz_clear(value);
             return false;
         }
@@ -104,7 +126,7 @@ static bool run_one(expr_job *job, const char *text, const char *file,
         } else {
             err.line = line;
             snprintf(err.file, sizeof err.file, "%s", file);
-            cli_report(&err);
+            report(job, &err);
             sc_range_clear(&range);
             return false;
         }
@@ -115,12 +137,13 @@ static bool run_one(expr_job *job, const char *text, const char *file,
         sc_ctx_take_error(job->ctx, &err);
         err.line = line;
         snprintf(err.file, sizeof err.file, "%s", file);
-        cli_report(&err);
+        report(job, &err);
     }
     return ok;
 }
 
-/* Every non-blank, non-comment line of a file is an expression. */
+/* Every non-blank, non-comment line of a file is an expression; every
+ * line prints one line. */
 static bool run_file(expr_job *job, const char *path)
 {
     sc_error err;
@@ -141,10 +164,11 @@ static bool run_file(expr_job *job, const char *path)
         line++;
         for (q = p; *q == ' ' || *q == '\t' || *q == '\r'; q++)
             ;
-        if (*q == '\0' || *q == '#')
-            continue;
-        if (!run_one(job, p, name, line))
+        if (*q == '\0' || *q == '#') {
+            putchar('\n');
+        } else if (!run_one(job, p, name, line)) {
             ok = false;
+        }
         if (!nl)
             break;
     }
@@ -248,6 +272,7 @@ int cli_cmd_expr(int argc, char **argv)
     }
     if ((rc = parse_args(argc, argv, &job, &file, &first)) != CLI_PARSED)
         goto done;
+    job.from_file = file != NULL;
     if (file)
         ok = run_file(&job, file);
     for (i = first; i < argc; i++) {

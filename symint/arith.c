@@ -740,24 +740,33 @@ static sc_expr *coef_mono(sc_ctx *ctx, const sc__int *k, sc_expr *m)
     return make_sum(ctx, &zero, &t, 1);
 }
 
-/* Number of monomials of a sum of t entries to the power e, C(e+t-1, t-1),
- * saturated at UINT64_MAX. */
-static uint64_t count_monomials(uint64_t t, uint64_t e)
+/* The number of terms of a sum, its constant included. */
+static size_t sum_terms(const sc_expr *a)
 {
-    unsigned __int128 v = 1;
-    uint64_t k = t - 1 < e ? t - 1 : e, nn = e + t - 1, i;
-
-    for (i = 1; i <= k; i++) {
-        v = v * (nn - k + i) / i;
-        if (v >= UINT64_MAX)
-            return UINT64_MAX;
-    }
-    return (uint64_t)v;
+    return a->nargs + (sc__int_sgn(&a->u.value) != 0);
 }
 
-/* P * A for a term list P (with constant *pc) and a sum A, normalized. */
+static bool expand_too_large(sc_ctx *ctx, size_t limit)
+{
+    sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                 "product too large to expand (more than %zu terms)", limit);
+    return false;
+}
+
+/* The limits of one product's expansion (see mul_core). */
+typedef struct expand_limits {
+    size_t terms;  /* terms after a step */
+    size_t raw;    /* products formed in one step */
+    size_t budget; /* products formed in all, what is left */
+} expand_limits;
+
+/* P * A for a term list P (with constant *pc) and a sum A, normalized;
+ * fails (SC_ERR_LIMIT) when the step would form more than lim->raw
+ * products or more than are left in lim->budget (a product with a big
+ * coefficient counting one more per 64-bit word), or its result has more
+ * than lim->terms terms. */
 static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
-                        sc_expr *a)
+                        sc_expr *a, expand_limits *lim)
 {
     sum_view av;
     term *q;
@@ -766,6 +775,10 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
     sc_expr *t;
 
     view_sum(&av, a);
+    if ((*pn + 1) > lim->raw / (av.n + 1) ||
+        (*pn + 1) * (av.n + 1) > lim->budget)
+        return expand_too_large(ctx, lim->terms);
+    lim->budget -= (*pn + 1) * (av.n + 1);
     q = scratch_array(ctx, (*pn + 1) * (av.n + 1), sizeof *q);
     if (!q)
         return false;
@@ -782,6 +795,13 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
                 continue;
             if (!sc__int_mul(ctx, &k, ik, jk))
                 return false;
+            /* a big coefficient costs its size in 64-bit words */
+            if (k.big) {
+                size_t words = sc__int_bits(&k) / 64;
+                if (words > lim->budget)
+                    return expand_too_large(ctx, lim->terms);
+                lim->budget -= words;
+            }
             if (!it && !jt) {
                 if (!sc__int_add(ctx, &qc, &qc, &k))
                     return false;
@@ -796,28 +816,70 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
     }
     if (!normalize_terms(ctx, q, &n))
         return false;
+    if (n + (sc__int_sgn(&qc) != 0) > lim->terms)
+        return expand_too_large(ctx, lim->terms);
     *pv = q;
     *pn = n;
     *pc = qc;
     return true;
 }
 
-/* A sum that stays a factor: made primitive (content 1, leading coefficient
- * positive), the content going to *coef (to the power e). */
-static sc_expr *primitive_base(sc_ctx *ctx, sc_expr *a, uint64_t e,
-                               sc__int *coef)
+/* x * y for nodes x and y (sums), expanded within the limits. */
+static sc_expr *expand_mul2(sc_ctx *ctx, sc_expr *x, sc_expr *y,
+                            expand_limits *lim)
 {
-    sc__int g, ge;
+    sum_view xv;
+    term *pv;
+    size_t i, pn;
+    sc__int pc;
 
-    if (!sc__expr_content(ctx, &g, a))
+    view_sum(&xv, x);
+    pv = scratch_array(ctx, xv.n ? xv.n : 1, sizeof *pv);
+    if (!pv)
         return NULL;
-    if (sc__int_sgn(&a->coefs[0]) < 0 && !sc__int_neg(ctx, &g, &g))
+    for (i = 0; i < xv.n; i++) {
+        pv[i].t = xv.t[i];
+        pv[i].k = xv.k[i];
+    }
+    pn = xv.n;
+    pc = xv.c;
+    if (!expand_step(ctx, &pv, &pn, &pc, y, lim))
         return NULL;
-    if (sc__int_is_si(&g, 1))
-        return a;
-    if (!sc__int_pow_ui(ctx, &ge, &g, e) || !sc__int_mul(ctx, coef, coef, &ge))
-        return NULL;
-    return sc__expr_scale(ctx, a, &one_int, &g);
+    return make_sum(ctx, &pc, pv, pn);
+}
+
+/* a ** e (e > 1) for a sum a, expanded by repeated squaring, so that a
+ * power too large to expand fails after a few steps. */
+static sc_expr *sum_pow(sc_ctx *ctx, sc_expr *a, uint64_t e,
+                        expand_limits *lim)
+{
+    sc_expr *acc = NULL, *base = a;
+
+    for (;;) {
+        if (e & 1) {
+            acc = acc ? expand_mul2(ctx, acc, base, lim) : base;
+            if (!acc)
+                return NULL;
+        }
+        e >>= 1;
+        if (!e)
+            return acc;
+        base = expand_mul2(ctx, base, base, lim);
+        if (!base)
+            return NULL;
+    }
+}
+
+/* The order in which a product's sums are multiplied out: fewest terms
+ * first, then sc_expr_cmp (so that whether a product is too large to
+ * expand does not depend on the order of its factors). */
+static int sum_order(const power *x, const power *y)
+{
+    size_t tx = sum_terms(x->b), ty = sum_terms(y->b);
+
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return sc_expr_cmp(x->b, y->b);
 }
 
 /* prod f[i] ** fe[i] (fe NULL: exponents 1). */
@@ -826,8 +888,9 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
 {
     sc__int coef, p;
     power *bases, *sums;
-    size_t i, nb = 0, ns = 0, cap = 0;
-    uint64_t bound = 1, e;
+    size_t i, nb = 0, ns = 0, cap = 0, limit;
+    uint64_t e;
+    expand_limits lim;
     sc_expr *x;
 
     for (i = 0; i < n; i++) {
@@ -885,17 +948,40 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
     if (ns == 1 && sums[0].e == 1 && nb == 0)
         return sc__expr_scale(ctx, sums[0].b, &coef, NULL);
 
-    for (i = 0; i < ns && bound != UINT64_MAX; i++) {
-        uint64_t t = sums[i].b->nargs + (sc__int_sgn(&sums[i].b->u.value) != 0);
-        uint64_t c = count_monomials(t, sums[i].e);
-        if (c != 0 && bound > UINT64_MAX / c)
-            bound = UINT64_MAX;
-        else
-            bound *= c;
+    /* Every product of sums is multiplied out (the one canonical form: a
+     * polynomial in the atoms has one expanded form, whatever the order or
+     * grouping of its factors, while a factored form does not), within
+     * limits: with L the expand limit and T = max(L, terms of the largest
+     * sum), at most T terms after each step, at most max(16*L, L*L/4, 2*T
+     * + 2) products formed in one step and 4 times that in all (a big
+     * coefficient counting its 64-bit words), at most T sums (a sum's
+     * power is made by repeated squaring first). */
+    limit = ctx->expand_limit ? ctx->expand_limit : 1;
+    lim.raw = limit <= SIZE_MAX / 16 ? 16 * limit : SIZE_MAX;
+    if (limit < ((size_t)1 << (sizeof(size_t) * 4)) &&
+        limit * limit / 4 > lim.raw)
+        lim.raw = limit * limit / 4;
+    for (i = 0; i < ns; i++)
+        if (sum_terms(sums[i].b) > limit)
+            limit = sum_terms(sums[i].b);
+    if (limit < SIZE_MAX / 2 - 1 && lim.raw < 2 * limit + 2)
+        lim.raw = 2 * limit + 2;
+    lim.terms = limit;
+    lim.budget = lim.raw <= SIZE_MAX / 4 ? 4 * lim.raw : SIZE_MAX;
+    if (ns > limit) { /* each sum is a step */
+        expand_too_large(ctx, limit);
+        return NULL;
     }
-    if (bound != UINT64_MAX && bound <= ctx->expand_limit) {
+    for (i = 1; i < ns; i++) {
+        power y = sums[i];
+        size_t j;
+        for (j = i; j > 0 && sum_order(&sums[j - 1], &y) > 0; j--)
+            sums[j] = sums[j - 1];
+        sums[j] = y;
+    }
+    {
         term *pv;
-        size_t pn = 0, r;
+        size_t pn = 0;
         sc__int pc;
         pv = scratch_array(ctx, 1, sizeof *pv);
         if (!pv)
@@ -910,20 +996,14 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
                 return NULL;
             pn = 1;
         }
-        for (i = 0; i < ns; i++)
-            for (r = 0; r < sums[i].e; r++)
-                if (!expand_step(ctx, &pv, &pn, &pc, sums[i].b))
-                    return NULL;
+        for (i = 0; i < ns; i++) {
+            x = sums[i].e == 1 ? sums[i].b
+                               : sum_pow(ctx, sums[i].b, sums[i].e, &lim);
+            if (!x || !expand_step(ctx, &pv, &pn, &pc, x, &lim))
+                return NULL;
+        }
         return make_sum(ctx, &pc, pv, pn);
     }
-    for (i = 0; i < ns; i++) {
-        x = primitive_base(ctx, sums[i].b, sums[i].e, &coef);
-        if (!x)
-            return NULL;
-        bases[nb].b = x;
-        bases[nb++].e = sums[i].e;
-    }
-    return coef_mono(ctx, &coef, make_mono(ctx, bases, nb));
 }
 
 static sc_expr *mul_uncached(sc_ctx *ctx, sc_expr *a, sc_expr *b)
@@ -1060,6 +1140,266 @@ fail:
     return NULL;
 }
 
+/* The exponent of the base x in the monomial t (an atom or a Mul). */
+static uint64_t mono_exp(const sc_expr *t, const sc_expr *x)
+{
+    uint32_t i;
+
+    if (t == x)
+        return 1;
+    if (t->kind != SC_EXPR_MUL)
+        return 0;
+    for (i = 0; i < t->nargs; i++)
+        if (t->args[i] == x)
+            return t->exps[i];
+    return 0;
+}
+
+/* The monomial that divides every term of a and of b (neither with a
+ * constant term): its bases and exponents in *pv, their count in *pn (0:
+ * none but 1). */
+static bool common_mono(sc_ctx *ctx, sc_expr *a, sc_expr *b, power **pv,
+                        size_t *pn)
+{
+    sum_view av, bv;
+    sc_expr *t0;
+    power *v;
+    size_t i, j, n, m = 0;
+    uint64_t e;
+
+    *pn = 0;
+    view_sum(&av, a);
+    view_sum(&bv, b);
+    if (av.n == 0 || bv.n == 0 || sc__int_sgn(&av.c) != 0 ||
+        sc__int_sgn(&bv.c) != 0)
+        return true;
+    t0 = av.t[0];
+    n = t0->kind == SC_EXPR_MUL ? t0->nargs : 1;
+    v = scratch_array(ctx, n, sizeof *v);
+    if (!v)
+        return false;
+    for (i = 0; i < n; i++) {
+        v[i].b = t0->kind == SC_EXPR_MUL ? t0->args[i] : t0;
+        v[i].e = t0->kind == SC_EXPR_MUL ? t0->exps[i] : 1;
+        for (j = 0; j < av.n + bv.n && v[i].e > 0; j++) {
+            e = mono_exp(j < av.n ? av.t[j] : bv.t[j - av.n], v[i].b);
+            if (e < v[i].e)
+                v[i].e = e;
+        }
+        if (v[i].e > 0)
+            v[m++] = v[i];
+    }
+    *pv = v;
+    *pn = m;
+    return true;
+}
+
+/* The sum a (terms all divisible by the monomial v) divided by it. */
+static sc_expr *sum_mono_div(sc_ctx *ctx, sc_expr *a, const power *v,
+                             size_t nv)
+{
+    sum_view av;
+    term *q;
+    power *f;
+    size_t i, j, l, n = 0, nf;
+    sc__int c;
+    sc_expr *t, *mono;
+
+    view_sum(&av, a);
+    q = scratch_array(ctx, av.n ? av.n : 1, sizeof *q);
+    if (!q)
+        return NULL;
+    sc__int_set_si(&c, 0);
+    for (i = 0; i < av.n; i++) {
+        t = av.t[i];
+        nf = t->kind == SC_EXPR_MUL ? t->nargs : 1;
+        f = scratch_array(ctx, nf, sizeof *f);
+        if (!f)
+            return NULL;
+        for (j = 0, l = 0; j < nf; j++) {
+            f[l].b = t->kind == SC_EXPR_MUL ? t->args[j] : t;
+            f[l].e = t->kind == SC_EXPR_MUL ? t->exps[j] : 1;
+            for (size_t k = 0; k < nv; k++)
+                if (v[k].b == f[l].b)
+                    f[l].e -= v[k].e;
+            if (f[l].e > 0)
+                l++;
+        }
+        mono = make_mono(ctx, f, l);
+        if (!mono)
+            return NULL;
+        if (mono == ctx->one) {
+            if (!sc__int_add(ctx, &c, &c, &av.k[i]))
+                return NULL;
+            continue;
+        }
+        q[n].t = mono;
+        q[n++].k = av.k[i];
+    }
+    if (!normalize_terms(ctx, q, &n))
+        return NULL;
+    return make_sum(ctx, &c, q, n);
+}
+
+/* Monomial cancellation: (m*A) op (m*B) == A op B and Mod(m*A, m*B) ==
+ * m*Mod(A, B) for every nonzero m (floor(m*A / (m*B)) == floor(A / B)).
+ * NULL with *done false when a and b share no monomial factor. */
+static sc_expr *div_mono_content(sc_ctx *ctx, int op, sc_expr *a,
+                                 sc_expr *b, bool *done)
+{
+    power *v = NULL;
+    size_t nv;
+    sc_expr *ma, *mb, *r, *m;
+
+    *done = true;
+    if (!common_mono(ctx, a, b, &v, &nv))
+        return NULL;
+    if (nv == 0) {
+        *done = false;
+        return NULL;
+    }
+    ma = sum_mono_div(ctx, a, v, nv);
+    mb = ma ? sum_mono_div(ctx, b, v, nv) : NULL;
+    if (!mb)
+        return NULL;
+    r = div_core(ctx, op, ma, mb);
+    if (!r || op != OP_MOD)
+        return r;
+    m = make_mono(ctx, v, nv);
+    return m ? mul_uncached(ctx, r, m) : NULL;
+}
+
+/* a == c*Mod(u, b) + rest, where c*u cancels terms of rest: a is
+ * -c*b*(u // b) + R with R = rest + c*u (u - Mod(u, b) == b*(u // b) for
+ * every u and b != 0), so FloorDiv(a, b) == -c*(u // b) + FloorDiv(R, b),
+ * CeilDiv likewise, Mod(a, b) == Mod(R, b).  NULL with *done false when a
+ * has no such term. */
+static sc_expr *div_mod_term(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b,
+                             bool *done)
+{
+    sc_expr *args[3], *t, *R, *q;
+    sc__int s[3];
+    uint32_t i;
+
+    *done = false;
+    if (a->kind != SC_EXPR_ADD)
+        return NULL;
+    for (i = 0; i < a->nargs; i++) {
+        t = a->args[i];
+        if (t->kind != SC_EXPR_MOD || t->args[1] != b)
+            continue;
+        args[0] = a;
+        args[1] = t->args[0];
+        args[2] = t;
+        sc__int_set_si(&s[0], 1);
+        s[1] = a->coefs[i];
+        *done = true;
+        if (!sc__int_neg(ctx, &s[2], &a->coefs[i]))
+            return NULL;
+        R = add_core(ctx, 3, args, s, NULL);
+        if (!R)
+            return NULL;
+        if (nterms(R) + 1 >= a->nargs) {
+            *done = false; /* nothing cancelled: not simpler */
+            continue;
+        }
+        if (op == OP_MOD)
+            return div_core(ctx, op, R, b);
+        q = div_core(ctx, OP_FLOOR, t->args[0], b);
+        R = q ? div_core(ctx, op, R, b) : NULL;
+        if (!R)
+            return NULL;
+        args[0] = q;
+        args[1] = R;
+        s[1] = one_int;
+        if (!sc__int_neg(ctx, &s[0], &a->coefs[i]))
+            return NULL;
+        return add_core(ctx, 2, args, s, NULL);
+    }
+    return NULL;
+}
+
+/* a op d for a constant d > 0 and a sum a = g*Q + c whose terms'
+ * coefficients share the factor g with d (1 < g < d), c not a multiple
+ * of g: with c = g*c1 + c0 (0 < c0 < g), FloorDiv(a, d) == FloorDiv(Q +
+ * c1, d/g) and Mod(a, d) == g*Mod(Q + c1, d/g) + c0, for every value (Q
+ * + c0/g lies in [Q, Q + 1)).  NULL with *done false when it does not
+ * apply (and for CeilDiv). */
+static sc_expr *div_common_factor(sc_ctx *ctx, int op, sc_expr *a,
+                                  sc_expr *b, bool *done)
+{
+    const sc__int *d = &b->u.value;
+    sc__int g, c1, c0, m;
+    sc_expr *q, *r;
+    uint32_t i;
+
+    *done = false;
+    if (op == OP_CEIL || a->kind != SC_EXPR_ADD || sc__int_sgn(d) <= 0)
+        return NULL;
+    g = *d;
+    for (i = 0; i < a->nargs && sc__int_cmp_si(&g, 1) > 0; i++)
+        if (!sc__int_gcd(ctx, &g, &g, &a->coefs[i]))
+            goto fail;
+    if (sc__int_cmp_si(&g, 1) <= 0 || sc__int_cmp(&g, d) >= 0)
+        return NULL;
+    if (!sc__int_floordiv(ctx, &c1, &a->u.value, &g) ||
+        !sc__int_mod(ctx, &c0, &a->u.value, &g) ||
+        !sc__int_divexact(ctx, &m, d, &g))
+        goto fail;
+    if (sc__int_sgn(&c0) == 0)
+        return NULL; /* the gcd cancellation's case */
+    *done = true;
+    q = sc__expr_affine(ctx, a, &one_int, &g, &c1);
+    r = q ? sc__expr_int(ctx, &m) : NULL;
+    r = r ? div_core(ctx, op, q, r) : NULL;
+    if (!r || op == OP_FLOOR)
+        return r;
+    return add_core(ctx, 1, &r, &g, &c0);
+fail:
+    *done = true;
+    return NULL;
+}
+
+/* FloorDiv(FloorDiv(x, a1) + R, c) == FloorDiv(x + a1*R, a1*c) for
+ * constants a1 != 0 and c > 0 and every integer R (FloorDiv(x, a1) + R is
+ * FloorDiv(x + a1*R, a1), and floor(floor(y / a1) / c) == floor(y / (a1*c))
+ * for c > 0).  The FloorDiv term is the first one with coefficient 1 and
+ * a constant divisor.  NULL with *done false when there is none. */
+static sc_expr *div_nested_offset(sc_ctx *ctx, int op, sc_expr *a,
+                                  sc_expr *b, bool *done)
+{
+    sc_expr *v[3], *t, *y, *dv;
+    sc__int k[3], ad;
+    uint32_t i;
+
+    *done = false;
+    if (op != OP_FLOOR || a->kind != SC_EXPR_ADD ||
+        sc__int_sgn(&b->u.value) <= 0)
+        return NULL;
+    for (i = 0; i < a->nargs; i++) {
+        t = a->args[i];
+        if (t->kind == SC_EXPR_FLOORDIV && t->args[1]->kind == SC_EXPR_INT &&
+            sc__int_is_si(&a->coefs[i], 1))
+            break;
+    }
+    if (i == a->nargs)
+        return NULL;
+    *done = true;
+    /* y = x + a1*(a - t) */
+    v[0] = t->args[0];
+    v[1] = a;
+    v[2] = t;
+    sc__int_set_si(&k[0], 1);
+    k[1] = t->args[1]->u.value;
+    if (!sc__int_neg(ctx, &k[2], &t->args[1]->u.value))
+        return NULL;
+    y = add_core(ctx, 3, v, k, NULL);
+    if (!y || !sc__int_mul(ctx, &ad, &t->args[1]->u.value, &b->u.value))
+        return NULL;
+    dv = sc__expr_int(ctx, &ad);
+    return dv ? div_core(ctx, op, y, dv) : NULL;
+}
+
 static sc_expr *div_core(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
 {
     sc__int g, h, v;
@@ -1097,8 +1437,16 @@ static sc_expr *div_core(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
             return r;
         return sc__expr_scale(ctx, r, &g, NULL);
     }
-    if (b->kind != SC_EXPR_INT)
+    r = div_mod_term(ctx, op, a, b, &done);
+    if (done)
+        return r;
+    if (b->kind != SC_EXPR_INT) {
+        r = a->kind == SC_EXPR_INT ? NULL
+                                   : div_mono_content(ctx, op, a, b, &done);
+        if (a->kind != SC_EXPR_INT && done)
+            return r;
         return div_node(ctx, op, a, b);
+    }
 
     if (sc__int_is_si(&b->u.value, 1))
         return op == OP_MOD ? ctx->zero : a;
@@ -1121,6 +1469,12 @@ static sc_expr *div_core(sc_ctx *ctx, int op, sc_expr *a, sc_expr *b)
         if (ok)
             return div_core(ctx, op, a->args[0], b);
     }
+    r = div_nested_offset(ctx, op, a, b, &done);
+    if (done)
+        return r;
+    r = div_common_factor(ctx, op, a, b, &done);
+    if (done)
+        return r;
     r = div_split(ctx, op, a, b, &done);
     if (done)
         return r;

@@ -448,7 +448,7 @@ sc_ctx *sc_ctx_new(void)
         return NULL;
     sc__arena_init(&ctx->arena);
     sc_error_init(&ctx->error);
-    ctx->expand_limit = 256;
+    ctx->expand_limit = 1024;
     ctx->table_size = TABLE_INITIAL;
     ctx->table = sc__calloc(ctx->table_size, sizeof *ctx->table);
     ctx->scratch_first = scratch_block_new(SCRATCH_BLOCK);

@@ -798,9 +798,9 @@ static sc_expr *parse_chain(parser *P, sc_expr *x)
     return acc;
 }
 
-/* x * y * ...: one n-ary product, so that a product whose sums stay
- * unexpanded (sc_ctx_expand_limit) is decided on all its factors at once,
- * as the printer wrote them; the current token is the first '*'. */
+/* x * y * ...: one n-ary product (the node is the one any grouping
+ * gives; one call interns no intermediate products); the current token is
+ * the first '*'. */
 static sc_expr *parse_product(parser *P, sc_expr *x)
 {
     size_t base = P->nargs;

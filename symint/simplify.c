@@ -12,7 +12,11 @@
  *  - a node whose range is one value is that constant (this decides
  *    FloorDiv/CeilDiv with a pinned quotient, Min/Max, relations, ...);
  *  - Mod(a, d) whose quotient floor(a / d) is one value q is a - q*d;
- *  - Min/Max drop an argument that another one dominates by range.
+ *  - Min/Max drop an argument that another one dominates by range, or
+ *    whose difference with another has a sign (FloorDiv terms rewritten
+ *    with Mod: Max(x, 8*(x//8)) is x);
+ *  - FloorDiv/Mod of a sum g*Q + R by d whose rest R has a range inside
+ *    one block of g (g | d): (8*x + y)//16 is x//2 for 0 <= y < 8.
  * Where the original expression has no value (a zero divisor) the result
  * may have one. */
 #include <string.h>
@@ -235,10 +239,277 @@ static sc_expr *mod_pinned(simp *s, sc_expr *r)
     return sc_expr_sub(s->ctx, a, qd);
 }
 
+/* ---- FloorDiv and Mod of a sum with a bounded rest -------------------------
+ * For a constant d > 0 and a sum a = g*Q + R where g (1 < g <= d, g | d)
+ * divides the coefficients of Q's terms and the range of R lies in
+ * [g*t, g*t + g - 1]: a == g*(Q + t) + (R - g*t) with 0 <= R - g*t < g,
+ * so FloorDiv(a, d) == FloorDiv(Q + t, d/g) and Mod(a, d) == g*Mod(Q + t,
+ * d/g) + R - g*t for every binding inside the bounds (floor((g*P + f) /
+ * (g*m)) == floor(P / m) for integers P, m > 0 and 0 <= f < g).  With g ==
+ * d the quotient is Q + t: a floor division by a large constant that
+ * depends on one term only. */
+
+static sc_expr *refine(simp *s, sc_expr *r);
+
+/* refine for a node the constructors just built (NULL: failed). */
+static sc_expr *refine_new(simp *s, sc_expr *r)
+{
+    return r ? refine(s, r) : NULL;
+}
+
+/* k * x for an integer k. */
+static sc_expr *scaled(sc_ctx *ctx, const sc__int *k, sc_expr *x)
+{
+    if (!k->big)
+        return sc_expr_mul_si(ctx, x, k->small);
+    return sc_expr_mul(ctx, sc_expr_int_mpz(ctx, k->big), x);
+}
+
+/* The terms of the sum a whose coefficients g divides (in_q), each
+ * divided by g, plus the constant c; or the other terms plus a's constant
+ * (!in_q). */
+static sc_expr *part_sum(simp *s, sc_expr *a, const sc__int *g, bool in_q,
+                         const sc__int *c)
+{
+    sc_ctx *ctx = s->ctx;
+    sc__int k;
+    uint32_t i;
+    size_t n = 0;
+    bool divisible;
+
+    if (!reserve_buf(s, (size_t)a->nargs + 1))
+        return nomem(s);
+    s->buf[n++] = sc__expr_int(ctx, in_q ? c : &a->u.value);
+    if (!s->buf[0])
+        return NULL;
+    for (i = 0; i < a->nargs; i++) {
+        if (!sc__int_divisible(ctx, &divisible, &a->coefs[i], g))
+            return NULL;
+        if (divisible != in_q)
+            continue;
+        k = a->coefs[i];
+        if (in_q && !sc__int_divexact(ctx, &k, &k, g))
+            return NULL;
+        s->buf[n] = scaled(ctx, &k, a->args[i]);
+        if (!s->buf[n++])
+            return NULL;
+    }
+    return sc_expr_add_n(ctx, n, s->buf);
+}
+
+/* The next candidate factor below *best (0: none yet): the largest
+ * gcd(k_i, d) > 1 under it.  False when there is none. */
+static bool next_factor(sc_ctx *ctx, sc_expr *a, const sc__int *d,
+                        sc__int *best, bool *failed)
+{
+    sc__int k, g;
+    uint32_t i;
+    bool found = false;
+
+    *failed = false;
+    for (i = 0; i < a->nargs; i++) {
+        if (!sc__int_gcd(ctx, &k, &a->coefs[i], d)) {
+            *failed = true;
+            return false;
+        }
+        if (sc__int_cmp_si(&k, 1) > 0 &&
+            (sc__int_sgn(best) == 0 || sc__int_cmp(&k, best) < 0) &&
+            (!found || sc__int_cmp(&k, &g) > 0)) {
+            g = k;
+            found = true;
+        }
+    }
+    if (found)
+        *best = g;
+    return found;
+}
+
+static sc_expr *div_bounded_rest_at(simp *s, sc_expr *r)
+{
+    sc_ctx *ctx = s->ctx;
+    sc_expr *a = r->args[0], *b = r->args[1], *rest, *q, *m;
+    const sc__int *d = &b->u.value;
+    const sc_range *rr;
+    sc_error err;
+    sc__int g, t, lo, hi, top, zero, mq;
+    uint32_t j;
+    bool failed, divisible;
+
+    sc__int_set_si(&g, 0);
+    sc__int_set_si(&zero, 0);
+    while (next_factor(ctx, a, d, &g, &failed)) {
+        /* Some term must stay in the rest. */
+        for (j = 0; j < a->nargs; j++) {
+            if (!sc__int_divisible(ctx, &divisible, &a->coefs[j], &g))
+                return NULL;
+            if (!divisible)
+                break;
+        }
+        if (j == a->nargs)
+            continue;
+        rest = part_sum(s, a, &g, false, &zero);
+        if (!rest)
+            return NULL;
+        if (sc__ranger_range(s->ranger, rest, &rr, &err) != SC_OK)
+            return ranger_failed(s, &err);
+        if (rr->lo_inf || rr->hi_inf || sc_range_is_empty(rr))
+            continue;
+        sc__int_view_mpz(&lo, rr->lo);
+        sc__int_view_mpz(&hi, rr->hi);
+        /* t = floor(lo / g); the rest minus g*t must stay below g */
+        if (!sc__int_floordiv(ctx, &t, &lo, &g) ||
+            !sc__int_mul(ctx, &top, &t, &g) ||
+            !sc__int_add(ctx, &top, &top, &g))
+            return NULL;
+        if (sc__int_cmp(&hi, &top) >= 0)
+            continue;
+        if (!sc__int_divexact(ctx, &mq, d, &g))
+            return NULL;
+        q = part_sum(s, a, &g, true, &t);
+        m = q ? sc__expr_int(ctx, &mq) : NULL;
+        if (!m)
+            return NULL;
+        if (r->kind == SC_EXPR_FLOORDIV)
+            return refine_new(s, sc_expr_floordiv(ctx, q, m));
+        q = refine_new(s, sc_expr_mod(ctx, q, m));
+        if (!q || !sc__int_mul(ctx, &top, &t, &g) ||
+            !sc__int_neg(ctx, &top, &top))
+            return NULL;
+        q = scaled(ctx, &g, q);
+        m = sc__expr_int(ctx, &top);
+        return q && m ? sc_expr_add(ctx, q, sc_expr_add(ctx, rest, m)) : NULL;
+    }
+    return failed ? NULL : r;
+}
+
+static sc_expr *div_bounded_rest(simp *s, sc_expr *r)
+{
+    sc__mark mark;
+    sc_expr *x;
+
+    if (r->args[1]->kind != SC_EXPR_INT || r->args[0]->kind != SC_EXPR_ADD ||
+        sc__int_cmp_si(&r->args[1]->u.value, 1) <= 0 ||
+        r->args[0]->nargs < 2)
+        return r;
+    mark = sc__ctx_mark(s->ctx);
+    x = div_bounded_rest_at(s, r);
+    sc__ctx_release(s->ctx, mark);
+    return x;
+}
+
+/* ---- Min/Max of arguments whose difference has a sign ----------------------
+ * x - y is rewritten with k*FloorDiv(u, d) as (k/d)*(u - Mod(u, d)) for a
+ * constant d dividing k, so that x and a rounded multiple of x differ by
+ * Mod terms whose ranges are known: Max(x, 8*(x//8)) is x for every x,
+ * Min(x, 8*((x + 7)//8)) is x. */
+
+/* x - y with the FloorDiv terms rewritten so. */
+static sc_expr *diff_with_mods(simp *s, sc_expr *x, sc_expr *y)
+{
+    sc_ctx *ctx = s->ctx;
+    sc_expr *e = sc_expr_sub(ctx, x, y), *t, *u;
+    sc__int k;
+    uint32_t i;
+    size_t n = 0;
+    bool divisible;
+
+    if (!e || e->kind != SC_EXPR_ADD)
+        return e;
+    if (!reserve_buf(s, (size_t)e->nargs + 1))
+        return nomem(s);
+    s->buf[n++] = sc__expr_int(ctx, &e->u.value);
+    if (!s->buf[0])
+        return NULL;
+    for (i = 0; i < e->nargs; i++) {
+        t = e->args[i];
+        k = e->coefs[i];
+        if (t->kind == SC_EXPR_FLOORDIV && t->args[1]->kind == SC_EXPR_INT) {
+            if (!sc__int_divisible(ctx, &divisible, &k, &t->args[1]->u.value))
+                return NULL;
+            if (divisible) {
+                if (!sc__int_divexact(ctx, &k, &k, &t->args[1]->u.value))
+                    return NULL;
+                u = sc_expr_sub(ctx, t->args[0],
+                                sc_expr_mod(ctx, t->args[0], t->args[1]));
+                t = u;
+                if (!t)
+                    return NULL;
+            }
+        }
+        s->buf[n] = scaled(ctx, &k, t);
+        if (!s->buf[n++])
+            return NULL;
+    }
+    return sc_expr_add_n(ctx, n, s->buf);
+}
+
+/* The sign of x - y over the bounds: 1 (>= 0), -1 (<= 0), 0 unknown; 2 on
+ * failure (recorded). */
+static int diff_sign(simp *s, sc_expr *x, sc_expr *y)
+{
+    sc__mark mark = sc__ctx_mark(s->ctx);
+    sc_expr *e = diff_with_mods(s, x, y);
+    const sc_range *rr;
+    sc_error err;
+    int sign = 2;
+
+    sc__ctx_release(s->ctx, mark);
+    if (!e)
+        return 2;
+    if (sc__ranger_range(s->ranger, e, &rr, &err) != SC_OK) {
+        ranger_failed(s, &err);
+        return 2;
+    }
+    if (!rr->lo_inf && mpz_sgn(rr->lo) >= 0)
+        sign = 1;
+    else if (!rr->hi_inf && mpz_sgn(rr->hi) <= 0)
+        sign = -1;
+    else
+        sign = 0;
+    return sign;
+}
+
+#define PAIRWISE_MAX 8 /* Min/Max with more arguments skip the pairs */
+
+static sc_expr *drop_by_difference(simp *s, sc_expr *r)
+{
+    bool is_min = r->kind == SC_EXPR_MIN, drop[PAIRWISE_MAX] = {false};
+    sc_expr *args[PAIRWISE_MAX];
+    uint32_t i, j, n = r->nargs;
+    size_t kept = 0;
+    int sg;
+
+    if (n < 2 || n > PAIRWISE_MAX)
+        return r;
+    memcpy(args, r->args, n * sizeof *args);
+    for (i = 0; i < n; i++) {
+        for (j = i + 1; j < n && !drop[i]; j++) {
+            if (drop[j])
+                continue;
+            sg = diff_sign(s, args[i], args[j]);
+            if (sg == 2)
+                return NULL;
+            /* sg 1: args[i] >= args[j] */
+            if (sg == 1)
+                drop[is_min ? i : j] = true;
+            else if (sg == -1)
+                drop[is_min ? j : i] = true;
+        }
+    }
+    for (i = 0; i < n; i++)
+        if (!drop[i])
+            args[kept++] = args[i];
+    if (kept == n)
+        return r;
+    return is_min ? sc_expr_min_n(s->ctx, kept, args)
+                  : sc_expr_max_n(s->ctx, kept, args);
+}
+
 /* The range rules applied to the rebuilt node r. */
 static sc_expr *refine(simp *s, sc_expr *r)
 {
     const sc_range *rr;
+    sc_expr *x;
     sc_error err;
 
     switch ((sc_expr_kind)r->kind) {
@@ -260,10 +531,16 @@ static sc_expr *refine(simp *s, sc_expr *r)
     }
     switch ((sc_expr_kind)r->kind) {
     case SC_EXPR_MOD:
-        return mod_pinned(s, r);
+        x = mod_pinned(s, r);
+        return x == r ? div_bounded_rest(s, r) : x;
+    case SC_EXPR_FLOORDIV:
+        return div_bounded_rest(s, r);
     case SC_EXPR_MIN:
     case SC_EXPR_MAX:
-        return drop_dominated(s, r);
+        x = drop_dominated(s, r);
+        if (x && (x->kind == SC_EXPR_MIN || x->kind == SC_EXPR_MAX))
+            x = drop_by_difference(s, x);
+        return x;
     default:
         return r;
     }

@@ -25,9 +25,11 @@
  *    descending, then structurally), like terms combined.  `2*s0` is an Add
  *    with constant 0 and one term.
  *  - Mul is a product of bases with natural exponents, coefficient 1; Pow is
- *    a Mul with one base (`s0**2`).  Products of sums are expanded while the
- *    result has at most sc_ctx_expand_limit() terms (default 256); beyond
- *    that the sum stays a factor.
+ *    a Mul with one base (`s0**2`).  No base is a sum: every product of
+ *    sums is expanded (the expanded polynomial is the one form that does not
+ *    depend on how the factors were grouped), and a product whose
+ *    expansion would exceed the limit (sc_ctx_expand_limit) fails with
+ *    SC_ERR_LIMIT instead.
  *  - Relations are `e == 0`, `e != 0` or `e <= 0` with e having coprime
  *    coefficients (divided by their gcd, rounding the constant the sound way)
  *    and, for Eq/Ne, a positive leading coefficient.  Lt/Gt/Ge are rewritten
@@ -94,7 +96,14 @@ sc_status sc_ctx_take_error(sc_ctx *ctx, sc_error *err);
 /* Number of interned nodes (for statistics and tests). */
 size_t sc_ctx_node_count(const sc_ctx *ctx);
 
-/* Limit on the number of terms an expanded product may have. */
+/* Limit L on the number of terms an expanded product may have (default
+ * 1024; a product never fails for having as many terms as its largest
+ * sum factor).  A product of sums beyond it fails with SC_ERR_LIMIT: with
+ * T = max(L, terms of the largest sum), after each step of the expansion
+ * (a sum's power made by repeated squaring, then the sums multiplied in,
+ * fewest terms first) at most T terms, at most max(16*L, L*L/4, 2*T + 2)
+ * products formed in one step and 4 times that in all (a product with a
+ * big coefficient counting one more per 64-bit word), at most T sums. */
 size_t sc_ctx_expand_limit(const sc_ctx *ctx);
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit);
 
