@@ -228,10 +228,15 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
     if (nunbacked == 0) {
         SC_TRY(eval_hint_bool(env, s, &v, err));
         if (!v) {
+            /* As PyTorch: deciding the check at the hints is a guard on
+             * its negation (the sizes for which tracing fails), then the
+             * failure. */
             char *text = sc_expr_to_str(env->ctx, s);
-            status = sc__error_set(err, SC_ERR_GUARD,
-                                   "assertion %s fails at the hints",
-                                   text ? text : "?");
+            status = record_guard(env, sc_expr_not(env->ctx, s), err);
+            if (status == SC_OK)
+                status = sc__error_set(err, SC_ERR_GUARD,
+                                       "assertion %s fails at the hints",
+                                       text ? text : "?");
             free(text);
             return status;
         }
@@ -419,6 +424,25 @@ sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
     return status;
 }
 
+/* *one: whether s with the backed symbols at their hints has a range of
+ * one value under what is known (then *out is it). */
+static sc_status hint_by_range(sc_env *env, sc_expr *s, mpz_ptr out,
+                               bool *one, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *r = sc__tr(env);
+    sc_expr *h = sc_expr_subst(env->ctx, s, env->hints);
+
+    *one = false;
+    SC_CHECK(sc__env_built(env, h, err));
+    SC_CHECK(sc__env_expr_range(env, h, env->bounds, r, err));
+    *one = sc__rng_singleton(r, out);
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
 {
     size_t nunbacked;
@@ -432,8 +456,16 @@ static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
             return sc__env_ctx_error(env, err);
     }
     SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
-    if (nunbacked > 0)
+    if (nunbacked > 0) {
+        /* As PyTorch's size_hint: the backed symbols at their hints, and
+         * a value when the ranges of the unbacked ones leave only one
+         * (Max(2*s0 + 16, -s1 - u0) with u0 >= 0). */
+        bool one;
+        SC_TRY(hint_by_range(env, s, out, &one, err));
+        if (one)
+            return SC_OK;
         return data_dependent(env, "compute the hint of", s, err);
+    }
     return sc_expr_eval(env->ctx, s, env->hints, out, err);
 }
 
