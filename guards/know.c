@@ -1041,6 +1041,71 @@ static void tighten_form_range(sc_env *env, sc__env_form *f)
 }
 
 /* Record L in r as a fact about the form L. */
+/* L = sum of a_i*t_i lies in r: every t_i that is a symbol of the
+ * environment lies in (r - the range of the other terms)/a_i (PyTorch's
+ * range refinement: `u0 + 2*u1 <= 12` with `u1 >= 2` gives `u0 <= 8`).
+ * Sums of at most 8 terms; r is the form's interval (a copy). */
+static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
+                               sc_expr *why, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *tr = sc__tr(env), *term = sc__tr(env), *rest = sc__tr(env);
+    sc_range *xr = sc__tr(env);
+    mpz_ptr a = sc__tz(env), zero = sc__tz(env), m1 = sc__tz(env);
+    size_t i, j, n;
+
+    if (sc_expr_node_kind(L) != SC_EXPR_ADD)
+        goto fail;
+    n = sc_expr_arg_count(L);
+    if (n < 2 || n > 8)
+        goto fail;
+    /* Only sums with an unbacked symbol (runtime assertions): a guard on
+     * backed sizes stays one line for the minimality pass, which decides
+     * what the sums imply about each size. */
+    {
+        size_t nunbacked;
+        SC_CHECK(sc__env_check_symbols(env, L, &nunbacked, err));
+        if (nunbacked == 0)
+            goto fail;
+    }
+    mpz_set_si(zero, 0);
+    mpz_set_si(m1, -1);
+    for (i = 0; i < n; i++) {
+        sc_expr *x = sc_expr_arg(L, i);
+        sc__env_sym *s;
+        if (sc_expr_node_kind(x) != SC_EXPR_SYMBOL)
+            continue;
+        s = sc__env_sym_of(env, x);
+        if (!s || s->replaced)
+            continue;
+        sc__rng_set_mpz(rest, zero);
+        for (j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            SC_CHECK(sc_expr_range(env->ctx, sc_expr_arg(L, j), env->bounds,
+                                   term, err));
+            sc_expr_add_coef(L, j, a);
+            sc__rng_affine(tr, term, zero, a);
+            sc__rng_add(term, rest, tr);
+            sc_range_set(rest, term);
+        }
+        if (rest->lo_inf && rest->hi_inf)
+            continue;
+        /* a_i*x = L - rest, in r - rest. */
+        sc__rng_affine(tr, rest, zero, m1);
+        sc__rng_add(term, r, tr);
+        if (term->lo_inf && term->hi_inf)
+            continue;
+        sc_expr_add_coef(L, i, a);
+        sc__rng_solve(xr, term, zero, a);
+        SC_CHECK(narrow_symbol(env, s, xr, why, err));
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
@@ -1068,7 +1133,11 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         bool done;
         SC_CHECK(sc__env_built(env, X, err));
         SC_CHECK(try_replace(env, X, &done, err));
+        goto fail;
     }
+    /* Learning may move the form table: f is not used after this. */
+    sc_range_set(br, &f->r);
+    SC_CHECK(propagate_sum(env, L, br, why, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;

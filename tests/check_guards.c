@@ -542,6 +542,107 @@ START_TEST(test_assert_becomes_fact)
 }
 END_TEST
 
+/* The fixes found by the differential against PyTorch's ShapeEnv
+ * (tests/torch/test_shapeenv_diff.py), kept here without torch. */
+START_TEST(test_shapeenv_failed_check_records_negation)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 2, "x", 0);
+    /* torch._check(s0 // 3 != 0) at s0 = 2: PyTorch guards on the
+     * negation, then fails; the guard set keeps s0 // 3 == 0. */
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "Ne(s0 // 3, 0)"), &f.err),
+                     SC_ERR_GUARD);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    expect_range(&f, "s0", "[2, 2]");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_one_value_range_is_constant)
+{
+    fixture f;
+    sc_expr *out = NULL;
+    sc_range r;
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    sc_range_set_si(&r, 8, 8);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 8, "x", "a", &r, 0, &out,
+                                             &f.err), SC_OK);
+    expect_str(&f, out, "8");
+    expect_guards(&f, "x == 8");
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_integer_input)
+{
+    fixture f;
+    sc_expr *n = NULL, *m = NULL;
+    mpz_t h;
+    fx_init(&f, NULL);
+    mpz_init_set_str(h, "-12345678901234567890123", 10);
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "n", NULL, NULL,
+                                          SC_ENV_INTEGER, &n, &f.err), SC_OK);
+    expect_str(&f, n, "s0");
+    /* no 0/1 specialization, no duck sizing, unbounded */
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 1, "m", NULL, NULL,
+                                             SC_ENV_INTEGER, &m, &f.err),
+                     SC_OK);
+    expect_str(&f, m, "s1");
+    expect_range(&f, "s0", "[-inf, inf]");
+    ck_assert(!sc_env_is_size_like(f.env, n));
+    ck_assert(guard(&f, "s0 < 0"));
+    expect_guards(&f, "n <= -1");
+    /* a size still may not be negative */
+    mpz_set_si(h, -1);
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "y", NULL, NULL, 0, &n,
+                                          &f.err), SC_ERR_INVALID);
+    mpz_clear(h);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_hint_by_range)
+{
+    fixture f;
+    mpz_t v;
+    fx_init(&f, NULL);
+    mpz_init(v);
+    backed(&f, 3, "x", 0);
+    backed(&f, 5, "y", 0);
+    unbacked(&f, true);
+    /* PyTorch's size_hint: u0 >= 0 decides the Max at the hints. */
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "Max((8 + s0)*2, -(s1 + u0))"),
+                                 v, &f.err), SC_OK);
+    ck_assert_int_eq(mpz_get_si(v), 22);
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "s0 + u0"), v, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    mpz_clear(v);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_assert_sum_refines_ranges)
+{
+    fixture f;
+    sc_range r;
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    unbacked(&f, false);
+    sc_range_set_si(&r, 2, 0);
+    r.hi_inf = true;
+    ck_assert_int_eq(sc_env_create_unbacked(f.env, NULL, &r, 0, &(sc_expr *){0},
+                                            &f.err), SC_OK);
+    check_ok(&f, "u0 + 2*u1 <= 12");
+    expect_range(&f, "u0", "[-inf, 8]");
+    ck_assert_int_eq(known(&f, "Max(1, Min(u0, 3)) <= 8"), SC_TRI_TRUE);
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_facts_on_expressions)
 {
     fixture f;
@@ -577,7 +678,8 @@ START_TEST(test_assert_errors)
     ck_assert_int_eq(sc_env_assert(f.env, P(&f, "s0 > 10"), &f.err),
                      SC_ERR_GUARD);
     check_ok(&f, "s0 < 10");
-    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    /* the failed check's negation s0 <= 10 (as PyTorch), then s0 < 10 */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 2);
     ck_assert_uint_eq(sc_env_runtime_assert_count(f.env), 1);
     /* divisibility rounding empties the range: found while learning */
     check_ok(&f, "u0 <= 7");
@@ -2005,6 +2107,11 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_assert_becomes_fact);
     tcase_add_test(tc, test_facts_on_expressions);
     tcase_add_test(tc, test_assert_errors);
+    tcase_add_test(tc, test_shapeenv_failed_check_records_negation);
+    tcase_add_test(tc, test_shapeenv_one_value_range_is_constant);
+    tcase_add_test(tc, test_shapeenv_integer_input);
+    tcase_add_test(tc, test_shapeenv_hint_by_range);
+    tcase_add_test(tc, test_shapeenv_assert_sum_refines_ranges);
     tcase_add_test(tc, test_guard_int);
     tcase_add_test(tc, test_hint);
     tcase_add_test(tc, test_guard_set_minimal);
