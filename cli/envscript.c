@@ -104,6 +104,65 @@ static char *next_token(char **p)
     return start;
 }
 
+/* Every name of text that is not a function must be a symbol the script
+ * created: the constructors fold some expressions to constants (`s0*8 !=
+ * 908` is True for every integer), which would otherwise answer a
+ * question about a symbol that does not exist. */
+static bool names_known(env_script *sc, const char *text)
+{
+    static const char *const words[] = {"and", "or", "not", "True",
+                                        "False"};
+    const char *p = text;
+
+    while (*p) {
+        const char *start = p;
+        size_t n, i;
+        bool word = false;
+        char name[128];
+        sc_expr *sym;
+
+        if (isdigit((unsigned char)*p)) {
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            continue;
+        }
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            p++;
+            continue;
+        }
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        n = (size_t)(p - start);
+        {
+            const char *q = p;
+            while (isspace((unsigned char)*q))
+                q++;
+            if (*q == '(')
+                continue; /* a function; the parser checks its name */
+        }
+        for (i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strlen(words[i]) == n && strncmp(words[i], start, n) == 0)
+                word = true;
+        if (word || n >= sizeof name)
+            continue; /* a longer name is no symbol the script made */
+        memcpy(name, start, n);
+        name[n] = '\0';
+        sym = sc_expr_symbol(sc->ctx, name);
+        if (!sym) {
+            sc_ctx_take_error(sc->ctx, NULL);
+            continue;
+        }
+        if ((sc->naliases > 0 && sc_symmap_get(sc->alias, sym)) ||
+            sc_env_has_symbol(sc->env, sym))
+            continue;
+        fail_line(sc, SC_ERR_UNBOUND, start,
+                  "unknown symbol '%s' (not created in the shape "
+                  "environment)", name);
+        return false;
+    }
+    return true;
+}
+
 /* Parse an expression from text (a part of the current line) and map the
  * script's aliases. */
 static bool parse_expr(env_script *sc, const char *text, sc_expr **out)
@@ -124,6 +183,8 @@ static bool parse_expr(env_script *sc, const char *text, sc_expr **out)
         fail_err(sc, &err, text);
         return false;
     }
+    if (!names_known(sc, text))
+        return false;
     if (sc->naliases > 0) {
         e = sc_expr_subst(sc->ctx, e, sc->alias);
         if (!e) {

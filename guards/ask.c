@@ -62,9 +62,20 @@ static sc_status data_dependent(sc_env *env, const char *what, sc_expr *s,
     return st;
 }
 
+/* The symbols of a question's expression must all be the environment's,
+ * even where the rewriting would drop them (`s0*8 != 908` holds for every
+ * integer, but an unknown s0 is still an error). */
+static sc_status own_symbols(sc_env *env, sc_expr *e, sc_error *err)
+{
+    if (!e)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    return sc__env_check_symbols(env, e, NULL, err);
+}
+
 static sc_status statically_known_impl(sc_env *env, sc_expr *cond, unsigned flags,
                                   sc_tri *out, sc_error *err)
 {
+    SC_TRY(own_symbols(env, cond, err));
     return sc__env_known(env, cond, (flags & SC_ENV_OBLIVIOUS) != 0, NULL,
                          out, err);
 }
@@ -135,6 +146,7 @@ static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err
     sc_expr *s;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -159,6 +171,7 @@ static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
     sc_expr *s;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -187,6 +200,7 @@ static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
 {
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, true, NULL, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -213,6 +227,7 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
     sc_tri t;
     bool v;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t == SC_TRI_TRUE)
         return SC_OK;
@@ -299,6 +314,7 @@ static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
     size_t nunbacked;
     sc_expr *s, *c;
 
+    SC_TRY(own_symbols(env, e, err));
     SC_TRY(rewrite_int(env, e, &s, err));
     SC_TRY(int_constant(env, s, &c, err));
     if (c) {
@@ -335,6 +351,7 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
     sc_expr *s, *c, *ve;
     mpz_ptr v = sc__tz(env);
 
+    SC_CHECK(own_symbols(env, e, err));
     SC_CHECK(rewrite_int(env, e, &s, err));
     SC_CHECK(int_constant(env, s, &c, err));
     if (c) {
@@ -379,6 +396,7 @@ static sc_status simplify_impl(sc_env *env, sc_expr *e, sc_expr **out,
     sc_expr *s, *c;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, e, err));
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (sc_expr_is_bool(e)) {
@@ -411,6 +429,7 @@ static sc_status range_impl(sc_env *env, sc_expr *e, sc_range *out, sc_error *er
 {
     sc_expr *s;
 
+    SC_TRY(own_symbols(env, e, err));
     SC_TRY(rewrite_int(env, e, &s, err));
     return sc__env_expr_range(env, s, env->bounds, out, err);
 }
@@ -448,6 +467,7 @@ static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
     size_t nunbacked;
     sc_expr *s = e;
 
+    SC_TRY(own_symbols(env, e, err));
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (env->nrepl > 0) {

@@ -560,6 +560,101 @@ static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
     return true;
 }
 
+/* A lower bound of e from a square: the canonical form expands
+ * (u0 - u1)**2 to u0**2 - 2*u0*u1 + u1**2, which interval arithmetic
+ * cannot bound below.  R is a sum of +-sqrt(c)*m over e's terms c*m**2 (c
+ * a perfect square, m a monomial, at most 6 such terms: 32 sign choices,
+ * the first one +).  When D = e - R**2 is a constant, e >= D; when D =
+ * 2*k*R + d (k from the coefficient of R's first monomial in D), e = (R +
+ * k)**2 + d - k**2 >= d - k**2.  Comparisons are pointer equality of the
+ * interned expressions.  Sound; a square not of this shape is missed. */
+#define SQUARE_MAX_TERMS 6
+
+static sc_status poly_square_bound(sc_env *env, sc_expr *e, bool *found,
+                                   mpz_ptr lower, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    sc_expr *mono[SQUARE_MAX_TERMS];
+    mpz_ptr rc[SQUARE_MAX_TERMS];
+    mpz_ptr c = sc__tz(env), k = sc__tz(env);
+    size_t nt, i, j, n = 0;
+    bool add = sc_expr_node_kind(e) == SC_EXPR_ADD;
+    unsigned long signs;
+
+    *found = false;
+    nt = add ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++) {
+        sc_expr *t = add ? sc_expr_arg(e, i) : e, *m = NULL;
+        bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+        size_t nb = mul ? sc_expr_arg_count(t) : 1;
+        bool even = true;
+
+        if (add)
+            sc_expr_add_coef(e, i, c);
+        else
+            mpz_set_ui(c, 1);
+        for (j = 0; j < nb && even; j++)
+            even = (mul ? sc_expr_mul_exponent(t, j) : 1) % 2 == 0;
+        if (!even || mpz_sgn(c) <= 0 || !mpz_perfect_square_p(c))
+            continue;
+        if (n == SQUARE_MAX_TERMS)
+            goto fail;
+        for (j = 0; j < nb; j++) {
+            sc_expr *b = sc_expr_pow(ctx, sc_expr_arg(t, j),
+                                     sc_expr_mul_exponent(t, j) / 2);
+            m = m ? sc_expr_mul(ctx, m, b) : b;
+        }
+        SC_CHECK(sc__env_built(env, m, err));
+        mono[n] = m;
+        rc[n] = sc__tz(env);
+        mpz_sqrt(rc[n], c);
+        n++;
+    }
+    for (signs = 0; n > 0 && signs < (1ul << (n - 1)) && !*found; signs++) {
+        sc_expr *R = NULL, *D;
+        for (i = 0; i < n; i++) {
+            sc_expr *t = sc_expr_mul(ctx, mono[i], sc_expr_int_mpz(ctx, rc[i]));
+            if (i > 0 && ((signs >> (i - 1)) & 1))
+                t = sc_expr_neg(ctx, t);
+            R = R ? sc_expr_add(ctx, R, t) : t;
+        }
+        D = sc_expr_sub(ctx, e, sc_expr_pow(ctx, R, 2));
+        SC_CHECK(sc__env_built(env, D, err));
+        if (sc_expr_node_kind(D) == SC_EXPR_INT) {
+            sc_expr_value_mpz(D, lower);
+            *found = true;
+            break;
+        }
+        /* the coefficient of mono[0] in D is 2*k*rc[0] */
+        mpz_set_ui(c, 0);
+        if (D == mono[0]) {
+            mpz_set_ui(c, 1);
+        } else if (sc_expr_node_kind(D) == SC_EXPR_ADD) {
+            for (j = 0; j < sc_expr_arg_count(D); j++)
+                if (sc_expr_arg(D, j) == mono[0])
+                    sc_expr_add_coef(D, j, c);
+        }
+        mpz_mul_ui(k, rc[0], 2);
+        if (mpz_sgn(c) == 0 || !mpz_divisible_p(c, k))
+            continue;
+        mpz_divexact(k, c, k);
+        mpz_mul_ui(c, k, 2);
+        D = sc_expr_sub(ctx, D, sc_expr_mul(ctx, R, sc_expr_int_mpz(ctx, c)));
+        SC_CHECK(sc__env_built(env, D, err));
+        if (sc_expr_node_kind(D) != SC_EXPR_INT)
+            continue;
+        sc_expr_value_mpz(D, lower);
+        mpz_mul(k, k, k);
+        mpz_sub(lower, lower, k);
+        *found = true;
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err)
 {
@@ -575,6 +670,16 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
 
     if (!bounds || !poly_nonlinear(e))
         SC__TMP_RETURN(env, sc_status, SC_OK);
+    {
+        bool square;
+        SC_CHECK(poly_square_bound(env, e, &square, c, err));
+        if (square) {
+            sc_range_set_unbounded(r);
+            mpz_set(r->lo, c);
+            r->lo_inf = false;
+            sc__rng_intersect(out, r);
+        }
+    }
     n = sc_expr_free_symbols(e, syms, POLY_MAX_SYMS);
     if (n > POLY_MAX_SYMS)
         SC__TMP_RETURN(env, sc_status, SC_OK);

@@ -246,6 +246,24 @@ START_TEST(test_symbol_errors)
     ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "q > 2"), 0,
                                              &(sc_tri){0}, &f.err),
                      SC_ERR_UNBOUND);
+    /* decided by the ranges alone, still about a symbol that is none of
+     * the environment's: every question says so */
+    ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "Max(q, 3) >= 3"),
+                                             0, &(sc_tri){0}, &f.err),
+                     SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_env_guard(f.env, P(&f, "Max(q, 3) >= 3"),
+                                  &(bool){0}, &f.err),
+                     SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_env_simplify(f.env, P(&f, "Max(q, 3) >= 3"),
+                                     &s, &f.err),
+                     SC_ERR_UNBOUND);
+    {
+        sc_range r;
+        sc_range_init(&r);
+        ck_assert_int_eq(sc_env_range(f.env, P(&f, "Max(q, 3)"), &r, &f.err),
+                         SC_ERR_UNBOUND);
+        sc_range_clear(&r);
+    }
     ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "s0 + 2"), 0,
                                              &(sc_tri){0}, &f.err),
                      SC_ERR_TYPE);
@@ -323,6 +341,33 @@ START_TEST(test_guard_on_form_is_learned)
     ck_assert_int_eq(known(&f, "s0 + s1 <= 49"), SC_TRI_TRUE);
     ck_assert_int_eq(known(&f, "s0 + s1 >= 50"), SC_TRI_FALSE);
     ck_assert_int_eq(known(&f, "s0 + s1 <= 40"), SC_TRI_UNKNOWN);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_square_is_nonnegative)
+{
+    /* The canonical form expands squares; a polynomial that is the square
+     * of one with integer coefficients is still >= 0 (PyTorch's sympy
+     * keeps the power and knows it). */
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, true);                              /* u0 >= 0 */
+    unbacked(&f, false);                             /* u1 unbounded */
+    ck_assert_int_eq(known(&f, "(u0 - u1)**2 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "Ne((u0*u0 - u0*u1)**2, -1)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1)**2 + 4 > 3"), SC_TRI_TRUE);
+    /* a root with a constant term: the normal form has lost it */
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1 + 1)**2 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1 + 1)**2 + 4 > 3"), SC_TRI_TRUE);
+    expect_range(&f, "(u0*u1 - 3*u1 + 7)**2 - 2", "[-2, inf]");
+    expect_range(&f, "(u1 - 5)**2", "[0, inf]");
+    /* not squares: unknown */
+    ck_assert_int_eq(known(&f, "(u0 - u1)**2 >= 1"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "u0**2 - 2*u0*u1 + 2*u1**2 - 1 >= 0"),
+                     SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "u1**2 - 3*u1*u0 + u0**2 >= 0"),
+                     SC_TRI_UNKNOWN);
     fx_done(&f);
 }
 END_TEST
@@ -2096,6 +2141,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_guard_records_and_learns);
     tcase_add_test(tc, test_guard_on_form_is_learned);
     tcase_add_test(tc, test_range_narrowing_linear);
+    tcase_add_test(tc, test_shapeenv_square_is_nonnegative);
     tcase_add_test(tc, test_singleton_range_becomes_constant);
     tcase_add_test(tc, test_replacement_newer_by_older);
     tcase_add_test(tc, test_unbacked_no_forward_reference);
