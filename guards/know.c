@@ -1148,7 +1148,8 @@ static void tighten_form_range(sc_env *env, sc__env_form *f)
 /* Record L in r as a fact about the form L. */
 /* L = sum of a_i*t_i lies in r: every t_i that is a symbol of the
  * environment lies in (r - the range of the other terms)/a_i (PyTorch's
- * range refinement: `u0 + 2*u1 <= 12` with `u1 >= 2` gives `u0 <= 8`).
+ * range refinement, for guards and runtime assertions alike: `u0 + 2*u1
+ * <= 12` with `u1 >= 2` gives `u0 <= 8`).
  * Sums of at most 8 terms; r is the form's interval (a copy). */
 static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
                                sc_expr *why, sc_error *err)
@@ -1165,15 +1166,6 @@ static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
     n = sc_expr_arg_count(L);
     if (n < 2 || n > 8)
         goto fail;
-    /* Only sums with an unbacked symbol (runtime assertions): a guard on
-     * backed sizes stays one line for the minimality pass, which decides
-     * what the sums imply about each size. */
-    {
-        size_t nunbacked;
-        SC_CHECK(sc__env_check_symbols(env, L, &nunbacked, err));
-        if (nunbacked == 0)
-            goto fail;
-    }
     mpz_set_si(zero, 0);
     mpz_set_si(m1, -1);
     for (i = 0; i < n; i++) {

@@ -1024,9 +1024,13 @@ START_TEST(test_guard_set_minimal_linear_pair)
     ck_assert(guard(&f, "2*s0 + s1 <= 11"));
     ck_assert(guard(&f, "s0 + 2*s1 <= 11"));
     ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
-    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
-                      "2*x.size(0) + y.size(0) <= 11; "
-                      "x.size(0) + 2*y.size(0) <= 11");
+    /* each guard narrows the ranges (x + y <= 7 gives x, y <= 5, then
+     * 2x + y <= 11 gives x <= 4, x + 2y <= 11 gives y <= 4); with those
+     * the two lines 2x + y <= 11 and x + 2y <= 11 follow from x + y <= 7
+     * (the largest values are at (4, 3) and (3, 4)), and each remaining
+     * line is needed: (5, 2), (2, 5) and (4, 4) fail only one of them */
+    expect_guards(&f, "2 <= x.size(0) <= 4; 2 <= y.size(0) <= 4; "
+                      "x.size(0) + y.size(0) <= 7");
     expect_same_decisions(&f, 12);
     fx_done(&f);
 
@@ -1150,8 +1154,11 @@ START_TEST(test_guard_set_minimal_integer_gap)
     ck_assert(guard(&f, "12*s0 - 5*s1 >= 33"));
     ck_assert(guard(&f, "12*s0 - 5*s1 <= 37"));
     ck_assert(guard(&f, "s0 + s1 <= 13"));
-    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
-                      "40 <= 5*x.size(0) + 2*y.size(0) <= 50; "
+    /* the guards narrow y <= 9 (x + y <= 13 with x >= 4, which
+     * 12x - 5y >= 33 gave); then 5x + 2y <= 50 follows (y <= 9 and
+     * 12x <= 37 + 5y give x <= 6), and y <= 9 is needed: (7, 10) */
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0) <= 9; "
+                      "40 <= 5*x.size(0) + 2*y.size(0); "
                       "33 <= 12*x.size(0) - 5*y.size(0) <= 37");
     expect_same_decisions(&f, 16);
     fx_done(&f);
