@@ -274,8 +274,12 @@ def compare(script, symcut, res):
     mixed_assert = False
     unbacked_names = set()
     no01_sources = set()
+    zero_no01_names = set()
     for line in lines:
         c, r = command_of(line)
+        if c == "sym" and "no01" in r.split() and \
+                hints.get(r.split()[0]) == 0:
+            zero_no01_names.add(r.split()[0])
         if c == "sym" and "no01" in r.split() and "source" in r.split():
             toks = r.split()
             no01_sources.add(toks[toks.index("source") + 1])
@@ -293,6 +297,22 @@ def compare(script, symcut, res):
         where = "line %d: %s" % (n, line.strip())
 
         def mismatch(why):
+            nonlocal guards_diverged
+            if zero_no01_names and len(tl) == 1 and len(sl) == 1 and \
+                    tl[0] in ("True", "False") and \
+                    cmd in ("guard", "or_false", "or_true", "oblivious",
+                            "known"):
+                v = py_eval(rest, hints)
+                if v is not None and bool(v) != (tl[0] == "True") and \
+                        (sl[0] == "unknown" or
+                         bool(v) == (sl[0] == "True")):
+                    # PyTorch's size symbols are sympy-positive even with
+                    # 0/1 specialization off: with a size at 0 its answer
+                    # is false at the hints.  symcut's is not; the guard
+                    # sets differ from here on.
+                    res.add("torch-positive-assumption", cmd)
+                    guards_diverged = True
+                    return
             if cmd in ("known", "or_false", "or_true", "guard") and \
                     len(tl) == 1 and tl[0] in ("True", "False") and \
                     symint_gap(symcut, lines, n, rest):
