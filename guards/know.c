@@ -668,9 +668,11 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
     size_t n, i, nt;
     bool lo_inf = false, hi_inf = false;
 
-    if (!bounds || !poly_nonlinear(e))
+    if (!bounds)
         SC__TMP_RETURN(env, sc_status, SC_OK);
-    {
+    /* squares of sums of any terms (CeilDiv(s2, 3) + s0)**2 included */
+    if ((sc_expr_node_kind(e) == SC_EXPR_ADD ||
+         sc_expr_node_kind(e) == SC_EXPR_MUL) && sc_expr_degree(e) >= 2) {
         bool square;
         SC_CHECK(poly_square_bound(env, e, &square, c, err));
         if (square) {
@@ -680,6 +682,8 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
             sc__rng_intersect(out, r);
         }
     }
+    if (!poly_nonlinear(e))
+        SC__TMP_RETURN(env, sc_status, SC_OK);
     n = sc_expr_free_symbols(e, syms, POLY_MAX_SYMS);
     if (n > POLY_MAX_SYMS)
         SC__TMP_RETURN(env, sc_status, SC_OK);

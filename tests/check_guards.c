@@ -362,6 +362,9 @@ START_TEST(test_shapeenv_square_is_nonnegative)
     ck_assert_int_eq(known(&f, "(2*u0 - 3*u1 + 1)**2 + 4 > 3"), SC_TRI_TRUE);
     expect_range(&f, "(u0*u1 - 3*u1 + 7)**2 - 2", "[-2, inf]");
     expect_range(&f, "(u1 - 5)**2", "[0, inf]");
+    /* the terms of the root may be any atoms */
+    expect_range(&f, "(u1 // 2 - 3)**2", "[0, inf]");
+    ck_assert_int_eq(known(&f, "(Max(u0, 3) - u1)**2 >= 0"), SC_TRI_TRUE);
     /* not squares: unknown */
     ck_assert_int_eq(known(&f, "(u0 - u1)**2 >= 1"), SC_TRI_UNKNOWN);
     ck_assert_int_eq(known(&f, "u0**2 - 2*u0*u1 + 2*u1**2 - 1 >= 0"),
