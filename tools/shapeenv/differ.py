@@ -20,6 +20,11 @@ the outputs by script line and classifies every answer:
   symint-gap  PyTorch decides, symcut does not, and symcut's simplified
               form keeps a modulo of a multiple by a multiple
               (Mod(3*s1, s1)), which symint/ does not reduce yet
+  torch-positive-assumption
+              PyTorch's size symbols are sympy-positive even with 0/1
+              specialization off: its answer is false at a size of 0, or
+              symcut gives the same answer once those sizes are declared
+              >= 1 (range 1..) and not before
   mismatch    anything else: a failure of the differential
 
 After a `check` that symcut proves false while PyTorch accepts it, the two
@@ -218,6 +223,26 @@ def known_at(symcut, script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
+def positive_sizes(symcut, script_lines, n, hints):
+    """symcut's answer at line n when every 0/1-unspecialized size without
+    a declared range (and a non-zero hint) is declared >= 1, as PyTorch's
+    sympy-positive size symbols assume; None when there is none."""
+    changed = False
+    out_lines = []
+    for line in script_lines[:n]:
+        c, r = command_of(line)
+        toks = r.split() if c == "sym" else []
+        if c == "sym" and "no01" in toks and "range" not in toks and \
+                "int" not in toks and hints.get(toks[0]) not in (0, None):
+            line = line.split("#", 1)[0].rstrip() + " range 1.."
+            changed = True
+        out_lines.append(line)
+    if not changed:
+        return None
+    out = run_symcut(symcut, "\n".join(out_lines) + "\n")
+    return out.rstrip("\n").split("\n")[-1]
+
+
 def backed_rewrite(symcut, script_lines, n, expr, hints, answer, cmd):
     """Does symcut's `simplify` of expr, after the lines before n, mention
     backed symbols only, with the value `answer` at the hints?"""
@@ -313,6 +338,19 @@ def compare(script, symcut, res):
                     res.add("torch-positive-assumption", cmd)
                     guards_diverged = True
                     return
+            if cmd in ("known", "or_false", "or_true", "guard",
+                       "oblivious") and \
+                    len(tl) == 1 and len(sl) == 1 and \
+                    tl[0] in ("True", "False") and \
+                    (sl[0] == "unknown" or sl[0].startswith("error:") or
+                     cmd in ("or_false", "or_true")) and \
+                    positive_sizes(symcut, lines, n, hints) == tl[0]:
+                # Decided by symcut too once the 0/1-unspecialized sizes
+                # are >= 1, which PyTorch's sympy assumes (positive=True)
+                # although such a size may be 0 at run time.
+                res.add("torch-positive-assumption", cmd)
+                guards_diverged = True
+                return
             if cmd in ("known", "or_false", "or_true", "guard") and \
                     len(tl) == 1 and tl[0] in ("True", "False") and \
                     symint_gap(symcut, lines, n, rest):
