@@ -593,17 +593,51 @@ fail:
  * [2, inf).  (PyTorch's _maybe_evaluate_static shifts size-like symbols in
  * the same way before bounding.) */
 #define POLY_MAX_SYMS 8
+#define POLY_MAX_ATOMS 8
+
+/* An atom of a polynomial: a symbol, or an integer-valued node that is
+ * not a sum, product or constant (CeilDiv(s2, 3), Min(5, s1)). */
+static bool poly_atom(const sc_expr *a)
+{
+    switch (sc_expr_node_kind(a)) {
+    case SC_EXPR_SYMBOL:
+    case SC_EXPR_FLOORDIV:
+    case SC_EXPR_CEILDIV:
+    case SC_EXPR_MOD:
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+        return true;
+    default:
+        return false;
+    }
+}
 
 static bool poly_term_ok(const sc_expr *t)
 {
     size_t i;
-    if (sc_expr_node_kind(t) == SC_EXPR_SYMBOL)
+    if (poly_atom(t))
         return true;
     if (sc_expr_node_kind(t) != SC_EXPR_MUL)
         return false;
     for (i = 0; i < sc_expr_arg_count(t); i++)
-        if (sc_expr_node_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
+        if (!poly_atom(sc_expr_arg(t, i)))
             return false;
+    return true;
+}
+
+/* Is every factor of the monomial t one of vars[0..n)? */
+static bool poly_term_known(const sc_expr *t, sc_expr *const *vars, size_t n)
+{
+    bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+    size_t nb = mul ? sc_expr_arg_count(t) : 1, i, j;
+
+    for (i = 0; i < nb; i++) {
+        const sc_expr *b = mul ? sc_expr_arg(t, i) : t;
+        for (j = 0; j < n && vars[j] != b; j++)
+            ;
+        if (j == n)
+            return false;
+    }
     return true;
 }
 
@@ -776,8 +810,10 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
 {
     SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
-    sc_expr *syms[POLY_MAX_SYMS], *q;
-    mpz_srcptr w[POLY_MAX_SYMS];
+    sc_expr *syms[POLY_MAX_SYMS + POLY_MAX_ATOMS], *q;
+    sc_expr *atoms[POLY_MAX_ATOMS];
+    mpz_srcptr w[POLY_MAX_SYMS + POLY_MAX_ATOMS];
+    size_t nv, nat = 0;
     sc_range *r = sc__tr(env);
     mpz_ptr m = sc__tz(env), x = sc__tz(env), c = sc__tz(env);
     sc_status status = SC_OK;
@@ -803,7 +839,12 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
     n = sc_expr_free_symbols(e, syms, POLY_MAX_SYMS);
     if (n > POLY_MAX_SYMS)
         SC__TMP_RETURN(env, sc_status, SC_OK);
-    if (poly_monotone(e, syms, n, bounds))
+    nt = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++)
+        if (!poly_term_known(sc_expr_node_kind(e) == SC_EXPR_ADD
+                                 ? sc_expr_arg(e, i) : e, syms, n))
+            break;
+    if (i == nt && poly_monotone(e, syms, n, bounds))
         SC__TMP_RETURN(env, sc_status, SC_OK);
     if (!env->poly_map && !(env->poly_map = sc_symmap_new(ctx))) {
         SC__TMP_RESTORE(env);
@@ -829,6 +870,37 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
             w[i] = d;
         }
     }
+    /* Atoms other than symbols stay variables of their own, each in
+     * [0, hi] (its range under the bounds; one below 0: give up); they
+     * are matched after the shift as their own shifted forms. */
+    nv = n;
+    nt = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++) {
+        sc_expr *t = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg(e, i) : e;
+        bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+        size_t nb = mul ? sc_expr_arg_count(t) : 1, j, l;
+        for (j = 0; j < nb; j++) {
+            sc_expr *b = mul ? sc_expr_arg(t, j) : t, *b2;
+            sc_range *ar = sc__tr(env);
+            if (sc_expr_is_symbol(b))
+                continue;
+            for (l = 0; l < nat && atoms[l] != b; l++)
+                ;
+            if (l < nat)
+                continue;
+            if (nv == POLY_MAX_SYMS + POLY_MAX_ATOMS)
+                goto fail;
+            SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            if (sc_range_is_empty(ar) || ar->lo_inf || mpz_sgn(ar->lo) < 0)
+                goto fail;
+            b2 = sc_expr_subst(ctx, b, env->poly_map);
+            SC_CHECK(sc__env_built(env, b2, err));
+            atoms[nat++] = b;
+            syms[nv] = b2;
+            w[nv] = ar->hi_inf ? NULL : ar->hi;
+            nv++;
+        }
+    }
     q = sc_expr_subst(ctx, e, env->poly_map);
     SC_CHECK(sc__env_built(env, q, err));
     /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
@@ -849,14 +921,14 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
         sc_expr *t =
             sc_expr_node_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
         int sg;
-        if (!poly_term_ok(t))
-            goto fail;   /* an unexpanded factor */
+        if (!poly_term_known(t, syms, nv))
+            goto fail;   /* an unexpanded factor, an atom changed */
         if (sc_expr_node_kind(q) == SC_EXPR_ADD)
             sc_expr_add_coef(q, i, x);
         else
             mpz_set_ui(x, 1);
         sg = mpz_sgn(x);
-        if (!poly_monomial_max(syms, w, n, t, m, c)) {
+        if (!poly_monomial_max(syms, w, nv, t, m, c)) {
             if (sg < 0)
                 lo_inf = true;
             else
