@@ -1685,6 +1685,107 @@ START_TEST(test_property_known_polynomial)
 }
 END_TEST
 
+/* The rules for floor divisions of floor divisions and common factors,
+ * nonzero factors of a relation, congruences and the shifted polynomial
+ * over atoms: whatever `known` decides holds on the whole grid of the
+ * symbols' ranges (s0, s1 >= 2, random bounds). */
+START_TEST(test_property_known_rules)
+{
+    static const char *const ops[] = {"==", "!=", ">=", "<="};
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(400), i, decided = 0;
+    for (i = 0; i < n; i++) {
+        sc_test_rng rng;
+        fixture f;
+        char buf[200], bnd[64];
+        sc_expr *rel, *sym[2];
+        sc_symmap *bind;
+        sc_tri t = SC_TRI_UNKNOWN;
+        int64_t lo[2], hi[2], x, y;
+        int k, a, b, c, d, e;
+        const char *op;
+        sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+        fx_init(&f, NULL);
+        for (k = 0; k < 2; k++) {
+            int64_t h = sc_test_rng_range(&rng, 4, 12);
+            sym[k] = backed(&f, h, NULL, SC_ENV_NO_DUCK);
+            lo[k] = sc_test_rng_range(&rng, 2, h);
+            snprintf(bnd, sizeof bnd, "s%d >= %lld", k, (long long)lo[k]);
+            guard(&f, bnd);
+            if (sc_test_rng_below(&rng, 2)) {
+                hi[k] = 20;   /* no upper side: the grid checks a part */
+            } else {
+                hi[k] = sc_test_rng_range(&rng, h, 20);
+                snprintf(bnd, sizeof bnd, "s%d <= %lld", k, (long long)hi[k]);
+                guard(&f, bnd);
+            }
+        }
+        a = (int)sc_test_rng_range(&rng, 1, 6);
+        b = (int)sc_test_rng_range(&rng, -6, 6);
+        c = (int)sc_test_rng_range(&rng, 1, 6);
+        d = (int)sc_test_rng_range(&rng, -6, 6);
+        e = (int)sc_test_rng_range(&rng, -40, 80);
+        op = ops[sc_test_rng_below(&rng, 4)];
+        switch (sc_test_rng_below(&rng, 6)) {
+        case 0:
+            snprintf(buf, sizeof buf, "s0 // %d // s1 + %d*Mod(s0, %d) %s %d",
+                     a, b, c + 1, op, e / 8);
+            break;
+        case 1:
+            snprintf(buf, sizeof buf, "Mod(%d*s0*s1 + %d*s1, %d*s1) + "
+                     "(%d*s0 + %d*s1) // s1 %s %d", a, b, c, b, a, op, e / 4);
+            break;
+        case 2:
+            snprintf(buf, sizeof buf, "s0*(%d*s1 + %d) %s 0", 2 * a, 2 * b + 1,
+                     op);
+            break;
+        case 3:
+            snprintf(buf, sizeof buf, "%s0*s0*(%d*s1 + %d)*s1 %s %d",
+                     b < 0 ? "-" : "", a, d, op, d % 2 ? 0 : 1);
+            break;
+        case 4:
+            snprintf(buf, sizeof buf, "%s(%d*s0*s1 + %d, %d*s1 + %d) %s %d",
+                     b < 0 ? "Min" : "Max", 2 * a, 2 * d + 1, 4 * c, 4 * b + 3,
+                     op, e);
+            break;
+        default:
+            snprintf(buf, sizeof buf, "(CeilDiv(s1, %d) + s0)**2 %+d*s0 "
+                     "%+d*Min(%d, s1) %+d*s1 %s %d", a, b, d, c + 2, -2 * c,
+                     op, e);
+            break;
+        }
+        rel = P(&f, buf);
+        ck_assert_int_eq(sc_env_statically_known(f.env, rel, 0, &t, &f.err), SC_OK);
+        if (t == SC_TRI_UNKNOWN) {
+            fx_done(&f);
+            continue;
+        }
+        decided++;
+        bind = sc_symmap_new(f.ctx);
+        for (x = lo[0]; x <= hi[0]; x++)
+            for (y = lo[1]; y <= hi[1]; y++) {
+                int64_t v = -1;
+                sc_symmap_set_si(bind, sym[0], x, &f.err);
+                sc_symmap_set_si(bind, sym[1], y, &f.err);
+                ck_assert_int_eq(sc_expr_eval_si(f.ctx, rel, bind, &v, &f.err), SC_OK);
+                ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
+                              "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
+                              "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
+                              "[%lld, %lld]) it is %lld",
+                              (unsigned long long)seed, i, buf,
+                              t == SC_TRI_TRUE ? "True" : "False",
+                              (long long)x, (long long)y, (long long)lo[0],
+                              (long long)hi[0], (long long)lo[1],
+                              (long long)hi[1], (long long)v);
+            }
+        sc_symmap_free(bind);
+        fx_done(&f);
+    }
+    ck_assert_msg(n < 50 || decided > n / 10, "only %ld of %ld decided",
+                  decided, n);
+}
+END_TEST
+
 START_TEST(test_guard_set_c_and_checker)
 {
     fixture f;
@@ -2198,6 +2299,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_property_int_feasible_exhaustive);
     tcase_add_test(tc, test_property_int_feasible_wide);
     tcase_add_test(tc, test_property_known_polynomial);
+    tcase_add_test(tc, test_property_known_rules);
     suite_add_tcase(s, tc);
     return s;
 }
