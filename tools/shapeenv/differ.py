@@ -223,6 +223,25 @@ def known_at(symcut, script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
+def eval_any_unbacked(text, hints, unbacked, box=range(-12, 13)):
+    """py_eval of text at the hints, the unbacked symbols it names tried
+    on a small box (at most two of them): the set of values it takes, or
+    None when it cannot be evaluated."""
+    names = [x for x in sorted(set(ast_names(text))) if x in unbacked]
+    if len(names) > 2:
+        return None
+    seen = set()
+    grid = [()] if not names else \
+        [(a,) for a in box] if len(names) == 1 else \
+        [(a, b) for a in box for b in box]
+    for vals in grid:
+        v = py_eval(text, dict(hints, **dict(zip(names, vals))))
+        if v is None:
+            continue
+        seen.add(v)
+    return seen or None
+
+
 def positive_sizes(symcut, script_lines, n, hints):
     """symcut's answer at line n when every 0/1-unspecialized size without
     a declared range (and a non-zero hint) is declared >= 1, as PyTorch's
@@ -328,6 +347,10 @@ def compare(script, symcut, res):
                     cmd in ("guard", "or_false", "or_true", "oblivious",
                             "known"):
                 v = py_eval(rest, hints)
+                if v is None:
+                    vs = eval_any_unbacked(rest, hints, unbacked_names)
+                    if vs is not None and len({bool(x) for x in vs}) == 1:
+                        v = vs.pop()   # the unbacked symbols cancel
                 if v is not None and bool(v) != (tl[0] == "True") and \
                         (sl[0] == "unknown" or
                          bool(v) == (sl[0] == "True")):
@@ -406,6 +429,20 @@ def compare(script, symcut, res):
             res.add("torch-internal-error", cmd)
             for m in range(n + 1, len(lines) + 1):
                 c = command_of(lines[m - 1])[0]
+                if c is not None:
+                    res.add("cut", c)
+            return
+        m = re.match(r"error: line \d+: (.*) contradicts what is known$", S)
+        if m and not tk and cmd not in ("check",) and \
+                eval_any_unbacked(m.group(1), hints, unbacked_names) == \
+                {False}:
+            # A runtime assertion PyTorch deferred is impossible at the
+            # hints (no value of the unbacked symbols satisfies it on a
+            # box): symcut finds out when a later guard fixes the sizes.
+            res.add("more", cmd, "%s\n  torch: %s\n  symcut: %s"
+                    % (where, T, S))
+            for m2 in range(n + 1, len(lines) + 1):
+                c = command_of(lines[m2 - 1])[0]
                 if c is not None:
                     res.add("cut", c)
             return
