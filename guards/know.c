@@ -117,7 +117,7 @@ static bool rw_range_ok(rewriter *w, sc_expr *e, long lo)
 /* FloorDiv(N, D) and Mod(N, D) by the values of their operands:
  * FloorDiv(FloorDiv(x, k), D) = FloorDiv(x, k*D) for k, D >= 1; a factor
  * f != 0 of D and of every term of N cancels: FloorDiv(N, D) =
- * FloorDiv(N/f, D/f) and Mod(N, D) = f*Mod(N/f, D/f) (exact identities
+ * FloorDiv(N/f, D/f), CeilDiv likewise, and Mod(N, D) = f*Mod(N/f, D/f) (exact identities
  * of Python's floor division; PyTorch's FloorDiv and Mod cancel the gcd
  * of their operands the same way: (s0//4)//s0 = s0//(4*s0) = 0,
  * Mod(3*s0, s0) = 0).  NULL: no rule applies. */
@@ -160,6 +160,8 @@ static sc_expr *rw_division(rewriter *w, sc_expr_kind kind, sc_expr *N,
         SC__TMP_RESTORE(w->env);
         if (kind == SC_EXPR_FLOORDIV)
             return sc_expr_floordiv(ctx, q, d);
+        if (kind == SC_EXPR_CEILDIV)
+            return sc_expr_ceildiv(ctx, q, d);
         return sc_expr_mul(ctx, f, sc_expr_mod(ctx, q, d));
     }
     SC__TMP_RESTORE(w->env);
@@ -331,6 +333,11 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         if (!(res = rw_division(w, kind, args[0], args[1])))
             res = changed ? sc_expr_floordiv(ctx, args[0], args[1]) : e;
         break;
+    case SC_EXPR_CEILDIV:
+        args = env->stk.items + base;
+        if (!(res = rw_division(w, kind, args[0], args[1])))
+            res = changed ? sc_expr_ceildiv(ctx, args[0], args[1]) : e;
+        break;
     default:
         args = env->stk.items + base;
         if (!changed) {
@@ -338,7 +345,6 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
             break;
         }
         switch (kind) {
-        case SC_EXPR_CEILDIV: res = sc_expr_ceildiv(ctx, args[0], args[1]); break;
         case SC_EXPR_MIN: res = sc_expr_min_n(ctx, n, args); break;
         case SC_EXPR_MAX: res = sc_expr_max_n(ctx, n, args); break;
         case SC_EXPR_EQ: res = sc_expr_eq(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
