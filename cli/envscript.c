@@ -104,6 +104,65 @@ static char *next_token(char **p)
     return start;
 }
 
+/* Every name of text that is not a function must be a symbol the script
+ * created: the constructors fold some expressions to constants (`s0*8 !=
+ * 908` is True for every integer), which would otherwise answer a
+ * question about a symbol that does not exist. */
+static bool names_known(env_script *sc, const char *text)
+{
+    static const char *const words[] = {"and", "or", "not", "True",
+                                        "False"};
+    const char *p = text;
+
+    while (*p) {
+        const char *start = p;
+        size_t n, i;
+        bool word = false;
+        char name[128];
+        sc_expr *sym;
+
+        if (isdigit((unsigned char)*p)) {
+            while (isalnum((unsigned char)*p) || *p == '_')
+                p++;
+            continue;
+        }
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            p++;
+            continue;
+        }
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        n = (size_t)(p - start);
+        {
+            const char *q = p;
+            while (isspace((unsigned char)*q))
+                q++;
+            if (*q == '(')
+                continue; /* a function; the parser checks its name */
+        }
+        for (i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strlen(words[i]) == n && strncmp(words[i], start, n) == 0)
+                word = true;
+        if (word || n >= sizeof name)
+            continue; /* a longer name is no symbol the script made */
+        memcpy(name, start, n);
+        name[n] = '\0';
+        sym = sc_expr_symbol(sc->ctx, name);
+        if (!sym) {
+            sc_ctx_take_error(sc->ctx, NULL);
+            continue;
+        }
+        if ((sc->naliases > 0 && sc_symmap_get(sc->alias, sym)) ||
+            sc_env_has_symbol(sc->env, sym))
+            continue;
+        fail_line(sc, SC_ERR_UNBOUND, start,
+                  "unknown symbol '%s' (not created in the shape "
+                  "environment)", name);
+        return false;
+    }
+    return true;
+}
+
 /* Parse an expression from text (a part of the current line) and map the
  * script's aliases. */
 static bool parse_expr(env_script *sc, const char *text, sc_expr **out)
@@ -124,6 +183,8 @@ static bool parse_expr(env_script *sc, const char *text, sc_expr **out)
         fail_err(sc, &err, text);
         return false;
     }
+    if (!names_known(sc, text))
+        return false;
     if (sc->naliases > 0) {
         e = sc_expr_subst(sc->ctx, e, sc->alias);
         if (!e) {
@@ -256,7 +317,7 @@ static void cmd_sym(env_script *sc, char *args, const char *cmd)
     if (!tok) {
         fail_line(sc, SC_ERR_PARSE, cmd,
                   "usage: sym [NAME =] HINT [source SRC] [no01] "
-                  "[noduck] [range LO..HI]");
+                  "[noduck] [int] [range LO..HI]");
         goto done;
     }
     if ((eq = strchr(tok, '=')) != NULL) {
@@ -281,13 +342,6 @@ static void cmd_sym(env_script *sc, char *args, const char *cmd)
                   hint_text ? hint_text : "");
         goto done;
     }
-    /* Sizes are int64_t in PyTorch. */
-    if (mpz_sizeinbase(hint, 2) > 63) {
-        fail_line(sc, SC_ERR_OVERFLOW, hint_text,
-                  "the hint %.40s%s does not fit in int64_t", hint_text,
-                  strlen(hint_text) > 40 ? "..." : "");
-        goto done;
-    }
     while ((tok = next_token(&args)) != NULL) {
         if (strcmp(tok, "source") == 0) {
             source = next_token(&args);
@@ -299,6 +353,8 @@ static void cmd_sym(env_script *sc, char *args, const char *cmd)
             flags |= SC_ENV_NO_SPECIALIZE_01;
         } else if (strcmp(tok, "noduck") == 0) {
             flags |= SC_ENV_NO_DUCK;
+        } else if (strcmp(tok, "int") == 0) {
+            flags |= SC_ENV_INTEGER;
         } else if (strcmp(tok, "range") == 0) {
             char *what = tok;
             tok = next_token(&args);
@@ -314,6 +370,13 @@ static void cmd_sym(env_script *sc, char *args, const char *cmd)
                       tok);
             goto done;
         }
+    }
+    /* Sizes are int64_t in PyTorch; an integer input is a Python int. */
+    if (!(flags & SC_ENV_INTEGER) && mpz_sizeinbase(hint, 2) > 63) {
+        fail_line(sc, SC_ERR_OVERFLOW, hint_text,
+                  "the hint %.40s%s does not fit in int64_t", hint_text,
+                  strlen(hint_text) > 40 ? "..." : "");
+        goto done;
     }
     if (sc_env_create_backed(sc->env, hint, source, name,
                              have_range ? &r : NULL, flags, &out,
@@ -412,6 +475,7 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
 {
     size_t n = sc_env_source_count(sc->env), i, first;
     int64_t *values = calloc(n ? n : 1, sizeof *values);
+    bool *given = NULL;
     sc_guard_set *gs = NULL;
     sc_guard_checker *chk = NULL;
     sc_error err;
@@ -422,14 +486,16 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
         fail_line(sc, SC_ERR_NOMEM, NULL, "out of memory");
         return;
     }
-    for (i = 0; i < n; i++) {
-        if (!sc_expr_value_si(sc_env_source_hint(sc->env, i), &values[i])) {
-            fail_line(sc, SC_ERR_OVERFLOW, cmd,
-                      "the hint of %s does not fit in int64_t",
-                      sc_env_source(sc->env, i));
-            goto done;
-        }
+    given = calloc(n ? n : 1, sizeof *given);
+    if (!given) {
+        fail_line(sc, SC_ERR_NOMEM, NULL, "out of memory");
+        goto done;
     }
+    /* A source keeps its hint unless named; an integer input's hint may
+     * not fit in int64_t, which is an error only when it is kept. */
+    for (i = 0; i < n; i++)
+        given[i] = sc_expr_value_si(sc_env_source_hint(sc->env, i),
+                                    &values[i]);
     for (tok = strtok_r(args, " \t\v\f\r,", &save); tok != NULL;
          tok = strtok_r(NULL, " \t\v\f\r,", &save)) {
         char *eq = strrchr(tok, '='), *end;
@@ -451,7 +517,7 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
         for (i = 0; i < n; i++)
             if (strcmp(sc_env_source(sc->env, i), tok) == 0) {
                 values[i] = v;
-                found = true;
+                given[i] = found = true;
             }
         if (!found) {
             sc_expr *sym = sc_expr_symbol(sc->ctx, tok), *target = sym;
@@ -460,7 +526,7 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
             for (i = 0; target && i < n; i++)
                 if (sc_env_source_expr(sc->env, i) == target) {
                     values[i] = v;
-                    found = true;
+                    given[i] = found = true;
                 }
             if (!sym || !target)
                 sc_ctx_take_error(sc->ctx, NULL);
@@ -471,6 +537,13 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
             goto done;
         }
     }
+    for (i = 0; i < n; i++)
+        if (!given[i]) {
+            fail_line(sc, SC_ERR_OVERFLOW, cmd,
+                      "the hint of %s does not fit in int64_t (give it a "
+                      "value)", sc_env_source(sc->env, i));
+            goto done;
+        }
     if (sc_env_produce_guards(sc->env, &gs, &err) != SC_OK ||
         sc_guard_set_compile(gs, &chk, &err) != SC_OK ||
         sc_guard_checker_check(chk, values, &first, &err) != SC_OK) {
@@ -484,6 +557,7 @@ static void cmd_test(env_script *sc, char *args, const char *cmd)
 done:
     sc_guard_checker_free(chk);
     sc_guard_set_free(gs);
+    free(given);
     free(values);
 }
 

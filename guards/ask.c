@@ -62,9 +62,20 @@ static sc_status data_dependent(sc_env *env, const char *what, sc_expr *s,
     return st;
 }
 
+/* The symbols of a question's expression must all be the environment's,
+ * even where the rewriting would drop them (`s0*8 != 908` holds for every
+ * integer, but an unknown s0 is still an error). */
+static sc_status own_symbols(sc_env *env, sc_expr *e, sc_error *err)
+{
+    if (!e)
+        return sc__error_set(err, SC_ERR_INVALID, "no expression");
+    return sc__env_check_symbols(env, e, NULL, err);
+}
+
 static sc_status statically_known_impl(sc_env *env, sc_expr *cond, unsigned flags,
                                   sc_tri *out, sc_error *err)
 {
+    SC_TRY(own_symbols(env, cond, err));
     return sc__env_known(env, cond, (flags & SC_ENV_OBLIVIOUS) != 0, NULL,
                          out, err);
 }
@@ -135,6 +146,7 @@ static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err
     sc_expr *s;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -159,6 +171,7 @@ static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
     sc_expr *s;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -187,6 +200,7 @@ static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
 {
     sc_tri t;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, true, NULL, &t, err));
     if (t != SC_TRI_UNKNOWN) {
         *out = t == SC_TRI_TRUE;
@@ -213,6 +227,7 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
     sc_tri t;
     bool v;
 
+    SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t == SC_TRI_TRUE)
         return SC_OK;
@@ -228,10 +243,15 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
     if (nunbacked == 0) {
         SC_TRY(eval_hint_bool(env, s, &v, err));
         if (!v) {
+            /* As PyTorch: deciding the check at the hints is a guard on
+             * its negation (the sizes for which tracing fails), then the
+             * failure. */
             char *text = sc_expr_to_str(env->ctx, s);
-            status = sc__error_set(err, SC_ERR_GUARD,
-                                   "assertion %s fails at the hints",
-                                   text ? text : "?");
+            status = record_guard(env, sc_expr_not(env->ctx, s), err);
+            if (status == SC_OK)
+                status = sc__error_set(err, SC_ERR_GUARD,
+                                       "assertion %s fails at the hints",
+                                       text ? text : "?");
             free(text);
             return status;
         }
@@ -294,6 +314,7 @@ static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
     size_t nunbacked;
     sc_expr *s, *c;
 
+    SC_TRY(own_symbols(env, e, err));
     SC_TRY(rewrite_int(env, e, &s, err));
     SC_TRY(int_constant(env, s, &c, err));
     if (c) {
@@ -330,6 +351,7 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
     sc_expr *s, *c, *ve;
     mpz_ptr v = sc__tz(env);
 
+    SC_CHECK(own_symbols(env, e, err));
     SC_CHECK(rewrite_int(env, e, &s, err));
     SC_CHECK(int_constant(env, s, &c, err));
     if (c) {
@@ -374,6 +396,7 @@ static sc_status simplify_impl(sc_env *env, sc_expr *e, sc_expr **out,
     sc_expr *s, *c;
     sc_tri t;
 
+    SC_TRY(own_symbols(env, e, err));
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (sc_expr_is_bool(e)) {
@@ -406,6 +429,7 @@ static sc_status range_impl(sc_env *env, sc_expr *e, sc_range *out, sc_error *er
 {
     sc_expr *s;
 
+    SC_TRY(own_symbols(env, e, err));
     SC_TRY(rewrite_int(env, e, &s, err));
     return sc__env_expr_range(env, s, env->bounds, out, err);
 }
@@ -419,11 +443,31 @@ sc_status sc_env_range(sc_env *env, sc_expr *e, sc_range *out, sc_error *err)
     return status;
 }
 
+/* *one: whether s with the backed symbols at their hints has a range of
+ * one value under what is known (then *out is it). */
+static sc_status hint_by_range(sc_env *env, sc_expr *s, mpz_ptr out,
+                               bool *one, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *r = sc__tr(env);
+    sc_expr *h = sc_expr_subst(env->ctx, s, env->hints);
+
+    *one = false;
+    SC_CHECK(sc__env_built(env, h, err));
+    SC_CHECK(sc__env_expr_range(env, h, env->bounds, r, err));
+    *one = sc__rng_singleton(r, out);
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
 {
     size_t nunbacked;
     sc_expr *s = e;
 
+    SC_TRY(own_symbols(env, e, err));
     if (!e)
         return sc__error_set(err, SC_ERR_INVALID, "no expression");
     if (env->nrepl > 0) {
@@ -432,8 +476,16 @@ static sc_status hint_impl(sc_env *env, sc_expr *e, mpz_ptr out, sc_error *err)
             return sc__env_ctx_error(env, err);
     }
     SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
-    if (nunbacked > 0)
+    if (nunbacked > 0) {
+        /* As PyTorch's size_hint: the backed symbols at their hints, and
+         * a value when the ranges of the unbacked ones leave only one
+         * (Max(2*s0 + 16, -s1 - u0) with u0 >= 0). */
+        bool one;
+        SC_TRY(hint_by_range(env, s, out, &one, err));
+        if (one)
+            return SC_OK;
         return data_dependent(env, "compute the hint of", s, err);
+    }
     return sc_expr_eval(env->ctx, s, env->hints, out, err);
 }
 

@@ -423,12 +423,16 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
     sc__env_sym *s;
     sc_range *r = sc__tr(env);
     uint64_t id;
-    bool duck = env->opts.duck_shape && !(flags & SC_ENV_NO_DUCK);
+    bool integer = (flags & SC_ENV_INTEGER) != 0;
+    bool duck = env->opts.duck_shape && !(flags & SC_ENV_NO_DUCK) &&
+                !integer;
     bool spec01 = env->opts.specialize_zero_one &&
-                  !(flags & SC_ENV_NO_SPECIALIZE_01);
+                  !(flags & SC_ENV_NO_SPECIALIZE_01) && !integer;
+    bool one_value = range && !range->lo_inf && !range->hi_inf &&
+                     mpz_cmp(range->lo, range->hi) == 0;
 
     *out = NULL;
-    if (mpz_sgn(hint) < 0) {
+    if (!integer && mpz_sgn(hint) < 0) {
         status = sc__error_set(err, SC_ERR_INVALID,
                                "a size hint must be >= 0 (got a negative one)");
         goto fail;
@@ -445,8 +449,9 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
     hint_e = sc_expr_int_mpz(env->ctx, hint);
     SC_CHECK(sc__env_built(env, hint_e, err));
 
-    /* 0/1 specialization: the size is that constant. */
-    if (spec01 && mpz_cmp_ui(hint, 1) <= 0) {
+    /* 0/1 specialization, or a declared range of one value (PyTorch's
+     * static dimension): the size is that constant. */
+    if ((spec01 && mpz_cmp_ui(hint, 1) <= 0) || one_value) {
         char auto_source[40];
         if (!source && name)
             source = name;
@@ -487,10 +492,12 @@ static sc_status create_backed_impl(sc_env *env, mpz_srcptr hint,
     SC_CHECK(sc_symmap_set(env->hints, sym, hint_e, err));
     SC_CHECK(new_sym(env, sym, &s, err));
     s->backed = true;
-    s->size_like = true;
+    s->size_like = !integer;
     s->hint = hint_e;
     sc_range_set_si(r, (spec01 && mpz_cmp_ui(hint, 2) >= 0) ? 2 : 0, 0);
     r->hi_inf = true;
+    if (integer)
+        sc_range_set_unbounded(r);
     if (range)
         sc__rng_intersect(r, range);
     if ((!r->lo_inf && !(s->decl_lo = sc_expr_int_mpz(env->ctx, r->lo))) ||

@@ -52,10 +52,121 @@ static bool divisible(const sc_env *env, const sc_expr *x, const sc_expr *k)
 typedef struct rewriter {
     sc_env *env;
     sc__gmap *memo;   /* env->memo */
+    const sc_bounds *bounds;
+    sc_error *err;
+    sc_status st;     /* a failed range computation (SC_OK: none) */
     bool nomem;
 } rewriter;
 
 static sc_expr *rw(rewriter *w, sc_expr *e);
+static sc_expr *drop_factor(sc_ctx *ctx, sc_expr *t, sc_expr *f);
+
+/* N / f for an atom f that is a factor of every term of N (an Add
+ * without constant, a term, or 0), else NULL. */
+static sc_expr *divide_terms(sc_env *env, sc_expr *N, sc_expr *f)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    mpz_ptr c = sc__tz(env);
+    sc_expr *acc = NULL;
+    size_t i, n;
+
+    if (sc_expr_is_int(N)) {
+        sc_expr_value_mpz(N, c);
+        SC__TMP_RETURN(env, sc_expr *, mpz_sgn(c) == 0 ? N : NULL);
+    }
+    if (sc_expr_node_kind(N) != SC_EXPR_ADD)
+        SC__TMP_RETURN(env, sc_expr *, drop_factor(ctx, N, f));
+    sc_expr_add_constant(N, c);
+    if (mpz_sgn(c) != 0)
+        SC__TMP_RETURN(env, sc_expr *, NULL);
+    acc = sc_expr_int_si(ctx, 0);
+    n = sc_expr_arg_count(N);
+    for (i = 0; i < n && acc; i++) {
+        sc_expr *d = drop_factor(ctx, sc_expr_arg(N, i), f);
+        if (!d) {
+            acc = NULL;
+            break;
+        }
+        sc_expr_add_coef(N, i, c);
+        acc = sc_expr_add(ctx, acc, sc_expr_mul(ctx, sc_expr_int_mpz(ctx, c), d));
+    }
+    SC__TMP_RESTORE(env);
+    return acc;
+}
+
+/* Is the range of e (under w's bounds) >= lo (nonzero: lo == 0 asks for
+ * e != 0 by its range)? */
+static bool rw_range_ok(rewriter *w, sc_expr *e, long lo)
+{
+    SC__TMP_SAVE(w->env);
+    sc_range *r = sc__tr(w->env);
+    bool ok = false;
+
+    if (w->st == SC_OK) {
+        w->st = sc__env_expr_range(w->env, e, w->bounds, r, w->err);
+        if (w->st == SC_OK && !sc_range_is_empty(r))
+            ok = lo > 0 ? !r->lo_inf && mpz_cmp_si(r->lo, lo) >= 0
+                        : (!r->lo_inf && mpz_sgn(r->lo) > 0) ||
+                              (!r->hi_inf && mpz_sgn(r->hi) < 0);
+    }
+    SC__TMP_RESTORE(w->env);
+    return ok;
+}
+
+/* FloorDiv(N, D) and Mod(N, D) by the values of their operands:
+ * FloorDiv(FloorDiv(x, k), D) = FloorDiv(x, k*D) for k, D >= 1; a factor
+ * f != 0 of D and of every term of N cancels: FloorDiv(N, D) =
+ * FloorDiv(N/f, D/f), CeilDiv likewise, and Mod(N, D) = f*Mod(N/f, D/f) (exact identities
+ * of Python's floor division; PyTorch's FloorDiv and Mod cancel the gcd
+ * of their operands the same way: (s0//4)//s0 = s0//(4*s0) = 0,
+ * Mod(3*s0, s0) = 0).  NULL: no rule applies. */
+static sc_expr *rw_division(rewriter *w, sc_expr_kind kind, sc_expr *N,
+                            sc_expr *D)
+{
+    SC__TMP_SAVE(w->env);
+    sc_ctx *ctx = w->env->ctx;
+    mpz_ptr k = sc__tz(w->env);
+    sc_expr *T = D;
+    size_t i, n;
+
+    if (kind == SC_EXPR_FLOORDIV && sc_expr_node_kind(N) == SC_EXPR_FLOORDIV &&
+        rw_range_ok(w, sc_expr_arg(N, 1), 1) && rw_range_ok(w, D, 1))
+        SC__TMP_RETURN(w->env, sc_expr *,
+                       sc_expr_floordiv(ctx, sc_expr_arg(N, 0),
+                                        sc_expr_mul(ctx, sc_expr_arg(N, 1), D)));
+    /* D = k*T, T a term */
+    mpz_set_ui(k, 1);
+    if (sc_expr_node_kind(D) == SC_EXPR_ADD) {
+        sc_expr_add_constant(D, k);
+        if (mpz_sgn(k) != 0 || sc_expr_arg_count(D) != 1)
+            SC__TMP_RETURN(w->env, sc_expr *, NULL);
+        sc_expr_add_coef(D, 0, k);
+        T = sc_expr_arg(D, 0);
+    }
+    if (sc_expr_is_int(T))
+        SC__TMP_RETURN(w->env, sc_expr *, NULL);
+    n = sc_expr_node_kind(T) == SC_EXPR_MUL ? sc_expr_arg_count(T) : 1;
+    for (i = 0; i < n; i++) {
+        sc_expr *f = sc_expr_node_kind(T) == SC_EXPR_MUL ? sc_expr_arg(T, i) : T;
+        sc_expr *q, *d;
+        if (sc_expr_is_int(f) || !(q = divide_terms(w->env, N, f)) ||
+            !rw_range_ok(w, f, 0))
+            continue;
+        d = drop_factor(ctx, T, f);
+        if (!d)
+            continue;
+        d = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, k), d);
+        SC__TMP_RESTORE(w->env);
+        if (kind == SC_EXPR_FLOORDIV)
+            return sc_expr_floordiv(ctx, q, d);
+        if (kind == SC_EXPR_CEILDIV)
+            return sc_expr_ceildiv(ctx, q, d);
+        return sc_expr_mul(ctx, f, sc_expr_mod(ctx, q, d));
+    }
+    SC__TMP_RESTORE(w->env);
+    return NULL;
+}
 
 /* An Add term coef*t where t is FloorDiv(x, k) (or a product with such a
  * factor), x divisible by k and k | coef: (coef/k) * x * (other factors). */
@@ -214,8 +325,18 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         args = env->stk.items + base;
         if (divisible(env, args[0], args[1]))
             res = sc_expr_int_si(ctx, 0);
-        else
+        else if (!(res = rw_division(w, kind, args[0], args[1])))
             res = changed ? sc_expr_mod(ctx, args[0], args[1]) : e;
+        break;
+    case SC_EXPR_FLOORDIV:
+        args = env->stk.items + base;
+        if (!(res = rw_division(w, kind, args[0], args[1])))
+            res = changed ? sc_expr_floordiv(ctx, args[0], args[1]) : e;
+        break;
+    case SC_EXPR_CEILDIV:
+        args = env->stk.items + base;
+        if (!(res = rw_division(w, kind, args[0], args[1])))
+            res = changed ? sc_expr_ceildiv(ctx, args[0], args[1]) : e;
         break;
     default:
         args = env->stk.items + base;
@@ -224,8 +345,6 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
             break;
         }
         switch (kind) {
-        case SC_EXPR_FLOORDIV: res = sc_expr_floordiv(ctx, args[0], args[1]); break;
-        case SC_EXPR_CEILDIV: res = sc_expr_ceildiv(ctx, args[0], args[1]); break;
         case SC_EXPR_MIN: res = sc_expr_min_n(ctx, n, args); break;
         case SC_EXPR_MAX: res = sc_expr_max_n(ctx, n, args); break;
         case SC_EXPR_EQ: res = sc_expr_eq(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
@@ -259,7 +378,8 @@ static sc_expr *rw(rewriter *w, sc_expr *e)
     return res;
 }
 
-static sc_status rewrite_divisible(sc_env *env, sc_expr *e, sc_expr **out,
+static sc_status rewrite_divisible(sc_env *env, sc_expr *e,
+                                   const sc_bounds *bounds, sc_expr **out,
                                    sc_error *err)
 {
     rewriter w;
@@ -267,9 +387,14 @@ static sc_status rewrite_divisible(sc_env *env, sc_expr *e, sc_expr **out,
 
     w.env = env;
     w.nomem = false;
+    w.bounds = bounds;
+    w.err = err;
+    w.st = SC_OK;
     sc__gmap_clear(&env->memo);
     w.memo = &env->memo;
     res = rw(&w, e);
+    if (w.st != SC_OK)
+        return w.st;
     if (!res)
         return w.nomem ? sc__error_nomem(err) : sc__env_ctx_error(env, err);
     *out = res;
@@ -285,16 +410,13 @@ sc_status sc__env_rewrite(sc_env *env, sc_expr *e, const sc_bounds *bounds,
         r = sc_expr_subst(env->ctx, r, env->repl);
         SC_TRY(sc__env_built(env, r, err));
     }
-    if (env->ndivs_alive > 0)
-        SC_TRY(rewrite_divisible(env, r, &r, err));
+    SC_TRY(rewrite_divisible(env, r, bounds, &r, err));
     r = sc_expr_simplify(env->ctx, r, bounds);
     SC_TRY(sc__env_built(env, r, err));
-    if (env->ndivs_alive > 0) {
-        SC_TRY(rewrite_divisible(env, r, &r2, err));
-        if (r2 != r) {
-            r = sc_expr_simplify(env->ctx, r2, bounds);
-            SC_TRY(sc__env_built(env, r, err));
-        }
+    SC_TRY(rewrite_divisible(env, r, bounds, &r2, err));
+    if (r2 != r) {
+        r = sc_expr_simplify(env->ctx, r2, bounds);
+        SC_TRY(sc__env_built(env, r, err));
     }
     *out = r;
     return SC_OK;
@@ -477,17 +599,51 @@ fail:
  * [2, inf).  (PyTorch's _maybe_evaluate_static shifts size-like symbols in
  * the same way before bounding.) */
 #define POLY_MAX_SYMS 8
+#define POLY_MAX_ATOMS 8
+
+/* An atom of a polynomial: a symbol, or an integer-valued node that is
+ * not a sum, product or constant (CeilDiv(s2, 3), Min(5, s1)). */
+static bool poly_atom(const sc_expr *a)
+{
+    switch (sc_expr_node_kind(a)) {
+    case SC_EXPR_SYMBOL:
+    case SC_EXPR_FLOORDIV:
+    case SC_EXPR_CEILDIV:
+    case SC_EXPR_MOD:
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+        return true;
+    default:
+        return false;
+    }
+}
 
 static bool poly_term_ok(const sc_expr *t)
 {
     size_t i;
-    if (sc_expr_node_kind(t) == SC_EXPR_SYMBOL)
+    if (poly_atom(t))
         return true;
     if (sc_expr_node_kind(t) != SC_EXPR_MUL)
         return false;
     for (i = 0; i < sc_expr_arg_count(t); i++)
-        if (sc_expr_node_kind(sc_expr_arg(t, i)) != SC_EXPR_SYMBOL)
+        if (!poly_atom(sc_expr_arg(t, i)))
             return false;
+    return true;
+}
+
+/* Is every factor of the monomial t one of vars[0..n)? */
+static bool poly_term_known(const sc_expr *t, sc_expr *const *vars, size_t n)
+{
+    bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+    size_t nb = mul ? sc_expr_arg_count(t) : 1, i, j;
+
+    for (i = 0; i < nb; i++) {
+        const sc_expr *b = mul ? sc_expr_arg(t, i) : t;
+        for (j = 0; j < n && vars[j] != b; j++)
+            ;
+        if (j == n)
+            return false;
+    }
     return true;
 }
 
@@ -560,25 +716,141 @@ static bool poly_monomial_max(sc_expr *const *syms, mpz_srcptr const *w,
     return true;
 }
 
+/* A lower bound of e from a square: the canonical form expands
+ * (u0 - u1)**2 to u0**2 - 2*u0*u1 + u1**2, which interval arithmetic
+ * cannot bound below.  R is a sum of +-sqrt(c)*m over e's terms c*m**2 (c
+ * a perfect square, m a monomial, at most 6 such terms: 32 sign choices,
+ * the first one +).  When D = e - R**2 is a constant, e >= D; when D =
+ * 2*k*R + d (k from the coefficient of R's first monomial in D), e = (R +
+ * k)**2 + d - k**2 >= d - k**2.  Comparisons are pointer equality of the
+ * interned expressions.  Sound; a square not of this shape is missed. */
+#define SQUARE_MAX_TERMS 6
+
+static sc_status poly_square_bound(sc_env *env, sc_expr *e, bool *found,
+                                   mpz_ptr lower, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    sc_expr *mono[SQUARE_MAX_TERMS];
+    mpz_ptr rc[SQUARE_MAX_TERMS];
+    mpz_ptr c = sc__tz(env), k = sc__tz(env);
+    size_t nt, i, j, n = 0;
+    bool add = sc_expr_node_kind(e) == SC_EXPR_ADD;
+    unsigned long signs;
+
+    *found = false;
+    nt = add ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++) {
+        sc_expr *t = add ? sc_expr_arg(e, i) : e, *m = NULL;
+        bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+        size_t nb = mul ? sc_expr_arg_count(t) : 1;
+        bool even = true;
+
+        if (add)
+            sc_expr_add_coef(e, i, c);
+        else
+            mpz_set_ui(c, 1);
+        for (j = 0; j < nb && even; j++)
+            even = (mul ? sc_expr_mul_exponent(t, j) : 1) % 2 == 0;
+        if (!even || mpz_sgn(c) <= 0 || !mpz_perfect_square_p(c))
+            continue;
+        if (n == SQUARE_MAX_TERMS)
+            goto fail;
+        for (j = 0; j < nb; j++) {
+            sc_expr *b = sc_expr_pow(ctx, sc_expr_arg(t, j),
+                                     sc_expr_mul_exponent(t, j) / 2);
+            m = m ? sc_expr_mul(ctx, m, b) : b;
+        }
+        SC_CHECK(sc__env_built(env, m, err));
+        mono[n] = m;
+        rc[n] = sc__tz(env);
+        mpz_sqrt(rc[n], c);
+        n++;
+    }
+    for (signs = 0; n > 0 && signs < (1ul << (n - 1)) && !*found; signs++) {
+        sc_expr *R = NULL, *D;
+        for (i = 0; i < n; i++) {
+            sc_expr *t = sc_expr_mul(ctx, mono[i], sc_expr_int_mpz(ctx, rc[i]));
+            if (i > 0 && ((signs >> (i - 1)) & 1))
+                t = sc_expr_neg(ctx, t);
+            R = R ? sc_expr_add(ctx, R, t) : t;
+        }
+        D = sc_expr_sub(ctx, e, sc_expr_pow(ctx, R, 2));
+        SC_CHECK(sc__env_built(env, D, err));
+        if (sc_expr_node_kind(D) == SC_EXPR_INT) {
+            sc_expr_value_mpz(D, lower);
+            *found = true;
+            break;
+        }
+        /* the coefficient of mono[0] in D is 2*k*rc[0] */
+        mpz_set_ui(c, 0);
+        if (D == mono[0]) {
+            mpz_set_ui(c, 1);
+        } else if (sc_expr_node_kind(D) == SC_EXPR_ADD) {
+            for (j = 0; j < sc_expr_arg_count(D); j++)
+                if (sc_expr_arg(D, j) == mono[0])
+                    sc_expr_add_coef(D, j, c);
+        }
+        mpz_mul_ui(k, rc[0], 2);
+        if (mpz_sgn(c) == 0 || !mpz_divisible_p(c, k))
+            continue;
+        mpz_divexact(k, c, k);
+        mpz_mul_ui(c, k, 2);
+        D = sc_expr_sub(ctx, D, sc_expr_mul(ctx, R, sc_expr_int_mpz(ctx, c)));
+        SC_CHECK(sc__env_built(env, D, err));
+        if (sc_expr_node_kind(D) != SC_EXPR_INT)
+            continue;
+        sc_expr_value_mpz(D, lower);
+        mpz_mul(k, k, k);
+        mpz_sub(lower, lower, k);
+        *found = true;
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
-    sc_expr *syms[POLY_MAX_SYMS], *q;
-    mpz_srcptr w[POLY_MAX_SYMS];
+    sc_expr *syms[POLY_MAX_SYMS + POLY_MAX_ATOMS], *q;
+    sc_expr *atoms[POLY_MAX_ATOMS];
+    mpz_srcptr w[POLY_MAX_SYMS + POLY_MAX_ATOMS];
+    size_t nv, nat = 0;
     sc_range *r = sc__tr(env);
     mpz_ptr m = sc__tz(env), x = sc__tz(env), c = sc__tz(env);
     sc_status status = SC_OK;
     size_t n, i, nt;
     bool lo_inf = false, hi_inf = false;
 
-    if (!bounds || !poly_nonlinear(e))
+    if (!bounds)
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    /* squares of sums of any terms (CeilDiv(s2, 3) + s0)**2 included */
+    if ((sc_expr_node_kind(e) == SC_EXPR_ADD ||
+         sc_expr_node_kind(e) == SC_EXPR_MUL) && sc_expr_degree(e) >= 2) {
+        bool square;
+        SC_CHECK(poly_square_bound(env, e, &square, c, err));
+        if (square) {
+            sc_range_set_unbounded(r);
+            mpz_set(r->lo, c);
+            r->lo_inf = false;
+            sc__rng_intersect(out, r);
+        }
+    }
+    if (!poly_nonlinear(e))
         SC__TMP_RETURN(env, sc_status, SC_OK);
     n = sc_expr_free_symbols(e, syms, POLY_MAX_SYMS);
     if (n > POLY_MAX_SYMS)
         SC__TMP_RETURN(env, sc_status, SC_OK);
-    if (poly_monotone(e, syms, n, bounds))
+    nt = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++)
+        if (!poly_term_known(sc_expr_node_kind(e) == SC_EXPR_ADD
+                                 ? sc_expr_arg(e, i) : e, syms, n))
+            break;
+    if (i == nt && poly_monotone(e, syms, n, bounds))
         SC__TMP_RETURN(env, sc_status, SC_OK);
     if (!env->poly_map && !(env->poly_map = sc_symmap_new(ctx))) {
         SC__TMP_RESTORE(env);
@@ -604,6 +876,37 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
             w[i] = d;
         }
     }
+    /* Atoms other than symbols stay variables of their own, each in
+     * [0, hi] (its range under the bounds; one below 0: give up); they
+     * are matched after the shift as their own shifted forms. */
+    nv = n;
+    nt = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg_count(e) : 1;
+    for (i = 0; i < nt; i++) {
+        sc_expr *t = sc_expr_node_kind(e) == SC_EXPR_ADD ? sc_expr_arg(e, i) : e;
+        bool mul = sc_expr_node_kind(t) == SC_EXPR_MUL;
+        size_t nb = mul ? sc_expr_arg_count(t) : 1, j, l;
+        for (j = 0; j < nb; j++) {
+            sc_expr *b = mul ? sc_expr_arg(t, j) : t, *b2;
+            sc_range *ar = sc__tr(env);
+            if (sc_expr_is_symbol(b))
+                continue;
+            for (l = 0; l < nat && atoms[l] != b; l++)
+                ;
+            if (l < nat)
+                continue;
+            if (nv == POLY_MAX_SYMS + POLY_MAX_ATOMS)
+                goto fail;
+            SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            if (sc_range_is_empty(ar) || ar->lo_inf || mpz_sgn(ar->lo) < 0)
+                goto fail;
+            b2 = sc_expr_subst(ctx, b, env->poly_map);
+            SC_CHECK(sc__env_built(env, b2, err));
+            atoms[nat++] = b;
+            syms[nv] = b2;
+            w[nv] = ar->hi_inf ? NULL : ar->hi;
+            nv++;
+        }
+    }
     q = sc_expr_subst(ctx, e, env->poly_map);
     SC_CHECK(sc__env_built(env, q, err));
     /* q = c + sum a_j * t_j over monomials t_j in [0, max_j]:
@@ -624,14 +927,14 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
         sc_expr *t =
             sc_expr_node_kind(q) == SC_EXPR_ADD ? sc_expr_arg(q, i) : q;
         int sg;
-        if (!poly_term_ok(t))
-            goto fail;   /* an unexpanded factor */
+        if (!poly_term_known(t, syms, nv))
+            goto fail;   /* an unexpanded factor, an atom changed */
         if (sc_expr_node_kind(q) == SC_EXPR_ADD)
             sc_expr_add_coef(q, i, x);
         else
             mpz_set_ui(x, 1);
         sg = mpz_sgn(x);
-        if (!poly_monomial_max(syms, w, n, t, m, c)) {
+        if (!poly_monomial_max(syms, w, nv, t, m, c)) {
             if (sg < 0)
                 lo_inf = true;
             else
@@ -715,7 +1018,216 @@ fail:
     return status;
 }
 
+/* ---- Congruences -------------------------------------------------------------
+ * e == r (mod m) for every value of its symbols; m == 0: e == r exactly;
+ * m == 1: nothing known.  A sum adds the residues and takes the gcd of the
+ * moduli times the coefficients, a product (r1 + m1*i)*(r2 + m2*j) has
+ * modulus gcd(r1*m2, r2*m1, m1*m2), and Min/Max is one of its arguments:
+ * gcd of the moduli and the residues' differences (Min(2*s0*s2, 4*x) is
+ * even, as sympy's parity of a Min).  Anything else is m == 1. */
+#define CONGRUENCE_DEPTH 8
+
+static void congruence(sc_env *env, const sc_expr *e, mpz_ptr m, mpz_ptr r,
+                       int depth)
+{
+    SC__TMP_SAVE(env);
+    mpz_ptr m2 = sc__tz(env), r2 = sc__tz(env), t = sc__tz(env);
+    size_t i, n = sc_expr_arg_count(e);
+    uint64_t k;
+
+    mpz_set_ui(m, 1);
+    mpz_set_ui(r, 0);
+    if (sc_expr_is_int(e)) {
+        mpz_set_ui(m, 0);
+        sc_expr_value_mpz(e, r);
+        goto done;
+    }
+    if (depth <= 0)
+        goto done;
+    switch (sc_expr_node_kind(e)) {
+    case SC_EXPR_ADD:
+        sc_expr_add_constant(e, r);
+        mpz_set_ui(m, 0);
+        for (i = 0; i < n && mpz_cmp_ui(m, 1) != 0; i++) {
+            congruence(env, sc_expr_arg(e, i), m2, r2, depth - 1);
+            sc_expr_add_coef(e, i, t);
+            mpz_mul(m2, m2, t);
+            mpz_mul(r2, r2, t);
+            mpz_gcd(m, m, m2);
+            mpz_add(r, r, r2);
+        }
+        break;
+    case SC_EXPR_MUL: {
+        mpz_ptr g = sc__tz(env);
+        mpz_set_ui(m, 0);
+        mpz_set_ui(r, 1);
+        for (i = 0; i < n && mpz_cmp_ui(m, 1) != 0; i++) {
+            congruence(env, sc_expr_arg(e, i), m2, r2, depth - 1);
+            k = sc_expr_mul_exponent(e, i);
+            if (k > 64) {
+                mpz_set_ui(m, 1);
+                break;
+            }
+            for (; k > 0; k--) {
+                /* (r + m*a)*(r2 + m2*b): modulus gcd(r*m2, r2*m, m*m2) */
+                mpz_mul(t, r, m2);
+                mpz_mul(g, r2, m);
+                mpz_gcd(t, t, g);
+                mpz_mul(g, m, m2);
+                mpz_gcd(m, t, g);
+                mpz_mul(r, r, r2);
+                if (mpz_sgn(m) != 0)
+                    mpz_fdiv_r(r, r, m);
+            }
+        }
+        break;
+    }
+    case SC_EXPR_MIN:
+    case SC_EXPR_MAX:
+        congruence(env, sc_expr_arg(e, 0), m, r, depth - 1);
+        for (i = 1; i < n && mpz_cmp_ui(m, 1) != 0; i++) {
+            congruence(env, sc_expr_arg(e, i), m2, r2, depth - 1);
+            mpz_gcd(m, m, m2);
+            mpz_sub(t, r, r2);
+            mpz_gcd(m, m, t);
+        }
+        break;
+    default:
+        break;
+    }
+    if (mpz_cmp_ui(m, 1) == 0)
+        mpz_set_ui(r, 0);
+    else if (mpz_sgn(m) != 0)
+        mpz_fdiv_r(r, r, m);
+done:
+    SC__TMP_RESTORE(env);
+}
+
 /* ---- Deciding ---------------------------------------------------------------- */
+
+/* t (a term: an atom or a product) divided by the atom f, or NULL when f
+ * is not one of its factors. */
+static sc_expr *drop_factor(sc_ctx *ctx, sc_expr *t, sc_expr *f)
+{
+    size_t i, n;
+    sc_expr *res;
+    bool found = false;
+
+    if (t == f)
+        return sc_expr_int_si(ctx, 1);
+    if (sc_expr_node_kind(t) != SC_EXPR_MUL)
+        return NULL;
+    n = sc_expr_arg_count(t);
+    res = sc_expr_int_si(ctx, 1);
+    for (i = 0; i < n && res; i++) {
+        sc_expr *b = sc_expr_arg(t, i);
+        uint64_t ex = sc_expr_mul_exponent(t, i);
+        if (b == f && !found) {
+            found = true;
+            ex--;
+        }
+        if (ex > 0)
+            res = sc_expr_mul(ctx, res, sc_expr_pow(ctx, b, ex));
+    }
+    return found ? res : NULL;
+}
+
+/* L (an Add without constant, or a product) divided by an atom factor of
+ * every term into *q (NULL: none found), with that factor's range in *fr. */
+static sc_status common_factor(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                               sc_expr **q, sc_range *fr, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    bool add = sc_expr_node_kind(L) == SC_EXPR_ADD;
+    sc_expr *first = add ? sc_expr_arg(L, 0) : L;
+    size_t nf, j, i, n = add ? sc_expr_arg_count(L) : 1;
+    mpz_ptr c = sc__tz(env);
+
+    *q = NULL;
+    if (add) {
+        sc_expr_add_constant(L, c);
+        if (mpz_sgn(c) != 0)
+            SC__TMP_RETURN(env, sc_status, SC_OK);
+    }
+    nf = sc_expr_node_kind(first) == SC_EXPR_MUL ? sc_expr_arg_count(first) : 1;
+    for (j = 0; j < nf && !*q; j++) {
+        sc_expr *f = nf > 1 || sc_expr_node_kind(first) == SC_EXPR_MUL
+                         ? sc_expr_arg(first, j) : first;
+        sc_expr *acc = sc_expr_int_si(ctx, 0);
+        if (sc_expr_is_int(f) || f == L)
+            continue;
+        SC_CHECK(sc__env_expr_range(env, f, bounds, fr, err));
+        if (sc_range_is_empty(fr) ||
+            !((!fr->lo_inf && mpz_sgn(fr->lo) > 0) ||
+              (!fr->hi_inf && mpz_sgn(fr->hi) < 0)))
+            continue;
+        for (i = 0; i < n && acc; i++) {
+            sc_expr *t = add ? sc_expr_arg(L, i) : L;
+            sc_expr *d = drop_factor(ctx, t, f);
+            if (!d) {
+                acc = NULL;
+                break;
+            }
+            if (add)
+                sc_expr_add_coef(L, i, c);
+            else
+                mpz_set_ui(c, 1);
+            acc = sc_expr_add(ctx, acc, sc_expr_mul(ctx, sc_expr_int_mpz(ctx, c), d));
+            SC_CHECK(sc__env_built(env, acc, err));
+        }
+        *q = acc;
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+static sc_status decide_relation(sc_env *env, sc_expr *s,
+                                 const sc_bounds *bounds, sc_tri *out,
+                                 sc_error *err);
+
+/* c + a*L (c == 0) compared with 0 where every term of L has a factor f
+ * that is never 0: f*Q == 0 iff Q == 0, and f*Q <= 0 iff Q <= 0 (f > 0)
+ * or Q >= 0 (f < 0), so that s0*(2*u0 - 7) == 0 is false for s0 >= 2
+ * (sympy's "a product is zero iff a factor is"). */
+static sc_status decide_by_factor(sc_env *env, sc_expr_kind kind,
+                                  sc_expr *L, mpz_srcptr a,
+                                  const sc_bounds *bounds, int depth,
+                                  sc_tri *out, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    sc_range *fr = sc__tr(env);
+    sc_expr *q, *z, *rel;
+    bool neg;
+
+    *out = SC_TRI_UNKNOWN;
+    if (depth <= 0)
+        SC__TMP_RETURN(env, sc_status, SC_OK);
+    SC_CHECK(common_factor(env, L, bounds, &q, fr, err));
+    if (!q)
+        goto fail;
+    neg = (!fr->hi_inf && mpz_sgn(fr->hi) < 0) != (mpz_sgn(a) < 0);
+    z = sc_expr_int_si(ctx, 0);
+    rel = kind == SC_EXPR_EQ ? sc_expr_eq(ctx, q, z)
+          : kind == SC_EXPR_NE ? sc_expr_ne(ctx, q, z)
+          : neg ? sc_expr_ge(ctx, q, z) : sc_expr_le(ctx, q, z);
+    SC_CHECK(sc__env_built(env, rel, err));
+    if (sc_expr_node_kind(rel) == SC_EXPR_TRUE)
+        *out = SC_TRI_TRUE;
+    else if (sc_expr_node_kind(rel) == SC_EXPR_FALSE)
+        *out = SC_TRI_FALSE;
+    else if (sc_expr_node_kind(rel) == SC_EXPR_EQ ||
+             sc_expr_node_kind(rel) == SC_EXPR_NE ||
+             sc_expr_node_kind(rel) == SC_EXPR_LE)
+        SC_CHECK(decide_relation(env, rel, bounds, out, err));
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
 
 static sc_status decide_relation(sc_env *env, sc_expr *s,
                                  const sc_bounds *bounds, sc_tri *out,
@@ -750,7 +1262,7 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
             *out = SC_TRI_TRUE;
         else if (!x->lo_inf && mpz_sgn(x->lo) > 0)
             *out = SC_TRI_FALSE;
-        goto fail;
+        goto factor;
     }
     /* Eq / Ne: is c + a*L == 0? */
     mpz_set_ui(w, 0);
@@ -766,12 +1278,27 @@ static sc_status decide_relation(sc_env *env, sc_expr *s,
             mpz_divexact(w, w, a);
             if (excluded_has(env, excl, w))
                 eq = SC_TRI_FALSE;
+            else {
+                /* L == w needs w == r (mod m) */
+                mpz_ptr m = sc__tz(env), rr = sc__tz(env);
+                congruence(env, L, m, rr, CONGRUENCE_DEPTH);
+                if (mpz_cmp_ui(m, 1) > 0) {
+                    mpz_sub(rr, w, rr);
+                    if (!mpz_divisible_p(rr, m))
+                        eq = SC_TRI_FALSE;
+                }
+            }
         }
     }
     if (eq != SC_TRI_UNKNOWN)
         *out = kind == SC_EXPR_EQ ? eq
                                   : (eq == SC_TRI_TRUE ? SC_TRI_FALSE
                                                        : SC_TRI_TRUE);
+factor:
+    if (*out == SC_TRI_UNKNOWN && mpz_sgn(c) == 0 &&
+        (sc_expr_node_kind(L) == SC_EXPR_ADD ||
+         sc_expr_node_kind(L) == SC_EXPR_MUL))
+        SC_CHECK(decide_by_factor(env, kind, L, a, bounds, 8, out, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;
@@ -1041,6 +1568,63 @@ static void tighten_form_range(sc_env *env, sc__env_form *f)
 }
 
 /* Record L in r as a fact about the form L. */
+/* L = sum of a_i*t_i lies in r: every t_i that is a symbol of the
+ * environment lies in (r - the range of the other terms)/a_i (PyTorch's
+ * range refinement, for guards and runtime assertions alike: `u0 + 2*u1
+ * <= 12` with `u1 >= 2` gives `u0 <= 8`).
+ * Sums of at most 8 terms; r is the form's interval (a copy). */
+static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
+                               sc_expr *why, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *tr = sc__tr(env), *term = sc__tr(env), *rest = sc__tr(env);
+    sc_range *xr = sc__tr(env);
+    mpz_ptr a = sc__tz(env), zero = sc__tz(env), m1 = sc__tz(env);
+    size_t i, j, n;
+
+    if (sc_expr_node_kind(L) != SC_EXPR_ADD)
+        goto fail;
+    n = sc_expr_arg_count(L);
+    if (n < 2 || n > 8)
+        goto fail;
+    mpz_set_si(zero, 0);
+    mpz_set_si(m1, -1);
+    for (i = 0; i < n; i++) {
+        sc_expr *x = sc_expr_arg(L, i);
+        sc__env_sym *s;
+        if (sc_expr_node_kind(x) != SC_EXPR_SYMBOL)
+            continue;
+        s = sc__env_sym_of(env, x);
+        if (!s || s->replaced)
+            continue;
+        sc__rng_set_mpz(rest, zero);
+        for (j = 0; j < n; j++) {
+            if (j == i)
+                continue;
+            SC_CHECK(sc_expr_range(env->ctx, sc_expr_arg(L, j), env->bounds,
+                                   term, err));
+            sc_expr_add_coef(L, j, a);
+            sc__rng_affine(tr, term, zero, a);
+            sc__rng_add(term, rest, tr);
+            sc_range_set(rest, term);
+        }
+        if (rest->lo_inf && rest->hi_inf)
+            continue;
+        /* a_i*x = L - rest, in r - rest. */
+        sc__rng_affine(tr, rest, zero, m1);
+        sc__rng_add(term, r, tr);
+        if (term->lo_inf && term->hi_inf)
+            continue;
+        sc_expr_add_coef(L, i, a);
+        sc__rng_solve(xr, term, zero, a);
+        SC_CHECK(narrow_symbol(env, s, xr, why, err));
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
@@ -1068,7 +1652,11 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         bool done;
         SC_CHECK(sc__env_built(env, X, err));
         SC_CHECK(try_replace(env, X, &done, err));
+        goto fail;
     }
+    /* Learning may move the form table: f is not used after this. */
+    sc_range_set(br, &f->r);
+    SC_CHECK(propagate_sum(env, L, br, why, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;
@@ -1119,6 +1707,28 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
             }
             status = constrain(env, sc_expr_arg(L, 0), r2, why, err);
             goto fail;
+        }
+    }
+    if (kind == SC_EXPR_FLOORDIV && !sc_expr_is_int(sc_expr_arg(L, 1)) &&
+        (!R->lo_inf || !R->hi_inf)) {
+        /* FloorDiv(Y, b) with b >= 1: >= lo <=> Y - lo*b >= 0, and
+         * <= hi <=> Y - (hi + 1)*b <= -1 (PyTorch's try_solve on a floor
+         * division by a positive divisor: (s2 + s0)//s0 >= 28 gives
+         * s2 >= 27*s0).  Both are queued; L keeps its own fact too. */
+        sc_ctx *ctx = env->ctx;
+        sc_expr *Y = sc_expr_arg(L, 0), *b = sc_expr_arg(L, 1);
+        SC_CHECK(sc__env_expr_range(env, b, env->bounds, r2, err));
+        if (!r2->lo_inf && mpz_cmp_ui(r2->lo, 1) >= 0) {
+            if (!R->lo_inf) {
+                sc_expr *t = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, R->lo), b);
+                SC_CHECK(push(env, sc_expr_ge(ctx, Y, t), err));
+            }
+            if (!R->hi_inf) {
+                sc_expr *t;
+                mpz_add_ui(k, R->hi, 1);
+                t = sc_expr_mul(ctx, sc_expr_int_mpz(ctx, k), b);
+                SC_CHECK(push(env, sc_expr_lt(ctx, Y, t), err));
+            }
         }
     }
     if ((kind == SC_EXPR_MAX && !R->hi_inf) ||

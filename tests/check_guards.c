@@ -246,6 +246,24 @@ START_TEST(test_symbol_errors)
     ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "q > 2"), 0,
                                              &(sc_tri){0}, &f.err),
                      SC_ERR_UNBOUND);
+    /* decided by the ranges alone, still about a symbol that is none of
+     * the environment's: every question says so */
+    ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "Max(q, 3) >= 3"),
+                                             0, &(sc_tri){0}, &f.err),
+                     SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_env_guard(f.env, P(&f, "Max(q, 3) >= 3"),
+                                  &(bool){0}, &f.err),
+                     SC_ERR_UNBOUND);
+    ck_assert_int_eq(sc_env_simplify(f.env, P(&f, "Max(q, 3) >= 3"),
+                                     &s, &f.err),
+                     SC_ERR_UNBOUND);
+    {
+        sc_range r;
+        sc_range_init(&r);
+        ck_assert_int_eq(sc_env_range(f.env, P(&f, "Max(q, 3)"), &r, &f.err),
+                         SC_ERR_UNBOUND);
+        sc_range_clear(&r);
+    }
     ck_assert_int_eq(sc_env_statically_known(f.env, P(&f, "s0 + 2"), 0,
                                              &(sc_tri){0}, &f.err),
                      SC_ERR_TYPE);
@@ -323,6 +341,36 @@ START_TEST(test_guard_on_form_is_learned)
     ck_assert_int_eq(known(&f, "s0 + s1 <= 49"), SC_TRI_TRUE);
     ck_assert_int_eq(known(&f, "s0 + s1 >= 50"), SC_TRI_FALSE);
     ck_assert_int_eq(known(&f, "s0 + s1 <= 40"), SC_TRI_UNKNOWN);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_square_is_nonnegative)
+{
+    /* The canonical form expands squares; a polynomial that is the square
+     * of one with integer coefficients is still >= 0 (PyTorch's sympy
+     * keeps the power and knows it). */
+    fixture f;
+    fx_init(&f, NULL);
+    unbacked(&f, true);                              /* u0 >= 0 */
+    unbacked(&f, false);                             /* u1 unbounded */
+    ck_assert_int_eq(known(&f, "(u0 - u1)**2 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "Ne((u0*u0 - u0*u1)**2, -1)"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1)**2 + 4 > 3"), SC_TRI_TRUE);
+    /* a root with a constant term: the normal form has lost it */
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1 + 1)**2 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "(2*u0 - 3*u1 + 1)**2 + 4 > 3"), SC_TRI_TRUE);
+    expect_range(&f, "(u0*u1 - 3*u1 + 7)**2 - 2", "[-2, inf]");
+    expect_range(&f, "(u1 - 5)**2", "[0, inf]");
+    /* the terms of the root may be any atoms */
+    expect_range(&f, "(u1 // 2 - 3)**2", "[0, inf]");
+    ck_assert_int_eq(known(&f, "(Max(u0, 3) - u1)**2 >= 0"), SC_TRI_TRUE);
+    /* not squares: unknown */
+    ck_assert_int_eq(known(&f, "(u0 - u1)**2 >= 1"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "u0**2 - 2*u0*u1 + 2*u1**2 - 1 >= 0"),
+                     SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "u1**2 - 3*u1*u0 + u0**2 >= 0"),
+                     SC_TRI_UNKNOWN);
     fx_done(&f);
 }
 END_TEST
@@ -542,6 +590,107 @@ START_TEST(test_assert_becomes_fact)
 }
 END_TEST
 
+/* The fixes found by the differential against PyTorch's ShapeEnv
+ * (tests/torch/test_shapeenv_diff.py), kept here without torch. */
+START_TEST(test_shapeenv_failed_check_records_negation)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 2, "x", 0);
+    /* torch._check(s0 // 3 != 0) at s0 = 2: PyTorch guards on the
+     * negation, then fails; the guard set keeps s0 // 3 == 0. */
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "Ne(s0 // 3, 0)"), &f.err),
+                     SC_ERR_GUARD);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    expect_range(&f, "s0", "[2, 2]");
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_one_value_range_is_constant)
+{
+    fixture f;
+    sc_expr *out = NULL;
+    sc_range r;
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    sc_range_set_si(&r, 8, 8);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 8, "x", "a", &r, 0, &out,
+                                             &f.err), SC_OK);
+    expect_str(&f, out, "8");
+    expect_guards(&f, "x == 8");
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_integer_input)
+{
+    fixture f;
+    sc_expr *n = NULL, *m = NULL;
+    mpz_t h;
+    fx_init(&f, NULL);
+    mpz_init_set_str(h, "-12345678901234567890123", 10);
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "n", NULL, NULL,
+                                          SC_ENV_INTEGER, &n, &f.err), SC_OK);
+    expect_str(&f, n, "s0");
+    /* no 0/1 specialization, no duck sizing, unbounded */
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 1, "m", NULL, NULL,
+                                             SC_ENV_INTEGER, &m, &f.err),
+                     SC_OK);
+    expect_str(&f, m, "s1");
+    expect_range(&f, "s0", "[-inf, inf]");
+    ck_assert(!sc_env_is_size_like(f.env, n));
+    ck_assert(guard(&f, "s0 < 0"));
+    expect_guards(&f, "n <= -1");
+    /* a size still may not be negative */
+    mpz_set_si(h, -1);
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "y", NULL, NULL, 0, &n,
+                                          &f.err), SC_ERR_INVALID);
+    mpz_clear(h);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_hint_by_range)
+{
+    fixture f;
+    mpz_t v;
+    fx_init(&f, NULL);
+    mpz_init(v);
+    backed(&f, 3, "x", 0);
+    backed(&f, 5, "y", 0);
+    unbacked(&f, true);
+    /* PyTorch's size_hint: u0 >= 0 decides the Max at the hints. */
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "Max((8 + s0)*2, -(s1 + u0))"),
+                                 v, &f.err), SC_OK);
+    ck_assert_int_eq(mpz_get_si(v), 22);
+    ck_assert_int_eq(sc_env_hint(f.env, P(&f, "s0 + u0"), v, &f.err),
+                     SC_ERR_DATA_DEPENDENT);
+    mpz_clear(v);
+    fx_done(&f);
+}
+END_TEST
+
+START_TEST(test_shapeenv_assert_sum_refines_ranges)
+{
+    fixture f;
+    sc_range r;
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    unbacked(&f, false);
+    sc_range_set_si(&r, 2, 0);
+    r.hi_inf = true;
+    ck_assert_int_eq(sc_env_create_unbacked(f.env, NULL, &r, 0, &(sc_expr *){0},
+                                            &f.err), SC_OK);
+    check_ok(&f, "u0 + 2*u1 <= 12");
+    expect_range(&f, "u0", "[-inf, 8]");
+    ck_assert_int_eq(known(&f, "Max(1, Min(u0, 3)) <= 8"), SC_TRI_TRUE);
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_facts_on_expressions)
 {
     fixture f;
@@ -577,7 +726,8 @@ START_TEST(test_assert_errors)
     ck_assert_int_eq(sc_env_assert(f.env, P(&f, "s0 > 10"), &f.err),
                      SC_ERR_GUARD);
     check_ok(&f, "s0 < 10");
-    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    /* the failed check's negation s0 <= 10 (as PyTorch), then s0 < 10 */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 2);
     ck_assert_uint_eq(sc_env_runtime_assert_count(f.env), 1);
     /* divisibility rounding empties the range: found while learning */
     check_ok(&f, "u0 <= 7");
@@ -877,9 +1027,13 @@ START_TEST(test_guard_set_minimal_linear_pair)
     ck_assert(guard(&f, "2*s0 + s1 <= 11"));
     ck_assert(guard(&f, "s0 + 2*s1 <= 11"));
     ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
-    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
-                      "2*x.size(0) + y.size(0) <= 11; "
-                      "x.size(0) + 2*y.size(0) <= 11");
+    /* each guard narrows the ranges (x + y <= 7 gives x, y <= 5, then
+     * 2x + y <= 11 gives x <= 4, x + 2y <= 11 gives y <= 4); with those
+     * the two lines 2x + y <= 11 and x + 2y <= 11 follow from x + y <= 7
+     * (the largest values are at (4, 3) and (3, 4)), and each remaining
+     * line is needed: (5, 2), (2, 5) and (4, 4) fail only one of them */
+    expect_guards(&f, "2 <= x.size(0) <= 4; 2 <= y.size(0) <= 4; "
+                      "x.size(0) + y.size(0) <= 7");
     expect_same_decisions(&f, 12);
     fx_done(&f);
 
@@ -1003,8 +1157,11 @@ START_TEST(test_guard_set_minimal_integer_gap)
     ck_assert(guard(&f, "12*s0 - 5*s1 >= 33"));
     ck_assert(guard(&f, "12*s0 - 5*s1 <= 37"));
     ck_assert(guard(&f, "s0 + s1 <= 13"));
-    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0); "
-                      "40 <= 5*x.size(0) + 2*y.size(0) <= 50; "
+    /* the guards narrow y <= 9 (x + y <= 13 with x >= 4, which
+     * 12x - 5y >= 33 gave); then 5x + 2y <= 50 follows (y <= 9 and
+     * 12x <= 37 + 5y give x <= 6), and y <= 9 is needed: (7, 10) */
+    expect_guards(&f, "2 <= x.size(0); 2 <= y.size(0) <= 9; "
+                      "40 <= 5*x.size(0) + 2*y.size(0); "
                       "33 <= 12*x.size(0) - 5*y.size(0) <= 37");
     expect_same_decisions(&f, 16);
     fx_done(&f);
@@ -1528,6 +1685,107 @@ START_TEST(test_property_known_polynomial)
 }
 END_TEST
 
+/* The rules for floor divisions of floor divisions and common factors,
+ * nonzero factors of a relation, congruences and the shifted polynomial
+ * over atoms: whatever `known` decides holds on the whole grid of the
+ * symbols' ranges (s0, s1 >= 2, random bounds). */
+START_TEST(test_property_known_rules)
+{
+    static const char *const ops[] = {"==", "!=", ">=", "<="};
+    uint64_t seed = sc_test_seed();
+    long n = sc_test_cases(400), i, decided = 0;
+    for (i = 0; i < n; i++) {
+        sc_test_rng rng;
+        fixture f;
+        char buf[200], bnd[64];
+        sc_expr *rel, *sym[2];
+        sc_symmap *bind;
+        sc_tri t = SC_TRI_UNKNOWN;
+        int64_t lo[2], hi[2], x, y;
+        int k, a, b, c, d, e;
+        const char *op;
+        sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
+        fx_init(&f, NULL);
+        for (k = 0; k < 2; k++) {
+            int64_t h = sc_test_rng_range(&rng, 4, 12);
+            sym[k] = backed(&f, h, NULL, SC_ENV_NO_DUCK);
+            lo[k] = sc_test_rng_range(&rng, 2, h);
+            snprintf(bnd, sizeof bnd, "s%d >= %lld", k, (long long)lo[k]);
+            guard(&f, bnd);
+            if (sc_test_rng_below(&rng, 2)) {
+                hi[k] = 20;   /* no upper side: the grid checks a part */
+            } else {
+                hi[k] = sc_test_rng_range(&rng, h, 20);
+                snprintf(bnd, sizeof bnd, "s%d <= %lld", k, (long long)hi[k]);
+                guard(&f, bnd);
+            }
+        }
+        a = (int)sc_test_rng_range(&rng, 1, 6);
+        b = (int)sc_test_rng_range(&rng, -6, 6);
+        c = (int)sc_test_rng_range(&rng, 1, 6);
+        d = (int)sc_test_rng_range(&rng, -6, 6);
+        e = (int)sc_test_rng_range(&rng, -40, 80);
+        op = ops[sc_test_rng_below(&rng, 4)];
+        switch (sc_test_rng_below(&rng, 6)) {
+        case 0:
+            snprintf(buf, sizeof buf, "s0 // %d // s1 + %d*Mod(s0, %d) %s %d",
+                     a, b, c + 1, op, e / 8);
+            break;
+        case 1:
+            snprintf(buf, sizeof buf, "Mod(%d*s0*s1 + %d*s1, %d*s1) + "
+                     "(%d*s0 + %d*s1) // s1 %s %d", a, b, c, b, a, op, e / 4);
+            break;
+        case 2:
+            snprintf(buf, sizeof buf, "s0*(%d*s1 + %d) %s 0", 2 * a, 2 * b + 1,
+                     op);
+            break;
+        case 3:
+            snprintf(buf, sizeof buf, "%s0*s0*(%d*s1 + %d)*s1 %s %d",
+                     b < 0 ? "-" : "", a, d, op, d % 2 ? 0 : 1);
+            break;
+        case 4:
+            snprintf(buf, sizeof buf, "%s(%d*s0*s1 + %d, %d*s1 + %d) %s %d",
+                     b < 0 ? "Min" : "Max", 2 * a, 2 * d + 1, 4 * c, 4 * b + 3,
+                     op, e);
+            break;
+        default:
+            snprintf(buf, sizeof buf, "(CeilDiv(s1, %d) + s0)**2 %+d*s0 "
+                     "%+d*Min(%d, s1) %+d*s1 %s %d", a, b, d, c + 2, -2 * c,
+                     op, e);
+            break;
+        }
+        rel = P(&f, buf);
+        ck_assert_int_eq(sc_env_statically_known(f.env, rel, 0, &t, &f.err), SC_OK);
+        if (t == SC_TRI_UNKNOWN) {
+            fx_done(&f);
+            continue;
+        }
+        decided++;
+        bind = sc_symmap_new(f.ctx);
+        for (x = lo[0]; x <= hi[0]; x++)
+            for (y = lo[1]; y <= hi[1]; y++) {
+                int64_t v = -1;
+                sc_symmap_set_si(bind, sym[0], x, &f.err);
+                sc_symmap_set_si(bind, sym[1], y, &f.err);
+                ck_assert_int_eq(sc_expr_eval_si(f.ctx, rel, bind, &v, &f.err), SC_OK);
+                ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
+                              "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
+                              "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
+                              "[%lld, %lld]) it is %lld",
+                              (unsigned long long)seed, i, buf,
+                              t == SC_TRI_TRUE ? "True" : "False",
+                              (long long)x, (long long)y, (long long)lo[0],
+                              (long long)hi[0], (long long)lo[1],
+                              (long long)hi[1], (long long)v);
+            }
+        sc_symmap_free(bind);
+        fx_done(&f);
+    }
+    ck_assert_msg(n < 50 || decided > n / 10, "only %ld of %ld decided",
+                  decided, n);
+}
+END_TEST
+
 START_TEST(test_guard_set_c_and_checker)
 {
     fixture f;
@@ -1994,6 +2252,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_guard_records_and_learns);
     tcase_add_test(tc, test_guard_on_form_is_learned);
     tcase_add_test(tc, test_range_narrowing_linear);
+    tcase_add_test(tc, test_shapeenv_square_is_nonnegative);
     tcase_add_test(tc, test_singleton_range_becomes_constant);
     tcase_add_test(tc, test_replacement_newer_by_older);
     tcase_add_test(tc, test_unbacked_no_forward_reference);
@@ -2005,6 +2264,11 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_assert_becomes_fact);
     tcase_add_test(tc, test_facts_on_expressions);
     tcase_add_test(tc, test_assert_errors);
+    tcase_add_test(tc, test_shapeenv_failed_check_records_negation);
+    tcase_add_test(tc, test_shapeenv_one_value_range_is_constant);
+    tcase_add_test(tc, test_shapeenv_integer_input);
+    tcase_add_test(tc, test_shapeenv_hint_by_range);
+    tcase_add_test(tc, test_shapeenv_assert_sum_refines_ranges);
     tcase_add_test(tc, test_guard_int);
     tcase_add_test(tc, test_hint);
     tcase_add_test(tc, test_guard_set_minimal);
@@ -2035,6 +2299,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_property_int_feasible_exhaustive);
     tcase_add_test(tc, test_property_int_feasible_wide);
     tcase_add_test(tc, test_property_known_polynomial);
+    tcase_add_test(tc, test_property_known_rules);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -90,12 +90,15 @@ sc_ctx *sc_env_ctx(const sc_env *env);
 enum {
     SC_ENV_NO_SPECIALIZE_01 = 1u << 0, /* backed: no 0/1 specialization */
     SC_ENV_NO_DUCK = 1u << 1,          /* backed: never share a symbol */
-    SC_ENV_SIZE_LIKE = 1u << 2         /* unbacked: a size ([0, +inf)) */
+    SC_ENV_SIZE_LIKE = 1u << 2,        /* unbacked: a size ([0, +inf)) */
+    SC_ENV_INTEGER = 1u << 3           /* backed: an integer input, not a
+                                          size (any hint, unbounded) */
 };
 
 /* Create the symbol of a backed size and store it in *out.
  *
- * hint: the traced value, >= 0 (SC_ERR_INVALID otherwise).
+ * hint: the traced value, >= 0 (SC_ERR_INVALID otherwise); any integer
+ *   with SC_ENV_INTEGER.
  * source: the text naming the size (`x.size(0)`), copied; NULL means the
  *   symbol's name.  Sources must be distinct (SC_ERR_INVALID).
  * name: the symbol's name (an identifier of the expression syntax that no
@@ -104,7 +107,14 @@ enum {
  * range: an extra constraint intersected with the default range (the
  *   caller's min/max, as PyTorch's mark_dynamic), or NULL.  The hint must
  *   lie inside (SC_ERR_INVALID).
- * flags: SC_ENV_NO_SPECIALIZE_01, SC_ENV_NO_DUCK.
+ * flags: SC_ENV_NO_SPECIALIZE_01, SC_ENV_NO_DUCK, SC_ENV_INTEGER.  An
+ *   integer input (PyTorch's create_unspecified_symbol: an int argument
+ *   made dynamic) has any hint, of any size, the range (-inf, +inf)
+ *   before `range`, no 0/1 specialization and no duck sizing; it is not
+ *   size-like.
+ *
+ * A range of one value (`range 8..8`, PyTorch's static dimension) makes
+ * the size that constant, as 0/1 specialization does.
  *
  * *out is the constant 0 or 1 when the size is specialized, an existing
  * symbol when duck sizing shares one (then `name` is ignored), or the new
@@ -192,7 +202,8 @@ sc_status sc_env_size_oblivious(sc_env *env, sc_expr *cond, bool *out,
 
 /* torch._check(cond).  Statically true: nothing.  Statically false:
  * SC_ERR_CONTRADICTION.  Every symbol backed: true at the hints records a
- * guard, false is SC_ERR_GUARD.  Otherwise a deferred runtime assertion,
+ * guard, false records the guard Not(cond) (as PyTorch, which decided it
+ * at the hints) and is SC_ERR_GUARD.  Otherwise a deferred runtime assertion,
  * kept for the executor (sc_env_runtime_assert) and learned as a fact.
  * Learning can find a contradiction that the static check missed (an
  * empty range after rounding to a divisor...): SC_ERR_CONTRADICTION, and
