@@ -608,7 +608,8 @@ static sc_status bind_like_2_13(sc_partition *p, const uint8_t *fmark,
         fresh.n = 0;
         if (!need_meta(g, from.ids[i], &saved, &fresh))
             SC_CHECK(sc__error_nomem(err));
-        qsort(fresh.v, fresh.n, sizeof *fresh.v, by_name);
+        if (fresh.n > 1)
+            qsort(fresh.v, fresh.n, sizeof *fresh.v, by_name);
         for (k = 0; k < fresh.n; k++) {
             sc_node_id b = SC_NODE_NONE;
             size_t j;
