@@ -54,8 +54,9 @@ static void usage(FILE *out)
           out);
     cli_partition_rules_help(out);
     fputs("  --sizes s0=17,...   values of the symbols to run at (default:\n"
-          "                      their hints); repeatable, a later value\n"
-          "                      of a symbol replaces an earlier one\n"
+          "                      the --hint values, else the graph's\n"
+          "                      hints); repeatable, a later value of a\n"
+          "                      symbol replaces an earlier one\n"
           "  --seed N            seed of the inputs and random ops (default 0)\n"
           "  --saved-bytes N     the predicted bytes of the saved tensors;\n"
           "                      a different measurement fails\n"
@@ -316,9 +317,13 @@ int cli_cmd_validate(int argc, char **argv)
         rc = cli_usage_error("validate", "--sizes: %s", err.message);
         goto done;
     }
+    /* --hint values are also the default sizes to run at. */
     for (i = 0; i < a.hints.n; i++)
         if (sc_symmap_set_si(hints, a.hints.syms[i], a.hints.values[i],
-                             &err) != SC_OK) {
+                             &err) != SC_OK ||
+            (!sc_symmap_get(sizes, a.hints.syms[i]) &&
+             sc_symmap_set_si(sizes, a.hints.syms[i], a.hints.values[i],
+                              &err) != SC_OK)) {
             cli_report(&err);
             rc = CLI_EXIT_INPUT;
             goto done;
