@@ -52,7 +52,8 @@ static void usage(FILE *out)
           "and column.  With -f, every line of FILE prints one line, so results\n"
           "line up with the input: an error prints 'error: ' and the message\n"
           "there too, a blank or comment line an empty line.\n"
-          "Exit status: 0 all ok; 1 bad command line; 2 an expression failed.\n",
+          "Exit status: 0 all ok; 1 bad command line; 2 an expression failed,\n"
+          "or an error writing (standard output included).\n",
           out);
 }
 

@@ -49,7 +49,7 @@ static void usage(FILE *out)
     cli_reading_help(out);
     fputs("\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
-          "be read.\n",
+          "be read, or an error writing (standard output included).\n",
           out);
 }
 

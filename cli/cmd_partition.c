@@ -70,7 +70,8 @@ static void usage(FILE *out)
           "  -o FILE               write the report to FILE (atomically)\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
-          "be read or partitioned.\n",
+          "be read or partitioned, or an error writing (standard output\n"
+          "included).\n",
           out);
 }
 

@@ -72,7 +72,8 @@ static void usage(FILE *out)
           "                    output\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the joint graph\n"
-          "could not be built (an op without a derivative formula).\n",
+          "could not be built (an op without a derivative formula), or an\n"
+          "error writing (standard output included).\n",
           out);
 }
 

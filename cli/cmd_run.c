@@ -54,8 +54,7 @@ static void usage(FILE *out)
           "  --rtol R            relative tolerance of --expect (default 1e-4)\n"
           "  --atol A            absolute tolerance of --expect (default 1e-5)\n"
           "\n"
-          "Exit status: 0 success; 1 bad command line; 2 bad input, a failed\n"
-          "run, or an output that differs from --expect.\n",
+          CLI_EXIT_HELP "; 3 an output differs from --expect.\n",
           out);
 }
 
@@ -543,7 +542,7 @@ int cli_cmd_run(int argc, char **argv)
         if (e < 0)
             goto done;
         if (e == 0) {
-            fflush(stdout);
+            rc = CLI_EXIT_CHECK; /* the run worked; the comparison failed */
             goto done;
         }
     }
