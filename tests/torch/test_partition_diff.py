@@ -99,6 +99,9 @@ def run_case(case):
             return "unreadable", "%s: the oracle cannot rebuild it: %s" % (
                 replay, e)
         except Exception as e:  # torch's partitioner itself failed
+            if getattr(e, "symcut_specialized", None):
+                return "specialized", "%s: %s specialized: torch failed: %s" % (
+                    replay, e.symcut_specialized, str(e).splitlines()[:1])
             if getattr(e, "symcut_constant", None):
                 # a SymInt node of a constant value (`Sym(2)` = 2 * 1),
                 # which torch's partitioner cannot read and torch's tracer
@@ -106,9 +109,6 @@ def run_case(case):
                 return "constant", "%s: nodes %s are constants: torch " \
                     "failed: %s" % (replay, e.symcut_constant,
                                     str(e).splitlines()[:1])
-            if getattr(e, "symcut_specialized", None):
-                return "specialized", "%s: %s specialized: torch failed: %s" % (
-                    replay, e.symcut_specialized, str(e).splitlines()[:1])
             return "torch", "%s: torch failed: %s: %s" % (
                 replay, type(e).__name__, str(e).splitlines()[:1])
         if diffs and compare.specialized:
