@@ -182,10 +182,12 @@ static void mark_written(sc_node_id id, void *user)
     pn[id].flags |= SC__PN_WRITTEN;
 }
 
-/* torch 2.13's CSE leaves alone every node that shares its storage with
- * an output (a view chain from a common base: the op table's view class,
- * and getitem of a view op's tuple) and aten.empty: marked SC__PN_WRITTEN,
- * they neither fold nor take folds.  Reads the graph before CSE, as torch
+/* torch 2.13's CSE leaves alone every tensor node that shares its storage
+ * with a tensor output (a view chain from a common base: the op table's
+ * view class, and getitem of a view op's tuple) and aten.empty: marked
+ * SC__PN_WRITTEN, they neither fold nor take folds.  A tuple (unbind,
+ * split) has no storage of its own in torch's check, so it folds even when
+ * its elements alias an output.  Reads the graph before CSE, as torch
  * does. */
 static sc_status output_aliases_2_13(sc_partition *p, sc_error *err)
 {
@@ -214,11 +216,13 @@ static sc_status output_aliases_2_13(sc_partition *p, sc_error *err)
         }
     }
     for (i = 0; i < nout; i++)
-        if (g->outputs[i] != SC_NODE_NONE)
+        if (g->outputs[i] != SC_NODE_NONE &&
+            g->nodes[g->outputs[i]].rkind == SC_RESULT_TENSOR)
             is_out_base[base[g->outputs[i]]] = 1;
     for (i = 0; i < p->n; i++) {
         const char *t = g->nodes[i].target;
-        if (is_out_base[base[i]] ||
+        if ((is_out_base[base[i]] &&
+             g->nodes[i].rkind == SC_RESULT_TENSOR) ||
             (t && strcmp(t, "torch.ops.aten.empty.memory_format") == 0))
             p->nodes[i].flags |= SC__PN_WRITTEN;
     }

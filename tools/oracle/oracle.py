@@ -115,7 +115,12 @@ class Builder:
         self.shape_env = ShapeEnv(duck_shape=False, specialize_zero_one=False)
         self.mode = FakeTensorMode(shape_env=self.shape_env,
                                    allow_non_fake_inputs=True)
+        # every graph has a ShapeEnv of its own, so the fake-tensor cache's
+        # entries (keyed on its symbols) seldom hit, and making them costs
+        # a quarter of the rebuild; the values are the same without it
+        self.mode.cache_enabled = False
         self.syms = {}
+        self.constant_nodes = []
         self.graph = fx.Graph()
         self.nodes = {}
         self.placeholders = []
@@ -289,6 +294,11 @@ class Builder:
             raise OracleError("fake run of %s (%s) failed: %s" % (
                 name, target, str(e).splitlines()[0] if str(e) else type(e)))
         n.meta["val"] = r
+        if isinstance(r, (bool, int, float)):
+            # a node whose value is a plain number (symcut's text can hold
+            # `Sym(2)` nodes such as `2 * 1`): torch's tracer folds these,
+            # so a graph torch prints never has one
+            self.constant_nodes.append(name)
         b = compute_unbacked_bindings(self.shape_env, r)
         if b:
             n.meta["unbacked_bindings"] = b
@@ -339,6 +349,7 @@ def decide(text, hints=None, params=None, static_inputs=None,
                 static_lifetime_input_indices=list(static_inputs))
     except Exception as e:
         e.symcut_specialized = specialized
+        e.symcut_constant = list(b.constant_nodes)
         raise
     fw_out = list(fw.graph.nodes)[-1].args[0]
     saved = [a for a in fw_out[num_fwd_outputs:] if a is not None]
@@ -365,6 +376,8 @@ def decide(text, hints=None, params=None, static_inputs=None,
         # constant while rebuilding the graph (a graph torch would have
         # printed with the constant from there on)
         "specialized": specialized,
+        # nodes whose value is a plain number (see Builder.add_node)
+        "constant_nodes": list(b.constant_nodes),
     }
     return dec, fw, bw
 
