@@ -68,7 +68,7 @@ def with_sentinels(script):
 def run_symcut(symcut, script):
     p = subprocess.run([symcut, "env", "-"], input=script, text=True,
                        capture_output=True)
-    if p.returncode not in (0, 2):
+    if p.returncode not in (0, 2, 3):
         raise RuntimeError("symcut env exited %d: %s" % (p.returncode,
                                                          p.stderr[-2000:]))
     return p.stdout
