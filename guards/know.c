@@ -2152,7 +2152,13 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
     bool done;
     mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
-    SC_CHECK(sc__env_rewrite(env, fact, env->bounds, &s, err));
+    status = sc__env_rewrite(env, fact, env->bounds, &s, err);
+    if (status == SC_ERR_DIV_ZERO) {
+        /* what is known makes a divisor of the fact 0: it cannot hold */
+        status = contradiction(env, fact, err);
+        goto fail;
+    }
+    SC_CHECK(status);
     if (undecided && s == fact)
         t = SC_TRI_UNKNOWN; /* decided just before, nothing changed since */
     else
