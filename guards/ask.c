@@ -124,6 +124,34 @@ fail:
     return status;
 }
 
+/* A backed question decided statically must have the answer the hints
+ * give; otherwise what is known (a runtime assertion on backed symbols)
+ * cannot hold at the hints, and answering would follow a branch the traced
+ * program never takes: SC_ERR_CONTRADICTION. */
+static sc_status static_at_hints(sc_env *env, sc_expr *cond, bool known,
+                                 sc_error *err)
+{
+    size_t nunbacked;
+    sc_error e2;
+    bool v;
+
+    SC_TRY(sc__env_check_symbols(env, cond, &nunbacked, err));
+    if (nunbacked > 0 || eval_hint_bool(env, cond, &v, &e2) != SC_OK ||
+        v == known)
+        return SC_OK;
+    {
+        char *text = sc_expr_to_str(env->ctx, cond);
+        sc_status st = sc__error_set(
+            err, SC_ERR_CONTRADICTION,
+            "%s is %s at the hints but %s given what is known (a runtime "
+            "assertion cannot hold at these hints)",
+            text ? text : "the condition", v ? "true" : "false",
+            known ? "true" : "false");
+        free(text);
+        return st;
+    }
+}
+
 /* guard, after the static check failed to decide the rewritten s. */
 static sc_status guard_rewritten(sc_env *env, sc_expr *s, bool *out,
                                  sc_error *err)
@@ -149,6 +177,7 @@ static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err
     SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
+        SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
         return SC_OK;
     }
@@ -174,6 +203,7 @@ static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
     SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
     if (t != SC_TRI_UNKNOWN) {
+        SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
         return SC_OK;
     }
@@ -203,6 +233,7 @@ static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
     SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, true, NULL, &t, err));
     if (t != SC_TRI_UNKNOWN) {
+        SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
         return SC_OK;
     }

@@ -261,6 +261,29 @@ static sc_expr *rw_exact_mul(rewriter *w, sc_expr *m)
 
 /* Rebuild e with its children rewritten.  Scratch arrays live on
  * env->stk (indices from `base`), so that a long jump leaks nothing. */
+/* Absorption: an argument Min(.., a, ..) of a Max that also has the
+ * argument a is at most a and drops (Max(a, Min(a, b)) = a); Max inside
+ * Min likewise.  The number of arguments kept (args compacted). */
+static size_t absorb(sc_expr_kind kind, sc_expr **args, size_t n)
+{
+    sc_expr_kind inner = kind == SC_EXPR_MAX ? SC_EXPR_MIN : SC_EXPR_MAX;
+    size_t i, j, k, m = 0;
+
+    for (i = 0; i < n; i++) {
+        bool drop = false;
+        if (sc_expr_node_kind(args[i]) == inner)
+            for (j = 0; j < n && !drop; j++)
+                for (k = 0; j != i && k < sc_expr_arg_count(args[i]); k++)
+                    if (sc_expr_arg(args[i], k) == args[j]) {
+                        drop = true;
+                        break;
+                    }
+        if (!drop)
+            args[m++] = args[i];
+    }
+    return m;
+}
+
 static sc_expr *rw_node(rewriter *w, sc_expr *e)
 {
     sc_env *env = w->env;
@@ -338,15 +361,20 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         if (!(res = rw_division(w, kind, args[0], args[1])))
             res = changed ? sc_expr_ceildiv(ctx, args[0], args[1]) : e;
         break;
-    default:
+    default: {
+        size_t m = n;
         args = env->stk.items + base;
+        if (kind == SC_EXPR_MIN || kind == SC_EXPR_MAX) {
+            m = absorb(kind, args, n);
+            changed = changed || m != n;
+        }
         if (!changed) {
             res = e;
             break;
         }
         switch (kind) {
-        case SC_EXPR_MIN: res = sc_expr_min_n(ctx, n, args); break;
-        case SC_EXPR_MAX: res = sc_expr_max_n(ctx, n, args); break;
+        case SC_EXPR_MIN: res = sc_expr_min_n(ctx, m, args); break;
+        case SC_EXPR_MAX: res = sc_expr_max_n(ctx, m, args); break;
         case SC_EXPR_EQ: res = sc_expr_eq(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
         case SC_EXPR_NE: res = sc_expr_ne(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
         case SC_EXPR_LE: res = sc_expr_le(ctx, args[0], sc_expr_int_si(ctx, 0)); break;
@@ -354,6 +382,7 @@ static sc_expr *rw_node(rewriter *w, sc_expr *e)
         case SC_EXPR_OR: res = sc_expr_or_n(ctx, n, args); break;
         default: res = e; break;
         }
+    }
     }
 done:
     env->stk.n = base;
@@ -2152,7 +2181,13 @@ static sc_status learn_one(sc_env *env, sc_expr *fact, bool undecided,
     bool done;
     mpz_ptr c = sc__tz(env), a = sc__tz(env);
 
-    SC_CHECK(sc__env_rewrite(env, fact, env->bounds, &s, err));
+    status = sc__env_rewrite(env, fact, env->bounds, &s, err);
+    if (status == SC_ERR_DIV_ZERO) {
+        /* what is known makes a divisor of the fact 0: it cannot hold */
+        status = contradiction(env, fact, err);
+        goto fail;
+    }
+    SC_CHECK(status);
     if (undecided && s == fact)
         t = SC_TRI_UNKNOWN; /* decided just before, nothing changed since */
     else

@@ -182,7 +182,10 @@ sc_status sc_env_statically_known(sc_env *env, sc_expr *cond, unsigned flags,
                                   sc_tri *out, sc_error *err);
 
 /* PyTorch's guard (bool(SymBool)).  Statically known: the answer, nothing
- * recorded.  Otherwise, when every symbol is backed: the answer at the
+ * recorded (when every symbol is backed and the answer differs from the
+ * hints', which only a runtime assertion the hints break can cause:
+ * SC_ERR_CONTRADICTION, "... is true at the hints but false given what is
+ * known"; also for sc_env_guard_or and sc_env_size_oblivious).  Otherwise, when every symbol is backed: the answer at the
  * hints, recorded as a guard (the condition or its negation) and learned.
  * Otherwise SC_ERR_DATA_DEPENDENT: "Could not guard on data-dependent
  * expression Eq(u0, 0) (unhinted: u0).  (Size-like symbols: none)". */

@@ -68,7 +68,7 @@ def with_sentinels(script):
 def run_symcut(symcut, script):
     p = subprocess.run([symcut, "env", "-"], input=script, text=True,
                        capture_output=True)
-    if p.returncode not in (0, 2):
+    if p.returncode not in (0, 2, 3):
         raise RuntimeError("symcut env exited %d: %s" % (p.returncode,
                                                          p.stderr[-2000:]))
     return p.stdout
@@ -240,6 +240,17 @@ def eval_any_unbacked(text, hints, unbacked, box=range(-12, 13)):
             continue
         seen.add(v)
     return seen or None
+
+
+def earlier_checks(lines, n, unbacked):
+    """The expressions of the `check` lines before line n that name an
+    unbacked symbol (the runtime assertions PyTorch defers)."""
+    res = []
+    for line in lines[:n - 1]:
+        c, r = command_of(line)
+        if c == "check" and set(ast_names(r)) & unbacked:
+            res.append(r)
+    return res
 
 
 def positive_sizes(symcut, script_lines, n, hints):
@@ -439,6 +450,20 @@ def compare(script, symcut, res):
             # A runtime assertion PyTorch deferred is impossible at the
             # hints (no value of the unbacked symbols satisfies it on a
             # box): symcut finds out when a later guard fixes the sizes.
+            res.add("more", cmd, "%s\n  torch: %s\n  symcut: %s"
+                    % (where, T, S))
+            for m2 in range(n + 1, len(lines) + 1):
+                c = command_of(lines[m2 - 1])[0]
+                if c is not None:
+                    res.add("cut", c)
+            return
+        if re.match(r"error: line \d+: .* is (true|false) at the hints but "
+                    r"(true|false) given what is known", S) and not tk and \
+                any(eval_any_unbacked(c, hints, unbacked_names) == {False}
+                    for c in earlier_checks(lines, n, unbacked_names)):
+            # symcut decided a backed question from a runtime assertion
+            # that no value of the unbacked symbols satisfies at the hints
+            # (PyTorch deferred it) and says so instead of answering.
             res.add("more", cmd, "%s\n  torch: %s\n  symcut: %s"
                     % (where, T, S))
             for m2 in range(n + 1, len(lines) + 1):
