@@ -1147,11 +1147,10 @@ bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
     return false;
 }
 
-/* Notes are directives whose key starts with '.' (never an identifier,
- * so sc_graph_set_directive cannot make one); the writer does not print
- * them as directives. */
-sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
-                             sc_error *err)
+/* Store key = value in the directive table (replacing an earlier value
+ * of key); the checks on key and value are the caller's. */
+static sc_status store_directive(sc_graph *g, const char *key,
+                                 const char *value, sc_error *err)
 {
     size_t i;
     void *items = g->directives;
@@ -1176,6 +1175,15 @@ sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
     g->directives[g->ndirectives].value = v;
     g->ndirectives++;
     return SC_OK;
+}
+
+/* Notes are directives whose key starts with '.' (never an identifier,
+ * so sc_graph_set_directive cannot make one); the writer does not print
+ * them as directives. */
+sc_status sc__graph_set_note(sc_graph *g, const char *key, const char *value,
+                             sc_error *err)
+{
+    return store_directive(g, key, value, err);
 }
 
 const char *sc__graph_note(const sc_graph *g, const char *key)
@@ -1256,10 +1264,6 @@ const char *sc_graph_directive(const sc_graph *g, const char *key)
 sc_status sc_graph_set_directive(sc_graph *g, const char *key,
                                  const char *value, sc_error *err)
 {
-    size_t i;
-    void *items = g->directives;
-    const char *v;
-
     if (!sc__graph_is_identifier(key) || strcmp(key, "hint") == 0)
         return sc__error_set(err, SC_ERR_INVALID,
                              "directive key '%s' is not an identifier other "
@@ -1268,25 +1272,7 @@ sc_status sc_graph_set_directive(sc_graph *g, const char *key,
     if (!value || strchr(value, '\n'))
         return sc__error_set(err, SC_ERR_INVALID,
                              "a directive value is one line");
-    v = sc__arena_strdup(&g->arena, value, strlen(value));
-    if (!v)
-        return sc__error_nomem(err);
-    for (i = 0; i < g->ndirectives; i++)
-        if (strcmp(g->directives[i].key, key) == 0) {
-            g->directives[i].value = v;
-            return SC_OK;
-        }
-    if (!sc__grow(&items, &g->directives_cap, g->ndirectives + 1,
-                  sizeof(sc__directive)))
-        return sc__error_nomem(err);
-    g->directives = items;
-    g->directives[g->ndirectives].key =
-        sc__arena_strdup(&g->arena, key, strlen(key));
-    if (!g->directives[g->ndirectives].key)
-        return sc__error_nomem(err);
-    g->directives[g->ndirectives].value = v;
-    g->ndirectives++;
-    return SC_OK;
+    return store_directive(g, key, value, err);
 }
 
 /* ---- Comparison -------------------------------------------------------- */
