@@ -196,7 +196,7 @@ static sc_status take_graph(scanner *s, const char *p, int *line,
     f->line = ln;
     if (!is_def) {
         const char *n = skip_ws(kw + 5, e), *m = n;
-        if (*m == '<') {
+        if (m < e && *m == '<') {
             while (m < e && *m != '>')
                 m++;
             if (m < e)
