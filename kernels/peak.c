@@ -439,34 +439,93 @@ static sc_status fresh_for(sim *s, gvals *v, const sc_result *r,
     return gv_push(s, v, id);
 }
 
-/* Whether m's strides are the contiguous ones of its sizes (size-1 dims
- * aside), at the binding. */
+/* Whether m's strides are the contiguous ones of its sizes (dims of size
+ * 1 aside; any layout when it has no elements), at the binding. */
 static sc_status is_contiguous(sim *s, const sc_tensor_meta *m, bool *out)
 {
     uint64_t expect = 1;
     *out = true;
     if (!m->has_strides)
         return SC_OK;
+    for (size_t d = 0; d < m->ndim; d++) {
+        uint64_t n;
+        SC_TRY(eval(s, m->sizes[d], &n));
+        if (n == 0)
+            return SC_OK;
+    }
     for (size_t d = m->ndim; d-- > 0;) {
         uint64_t n, st;
         SC_TRY(eval(s, m->sizes[d], &n));
-        if (n == 0) {
-            *out = true;
-            return SC_OK;
+        if (n > 1) {
+            SC_TRY(eval(s, m->strides[d], &st));
+            if (st != expect)
+                *out = false;
         }
-        if (n == 1)
-            continue;
-        SC_TRY(eval(s, m->strides[d], &st));
-        if (st != expect)
-            *out = false;
         expect *= n;
     }
     return SC_OK;
 }
 
+/* Whether reshape of a tensor `from` to the sizes of `to` is a view: the
+ * memory layout allows one (PyTorch's computeStride, as the kernel
+ * decides it), at the binding. */
+static sc_status reshape_is_view(sim *s, const sc_tensor_meta *from,
+                                 const sc_tensor_meta *to, bool *out)
+{
+    int64_t os[SC_TENSOR_MAX_DIMS], ost[SC_TENSOR_MAX_DIMS];
+    int64_t ns[SC_TENSOR_MAX_DIMS];
+    int64_t chunk, tnumel = 1, vnumel = 1, numel = 1;
+    long vd = (long)to->ndim - 1, td;
+    uint64_t u;
+    *out = false;
+    if (from->ndim > SC_TENSOR_MAX_DIMS || to->ndim > SC_TENSOR_MAX_DIMS)
+        return SC_OK;
+    for (size_t d = 0; d < from->ndim; d++) {
+        SC_TRY(eval(s, from->sizes[d], &u));
+        os[d] = (int64_t)u;
+        numel *= os[d];
+    }
+    for (size_t d = from->ndim; d-- > 0;) {
+        if (from->has_strides) {
+            SC_TRY(eval(s, from->strides[d], &u));
+            ost[d] = (int64_t)u;
+        } else {
+            ost[d] = d + 1 < from->ndim ? ost[d + 1] * os[d + 1] : 1;
+        }
+    }
+    for (size_t d = 0; d < to->ndim; d++) {
+        SC_TRY(eval(s, to->sizes[d], &u));
+        ns[d] = (int64_t)u;
+    }
+    if (numel == 0 || from->ndim == 0) {
+        *out = true;
+        return SC_OK;
+    }
+    chunk = ost[from->ndim - 1];
+    for (td = (long)from->ndim - 1; td >= 0; td--) {
+        tnumel *= os[td];
+        if (td == 0 ||
+            (os[td - 1] != 1 && ost[td - 1] != tnumel * chunk)) {
+            while (vd >= 0 && (vnumel < tnumel || ns[vd] == 1)) {
+                vnumel *= ns[vd];
+                vd--;
+            }
+            if (vnumel != tnumel)
+                return SC_OK;
+            if (td > 0) {
+                chunk = ost[td - 1];
+                tnumel = 1;
+                vnumel = 1;
+            }
+        }
+    }
+    *out = vd == -1;
+    return SC_OK;
+}
+
 /* Which argument (its node) a call's result aliases, or SC_NODE_NONE: a
  * view (the op table's alias annotation, or a view-only kernel such as
- * _unsafe_view), an in-place result, reshape of a contiguous tensor,
+ * _unsafe_view), an in-place result, reshape where a view is possible,
  * sum_to_size to its own sizes. */
 static sc_status aliased_arg(sim *s, const sc_graph *g, sc_node_id id,
                              sc_node_id *out)
@@ -507,7 +566,7 @@ static sc_status aliased_arg(sim *s, const sc_graph *g, sc_node_id id,
         if (ra.kind != SC_RESULT_TENSOR || rr.kind != SC_RESULT_TENSOR)
             return SC_OK;
         if (op == SC_OP_RESHAPE) {
-            SC_TRY(is_contiguous(s, &ra.tensor, &yes));
+            SC_TRY(reshape_is_view(s, &ra.tensor, &rr.tensor, &yes));
         } else if (ra.tensor.ndim == rr.tensor.ndim) {
             yes = true;
             for (size_t d = 0; d < ra.tensor.ndim; d++) {
@@ -589,6 +648,15 @@ static sc_status make_value(sim *s, const sc_graph *g, gvals *v,
             ix->u.i >= 0) {
             sc_node_id tn = t->u.node;
             size_t e = v->uniform[tn] ? 0 : (size_t)ix->u.i;
+            bool dense = true;
+            /* the kernels write a tuple's fresh elements contiguously; the
+             * interpreter copies one into the layout its getitem states */
+            if (!v->uniform[tn] && r.kind == SC_RESULT_TENSOR)
+                SC_TRY(is_contiguous(s, &r.tensor, &dense));
+            if (!dense) {
+                SC_TRY(fresh_for(s, v, &r, false));
+                goto done;
+            }
             if (e < v->cnt[tn]) {
                 SC_TRY(gv_push(s, v, v->ids[v->off[tn] + e]));
                 goto done;
@@ -629,7 +697,7 @@ static sc_status make_value(sim *s, const sc_graph *g, gvals *v,
                 continue;
             }
             sc_graph_node_result(g, rd, &er);
-            SC_TRY(fresh_for(s, v, &er, false));
+            SC_TRY(fresh_for(s, v, &er, true));
         }
         goto done;
     }

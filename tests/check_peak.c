@@ -293,6 +293,67 @@ START_TEST(test_peak_partitions)
 }
 END_TEST
 
+/* Random forward graphs (sc_graph_new_random, with and without symbolic
+ * sizes), their joint graphs and symcut's partitions: the prediction
+ * equals the measurement, and every node of the joint graph has a cost.
+ * SYMCUT_SEED, SYMCUT_CASES (default 40). */
+START_TEST(test_peak_random)
+{
+    uint64_t seed = sc_test_seed();
+    long cases = sc_test_cases(40), k, compared = 0;
+    size_t exact = 0, runs = 0;
+    sc_test_rng rng;
+    sc_test_rng_init(&rng, seed ^ 0x9ea4);
+    fprintf(stderr, "peak random: SYMCUT_SEED=%llu SYMCUT_CASES=%ld\n",
+            (unsigned long long)seed, cases);
+    for (k = 0; k < cases; k++) {
+        sc_ctx *ctx = sc_ctx_new();
+        sc_graph_random_options ro;
+        sc_graph *fwd = NULL, *j = NULL;
+        sc_partition_options po;
+        sc_partition *p = NULL;
+        sc_error err;
+        char what[64];
+        sc_graph_random_options_init(&ro);
+        ro.seed = sc_test_rng_next(&rng);
+        ro.nodes = 4 + (size_t)sc_test_rng_below(&rng, 20);
+        ro.symbolic = sc_test_rng_below(&rng, 2) == 1;
+        /* unbacked sizes have no value to predict at */
+        ro.features = SC_RANDOM_ALL & ~SC_RANDOM_DATA_DEPENDENT;
+        snprintf(what, sizeof what, "random graph seed %llu nodes %zu%s",
+                 (unsigned long long)ro.seed, ro.nodes,
+                 ro.symbolic ? " symbolic" : "");
+        ck_assert_msg(sc_graph_new_random(ctx, &ro, &fwd, &err) == SC_OK,
+                      "%s: %s", what, err.message);
+        sc_partition_options_init(&po);
+        if (sc_graph_new_joint(fwd, NULL, &j, &err) == SC_OK &&
+            sc_partition_run(j, &po, &p, &err) == SC_OK) {
+            sc_symmap *m = hints2(ctx, j, sc_partition_forward(p), -1);
+            for (size_t i = 0; i < sc_graph_node_count(j); i++) {
+                sc_node_cost c;
+                ck_assert_msg(sc_node_cost_eval(j, (sc_node_id)i, m, &c,
+                                                &err) == SC_OK,
+                              "%s: %s", what, err.message);
+            }
+            compare_pair(what, sc_partition_forward(p),
+                         sc_partition_backward(p), m, &rng, &exact, &runs);
+            compared++;
+            sc_symmap_free(m);
+        }
+        sc_partition_free(p);
+        sc_graph_free(j);
+        sc_graph_free(fwd);
+        sc_ctx_free(ctx);
+    }
+    fprintf(stderr, "peak random: %ld graphs compared, %zu measured runs, "
+                    "%zu equal to the prediction, the others bounded\n",
+            compared, runs, exact);
+    ck_assert_msg(compared * 2 >= cases, "only %ld of %ld cases compared",
+                  compared, cases);
+    ck_assert_uint_ge(exact * 2, runs);
+}
+END_TEST
+
 /* ---- Bad pairs --------------------------------------------------------------- */
 
 START_TEST(test_peak_bad_pairs)
@@ -344,6 +405,7 @@ Suite *peak_suite(void)
     tcase_add_test(tc, test_peak_by_hand);
     tcase_add_test(tc, test_peak_measured_is_predicted);
     tcase_add_test(tc, test_peak_partitions);
+    tcase_add_test(tc, test_peak_random);
     tcase_add_test(tc, test_peak_bad_pairs);
     suite_add_tcase(s, tc);
     return s;
