@@ -626,6 +626,81 @@ static bool element_made(const sc_graph *g, sc_node_id id, int op, size_t k)
              !v->u.list.items[k].u.b);
 }
 
+/* The bytes of a tuple element no getitem reads, for the ops whose
+ * element sizes follow from the input (the kernels make them
+ * contiguous): native_dropout's output and bool mask (like input),
+ * native_layer_norm's mean and rstd (input's dtype, one per normalized
+ * row).  *known false for others. */
+static sc_status element_fallback(sim *s, const sc_graph *g, sc_node_id id,
+                                  int op, size_t k, uint64_t *bytes,
+                                  bool *known)
+{
+    const sc_value *a;
+    sc_result in;
+    uint64_t numel = 1, item;
+    *known = false;
+    *bytes = 0;
+    if ((op != SC_OP_NATIVE_DROPOUT && op != SC_OP_NATIVE_LAYER_NORM) ||
+        sc_graph_node_positional_count(g, id) < 2)
+        return SC_OK;
+    a = sc_graph_node_arg(g, id, 0);
+    if (a->kind != SC_VALUE_NODE)
+        return SC_OK;
+    sc_graph_node_result(g, a->u.node, &in);
+    if (in.kind != SC_RESULT_TENSOR)
+        return SC_OK;
+    for (size_t d = 0; d < in.tensor.ndim; d++) {
+        uint64_t n;
+        SC_TRY(eval(s, in.tensor.sizes[d], &n));
+        if (n != 0 && numel > PEAK_LIMIT / n)
+            return sim_limit(s);
+        numel *= n;
+    }
+    item = sc_dtype_itemsize(in.tensor.dtype);
+    if (op == SC_OP_NATIVE_DROPOUT) {
+        *bytes = numel * (k == 1 ? 1 : item);
+        *known = true;
+        return SC_OK;
+    }
+    if (k == 0) {
+        *bytes = numel * item;
+        *known = true;
+        return SC_OK;
+    }
+    /* numel / prod(normalized_shape) rows */
+    a = sc_graph_node_arg(g, id, 1);
+    if (a->kind != SC_VALUE_LIST && a->kind != SC_VALUE_TUPLE)
+        return SC_OK;
+    for (size_t i = 0; i < a->u.list.n; i++) {
+        const sc_value *e = &a->u.list.items[i];
+        sc_expr *x = NULL;
+        uint64_t n;
+        sc_result er;
+        if (e->kind == SC_VALUE_INT) {
+            if (e->u.i <= 0)
+                return SC_OK;
+            n = (uint64_t)e->u.i;
+        } else {
+            if (e->kind == SC_VALUE_SYMINT) {
+                x = e->u.expr;
+            } else if (e->kind == SC_VALUE_NODE) {
+                sc_graph_node_result(g, e->u.node, &er);
+                if (er.kind == SC_RESULT_SYMINT)
+                    x = er.expr;
+            }
+            if (!x)
+                return SC_OK;
+            SC_TRY(eval(s, x, &n));
+            if (n == 0)
+                return SC_OK;
+        }
+        numel /= n;
+    }
+    *bytes = numel * item;
+    *known = true;
+    return SC_OK;
+}
+
 /* Make call node id's value: its storages, referenced once. */
 static sc_status make_value(sim *s, const sc_graph *g, gvals *v,
                             sc_node_id id)
@@ -690,9 +765,14 @@ static sc_status make_value(sim *s, const sc_graph *g, gvals *v,
             sc_result er;
             if (rd == SC_NODE_NONE) {
                 size_t sid;
-                if (element_made(g, id, op, e))
-                    s->unknown++;
-                SC_TRY(st_new(s, 0, &sid));
+                uint64_t b = 0;
+                bool known = false;
+                if (element_made(g, id, op, e)) {
+                    SC_TRY(element_fallback(s, g, id, op, e, &b, &known));
+                    if (!known)
+                        s->unknown++;
+                }
+                SC_TRY(st_new(s, b, &sid));
                 SC_TRY(gv_push(s, v, sid));
                 continue;
             }
