@@ -938,6 +938,42 @@ static uint64_t outputs_bytes(sim *s, const sc_graph *fw, const gvals *fv,
     return b;
 }
 
+/* The hints of both graphs' symbols as a new binding (a symbol without
+ * one is left out: its sizes then do not evaluate). */
+static sc_status hints_binding(const sc_graph *fw, const sc_graph *bw,
+                               sc_symmap **out, sc_error *err)
+{
+    const sc_graph *gs[2] = {fw, bw};
+    sc_symmap *m = sc_symmap_new(sc_graph_ctx(fw));
+    sc_status status = SC_OK;
+    *out = NULL;
+    if (!m)
+        return sc__error_nomem(err);
+    for (int k = 0; k < 2; k++) {
+        size_t n = sc_graph_symbols(gs[k], NULL, 0);
+        sc_expr **syms = sc__malloc((n + 1) * sizeof *syms);
+        if (!syms) {
+            status = sc__error_nomem(err);
+            goto fail;
+        }
+        n = sc_graph_symbols(gs[k], syms, n);
+        for (size_t i = 0; i < n && status == SC_OK; i++) {
+            int64_t v;
+            if (!sc_symmap_get(m, syms[i]) &&
+                sc_graph_get_hint(gs[k], syms[i], &v))
+                status = sc_symmap_set_si(m, syms[i], v, err);
+        }
+        sc__free(syms);
+        if (status != SC_OK)
+            goto fail;
+    }
+    *out = m;
+    return SC_OK;
+fail:
+    sc_symmap_free(m);
+    return status;
+}
+
 sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
                           const sc_symmap *binding, unsigned flags,
                           sc_peak_report *report, sc_error *err)
@@ -949,6 +985,7 @@ sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
     size_t npri, k;
     bool hold = !(flags & SC_PEAK_FREE_PRIMALS);
     bool *mark = NULL;
+    sc_symmap *own = NULL;
     sc_status status = SC_OK;
 
     sc_error_init(err);
@@ -959,8 +996,12 @@ sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
     memset(&bv, 0, sizeof bv);
     SC_TRY(pair_graphs(fw, bw, &p, err));
     s.ctx = sc_graph_ctx(fw);
-    s.binding = binding;
     s.err = err;
+    if (!binding) {
+        SC_CHECK(hints_binding(fw, bw, &own, err));
+        binding = own;
+    }
+    s.binding = binding;
     npri = sc_graph_placeholder_count(fw);
 
     /* The forward: the primals (held by the caller unless freed), then
@@ -1018,6 +1059,7 @@ sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
 
 fail:
     sc__free(mark);
+    sc_symmap_free(own);
     gv_free(&fv);
     gv_free(&bv);
     sc__free(s.bytes);

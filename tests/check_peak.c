@@ -131,6 +131,10 @@ START_TEST(test_peak_by_hand)
                           SC_OK,
                       "%s", err.message);
         check_hand(fw, bw, &r, h, "predicted");
+        /* no binding: the graphs' hints (constant sizes here) */
+        ck_assert(sc_peak_predict(fw, bw, NULL, h->flags, &r, &err) ==
+                  SC_OK);
+        check_hand(fw, bw, &r, h, "predicted at the hints");
         sc_peak_options_init(&po);
         po.flags = h->flags;
         ck_assert_msg(sc_peak_measure(fw, bw, &po, &r, &err) == SC_OK, "%s",

@@ -377,9 +377,9 @@ sc_status sc_peak_measure(const sc_graph *fw, const sc_graph *bw,
                           sc_peak_report *report, sc_error *err);
 
 /* Predict the same figures without running anything: sizes and strides
- * from the annotations, every symbol bound by binding (the hints, say, as
- * a symmap of the graphs' context), storages shared as the interpreter
- * shares them.  flags: SC_PEAK_*.  Errors: SC_ERR_INVALID (graphs that do
+ * from the annotations, every symbol bound by binding (a symmap of the
+ * graphs' context; NULL: the hints of fw and bw), storages shared as the
+ * interpreter shares them.  flags: SC_PEAK_*.  Errors: SC_ERR_INVALID (graphs that do
  * not fit together), SC_ERR_UNBOUND, SC_ERR_LIMIT (a figure beyond
  * 2^63), SC_ERR_NOMEM.  Time and memory: linear in the two graphs. */
 sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
