@@ -11,7 +11,7 @@
 #include "graph/ops.h"
 #include "util/internal.h"
 
-/* ---- The classification of the op table ------------------------------------ */
+/* ---- The classification of the op table --------------------------------- */
 
 sc__cost_formula sc__op_cost_formula(sc__op op)
 {
@@ -234,7 +234,7 @@ bool sc__cost_formula_computes(sc__cost_formula f)
     return (unsigned)f < (unsigned)SC__COST_COUNT_ && formula_computes[f];
 }
 
-/* ---- Exact arithmetic below 2^63 ------------------------------------------- */
+/* ---- Exact arithmetic below 2^63 ---------------------------------------- */
 
 /* every figure stays below 2^63, so that it also fits an int64_t */
 #define COST_LIMIT ((uint64_t)INT64_MAX)
@@ -280,7 +280,7 @@ static sc_status addmul(cost_eval *c, uint64_t *acc, uint64_t a, uint64_t b)
     return add(c, *acc, p, acc);
 }
 
-/* ---- Sizes at the binding ------------------------------------------------- */
+/* ---- Sizes at the binding ----------------------------------------------- */
 
 static sc_status eval_size(cost_eval *c, sc_expr *e, uint64_t *out)
 {
@@ -435,7 +435,7 @@ static sc_status arg_ints(cost_eval *c, const char *name, uint64_t *out,
     return SC_OK;
 }
 
-/* ---- Bytes -------------------------------------------------------------------- */
+/* ---- Bytes -------------------------------------------------------------- */
 
 /* Bytes of every tensor the node reads: each tensor argument (also inside
  * lists, as cat's) in full, numel * itemsize. */
@@ -523,7 +523,7 @@ static sc_status element_numel(cost_eval *c, int64_t k, uint64_t *out)
     return SC_OK;
 }
 
-/* ---- FLOPs by class ------------------------------------------------------------ */
+/* ---- FLOPs by class ----------------------------------------------------- */
 
 /* 2*n*m*p for self [.., n, m] @ mat2 [.., m, p]; *np gets n*p. */
 static sc_status product(cost_eval *c, const tinfo *a, const tinfo *b,
@@ -766,7 +766,7 @@ static sc_status flops_of(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     }
 }
 
-/* ---- Bytes by class ------------------------------------------------------------- */
+/* ---- Bytes by class ----------------------------------------------------- */
 
 static sc_status bytes_of(cost_eval *c, sc__cost_formula f, uint64_t *bytes)
 {
@@ -824,7 +824,7 @@ static sc_status bytes_of(cost_eval *c, sc__cost_formula f, uint64_t *bytes)
     return add(c, r, w, bytes);
 }
 
-/* ---- The entry point ------------------------------------------------------------ */
+/* ---- The entry point ---------------------------------------------------- */
 
 sc_status sc_node_cost_eval(const sc_graph *g, sc_node_id id,
                             const sc_symmap *binding, sc_node_cost *out,

@@ -1,8 +1,9 @@
 /* symcut — the cost formulas of the op table's ops (graph/cost.c).
  *
- * Included by graph/cost.c, cli/ never (it names ops by the internal op
- * ids), and by the tests (tests/check_cost.c walks the op table with it).
- * Not installed; nothing here is public API.  doc/graph.md, "Cost". */
+ * Included by graph/cost.c, kernels/peak.c (which views the same ops as
+ * views) and the tests (tests/check_cost.c walks the op table with it);
+ * never by cli/, since it names ops by their internal ids.  Not
+ * installed; nothing here is public API.  doc/graph.md, "Cost". */
 #ifndef SYMCUT_GRAPH_COST_H
 #define SYMCUT_GRAPH_COST_H
 
@@ -15,9 +16,9 @@
     X(UNCLASSIFIED, "unclassified", 0) /* an op cost.c does not know */      \
     X(NOTHING, "nothing", 0)           /* symbolic, getitem, asserts */      \
     X(VIEW, "view", 0)                 /* metadata only */                   \
-    X(ALLOC, "alloc", 0)               /* empty*: allocates, writes nothing */ \
-    X(FILL, "fill", 0)                 /* writes its result, reads nothing */ \
-    X(COPY, "copy", 0)                 /* reads its tensors, writes result */ \
+    X(ALLOC, "alloc", 0)               /* empty*: writes nothing */          \
+    X(FILL, "fill", 0)                 /* writes its result only */          \
+    X(COPY, "copy", 0)                 /* reads its tensors, writes */       \
     X(GATHER, "gather", 0)             /* reads index + result's worth */    \
     X(POINTWISE, "pointwise", 1)       /* 1 per result element */            \
     X(RANDOM, "random", 1)             /* draws per element */               \

@@ -20,7 +20,7 @@ void sc_peak_options_init(sc_peak_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
-/* ---- How the two graphs fit together --------------------------------------- */
+/* ---- How the two graphs fit together ------------------------------------ */
 
 typedef struct pairing {
     size_t nfw_out;   /* outputs of fw */
@@ -98,7 +98,7 @@ static sc_status pair_graphs(const sc_graph *fw, const sc_graph *bw,
     return SC_OK;
 }
 
-/* ---- Distinct storages of a set of tensors ---------------------------------- */
+/* ---- Distinct storages of a set of tensors ------------------------------ */
 
 static int ptr_cmp(const void *a, const void *b)
 {
@@ -143,7 +143,7 @@ static void free_tensors(sc_tensor **ts, size_t n)
     }
 }
 
-/* ---- Measure ------------------------------------------------------------------- */
+/* ---- Measure ------------------------------------------------------------ */
 
 /* A zero-filled contiguous tensor for each tangent of bw (values do not
  * change the bytes), sizes evaluated under binding. */
@@ -281,7 +281,7 @@ fail:
     return status;
 }
 
-/* ---- Predict ------------------------------------------------------------------- */
+/* ---- Predict ------------------------------------------------------------ */
 
 #define PEAK_LIMIT ((uint64_t)INT64_MAX)
 

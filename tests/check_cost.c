@@ -20,7 +20,7 @@ Suite *cost_suite(void);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- Helpers --------------------------------------------------------------- */
+/* ---- Helpers ------------------------------------------------------------ */
 
 static sc_graph *read_text(sc_ctx *ctx, const char *text)
 {
@@ -110,7 +110,7 @@ static void check_cases(const cost_case *cases, size_t n)
     }
 }
 
-/* ---- Matrix products ------------------------------------------------------- */
+/* ---- Matrix products ---------------------------------------------------- */
 
 static const cost_case matmul_cases[] = {
     /* 2*8*16*4 = 1024; read (128 + 64) * 4, write 32 * 4 */
@@ -168,7 +168,7 @@ START_TEST(test_cost_matmul)
 }
 END_TEST
 
-/* ---- Pointwise, reductions, views, copies --------------------------------- */
+/* ---- Pointwise, reductions, views, copies ------------------------------- */
 
 static const cost_case simple_cases[] = {
     /* broadcast add: 128 result elements; read (128 + 16) * 4, write 512 */
@@ -254,7 +254,7 @@ START_TEST(test_cost_simple)
 }
 END_TEST
 
-/* ---- Convolutions, norms, attention, pooling, losses, random ------------- */
+/* ---- Convolutions, norms, attention, pooling, losses, random ------------ */
 
 static const cost_case heavy_cases[] = {
     /* out [2, 4, 8, 8] = 512 elements, each a dot product over
@@ -451,8 +451,9 @@ static const cost_case heavy_cases[] = {
     {"nll_loss_backward",
      "def forward(self, g: \"f32[][]cpu\", x: \"f32[5, 7][7, 1]cpu\", "
      "t: \"i64[5][1]cpu\", tw: \"f32[][]cpu\"):\n"
-     "    r: \"f32[5, 7][7, 1]cpu\" = torch.ops.aten.nll_loss_backward.default("
-     "g, x, t, None, 1, -100, tw)\n"
+     "    r: \"f32[5, 7][7, 1]cpu\" = "
+     "torch.ops.aten.nll_loss_backward.default(g, x, t, None, 1, -100, "
+     "tw)\n"
      "    return [r]\n",
      "r", 5, 188},
     /* dropout draws, compares and scales: 3 * 32; read 128, write 128 + 32
@@ -464,6 +465,66 @@ static const cost_case heavy_cases[] = {
      "    r1: \"b8[4, 8][8, 1]cpu\" = r[1]\n"
      "    return [r0, r1]\n",
      "r", 96, 128 + 160},
+    /* softmax backward: 4 per element; read 96 + 96, write 96 */
+    {"_softmax_backward_data",
+     "def forward(self, g: \"f32[4, 6][6, 1]cpu\", "
+     "y: \"f32[4, 6][6, 1]cpu\"):\n"
+     "    r: \"f32[4, 6][6, 1]cpu\" = "
+     "torch.ops.aten._softmax_backward_data.default(g, y, -1, "
+     "torch.float32)\n"
+     "    return [r]\n",
+     "r", 96, 288},
+    /* batch norm backward: (7 + 2 + 1) * 96; read (96 + 96 + 5 * 3) * 4,
+     * write 384 + 12 + 12 */
+    {"native_batch_norm_backward",
+     "def forward(self, g: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\", "
+     "x: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\", w: \"f32[3][1]cpu\", "
+     "rm: \"f32[3][1]cpu\", rv: \"f32[3][1]cpu\", sm: \"f32[3][1]cpu\", "
+     "si: \"f32[3][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_batch_norm_backward.default(g, x, w, rm, "
+     "rv, sm, si, True, 1e-05, [True, True, True])\n"
+     "    r0: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[3][1]cpu\" = r[1]\n"
+     "    r2: \"f32[3][1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 960, 828 + 408},
+    /* gather of [4, 2] from [4, 5]: the index (64), the values read (32),
+     * the result (32) */
+    {"gather",
+     "def forward(self, x: \"f32[4, 5][5, 1]cpu\", "
+     "i: \"i64[4, 2][2, 1]cpu\"):\n"
+     "    r: \"f32[4, 2][2, 1]cpu\" = torch.ops.aten.gather.default(x, 1, i)\n"
+     "    return [r]\n",
+     "r", 0, 128},
+    /* bernoulli draws and compares: 2 * 32; read 128, write 128 */
+    {"bernoulli.p",
+     "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+     "    r: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.bernoulli.p(x, 0.5)\n"
+     "    return [r]\n",
+     "r", 64, 256},
+    /* max over dim 1 of [4, 6]: 24 comparisons; read 96, write 4 * 4 +
+     * 4 * 8 (int64 indices) */
+    {"max.dim",
+     "def forward(self, x: \"f32[4, 6][6, 1]cpu\"):\n"
+     "    r = torch.ops.aten.max.dim(x, 1)\n"
+     "    r0: \"f32[4][1]cpu\" = r[0]\n"
+     "    r1: \"i64[4][1]cpu\" = r[1]\n"
+     "    return [r0, r1]\n",
+     "r", 24, 96 + 48},
+    /* where with a broadcast operand: 24 results; read 24 (bool) + 96 +
+     * 24, write 96 */
+    {"where.self",
+     "def forward(self, c: \"b8[4, 6][6, 1]cpu\", a: \"f32[4, 6][6, 1]cpu\", "
+     "b: \"f32[6][1]cpu\"):\n"
+     "    r: \"f32[4, 6][6, 1]cpu\" = torch.ops.aten.where.self(c, a, b)\n"
+     "    return [r]\n",
+     "r", 24, 144 + 96},
+    /* mean over dim 1: 24 adds + 4 divisions; read 96, write 16 */
+    {"mean.dim",
+     "def forward(self, x: \"f32[4, 6][6, 1]cpu\"):\n"
+     "    r: \"f32[4][1]cpu\" = torch.ops.aten.mean.dim(x, [1])\n"
+     "    return [r]\n",
+     "r", 28, 112},
     /* one draw per element; self only gives the sizes: write 128 */
     {"rand_like",
      "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
@@ -486,7 +547,7 @@ START_TEST(test_cost_heavy)
 }
 END_TEST
 
-/* ---- Every node of the examples ------------------------------------------- */
+/* ---- Every node of the examples ----------------------------------------- */
 
 /* Every node of every bundled joint graph evaluates at its hints, a node
  * of a computing op counts FLOPs, and the figures add up below 2^63. */
@@ -551,7 +612,7 @@ START_TEST(test_cost_examples)
 }
 END_TEST
 
-/* ---- Symbolic sizes ------------------------------------------------------- */
+/* ---- Symbolic sizes ----------------------------------------------------- */
 
 static const char symbolic_mm[] =
     "# symcut: hint s0=8\n"
@@ -606,7 +667,7 @@ START_TEST(test_cost_symbolic)
 }
 END_TEST
 
-/* ---- Overflow ------------------------------------------------------------- */
+/* ---- Overflow ----------------------------------------------------------- */
 
 START_TEST(test_cost_overflow)
 {
@@ -637,7 +698,7 @@ START_TEST(test_cost_overflow)
 }
 END_TEST
 
-/* ---- The whole op table ---------------------------------------------------- */
+/* ---- The whole op table ------------------------------------------------- */
 
 /* Ops whose table class says they compute but whose cost is bytes moved:
  * copies and data movement.  Every other op of a computing class must

@@ -60,7 +60,7 @@ static sc_symmap *hints2(sc_ctx *ctx, const sc_graph *a, const sc_graph *b,
     return m;
 }
 
-/* ---- A pair by hand ---------------------------------------------------------- */
+/* ---- A pair by hand ----------------------------------------------------- */
 
 /* examples/zoo/mlp_gelu: primals p1 [64, 32] 8192 B, p2 [64] 256, p3
  * [8, 32] 1024, p4 [32, 64] 8192, p5 [32] 128 (17792 in all); the forward
@@ -148,7 +148,7 @@ START_TEST(test_peak_by_hand)
 }
 END_TEST
 
-/* ---- Measured = predicted on every bundled pair ---------------------------- */
+/* ---- Measured = predicted on every bundled pair ------------------------- */
 
 /* Predict and measure fw/bw (of ctx) at m in both primal modes. */
 static void compare_pair(const char *fw_path, const sc_graph *fw,
@@ -359,7 +359,7 @@ START_TEST(test_peak_random)
 }
 END_TEST
 
-/* ---- Bad pairs --------------------------------------------------------------- */
+/* ---- Bad pairs ---------------------------------------------------------- */
 
 START_TEST(test_peak_bad_pairs)
 {
