@@ -1,9 +1,8 @@
 /* symcut — the cost formulas of the op table's ops (graph/cost.c).
  *
- * Included by graph/cost.c, kernels/peak.c (which views the same ops as
- * views) and the tests (tests/check_cost.c walks the op table with it);
- * never by cli/, since it names ops by their internal ids.  Not
- * installed; nothing here is public API.  doc/graph.md, "Cost". */
+ * Included by graph/cost.c and the tests (tests/check_cost.c walks the op
+ * table with it).  Not installed; nothing here is public API.
+ * doc/graph.md, "Cost". */
 #ifndef SYMCUT_GRAPH_COST_H
 #define SYMCUT_GRAPH_COST_H
 

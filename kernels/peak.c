@@ -10,7 +10,6 @@
 
 #include <symcut/interp.h>
 
-#include "graph/cost.h"
 #include "graph/ops.h"
 #include "kernels/peak.h"
 #include "util/internal.h"
@@ -524,9 +523,9 @@ static sc_status reshape_is_view(sim *s, const sc_tensor_meta *from,
 }
 
 /* Which argument (its node) a call's result aliases, or SC_NODE_NONE: a
- * view (the op table's alias annotation, or a view-only kernel such as
- * _unsafe_view), an in-place result, reshape where a view is possible,
- * sum_to_size to its own sizes. */
+ * view (the op table's alias annotation, or its class view: the kernel of
+ * _unsafe_view makes a view), an in-place result, reshape where a view is
+ * possible, sum_to_size to its own sizes. */
 static sc_status aliased_arg(sim *s, const sc_graph *g, sc_node_id id,
                              sc_node_id *out)
 {
@@ -547,7 +546,7 @@ static sc_status aliased_arg(sim *s, const sc_graph *g, sc_node_id id,
                 break;
             }
     }
-    if (k < 0 && sc__op_cost_formula((sc__op)op) == SC__COST_VIEW)
+    if (k < 0 && info->cls == SC_CLASS_VIEW) /* _unsafe_view's kernel */
         k = 0;
     if (k < 0 && op != SC_OP_SUM_TO_SIZE)
         return SC_OK;
