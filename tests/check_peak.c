@@ -379,13 +379,19 @@ START_TEST(test_peak_bad_pairs)
     ck_assert(sc_peak_predict(fw, cnn_bw, m, 0, &r, &err) != SC_OK);
     ck_assert(sc_peak_measure(fw, cnn_bw, NULL, &r, &err) != SC_OK);
     ck_assert_uint_eq(r.peak_bytes, 0);
-    /* no binding for a symbolic pair */
+    /* no binding for a symbolic pair; sizes beyond 2^63 bytes */
     {
         sc_graph *dfw = read_rel(ctx, "examples/zoo/mlp_gelu_dyn.forward.txt");
         sc_graph *dbw =
             read_rel(ctx, "examples/zoo/mlp_gelu_dyn.backward.txt");
+        sc_symmap *big = hints2(ctx, dfw, dbw, (int64_t)1 << 60);
         ck_assert(sc_peak_predict(dfw, dbw, NULL, 0, &r, &err) ==
                   SC_ERR_UNBOUND);
+        ck_assert_msg(sc_peak_predict(dfw, dbw, big, 0, &r, &err) ==
+                          SC_ERR_LIMIT,
+                      "%s", err.message);
+        ck_assert_uint_eq(r.peak_bytes, 0);
+        sc_symmap_free(big);
         sc_graph_free(dbw);
         sc_graph_free(dfw);
     }

@@ -320,7 +320,8 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
  * whenever the prediction is exact (report.unknown_elements == 0): the
  * interpreter allocates a fresh result just large enough for its stated
  * sizes and strides, and views, in-place results and getitem share their
- * argument's storage. */
+ * argument's storage.  Both use the graphs' context as sc_interp_run does:
+ * one pair must not be scored by two threads at once. */
 
 enum {
     /* Free each primal after its last use (in the forward, or in the
