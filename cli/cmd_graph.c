@@ -1,7 +1,7 @@
 /* symcut graph — read a PyTorch graph text, summarize it, re-print it in
  * the newer print_readable style, or write it as Graphviz DOT.
  *
- *   symcut graph FILE [--print | --dot] [--hint s0=8,...]
+ *   symcut graph FILE [--print | --dot | --cost] [--hint s0=8,...]
  *                [--num-fwd-outputs N] [--graph N|NAME] [--role R]
  *                [--strict] [--input-type NAME=ANN] [-o OUT]
  *
@@ -23,7 +23,7 @@
 
 static void usage(FILE *out)
 {
-    fputs("Usage: symcut graph FILE [--print | --dot] [--hint s0=8,...]\n"
+    fputs("Usage: symcut graph FILE [--print | --dot | --cost] [--hint s0=8,...]\n"
           "                    [--num-fwd-outputs N] [--graph N|NAME] [--role R]\n"
           "                    [--strict] [--input-type NAME=ANN] [-o OUT]\n"
           "\n"
@@ -38,6 +38,10 @@ static void usage(FILE *out)
           "  --print               re-print the graph in the newer style\n"
           "                        (quoted annotations with strides and device)\n"
           "  --dot                 write the graph as Graphviz DOT\n"
+          "  --cost                the recompute cost of every call node at\n"
+          "                        the hints: FLOPs, bytes read and written,\n"
+          "                        cost = 8 * FLOPs + bytes + 1 (doc/graph.md,\n"
+          "                        \"Cost\"), and the totals\n"
           "  --hint s0=8,s1=64     hints of symbols (override '# symcut: hint'\n"
           "                        lines); repeatable.  A symbol without a\n"
           "                        hint is unbacked\n"
@@ -229,9 +233,82 @@ static char *summary(const sc_graph *g, const char *file, size_t *lenp)
     return text;
 }
 
+/* The --cost table as text (malloc'ed); NULL with err set when a size has
+ * no value or a figure is too large, NULL with err->code SC_ERR_NOMEM on
+ * exhaustion. */
+static char *cost_table(const sc_graph *g, const char *file, size_t *lenp,
+                        sc_error *err)
+{
+    char *text = NULL;
+    size_t len = 0, cap = 0, i, nsyms, nn = sc_graph_node_count(g), nrun = 0;
+    bool failed = false;
+    sc_expr **syms = NULL;
+    sc_symmap *m = sc_symmap_new(sc_graph_ctx(g));
+    unsigned long long tf = 0, tb = 0, tc = 0;
+
+    sc_error_init(err);
+    if (!m)
+        goto nomem;
+    nsyms = sc_graph_symbols(g, NULL, 0);
+    if (nsyms) {
+        syms = calloc(nsyms, sizeof *syms);
+        if (!syms)
+            goto nomem;
+        nsyms = sc_graph_symbols(g, syms, nsyms);
+    }
+    for (i = 0; i < nsyms; i++) {
+        int64_t hint;
+        if (sc_graph_get_hint(g, syms[i], &hint) &&
+            sc_symmap_set_si(m, syms[i], hint, err) != SC_OK)
+            goto fail;
+    }
+    OUT("cost of %s at the hints (cost = %d * flops + bytes + 1 per node "
+        "that runs)\n",
+        file, SC_NODE_COST_FLOP_WEIGHT);
+    OUT("  %-24s %-40s %16s %16s %18s\n", "NODE", "OP", "FLOPS", "BYTES",
+        "COST");
+    for (i = sc_graph_placeholder_count(g); i < nn; i++) {
+        sc_node_cost c;
+        if (sc_node_cost_eval(g, (sc_node_id)i, m, &c, err) != SC_OK)
+            goto fail;
+        OUT("  %-24s %-40s %16llu %16llu %18llu\n",
+            sc_graph_node_name(g, (sc_node_id)i),
+            short_target(sc_graph_node_target(g, (sc_node_id)i)),
+            (unsigned long long)c.flops, (unsigned long long)c.bytes,
+            (unsigned long long)c.cost);
+        if (c.cost)
+            nrun++;
+        /* each figure is below 2^63, their sums over a graph's nodes
+         * (< 2^31 of them) stay below 2^64 only in practice: saturate */
+        tf = tf + c.flops < tf ? ~0ULL : tf + c.flops;
+        tb = tb + c.bytes < tb ? ~0ULL : tb + c.bytes;
+        tc = tc + c.cost < tc ? ~0ULL : tc + c.cost;
+    }
+    OUT("total: %zu nodes that run, %llu flops, %llu bytes, cost %llu\n",
+        nrun, tf, tb, tc);
+    free(syms);
+    sc_symmap_free(m);
+    if (failed) {
+        free(text);
+        sc_error_init(err);
+        err->code = SC_ERR_NOMEM;
+        return NULL;
+    }
+    *lenp = len;
+    return text;
+nomem:
+    sc_error_init(err);
+    err->code = SC_ERR_NOMEM;
+fail:
+    free(syms);
+    sc_symmap_free(m);
+    free(text);
+    return NULL;
+}
+
 typedef struct graph_args {
     const char *file, *out_path;
-    bool print, dot;
+    bool print, dot, cost;
     long nfwd;
     cli_hints hints;
     cli_reading reading;
@@ -242,6 +319,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
     const cli_opt opts[] = {
         {.name = "--print", .kind = CLI_OPT_FLAG, .dest = &a->print},
         {.name = "--dot", .kind = CLI_OPT_FLAG, .dest = &a->dot},
+        {.name = "--cost", .kind = CLI_OPT_FLAG, .dest = &a->cost},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
@@ -262,6 +340,8 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
     if (a->print && a->dot)
         return cli_usage_error("graph", "--print and --dot exclude each "
                                         "other");
+    if (a->cost && (a->print || a->dot))
+        return cli_usage_error("graph", "--cost excludes --print and --dot");
     return CLI_PARSED;
 }
 
@@ -332,7 +412,7 @@ int cli_cmd_graph(int argc, char **argv)
     a.nfwd = -1;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
-    if (!a.print && !a.dot && !a.reading.graph &&
+    if (!a.print && !a.dot && !a.cost && !a.reading.graph &&
         (text = listing(a.file, &len)) != NULL) {
         rc = CLI_EXIT_INPUT;
         if (cli_write_file(a.out_path, text, len, &err) != SC_OK) {
@@ -349,7 +429,21 @@ int cli_cmd_graph(int argc, char **argv)
                                      &unused)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
-    if (!a.print && !a.dot) {
+    if (a.cost) {
+        text = cost_table(g, strcmp(a.file, "-") == 0 ? "<stdin>" : a.file,
+                          &len, &err);
+        if (!text) {
+            if (err.code == SC_ERR_NOMEM)
+                cli_errorf("out of memory");
+            else
+                cli_errorf("--cost: %s%s", err.message,
+                           err.code == SC_ERR_UNBOUND
+                               ? " (give its value with --hint)"
+                               : "");
+            goto done;
+        }
+        st = SC_OK;
+    } else if (!a.print && !a.dot) {
         text = summary(g, strcmp(a.file, "-") == 0 ? "<stdin>" : a.file,
                        &len);
         if (!text) {
