@@ -14,6 +14,7 @@
 
 #include "graph/ops.h"
 #include "kernels/interp.h"
+#include "kernels/peak.h"
 
 /* ---- Runtime values ------------------------------------------------------ */
 
@@ -1851,6 +1852,15 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
                         const sc_interp_options *opts, sc_tensor *outputs[],
                         sc_interp_stats *stats, sc_error *err)
 {
+    return sc__interp_run_held(g, inputs, opts, NULL, 0, outputs, stats, err);
+}
+
+sc_status sc__interp_run_held(const sc_graph *g, sc_tensor *const inputs[],
+                              const sc_interp_options *opts,
+                              sc_tensor *const held[], size_t nheld,
+                              sc_tensor *outputs[], sc_interp_stats *stats,
+                              sc_error *err)
+{
     interp in;
     sc_interp_options defaults;
     size_t np, no, k;
@@ -1882,6 +1892,8 @@ sc_status sc_interp_run(const sc_graph *g, sc_tensor *const inputs[],
                                "boundary node %d is not in the graph",
                                (int)boundary));
     in.stats.boundary_node = boundary;
+    for (k = 0; k < nheld; k++) /* held by the caller for the whole run */
+        SC_CHECK(acct_add(&in.acct, held[k], false, err));
 
     SC_CHECK(bind_inputs(&in, inputs));
     for (k = 0; k < np; k++) {

@@ -2,6 +2,7 @@
  * class against FLOPs and bytes computed by hand, symbolic sizes bound at
  * the hints, overflow, and a walk of the whole op table that fails when an
  * op has no cost formula. */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +33,9 @@ static sc_graph *read_text(sc_ctx *ctx, const char *text)
     return g;
 }
 
-/* The graph's hints as a binding. */
-static sc_symmap *hints_of(sc_ctx *ctx, const sc_graph *g)
+/* The graph's hints as a binding; a symbol without a hint gets dflt
+ * (none when dflt < 0). */
+static sc_symmap *hints_or(sc_ctx *ctx, const sc_graph *g, int64_t dflt)
 {
     sc_expr *syms[16];
     size_t n = sc_graph_symbols(g, syms, ARRAY_SIZE(syms));
@@ -43,10 +45,15 @@ static sc_symmap *hints_of(sc_ctx *ctx, const sc_graph *g)
     ck_assert(n <= ARRAY_SIZE(syms));
     for (size_t i = 0; i < n; i++) {
         int64_t v;
-        if (sc_graph_get_hint(g, syms[i], &v))
+        if (sc_graph_get_hint(g, syms[i], &v) || (v = dflt) >= 0)
             ck_assert(sc_symmap_set_si(m, syms[i], v, &err) == SC_OK);
     }
     return m;
+}
+
+static sc_symmap *hints_of(sc_ctx *ctx, const sc_graph *g)
+{
+    return hints_or(ctx, g, -1);
 }
 
 /* The cost of the node named `name` of the graph `text`, at its hints. */
@@ -247,6 +254,303 @@ START_TEST(test_cost_simple)
 }
 END_TEST
 
+/* ---- Convolutions, norms, attention, pooling, losses, random ------------- */
+
+static const cost_case heavy_cases[] = {
+    /* out [2, 4, 8, 8] = 512 elements, each a dot product over
+     * 3 * 3 * 3 weights: 2 * 512 * 27 = 27648, + 512 for the bias;
+     * read (384 + 108 + 4) * 4, write 512 * 4 */
+    {"convolution",
+     "def forward(self, x: \"f32[2, 3, 8, 8][192, 64, 8, 1]cpu\", "
+     "w: \"f32[4, 3, 3, 3][27, 9, 3, 1]cpu\", b: \"f32[4][1]cpu\"):\n"
+     "    r: \"f32[2, 4, 8, 8][256, 64, 8, 1]cpu\" = "
+     "torch.ops.aten.convolution.default(x, w, b, [1, 1], [1, 1], [1, 1], "
+     "False, [0, 0], 1)\n"
+     "    return [r]\n",
+     "r", 28160, 1984 + 2048},
+    /* groups 2: out [1, 6, 3, 3] = 54, each over 2 * 3 * 3 = 18 weights:
+     * 2 * 54 * 18; read (100 + 108) * 4, write 54 * 4 */
+    {"convolution groups",
+     "def forward(self, x: \"f32[1, 4, 5, 5][100, 25, 5, 1]cpu\", "
+     "w: \"f32[6, 2, 3, 3][18, 9, 3, 1]cpu\"):\n"
+     "    r: \"f32[1, 6, 3, 3][54, 9, 3, 1]cpu\" = "
+     "torch.ops.aten.convolution.default(x, w, None, [1, 1], [0, 0], "
+     "[1, 1], False, [0, 0], 2)\n"
+     "    return [r]\n",
+     "r", 1944, 832 + 216},
+    /* transposed: each of the 18 input elements scatters into
+     * C_out * 2 * 2 = 20 outputs: 2 * 18 * 20; out [1, 5, 6, 6];
+     * read (18 + 40) * 4, write 180 * 4 */
+    {"convolution transposed",
+     "def forward(self, x: \"f32[1, 2, 3, 3][18, 9, 3, 1]cpu\", "
+     "w: \"f32[2, 5, 2, 2][20, 4, 2, 1]cpu\"):\n"
+     "    r: \"f32[1, 5, 6, 6][180, 36, 6, 1]cpu\" = "
+     "torch.ops.aten.convolution.default(x, w, None, [2, 2], [0, 0], "
+     "[1, 1], True, [0, 0], 1)\n"
+     "    return [r]\n",
+     "r", 720, 232 + 720},
+    /* grad_input and grad_weight each cost the forward's 27648, grad_bias
+     * 512; read (512 + 384 + 108) * 4, write (384 + 108 + 4) * 4 */
+    {"convolution_backward",
+     "def forward(self, g: \"f32[2, 4, 8, 8][256, 64, 8, 1]cpu\", "
+     "x: \"f32[2, 3, 8, 8][192, 64, 8, 1]cpu\", "
+     "w: \"f32[4, 3, 3, 3][27, 9, 3, 1]cpu\"):\n"
+     "    r = torch.ops.aten.convolution_backward.default(g, x, w, [4], "
+     "[1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, True, True])\n"
+     "    r0: \"f32[2, 3, 8, 8][192, 64, 8, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[4, 3, 3, 3][27, 9, 3, 1]cpu\" = r[1]\n"
+     "    r2: \"f32[4][1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 55808, 4016 + 1984},
+    /* output_mask [True, False, True]: 27648 + 512; write 1536 + 16 */
+    {"convolution_backward mask",
+     "def forward(self, g: \"f32[2, 4, 8, 8][256, 64, 8, 1]cpu\", "
+     "x: \"f32[2, 3, 8, 8][192, 64, 8, 1]cpu\", "
+     "w: \"f32[4, 3, 3, 3][27, 9, 3, 1]cpu\"):\n"
+     "    r = torch.ops.aten.convolution_backward.default(g, x, w, [4], "
+     "[1, 1], [1, 1], [1, 1], False, [0, 0], 1, [True, False, True])\n"
+     "    r0: \"f32[2, 3, 8, 8][192, 64, 8, 1]cpu\" = r[0]\n"
+     "    r2: \"f32[4][1]cpu\" = r[2]\n"
+     "    return [r0, r2]\n",
+     "r", 28160, 4016 + 1552},
+    /* layer norm of [4, 8]: (5 + weight + bias) * 32; read (32 + 8 + 8)
+     * * 4, write 128 + 16 + 16 */
+    {"native_layer_norm",
+     "def forward(self, x: \"f32[4, 8][8, 1]cpu\", w: \"f32[8][1]cpu\", "
+     "b: \"f32[8][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_layer_norm.default(x, [8], w, b, 1e-05)\n"
+     "    r0: \"f32[4, 8][8, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[4, 1][1, 1]cpu\" = r[1]\n"
+     "    r2: \"f32[4, 1][1, 1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 224, 192 + 160},
+    /* backward: (7 + 2 + 1) * 32; read (32 + 32 + 4 + 4 + 8 + 8) * 4,
+     * write 128 + 32 + 32 */
+    {"native_layer_norm_backward",
+     "def forward(self, g: \"f32[4, 8][8, 1]cpu\", x: \"f32[4, 8][8, 1]cpu\", "
+     "m: \"f32[4, 1][1, 1]cpu\", s: \"f32[4, 1][1, 1]cpu\", "
+     "w: \"f32[8][1]cpu\", b: \"f32[8][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_layer_norm_backward.default(g, x, [8], m, "
+     "s, w, b, [True, True, True])\n"
+     "    r0: \"f32[4, 8][8, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[8][1]cpu\" = r[1]\n"
+     "    r2: \"f32[8][1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 320, 352 + 192},
+    /* batch norm, training: 7 * 96; read (96 + 4 * 3) * 4, write
+     * 384 + 12 + 12 */
+    {"native_batch_norm",
+     "def forward(self, x: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\", "
+     "w: \"f32[3][1]cpu\", b: \"f32[3][1]cpu\", rm: \"f32[3][1]cpu\", "
+     "rv: \"f32[3][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, True, "
+     "0.1, 1e-05)\n"
+     "    r0: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[3][1]cpu\" = r[1]\n"
+     "    r2: \"f32[3][1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 672, 432 + 408},
+    /* eval mode: (2 + 2) * 96; the saved statistics are empty */
+    {"native_batch_norm eval",
+     "def forward(self, x: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\", "
+     "w: \"f32[3][1]cpu\", b: \"f32[3][1]cpu\", rm: \"f32[3][1]cpu\", "
+     "rv: \"f32[3][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_batch_norm.default(x, w, b, rm, rv, "
+     "False, 0.1, 1e-05)\n"
+     "    r0: \"f32[2, 3, 4, 4][48, 16, 4, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[0][1]cpu\" = r[1]\n"
+     "    r2: \"f32[0][1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 384, 432 + 384},
+    /* group norm of [2, 4, 3]: 7 * 24; read (24 + 4 + 4) * 4, write
+     * 96 + 16 + 16 */
+    {"native_group_norm",
+     "def forward(self, x: \"f32[2, 4, 3][12, 3, 1]cpu\", "
+     "w: \"f32[4][1]cpu\", b: \"f32[4][1]cpu\"):\n"
+     "    r = torch.ops.aten.native_group_norm.default(x, w, b, 2, 4, 3, 2, "
+     "1e-05)\n"
+     "    r0: \"f32[2, 4, 3][12, 3, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[2, 2][2, 1]cpu\" = r[1]\n"
+     "    r2: \"f32[2, 2][2, 1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 168, 128 + 128},
+    /* attention, batch 1 * 2 heads, L 4, S 6, E = Ev = 8: per (l, s) pair
+     * 2 E (Q K^T) + 5 (softmax) + 2 Ev (P V) = 37, * 48 pairs; read
+     * (64 + 96 + 96) * 4, write 64 * 4 + 8 * 4 */
+    {"sdpa",
+     "def forward(self, q: \"f32[1, 2, 4, 8][64, 32, 8, 1]cpu\", "
+     "k: \"f32[1, 2, 6, 8][96, 48, 8, 1]cpu\", "
+     "v: \"f32[1, 2, 6, 8][96, 48, 8, 1]cpu\"):\n"
+     "    r = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
+     ".default(q, k, v, 0.0, False)\n"
+     "    r0: \"f32[1, 2, 4, 8][64, 32, 8, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[1, 2, 4][8, 1, 2]cpu\" = r[1]\n"
+     "    return [r0, r1]\n",
+     "r", 1776, 1024 + 288},
+    /* backward: per pair 6 E + 4 Ev + 9 = 89, * 48; read (64 + 64 + 96 +
+     * 96 + 64 + 8) * 4, write (64 + 96 + 96) * 4 */
+    {"sdpa backward",
+     "def forward(self, g: \"f32[1, 2, 4, 8][64, 32, 8, 1]cpu\", "
+     "q: \"f32[1, 2, 4, 8][64, 32, 8, 1]cpu\", "
+     "k: \"f32[1, 2, 6, 8][96, 48, 8, 1]cpu\", "
+     "v: \"f32[1, 2, 6, 8][96, 48, 8, 1]cpu\", "
+     "o: \"f32[1, 2, 4, 8][64, 32, 8, 1]cpu\", "
+     "l: \"f32[1, 2, 4][8, 1, 2]cpu\"):\n"
+     "    r = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu"
+     "_backward.default(g, q, k, v, o, l, 0.0, False)\n"
+     "    r0: \"f32[1, 2, 4, 8][64, 8, 16, 1]cpu\" = r[0]\n"
+     "    r1: \"f32[1, 2, 6, 8][96, 8, 16, 1]cpu\" = r[1]\n"
+     "    r2: \"f32[1, 2, 6, 8][96, 8, 16, 1]cpu\" = r[2]\n"
+     "    return [r0, r1, r2]\n",
+     "r", 4272, 1568 + 1024},
+    /* 2x2 pooling of [1, 2, 4, 4]: 8 results * 4 comparisons; read 128,
+     * write 8 * 4 + 8 * 8 (int64 indices) */
+    {"max_pool2d_with_indices",
+     "def forward(self, x: \"f32[1, 2, 4, 4][32, 16, 4, 1]cpu\"):\n"
+     "    r = torch.ops.aten.max_pool2d_with_indices.default(x, [2, 2], "
+     "[2, 2])\n"
+     "    r0: \"f32[1, 2, 2, 2][8, 4, 2, 1]cpu\" = r[0]\n"
+     "    r1: \"i64[1, 2, 2, 2][8, 4, 2, 1]cpu\" = r[1]\n"
+     "    return [r0, r1]\n",
+     "r", 32, 128 + 96},
+    /* one add per gradient element: 8; read 32 + 128 + 64, write 128 */
+    {"max_pool2d_with_indices_backward",
+     "def forward(self, g: \"f32[1, 2, 2, 2][8, 4, 2, 1]cpu\", "
+     "x: \"f32[1, 2, 4, 4][32, 16, 4, 1]cpu\", "
+     "i: \"i64[1, 2, 2, 2][8, 4, 2, 1]cpu\"):\n"
+     "    r: \"f32[1, 2, 4, 4][32, 16, 4, 1]cpu\" = "
+     "torch.ops.aten.max_pool2d_with_indices_backward.default(g, x, [2, 2], "
+     "[2, 2], [0, 0], [1, 1], False, i)\n"
+     "    return [r]\n",
+     "r", 8, 224 + 128},
+    /* a gather of 3 rows of 4: the indices (24), the rows read (48), the
+     * result (48) */
+    {"embedding",
+     "def forward(self, w: \"f32[10, 4][4, 1]cpu\", i: \"i64[3][1]cpu\"):\n"
+     "    r: \"f32[3, 4][4, 1]cpu\" = torch.ops.aten.embedding.default(w, i)\n"
+     "    return [r]\n",
+     "r", 0, 24 + 96},
+    /* one add per gradient element: 12; read 48 + 24, write 160 */
+    {"embedding_dense_backward",
+     "def forward(self, g: \"f32[3, 4][4, 1]cpu\", i: \"i64[3][1]cpu\"):\n"
+     "    r: \"f32[10, 4][4, 1]cpu\" = "
+     "torch.ops.aten.embedding_dense_backward.default(g, i, 10, -1, False)\n"
+     "    return [r]\n",
+     "r", 12, 72 + 160},
+    /* one term per target: 5; the target (40), one logit each (20), the
+     * two 0-d results (8) */
+    {"nll_loss_forward",
+     "def forward(self, x: \"f32[5, 7][7, 1]cpu\", t: \"i64[5][1]cpu\"):\n"
+     "    r = torch.ops.aten.nll_loss_forward.default(x, t, None, 1, -100)\n"
+     "    r0: \"f32[][]cpu\" = r[0]\n"
+     "    r1: \"f32[][]cpu\" = r[1]\n"
+     "    return [r0, r1]\n",
+     "r", 5, 68},
+    /* 5; the result written in full (140), the target (40), the gradient
+     * and total weight (4 + 4) */
+    {"nll_loss_backward",
+     "def forward(self, g: \"f32[][]cpu\", x: \"f32[5, 7][7, 1]cpu\", "
+     "t: \"i64[5][1]cpu\", tw: \"f32[][]cpu\"):\n"
+     "    r: \"f32[5, 7][7, 1]cpu\" = torch.ops.aten.nll_loss_backward.default("
+     "g, x, t, None, 1, -100, tw)\n"
+     "    return [r]\n",
+     "r", 5, 188},
+    /* dropout draws, compares and scales: 3 * 32; read 128, write 128 + 32
+     * (the bool mask) */
+    {"native_dropout",
+     "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+     "    r = torch.ops.aten.native_dropout.default(x, 0.1, True)\n"
+     "    r0: \"f32[4, 8][8, 1]cpu\" = r[0]\n"
+     "    r1: \"b8[4, 8][8, 1]cpu\" = r[1]\n"
+     "    return [r0, r1]\n",
+     "r", 96, 128 + 160},
+    /* one draw per element; self only gives the sizes: write 128 */
+    {"rand_like",
+     "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+     "    r: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.rand_like.default(x, "
+     "pin_memory = False)\n"
+     "    return [r]\n",
+     "r", 32, 128},
+    /* an empty allocation writes nothing */
+    {"empty_like",
+     "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
+     "    r: \"f32[4, 8][8, 1]cpu\" = torch.ops.aten.empty_like.default(x, "
+     "pin_memory = False)\n"
+     "    return [r]\n",
+     "r", 0, 0},
+};
+
+START_TEST(test_cost_heavy)
+{
+    check_cases(heavy_cases, ARRAY_SIZE(heavy_cases));
+}
+END_TEST
+
+/* ---- Every node of the examples ------------------------------------------- */
+
+/* Every node of every bundled joint graph evaluates at its hints, a node
+ * of a computing op counts FLOPs, and the figures add up below 2^63. */
+static void check_example_costs(const char *path)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_symmap *m;
+    sc_error err;
+    uint64_t total = 0, computing = 0;
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    m = hints_or(ctx, g, 7); /* mlp_gelu_dyn has no hint */
+    for (size_t i = 0; i < sc_graph_node_count(g); i++) {
+        sc_node_cost c;
+        int op = sc__graph_node_op(g, (sc_node_id)i);
+        ck_assert_msg(sc_node_cost_eval(g, (sc_node_id)i, m, &c, &err) ==
+                          SC_OK,
+                      "%s: %s", path, err.message);
+        if (op >= 0 &&
+            sc__cost_formula_computes(sc__op_cost_formula((sc__op)op))) {
+            /* a computing node counts FLOPs */
+            ck_assert_msg(c.flops > 0, "%s: %s counts no FLOPs", path,
+                          sc_graph_node_name(g, (sc_node_id)i));
+            computing++;
+        }
+        total += c.cost;
+    }
+    ck_assert_msg(computing > 0 && total > 0, "%s", path);
+    sc_symmap_free(m);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+
+START_TEST(test_cost_examples)
+{
+    static const char *const names[] = {
+        "examples/mlp_gelu.joint.txt",
+        "examples/mlp_gelu_dyn.joint.txt",
+        "examples/small_cnn.joint.txt",
+        "examples/transformer_encoder_layer.joint.txt",
+        "examples/lm_head_ce.joint.txt",
+        "examples/attention_single_head.joint.txt",
+        "examples/lstm_module.joint.txt",
+        "examples/residual_mlp_16.joint.txt",
+    };
+    const char *top = getenv("top_srcdir");
+    char path[1024];
+    glob_t gl;
+    for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+        snprintf(path, sizeof path, "%s/%s", top ? top : ".", names[k]);
+        check_example_costs(path);
+    }
+    /* the zoo's joint graphs */
+    snprintf(path, sizeof path, "%s/examples/zoo/*.joint.txt",
+             top ? top : ".");
+    ck_assert(glob(path, 0, NULL, &gl) == 0);
+    ck_assert_uint_gt(gl.gl_pathc, 10);
+    for (size_t k = 0; k < gl.gl_pathc; k++)
+        check_example_costs(gl.gl_pathv[k]);
+    globfree(&gl);
+}
+END_TEST
+
 /* ---- Symbolic sizes ------------------------------------------------------- */
 
 static const char symbolic_mm[] =
@@ -402,9 +706,11 @@ Suite *cost_suite(void)
     TCase *tc = tcase_create("cost");
     tcase_add_test(tc, test_cost_matmul);
     tcase_add_test(tc, test_cost_simple);
+    tcase_add_test(tc, test_cost_heavy);
     tcase_add_test(tc, test_cost_symbolic);
     tcase_add_test(tc, test_cost_overflow);
     tcase_add_test(tc, test_cost_every_op);
+    tcase_add_test(tc, test_cost_examples);
     suite_add_tcase(s, tc);
     return s;
 }

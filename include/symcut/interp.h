@@ -298,6 +298,94 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
                            const sc_gradcheck_options *opts,
                            sc_gradcheck_report *report, sc_error *err);
 
+/* ---- Peak memory of forward-then-backward ------------------------------
+ * See doc/interp.md, "Peak memory".
+ *
+ * One training step as the graphs of a partition run it: the forward graph
+ * fw (primals -> its user outputs, then the saved tensors, then the saved
+ * SymInts), then the backward graph bw (the saved SymInts, the saved
+ * tensors, then the tangents -> gradients), sc_validate_run's convention.
+ * Every value is freed after its last use, as the interpreter frees values
+ * (doc/interp.md, "Memory"): a saved value lives from the node that makes
+ * it until its last use in the backward, views share their base's
+ * storage, bytes are counted per distinct storage.  Across the boundary
+ * the forward's outputs are held; the user outputs (the loss, ...) stay
+ * held until the backward ends, and so do the primals (parameters and
+ * inputs, which the caller owns) unless SC_PEAK_FREE_PRIMALS.  Tangents
+ * appear when the backward starts.
+ *
+ * sc_peak_measure runs both graphs through the interpreter on random
+ * inputs; sc_peak_predict computes the same figures from the sizes alone
+ * (no kernel runs), so large graphs can be scored.  They agree exactly
+ * whenever the prediction is exact (report.unknown_elements == 0): the
+ * interpreter allocates a fresh result just large enough for its stated
+ * sizes and strides, and views, in-place results and getitem share their
+ * argument's storage. */
+
+enum {
+    /* Free each primal after its last use (in the forward, or in the
+     * backward when it is saved), as the interpreter frees the inputs of
+     * one graph; by default the caller holds every primal throughout. */
+    SC_PEAK_FREE_PRIMALS = 1u << 0
+};
+
+typedef struct sc_peak_options {
+    uint64_t seed;          /* inputs, tangents and random ops (measure) */
+    /* Sizes to run at (symbols of the graphs' context); NULL or missing
+     * symbols: the hints. */
+    const sc_symmap *sizes;
+    int64_t int_high;       /* integer inputs in [0, int_high); <= 0: 2 */
+    unsigned flags;         /* SC_PEAK_* */
+} sc_peak_options;
+
+/* seed 0, no sizes, int_high 2, no flags. */
+void sc_peak_options_init(sc_peak_options *opts);
+
+typedef struct sc_peak_report {
+    /* The most bytes held at once over the step: the larger of the two
+     * phases' peaks. */
+    uint64_t peak_bytes;
+    bool peak_in_backward;      /* where peak_bytes is reached */
+    sc_node_id peak_node;       /* a node of fw or bw (peak_in_backward) */
+    /* The forward's peak (the held primals included). */
+    uint64_t forward_peak_bytes;
+    /* The backward's peak, including what the forward left held (user
+     * outputs, primals) and the tangents while they live. */
+    uint64_t backward_peak_bytes;
+    /* Held between the two graphs: the forward's outputs (user outputs
+     * and saved values) and the held primals, each storage once. */
+    uint64_t boundary_bytes;
+    /* The saved tensors' storages, each once (a saved view counts its
+     * base's storage). */
+    uint64_t saved_bytes;
+    /* sc_peak_predict: tuple elements no getitem node reads, whose size
+     * the graph does not say: counted as 0 bytes, so the figures are then
+     * lower bounds.  0 from sc_peak_measure. */
+    size_t unknown_elements;
+} sc_peak_report;
+
+/* Measure: draw random inputs for fw's placeholders and bw's tangents at
+ * opts->sizes or the hints (sc_interp_random_inputs, seed opts->seed), run
+ * fw, hand its saved values and the tangents to bw, run bw.  fw and bw
+ * must share one context; bw's placeholders whose names start with
+ * "tangents" are the tangents, the others the saved values.  opts may be
+ * NULL.  Errors: SC_ERR_INVALID (graphs that do not fit together, named),
+ * SC_ERR_UNBOUND (a size without a value), the interpreter's errors (the
+ * failing graph named), SC_ERR_NOMEM.  Time: one run of each graph. */
+sc_status sc_peak_measure(const sc_graph *fw, const sc_graph *bw,
+                          const sc_peak_options *opts,
+                          sc_peak_report *report, sc_error *err);
+
+/* Predict the same figures without running anything: sizes and strides
+ * from the annotations, every symbol bound by binding (the hints, say, as
+ * a symmap of the graphs' context), storages shared as the interpreter
+ * shares them.  flags: SC_PEAK_*.  Errors: SC_ERR_INVALID (graphs that do
+ * not fit together), SC_ERR_UNBOUND, SC_ERR_LIMIT (a figure beyond
+ * 2^63), SC_ERR_NOMEM.  Time and memory: linear in the two graphs. */
+sc_status sc_peak_predict(const sc_graph *fw, const sc_graph *bw,
+                          const sc_symmap *binding, unsigned flags,
+                          sc_peak_report *report, sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif
