@@ -1,0 +1,419 @@
+/* symcut pareto — the exact memory/recompute frontier of a joint graph
+ * (doc/partition.md, "Frontier").
+ *
+ *   symcut pareto GRAPH [--policy exact] [--points N] [--keep-bans]
+ *                 [--time-limit S] [--no-peak] [--hint s0=8,...]
+ *                 [--params N] [--format text|json|csv] [-o FILE]
+ *
+ * The output is produced before it is written, atomically: nothing is
+ * written when the run fails. */
+#include <config.h>
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <symcut/graph.h>
+#include <symcut/interp.h>
+#include <symcut/partition.h>
+
+#include "cli/cli.h"
+#include "cli/load.h"
+
+int cli_cmd_pareto(int argc, char **argv);
+
+static void usage(FILE *out)
+{
+    fputs("Usage: symcut pareto GRAPH [--policy exact] [--points N]\n"
+          "                     [--keep-bans] [--time-limit S] [--no-peak]\n"
+          "                     [--hint s0=8,...] [--params N]\n"
+          "                     [--format text|json|csv] [-o FILE]\n"
+          "\n"
+          "The exact memory/recompute frontier of a joint graph: every\n"
+          "vertex of its lower convex hull (saved bytes against recompute\n"
+          "cost, by parametric min cut), and with --points N that many\n"
+          "budgets between the ends solved exactly (GLPK), each with the\n"
+          "hull's lower bound; the default cut and both ends.\n"
+          "\n"
+          "Options:\n"
+          "  --policy P          exact (the only policy with a frontier)\n"
+          "  --points N          N budgets evenly spaced from the least\n"
+          "                      bytes to the least recompute (default 0:\n"
+          "                      the hull vertices only; at most 1000)\n"
+          "  --keep-bans         keep PyTorch's heuristic bans as\n"
+          "                      constraints (compare like with like)\n"
+          "  --time-limit S      seconds per budget in the MILP (default 10)\n"
+          "  --no-peak           leave out the predicted peak memory of each\n"
+          "                      point (forward then backward)\n"
+          "  --hint s0=8,s1=64   hints of symbols; repeatable\n"
+          "  --params N          the first N primals are parameters\n"
+          "  --format F          text (default), json, csv\n"
+          "  -o FILE             write to FILE (atomically)\n"
+          "\n"
+          "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
+          "be read or partitioned, or an error writing.\n",
+          out);
+}
+
+/* ---- A growing text buffer ------------------------------------------------ */
+
+typedef struct buf {
+    char *s;
+    size_t n, cap;
+    bool nomem;
+} buf;
+
+static void bprintf(buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void bprintf(buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    if (b->nomem)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        k = vsnprintf(b->s ? b->s + b->n : NULL, room, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->nomem = true;
+            return;
+        }
+        if ((size_t)k < room) {
+            b->n += (size_t)k;
+            return;
+        }
+        {
+            size_t nc = (b->cap ? 2 * b->cap : 1024) + (size_t)k;
+            char *ns = realloc(b->s, nc);
+            if (!ns) {
+                b->nomem = true;
+                return;
+            }
+            b->s = ns;
+            b->cap = nc;
+        }
+    }
+}
+
+/* ---- Peak memory ----------------------------------------------------------- */
+
+typedef struct peak {
+    bool have;
+    bool exact; /* no tuple element of unknown size */
+    uint64_t bytes;
+} peak;
+
+/* The predicted peak of point i's partition at the hints. */
+static int point_peak(const sc_frontier *f, const sc_graph *g, size_t i,
+                      peak *out)
+{
+    sc_partition *part = NULL;
+    sc_peak_report rep;
+    sc_symmap *m = NULL;
+    sc_expr *syms[256];
+    size_t n, k;
+    sc_error err;
+    int rc = CLI_EXIT_INPUT;
+
+    out->have = false;
+    if (sc_frontier_point_partition(f, i, 0, &part, &err) != SC_OK)
+        goto fail;
+    m = sc_symmap_new(sc_graph_ctx(g));
+    if (!m) {
+        cli_errorf("out of memory");
+        goto done;
+    }
+    n = sc_graph_symbols(g, syms, sizeof syms / sizeof syms[0]);
+    for (k = 0; k < n && k < sizeof syms / sizeof syms[0]; k++) {
+        int64_t v;
+        if (sc_graph_get_hint(g, syms[k], &v) &&
+            sc_symmap_set_si(m, syms[k], v, &err) != SC_OK)
+            goto fail;
+    }
+    if (sc_peak_predict(sc_partition_forward(part),
+                        sc_partition_backward(part), m, 0, &rep,
+                        &err) != SC_OK)
+        goto fail;
+    out->have = true;
+    out->exact = rep.unknown_elements == 0;
+    out->bytes = rep.peak_bytes;
+    rc = 0;
+    goto done;
+fail:
+    cli_report(&err);
+done:
+    if (m)
+        sc_symmap_free(m);
+    sc_partition_free(part);
+    return rc;
+}
+
+/* ---- Output ---------------------------------------------------------------- */
+
+static void json_point(buf *b, const sc_frontier_point *p, const peak *pk,
+                       bool flag_peak)
+{
+    bprintf(b,
+            "{\"saved_bytes\": %" PRIu64 ", \"recompute_cost\": %" PRIu64
+            ", \"recompute_flops\": %" PRIu64 ", \"hull_vertex\": %s, "
+            "\"optimal\": %s, \"lower_bound\": %" PRIu64
+            ", \"budget\": %" PRIu64 ", \"saved_tensors\": %zu, "
+            "\"saved_symints\": %zu",
+            p->saved_bytes, p->recompute_cost, p->recompute_flops,
+            p->hull_vertex ? "true" : "false", p->optimal ? "true" : "false",
+            p->lower_bound, p->budget, p->saved_tensors, p->saved_symints);
+    if (pk && pk->have) {
+        bprintf(b, ", \"peak_bytes\": %" PRIu64 ", \"peak_exact\": %s",
+                pk->bytes, pk->exact ? "true" : "false");
+        if (flag_peak)
+            bprintf(b, ", \"peak_not_monotone\": true");
+    }
+    bprintf(b, "}");
+}
+
+typedef struct pareto_args {
+    const char *file, *out_path, *format;
+    long points, params;
+    double time_limit;
+    bool keep_bans, no_peak;
+    sc_partition_policy policy;
+    cli_hints hints;
+    cli_reading reading;
+} pareto_args;
+
+static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
+{
+    static const char *const formats[] = {"text", "json", "csv", NULL};
+    const cli_opt opts[] = {
+        {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->policy,
+         .fn = cli_policy_option,
+         .bad = "unknown policy '%s' (exact)"},
+        {.name = "--points", .kind = CLI_OPT_COUNT, .dest = &a->points,
+         .bad = "--points needs a count from 0 to 1000, not '%s'"},
+        {.name = "--params", .kind = CLI_OPT_COUNT, .dest = &a->params,
+         .bad = "--params needs a non-negative integer, not '%s'"},
+        {.name = "--time-limit", .kind = CLI_OPT_NUMBER, .dest = &a->time_limit,
+         .min = 1, .bad = "--time-limit needs a positive number of seconds, "
+                          "not '%s'"},
+        {.name = "--keep-bans", .kind = CLI_OPT_FLAG, .dest = &a->keep_bans},
+        {.name = "--no-peak", .kind = CLI_OPT_FLAG, .dest = &a->no_peak},
+        {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
+        {.name = "--format", .kind = CLI_OPT_CHOICE, .dest = &a->format,
+         .choices = formats, .bad = "unknown format '%s' (text, json, csv)"},
+        {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
+        CLI_READING_OPTIONS(&a->reading),
+    };
+    const cli_syntax syn = {.cmd = "pareto", .usage = usage, .opts = opts,
+                            .nopts = CLI_NOPTS(opts), .ctx = ctx,
+                            .max_args = 1, .too_many = "more than one GRAPH"};
+    cli_args args;
+    int rc = cli_parse_options(&syn, argc, argv, 1, &args);
+    if (rc != CLI_PARSED)
+        return rc;
+    if (!args.nargs)
+        return cli_usage_error("pareto", "no GRAPH given");
+    a->file = args.args[0];
+    if (a->points > 1000)
+        return cli_usage_error("pareto",
+                               "--points needs a count from 0 to 1000, not "
+                               "'%ld'",
+                               a->points);
+    if (a->policy != SC_PARTITION_EXACT)
+        return cli_usage_error("pareto",
+                               "--policy %s: the frontier is the exact "
+                               "policy's (score another policy's decision "
+                               "with 'symcut partition --saved')",
+                               sc_partition_policy_name(a->policy));
+    return CLI_PARSED;
+}
+
+static int report(const pareto_args *a, const sc_graph *g,
+                  const sc_frontier *f, buf *b)
+{
+    size_t n = sc_frontier_point_count(f), i, nb;
+    sc_frontier_point pt, d;
+    peak *pk = calloc(n ? n : 1, sizeof *pk);
+    bool *flag = calloc(n ? n : 1, sizeof *flag);
+    int rc = 0;
+
+    if (!pk || !flag) {
+        free(pk);
+        free(flag);
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    for (i = 0; i < n && !a->no_peak; i++)
+        if ((rc = point_peak(f, g, i, &pk[i])) != 0)
+            goto done;
+    /* peak memory should grow with the saved bytes: flag a point whose
+     * peak is above a later (more saving) point's */
+    for (i = 0; i + 1 < n && !a->no_peak; i++) {
+        size_t j;
+        for (j = i + 1; j < n; j++)
+            if (pk[i].have && pk[j].have && pk[i].bytes > pk[j].bytes)
+                flag[i] = true;
+    }
+    sc_frontier_default_cut(f, &d);
+    nb = sc_frontier_breakpoint_count(f);
+    if (strcmp(a->format, "json") == 0) {
+        bprintf(b, "{\n  \"graph\": \"");
+        {
+            const char *s;
+            for (s = a->file; *s; s++)
+                if (*s == '"' || *s == '\\')
+                    bprintf(b, "\\%c", *s);
+                else if ((unsigned char)*s < 0x20)
+                    bprintf(b, "\\u%04x", (unsigned)*s);
+                else
+                    bprintf(b, "%c", *s);
+        }
+        bprintf(b, "\",\n  \"policy\": \"exact\",\n  \"keep_bans\": %s,\n",
+                a->keep_bans ? "true" : "false");
+        bprintf(b, "  \"maxflows\": %zu,\n  \"breakpoints\": [",
+                sc_frontier_maxflow_count(f));
+        for (i = 0; i < nb; i++) {
+            uint64_t num, den;
+            sc_frontier_breakpoint(f, i, &num, &den);
+            bprintf(b, "%s{\"bytes_per_cost\": \"%" PRIu64 "/%" PRIu64 "\"}",
+                    i ? ", " : "", num, den);
+        }
+        bprintf(b, "],\n  \"default_cut\": ");
+        json_point(b, &d, NULL, false);
+        sc_frontier_point_get(f, 0, &pt);
+        bprintf(b, ",\n  \"least_memory\": ");
+        json_point(b, &pt, &pk[0], flag[0]);
+        sc_frontier_point_get(f, n - 1, &pt);
+        bprintf(b, ",\n  \"least_recompute\": ");
+        json_point(b, &pt, &pk[n - 1], flag[n - 1]);
+        bprintf(b, ",\n  \"points\": [\n");
+        for (i = 0; i < n; i++) {
+            sc_frontier_point_get(f, i, &pt);
+            bprintf(b, "    ");
+            json_point(b, &pt, &pk[i], flag[i]);
+            bprintf(b, "%s\n", i + 1 < n ? "," : "");
+        }
+        bprintf(b, "  ]\n}\n");
+    } else if (strcmp(a->format, "csv") == 0) {
+        bprintf(b, "saved_bytes,recompute_cost,recompute_flops,hull_vertex,"
+                   "optimal,lower_bound,budget,saved_tensors,saved_symints%s\n",
+                a->no_peak ? "" : ",peak_bytes,peak_not_monotone");
+        for (i = 0; i < n; i++) {
+            sc_frontier_point_get(f, i, &pt);
+            bprintf(b,
+                    "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%d,%" PRIu64
+                    ",%" PRIu64 ",%zu,%zu",
+                    pt.saved_bytes, pt.recompute_cost, pt.recompute_flops,
+                    pt.hull_vertex, pt.optimal, pt.lower_bound, pt.budget,
+                    pt.saved_tensors, pt.saved_symints);
+            if (!a->no_peak)
+                bprintf(b, ",%" PRIu64 ",%d", pk[i].bytes, flag[i]);
+            bprintf(b, "\n");
+        }
+    } else {
+        bprintf(b, "frontier of %s (exact%s): %zu points, %zu hull "
+                   "breakpoints, %zu max-flows\n",
+                a->file, a->keep_bans ? ", heuristic bans kept" : "", n, nb,
+                sc_frontier_maxflow_count(f));
+        bprintf(b, "default cut: %" PRIu64 " bytes, recompute cost %" PRIu64
+                   "%s\n",
+                d.saved_bytes, d.recompute_cost,
+                d.optimal ? " (on the frontier)" : "");
+        bprintf(b, "%14s %16s %16s %5s %8s %16s %6s%s\n", "saved_bytes",
+                "recompute_cost", "recompute_flops", "hull", "optimal",
+                "lower_bound", "saved", a->no_peak ? "" : "       peak_bytes");
+        for (i = 0; i < n; i++) {
+            sc_frontier_point_get(f, i, &pt);
+            bprintf(b,
+                    "%14" PRIu64 " %16" PRIu64 " %16" PRIu64 " %5s %8s %16" PRIu64
+                    " %6zu",
+                    pt.saved_bytes, pt.recompute_cost, pt.recompute_flops,
+                    pt.hull_vertex ? "yes" : "no", pt.optimal ? "yes" : "no",
+                    pt.lower_bound, pt.saved_tensors + pt.saved_symints);
+            if (!a->no_peak)
+                bprintf(b, " %16" PRIu64 "%s", pk[i].bytes,
+                        flag[i] ? " (peak not monotone)" : "");
+            bprintf(b, "\n");
+        }
+    }
+    if (b->nomem) {
+        cli_errorf("out of memory");
+        rc = CLI_EXIT_INPUT;
+    }
+done:
+    free(pk);
+    free(flag);
+    return rc;
+}
+
+int cli_cmd_pareto(int argc, char **argv)
+{
+    pareto_args a;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL, *fwd = NULL;
+    sc_frontier *f = NULL;
+    sc_frontier_options fo;
+    sc_partition_options po;
+    cli_load load;
+    sc_error err;
+    buf b = {0};
+    int rc;
+
+    if (!ctx) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    memset(&a, 0, sizeof a);
+    a.format = "text";
+    a.params = -1;
+    a.policy = SC_PARTITION_EXACT;
+    if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
+        goto done;
+    cli_load_init(&load, "pareto");
+    load.hints = &a.hints;
+    if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
+                                     &fwd)) != 0)
+        goto done;
+    rc = CLI_EXIT_INPUT;
+    if (a.params >= 0 && (size_t)a.params > sc_graph_primal_count(g)) {
+        rc = cli_usage_error("pareto",
+                             "--params %ld: the graph has %zu primals",
+                             a.params, sc_graph_primal_count(g));
+        goto done;
+    }
+    sc_partition_options_init(&po);
+    po.policy = SC_PARTITION_EXACT;
+    po.num_params = a.params;
+    sc_frontier_options_init(&fo);
+    fo.points = (size_t)a.points;
+    fo.keep_bans = a.keep_bans;
+    fo.milp_seconds = a.time_limit;
+    if (sc_frontier_compute(g, &po, &fo, &f, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    if ((rc = report(&a, g, f, &b)) != 0)
+        goto done;
+    rc = CLI_EXIT_INPUT;
+    if (cli_write_file(a.out_path, b.s ? b.s : "", b.n, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    free(b.s);
+    sc_frontier_free(f);
+    cli_hints_free(&a.hints);
+    cli_reading_free(&a.reading);
+    sc_graph_free(g);
+    sc_graph_free(fwd);
+    sc_ctx_free(ctx);
+    return rc;
+}
