@@ -6,6 +6,7 @@
  *                    [--rule-off NAME] [--aggressive-recomputation]
  *                    [--max-dist-from-bw N] [--long-chain-limit N]
  *                    [--unbacked-fallback N] [--memory-budget B]
+ *                    [--saved NAMES|FILE]
  *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
  *                    [--no-timings] [-o FILE]
  *
@@ -34,7 +35,7 @@ static void usage(FILE *out)
           "                        [--rule-off NAME] [--aggressive-recomputation]\n"
           "                        [--max-dist-from-bw N] [--long-chain-limit N]\n"
           "                        [--unbacked-fallback N]\n"
-          "                        [--memory-budget B]\n"
+          "                        [--memory-budget B] [--saved NAMES|FILE]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot] [--no-timings]\n"
           "                        [-o FILE]\n"
@@ -68,7 +69,11 @@ static void usage(FILE *out)
           "                        no unit; 0 the least memory, 1 the default\n"
           "                        cut).  exact: the least recompute cost\n"
           "                        within B; pytorch-2.13: torch 2.13's\n"
-          "                        memory-budget solver\n",
+          "                        memory-budget solver\n"
+          "  --saved NAMES|FILE    score a saved set given from outside (names,\n"
+          "                        comma-separated, or a FILE of names):\n"
+          "                        validity, saved bytes, recompute cost, and\n"
+          "                        the exact frontier's least cost at its bytes\n",
           out);
     cli_partition_rules_help(out);
     fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
@@ -287,7 +292,7 @@ bad:
 }
 
 typedef struct partition_args {
-    const char *file, *out_path, *fw_path, *bw_path, *format;
+    const char *file, *out_path, *fw_path, *bw_path, *format, *saved;
     long nfwd;
     params_arg params;
     bool forward;
@@ -326,6 +331,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
          .fn = tag_option},
         {.name = "--memory-budget", .kind = CLI_OPT_CALL, .dest = &a->opts,
          .fn = budget_option},
+        {.name = "--saved", .kind = CLI_OPT_TEXT, .dest = &a->saved},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         CLI_READING_OPTIONS(&a->reading),
     };
@@ -348,6 +354,13 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
                                             "has no memory budget (use "
                                             "--policy exact or "
                                             "pytorch-2.13)");
+    if (a->saved && (a->fw_path || a->bw_path ||
+                     a->opts.memory_budget_kind != SC_PARTITION_BUDGET_NONE ||
+                     strcmp(a->format, "dot") == 0))
+        return cli_usage_error("partition", "--saved scores a decision: not "
+                                            "with --fw, --bw, "
+                                            "--memory-budget or --format "
+                                            "dot");
     if (a->forward && a->nfwd >= 0)
         return cli_usage_error("partition", "--num-fwd-outputs is for a "
                                             "joint graph, not with "
@@ -458,6 +471,116 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
     return 0;
 }
 
+/* --saved NAMES|FILE: a file that exists is read (names separated by
+ * blanks, commas or new lines), else the value is the comma-separated
+ * names.  The set is scored against the exact frontier. */
+static int score_saved(const partition_args *a, const sc_graph *g)
+{
+    char *text = NULL, *s, *tok, *save = NULL;
+    sc_node_id *ids = NULL;
+    size_t n = 0, cap = 0, len;
+    FILE *fp = fopen(a->saved, "r");
+    sc_frontier *f = NULL;
+    sc_frontier_point pt, lo;
+    sc_partition_options po = a->opts;
+    sc_error err;
+    char out[2048];
+    int rc = CLI_EXIT_INPUT, k;
+
+    if (fp) {
+        fclose(fp);
+        if (!(text = cli_read_file(a->saved, &len, &err))) {
+            cli_report(&err);
+            return CLI_EXIT_INPUT;
+        }
+    } else if (!(text = strdup(a->saved))) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    for (s = text; (tok = strtok_r(s, ", \t\r\n", &save)); s = NULL) {
+        sc_node_id id = sc_graph_find(g, tok);
+        if (id == SC_NODE_NONE) {
+            rc = cli_usage_error("partition",
+                                 "--saved: the graph has no node '%s'", tok);
+            goto done;
+        }
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            sc_node_id *ni = realloc(ids, nc * sizeof *ni);
+            if (!ni) {
+                cli_errorf("out of memory");
+                goto done;
+            }
+            ids = ni;
+            cap = nc;
+        }
+        ids[n++] = id;
+    }
+    po.policy = SC_PARTITION_EXACT;
+    po.flags |= SC_PARTITION_NO_GRAPHS;
+    if (sc_frontier_compute(g, &po, NULL, &f, &err) != SC_OK ||
+        sc_frontier_score(f, ids, n, &pt, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    sc_frontier_point_get(f, 0, &lo);
+    if (strcmp(a->format, "json") == 0)
+        k = snprintf(out, sizeof out,
+                     "{\n  \"saved\": %zu,\n  \"valid\": %s,\n"
+                     "  \"invalid_node\": %s%s%s,\n"
+                     "  \"saved_bytes\": %llu,\n  \"saved_tensors\": %zu,\n"
+                     "  \"saved_symints\": %zu,\n"
+                     "  \"recompute_cost\": %llu,\n"
+                     "  \"recompute_flops\": %llu,\n"
+                     "  \"least_bytes\": %llu,\n  \"lower_bound\": %s%llu,\n"
+                     "  \"on_frontier\": %s\n}\n",
+                     n, pt.valid ? "true" : "false", pt.valid ? "" : "\"",
+                     pt.valid ? "null"
+                              : sc_graph_node_name(g, pt.invalid_node),
+                     pt.valid ? "" : "\"",
+                     (unsigned long long)pt.saved_bytes, pt.saved_tensors,
+                     pt.saved_symints,
+                     (unsigned long long)pt.recompute_cost,
+                     (unsigned long long)pt.recompute_flops,
+                     (unsigned long long)lo.saved_bytes, "",
+                     (unsigned long long)pt.lower_bound,
+                     pt.optimal ? "true" : "false");
+    else if (!pt.valid)
+        k = snprintf(out, sizeof out,
+                     "saved set of %zu names: not valid: the backward would "
+                     "recompute %s, which may not be recomputed\n",
+                     n, sc_graph_node_name(g, pt.invalid_node));
+    else
+        k = snprintf(out, sizeof out,
+                     "saved set of %zu names: valid\n"
+                     "saved bytes: %llu (%zu tensors, %zu symints)\n"
+                     "recompute cost: %llu (%llu FLOPs)\n"
+                     "frontier at %llu bytes: least recompute cost %llu%s\n"
+                     "least bytes of any valid decision: %llu\n",
+                     n, (unsigned long long)pt.saved_bytes, pt.saved_tensors,
+                     pt.saved_symints, (unsigned long long)pt.recompute_cost,
+                     (unsigned long long)pt.recompute_flops,
+                     (unsigned long long)pt.saved_bytes,
+                     (unsigned long long)pt.lower_bound,
+                     pt.optimal ? " (this set is on the frontier)"
+                                : " or more (the hull's bound)",
+                     (unsigned long long)lo.saved_bytes);
+    if (k < 0 || (size_t)k >= sizeof out) {
+        cli_errorf("report too long");
+        goto done;
+    }
+    if (cli_write_file(a->out_path, out, (size_t)k, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    sc_frontier_free(f);
+    free(ids);
+    free(text);
+    return rc;
+}
+
 int cli_cmd_partition(int argc, char **argv)
 {
     partition_args a = {0};
@@ -496,6 +619,10 @@ int cli_cmd_partition(int argc, char **argv)
     a.opts.ntags = a.tags.n;
     a.opts.tag_nodes = (const char *const *)a.tags.nodes;
     a.opts.tags = a.tags.tags;
+    if (a.saved) {
+        rc = score_saved(&a, g);
+        goto done;
+    }
     if (!a.fw_path && !a.bw_path)
         a.opts.flags |= SC_PARTITION_NO_GRAPHS;
     if (sc_partition_run(g, &a.opts, &part, &err) != SC_OK ||
