@@ -1344,6 +1344,9 @@ sc_status sc_frontier_compute(const sc_graph *joint,
                               ? hull_bound(&f->core, s.bytes)
                               : 0;
     f->dflt.optimal = s.valid && s.cost == f->dflt.lower_bound;
+    for (i = 0; i < f->core.nv; i++)
+        if (f->core.v[i].s.bytes == s.bytes && f->core.v[i].s.cost == s.cost)
+            f->dflt.hull_vertex = true;
     /* the hull vertices */
     for (i = 0; i < f->core.nv; i++) {
         sc_frontier_point pt;

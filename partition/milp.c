@@ -114,7 +114,8 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     glp_smcp sp;
     glp_iocp ip;
     int *ia = NULL, *ja = NULL, row, nz = 0, rc;
-    double *ar = NULL, *x = NULL, cbytes = 0;
+    double *ar = NULL, *x = NULL, cbytes = 0, spent;
+    double t0;
     uint8_t *st = NULL;
     size_t v, k, e, cap;
 
@@ -237,14 +238,19 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     sp.msg_lev = GLP_MSG_OFF;
     sp.presolve = GLP_ON;
     sp.tm_lim = (int)(seconds * 1000 > 1 ? seconds * 1000 : 1);
+    t0 = glp_time();
     rc = glp_simplex(lp, &sp);
     if (rc != 0 || glp_get_status(lp) != GLP_OPT)
         goto fail; /* keep the start */
+    /* the branch and cut gets what the relaxation left of the limit */
+    spent = glp_difftime(glp_time(), t0) * 1000;
+    if (spent >= sp.tm_lim)
+        goto fail;
     glp_init_iocp(&ip);
     ip.msg_lev = GLP_MSG_OFF;
     ip.presolve = GLP_OFF;
     ip.mip_gap = 0.0;
-    ip.tm_lim = sp.tm_lim;
+    ip.tm_lim = sp.tm_lim - (int)spent > 1 ? sp.tm_lim - (int)spent : 1;
     ip.cb_func = callback;
     ip.cb_info = &m;
     rc = glp_intopt(lp, &ip);
