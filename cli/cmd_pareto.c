@@ -3,7 +3,7 @@
  *
  *   symcut pareto GRAPH [--policy exact] [--points N] [--keep-bans]
  *                 [--time-limit S] [--no-peak] [--hint s0=8,...]
- *                 [--params N] [--format text|json|csv] [-o FILE]
+ *                 [--params N] [--format text|json|csv|svg] [-o FILE]
  *
  * The output is produced before it is written, atomically: nothing is
  * written when the run fails. */
@@ -29,7 +29,7 @@ static void usage(FILE *out)
     fputs("Usage: symcut pareto GRAPH [--policy exact] [--points N]\n"
           "                     [--keep-bans] [--time-limit S] [--no-peak]\n"
           "                     [--hint s0=8,...] [--params N]\n"
-          "                     [--format text|json|csv] [-o FILE]\n"
+          "                     [--format text|json|csv|svg] [-o FILE]\n"
           "\n"
           "The exact memory/recompute frontier of a joint graph: every\n"
           "vertex of its lower convex hull (saved bytes against recompute\n"
@@ -49,7 +49,8 @@ static void usage(FILE *out)
           "                      point (forward then backward)\n"
           "  --hint s0=8,s1=64   hints of symbols; repeatable\n"
           "  --params N          the first N primals are parameters\n"
-          "  --format F          text (default), json, csv\n"
+          "  --format F          text (default), json, csv, svg (a plot: saved\n"
+          "                      MB against recompute GFLOPs)\n"
           "  -o FILE             write to FILE (atomically)\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
@@ -179,6 +180,99 @@ static void json_point(buf *b, const sc_frontier_point *p, const peak *pk,
     bprintf(b, "}");
 }
 
+/* The frontier as a plot: saved MB across, recompute GFLOPs up; the hull
+ * vertices joined (filled), the budgets' points (hollow), the default cut
+ * (a square). */
+static void svg_plot(buf *b, const sc_frontier *f, const char *file)
+{
+    const double W = 640, H = 420, L = 70, R = 20, T = 30, B = 50;
+    size_t n = sc_frontier_point_count(f), i;
+    sc_frontier_point pt, d;
+    double xmin, xmax, ymax = 0, x, y;
+    const char *s;
+
+    sc_frontier_default_cut(f, &d);
+    sc_frontier_point_get(f, 0, &pt);
+    xmin = (double)pt.saved_bytes / 1e6;
+    sc_frontier_point_get(f, n - 1, &pt);
+    xmax = (double)pt.saved_bytes / 1e6;
+    if ((double)d.saved_bytes / 1e6 > xmax)
+        xmax = (double)d.saved_bytes / 1e6;
+    for (i = 0; i < n; i++) {
+        sc_frontier_point_get(f, i, &pt);
+        if ((double)pt.recompute_flops / 1e9 > ymax)
+            ymax = (double)pt.recompute_flops / 1e9;
+    }
+    if ((double)d.recompute_flops / 1e9 > ymax)
+        ymax = (double)d.recompute_flops / 1e9;
+    if (xmax <= xmin)
+        xmax = xmin + 1e-6;
+    if (ymax <= 0)
+        ymax = 1e-9;
+#define PX(v) (L + ((v) - xmin) / (xmax - xmin) * (W - L - R))
+#define PY(v) (H - B - (v) / ymax * (H - T - B))
+    bprintf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+               "height=\"%.0f\" font-family=\"sans-serif\" font-size=\"12\">\n",
+            W, H);
+    bprintf(b, "<title>");
+    for (s = file; *s; s++)
+        bprintf(b, *s == '<' ? "&lt;" : *s == '&' ? "&amp;" : "%c", *s);
+    bprintf(b, ": memory/recompute frontier</title>\n");
+    bprintf(b, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
+    bprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "stroke=\"black\"/>\n",
+            L, H - B, W - R, H - B);
+    bprintf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+               "stroke=\"black\"/>\n",
+            L, T, L, H - B);
+    for (i = 0; i <= 4; i++) {
+        double vx = xmin + (xmax - xmin) * (double)i / 4, vy = ymax * i / 4;
+        bprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">"
+                   "%.4g</text>\n",
+                PX(vx), H - B + 16, vx);
+        bprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+                   "%.4g</text>\n",
+                L - 6, PY(vy) + 4, vy);
+    }
+    bprintf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">saved "
+               "(MB)</text>\n",
+            (L + W - R) / 2, H - 12);
+    bprintf(b, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" "
+               "text-anchor=\"middle\">recomputed (GFLOPs)</text>\n",
+            (T + H - B) / 2, (T + H - B) / 2);
+    bprintf(b, "<polyline fill=\"none\" stroke=\"#1f77b4\" points=\"");
+    for (i = 0; i < n; i++) {
+        sc_frontier_point_get(f, i, &pt);
+        if (pt.hull_vertex)
+            bprintf(b, "%.1f,%.1f ", PX((double)pt.saved_bytes / 1e6),
+                    PY((double)pt.recompute_flops / 1e9));
+    }
+    bprintf(b, "\"/>\n");
+    for (i = 0; i < n; i++) {
+        sc_frontier_point_get(f, i, &pt);
+        x = PX((double)pt.saved_bytes / 1e6);
+        y = PY((double)pt.recompute_flops / 1e9);
+        bprintf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" stroke=\"#1f77b4\" "
+                   "fill=\"%s\"><title>%" PRIu64 " bytes, cost %" PRIu64
+                   "%s</title></circle>\n",
+                x, y, pt.hull_vertex ? "#1f77b4" : "white", pt.saved_bytes,
+                pt.recompute_cost, pt.optimal ? " (optimal)" : "");
+    }
+    x = PX((double)d.saved_bytes / 1e6);
+    y = PY((double)d.recompute_flops / 1e9);
+    bprintf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"9\" height=\"9\" "
+               "fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"><title>"
+               "default cut: %" PRIu64 " bytes, cost %" PRIu64
+               "</title></rect>\n",
+            x - 4.5, y - 4.5, d.saved_bytes, d.recompute_cost);
+    bprintf(b, "<text x=\"%.1f\" y=\"%.1f\">filled: hull vertices; hollow: "
+               "budgets between them; red square: the default cut</text>\n",
+            L + 6, T - 10);
+    bprintf(b, "</svg>\n");
+#undef PX
+#undef PY
+}
+
 typedef struct pareto_args {
     const char *file, *out_path, *format;
     long points, params;
@@ -191,7 +285,8 @@ typedef struct pareto_args {
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
 {
-    static const char *const formats[] = {"text", "json", "csv", NULL};
+    static const char *const formats[] = {"text", "json", "csv", "svg",
+                                         NULL};
     const cli_opt opts[] = {
         {.name = "--policy", .kind = CLI_OPT_CALL, .dest = &a->policy,
          .fn = cli_policy_option,
@@ -207,7 +302,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
         {.name = "--no-peak", .kind = CLI_OPT_FLAG, .dest = &a->no_peak},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
         {.name = "--format", .kind = CLI_OPT_CHOICE, .dest = &a->format,
-         .choices = formats, .bad = "unknown format '%s' (text, json, csv)"},
+         .choices = formats, .bad = "unknown format '%s' (text, json, csv, svg)"},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         CLI_READING_OPTIONS(&a->reading),
     };
@@ -250,7 +345,7 @@ static int report(const pareto_args *a, const sc_graph *g,
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
-    for (i = 0; i < n && !a->no_peak; i++)
+    for (i = 0; i < n && !a->no_peak && strcmp(a->format, "svg") != 0; i++)
         if ((rc = point_peak(f, g, i, &pk[i])) != 0)
             goto done;
     /* peak memory should grow with the saved bytes: flag a point whose
@@ -301,6 +396,8 @@ static int report(const pareto_args *a, const sc_graph *g,
             bprintf(b, "%s\n", i + 1 < n ? "," : "");
         }
         bprintf(b, "  ]\n}\n");
+    } else if (strcmp(a->format, "svg") == 0) {
+        svg_plot(b, f, a->file);
     } else if (strcmp(a->format, "csv") == 0) {
         bprintf(b, "saved_bytes,recompute_cost,recompute_flops,hull_vertex,"
                    "optimal,lower_bound,budget,saved_tensors,saved_symints%s\n",
