@@ -223,8 +223,10 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
                                        err));
             n->cost[k] = c.cost;
             n->flops[k] = c.flops;
-            if (n->sink[k] == 1)
+            if (n->sink[k] == 1) {
                 n->cconst += c.cost;
+                n->fconst += c.flops;
+            }
         }
         if (n->bytes[k] > 0) {
             if (n->mtot > UINT64_MAX / 4 - (uint64_t)n->bytes[k])
@@ -238,6 +240,7 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
                                        "the recompute costs sum beyond "
                                        "2^62"));
             n->ctot += n->cost[k];
+            n->ftot += n->flops[k];
         }
         k++;
     }
@@ -523,7 +526,8 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
 /* ---- The hull ------------------------------------------------------------ */
 
 typedef struct hpoint {
-    uint64_t m, c;     /* the cut's bytes and cost (without cconst) */
+    uint64_t m, c, f;  /* the cut's bytes, cost and FLOPs (without the
+                          nodes tied to the sink) */
     int32_t next;      /* the next point right, -1 */
     bool final;
     int32_t *bucket;   /* vertices labelled with this point */
@@ -673,26 +677,27 @@ static bool in_side(const hull *h, const int32_t *rank, int32_t v, int32_t x)
 /* m and c of node k's contribution given whether X_in, X_out are on the
  * source side. */
 static void contrib(const sc__fnet *n, size_t k, bool ain, bool aout,
-                    uint64_t *m, uint64_t *c)
+                    uint64_t *m, uint64_t *c, uint64_t *f)
 {
-    *m = 0;
-    *c = 0;
+    *m = *c = *f = 0;
     if (n->vout[k] >= 0 && n->bytes[k] > 0 && ain && !aout)
         *m = (uint64_t)n->bytes[k];
-    if (n->src[k] == SC__FSRC_COST && !ain)
+    if (n->src[k] == SC__FSRC_COST && !ain) {
         *c = n->cost[k];
+        *f = n->flops[k];
+    }
 }
 
 /* The m and c of the cut that puts bucket b's reached vertices on the
  * source side, from the cut (base_m, base_c) that has the whole bucket on
  * the sink side: only the nodes that touch the bucket change. */
-static void eval_split(hull *h, int32_t b, uint64_t base_m, uint64_t base_c,
-                       const uint8_t *reached, uint64_t *om, uint64_t *oc)
+static void eval_split(hull *h, int32_t b, const hpoint *base,
+                       const uint8_t *reached, hpoint *out)
 {
     const sc__fnet *n = h->n;
     const hpoint *pb = &h->pt[b];
     size_t i, j, e;
-    int64_t dm = 0, dc = 0;
+    int64_t dm = 0, dc = 0, df = 0;
 
     for (i = 0; i < pb->nb; i++)
         h->loc[pb->bucket[i]] = (int32_t)i;
@@ -704,7 +709,7 @@ static void eval_split(hull *h, int32_t b, uint64_t base_m, uint64_t base_c,
             for (e = e0; e < e1; e++) {
                 size_t ed = (size_t)(j == 0 ? n->oe[e] : n->ie[e]);
                 int32_t k = n->ek[ed], vi, vo;
-                uint64_t m0, c0, m1, c1;
+                uint64_t m0, c0, m1, c1, f0, f1;
                 bool ain0, aout0, ain1, aout1;
                 if (k < 0 || h->stamp[k] == (int32_t)h->probes)
                     continue;
@@ -716,17 +721,19 @@ static void eval_split(hull *h, int32_t b, uint64_t base_m, uint64_t base_c,
                 ain1 = ain0 || (h->label[vi] == b && reached[h->loc[vi]]);
                 aout1 = aout0 ||
                         (vo >= 0 && h->label[vo] == b && reached[h->loc[vo]]);
-                contrib(n, (size_t)k, ain0, aout0, &m0, &c0);
-                contrib(n, (size_t)k, ain1, aout1, &m1, &c1);
+                contrib(n, (size_t)k, ain0, aout0, &m0, &c0, &f0);
+                contrib(n, (size_t)k, ain1, aout1, &m1, &c1, &f1);
                 dm += (int64_t)m1 - (int64_t)m0;
                 dc += (int64_t)c1 - (int64_t)c0;
+                df += (int64_t)f1 - (int64_t)f0;
             }
         }
     }
     for (i = 0; i < pb->nb; i++)
         h->loc[pb->bucket[i]] = -1;
-    *om = (uint64_t)((int64_t)base_m + dm);
-    *oc = (uint64_t)((int64_t)base_c + dc);
+    out->m = (uint64_t)((int64_t)base->m + dm);
+    out->c = (uint64_t)((int64_t)base->c + dc);
+    out->f = (uint64_t)((int64_t)base->f + df);
 }
 
 /* Move bucket b's reached vertices to point c's bucket (label c); the
@@ -784,7 +791,7 @@ static sc_status hull_compute(const sc__fnet *n, hull *h, sc_error *err)
     seg *stack = NULL;
     size_t sp = 0, scap = 0, v;
     int32_t L, R, R0;
-    uint64_t m, c;
+    hpoint q, base;
 
     memset(h, 0, sizeof *h);
     h->n = n;
@@ -809,20 +816,26 @@ static sc_status hull_compute(const sc__fnet *n, hull *h, sc_error *err)
     }
     /* the least bytes, then the least cost */
     SC_CHECK(probe(h, R0, n->ctot + 1, 1, reached, err));
-    eval_split(h, R0, 0, n->ctot, reached, &m, &c);
+    memset(&base, 0, sizeof base);
+    base.c = n->ctot;
+    base.f = n->ftot;
+    eval_split(h, R0, &base, reached, &q);
     SC_CHECK(split(h, R0, L, reached, false, err));
-    h->pt[L].m = m;
-    h->pt[L].c = c;
+    h->pt[L].m = q.m;
+    h->pt[L].c = q.c;
+    h->pt[L].f = q.f;
     h->pt[L].final = true;
     /* the least cost, then the least bytes */
     SC_CHECK(probe(h, R0, 1, n->mtot + 1, reached, err));
     R = hull_add(h);
     if (R < 0)
         SC_CHECK(sc__error_nomem(err));
-    eval_split(h, R0, h->pt[L].m, h->pt[L].c, reached, &m, &c);
+    base = h->pt[L];
+    eval_split(h, R0, &base, reached, &q);
     SC_CHECK(split(h, R0, R, reached, true, err));
-    h->pt[R].m = m;
-    h->pt[R].c = c;
+    h->pt[R].m = q.m;
+    h->pt[R].c = q.c;
+    h->pt[R].f = q.f;
     if (h->pt[R].c >= h->pt[L].c) {
         /* one point: R's vertices join L's sink side */
         for (v = 0; v < h->pt[R].nb; v++)
@@ -843,8 +856,9 @@ static sc_status hull_compute(const sc__fnet *n, hull *h, sc_error *err)
         uint64_t w2 = h->pt[s.b].m - h->pt[s.a].m;
         int32_t cpt;
         SC_CHECK(probe(h, s.b, w1, w2, reached, err));
-        eval_split(h, s.b, h->pt[s.a].m, h->pt[s.a].c, reached, &m, &c);
-        if (objective(w1, w2, m, c) >=
+        base = h->pt[s.a];
+        eval_split(h, s.b, &base, reached, &q);
+        if (objective(w1, w2, q.m, q.c) >=
             objective(w1, w2, h->pt[s.a].m, h->pt[s.a].c)) {
             h->pt[s.b].final = true; /* (a, b) is an edge of the hull */
             continue;
@@ -853,8 +867,9 @@ static sc_status hull_compute(const sc__fnet *n, hull *h, sc_error *err)
         if (cpt < 0)
             SC_CHECK(sc__error_nomem(err));
         SC_CHECK(split(h, s.b, cpt, reached, false, err));
-        h->pt[cpt].m = m;
-        h->pt[cpt].c = c;
+        h->pt[cpt].m = q.m;
+        h->pt[cpt].c = q.c;
+        h->pt[cpt].f = q.f;
         h->pt[s.a].next = cpt;
         h->pt[cpt].next = s.b;
         if (sp + 2 > scap) {
@@ -891,14 +906,21 @@ static void hull_saved(const hull *h, const int32_t *rank, int32_t x,
 /* ---- The hull's vertices, scored, and one budget ----------------------- */
 
 typedef struct fvert {
-    sc__fscore s;
-    sc_node_id *saved; /* the effective saved set, joint order */
+    sc__fscore s;      /* bytes, cost, flops from the cut; the rest once
+                          scored */
+    bool scored;
+    int32_t pt;        /* the hull point */
+    sc_node_id *saved; /* the effective saved set, joint order (scored) */
     size_t nsaved;
 } fvert;
 
+/* The network, the hull (labels and ranks: every vertex's source side)
+ * and its vertices in increasing bytes, each scored on first use. */
 typedef struct fcore {
     sc__fnet net;
-    fvert *v;          /* hull vertices, increasing bytes */
+    hull h;
+    int32_t *rank;
+    fvert *v;
     size_t nv;
     size_t maxflows;
 } fcore;
@@ -909,6 +931,8 @@ static void core_free(fcore *c)
     for (i = 0; i < c->nv; i++)
         sc__free(c->v[i].saved);
     sc__free(c->v);
+    sc__free(c->rank);
+    hull_free(&c->h);
     fnet_free(&c->net);
     memset(c, 0, sizeof *c);
 }
@@ -930,52 +954,72 @@ static sc_status mask_ids(const sc__fnet *n, const uint8_t *mask,
     return SC_OK;
 }
 
+/* Score hull vertex i by walking the graph (its saved set, counts); the
+ * walk's bytes, cost and FLOPs must be the cut's. */
+static sc_status vert_score(fcore *c, size_t i, sc_error *err)
+{
+    fvert *fv = &c->v[i];
+    uint8_t *mask, *eff;
+    sc__fscore s;
+    sc_status status = SC_OK;
+
+    if (fv->scored)
+        return SC_OK;
+    mask = sc__malloc(c->net.nk ? c->net.nk : 1);
+    eff = sc__malloc(c->net.nk ? c->net.nk : 1);
+    if (!mask || !eff)
+        SC_CHECK(sc__error_nomem(err));
+    hull_saved(&c->h, c->rank, fv->pt, mask);
+    SC_CHECK(sc__fnet_score(&c->net, mask, &s, eff, err));
+    if (!s.valid || s.bytes != fv->s.bytes || s.cost != fv->s.cost ||
+        s.flops != fv->s.flops)
+        SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
+                               "hull vertex %zu: the cut's %llu bytes, cost "
+                               "%llu, %llu FLOPs; scored %llu, %llu, %llu",
+                               i, (unsigned long long)fv->s.bytes,
+                               (unsigned long long)fv->s.cost,
+                               (unsigned long long)fv->s.flops,
+                               (unsigned long long)s.bytes,
+                               (unsigned long long)s.cost,
+                               (unsigned long long)s.flops));
+    SC_CHECK(mask_ids(&c->net, eff, &fv->saved, &fv->nsaved, err));
+    fv->s = s;
+    fv->scored = true;
+fail:
+    sc__free(mask);
+    sc__free(eff);
+    return status;
+}
+
 static sc_status core_build(sc_partition *p, bool keep_bans, fcore *c,
                             sc_error *err)
 {
     sc_status status = SC_OK;
-    hull h;
-    int32_t *rank = NULL, x;
-    uint8_t *mask = NULL, *eff = NULL;
+    int32_t x;
     size_t i;
 
     memset(c, 0, sizeof *c);
-    memset(&h, 0, sizeof h);
     SC_TRY(fnet_build(p, keep_bans, &c->net, err));
-    SC_CHECK(hull_compute(&c->net, &h, err));
-    c->maxflows = h.probes;
-    rank = sc__malloc((h.npt ? h.npt : 1) * sizeof *rank);
-    mask = sc__malloc(c->net.nk ? c->net.nk : 1);
-    eff = sc__malloc(c->net.nk ? c->net.nk : 1);
-    if (!rank || !mask || !eff)
+    SC_CHECK(hull_compute(&c->net, &c->h, err));
+    c->maxflows = c->h.probes;
+    c->rank = sc__malloc((c->h.npt ? c->h.npt : 1) * sizeof *c->rank);
+    if (!c->rank)
         SC_CHECK(sc__error_nomem(err));
-    for (x = 0, i = 0; x >= 0; x = h.pt[x].next)
-        rank[x] = (int32_t)i++;
+    for (x = 0, i = 0; x >= 0; x = c->h.pt[x].next)
+        c->rank[x] = (int32_t)i++;
     c->v = sc__calloc(i, sizeof *c->v);
     if (!c->v)
         SC_CHECK(sc__error_nomem(err));
-    for (x = 0; x >= 0; x = h.pt[x].next) {
-        fvert *fv = &c->v[c->nv];
-        hull_saved(&h, rank, x, mask);
-        SC_CHECK(sc__fnet_score(&c->net, mask, &fv->s, eff, err));
-        c->nv++;
-        if (!fv->s.valid || fv->s.bytes != h.pt[x].m ||
-            fv->s.cost != h.pt[x].c + c->net.cconst)
-            SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
-                                   "hull vertex %zu: the cut's %llu bytes "
-                                   "and cost %llu, scored %llu and %llu",
-                                   c->nv - 1,
-                                   (unsigned long long)h.pt[x].m,
-                                   (unsigned long long)h.pt[x].c,
-                                   (unsigned long long)fv->s.bytes,
-                                   (unsigned long long)fv->s.cost));
-        SC_CHECK(mask_ids(&c->net, eff, &fv->saved, &fv->nsaved, err));
+    for (x = 0; x >= 0; x = c->h.pt[x].next) {
+        fvert *fv = &c->v[c->nv++];
+        fv->pt = x;
+        fv->s.valid = true;
+        fv->s.bad_k = -1;
+        fv->s.bytes = c->h.pt[x].m;
+        fv->s.cost = c->h.pt[x].c + c->net.cconst;
+        fv->s.flops = c->h.pt[x].f + c->net.fconst;
     }
 fail:
-    sc__free(rank);
-    sc__free(mask);
-    sc__free(eff);
-    hull_free(&h);
     if (status != SC_OK)
         core_free(c);
     return status;
@@ -1011,7 +1055,7 @@ static uint64_t hull_bound(const fcore *c, uint64_t budget)
 
 /* The least recompute cost within budget: *out, mask (effective saved
  * set), whether proven, whether a hull vertex, the bound. */
-static sc_status core_solve(const fcore *c, uint64_t budget, double seconds,
+static sc_status core_solve(fcore *c, uint64_t budget, double seconds,
                             sc__fscore *out, uint8_t *mask, bool *optimal,
                             bool *hullv, uint64_t *bound, sc_error *err)
 {
@@ -1030,6 +1074,7 @@ static sc_status core_solve(const fcore *c, uint64_t budget, double seconds,
     while (i + 1 < c->nv && c->v[i + 1].s.bytes <= budget)
         i++;
     *bound = hull_bound(c, budget);
+    SC_TRY(vert_score(c, i, err));
     if (i + 1 >= c->nv || c->v[i].s.bytes == budget) {
         *out = c->v[i].s;
         ids_mask(&c->net, c->v[i].saved, c->v[i].nsaved, mask);
@@ -1189,6 +1234,8 @@ typedef struct fpoint {
     sc_frontier_point pt;
     sc_node_id *saved;
     size_t nsaved;
+    int32_t vi;        /* a hull vertex (scored on first use), else -1 */
+    bool ready;        /* saved and the counts filled */
 } fpoint;
 
 struct sc_frontier {
@@ -1269,7 +1316,7 @@ void sc_frontier_free(sc_frontier *f)
 
 static sc_status add_point(sc_frontier *f, const sc_frontier_point *pt,
                            const sc__fnet *n, const uint8_t *mask,
-                           sc_error *err)
+                           int32_t vi, sc_error *err)
 {
     fpoint *np;
     size_t i;
@@ -1283,7 +1330,12 @@ static sc_status add_point(sc_frontier *f, const sc_frontier_point *pt,
     f->pts = np;
     np = &f->pts[f->npts];
     np->pt = *pt;
-    SC_TRY(mask_ids(n, mask, &np->saved, &np->nsaved, err));
+    np->vi = vi;
+    np->saved = NULL;
+    np->nsaved = 0;
+    np->ready = vi < 0;
+    if (vi < 0)
+        SC_TRY(mask_ids(n, mask, &np->saved, &np->nsaved, err));
     f->npts++;
     return SC_OK;
 }
@@ -1355,8 +1407,7 @@ sc_status sc_frontier_compute(const sc_graph *joint,
         pt.hull_vertex = pt.optimal = true;
         pt.lower_bound = v->s.cost;
         pt.budget = v->s.bytes;
-        ids_mask(&f->core.net, v->saved, v->nsaved, mask);
-        SC_CHECK(add_point(f, &pt, &f->core.net, mask, err));
+        SC_CHECK(add_point(f, &pt, &f->core.net, NULL, (int32_t)i, err));
     }
     /* the budgets, increasing: never more cost than a smaller budget's */
     if (f->fo.points > 0) {
@@ -1398,7 +1449,7 @@ sc_status sc_frontier_compute(const sc_graph *joint,
             }
             prev = pt;
             memcpy(prev_mask, mask, f->core.net.nk ? f->core.net.nk : 1);
-            status = add_point(f, &pt, &f->core.net, mask, err);
+            status = add_point(f, &pt, &f->core.net, mask, -1, err);
             if (status != SC_OK) {
                 sc__free(prev_mask);
                 goto fail;
@@ -1421,10 +1472,34 @@ size_t sc_frontier_point_count(const sc_frontier *f)
     return f ? f->npts : 0;
 }
 
+/* Score a hull vertex's point on first use (the frontier is used by one
+ * thread at a time, as every object of the library). */
+static bool point_ready(const sc_frontier *cf, size_t i)
+{
+    sc_frontier *f = (sc_frontier *)cf;
+    fpoint *fp = &f->pts[i];
+    const fvert *v;
+    sc_error err;
+    if (fp->ready)
+        return true;
+    if (vert_score(&f->core, (size_t)fp->vi, &err) != SC_OK)
+        return false;
+    v = &f->core.v[fp->vi];
+    fp->saved = sc__malloc((v->nsaved ? v->nsaved : 1) * sizeof *fp->saved);
+    if (!fp->saved)
+        return false;
+    memcpy(fp->saved, v->saved, v->nsaved * sizeof *fp->saved);
+    fp->nsaved = v->nsaved;
+    fp->pt.saved_tensors = v->s.ntensors;
+    fp->pt.saved_symints = v->s.nsymints;
+    fp->ready = true;
+    return true;
+}
+
 bool sc_frontier_point_get(const sc_frontier *f, size_t i,
                            sc_frontier_point *out)
 {
-    if (!f || i >= f->npts)
+    if (!f || i >= f->npts || !point_ready(f, i))
         return false;
     *out = f->pts[i].pt;
     return true;
@@ -1434,7 +1509,7 @@ size_t sc_frontier_point_saved(const sc_frontier *f, size_t i,
                                sc_node_id *ids, size_t cap)
 {
     size_t k;
-    if (!f || i >= f->npts)
+    if (!f || i >= f->npts || !point_ready(f, i))
         return 0;
     for (k = 0; k < cap && k < f->pts[i].nsaved; k++)
         ids[k] = f->pts[i].saved[k];
@@ -1500,7 +1575,7 @@ sc_status sc_frontier_solve(const sc_frontier *f, uint64_t budget,
     mask = sc__malloc(f->core.net.nk ? f->core.net.nk : 1);
     if (!mask)
         return sc__error_nomem(err);
-    status = core_solve(&f->core, budget,
+    status = core_solve((fcore *)&f->core, budget,
                         seconds > 0 ? seconds : f->fo.milp_seconds, &s, mask,
                         &optimal, &hullv, &bound, err);
     if (status == SC_OK) {

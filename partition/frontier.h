@@ -60,6 +60,8 @@ typedef struct sc__fnet {
     uint64_t mtot, ctot;  /* sums of the finite bytes, of the costs */
     uint64_t cconst;      /* cost of the nodes tied to the sink that the
                              forward computes too (must_recompute) */
+    uint64_t fconst;      /* ... and their FLOPs */
+    uint64_t ftot;        /* FLOPs of the nodes with a cost arc */
 } sc__fnet;
 
 /* A decision scored: is it valid, its saved bytes (tensors, at the
