@@ -2,8 +2,8 @@
  * validity-only network, its lower convex hull (frontier.c), the MILP of
  * a budget between two hull vertices (milp.c) and the budgeted cut of
  * the exact policy.
- * Included by partition/run.c, partition/frontier.c, partition/milp.c and
- * tests/check_frontier.c only.  Not installed. */
+ * Included by partition/run.c, partition/frontier.c and partition/milp.c
+ * only.  Not installed. */
 #ifndef SYMCUT_PARTITION_FRONTIER_H
 #define SYMCUT_PARTITION_FRONTIER_H
 
