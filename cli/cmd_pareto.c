@@ -2,7 +2,8 @@
  * (doc/partition.md, "Frontier").
  *
  *   symcut pareto GRAPH [--policy exact] [--points N] [--keep-bans]
- *                 [--time-limit S] [--no-peak] [--hint s0=8,...]
+ *                 [--time-limit S] [--no-peak] [--compare FILE]
+ *                 [--hint s0=8,...]
  *                 [--params N] [--format text|json|csv|svg] [-o FILE]
  *
  * The output is produced before it is written, atomically: nothing is
@@ -28,6 +29,7 @@ static void usage(FILE *out)
 {
     fputs("Usage: symcut pareto GRAPH [--policy exact] [--points N]\n"
           "                     [--keep-bans] [--time-limit S] [--no-peak]\n"
+          "                     [--compare FILE]\n"
           "                     [--hint s0=8,...] [--params N]\n"
           "                     [--format text|json|csv|svg] [-o FILE]\n"
           "\n"
@@ -45,6 +47,9 @@ static void usage(FILE *out)
           "  --keep-bans         keep PyTorch's heuristic bans as\n"
           "                      constraints (compare like with like)\n"
           "  --time-limit S      seconds per budget in the MILP (default 10)\n"
+          "  --compare FILE      also score the decisions of FILE, one a line\n"
+          "                      ('LABEL: NAME, NAME ...' or the names), e.g.\n"
+          "                      PyTorch's at its budgets\n"
           "  --no-peak           leave out the predicted peak memory of each\n"
           "                      point (forward then backward)\n"
           "  --hint s0=8,s1=64   hints of symbols; repeatable\n"
@@ -180,10 +185,108 @@ static void json_point(buf *b, const sc_frontier_point *p, const peak *pk,
     bprintf(b, "}");
 }
 
+/* ---- Decisions to compare (--compare FILE) ------------------------------- */
+
+typedef struct cmp_item {
+    char label[64];
+    sc_frontier_point pt;
+} cmp_item;
+
+typedef struct cmp_list {
+    cmp_item *items;
+    size_t n;
+} cmp_list;
+
+/* FILE: one decision a line, `LABEL: NAME, NAME ...` or the names alone
+ * (labelled by the line number); blank lines and `#` comments skipped.
+ * Each is scored against the frontier. */
+static int load_compare(const char *path, const sc_graph *g,
+                        const sc_frontier *f, cmp_list *out)
+{
+    sc_error err;
+    size_t len, line = 0;
+    char *text = cli_read_file(path, &len, &err), *s, *next;
+    int rc = CLI_EXIT_INPUT;
+
+    out->items = NULL;
+    out->n = 0;
+    if (!text) {
+        cli_report(&err);
+        return CLI_EXIT_INPUT;
+    }
+    for (s = text; s && *s; s = next) {
+        char *colon, *names, *tok, *save = NULL;
+        sc_node_id *ids = NULL;
+        size_t nids = 0, cap = 0;
+        cmp_item *ni;
+        line++;
+        next = strchr(s, '\n');
+        if (next)
+            *next++ = '\0';
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s || *s == '#' || *s == '\r')
+            continue;
+        ni = realloc(out->items, (out->n + 1) * sizeof *ni);
+        if (!ni) {
+            cli_errorf("out of memory");
+            goto done;
+        }
+        out->items = ni;
+        ni = &out->items[out->n];
+        colon = strchr(s, ':');
+        if (colon) {
+            size_t l = (size_t)(colon - s);
+            if (l >= sizeof ni->label)
+                l = sizeof ni->label - 1;
+            memcpy(ni->label, s, l);
+            ni->label[l] = '\0';
+            names = colon + 1;
+        } else {
+            snprintf(ni->label, sizeof ni->label, "line %zu", line);
+            names = s;
+        }
+        for (tok = strtok_r(names, ", \t\r", &save); tok;
+             tok = strtok_r(NULL, ", \t\r", &save)) {
+            sc_node_id id = sc_graph_find(g, tok);
+            if (id == SC_NODE_NONE) {
+                cli_errorf("%s:%zu:%zu: no node '%s' in the graph", path, line,
+                           (size_t)(tok - s) + 1, tok);
+                free(ids);
+                goto done;
+            }
+            if (nids == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                sc_node_id *nn = realloc(ids, nc * sizeof *nn);
+                if (!nn) {
+                    free(ids);
+                    cli_errorf("out of memory");
+                    goto done;
+                }
+                ids = nn;
+                cap = nc;
+            }
+            ids[nids++] = id;
+        }
+        if (sc_frontier_score(f, ids, nids, &ni->pt, &err) != SC_OK) {
+            free(ids);
+            cli_report(&err);
+            goto done;
+        }
+        free(ids);
+        out->n++;
+    }
+    rc = 0;
+done:
+    free(text);
+    return rc;
+}
+
 /* The frontier as a plot: saved MB across, recompute GFLOPs up; the hull
  * vertices joined (filled), the budgets' points (hollow), the default cut
  * (a square). */
-static void svg_plot(buf *b, const sc_frontier *f, const char *file)
+static void svg_plot(buf *b, const sc_frontier *f, const char *file,
+                     const cmp_list *cl)
 {
     const double W = 640, H = 420, L = 70, R = 20, T = 30, B = 50;
     size_t n = sc_frontier_point_count(f), i;
@@ -205,6 +308,15 @@ static void svg_plot(buf *b, const sc_frontier *f, const char *file)
     }
     if ((double)d.recompute_flops / 1e9 > ymax)
         ymax = (double)d.recompute_flops / 1e9;
+    for (i = 0; i < cl->n; i++) {
+        const sc_frontier_point *c = &cl->items[i].pt;
+        if (!c->valid)
+            continue;
+        if ((double)c->saved_bytes / 1e6 > xmax)
+            xmax = (double)c->saved_bytes / 1e6;
+        if ((double)c->recompute_flops / 1e9 > ymax)
+            ymax = (double)c->recompute_flops / 1e9;
+    }
     if (xmax <= xmin)
         xmax = xmin + 1e-6;
     if (ymax <= 0)
@@ -265,16 +377,31 @@ static void svg_plot(buf *b, const sc_frontier *f, const char *file)
                "default cut: %" PRIu64 " bytes, cost %" PRIu64
                "</title></rect>\n",
             x - 4.5, y - 4.5, d.saved_bytes, d.recompute_cost);
+    for (i = 0; i < cl->n; i++) {
+        const sc_frontier_point *c = &cl->items[i].pt;
+        const char *l;
+        if (!c->valid)
+            continue;
+        x = PX((double)c->saved_bytes / 1e6);
+        y = PY((double)c->recompute_flops / 1e9);
+        bprintf(b, "<path d=\"M%.1f %.1f l5 9 h-10 z\" fill=\"none\" "
+                   "stroke=\"#ff7f0e\" stroke-width=\"2\"><title>",
+                x, y - 5);
+        for (l = cl->items[i].label; *l; l++)
+            bprintf(b, *l == '<' ? "&lt;" : *l == '&' ? "&amp;" : "%c", *l);
+        bprintf(b, ": %" PRIu64 " bytes, cost %" PRIu64 "</title></path>\n",
+                c->saved_bytes, c->recompute_cost);
+    }
     bprintf(b, "<text x=\"%.1f\" y=\"%.1f\">filled: hull vertices; hollow: "
-               "budgets between them; red square: the default cut</text>\n",
-            L + 6, T - 10);
+               "budgets between them; red square: the default cut%s</text>\n",
+            L + 6, T - 10, cl->n ? "; orange: compared" : "");
     bprintf(b, "</svg>\n");
 #undef PX
 #undef PY
 }
 
 typedef struct pareto_args {
-    const char *file, *out_path, *format;
+    const char *file, *out_path, *format, *compare;
     long points, params;
     double time_limit;
     bool keep_bans, no_peak;
@@ -300,6 +427,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
                           "not '%s'"},
         {.name = "--keep-bans", .kind = CLI_OPT_FLAG, .dest = &a->keep_bans},
         {.name = "--no-peak", .kind = CLI_OPT_FLAG, .dest = &a->no_peak},
+        {.name = "--compare", .kind = CLI_OPT_TEXT, .dest = &a->compare},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
         {.name = "--format", .kind = CLI_OPT_CHOICE, .dest = &a->format,
          .choices = formats, .bad = "unknown format '%s' (text, json, csv, svg)"},
@@ -330,8 +458,32 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
     return CLI_PARSED;
 }
 
+static void json_compare(buf *b, const cmp_list *cl)
+{
+    size_t i;
+    bprintf(b, ",\n  \"compare\": [");
+    for (i = 0; i < cl->n; i++) {
+        const sc_frontier_point *c = &cl->items[i].pt;
+        const char *l;
+        bprintf(b, "%s\n    {\"label\": \"", i ? "," : "");
+        for (l = cl->items[i].label; *l; l++)
+            if (*l == '"' || *l == '\\')
+                bprintf(b, "\\%c", *l);
+            else if ((unsigned char)*l >= 0x20)
+                bprintf(b, "%c", *l);
+        bprintf(b, "\", \"valid\": %s, \"saved_bytes\": %" PRIu64
+                   ", \"recompute_cost\": %" PRIu64
+                   ", \"recompute_flops\": %" PRIu64
+                   ", \"lower_bound\": %" PRIu64 ", \"on_frontier\": %s}",
+                c->valid ? "true" : "false", c->saved_bytes, c->recompute_cost,
+                c->recompute_flops, c->lower_bound,
+                c->valid && c->optimal ? "true" : "false");
+    }
+    bprintf(b, "%s]", cl->n ? "\n  " : "");
+}
+
 static int report(const pareto_args *a, const sc_graph *g,
-                  const sc_frontier *f, buf *b)
+                  const sc_frontier *f, const cmp_list *cl, buf *b)
 {
     size_t n = sc_frontier_point_count(f), i, nb;
     sc_frontier_point pt, d;
@@ -395,9 +547,12 @@ static int report(const pareto_args *a, const sc_graph *g,
             json_point(b, &pt, &pk[i], flag[i]);
             bprintf(b, "%s\n", i + 1 < n ? "," : "");
         }
-        bprintf(b, "  ]\n}\n");
+        bprintf(b, "  ]");
+        if (a->compare)
+            json_compare(b, cl);
+        bprintf(b, "\n}\n");
     } else if (strcmp(a->format, "svg") == 0) {
-        svg_plot(b, f, a->file);
+        svg_plot(b, f, a->file, cl);
     } else if (strcmp(a->format, "csv") == 0) {
         bprintf(b, "saved_bytes,recompute_cost,recompute_flops,hull_vertex,"
                    "optimal,lower_bound,budget,saved_tensors,saved_symints%s\n",
@@ -439,6 +594,18 @@ static int report(const pareto_args *a, const sc_graph *g,
                         flag[i] ? " (peak not monotone)" : "");
             bprintf(b, "\n");
         }
+        for (i = 0; i < cl->n; i++) {
+            const sc_frontier_point *c = &cl->items[i].pt;
+            if (!c->valid)
+                bprintf(b, "compared %s: not valid\n", cl->items[i].label);
+            else
+                bprintf(b,
+                        "compared %s: %" PRIu64 " bytes, recompute cost %" PRIu64
+                        "; the frontier's least cost at its bytes %" PRIu64 "%s\n",
+                        cl->items[i].label, c->saved_bytes, c->recompute_cost,
+                        c->lower_bound,
+                        c->optimal ? " (on the frontier)" : " or more");
+        }
     }
     if (b->nomem) {
         cli_errorf("out of memory");
@@ -461,6 +628,7 @@ int cli_cmd_pareto(int argc, char **argv)
     cli_load load;
     sc_error err;
     buf b = {0};
+    cmp_list cl = {NULL, 0};
     int rc;
 
     if (!ctx) {
@@ -496,7 +664,9 @@ int cli_cmd_pareto(int argc, char **argv)
         cli_report(&err);
         goto done;
     }
-    if ((rc = report(&a, g, f, &b)) != 0)
+    if (a.compare && (rc = load_compare(a.compare, g, f, &cl)) != 0)
+        goto done;
+    if ((rc = report(&a, g, f, &cl, &b)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
     if (cli_write_file(a.out_path, b.s ? b.s : "", b.n, &err) != SC_OK) {
@@ -506,6 +676,7 @@ int cli_cmd_pareto(int argc, char **argv)
     rc = CLI_EXIT_OK;
 done:
     free(b.s);
+    free(cl.items);
     sc_frontier_free(f);
     cli_hints_free(&a.hints);
     cli_reading_free(&a.reading);
