@@ -350,6 +350,29 @@ START_TEST(test_random_bruteforce)
             ck_assert_uint_le(pt.recompute_cost, prev);
             prev = pt.recompute_cost;
         }
+        /* the whole frontier: at the bytes of every decision no other beats
+         * on both, the optimum is that decision's cost */
+        for (i = 0; i < nb; i++) {
+            sc_frontier_point pt;
+            bool dominated = false, any;
+            for (j = 0; j < nb && !dominated; j++)
+                dominated = (bp[j].m <= bp[i].m && bp[j].c < bp[i].c) ||
+                            (bp[j].m < bp[i].m && bp[j].c <= bp[i].c);
+            if (dominated)
+                continue;
+            ck_assert_int_eq(sc_frontier_solve(f, bp[i].m, 0, &pt, NULL, NULL,
+                                               &err),
+                             SC_OK);
+            ck_assert_msg(pt.optimal && pt.recompute_cost == bp[i].c &&
+                              pt.recompute_cost ==
+                                  brute_best(bp, nb, bp[i].m, &any),
+                          "seed %llu case %ld: Pareto point (%llu, %llu), "
+                          "frontier cost %llu",
+                          (unsigned long long)seed, c,
+                          (unsigned long long)bp[i].m,
+                          (unsigned long long)bp[i].c,
+                          (unsigned long long)pt.recompute_cost);
+        }
         if (hull[0].m > 0) {
             sc_frontier_point pt;
             ck_assert_int_eq(sc_frontier_solve(f, hull[0].m - 1, 0, &pt, NULL,
