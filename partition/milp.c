@@ -17,6 +17,7 @@
 #include <config.h>
 
 #include <glpk.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,11 @@ typedef struct milp {
     int ncols;
     double *start;  /* 1-based column values of the warm start */
     bool given;
+    /* GLPK's problem and the matrix, here (in memory) so that a fatal
+     * error's longjmp leaves them readable */
+    glp_prob *lp;
+    int *ia, *ja;
+    double *ar, *x, cbytes;
 } milp;
 
 /* Fix what the infinite edges force. */
@@ -85,6 +91,19 @@ static sc_status force(milp *m, sc_error *err)
     return SC_OK;
 }
 
+/* GLPK's fatal errors (glp_error: an internal check, exhausted memory)
+ * would abort the process: the hook jumps back to sc__frontier_milp,
+ * which frees GLPK's environment (every object of it, in this thread)
+ * and fails with SC_ERR_INTERNAL. */
+typedef struct escape {
+    jmp_buf env;
+} escape;
+
+static void fatal_hook(void *info)
+{
+    longjmp(((escape *)info)->env, 1);
+}
+
 static void callback(glp_tree *tree, void *info)
 {
     milp *m = info;
@@ -108,16 +127,17 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
                             const uint8_t *start, double seconds,
                             uint8_t *best, bool *proven, sc_error *err)
 {
-    sc_status status = SC_OK;
+    volatile sc_status status = SC_OK;
     milp m;
-    glp_prob *lp = NULL;
     glp_smcp sp;
     glp_iocp ip;
-    int *ia = NULL, *ja = NULL, row, nz = 0, rc;
-    double *ar = NULL, *x = NULL, cbytes = 0, spent;
-    double t0;
+    int row, nz = 0, rc;
+    double spent, t0;
     uint8_t *st = NULL;
     size_t v, k, e, cap;
+    escape esc;
+    volatile int term = GLP_ON;
+    volatile bool hooked = false;
 
     memset(&m, 0, sizeof m);
     *proven = false;
@@ -130,8 +150,20 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     if (!m.fix || !m.col || !m.scol || !st)
         SC_CHECK(sc__error_nomem(err));
     SC_CHECK(force(&m, err));
-    lp = glp_create_prob();
-    glp_set_obj_dir(lp, GLP_MIN);
+    if (setjmp(esc.env)) {
+        /* a fatal GLPK error: its objects are gone with its environment */
+        glp_free_env();
+        m.lp = NULL;
+        memcpy(best, start, n->nk ? n->nk : 1);
+        *proven = false;
+        SC_CHECK(sc__error_set(err, SC_ERR_INTERNAL,
+                               "GLPK failed on the budget's MILP"));
+    }
+    glp_error_hook(fatal_hook, &esc);
+    hooked = true;
+    term = glp_term_out(GLP_OFF);
+    m.lp = glp_create_prob();
+    glp_set_obj_dir(m.lp, GLP_MIN);
     for (v = 2; v < n->nv; v++)
         if (m.fix[v] == FREE) {
             m.col[v] = ++m.ncols;
@@ -145,25 +177,25 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
         if (a == 1 || b == 0)
             continue;
         if (a == 0 && b == 1) {
-            cbytes += (double)n->bytes[k];
+            m.cbytes += (double)n->bytes[k];
             continue;
         }
         m.scol[k] = ++m.ncols;
     }
     if (m.ncols == 0) {
         /* nothing free: the start is the only decision */
-        *proven = cbytes <= (double)budget;
+        *proven = m.cbytes <= (double)budget;
         goto fail;
     }
-    glp_add_cols(lp, m.ncols);
+    glp_add_cols(m.lp, m.ncols);
     for (v = 2; v < n->nv; v++)
         if (m.col[v])
-            glp_set_col_kind(lp, m.col[v], GLP_BV);
+            glp_set_col_kind(m.lp, m.col[v], GLP_BV);
     for (k = 0; k < n->nk; k++) {
         if (m.scol[k])
-            glp_set_col_bnds(lp, m.scol[k], GLP_DB, 0.0, 1.0);
+            glp_set_col_bnds(m.lp, m.scol[k], GLP_DB, 0.0, 1.0);
         if (n->src[k] == SC__FSRC_COST && n->cost[k] > 0 && m.col[n->vin[k]])
-            glp_set_obj_coef(lp, m.col[n->vin[k]], (double)n->cost[k]);
+            glp_set_obj_coef(m.lp, m.col[n->vin[k]], (double)n->cost[k]);
     }
     /* rows: each infinite edge between free vertices (2 entries), each
      * saved variable (up to 3), the budget */
@@ -174,10 +206,10 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     for (k = 0; k < n->nk; k++)
         if (m.scol[k])
             cap += 4;
-    ia = sc__malloc((cap + 1) * sizeof *ia);
-    ja = sc__malloc((cap + 1) * sizeof *ja);
-    ar = sc__malloc((cap + 1) * sizeof *ar);
-    if (!ia || !ja || !ar)
+    m.ia = sc__malloc((cap + 1) * sizeof *m.ia);
+    m.ja = sc__malloc((cap + 1) * sizeof *m.ja);
+    m.ar = sc__malloc((cap + 1) * sizeof *m.ar);
+    if (!m.ia || !m.ja || !m.ar)
         SC_CHECK(sc__error_nomem(err));
     row = 0;
     for (e = 0; e < n->ne; e++) {
@@ -188,10 +220,10 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
         cv = m.col[n->et[e]];
         if (!cu || !cv)
             continue;
-        row = glp_add_rows(lp, 1);
-        glp_set_row_bnds(lp, row, GLP_LO, 0.0, 0.0); /* t_u - t_v >= 0 */
-        ia[++nz] = row, ja[nz] = cu, ar[nz] = 1.0;
-        ia[++nz] = row, ja[nz] = cv, ar[nz] = -1.0;
+        row = glp_add_rows(m.lp, 1);
+        glp_set_row_bnds(m.lp, row, GLP_LO, 0.0, 0.0); /* t_u - t_v >= 0 */
+        m.ia[++nz] = row, m.ja[nz] = cu, m.ar[nz] = 1.0;
+        m.ia[++nz] = row, m.ja[nz] = cv, m.ar[nz] = -1.0;
     }
     for (k = 0; k < n->nk; k++) {
         double lo = 0;
@@ -201,27 +233,27 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
         ci = m.col[n->vin[k]];
         co = m.col[n->vout[k]];
         /* s - t_out + t_in >= 0, fixed terms moved to the bound */
-        row = glp_add_rows(lp, 1);
-        ia[++nz] = row, ja[nz] = m.scol[k], ar[nz] = 1.0;
+        row = glp_add_rows(m.lp, 1);
+        m.ia[++nz] = row, m.ja[nz] = m.scol[k], m.ar[nz] = 1.0;
         if (co)
-            ia[++nz] = row, ja[nz] = co, ar[nz] = -1.0;
+            m.ia[++nz] = row, m.ja[nz] = co, m.ar[nz] = -1.0;
         else
             lo += 1.0; /* t_out fixed at 1 */
         if (ci)
-            ia[++nz] = row, ja[nz] = ci, ar[nz] = 1.0;
-        glp_set_row_bnds(lp, row, GLP_LO, lo, 0.0);
+            m.ia[++nz] = row, m.ja[nz] = ci, m.ar[nz] = 1.0;
+        glp_set_row_bnds(m.lp, row, GLP_LO, lo, 0.0);
     }
-    row = glp_add_rows(lp, 1);
-    glp_set_row_bnds(lp, row, GLP_UP, 0.0, (double)budget - cbytes);
+    row = glp_add_rows(m.lp, 1);
+    glp_set_row_bnds(m.lp, row, GLP_UP, 0.0, (double)budget - m.cbytes);
     for (k = 0; k < n->nk; k++)
         if (m.scol[k])
-            ia[++nz] = row, ja[nz] = m.scol[k], ar[nz] = (double)n->bytes[k];
-    glp_load_matrix(lp, nz, ia, ja, ar);
+            m.ia[++nz] = row, m.ja[nz] = m.scol[k], m.ar[nz] = (double)n->bytes[k];
+    glp_load_matrix(m.lp, nz, m.ia, m.ja, m.ar);
 
     /* the warm start: the start set's least sink side */
     m.start = sc__calloc((size_t)m.ncols + 1, sizeof *m.start);
-    x = sc__calloc((size_t)m.ncols + 1, sizeof *x);
-    if (!m.start || !x)
+    m.x = sc__calloc((size_t)m.ncols + 1, sizeof *m.x);
+    if (!m.start || !m.x)
         SC_CHECK(sc__error_nomem(err));
     SC_CHECK(sc__fnet_sides(n, start, st, err));
     for (k = 0; k < n->nk; k++) {
@@ -239,8 +271,8 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     sp.presolve = GLP_ON;
     sp.tm_lim = (int)(seconds * 1000 > 1 ? seconds * 1000 : 1);
     t0 = glp_time();
-    rc = glp_simplex(lp, &sp);
-    if (rc != 0 || glp_get_status(lp) != GLP_OPT)
+    rc = glp_simplex(m.lp, &sp);
+    if (rc != 0 || glp_get_status(m.lp) != GLP_OPT)
         goto fail; /* keep the start */
     /* the branch and cut gets what the relaxation left of the limit */
     spent = glp_difftime(glp_time(), t0) * 1000;
@@ -253,23 +285,27 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     ip.tm_lim = sp.tm_lim - (int)spent > 1 ? sp.tm_lim - (int)spent : 1;
     ip.cb_func = callback;
     ip.cb_info = &m;
-    rc = glp_intopt(lp, &ip);
+    rc = glp_intopt(m.lp, &ip);
     if ((rc != 0 && rc != GLP_ETMLIM) ||
-        (glp_mip_status(lp) != GLP_OPT && glp_mip_status(lp) != GLP_FEAS))
+        (glp_mip_status(m.lp) != GLP_OPT && glp_mip_status(m.lp) != GLP_FEAS))
         goto fail;
     for (k = 1; k <= (size_t)m.ncols; k++)
-        x[k] = glp_mip_col_val(lp, (int)k);
+        m.x[k] = glp_mip_col_val(m.lp, (int)k);
     for (k = 0; k < n->nk; k++)
         best[k] = n->vout[k] >= 0 && n->bytes[k] >= 0 &&
-                  !tval(&m, x, n->vin[k]) && tval(&m, x, n->vout[k]);
-    *proven = rc == 0 && glp_mip_status(lp) == GLP_OPT;
+                  !tval(&m, m.x, n->vin[k]) && tval(&m, m.x, n->vout[k]);
+    *proven = rc == 0 && glp_mip_status(m.lp) == GLP_OPT;
 fail:
-    if (lp)
-        glp_delete_prob(lp);
-    sc__free(ia);
-    sc__free(ja);
-    sc__free(ar);
-    sc__free(x);
+    if (m.lp)
+        glp_delete_prob(m.lp);
+    if (hooked) {
+        glp_error_hook(NULL, NULL);
+        glp_term_out(term);
+    }
+    sc__free(m.ia);
+    sc__free(m.ja);
+    sc__free(m.ar);
+    sc__free(m.x);
     sc__free(st);
     sc__free(m.start);
     sc__free(m.fix);
