@@ -1087,8 +1087,32 @@ static sc_status core_solve(fcore *c, uint64_t budget, double seconds,
     if (!start || !best)
         SC_CHECK(sc__error_nomem(err));
     ids_mask(&c->net, c->v[i].saved, c->v[i].nsaved, start);
-    SC_CHECK(sc__frontier_milp(&c->net, budget, start, seconds, best, &proven,
-                               err));
+    /* first the problem between the two vertices' nested cuts (small: the
+     * bucket of vertex i + 1), for a good start; then the whole network */
+    {
+        int8_t *fixed = sc__malloc(c->net.nv);
+        size_t v;
+        bool rproven;
+        sc__fscore rs;
+        if (!fixed)
+            SC_CHECK(sc__error_nomem(err));
+        for (v = 2; v < c->net.nv; v++)
+            fixed[v] = in_side(&c->h, c->rank, (int32_t)v, c->v[i].pt) ? 0
+                       : in_side(&c->h, c->rank, (int32_t)v, c->v[i + 1].pt)
+                           ? -1
+                           : 1;
+        fixed[0] = 0;
+        fixed[1] = 1;
+        status = sc__frontier_milp(&c->net, budget, start, fixed,
+                                   seconds / 4, best, &rproven, err);
+        sc__free(fixed);
+        SC_CHECK(status);
+        SC_CHECK(sc__fnet_score(&c->net, best, &rs, mask, err));
+        if (rs.valid && rs.bytes <= budget && rs.cost < c->v[i].s.cost)
+            memcpy(start, mask, c->net.nk ? c->net.nk : 1);
+    }
+    SC_CHECK(sc__frontier_milp(&c->net, budget, start, NULL, seconds * 3 / 4,
+                               best, &proven, err));
     SC_CHECK(sc__fnet_score(&c->net, best, out, mask, err));
     if (!out->valid || out->bytes > budget ||
         out->cost > c->v[i].s.cost) {

@@ -90,10 +90,14 @@ sc_status sc__fnet_score(const sc__fnet *net, const uint8_t *saved,
 /* A budget between hull vertices: minimize the recompute cost with saved
  * bytes <= budget by GLPK's branch and cut (milp.c), warm-started by
  * start (a valid saved set within the budget), for at most seconds.
+ * fixed (NULL: none) fixes vertices on the source (0) or sink (1) side,
+ * -1 leaves them free: the restricted problem between two nested cuts.
  * *best receives the best saved set found (at worst start), *proven
- * whether GLPK proved it optimal. */
+ * whether GLPK proved it optimal (for the restricted problem when
+ * fixed). */
 sc_status sc__frontier_milp(const sc__fnet *net, uint64_t budget,
-                            const uint8_t *start, double seconds,
-                            uint8_t *best, bool *proven, sc_error *err);
+                            const uint8_t *start, const int8_t *fixed,
+                            double seconds, uint8_t *best, bool *proven,
+                            sc_error *err);
 
 #endif /* SYMCUT_PARTITION_FRONTIER_H */

@@ -41,8 +41,10 @@ typedef struct milp {
     double *ar, *x, cbytes;
 } milp;
 
-/* Fix what the infinite edges force. */
-static sc_status force(milp *m, sc_error *err)
+/* Fix what the infinite edges force, from the source and the sink and
+ * from the vertices extra fixes (NULL: none; else 0, 1 or FREE by
+ * vertex). */
+static sc_status force(milp *m, const int8_t *extra, sc_error *err)
 {
     const sc__fnet *n = m->n;
     int32_t *queue = sc__malloc(n->nv * sizeof *queue);
@@ -52,6 +54,11 @@ static sc_status force(milp *m, sc_error *err)
     memset(m->fix, FREE, n->nv);
     m->fix[0] = 0;
     queue[qt++] = 0;
+    for (j = 2; extra && j < n->nv; j++)
+        if (extra[j] == 0) {
+            m->fix[j] = 0;
+            queue[qt++] = (int32_t)j;
+        }
     while (qh < qt) {
         int32_t u = queue[qh++];
         for (j = n->ooff[u]; j < n->ooff[u + 1]; j++) {
@@ -71,6 +78,17 @@ static sc_status force(milp *m, sc_error *err)
     qh = qt = 0;
     m->fix[1] = 1;
     queue[qt++] = 1;
+    for (j = 2; extra && j < n->nv; j++)
+        if (extra[j] == 1) {
+            if (m->fix[j] == 0) {
+                sc__free(queue);
+                return sc__error_set(err, SC_ERR_INTERNAL,
+                                     "the restricted MILP fixes a vertex "
+                                     "both ways");
+            }
+            m->fix[j] = 1;
+            queue[qt++] = (int32_t)j;
+        }
     while (qh < qt) {
         int32_t u = queue[qh++];
         for (j = n->ioff[u]; j < n->ioff[u + 1]; j++) {
@@ -124,8 +142,9 @@ static int tval(const milp *m, const double *x, int32_t v)
 }
 
 sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
-                            const uint8_t *start, double seconds,
-                            uint8_t *best, bool *proven, sc_error *err)
+                            const uint8_t *start, const int8_t *fixed,
+                            double seconds, uint8_t *best, bool *proven,
+                            sc_error *err)
 {
     volatile sc_status status = SC_OK;
     milp m;
@@ -149,7 +168,7 @@ sc_status sc__frontier_milp(const sc__fnet *n, uint64_t budget,
     st = sc__malloc(n->nk ? n->nk : 1);
     if (!m.fix || !m.col || !m.scol || !st)
         SC_CHECK(sc__error_nomem(err));
-    SC_CHECK(force(&m, err));
+    SC_CHECK(force(&m, fixed, err));
     if (setjmp(esc.env)) {
         /* a fatal GLPK error: its objects are gone with its environment */
         glp_free_env();
