@@ -5,7 +5,8 @@
  *                    [--params N] [--num-fwd-outputs N] [--tag NODE=TAG] [--no-cse]
  *                    [--rule-off NAME] [--aggressive-recomputation]
  *                    [--max-dist-from-bw N] [--long-chain-limit N]
- *                    [--unbacked-fallback N]
+ *                    [--unbacked-fallback N] [--memory-budget B]
+ *                    [--saved NAMES|FILE]
  *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
  *                    [--no-timings] [-o FILE]
  *
@@ -34,6 +35,7 @@ static void usage(FILE *out)
           "                        [--rule-off NAME] [--aggressive-recomputation]\n"
           "                        [--max-dist-from-bw N] [--long-chain-limit N]\n"
           "                        [--unbacked-fallback N]\n"
+          "                        [--memory-budget B] [--saved NAMES|FILE]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot] [--no-timings]\n"
           "                        [-o FILE]\n"
@@ -61,7 +63,17 @@ static void usage(FILE *out)
           "  --num-fwd-outputs N   the number of forward outputs\n"
           "  --tag NODE=TAG        tag a node must_save, must_recompute or\n"
           "                        prefer_recompute; repeatable\n"
-          "  --no-cse              skip common-subexpression elimination\n",
+          "  --no-cse              skip common-subexpression elimination\n"
+          "  --memory-budget B     save at most B: bytes (1234567, 40MB,\n"
+          "                        1.5GiB) or PyTorch's ratio (0.5: a '.' and\n"
+          "                        no unit; 0 the least memory, 1 the default\n"
+          "                        cut).  exact: the least recompute cost\n"
+          "                        within B; pytorch-2.13: torch 2.13's\n"
+          "                        memory-budget solver\n"
+          "  --saved NAMES|FILE    score a saved set given from outside (names,\n"
+          "                        comma-separated, or a FILE of names):\n"
+          "                        validity, saved bytes, recompute cost, and\n"
+          "                        the exact frontier's least cost at its bytes\n",
           out);
     cli_partition_rules_help(out);
     fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
@@ -180,8 +192,107 @@ static int params_option(const cli_syntax *syn, const cli_opt *o,
                            value);
 }
 
+/* --memory-budget B: bytes or a ratio (doc/partition.md, "Memory
+ * budget").  B is DIGITS[.DIGITS][UNIT], no sign, no exponent.  With a
+ * unit (B; kB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of
+ * 1024; the letters in any case, K for k) it is bytes and must come to a
+ * whole number of bytes below 2^63.  Without a unit it is a ratio when it
+ * has a '.' or is 0 or 1 (it must then lie in [0, 1]), else bytes. */
+static int budget_option(const cli_syntax *syn, const cli_opt *o,
+                         const char *value)
+{
+    static const struct {
+        const char *name;
+        uint64_t scale;
+    } units[] = {{"b", 1},
+                 {"kb", 1000},
+                 {"mb", 1000000},
+                 {"gb", 1000000000},
+                 {"tb", 1000000000000},
+                 {"kib", 1ull << 10},
+                 {"mib", 1ull << 20},
+                 {"gib", 1ull << 30},
+                 {"tib", 1ull << 40}};
+    sc_partition_options *opts = o->dest;
+    const char *s = value, *unit;
+    unsigned __int128 whole = 0, frac = 0, fden = 1, bytes;
+    uint64_t scale = 0;
+    size_t k, nd = 0, nf = 0;
+    bool dot = false;
+    char low[8];
+
+    for (; *s >= '0' && *s <= '9'; s++, nd++)
+        if ((whole = whole * 10 + (unsigned)(*s - '0')) > (1ull << 63))
+            goto huge;
+    if (*s == '.') {
+        dot = true;
+        for (s++; *s >= '0' && *s <= '9'; s++, nf++)
+            if (nf < 18) {
+                frac = frac * 10 + (unsigned)(*s - '0');
+                fden *= 10;
+            } else if (*s != '0') {
+                goto bad;
+            }
+    }
+    if (nd + nf == 0)
+        goto bad;
+    unit = s;
+    if (*unit) {
+        size_t len = strlen(unit);
+        if (len >= sizeof low)
+            goto bad;
+        for (k = 0; k <= len; k++)
+            low[k] = (char)(unit[k] >= 'A' && unit[k] <= 'Z'
+                                ? unit[k] - 'A' + 'a'
+                                : unit[k]);
+        for (k = 0; k < sizeof units / sizeof units[0]; k++)
+            if (strcmp(low, units[k].name) == 0)
+                scale = units[k].scale;
+        if (!scale)
+            goto bad;
+    } else if (dot || (whole <= 1 && nf == 0)) {
+        double r = strtod(value, NULL);
+        if (whole > 1 || (whole == 1 && frac != 0))
+            return cli_usage_error(syn->cmd,
+                                   "--memory-budget %s: a ratio (a number "
+                                   "with a '.' and no unit) must be in [0, "
+                                   "1]; bytes take a unit (B, MB, GiB, ...)",
+                                   value);
+        opts->memory_budget_kind = SC_PARTITION_BUDGET_RATIO;
+        opts->memory_budget_ratio = r;
+        opts->memory_budget_bytes = 0;
+        return 0;
+    } else {
+        scale = 1;
+    }
+    bytes = whole * scale;
+    if (bytes > (1ull << 63) || frac * scale / fden > (1ull << 63))
+        goto huge;
+    if ((frac * scale) % fden != 0)
+        return cli_usage_error(syn->cmd,
+                               "--memory-budget %s: not a whole number of "
+                               "bytes",
+                               value);
+    bytes += frac * scale / fden;
+    if (bytes >= (1ull << 63))
+        goto huge;
+    opts->memory_budget_kind = SC_PARTITION_BUDGET_BYTES;
+    opts->memory_budget_bytes = (uint64_t)bytes;
+    opts->memory_budget_ratio = 0;
+    return 0;
+huge:
+    return cli_usage_error(syn->cmd,
+                           "--memory-budget %s: more than 2^63 bytes", value);
+bad:
+    return cli_usage_error(syn->cmd,
+                           "--memory-budget needs bytes (1234567, 40MB, "
+                           "1.5GiB; units B kB MB GB TB KiB MiB GiB TiB) or "
+                           "a ratio in [0, 1] (0.5), not '%s'",
+                           value);
+}
+
 typedef struct partition_args {
-    const char *file, *out_path, *fw_path, *bw_path, *format;
+    const char *file, *out_path, *fw_path, *bw_path, *format, *saved;
     long nfwd;
     params_arg params;
     bool forward;
@@ -218,6 +329,9 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
          .choices = formats, .bad = "unknown format '%s' (text, json, dot)"},
         {.name = "--tag", .kind = CLI_OPT_CALL, .dest = &a->tags,
          .fn = tag_option},
+        {.name = "--memory-budget", .kind = CLI_OPT_CALL, .dest = &a->opts,
+         .fn = budget_option},
+        {.name = "--saved", .kind = CLI_OPT_TEXT, .dest = &a->saved},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         CLI_READING_OPTIONS(&a->reading),
     };
@@ -234,6 +348,19 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
     a->file = args.args[0];
     if (cli_check_partition_rules("partition", &a->rules) != 0)
         return CLI_EXIT_USAGE;
+    if (a->opts.memory_budget_kind != SC_PARTITION_BUDGET_NONE &&
+        a->opts.policy == SC_PARTITION_PYTORCH_1_13)
+        return cli_usage_error("partition", "--memory-budget: pytorch-1.13 "
+                                            "has no memory budget (use "
+                                            "--policy exact or "
+                                            "pytorch-2.13)");
+    if (a->saved && (a->fw_path || a->bw_path ||
+                     a->opts.memory_budget_kind != SC_PARTITION_BUDGET_NONE ||
+                     strcmp(a->format, "dot") == 0))
+        return cli_usage_error("partition", "--saved scores a decision: not "
+                                            "with --fw, --bw, "
+                                            "--memory-budget or --format "
+                                            "dot");
     if (a->forward && a->nfwd >= 0)
         return cli_usage_error("partition", "--num-fwd-outputs is for a "
                                             "joint graph, not with "
@@ -344,6 +471,116 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
     return 0;
 }
 
+/* --saved NAMES|FILE: a file that exists is read (names separated by
+ * blanks, commas or new lines), else the value is the comma-separated
+ * names.  The set is scored against the exact frontier. */
+static int score_saved(const partition_args *a, const sc_graph *g)
+{
+    char *text = NULL, *s, *tok, *save = NULL;
+    sc_node_id *ids = NULL;
+    size_t n = 0, cap = 0, len;
+    FILE *fp = fopen(a->saved, "r");
+    sc_frontier *f = NULL;
+    sc_frontier_point pt, lo;
+    sc_partition_options po = a->opts;
+    sc_error err;
+    char out[2048];
+    int rc = CLI_EXIT_INPUT, k;
+
+    if (fp) {
+        fclose(fp);
+        if (!(text = cli_read_file(a->saved, &len, &err))) {
+            cli_report(&err);
+            return CLI_EXIT_INPUT;
+        }
+    } else if (!(text = strdup(a->saved))) {
+        cli_errorf("out of memory");
+        return CLI_EXIT_INPUT;
+    }
+    for (s = text; (tok = strtok_r(s, ", \t\r\n", &save)); s = NULL) {
+        sc_node_id id = sc_graph_find(g, tok);
+        if (id == SC_NODE_NONE) {
+            rc = cli_usage_error("partition",
+                                 "--saved: the graph has no node '%s'", tok);
+            goto done;
+        }
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            sc_node_id *ni = realloc(ids, nc * sizeof *ni);
+            if (!ni) {
+                cli_errorf("out of memory");
+                goto done;
+            }
+            ids = ni;
+            cap = nc;
+        }
+        ids[n++] = id;
+    }
+    po.policy = SC_PARTITION_EXACT;
+    po.flags |= SC_PARTITION_NO_GRAPHS;
+    if (sc_frontier_compute(g, &po, NULL, &f, &err) != SC_OK ||
+        sc_frontier_score(f, ids, n, &pt, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    sc_frontier_point_get(f, 0, &lo);
+    if (strcmp(a->format, "json") == 0)
+        k = snprintf(out, sizeof out,
+                     "{\n  \"saved\": %zu,\n  \"valid\": %s,\n"
+                     "  \"invalid_node\": %s%s%s,\n"
+                     "  \"saved_bytes\": %llu,\n  \"saved_tensors\": %zu,\n"
+                     "  \"saved_symints\": %zu,\n"
+                     "  \"recompute_cost\": %llu,\n"
+                     "  \"recompute_flops\": %llu,\n"
+                     "  \"least_bytes\": %llu,\n  \"lower_bound\": %s%llu,\n"
+                     "  \"on_frontier\": %s\n}\n",
+                     n, pt.valid ? "true" : "false", pt.valid ? "" : "\"",
+                     pt.valid ? "null"
+                              : sc_graph_node_name(g, pt.invalid_node),
+                     pt.valid ? "" : "\"",
+                     (unsigned long long)pt.saved_bytes, pt.saved_tensors,
+                     pt.saved_symints,
+                     (unsigned long long)pt.recompute_cost,
+                     (unsigned long long)pt.recompute_flops,
+                     (unsigned long long)lo.saved_bytes, "",
+                     (unsigned long long)pt.lower_bound,
+                     pt.optimal ? "true" : "false");
+    else if (!pt.valid)
+        k = snprintf(out, sizeof out,
+                     "saved set of %zu names: not valid: the backward would "
+                     "recompute %s, which may not be recomputed\n",
+                     n, sc_graph_node_name(g, pt.invalid_node));
+    else
+        k = snprintf(out, sizeof out,
+                     "saved set of %zu names: valid\n"
+                     "saved bytes: %llu (%zu tensors, %zu symints)\n"
+                     "recompute cost: %llu (%llu FLOPs)\n"
+                     "frontier at %llu bytes: least recompute cost %llu%s\n"
+                     "least bytes of any valid decision: %llu\n",
+                     n, (unsigned long long)pt.saved_bytes, pt.saved_tensors,
+                     pt.saved_symints, (unsigned long long)pt.recompute_cost,
+                     (unsigned long long)pt.recompute_flops,
+                     (unsigned long long)pt.saved_bytes,
+                     (unsigned long long)pt.lower_bound,
+                     pt.optimal ? " (this set is on the frontier)"
+                                : " or more (the hull's bound)",
+                     (unsigned long long)lo.saved_bytes);
+    if (k < 0 || (size_t)k >= sizeof out) {
+        cli_errorf("report too long");
+        goto done;
+    }
+    if (cli_write_file(a->out_path, out, (size_t)k, &err) != SC_OK) {
+        cli_report(&err);
+        goto done;
+    }
+    rc = CLI_EXIT_OK;
+done:
+    sc_frontier_free(f);
+    free(ids);
+    free(text);
+    return rc;
+}
+
 int cli_cmd_partition(int argc, char **argv)
 {
     partition_args a = {0};
@@ -382,6 +619,10 @@ int cli_cmd_partition(int argc, char **argv)
     a.opts.ntags = a.tags.n;
     a.opts.tag_nodes = (const char *const *)a.tags.nodes;
     a.opts.tags = a.tags.tags;
+    if (a.saved) {
+        rc = score_saved(&a, g);
+        goto done;
+    }
     if (!a.fw_path && !a.bw_path)
         a.opts.flags |= SC_PARTITION_NO_GRAPHS;
     if (sc_partition_run(g, &a.opts, &part, &err) != SC_OK ||

@@ -6,6 +6,8 @@
 
 #include "cli/cli.h"
 
+int cli_cmd_pareto(int argc, char **argv); /* cli/cmd_pareto.c */
+
 static const struct {
     const char *name;
     cli_command_fn fn;
@@ -19,6 +21,7 @@ static const struct {
     {"run", cli_cmd_run, "execute a graph with the CPU kernels; output checksums"},
     {"validate", cli_cmd_validate, "check a forward/backward pair against its joint graph"},
     {"gradcheck", cli_cmd_gradcheck, "check a joint graph's gradients with finite differences"},
+    {"pareto", cli_cmd_pareto, "the exact memory/recompute frontier of a joint graph"},
     {"random", cli_cmd_random, "print a random joint (or forward) graph drawn from the op table"},
 };
 

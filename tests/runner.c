@@ -18,6 +18,7 @@ Suite *autodiff_suite(void);
 Suite *oom_suite(void);
 Suite *props_suite(void);
 Suite *gradcheck_suite(void);
+Suite *frontier_suite(void);
 Suite *cost_suite(void);
 Suite *peak_suite(void);
 
@@ -40,6 +41,7 @@ int main(void)
     srunner_add_suite(sr, oom_suite());
     srunner_add_suite(sr, props_suite());
     srunner_add_suite(sr, gradcheck_suite());
+    srunner_add_suite(sr, frontier_suite());
     srunner_add_suite(sr, cost_suite());
     srunner_add_suite(sr, peak_suite());
     srunner_run_all(sr, CK_NORMAL);

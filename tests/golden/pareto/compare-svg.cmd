@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/mlp_gelu.joint.txt --compare mlp_gelu.compare --format svg

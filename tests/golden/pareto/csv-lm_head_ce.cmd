@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/lm_head_ce.joint.txt --format csv --points 3

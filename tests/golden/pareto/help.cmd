@@ -1,0 +1,1 @@
+$SYMCUT pareto --help

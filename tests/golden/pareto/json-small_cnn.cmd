@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/small_cnn.joint.txt --format json

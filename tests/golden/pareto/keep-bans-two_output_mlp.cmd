@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/two_output_mlp.joint.txt --keep-bans --no-peak
