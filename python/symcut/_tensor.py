@@ -143,7 +143,9 @@ class Tensor(_Handle):
         """A copy of a NumPy array (any strides; bool, int8-64, uint8,
         float16/32/64)."""
         np = _np()
-        a = np.ascontiguousarray(array)
+        a = np.asarray(array)
+        if not a.flags.c_contiguous:        # (ascontiguousarray makes a
+            a = a.copy(order="C")           # 0-d array 1-d)
         if a.dtype.byteorder == ">":
             a = a.astype(a.dtype.newbyteorder("<"))
         t = cls.zeros(a.shape, a.dtype.name)
@@ -233,9 +235,10 @@ class Tensor(_Handle):
 
     def _flat(self):
         p = self._alive()
-        kind = DTYPES[self._t.dtype][0][0]
+        code = DTYPES[self._t.dtype][0]
+        kind = code[0]
         n = lib.sc_tensor_numel(p)
-        if kind == "b":
+        if code == "b8":
             return [bool(lib.sc_tensor_item_int64(p, i)) for i in range(n)]
         if kind in "iu":
             return [lib.sc_tensor_item_int64(p, i) for i in range(n)]
