@@ -19,6 +19,7 @@ from ._tensor import Tensor, read_npy, DTYPES
 from ._graph import (Graph, Node, Partition, ValidateReport, RunResult,
                      policies, RULES, list_graphs, list_graphs_file,
                      parse_memory_budget, has_memory_budget, KINDS,
+                     pareto, Frontier,
                      PLACES, BANS, TAGS, PHASES)
 
 globals().update({c.__name__: c for c in _ERROR_CLASSES.values()})
@@ -28,6 +29,7 @@ __all__ = ["SymcutError", "ClosedError", "Context", "Expr", "Range", "parse",
            "GuardChecker", "Graph", "Node", "Partition", "ValidateReport",
            "policies", "RULES", "library_path", "Tensor", "read_npy",
            "RunResult", "list_graphs", "list_graphs_file",
-           "parse_memory_budget", "has_memory_budget"] + \
+           "parse_memory_budget", "has_memory_budget", "pareto",
+           "Frontier"] + \
     [c.__name__ for c in _ERROR_CLASSES.values()]
 __version__ = "0.1.0"

@@ -509,6 +509,19 @@ class Graph(_Handle):
         PyTorch's ratio (a float in [0, 1], or "0.5"), see
         parse_memory_budget; UnsupportedError when the library has no
         memory budget (has_memory_budget)."""
+        buf, keep = self._options(
+            policy, params, param_indices, num_fwd_outputs, hints,
+            unbacked_fallback, tags, cse, graphs, rules_off,
+            aggressive_recomputation, max_dist_from_bw, long_chain_limit,
+            memory_budget)
+        return self._run_partition(buf)
+
+    def _options(self, policy, params, param_indices, num_fwd_outputs, hints,
+                 unbacked_fallback, tags, cse, graphs, rules_off,
+                 aggressive_recomputation, max_dist_from_bw,
+                 long_chain_limit, memory_budget):
+        """sc_partition_options in a buffer, and the arrays it points
+        into (kept alive by the caller)."""
         Opts = _lib.PartitionOptions
         o, buf = _lib.init_padded(Opts, lib.sc_partition_options_init)
         o.policy = policy_id(policy)
@@ -574,7 +587,7 @@ class Graph(_Handle):
                 o.memory_budget_bytes = value
             else:
                 o.memory_budget_ratio = value
-        return self._run_partition(buf)
+        return buf, keep
 
     def _run_partition(self, buf):
         out = ctypes.c_void_p()
@@ -1016,3 +1029,157 @@ class Partition(_Handle):
                                    sizes=sizes,
                                    predicted_saved_bytes=None if sizes
                                    else self.saved_bytes)
+
+
+# ---- the frontier ------------------------------------------------------------
+
+
+def pareto(graph, *, points=0, keep_bans=False, milp_seconds=0.0,
+           **options):
+    """The exact memory/recompute frontier of a joint graph (a Frontier):
+    the lower convex hull of (saved bytes, recompute cost), and with
+    points > 0 that many budgets between its ends solved exactly.
+    keep_bans: PyTorch's heuristic bans stay constraints; milp_seconds:
+    the time limit of one budget's MILP (0: the library's); options:
+    Graph.partition's (policy and memory_budget are ignored: exact).
+    UnsupportedError when the library has no frontier."""
+    if not _lib.HAS_FRONTIER:
+        raise _ERROR_CLASSES["ERR_UNSUPPORTED"](
+            "ERR_UNSUPPORTED", "this libsymcut has no frontier (%s)"
+            % _lib.path)
+    return Frontier(graph, points, keep_bans, milp_seconds, options)
+
+
+class Frontier(_Handle):
+    """What pareto returns: points (dicts, in increasing saved bytes),
+    breakpoints (Fractions: bytes per unit of cost between hull
+    vertices), default_cut, solve(budget), score(names), partition(i)."""
+
+    _free = staticmethod(getattr(lib, "sc_frontier_free", None))
+
+    def __init__(self, joint, points, keep_bans, milp_seconds, options):
+        self.joint = joint
+        args = dict(policy="exact", params=None, param_indices=None,
+                    num_fwd_outputs=None, hints=None, unbacked_fallback=None,
+                    tags=None, cse=True, graphs=True, rules_off=(),
+                    aggressive_recomputation=False, max_dist_from_bw=None,
+                    long_chain_limit=None, memory_budget=None)
+        unknown = set(options) - set(args)
+        if unknown:
+            raise TypeError("unknown option(s): %s"
+                            % ", ".join(sorted(unknown)))
+        args.update(options)
+        args["policy"] = "exact"
+        args["memory_budget"] = None
+        buf, keep = joint._options(**args)
+        fo = _lib.FrontierOptions()
+        lib.sc_frontier_options_init(ctypes.byref(fo))
+        fo.points = points
+        fo.keep_bans = keep_bans
+        if milp_seconds:
+            fo.milp_seconds = milp_seconds
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_frontier_compute(joint._alive(), buf, ctypes.byref(fo),
+                                       ctypes.byref(out), ctypes.byref(err)),
+               err)
+        self._own(out.value, joint)
+
+    def _names(self, ids, n):
+        g = self.joint._alive()
+        return [lib.sc_graph_node_name(g, ids[i]).decode() for i in range(n)]
+
+    def _point(self, pt, saved=None):
+        d = {f: getattr(pt, f) for f, _ in pt._fields_
+             if f not in ("invalid_node",)}
+        d["invalid_node"] = (None if pt.invalid_node < 0 else
+                             lib.sc_graph_node_name(self.joint._alive(),
+                                                    pt.invalid_node).decode())
+        if saved is not None:
+            d["saved"] = saved
+        return d
+
+    def __len__(self):
+        return lib.sc_frontier_point_count(self._alive())
+
+    @property
+    def points(self):
+        """Each point: saved_bytes, recompute_cost, recompute_flops,
+        lower_bound, budget, saved_tensors, saved_symints (counts),
+        hull_vertex, optimal, valid, and saved (the joint's node names)."""
+        f = self._alive()
+        out = []
+        for i in range(lib.sc_frontier_point_count(f)):
+            pt = _lib.FrontierPoint()
+            lib.sc_frontier_point_get(f, i, ctypes.byref(pt))
+            n = lib.sc_frontier_point_saved(f, i, None, 0)
+            ids = (ctypes.c_int32 * max(n, 1))()
+            lib.sc_frontier_point_saved(f, i, ids, n)
+            out.append(self._point(pt, self._names(ids, n)))
+        return out
+
+    @property
+    def breakpoints(self):
+        from fractions import Fraction
+        f = self._alive()
+        out = []
+        for i in range(lib.sc_frontier_breakpoint_count(f)):
+            num, den = ctypes.c_uint64(), ctypes.c_uint64()
+            lib.sc_frontier_breakpoint(f, i, ctypes.byref(num),
+                                       ctypes.byref(den))
+            out.append(Fraction(num.value, den.value))
+        return out
+
+    @property
+    def default_cut(self):
+        pt = _lib.FrontierPoint()
+        lib.sc_frontier_default_cut(self._alive(), ctypes.byref(pt))
+        return self._point(pt)
+
+    @property
+    def maxflow_count(self):
+        return lib.sc_frontier_maxflow_count(self._alive())
+
+    def solve(self, budget, seconds=0.0):
+        """The least recompute cost within budget bytes (an int or a text
+        with a unit, as memory_budget): a point with saved names.
+        InvalidError below the least possible bytes."""
+        kind, value = parse_memory_budget(budget)
+        if kind != _lib.BUDGET_BYTES:
+            raise ValueError("budget %r: the frontier solves bytes" % budget)
+        pt = _lib.FrontierPoint()
+        ids = P(ctypes.c_int32)()
+        n = ctypes.c_size_t()
+        err = _lib.Error()
+        _check(lib.sc_frontier_solve(self._alive(), value, seconds,
+                                     ctypes.byref(pt), ctypes.byref(ids),
+                                     ctypes.byref(n), ctypes.byref(err)),
+               err)
+        try:
+            names = self._names(ids, n.value)
+        finally:
+            _lib.free(ctypes.cast(ids, ctypes.c_void_p))
+        return self._point(pt, names)
+
+    def score(self, saved):
+        """Score a saved set given by node names: valid, saved_bytes,
+        recompute_cost, lower_bound at its bytes, invalid_node."""
+        ids = [self.joint.node(n).id for n in saved]
+        arr = (ctypes.c_int32 * max(len(ids), 1))(*ids)
+        pt = _lib.FrontierPoint()
+        err = _lib.Error()
+        _check(lib.sc_frontier_score(self._alive(), arr, len(ids),
+                                     ctypes.byref(pt), ctypes.byref(err)),
+               err)
+        return self._point(pt)
+
+    def partition(self, i, graphs=True):
+        """The Partition of point i's budget (policy exact)."""
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_frontier_point_partition(
+            self._alive(), i, 0 if graphs else PARTITION_NO_GRAPHS,
+            ctypes.byref(out), ctypes.byref(err)), err)
+        return Partition(self.joint, out.value)

@@ -541,6 +541,49 @@ def _check_partition_layout():
 
 _check_partition_layout()
 
+# ---- the frontier (partition.h), where the library has it -----------------
+
+
+class FrontierOptions(ctypes.Structure):
+    _fields_ = [("points", c_size_t), ("keep_bans", c_bool),
+                ("milp_seconds", c_double)]
+
+
+class FrontierPoint(ctypes.Structure):
+    _fields_ = [("saved_bytes", c_uint64), ("recompute_cost", c_uint64),
+                ("recompute_flops", c_uint64), ("lower_bound", c_uint64),
+                ("budget", c_uint64), ("saved_tensors", c_size_t),
+                ("saved_symints", c_size_t), ("hull_vertex", c_bool),
+                ("optimal", c_bool), ("valid", c_bool),
+                ("invalid_node", c_int32)]
+
+
+HAS_FRONTIER = hasattr(lib, "sc_frontier_compute")
+if HAS_FRONTIER:
+    _FP = P(FrontierPoint)
+    for _name, (_res, _args) in {
+            "sc_frontier_options_init": (None, [V]),
+            "sc_frontier_compute": (c_int, [V, V, V, P(V), E]),
+            "sc_frontier_free": (None, [V]),
+            "sc_frontier_point_count": (c_size_t, [V]),
+            "sc_frontier_point_get": (c_bool, [V, c_size_t, _FP]),
+            "sc_frontier_point_saved": (c_size_t, [V, c_size_t, P(c_int32),
+                                                   c_size_t]),
+            "sc_frontier_breakpoint_count": (c_size_t, [V]),
+            "sc_frontier_breakpoint": (c_bool, [V, c_size_t, P(c_uint64),
+                                                P(c_uint64)]),
+            "sc_frontier_default_cut": (None, [V, _FP]),
+            "sc_frontier_solve": (c_int, [V, c_uint64, c_double, _FP,
+                                          P(P(c_int32)), P(c_size_t), E]),
+            "sc_frontier_score": (c_int, [V, P(c_int32), c_size_t, _FP, E]),
+            "sc_frontier_point_partition": (c_int, [V, c_size_t, c_uint,
+                                                    P(V), E]),
+            "sc_frontier_maxflow_count": (c_size_t, [V]),
+    }.items():
+        _f = getattr(lib, _name)
+        _f.restype = _res
+        _f.argtypes = _args
+
 mpz_init = getattr(gmp, "__gmpz_init")
 mpz_clear = getattr(gmp, "__gmpz_clear")
 mpz_set_str = getattr(gmp, "__gmpz_set_str")

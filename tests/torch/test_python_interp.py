@@ -312,6 +312,52 @@ def test_memory_budget_partition():
                 .saved_bytes == p.saved_bytes
 
 
+def test_pareto_frontier():
+    from symcut import _lib
+    g = symcut.Graph.read_file(ZOO / "gpt2_block.joint.txt")
+    if not _lib.HAS_FRONTIER:
+        with pytest.raises(symcut.UnsupportedError, match="frontier"):
+            symcut.pareto(g)
+        pytest.skip("libsymcut has no frontier (%s)" % symcut.library_path)
+    f = symcut.pareto(g, points=3)
+    pts = f.points
+    assert len(pts) == len(f) >= 2
+    assert len(f.breakpoints) == sum(p["hull_vertex"] for p in pts) - 1
+    for a, b in zip(pts, pts[1:]):
+        assert a["saved_bytes"] < b["saved_bytes"]
+        assert a["recompute_cost"] >= b["recompute_cost"]
+    for i, p in enumerate(pts):
+        assert p["valid"] and p["lower_bound"] <= p["recompute_cost"]
+        assert len(p["saved"]) == p["saved_tensors"] + p["saved_symints"]
+        sc = f.score(p["saved"])      # the library rescoring its own set
+        assert (sc["saved_bytes"], sc["recompute_cost"]) == \
+            (p["saved_bytes"], p["recompute_cost"])
+        part = f.partition(i)
+        assert part.saved_bytes == p["saved_bytes"]
+        assert part.validate().passed
+    least, most = pts[0]["saved_bytes"], pts[-1]["saved_bytes"]
+    budget = (least + most) // 2
+    s = f.solve(budget)
+    assert s["saved_bytes"] <= budget and s["valid"]
+    assert s["lower_bound"] <= s["recompute_cost"]
+    ex = g.partition("exact", memory_budget=budget)
+    assert ex.saved_bytes <= budget
+    if s["optimal"]:
+        assert f.score(ex.saved_tensors + ex.saved_symints)[
+            "recompute_cost"] >= s["recompute_cost"]
+    with pytest.raises(symcut.InvalidError, match=str(least)):
+        f.solve(least - 1)
+    with pytest.raises(ValueError):
+        f.solve(0.5)
+    bad = f.score(["primals_1", "tangents_1"])
+    assert not bad["valid"] or bad["saved_bytes"] >= 0
+    assert f.default_cut["valid"]
+    with pytest.raises(TypeError):
+        symcut.pareto(g, nonsense=1)
+    g.close()
+    assert f.closed
+
+
 # ---- ownership -------------------------------------------------------------------
 
 def _c_heap_in_use():
@@ -351,6 +397,8 @@ def test_no_leak_tensors_runs_listings(tmp_path):
     g = symcut.Graph.read_file(ZOO / "mlp_gelu.joint.txt")
     arrs = [t.numpy() for t in g.random_inputs(seed=1)]
     npy = tmp_path / "x.npy"
+    from symcut import _lib
+    frontier = _lib.HAS_FRONTIER
 
     def once(i):
         r = g.run(arrs if i % 2 else None, seed=i)
@@ -363,6 +411,11 @@ def test_no_leak_tensors_runs_listings(tmp_path):
             t.save(npy)
             symcut.read_npy(npy).close()
         symcut.Tensor.from_list([[1, 2], [3, 4]], "bfloat16").tolist()
+        if frontier and i % 20 == 0:
+            f = symcut.pareto(g)
+            f.points
+            if i % 40 == 0:
+                f.close()
         if i % 5 == 0:
             symcut.list_graphs(trace_text)
         for bad in (lambda: symcut.Tensor.from_npy_bytes(b[:30]),
@@ -389,6 +442,8 @@ def test_no_leak_tensors_runs_listings(tmp_path):
     snap1 = tracemalloc.take_snapshot()
     tracemalloc.stop()
     py_growth = sum(s.size_diff for s in snap1.compare_to(snap0, "filename"))
+    for st in snap1.compare_to(snap0, "lineno")[:5]:
+        print("  ", st)
     heap1, rss1 = _c_heap_in_use(), _rss_kib()
     print("live handles %d -> %d; C heap growth %s bytes; Python growth %d "
           "bytes; RSS growth %d KiB" % (
