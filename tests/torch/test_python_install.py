@@ -7,7 +7,8 @@ partition, validate, tensors from lists, a run), and one that sees the
 torch of the Python running the tests (symcut.torch's partition_fn on a
 traced joint module).  pip runs offline (--no-index, --no-build-isolation:
 setuptools comes from the environment, or from the Python running the
-tests when the environment's cannot build a wheel).  Skipped, with the reason, when a
+tests when the environment's cannot build a wheel; when neither can,
+pip's isolated build from its configured index, else a skip).  Skipped, with the reason, when a
 virtual environment cannot be made or has no pip and setuptools."""
 import os
 import pathlib
@@ -31,6 +32,15 @@ def _run(cmd, **kw):
                           text=True, timeout=600, **kw)
 
 
+def _builds_wheels(python):
+    """Whether python's setuptools builds wheels (70.1 and later, or the
+    `wheel` package beside it)."""
+    r = _run([python, "-c", "import importlib.util as u, setuptools; "
+              "v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]);"
+              " print(int(v >= (70, 1) or u.find_spec('wheel') is not None))"])
+    return r.returncode == 0 and r.stdout.strip() == "1"
+
+
 def _venv(where, see_torch):
     """A new virtual environment with the package installed: its python.
     see_torch: the environment also sees this Python's site-packages (a
@@ -46,14 +56,10 @@ def _venv(where, see_torch):
                      "print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
         mine = sysconfig.get_paths()["purelib"]
         pathlib.Path(site, "outer-site.pth").write_text(mine + "\n")
-    r = _run([py, "-c", "import importlib.util as u, setuptools; "
-              "v = tuple(int(x) for x in setuptools.__version__.split('.')[:2]);"
-              " print(int(v >= (70, 1) or u.find_spec('wheel') is not None))"])
     r2 = _run([py, "-m", "pip", "--version"])
-    if r.returncode != 0 or r2.returncode != 0:
-        pytest.skip("the virtual environment has no pip/setuptools to "
-                    "install offline with")
-    own_setuptools = r.stdout.strip() == "1"
+    if r2.returncode != 0:
+        pytest.skip("the virtual environment has no pip")
+    own_setuptools = _builds_wheels(py)
     # pip builds in a copy of python/: build products stay out of the tree
     pkg = where.parent / "python-src"
     shutil.copytree(SRC / "python", pkg,
@@ -62,13 +68,31 @@ def _venv(where, see_torch):
     cmd = [py, "-m", "pip", "install", "--no-index", "--no-build-isolation",
            "--no-deps", "-q", pkg]
     env = dict(os.environ)
-    if not own_setuptools:
+    if own_setuptools:
+        r = _run(cmd, env=env)
+    elif _builds_wheels(sys.executable):
         # the environment's setuptools (Python 3.11 bundles 65) builds
         # wheels only with the `wheel` package: build with this Python's
         # setuptools instead (on the path during the install only)
         print("building with %s's setuptools" % sys.executable)
         env["PYTHONPATH"] = sysconfig.get_paths()["purelib"]
-    r = _run(cmd, env=env)
+        r = _run(cmd, env=env)
+    else:
+        # no setuptools at hand builds a wheel: pip's own build
+        # environment, from its configured index
+        print("building in pip's isolated build environment")
+        try:
+            r = _run([py, "-m", "pip", "install", "--no-deps", "-q",
+                      "--timeout", "30", "--retries", "1", pkg])
+        except subprocess.TimeoutExpired:
+            pytest.skip("cannot build the package: no setuptools that "
+                        "builds wheels here, and pip's build environment "
+                        "timed out")
+        if r.returncode != 0:
+            pytest.skip("cannot build the package: no setuptools that "
+                        "builds wheels here, and pip's build environment "
+                        "failed (%s)" % (r.stderr.strip().splitlines()
+                                         or ["?"])[-1])
     assert r.returncode == 0, r.stdout + r.stderr
     return py
 
