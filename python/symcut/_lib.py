@@ -116,18 +116,13 @@ class Result(ctypes.Structure):
 
 
 class ReadOptions(ctypes.Structure):
-    """The prefix of sc_graph_read_options this binding sets (later fields,
-    where the library has them, keep sc_graph_read_options_init's
-    defaults)."""
+    """sc_graph_read_options (later fields, where a newer library has
+    them, keep sc_graph_read_options_init's defaults: see init_padded)."""
     _fields_ = [("num_fwd_outputs", c_long), ("flags", c_uint),
                 ("nhints", c_size_t), ("hint_symbols", P(c_void_p)),
-                ("hint_values", P(c_int64)), ("env", c_void_p)]
-
-
-class ReadOptionsGraph(ctypes.Structure):
-    """sc_graph_read_options of libraries that can choose one graph of a
-    log (they export sc_graph_list_text)."""
-    _fields_ = ReadOptions._fields_ + [("graph", c_char_p)]
+                ("hint_values", P(c_int64)), ("env", c_void_p),
+                ("graph", c_char_p), ("kind", c_int), ("ninputs", c_size_t),
+                ("input_names", P(c_char_p)), ("input_types", P(c_char_p))]
 
 
 class WriteOptions(ctypes.Structure):
@@ -154,15 +149,16 @@ _PART_TAIL = [("num_fwd_outputs", c_long), ("nhints", c_size_t),
               ("max_dist_from_bw", c_int32), ("long_chain_limit", c_int32)]
 
 
-class PartitionOptionsA(ctypes.Structure):
-    """sc_partition_options without parameter indices."""
-    _fields_ = _PART_HEAD + _PART_TAIL
-
-
-class PartitionOptionsB(ctypes.Structure):
-    """sc_partition_options with parameter indices after num_params."""
+class PartitionOptions(ctypes.Structure):
+    """sc_partition_options, the memory-budget block included (a library
+    without it ignores those fields: see has_memory_budget in _graph)."""
     _fields_ = _PART_HEAD + [("nparam_indices", c_size_t),
-                             ("param_indices", P(c_size_t))] + _PART_TAIL
+                             ("param_indices", P(c_size_t))] + _PART_TAIL + [
+        ("memory_budget_kind", c_int), ("memory_budget_bytes", c_uint64),
+        ("memory_budget_ratio", c_double)]
+
+
+BUDGET_NONE, BUDGET_BYTES, BUDGET_RATIO = 0, 1, 2
 
 
 class Synth(ctypes.Structure):
@@ -178,9 +174,17 @@ class InterpStats(ctypes.Structure):
                 ("kernel_calls", c_size_t)]
 
 
+class Tensor(ctypes.Structure):
+    """sc_tensor (tensor.h): read its fields, change them through the
+    library."""
+    _fields_ = [("dtype", c_int), ("ndim", c_size_t),
+                ("sizes", c_int64 * 16), ("strides", c_int64 * 16),
+                ("offset", c_int64), ("storage", c_void_p)]
+
+
 class ValidateOptions(ctypes.Structure):
     _fields_ = [("seed", c_uint64), ("sizes", c_void_p),
-                ("inputs", c_void_p), ("int_high", c_int64),
+                ("inputs", P(P(Tensor))), ("int_high", c_int64),
                 ("predicted_saved_bytes", c_int64)]
 
 
@@ -210,6 +214,18 @@ class GradcheckReport(ctypes.Structure):
                 ("worst_input", c_size_t), ("worst_index", c_size_t),
                 ("worst_analytic", c_double), ("worst_numeric", c_double),
                 ("worst_abs_error", c_double), ("worst_ratio", c_double)]
+
+
+class InterpOptions(ctypes.Structure):
+    _fields_ = [("seed", c_uint64), ("boundary", c_int32),
+                ("sizes", c_void_p), ("flags", c_uint)]
+
+
+class ListingEntry(ctypes.Structure):
+    _fields_ = [("name", c_char_p), ("kind", c_int),
+                ("compile_id", c_char_p), ("title", c_char_p),
+                ("class_name", c_char_p), ("line", c_int),
+                ("static_inputs", c_char_p)]
 
 
 def init_padded(struct_type, init_fn):
@@ -432,7 +448,43 @@ _PROTOS = {
     "sc_partition_write_text": (c_int, [V, c_uint, P(V), P(c_size_t), E]),
     "sc_partition_write_json": (c_int, [V, c_uint, P(V), P(c_size_t), E]),
     "sc_partition_write_dot": (c_int, [V, c_uint, P(V), P(c_size_t), E]),
+    # tensor.h
+    "sc_tensor_dtype_supported": (c_bool, [c_int]),
+    "sc_dtype_itemsize": (c_size_t, [c_int]),
+    "sc_dtype_from_code": (c_bool, [c_char_p, c_size_t, P(c_int)]),
+    "sc_tensor_new": (c_int, [c_int, c_size_t, P(c_int64), P(P(Tensor)), E]),
+    "sc_tensor_new_scalar": (c_int, [c_int, c_double, P(P(Tensor)), E]),
+    "sc_tensor_free": (None, [P(Tensor)]),
+    "sc_tensor_clone": (c_int, [P(Tensor), P(P(Tensor)), E]),
+    "sc_tensor_to_dtype": (c_int, [P(Tensor), c_int, P(P(Tensor)), E]),
+    "sc_tensor_numel": (c_size_t, [P(Tensor)]),
+    "sc_tensor_nbytes": (c_size_t, [P(Tensor)]),
+    "sc_tensor_is_contiguous": (c_bool, [P(Tensor)]),
+    "sc_tensor_data": (c_void_p, [P(Tensor)]),
+    "sc_tensor_item_double": (c_double, [P(Tensor), c_size_t]),
+    "sc_tensor_item_int64": (c_int64, [P(Tensor), c_size_t]),
+    "sc_npy_read_buffer": (c_int, [c_char_p, c_size_t, c_char_p,
+                                   P(P(Tensor)), E]),
+    "sc_npy_read": (c_int, [c_char_p, P(P(Tensor)), E]),
+    "sc_npy_write_buffer": (c_int, [P(Tensor), P(c_void_p), P(c_size_t), E]),
+    "sc_npy_write": (c_int, [P(Tensor), c_char_p, E]),
+    # graph.h, listing
+    "sc_graph_kind_name": (c_char_p, [c_int]),
+    "sc_graph_kind_from_name": (c_bool, [c_char_p, c_size_t, P(c_int)]),
+    "sc_graph_get_kind": (c_int, [V]),
+    "sc_graph_list_text": (c_int, [c_char_p, c_size_t, c_char_p, P(V), E]),
+    "sc_graph_listing_count": (c_size_t, [V]),
+    "sc_graph_listing_entry_get": (None, [V, c_size_t, P(ListingEntry)]),
+    "sc_graph_listing_is_trace": (c_bool, [V]),
+    "sc_graph_listing_free": (None, [V]),
     # interp.h
+    "sc_interp_options_init": (None, [V]),
+    "sc_interp_run": (c_int, [V, P(P(Tensor)), V, P(P(Tensor)),
+                              P(InterpStats), E]),
+    "sc_interp_preflight": (c_int, [V, E]),
+    "sc_interp_bind_sizes": (c_int, [V, V, V, E]),
+    "sc_interp_random_inputs": (c_int, [V, V, c_uint64, c_int64,
+                                        P(P(Tensor)), E]),
     "sc_validate_options_init": (None, [V]),
     "sc_validate_run": (c_int, [V, V, V, V, V, E]),
     "sc_gradcheck_options_init": (None, [V]),
@@ -444,7 +496,6 @@ for _name, (_res, _args) in _PROTOS.items():
     _f.restype = _res
     _f.argtypes = _args
 
-HAS_GRAPH_SELECT = hasattr(lib, "sc_graph_list_text")
 
 for _name, _res, _args in (
         ("__gmpz_init", None, [P(Mpz)]),
@@ -471,25 +522,67 @@ def take_string(ptr):
         free(ptr)
 
 
-def _partition_layout():
-    """Which sc_partition_options layout the library has, checked against
-    the defaults its _init function writes (policy, num_params -1,
-    num_fwd_outputs -1)."""
-    buf = ctypes.create_string_buffer(1024)
+def _check_partition_layout():
+    """sc_partition_options_init's defaults (num_params -1, no parameter
+    indices, num_fwd_outputs -1, no tags, all rules on, budget kind
+    NONE) read
+    through PartitionOptions: a library whose struct differs fails at
+    import rather than misreading options."""
+    buf = ctypes.create_string_buffer(ctypes.sizeof(PartitionOptions) + 512)
     lib.sc_partition_options_init(buf)
-    for cls in (PartitionOptionsA, PartitionOptionsB):
-        o = cls.from_buffer(buf)
-        extra_ok = (cls is PartitionOptionsA or
-                    (o.nparam_indices == 0 and not o.param_indices))
-        if o.num_params == -1 and o.num_fwd_outputs == -1 and extra_ok \
-                and o.ntags == 0 and o.rules_off == 0:
-            return cls
-    raise ImportError("symcut: libsymcut's sc_partition_options has a "
-                      "layout this binding does not know (%s)" % path)
+    o = PartitionOptions.from_buffer(buf)
+    if not (o.num_params == -1 and o.num_fwd_outputs == -1 and
+            o.nparam_indices == 0 and not o.param_indices and
+            o.ntags == 0 and o.rules_off == 0 and
+            o.memory_budget_kind == 0):
+        raise ImportError("symcut: libsymcut's sc_partition_options has a "
+                          "layout this binding does not know (%s)" % path)
 
 
-PartitionOptions = _partition_layout()
-HAS_PARAM_INDICES = PartitionOptions is PartitionOptionsB
+_check_partition_layout()
+
+# ---- the frontier (partition.h), where the library has it -----------------
+
+
+class FrontierOptions(ctypes.Structure):
+    _fields_ = [("points", c_size_t), ("keep_bans", c_bool),
+                ("milp_seconds", c_double)]
+
+
+class FrontierPoint(ctypes.Structure):
+    _fields_ = [("saved_bytes", c_uint64), ("recompute_cost", c_uint64),
+                ("recompute_flops", c_uint64), ("lower_bound", c_uint64),
+                ("budget", c_uint64), ("saved_tensors", c_size_t),
+                ("saved_symints", c_size_t), ("hull_vertex", c_bool),
+                ("optimal", c_bool), ("valid", c_bool),
+                ("invalid_node", c_int32)]
+
+
+HAS_FRONTIER = hasattr(lib, "sc_frontier_compute")
+if HAS_FRONTIER:
+    _FP = P(FrontierPoint)
+    for _name, (_res, _args) in {
+            "sc_frontier_options_init": (None, [V]),
+            "sc_frontier_compute": (c_int, [V, V, V, P(V), E]),
+            "sc_frontier_free": (None, [V]),
+            "sc_frontier_point_count": (c_size_t, [V]),
+            "sc_frontier_point_get": (c_bool, [V, c_size_t, _FP]),
+            "sc_frontier_point_saved": (c_size_t, [V, c_size_t, P(c_int32),
+                                                   c_size_t]),
+            "sc_frontier_breakpoint_count": (c_size_t, [V]),
+            "sc_frontier_breakpoint": (c_bool, [V, c_size_t, P(c_uint64),
+                                                P(c_uint64)]),
+            "sc_frontier_default_cut": (None, [V, _FP]),
+            "sc_frontier_solve": (c_int, [V, c_uint64, c_double, _FP,
+                                          P(P(c_int32)), P(c_size_t), E]),
+            "sc_frontier_score": (c_int, [V, P(c_int32), c_size_t, _FP, E]),
+            "sc_frontier_point_partition": (c_int, [V, c_size_t, c_uint,
+                                                    P(V), E]),
+            "sc_frontier_maxflow_count": (c_size_t, [V]),
+    }.items():
+        _f = getattr(lib, _name)
+        _f.restype = _res
+        _f.argtypes = _args
 
 mpz_init = getattr(gmp, "__gmpz_init")
 mpz_clear = getattr(gmp, "__gmpz_clear")

@@ -16,13 +16,15 @@ exactly those PyTorch builds for that decision.  A graph symcut cannot
 take falls back to PyTorch's partitioner with one warning (strict=True
 raises instead).
 """
-import functools
 import warnings
 
 import torch
 import torch.fx as fx
 
-from . import _graph
+from torch._inductor.custom_graph_pass import \
+    CustomPartitionerFn as _CustomPartitionerFn
+
+from . import _graph, _lib
 from ._core import SymcutError
 from ._graph import Graph
 
@@ -152,25 +154,32 @@ def partition_fn(joint_module, _joint_inputs, compiler="inductor", *,
     min_cut_rematerialization_partition with symcut's decision.
 
     policy: a symcut policy (symcut.policies()); memory_budget: PyTorch's
-    ratio (this libsymcut has no memory-budget solver: a budget other than
-    1.0 goes to PyTorch's partitioner, with a warning, or raises when
-    strict); rules: ban-rule settings (PyTorch's config names or
-    symcut's, see _rules).  Returns (fw_module, bw_module); fw_module.meta
-    ["symcut"] says what decided."""
+    activation_memory_budget ratio (a float in [0, 1]; None: the config's)
+    or symcut's bytes (an int > 1, "40MB"; see symcut.parse_memory_budget),
+    handed to libsymcut (policy exact: the exact optimum, pytorch-2.13:
+    PyTorch's own algorithm); rules: ban-rule settings (PyTorch's config
+    names or symcut's, see _rules).  Returns (fw_module, bw_module);
+    fw_module.meta["symcut"] says what decided."""
     from torch._functorch import partitioners as P, config
     _graph.policy_id(policy)
     opts = _rules(rules)
     budget = config.activation_memory_budget if memory_budget is None \
-        else float(memory_budget)
+        else memory_budget
+    kind, value = _graph.parse_memory_budget(budget)
+    if kind == _lib.BUDGET_RATIO and value == 1.0:
+        kind = None                       # the policy's default cut
     joint_module, info, (recomp, recomp_rng) = _prepare(
         joint_module, num_fwd_outputs, static_lifetime_input_indices)
 
     def fallback(why):
         if strict:
             raise SymcutFallback(why)
+        ratio = value if kind == _lib.BUDGET_RATIO else 1.0
+        if kind == _lib.BUDGET_BYTES:
+            why += " (PyTorch's partitioner has no budget in bytes: none)"
         warnings.warn("symcut: %s; using PyTorch's partitioner" % why,
                       stacklevel=3)
-        with config.patch(activation_memory_budget=budget):
+        with config.patch(activation_memory_budget=ratio):
             fw, bw = P.min_cut_rematerialization_partition(
                 joint_module, _joint_inputs, compiler,
                 num_fwd_outputs=num_fwd_outputs,
@@ -183,9 +192,11 @@ def partition_fn(joint_module, _joint_inputs, compiler="inductor", *,
             joint_module, _joint_inputs, num_fwd_outputs=num_fwd_outputs,
             static_lifetime_input_indices=static_lifetime_input_indices,
             static_lifetime_input_nodes=info.static_lifetime_input_nodes)
-    if budget != 1.0:
-        return fallback("memory_budget %g: this libsymcut has no memory-"
-                        "budget solver" % budget)
+    if kind is not None:
+        if not _graph.has_memory_budget():
+            return fallback("memory_budget %r: this libsymcut has no memory "
+                            "budget" % (budget,))
+        opts["memory_budget"] = budget
     try:
         g, p = decide(joint_module, num_fwd_outputs=num_fwd_outputs,
                       static_lifetime_input_indices=
@@ -196,7 +207,8 @@ def partition_fn(joint_module, _joint_inputs, compiler="inductor", *,
         names = p.saved_tensors + p.saved_symints
         record = {"policy": p.policy, "saved_tensors": p.saved_tensors,
                   "saved_symints": p.saved_symints,
-                  "saved_bytes": p.saved_bytes, "fallback": None}
+                  "saved_bytes": p.saved_bytes, "fallback": None,
+                  "memory_budget": None if kind is None else budget}
     by_name = {n.name: n for n in joint_module.graph.nodes}
     missing = [n for n in names if n not in by_name]
     if missing:
@@ -231,28 +243,79 @@ def saved_values(fw_module, num_fwd_outputs):
     return [getattr(a, "name", None) for a in out.args[0][num_fwd_outputs:]]
 
 
+class SymcutPartitioner(_CustomPartitionerFn):
+    """symcut's partition_fn as Inductor's custom_partitioner_fn: Inductor
+    runs its joint-graph passes, then this decides.  uuid: the binding's
+    files, the library and the options (Inductor's caches key on it).
+    records: fw_module.meta["symcut"] of each partition."""
+
+    def __init__(self, **options):
+        self.options = options
+        self.records = []
+
+    def __call__(self, gm, joint_inputs, **kw):
+        fw, bw = partition_fn(gm, joint_inputs, **kw, **self.options)
+        self.records.append(fw.meta.get("symcut"))
+        return fw, bw
+
+    def uuid(self):
+        import pathlib
+        from torch._inductor.custom_graph_pass import get_hash_for_files
+        here = pathlib.Path(__file__).resolve().parent
+        files = tuple(str(here / n) for n in ("torch.py", "_graph.py",
+                                              "_lib.py", "_core.py")) + \
+            (_lib.path,)
+        return (get_hash_for_files(files).hex(),
+                repr(sorted(self.options.items())))
+
+
 def backend(policy="pytorch-2.13", memory_budget=None, strict=False,
-            inductor=False, fw_compiler=None, bw_compiler=None, **rules):
-    """A torch.compile backend: aot_autograd with symcut's partition_fn.
-    Eager (boxed no-op) compilers by default; inductor=True compiles both
-    graphs with Inductor (compile_fx_inner, Inductor's decompositions)."""
-    from torch._dynamo.backends.common import aot_autograd
-    pf = functools.partial(partition_fn, policy=policy,
-                           memory_budget=memory_budget, strict=strict,
-                           **rules)
+            compiler="eager", inductor=False, fw_compiler=None,
+            bw_compiler=None, **rules):
+    """A torch.compile backend with symcut's partition_fn.
+
+    compiler="eager" (the default): aot_autograd with boxed no-op
+    compilers (or fw_compiler/bw_compiler); compiler="inductor" (also
+    inductor=True): Inductor's compile_fx, with symcut's partition_fn as its
+    custom_partitioner_fn, so Inductor's decompositions and joint-graph
+    passes run before symcut decides, as they do before PyTorch's own
+    partitioner.  The backend's .records lists fw_module.meta["symcut"] of
+    each partition."""
     _graph.policy_id(policy)
     _rules(rules)
-    kw = {}
+    if memory_budget is not None:
+        _graph.parse_memory_budget(memory_budget)
     if inductor:
-        from torch._inductor.compile_fx import compile_fx_inner
-        from torch._inductor.decomposition import select_decomp_table
-        fw_compiler = fw_compiler or compile_fx_inner
-        bw_compiler = bw_compiler or compile_fx_inner
-        kw["decompositions"] = select_decomp_table()
-    else:
-        from torch._dynamo.backends.debugging import boxed_nop
-        fw_compiler = fw_compiler or boxed_nop
-        bw_compiler = bw_compiler or fw_compiler
-        kw["keep_inference_input_mutations"] = True
-    return aot_autograd(fw_compiler=fw_compiler, bw_compiler=bw_compiler,
-                        partition_fn=pf, **kw)
+        compiler = "inductor"
+    if compiler not in ("eager", "inductor"):
+        raise ValueError("compiler %r: 'eager' or 'inductor'" % (compiler,))
+    if compiler == "inductor":
+        if fw_compiler is not None or bw_compiler is not None:
+            raise ValueError("fw_compiler/bw_compiler are for the eager "
+                             "backend (Inductor compiles both graphs)")
+        from torch._inductor import config as iconfig
+        from torch._inductor.compile_fx import compile_fx
+        part = SymcutPartitioner(policy=policy, memory_budget=memory_budget,
+                                 strict=strict, **rules)
+
+        def inductor_backend(gm, example_inputs):
+            with iconfig.patch(custom_partitioner_fn=part):
+                return compile_fx(gm, example_inputs)
+        inductor_backend.records = part.records
+        return inductor_backend
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import boxed_nop
+    records = []
+
+    def pf(joint, joint_inputs, compiler="inductor", **kw):
+        fw, bw = partition_fn(joint, joint_inputs, compiler, policy=policy,
+                              memory_budget=memory_budget, strict=strict,
+                              **rules, **kw)
+        records.append(fw.meta.get("symcut"))
+        return fw, bw
+    fw_compiler = fw_compiler or boxed_nop
+    bw_compiler = bw_compiler or fw_compiler
+    be = aot_autograd(fw_compiler=fw_compiler, bw_compiler=bw_compiler,
+                      partition_fn=pf, keep_inference_input_mutations=True)
+    be.records = records
+    return be

@@ -53,22 +53,43 @@ def step(model, inputs):
                            if p.grad is not None}
 
 
-def compiled_step(name, **backend_kw):
+def saved_tensor_bytes(fw_module, num_fwd_outputs):
+    """numel * itemsize of the tensors a forward module saves (at the
+    hints of its symbols)."""
+    out = next(n for n in fw_module.graph.nodes if n.op == "output")
+    total = 0
+    for a in out.args[0][num_fwd_outputs:]:
+        v = getattr(a, "meta", {}).get("val")
+        if isinstance(v, torch.Tensor):
+            numel = 1
+            for d in v.shape:
+                numel *= int(d.node.hint if isinstance(d, torch.SymInt)
+                             else d)
+            total += numel * v.element_size()
+    return total
+
+
+def compiled_step(name, policy=None, torch_budget=1.0, **backend_kw):
     """(eager, compiled, records): records holds, per joint graph, symcut's
-    saved values and PyTorch's on a copy of the same joint module."""
+    saved values and PyTorch's on a copy of the same joint module (PyTorch
+    with activation_memory_budget=torch_budget)."""
+    from torch._functorch import config as fconfig
     case, model, inputs = build(name)
     cmodel = copy.deepcopy(model)
     records = []
 
     def pf(joint, joint_inputs, compiler="inductor", **kw):
         ref = copy.deepcopy(joint)
-        tfw, _ = min_cut_rematerialization_partition(ref, joint_inputs,
-                                                     compiler, **kw)
+        with fconfig.patch(activation_memory_budget=torch_budget):
+            tfw, _ = min_cut_rematerialization_partition(ref, joint_inputs,
+                                                         compiler, **kw)
         fw, bw = st.partition_fn(joint, joint_inputs, compiler,
-                                 policy=POLICY, **backend_kw, **kw)
+                                 policy=policy or POLICY, **backend_kw, **kw)
         n = kw["num_fwd_outputs"]
         records.append({"symcut": st.saved_values(fw, n),
                         "pytorch": st.saved_values(tfw, n),
+                        "bytes": saved_tensor_bytes(fw, n),
+                        "torch_bytes": saved_tensor_bytes(tfw, n),
                         "meta": fw.meta.get("symcut")})
         return fw, bw
 
@@ -109,31 +130,125 @@ def test_training_step_matches_eager_and_pytorch(name):
 def test_backend_runs_and_strict_raises():
     case, model, inputs = build("mlp_gelu")
     torch._dynamo.reset()
-    fn = torch.compile(copy.deepcopy(model),
-                       backend=st.backend(policy=POLICY), fullgraph=True)
+    be = st.backend(policy=POLICY)
+    fn = torch.compile(copy.deepcopy(model), backend=be, fullgraph=True)
     el, eg = step(model, inputs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cl, cg = step(fn, inputs)
     torch.testing.assert_close(cl, el)
-    # a budget this library cannot honour: one warning, PyTorch decides
+    assert be.records and be.records[0]["fallback"] is None
+    # a budget the policy cannot honour (pytorch-1.13 has none; a library
+    # without memory budgets has none for any policy): one warning, and
+    # PyTorch's partitioner decides
     torch._dynamo.reset()
-    fn = torch.compile(copy.deepcopy(model),
-                       backend=st.backend(policy=POLICY, memory_budget=0.5))
+    be = st.backend(policy="pytorch-1.13", memory_budget=0.5)
+    fn = torch.compile(copy.deepcopy(model), backend=be)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         cl, _ = step(fn, inputs)
     mine = [x for x in w if str(x.message).startswith("symcut:")]
-    assert len(mine) == 1 and "memory_budget" in str(mine[0].message)
+    assert len(mine) == 1 and "memory budget" in str(mine[0].message)
+    assert be.records[0]["fallback"]
     torch.testing.assert_close(cl, el)
     torch._dynamo.reset()
     fn = torch.compile(copy.deepcopy(model),
-                       backend=st.backend(policy=POLICY, memory_budget=0.5,
-                                          strict=True))
+                       backend=st.backend(policy="pytorch-1.13",
+                                          memory_budget=0.5, strict=True))
     with pytest.raises(Exception) as ei:
         step(fn, inputs)
-    assert "memory_budget" in str(ei.value)
+    assert "memory budget" in str(ei.value)
     with pytest.raises(ValueError):
         st.backend(policy="nonsense")
+    with pytest.raises(ValueError, match="memory_budget"):
+        st.backend(memory_budget="lots")
+    with pytest.raises(ValueError, match="compiler"):
+        st.backend(compiler="tvm")
     with pytest.raises(TypeError):
         st.backend(policy=POLICY, no_such_rule=1)
+
+
+def _need_budget():
+    if not symcut.has_memory_budget():
+        pytest.skip("libsymcut has no memory budget (%s)"
+                    % symcut.library_path)
+
+
+@pytest.mark.parametrize("name", ["mlp_gelu", "gpt2_block", "gpt2_block_dyn"])
+@pytest.mark.parametrize("ratio", [0.0, 0.5])
+def test_memory_budget_ratio_is_pytorchs(name, ratio):
+    """pytorch-2.13 with PyTorch's activation_memory_budget: the step
+    matches eager and the saved values are those of PyTorch's partitioner
+    under the same budget."""
+    _need_budget()
+    (el, eg), (cl, cg), _, records = compiled_step(
+        name, policy="pytorch-2.13", torch_budget=ratio, memory_budget=ratio)
+    torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
+    for k in eg:
+        torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-5)
+    for r in records:
+        print(name, ratio, r["meta"])
+        assert r["meta"]["fallback"] is None, r["meta"]["fallback"]
+        assert r["meta"]["memory_budget"] == ratio
+        assert r["symcut"] == r["pytorch"]
+        assert r["bytes"] == r["torch_bytes"]
+
+
+@pytest.mark.parametrize("name", ["mlp_gelu", "gpt2_block"])
+def test_memory_budget_bytes_exact(name):
+    """exact with a budget in bytes between the least memory and the
+    default cut: the step matches eager and the saved tensors fit."""
+    _need_budget()
+    lo = compiled_step(name, policy="exact", memory_budget=0.0)[3]
+    hi = compiled_step(name, policy="exact")[3]
+    budget = (lo[0]["bytes"] + hi[0]["bytes"]) // 2
+    print(name, "least", lo[0]["bytes"], "default", hi[0]["bytes"],
+          "budget", budget)
+    assert lo[0]["bytes"] <= hi[0]["bytes"]
+    (el, eg), (cl, cg), _, records = compiled_step(
+        name, policy="exact", memory_budget=max(budget, 2))
+    torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
+    for k in eg:
+        torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-5)
+    r = records[0]
+    assert r["meta"]["fallback"] is None, r["meta"]["fallback"]
+    assert r["bytes"] <= max(budget, 2)
+    assert r["meta"]["saved_bytes"] == r["bytes"]
+
+
+def test_inductor_training_step(monkeypatch):
+    """backend(compiler="inductor"): Inductor compiles both graphs, symcut
+    partitions after Inductor's joint passes; loss and gradients match
+    eager within Inductor's float32 tolerances, and symcut's saved values
+    equal PyTorch's own partitioner's on the same joint module."""
+    pytest.importorskip("torch._inductor")
+    seen = []
+    real = st.partition_fn
+
+    def checked(joint, joint_inputs, compiler="inductor", **kw):
+        opts = {k: kw.pop(k) for k in ("policy", "memory_budget", "strict")
+                if k in kw}
+        ref = copy.deepcopy(joint)
+        tfw, _ = min_cut_rematerialization_partition(ref, joint_inputs,
+                                                     compiler, **kw)
+        fw, bw = real(joint, joint_inputs, compiler, **opts, **kw)
+        n = kw["num_fwd_outputs"]
+        seen.append((st.saved_values(fw, n), st.saved_values(tfw, n)))
+        return fw, bw
+    monkeypatch.setattr(st, "partition_fn", checked)
+    case, model, inputs = build("mlp_gelu")
+    torch._dynamo.reset()
+    be = st.backend(policy=POLICY, compiler="inductor")
+    fn = torch.compile(copy.deepcopy(model), backend=be, fullgraph=True)
+    el, eg = step(model, inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cl, cg = step(fn, inputs)
+        cl2, _ = step(fn, inputs)
+    assert be.records and be.records[0]["fallback"] is None, be.records
+    torch.testing.assert_close(cl, el, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(cl2, el, rtol=1e-4, atol=1e-4)
+    assert eg.keys() == cg.keys()
+    for k in eg:
+        torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-4)
+    assert seen and all(a == b for a, b in seen), seen
