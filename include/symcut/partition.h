@@ -156,7 +156,24 @@ typedef struct sc_partition_options {
      * forward nodes (0: 100, PyTorch's constant; negative: the value 0). */
     int32_t long_chain_limit;
     /* ---- end ban rules ---- */
+    /* ---- memory budget ---- */
+    /* SC_PARTITION_BUDGET_NONE (0, the default): the policy's default cut.
+     * SC_PARTITION_BUDGET_BYTES: save at most memory_budget_bytes bytes
+     * (at the hints).  SC_PARTITION_BUDGET_RATIO: PyTorch's
+     * activation_memory_budget, memory_budget_ratio in [0, 1] (0: the least
+     * memory the policy allows, 1: its default cut).  doc/partition.md,
+     * "Memory budget". */
+    int memory_budget_kind;
+    uint64_t memory_budget_bytes;
+    double memory_budget_ratio;
 } sc_partition_options;
+
+/* Values of sc_partition_options.memory_budget_kind. */
+enum {
+    SC_PARTITION_BUDGET_NONE = 0,
+    SC_PARTITION_BUDGET_BYTES = 1,
+    SC_PARTITION_BUDGET_RATIO = 2
+};
 
 /* Bits of sc_partition_options.rules_off, one per PyTorch config flag
  * ban_recompute_<name> (all True by default there). */

@@ -1,0 +1,299 @@
+/* symcut tests — the pytorch-2.13 memory budget (partition/budget-2.13.c)
+ * against torch 2.13's own decisions.
+ *
+ * tests/data/budget-2.13/NAME.json (tools/oracle/budget.py) records, for
+ * the zoo joint examples/zoo/NAME.joint.txt, what torch 2.13's
+ * min_cut_rematerialization_partition saved under
+ * activation_memory_budget 0.05, 0.10, ..., 0.95 (saved tensors and
+ * SymInts in the order the forward returns them) and the knapsack it
+ * solved (candidates, their estimated runtimes).  The same budgets as
+ * SC_PARTITION_BUDGET_RATIO must save the same values in the same order,
+ * and torch's runtime estimate of each knapsack candidate must be
+ * symcut's.  Budgets where torch's partitioner failed are counted and
+ * listed.  Data are read from $top_srcdir (make check sets it), else ".". */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <jansson.h>
+
+#include <symcut/graph.h>
+#include <symcut/partition.h>
+
+#include "partition/budget-2.13.h"
+#include "tests/testutil.h"
+
+Suite *budget_suite(void);
+
+typedef struct model {
+    sc_ctx *ctx;
+    sc_graph *g;
+    sc_expr *syms[16];
+    int64_t vals[16];
+    size_t nh;
+    size_t pidx[512], np;
+    long nfwd;
+} model;
+
+static bool model_load(model *m, const char *top, const char *name,
+                       const json_t *js, char *why, size_t wlen)
+{
+    char path[2048];
+    const char *k;
+    json_t *v, *st = json_object_get(js, "static_inputs");
+    sc_graph_read_options ro;
+    sc_error err;
+    size_t i;
+
+    memset(m, 0, sizeof *m);
+    m->ctx = sc_ctx_new();
+    ck_assert_ptr_nonnull(m->ctx);
+    json_object_foreach(json_object_get(js, "hints"), k, v)
+    {
+        ck_assert(m->nh < 16);
+        m->syms[m->nh] = sc_expr_symbol(m->ctx, k);
+        m->vals[m->nh++] = (int64_t)json_integer_value(v);
+    }
+    for (i = 0; i < json_array_size(st) && m->np < 512; i++)
+        m->pidx[m->np++] = (size_t)json_integer_value(json_array_get(st, i));
+    m->nfwd = (long)json_integer_value(json_object_get(js, "num_fwd_outputs"));
+    sc_graph_read_options_init(&ro);
+    ro.nhints = m->nh;
+    ro.hint_symbols = m->syms;
+    ro.hint_values = m->vals;
+    snprintf(path, sizeof path, "%s/examples/zoo/%s.joint.txt", top, name);
+    sc_error_init(&err);
+    if (sc_graph_read_file(m->ctx, path, &ro, &m->g, &err) != SC_OK) {
+        snprintf(why, wlen, "cannot read %s: %s", path, err.message);
+        return false;
+    }
+    return true;
+}
+
+static void model_free(model *m)
+{
+    sc_graph_free(m->g);
+    sc_ctx_free(m->ctx);
+}
+
+static sc_status model_run(model *m, int kind, double ratio,
+                           sc_partition **p, sc_error *err)
+{
+    sc_partition_options po;
+    sc_partition_options_init(&po);
+    po.policy = SC_PARTITION_PYTORCH_2_13;
+    po.num_fwd_outputs = m->nfwd;
+    po.nparam_indices = m->np;
+    po.param_indices = m->pidx;
+    po.nhints = m->nh;
+    po.hint_symbols = m->syms;
+    po.hint_values = m->vals;
+    po.memory_budget_kind = kind;
+    po.memory_budget_ratio = ratio;
+    return sc_partition_run(m->g, &po, p, err);
+}
+
+/* The forward graph's saved values (its outputs after the forward
+ * outputs) of one kind, in order, equal the names of want. */
+static bool saved_equal(const sc_partition *p, long nfwd, bool symints,
+                        const json_t *want)
+{
+    const sc_graph *fw = sc_partition_forward(p);
+    size_t i, k = 0, n = sc_graph_output_count(fw);
+    for (i = (size_t)nfwd; i < n; i++) {
+        sc_node_id o = sc_graph_output(fw, i);
+        sc_result r;
+        if (o == SC_NODE_NONE)
+            continue;
+        sc_graph_node_result(fw, o, &r);
+        if ((r.kind == SC_RESULT_TENSOR) == symints)
+            continue;
+        if (k >= json_array_size(want) ||
+            strcmp(sc_graph_node_name(fw, o),
+                   json_string_value(json_array_get(want, k))) != 0)
+            return false;
+        k++;
+    }
+    return k == json_array_size(want);
+}
+
+/* torch's estimate of each knapsack candidate is symcut's. */
+static bool runtimes_equal(sc_partition *p, const json_t *ks, char *why,
+                           size_t wlen)
+{
+    const json_t *names = json_object_get(ks, "candidates"),
+                 *rts = json_object_get(ks, "runtime");
+    size_t i;
+    for (i = 0; i < json_array_size(names); i++) {
+        const char *nm = json_string_value(json_array_get(names, i));
+        sc_node_id id = sc_graph_find(sc_partition_joint(p), nm);
+        double want = json_number_value(json_array_get(rts, i)), got = -1;
+        sc_error err;
+        if (id == SC_NODE_NONE ||
+            sc__budget_2_13_runtime(p, id, &got, &err) != SC_OK ||
+            (float)got != (float)want) {
+            snprintf(why, wlen, "runtime of %s: torch %.17g, symcut %.17g",
+                     nm, want, got);
+            return false;
+        }
+    }
+    return true;
+}
+
+START_TEST(test_zoo_budgets)
+{
+    const char *top = getenv("top_srcdir");
+    char dir[1100], path[1400], why[1600];
+    DIR *d;
+    struct dirent *e;
+    size_t n = 0, same = 0, failed = 0, models = 0, rt_checked = 0;
+    if (!top)
+        top = ".";
+    snprintf(dir, sizeof dir, "%s/tests/data/budget-2.13", top);
+    d = opendir(dir);
+    ck_assert_msg(d != NULL, "no %s", dir);
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name), i;
+        char name[256];
+        json_error_t jerr;
+        json_t *js, *bs;
+        model m;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0 ||
+            len - 5 >= sizeof name)
+            continue;
+        memcpy(name, e->d_name, len - 5);
+        name[len - 5] = '\0';
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        js = json_load_file(path, 0, &jerr);
+        ck_assert_msg(js != NULL, "%s: %s", path, jerr.text);
+        models++;
+        ck_assert_msg(model_load(&m, top, name, js, why, sizeof why), "%s",
+                      why);
+        bs = json_object_get(js, "budgets");
+        for (i = 0; i < json_array_size(bs); i++) {
+            const json_t *b = json_array_get(bs, i);
+            double ratio = json_number_value(json_object_get(b, "budget"));
+            sc_partition *p = NULL;
+            sc_error err;
+            sc_status st;
+            n++;
+            st = model_run(&m, SC_PARTITION_BUDGET_RATIO, ratio, &p, &err);
+            if (json_object_get(b, "error")) {
+                /* torch failed: symcut decides, or says why not */
+                failed++;
+                printf("test_zoo_budgets: %s at %.2f: torch failed (%s); "
+                       "symcut: %s\n",
+                       name, ratio,
+                       json_string_value(json_object_get(b, "error")),
+                       st == SC_OK ? "decides" : err.message);
+                sc_partition_free(p);
+                continue;
+            }
+            ck_assert_msg(st == SC_OK, "%s at %.2f: %s", name, ratio,
+                          err.message);
+            why[0] = '\0';
+            if (!saved_equal(p, m.nfwd, false,
+                             json_object_get(b, "saved_tensors")))
+                snprintf(why, sizeof why, "saved tensors differ");
+            else if (!saved_equal(p, m.nfwd, true,
+                                  json_object_get(b, "saved_symints")))
+                snprintf(why, sizeof why, "saved SymInts differ");
+            else if (json_object_get(b, "knapsack") &&
+                     !runtimes_equal(p, json_object_get(b, "knapsack"), why,
+                                     sizeof why))
+                ;
+            else {
+                same++;
+                rt_checked += json_object_get(b, "knapsack") != NULL;
+            }
+            if (why[0])
+                printf("test_zoo_budgets: %s at %.2f: %s\n", name, ratio, why);
+            sc_partition_free(p);
+        }
+        model_free(&m);
+        json_decref(js);
+    }
+    closedir(d);
+    printf("test_zoo_budgets: %zu zoo joints, %zu budgets: %zu saved sets "
+           "equal torch 2.13's (%zu through its knapsack), %zu where torch "
+           "fails\n",
+           models, n, same, rt_checked, failed);
+    fflush(stdout);
+    ck_assert_msg(models > 0, "no expectations in %s", dir);
+    ck_assert_msg(same + failed == n,
+                  "%zu of %zu budgets differ from torch 2.13 (listed above)",
+                  n - same - failed, n);
+}
+END_TEST
+
+/* Budget 1 is the default cut; bytes and out-of-range ratios are errors
+ * under pytorch-2.13; budget 0 saves inputs only. */
+START_TEST(test_budget_edges)
+{
+    const char *top = getenv("top_srcdir");
+    char why[1600];
+    char path[1400];
+    json_error_t jerr;
+    json_t *js;
+    model m;
+    sc_partition *p0 = NULL, *p1 = NULL, *p = NULL;
+    sc_partition_options po;
+    sc_error err;
+    size_t i;
+    static const double bad[] = {-0.5, 1.5, NAN};
+
+    if (!top)
+        top = ".";
+    snprintf(path, sizeof path, "%s/tests/data/budget-2.13/resnet.json", top);
+    js = json_load_file(path, 0, &jerr);
+    ck_assert_msg(js != NULL, "%s: %s", path, jerr.text);
+    ck_assert_msg(model_load(&m, top, "resnet", js, why,
+                             sizeof why),
+                  "%s", why);
+    ck_assert(model_run(&m, SC_PARTITION_BUDGET_NONE, 0, &p0, &err) == SC_OK);
+    ck_assert(model_run(&m, SC_PARTITION_BUDGET_RATIO, 1.0, &p1, &err) ==
+              SC_OK);
+    ck_assert_uint_eq(sc_partition_saved_tensor_count(p0),
+                      sc_partition_saved_tensor_count(p1));
+    for (i = 0; i < sc_partition_saved_tensor_count(p0); i++)
+        ck_assert_int_eq(sc_partition_saved_tensor(p0, i),
+                         sc_partition_saved_tensor(p1, i));
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert(model_run(&m, SC_PARTITION_BUDGET_RATIO, bad[i], &p, &err) ==
+                  SC_ERR_INVALID);
+        ck_assert_ptr_null(p);
+        ck_assert_ptr_nonnull(strstr(err.message, "from 0 to 1"));
+    }
+    sc_partition_options_init(&po);
+    po.policy = SC_PARTITION_PYTORCH_2_13;
+    po.memory_budget_kind = SC_PARTITION_BUDGET_BYTES;
+    po.memory_budget_bytes = 1000;
+    ck_assert(sc_partition_run(m.g, &po, &p, &err) == SC_ERR_INVALID);
+    ck_assert_ptr_nonnull(strstr(err.message, "ratio"));
+    /* budget 0: the inputs only, nothing computed is saved */
+    ck_assert(model_run(&m, SC_PARTITION_BUDGET_RATIO, 0.0, &p, &err) ==
+              SC_OK);
+    for (i = 0; i < sc_partition_saved_tensor_count(p); i++)
+        ck_assert_int_eq(sc_graph_node_kind(m.g, sc_partition_saved_tensor(p, i)),
+                         SC_NODE_PLACEHOLDER);
+    sc_partition_free(p);
+    sc_partition_free(p0);
+    sc_partition_free(p1);
+    model_free(&m);
+    json_decref(js);
+}
+END_TEST
+
+Suite *budget_suite(void)
+{
+    Suite *s = suite_create("budget");
+    TCase *tc = tcase_create("pytorch-2.13");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_zoo_budgets);
+    tcase_add_test(tc, test_budget_edges);
+    suite_add_tcase(s, tc);
+    return s;
+}
