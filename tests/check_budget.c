@@ -67,7 +67,7 @@ static bool model_load(model *m, const char *top, const char *name,
     snprintf(path, sizeof path, "%s/examples/zoo/%s.joint.txt", top, name);
     sc_error_init(&err);
     if (sc_graph_read_file(m->ctx, path, &ro, &m->g, &err) != SC_OK) {
-        snprintf(why, wlen, "cannot read %s: %s", path, err.message);
+        snprintf(why, wlen, "cannot read %.700s: %.700s", path, err.message);
         return false;
     }
     return true;

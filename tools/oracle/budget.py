@@ -30,7 +30,7 @@ from torch._functorch import config, partitioners
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import oracle  # noqa: E402
 
-BUDGETS = [round(0.05 * k, 2) for k in range(1, 20)]
+BUDGETS = [round(0.05 * k, 2) for k in range(0, 21)]
 
 
 class Capture:
