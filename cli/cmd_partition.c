@@ -5,7 +5,7 @@
  *                    [--params N] [--num-fwd-outputs N] [--tag NODE=TAG] [--no-cse]
  *                    [--rule-off NAME] [--aggressive-recomputation]
  *                    [--max-dist-from-bw N] [--long-chain-limit N]
- *                    [--unbacked-fallback N]
+ *                    [--unbacked-fallback N] [--memory-budget B]
  *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
  *                    [--no-timings] [-o FILE]
  *
@@ -34,6 +34,7 @@ static void usage(FILE *out)
           "                        [--rule-off NAME] [--aggressive-recomputation]\n"
           "                        [--max-dist-from-bw N] [--long-chain-limit N]\n"
           "                        [--unbacked-fallback N]\n"
+          "                        [--memory-budget B]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot] [--no-timings]\n"
           "                        [-o FILE]\n"
@@ -61,7 +62,13 @@ static void usage(FILE *out)
           "  --num-fwd-outputs N   the number of forward outputs\n"
           "  --tag NODE=TAG        tag a node must_save, must_recompute or\n"
           "                        prefer_recompute; repeatable\n"
-          "  --no-cse              skip common-subexpression elimination\n",
+          "  --no-cse              skip common-subexpression elimination\n"
+          "  --memory-budget B     save at most B: bytes (1234567, 40MB,\n"
+          "                        1.5GiB) or PyTorch's ratio (0.5: a '.' and\n"
+          "                        no unit; 0 the least memory, 1 the default\n"
+          "                        cut).  exact: the least recompute cost\n"
+          "                        within B; pytorch-2.13: torch 2.13's\n"
+          "                        memory-budget solver\n",
           out);
     cli_partition_rules_help(out);
     fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
@@ -180,6 +187,105 @@ static int params_option(const cli_syntax *syn, const cli_opt *o,
                            value);
 }
 
+/* --memory-budget B: bytes or a ratio (doc/partition.md, "Memory
+ * budget").  B is DIGITS[.DIGITS][UNIT], no sign, no exponent.  With a
+ * unit (B; kB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of
+ * 1024; the letters in any case, K for k) it is bytes and must come to a
+ * whole number of bytes below 2^63.  Without a unit it is a ratio when it
+ * has a '.' or is 0 or 1 (it must then lie in [0, 1]), else bytes. */
+static int budget_option(const cli_syntax *syn, const cli_opt *o,
+                         const char *value)
+{
+    static const struct {
+        const char *name;
+        uint64_t scale;
+    } units[] = {{"b", 1},
+                 {"kb", 1000},
+                 {"mb", 1000000},
+                 {"gb", 1000000000},
+                 {"tb", 1000000000000},
+                 {"kib", 1ull << 10},
+                 {"mib", 1ull << 20},
+                 {"gib", 1ull << 30},
+                 {"tib", 1ull << 40}};
+    sc_partition_options *opts = o->dest;
+    const char *s = value, *unit;
+    unsigned __int128 whole = 0, frac = 0, fden = 1, bytes;
+    uint64_t scale = 0;
+    size_t k, nd = 0, nf = 0;
+    bool dot = false;
+    char low[8];
+
+    for (; *s >= '0' && *s <= '9'; s++, nd++)
+        if ((whole = whole * 10 + (unsigned)(*s - '0')) > (1ull << 63))
+            goto huge;
+    if (*s == '.') {
+        dot = true;
+        for (s++; *s >= '0' && *s <= '9'; s++, nf++)
+            if (nf < 18) {
+                frac = frac * 10 + (unsigned)(*s - '0');
+                fden *= 10;
+            } else if (*s != '0') {
+                goto bad;
+            }
+    }
+    if (nd + nf == 0)
+        goto bad;
+    unit = s;
+    if (*unit) {
+        size_t len = strlen(unit);
+        if (len >= sizeof low)
+            goto bad;
+        for (k = 0; k <= len; k++)
+            low[k] = (char)(unit[k] >= 'A' && unit[k] <= 'Z'
+                                ? unit[k] - 'A' + 'a'
+                                : unit[k]);
+        for (k = 0; k < sizeof units / sizeof units[0]; k++)
+            if (strcmp(low, units[k].name) == 0)
+                scale = units[k].scale;
+        if (!scale)
+            goto bad;
+    } else if (dot || (whole <= 1 && nf == 0)) {
+        double r = strtod(value, NULL);
+        if (whole > 1 || (whole == 1 && frac != 0))
+            return cli_usage_error(syn->cmd,
+                                   "--memory-budget %s: a ratio (a number "
+                                   "with a '.' and no unit) must be in [0, "
+                                   "1]; bytes take a unit (B, MB, GiB, ...)",
+                                   value);
+        opts->memory_budget_kind = SC_PARTITION_BUDGET_RATIO;
+        opts->memory_budget_ratio = r;
+        opts->memory_budget_bytes = 0;
+        return 0;
+    } else {
+        scale = 1;
+    }
+    bytes = whole * scale;
+    if (bytes > (1ull << 63) || frac * scale / fden > (1ull << 63))
+        goto huge;
+    if ((frac * scale) % fden != 0)
+        return cli_usage_error(syn->cmd,
+                               "--memory-budget %s: not a whole number of "
+                               "bytes",
+                               value);
+    bytes += frac * scale / fden;
+    if (bytes >= (1ull << 63))
+        goto huge;
+    opts->memory_budget_kind = SC_PARTITION_BUDGET_BYTES;
+    opts->memory_budget_bytes = (uint64_t)bytes;
+    opts->memory_budget_ratio = 0;
+    return 0;
+huge:
+    return cli_usage_error(syn->cmd,
+                           "--memory-budget %s: more than 2^63 bytes", value);
+bad:
+    return cli_usage_error(syn->cmd,
+                           "--memory-budget needs bytes (1234567, 40MB, "
+                           "1.5GiB; units B kB MB GB TB KiB MiB GiB TiB) or "
+                           "a ratio in [0, 1] (0.5), not '%s'",
+                           value);
+}
+
 typedef struct partition_args {
     const char *file, *out_path, *fw_path, *bw_path, *format;
     long nfwd;
@@ -218,6 +324,8 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
          .choices = formats, .bad = "unknown format '%s' (text, json, dot)"},
         {.name = "--tag", .kind = CLI_OPT_CALL, .dest = &a->tags,
          .fn = tag_option},
+        {.name = "--memory-budget", .kind = CLI_OPT_CALL, .dest = &a->opts,
+         .fn = budget_option},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         CLI_READING_OPTIONS(&a->reading),
     };
@@ -234,6 +342,12 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
     a->file = args.args[0];
     if (cli_check_partition_rules("partition", &a->rules) != 0)
         return CLI_EXIT_USAGE;
+    if (a->opts.memory_budget_kind != SC_PARTITION_BUDGET_NONE &&
+        a->opts.policy == SC_PARTITION_PYTORCH_1_13)
+        return cli_usage_error("partition", "--memory-budget: pytorch-1.13 "
+                                            "has no memory budget (use "
+                                            "--policy exact or "
+                                            "pytorch-2.13)");
     if (a->forward && a->nfwd >= 0)
         return cli_usage_error("partition", "--num-fwd-outputs is for a "
                                             "joint graph, not with "

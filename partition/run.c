@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "partition/frontier.h"
 #include "partition/partition-internal.h"
 #include "partition/budget-2.13.h"
 
@@ -273,7 +274,11 @@ sc_status sc_partition_run(const sc_graph *joint,
     p->seconds[SC_PARTITION_PHASE_CLASSIFY] = sc__partition_now() - t;
     SC_CHECK(sc__budget_2_13(p, opts, err)); /* pytorch-2.13 budget */
 
-    SC_CHECK(sc__partition_cut(p, err));
+    if (opts->memory_budget_kind != SC_PARTITION_BUDGET_NONE &&
+        p->policy != SC_PARTITION_PYTORCH_2_13)
+        SC_CHECK(sc__frontier_budget_cut(p, err));
+    else
+        SC_CHECK(sc__partition_cut(p, err));
 
     t = sc__partition_now();
     SC_CHECK(sc__partition_extract(p, err));

@@ -19,6 +19,7 @@ Suite *autodiff_suite(void);
 Suite *oom_suite(void);
 Suite *props_suite(void);
 Suite *gradcheck_suite(void);
+Suite *cost_suite(void);
 
 int main(void)
 {
@@ -40,6 +41,7 @@ int main(void)
     srunner_add_suite(sr, oom_suite());
     srunner_add_suite(sr, props_suite());
     srunner_add_suite(sr, gradcheck_suite());
+    srunner_add_suite(sr, cost_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -672,6 +672,28 @@ void sc_graph_random_options_init(sc_graph_random_options *opts);
 sc_status sc_graph_new_random(sc_ctx *ctx, const sc_graph_random_options *opts,
                               sc_graph **out, sc_error *err);
 
+/* ---- Cost of computing a node ------------------------------------- */
+
+/* What computing one node once costs, with its sizes evaluated at
+ * given symbol values (doc/graph.md, "Cost"). */
+typedef struct sc_node_cost {
+    uint64_t flops; /* floating-point operations (a multiply-add is 2) */
+    uint64_t bytes; /* bytes the node reads and writes */
+    uint64_t cost;  /* the recompute cost: flops weighted above bytes */
+} sc_node_cost;
+
+/* The cost of node id of g, every symbol of its sizes bound by binding
+ * (e.g. the hints).  Nodes that compute nothing (placeholders, outputs,
+ * getitem, sym_size) cost 0.  SC_ERR_UNBOUND when a size does not
+ * evaluate; SC_ERR_LIMIT when a figure exceeds 2^63. */
+sc_status sc_node_cost_eval(const sc_graph *g, sc_node_id id,
+                            const sc_symmap *binding,
+                            sc_node_cost *out, sc_error *err);
+
+/* The weight of a FLOP in sc_node_cost.cost: cost = W * flops + bytes
+ * (+ 1 for every node that runs a kernel), W = SC_NODE_COST_FLOP_WEIGHT. */
+#define SC_NODE_COST_FLOP_WEIGHT 8
+
 #ifdef __cplusplus
 }
 #endif

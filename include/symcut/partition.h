@@ -402,6 +402,112 @@ const sc_graph *sc_partition_backward(const sc_partition *p);
 sc_graph *sc_partition_take_forward(sc_partition *p);
 sc_graph *sc_partition_take_backward(sc_partition *p);
 
+/* ---- Frontier ------------------------------------------------------------
+ * The exact memory/recompute trade-off of a joint graph (doc/partition.md,
+ * "Frontier").  A decision is a valid saved set: the forward never reads
+ * a tangent, the backward computes everything else it needs from the
+ * saved values, and it never recomputes a primal, a random op, an op that
+ * writes an argument, a value without tensor metadata, an op the op table
+ * does not know or a node tagged must_save.  PyTorch's other bans are a
+ * price, not a constraint (unless keep_bans).  Its memory is the bytes of
+ * its saved tensors at the hints (sc_partition_saved_bytes of the
+ * partition that saves it); its recompute cost the sum of sc_node_cost_eval
+ * (.cost) over the nodes the backward computes that the forward computes
+ * too.  The lower convex hull is exact (parametric min cut, every
+ * breakpoint); a budget between two hull vertices is solved by GLPK's
+ * branch and cut, warm-started by the hull vertex within the budget, with
+ * the hull's Lagrangian bound.  Under the exact policy only; the options'
+ * memory budget is ignored.  The frontier refers to the joint graph,
+ * which must outlive it. */
+
+typedef struct sc_frontier sc_frontier;
+
+typedef struct sc_frontier_options {
+    /* Budgets evenly spaced from the least bytes to the least-recompute
+     * end, each solved exactly (0: the hull vertices only). */
+    size_t points;
+    /* PyTorch's heuristic bans stay constraints (compare like with
+     * like). */
+    bool keep_bans;
+    /* Time limit of the MILP of one budget, in seconds (0: 10). */
+    double milp_seconds;
+} sc_frontier_options;
+
+void sc_frontier_options_init(sc_frontier_options *opts);
+
+/* One decision of the frontier. */
+typedef struct sc_frontier_point {
+    uint64_t saved_bytes;     /* tensors saved, bytes at the hints */
+    uint64_t recompute_cost;  /* sum of the recomputed nodes' cost */
+    uint64_t recompute_flops; /* ... and of their FLOPs */
+    /* The least recompute cost any valid decision within budget can have
+     * (the hull's bound); equal to recompute_cost when optimal. */
+    uint64_t lower_bound;
+    uint64_t budget;          /* the budget it answers (bytes) */
+    size_t saved_tensors, saved_symints;
+    bool hull_vertex;         /* a vertex of the lower convex hull */
+    bool optimal;             /* proven: no valid decision within budget
+                                 recomputes less */
+    bool valid;               /* always true, except for a scored set */
+    /* sc_frontier_score of an invalid set: a node it would recompute
+     * that may not be recomputed (else SC_NODE_NONE) */
+    sc_node_id invalid_node;
+} sc_frontier_point;
+
+/* Compute the hull, and with fopts->points > 0 that many budgets between
+ * its ends.  opts as for sc_partition_run (NULL: defaults; its policy is
+ * ignored: exact).  Errors: those of sc_partition_run; SC_ERR_UNSUPPORTED
+ * when the bytes times the costs pass 2^118 (the cut would not be
+ * exact). */
+sc_status sc_frontier_compute(const sc_graph *joint,
+                              const sc_partition_options *opts,
+                              const sc_frontier_options *fopts,
+                              sc_frontier **out, sc_error *err);
+void sc_frontier_free(sc_frontier *f);
+
+/* The points in increasing saved bytes (and decreasing cost): the hull
+ * vertices and the budgets' optima, each decision once. */
+size_t sc_frontier_point_count(const sc_frontier *f);
+/* false (and *out untouched) when i is out of range. */
+bool sc_frontier_point_get(const sc_frontier *f, size_t i,
+                           sc_frontier_point *out);
+/* The saved tensors and symints of point i (joint node ids in joint
+ * order, CSE representatives): the count; the first cap ids into ids. */
+size_t sc_frontier_point_saved(const sc_frontier *f, size_t i,
+                               sc_node_id *ids, size_t cap);
+/* The breakpoints of the hull: between vertex i and vertex i+1 (the hull
+ * vertices in order), lambda = num / den bytes per unit of cost, exact.
+ * sc_frontier_breakpoint_count is the number of hull vertices minus 1. */
+size_t sc_frontier_breakpoint_count(const sc_frontier *f);
+bool sc_frontier_breakpoint(const sc_frontier *f, size_t i, uint64_t *num,
+                            uint64_t *den);
+/* The exact policy's default cut (heuristic bans as constraints), scored
+ * the same way. */
+void sc_frontier_default_cut(const sc_frontier *f, sc_frontier_point *out);
+/* Solve one budget: the least recompute cost within budget bytes (at
+ * most seconds in the MILP; 0: the options').  SC_ERR_INVALID when the
+ * budget is below the least possible bytes (the message names them).
+ * *saved (may be NULL) receives the saved node ids (malloc'ed; free()),
+ * *nsaved their count. */
+sc_status sc_frontier_solve(const sc_frontier *f, uint64_t budget,
+                            double seconds, sc_frontier_point *out,
+                            sc_node_id **saved, size_t *nsaved,
+                            sc_error *err);
+/* Score a saved set given from outside (node names or ids of the joint;
+ * CSE duplicates count as their representative): validity, bytes, cost
+ * and the hull's bound at its bytes.  SC_ERR_INVALID for an id out of
+ * range. */
+sc_status sc_frontier_score(const sc_frontier *f, const sc_node_id *ids,
+                            size_t n, sc_frontier_point *out, sc_error *err);
+/* The partition that point i's budget gives (sc_partition_run with the
+ * frontier's options, policy exact, memory_budget_bytes the point's
+ * budget), its graphs built unless flags has SC_PARTITION_NO_GRAPHS. */
+sc_status sc_frontier_point_partition(const sc_frontier *f, size_t i,
+                                      unsigned flags, sc_partition **out,
+                                      sc_error *err);
+/* Max-flows run (one per probe of the hull search and per end). */
+size_t sc_frontier_maxflow_count(const sc_frontier *f);
+
 /* ---- Reports ------------------------------------------------------------ */
 
 enum {
