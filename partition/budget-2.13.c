@@ -313,14 +313,9 @@ sc_status sc__budget_2_13_runtime(sc_partition *p, sc_node_id id,
 
 /* ---- The knapsack ------------------------------------------------------- */
 
-/* torch's dp_knapsack: memories quantized as round(m * 10000) (Python's
- * round: ties to even, as nearbyint), the table in float32 with torch's
- * maximum and addition, backtracking from the capacity where a row
- * differs from the one above.  recompute[i] is set for the items left
- * out. */
-static sc_status dp_knapsack(const double *mem, const double *runtime,
-                             size_t n, double capacity, bool *recompute,
-                             sc_error *err)
+sc_status sc__budget_2_13_knapsack(const double *mem, const double *runtime,
+                                   size_t n, double capacity, bool *recompute,
+                                   sc_error *err)
 {
     int64_t *q = NULL, cap, j;
     float *prev = NULL, *cur = NULL;
@@ -439,7 +434,8 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
                           SC_PARTITION_RULE_LONG_FUSIBLE_CHAINS |
                           SC_PARTITION_RULE_MATERIALIZED_BACKWARD;
     unsigned base = p->rules_off;
-    double budget = opts->memory_budget_ratio, min_act, max_act, ratio;
+    double budget = opts->memory_budget_ratio, min_act, max_act, ratio = 1;
+    const char *which = "";
     int64_t inputs = 0, bytes;
     bool sym_input = false;
     cand *cs = NULL;
@@ -489,13 +485,18 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
     max_act = (double)bytes / 1e9;
     if (max_act <= min_act) {
         forget_cut(p);
+        which = "the default cut saves no more than the inputs: the "
+                "default cut";
         goto note;
     }
 #define MEM_RATIO(b) (((double)(b) / 1e9 - min_act) / (max_act - min_act))
     SC_CHECK(reclassify(p, base | more, err));
     SC_CHECK(cut(p, &bytes, err));
-    if (MEM_RATIO(bytes) < budget) {
+    ratio = MEM_RATIO(bytes);
+    if (ratio < budget) {
         forget_cut(p);
+        which = "the more aggressive cut (used-far-apart, "
+                "long-fusible-chains, materialized-backward off)";
         goto note;
     }
     SC_CHECK(reclassify(p, base | more | SC_PARTITION_RULE_NOT_IN_ALLOWLIST,
@@ -503,6 +504,7 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
     SC_CHECK(cut(p, &bytes, err));
     ratio = MEM_RATIO(bytes);
     forget_cut(p);
+    which = "the aggressive cut (the allowlist off too)";
     if (ratio < budget)
         goto note;
 
@@ -546,7 +548,7 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
         SC_CHECK(sc__budget_2_13_runtime(p, cs[i].id, &rt[i], err));
         total_rt += rt[i];
     }
-    SC_CHECK(dp_knapsack(mem, rt, nc, budget, recompute, err));
+    SC_CHECK(sc__budget_2_13_knapsack(mem, rt, nc, budget, recompute, err));
     for (i = 0; i < nc; i++) {
         if (recompute[i]) {
             sc__pnode *pn = &p->nodes[cs[i].id];
@@ -569,9 +571,9 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
     goto done;
 note:
     SC_CHECK(sc__partition_warn(p,
-                                "memory budget %g (pytorch-2.13): torch "
-                                "takes a relaxed min cut, no knapsack",
-                                budget)
+                                "memory budget %g (pytorch-2.13): %s, "
+                                "at ratio %.6g",
+                                budget, which, ratio)
                  ? SC_OK
                  : sc__error_nomem(err));
 #undef MEM_RATIO

@@ -25,4 +25,15 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
 sc_status sc__budget_2_13_runtime(sc_partition *p, sc_node_id id,
                                   double *out, sc_error *err);
 
+/* torch's dp_knapsack: memories and the capacity quantized as
+ * round(x * 10000) (Python's round: ties to even), the table in float32
+ * with torch's maximum and float32 additions, read back from the capacity
+ * down, an item saved where its row differs from the one above.
+ * recompute[i] is set for the items not saved (torch's
+ * recomputable_node_idxs).  SC_ERR_LIMIT when the table's bits would
+ * pass 2^34 bytes. */
+sc_status sc__budget_2_13_knapsack(const double *mem, const double *runtime,
+                                   size_t n, double capacity, bool *recompute,
+                                   sc_error *err);
+
 #endif /* SYMCUT_PARTITION_BUDGET_2_13_H */

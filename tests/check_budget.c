@@ -287,6 +287,42 @@ START_TEST(test_budget_edges)
 }
 END_TEST
 
+/* torch's dp_knapsack on crafted items; the saved items are what torch
+ * 2.13's own dp_knapsack returns on them (float32 absorption: 2^25 + 1 is
+ * 2^25, so the second item adds nothing and is recomputed; ties in the
+ * quantization round to even: 0.00005 -> 0, 0.00015 -> 1; equal values:
+ * the earliest item is saved). */
+START_TEST(test_knapsack)
+{
+    static const struct {
+        size_t n;
+        double mem[4], rt[4], cap;
+        bool rec[4];
+    } cases[] = {
+        {2, {0.1, 0.1}, {33554432.0, 1.0}, 0.5, {false, true}},
+        {2, {0.1, 0.1}, {3.0, 1.0}, 0.5, {false, false}},
+        {3, {0.3, 0.3, 0.3}, {2, 2, 2}, 0.5, {false, true, true}},
+        {3, {0.25, 0.25, 0.00005}, {1, 1, 1}, 0.5, {false, false, false}},
+        {4, {0.6, 0.2, 0.2, 0.2}, {5, 2, 2, 2}, 0.6,
+         {true, false, false, false}},
+        {2, {0.00005, 0.00015}, {1, 1}, 0.0001, {false, false}},
+        {1, {1.5}, {7}, 0.95, {true}},
+        {0, {0}, {0}, 0.5, {false}},
+    };
+    size_t c, i;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        bool rec[4] = {false, false, false, false};
+        sc_error err;
+        ck_assert(sc__budget_2_13_knapsack(cases[c].mem, cases[c].rt,
+                                           cases[c].n, cases[c].cap, rec,
+                                           &err) == SC_OK);
+        for (i = 0; i < cases[c].n; i++)
+            ck_assert_msg(rec[i] == cases[c].rec[i], "case %zu item %zu", c,
+                          i);
+    }
+}
+END_TEST
+
 Suite *budget_suite(void)
 {
     Suite *s = suite_create("budget");
@@ -294,6 +330,7 @@ Suite *budget_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_zoo_budgets);
     tcase_add_test(tc, test_budget_edges);
+    tcase_add_test(tc, test_knapsack);
     suite_add_tcase(s, tc);
     return s;
 }
