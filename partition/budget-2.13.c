@@ -398,16 +398,23 @@ static int cmp_cand(const void *x, const void *y)
 }
 
 /* Budget 0: torch saves its inputs (the primals, and the nodes tagged
- * must_save when it gives up on a knapsack): nothing else may be saved,
- * nothing but those nodes hangs from the source. */
+ * must_save when it gives up on a knapsack), then drops those its
+ * backward does not read (extract.c does the same): every primal is
+ * saved (its X_out tied to the sink), nothing else may be saved, nothing
+ * else hangs from the source. */
 static void save_inputs_only(sc_partition *p, bool keep_must_save)
 {
     size_t i;
     forget_cut(p);
     for (i = 0; i < p->n; i++) {
         sc__pnode *pn = &p->nodes[i];
-        if (!(pn->flags & SC__PN_CANON) || is_primal(p, (sc_node_id)i))
+        if (!(pn->flags & SC__PN_CANON))
             continue;
+        if (is_primal(p, (sc_node_id)i)) {
+            if (pn->weight >= 0 && !(pn->flags & SC__PN_IN_SINK))
+                pn->flags |= SC__PN_SRC | SC__PN_OUT_SINK;
+            continue;
+        }
         if (keep_must_save && pn->tag == SC_PARTITION_TAG_MUST_SAVE &&
             (pn->flags & SC__PN_SRC))
             continue;
