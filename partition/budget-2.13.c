@@ -194,6 +194,29 @@ static bool packet_is(const char *target, const char *packet)
            !strchr(target + n + 1, '.');
 }
 
+/* 1: one of the scaled-dot-product attention forwards torch's registry
+ * counts (not the CPU one, _scaled_dot_product_flash_attention_for_cpu);
+ * 2: their backwards; 0: neither. */
+static int sdpa_kind(const char *target)
+{
+    static const char *const kernels[] = {"efficient", "flash", "cudnn"};
+    static const char prefix[] = "torch.ops.aten._scaled_dot_product_";
+    char packet[96];
+    size_t i;
+    if (strncmp(target, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    for (i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
+        snprintf(packet, sizeof packet, "%s%s_attention", prefix, kernels[i]);
+        if (packet_is(target, packet))
+            return 1;
+        snprintf(packet, sizeof packet, "%s%s_attention_backward", prefix,
+                 kernels[i]);
+        if (packet_is(target, packet))
+            return 2;
+    }
+    return 0;
+}
+
 sc_status sc__budget_2_13_runtime(sc_partition *p, sc_node_id id,
                                   double *out, sc_error *err)
 {
@@ -273,12 +296,7 @@ sc_status sc__budget_2_13_runtime(sc_partition *p, sc_node_id id,
                                 : conv_count(tb, nb, ta, na, tc, nc, false);
             }
         }
-    } else if (packet_is(t,
-                         "torch.ops.aten._scaled_dot_product_efficient_attention") ||
-               packet_is(t,
-                         "torch.ops.aten._scaled_dot_product_flash_attention") ||
-               packet_is(t,
-                         "torch.ops.aten._scaled_dot_product_cudnn_attention")) {
+    } else if (sdpa_kind(t) == 1) {
         SC_TRY(arg_shape(p, id, 0, a, 8, &na, &oka, err));
         SC_TRY(arg_shape(p, id, 1, b, 8, &nb, &okb, err));
         SC_TRY(arg_shape(p, id, 2, c, 8, &nc, &okc, err));
@@ -287,12 +305,7 @@ sc_status sc__budget_2_13_runtime(sc_partition *p, sc_node_id id,
             f = bmm_count(bh, (flopnum)a[2], (flopnum)a[3], (flopnum)b[2]) +
                 bmm_count(bh, (flopnum)a[2], (flopnum)b[2], (flopnum)c[3]);
         }
-    } else if (packet_is(t, "torch.ops.aten._scaled_dot_product_efficient_"
-                            "attention_backward") ||
-               packet_is(t, "torch.ops.aten._scaled_dot_product_flash_"
-                            "attention_backward") ||
-               packet_is(t, "torch.ops.aten._scaled_dot_product_cudnn_"
-                            "attention_backward")) {
+    } else if (sdpa_kind(t) == 2) {
         /* grad_out, query, key, value */
         SC_TRY(arg_shape(p, id, 1, a, 8, &na, &oka, err));
         SC_TRY(arg_shape(p, id, 2, b, 8, &nb, &okb, err));
@@ -381,7 +394,7 @@ fail:
     return status;
 }
 
-/* ---- choose_saved_values_set ---------------------------------------------- */
+/* ---- choose_saved_values_set -------------------------------------------- */
 
 typedef struct cand {
     sc_node_id id;

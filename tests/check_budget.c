@@ -11,7 +11,8 @@
  * and torch's runtime estimate of each knapsack candidate must be
  * symcut's.  Budgets where torch's partitioner failed are counted and
  * listed; the known differences are listed in
- * tests/data/budget-2.13/differences (one that matches fails too).  Data are read from $top_srcdir (make check sets it), else ".". */
+ * tests/data/budget-2.13/differences (one that matches fails too).
+ * Data are read from $top_srcdir (make check sets it), else ".". */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -310,8 +311,9 @@ START_TEST(test_budget_edges)
     ck_assert(model_run(&m, SC_PARTITION_BUDGET_RATIO, 0.0, &p, &err) ==
               SC_OK);
     for (i = 0; i < sc_partition_saved_tensor_count(p); i++)
-        ck_assert_int_eq(sc_graph_node_kind(m.g, sc_partition_saved_tensor(p, i)),
-                         SC_NODE_PLACEHOLDER);
+        ck_assert_int_eq(
+            sc_graph_node_kind(m.g, sc_partition_saved_tensor(p, i)),
+            SC_NODE_PLACEHOLDER);
     sc_partition_free(p);
     sc_partition_free(p0);
     sc_partition_free(p1);
