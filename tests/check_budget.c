@@ -190,6 +190,10 @@ START_TEST(test_zoo_budgets)
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         js = json_load_file(path, 0, &jerr);
         ck_assert_msg(js != NULL, "%s: %s", path, jerr.text);
+        if (!json_object_get(js, "budgets")) { /* flops.json */
+            json_decref(js);
+            continue;
+        }
         models++;
         ck_assert_msg(model_load(&m, top, name, js, why, sizeof why), "%s",
                       why);
@@ -322,6 +326,65 @@ START_TEST(test_budget_edges)
 }
 END_TEST
 
+/* torch's runtime estimate of each call of flops.joint.txt (an op of
+ * every FLOP formula, at a symbolic size), recorded by tools/oracle/
+ * budget.py --runtimes in flops.json, is symcut's. */
+START_TEST(test_runtimes)
+{
+    const char *top = getenv("top_srcdir");
+    char path[1200];
+    json_error_t jerr;
+    json_t *js, *rt, *v;
+    const char *name;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_graph_read_options ro;
+    sc_partition_options po;
+    sc_partition *p = NULL;
+    sc_expr *sym;
+    int64_t val = 8;
+    sc_error err;
+    size_t n = 0;
+
+    if (!top)
+        top = ".";
+    snprintf(path, sizeof path, "%s/tests/data/budget-2.13/flops.json", top);
+    js = json_load_file(path, 0, &jerr);
+    ck_assert_msg(js != NULL, "%s: %s", path, jerr.text);
+    ck_assert_int_eq(json_integer_value(json_object_get(
+                         json_object_get(js, "hints"), "s0")),
+                     val);
+    sym = sc_expr_symbol(ctx, "s0");
+    sc_graph_read_options_init(&ro);
+    ro.nhints = 1;
+    ro.hint_symbols = &sym;
+    ro.hint_values = &val;
+    snprintf(path, sizeof path, "%s/tests/data/budget-2.13/flops.joint.txt",
+             top);
+    ck_assert_msg(sc_graph_read_file(ctx, path, &ro, &g, &err) == SC_OK, "%s",
+                  err.message);
+    sc_partition_options_init(&po);
+    ck_assert_msg(sc_partition_run(g, &po, &p, &err) == SC_OK, "%s",
+                  err.message);
+    rt = json_object_get(js, "runtime");
+    json_object_foreach(rt, name, v)
+    {
+        sc_node_id id = sc_graph_find(g, name);
+        double got = -1;
+        ck_assert_msg(id != SC_NODE_NONE, "no node %s", name);
+        ck_assert(sc__budget_2_13_runtime(p, id, &got, &err) == SC_OK);
+        ck_assert_msg(got == json_number_value(v), "%s: torch %.17g, symcut "
+                      "%.17g", name, json_number_value(v), got);
+        n++;
+    }
+    ck_assert_uint_ge(n, 11);
+    sc_partition_free(p);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+    json_decref(js);
+}
+END_TEST
+
 /* torch's dp_knapsack on crafted items; the saved items are what torch
  * 2.13's own dp_knapsack returns on them (float32 absorption: 2^25 + 1 is
  * 2^25, so the second item adds nothing and is recomputed; ties in the
@@ -366,6 +429,7 @@ Suite *budget_suite(void)
     tcase_add_test(tc, test_zoo_budgets);
     tcase_add_test(tc, test_budget_edges);
     tcase_add_test(tc, test_knapsack);
+    tcase_add_test(tc, test_runtimes);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -13,6 +13,8 @@ memories and estimated runtimes, the capacity and the items it saved).
         -o tests/data/budget-2.13          # every zoo joint
     /work/venv/bin/python tools/oracle/budget.py GRAPH.txt [--hint s0=8]
         [--static-inputs 0,2] [--num-fwd-outputs N] [--budgets 0.1,0.5]
+    /work/venv/bin/python tools/oracle/budget.py --runtimes GRAPH.txt \
+        [--hint s0=8]      # torch's runtime estimate of every call node
 
 Output per graph NAME: NAME.json (what tests/check_budget.c reads; fields
 in tests/data/budget-2.13/README); with a single GRAPH and no -o, the
@@ -79,6 +81,24 @@ def decide_at(text, budget, hints, static_inputs, num_fwd_outputs):
     return out
 
 
+def runtimes(text, hints):
+    """torch's runtime estimate (partitioners.estimate_runtime, the
+    configured estimator) of every call node of the graph, by name."""
+    b = oracle.Builder(text, dict(oracle.parse_directives(text)["hint"],
+                                  **hints))
+    graph = b.build()
+    out = {}
+    with b.mode:
+        for n in graph.nodes:
+            if n.op == "call_function" and \
+                    isinstance(n.target, torch._ops.OpOverload):
+                out[oracle.name_of(n)] = float(partitioners.estimate_runtime(n))
+    return {"torch_version": torch.__version__.split("+")[0],
+            "runtime_estimator":
+                str(config.activation_memory_budget_runtime_estimator),
+            "hints": hints, "runtime": out}
+
+
 def run_graph(text, budgets, hints, static_inputs, num_fwd_outputs):
     default = decide_at(text, 1.0, hints, static_inputs, num_fwd_outputs)
     res = [decide_at(text, b, hints, static_inputs, num_fwd_outputs)
@@ -131,6 +151,9 @@ def main(argv=None):
     ap.add_argument("--static-inputs")
     ap.add_argument("--num-fwd-outputs", type=int)
     ap.add_argument("--budgets")
+    ap.add_argument("--runtimes", action="store_true",
+                    help="print torch's runtime estimate of each call node "
+                    "of GRAPH instead")
     a = ap.parse_args(argv)
     budgets = BUDGETS if not a.budgets else [
         float(x) for x in a.budgets.split(",")]
@@ -146,6 +169,9 @@ def main(argv=None):
     if not a.graph:
         ap.error("a GRAPH or --zoo DIR")
     text = pathlib.Path(a.graph).read_text()
+    if a.runtimes:
+        print(json.dumps(runtimes(text, parse_hints(a.hint)), indent=1))
+        return 0
     st = None if a.static_inputs is None else [
         int(x) for x in a.static_inputs.split(",") if x]
     d = run_graph(text, budgets, parse_hints(a.hint), st, a.num_fwd_outputs)
