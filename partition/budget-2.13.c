@@ -505,8 +505,7 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
     max_act = (double)bytes / 1e9;
     if (max_act <= min_act) {
         forget_cut(p);
-        which = "the default cut saves no more than the inputs: the "
-                "default cut";
+        which = "the default cut (it saves no more than the inputs)";
         goto note;
     }
 #define MEM_RATIO(b) (((double)(b) / 1e9 - min_act) / (max_act - min_act))
