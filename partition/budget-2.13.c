@@ -15,6 +15,7 @@
 
 #include "graph/ops.h"
 #include "partition/budget-2.13.h"
+#include "partition/partition-internal.h"
 
 #define DIST_INF 1000000000
 /* torch's dp knapsack scales the normalized memories by this */

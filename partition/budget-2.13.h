@@ -1,11 +1,15 @@
 /* symcut — torch 2.13's memory-budget algorithm for the pytorch-2.13
  * policy (partition/budget-2.13.c).
  * Included by partition/run.c, partition/budget-2.13.c and
- * tests/check_budget.c only. */
+ * tests/check_budget.c only (public types only: no internal state). */
 #ifndef SYMCUT_PARTITION_BUDGET_2_13_H
 #define SYMCUT_PARTITION_BUDGET_2_13_H
 
-#include "partition/partition-internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <symcut/error.h>
+#include <symcut/partition.h>
 
 /* Called after sc__partition_classify and before sc__partition_cut.  Under
  * pytorch-2.13 with a memory budget (opts->memory_budget_kind not NONE)

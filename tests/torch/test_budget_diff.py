@@ -8,8 +8,10 @@ live): the saved tensors and SymInts, in order.
   cover 0, 0.05, ..., 1 without torch: make check).
 * test_random: SYMCUT_CASES (default 100) random joints from the random
   partition differential's generator (test_partition_diff.draw, `symcut
-  random`), each at a budget drawn from the seed (below 0.3 seven times in
-  ten, where torch's knapsack decides more often); joints torch's default
+  random`, with matmul added to six feature sets in ten), each at a budget
+  drawn from the seed (0.01 to 0.1 half the time, to 0.3 three times in
+  ten, to 1 else; 0 one time in twenty): where torch's knapsack decides
+  more often; joints torch's default
   partitioner cannot take (see test_partition_diff) are skipped, as are
   budgets where torch's partitioner fails.  A mismatch names the command
   that replays it.  One kind of mismatch is counted and printed, not
@@ -90,7 +92,14 @@ def test_random(tmp_path, monkeypatch):
     failures = []
     for i in range(n):
         s, nodes, sym, feats = draw(rng)
-        ratio = rng.randint(0, 30 if rng.random() < 0.7 else 100) / 100
+        if feats != "all" and "matmul" not in feats and rng.random() < 0.6:
+            # compute-intensive ops: the aggressive cut's bans, torch's
+            # knapsack items
+            feats = ",".join(sorted(feats.split(",") + ["matmul"]))
+        u = rng.random()
+        ratio = rng.randint(1, 10 if u < 0.5 else 30 if u < 0.8 else 100) / 100
+        if rng.random() < 0.05:
+            ratio = 0.0
         args = ["random", "--seed", s, "--nodes", nodes, "--features", feats]
         if sym:
             args.append("--symbolic")
