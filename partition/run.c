@@ -11,6 +11,7 @@
 
 #include "partition/frontier.h"
 #include "partition/partition-internal.h"
+#include "partition/budget-2.13.h"
 
 void sc_partition_options_init(sc_partition_options *opts)
 {
@@ -271,6 +272,7 @@ sc_status sc_partition_run(const sc_graph *joint,
     t = sc__partition_now();
     SC_CHECK(sc__partition_classify(p, err));
     p->seconds[SC_PARTITION_PHASE_CLASSIFY] = sc__partition_now() - t;
+    SC_CHECK(sc__budget_2_13(p, opts, err)); /* pytorch-2.13 budget */
 
     if (opts->memory_budget_kind != SC_PARTITION_BUDGET_NONE &&
         p->policy != SC_PARTITION_PYTORCH_2_13)

@@ -13,6 +13,7 @@ Suite *kernels_suite(void);
 Suite *shapes_suite(void);
 Suite *interp_suite(void);
 Suite *partition_suite(void);
+Suite *budget_suite(void);
 Suite *badinput_suite(void);
 Suite *autodiff_suite(void);
 Suite *oom_suite(void);
@@ -36,6 +37,7 @@ int main(void)
     srunner_add_suite(sr, shapes_suite());
     srunner_add_suite(sr, interp_suite());
     srunner_add_suite(sr, partition_suite());
+    srunner_add_suite(sr, budget_suite());
     srunner_add_suite(sr, badinput_suite());
     srunner_add_suite(sr, autodiff_suite());
     srunner_add_suite(sr, oom_suite());
