@@ -18,6 +18,7 @@ Suite *autodiff_suite(void);
 Suite *oom_suite(void);
 Suite *props_suite(void);
 Suite *gradcheck_suite(void);
+Suite *ops2_suite(void);
 
 int main(void)
 {
@@ -38,6 +39,7 @@ int main(void)
     srunner_add_suite(sr, oom_suite());
     srunner_add_suite(sr, props_suite());
     srunner_add_suite(sr, gradcheck_suite());
+    srunner_add_suite(sr, ops2_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

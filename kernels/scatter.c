@@ -1,0 +1,261 @@
+/* symcut — kernels: reading and writing through an index tensor
+ * (index_select, index_add, masked_scatter).
+ *
+ * Values move in the compute type of their dtype (kernels-internal.h), so
+ * copies are exact; index_add accumulates in the index's order in that
+ * type as PyTorch's CPU kernel does: self + alpha * source with one
+ * rounding (a fused multiply-add) in f32 and f64; in f16 and bf16 alpha,
+ * each product and each sum rounded to the type. */
+#include <math.h>
+#include <string.h>
+
+#include "kernels/kernels-internal.h"
+
+/* The sizes of t around dim d: outer (before), len (at d), inner (after);
+ * a 0-d tensor is one element at a dim of length 1. */
+static void split_at(const sc_tensor *t, size_t d, int64_t *outer,
+                     int64_t *len, int64_t *inner)
+{
+    size_t k;
+    *outer = *inner = 1;
+    *len = t->ndim ? t->sizes[d] : 1;
+    for (k = 0; k < t->ndim; k++) {
+        if (k < d)
+            *outer *= t->sizes[k];
+        else if (k > d)
+            *inner *= t->sizes[k];
+    }
+}
+
+/* The index vector (0-d or 1-d, int64 or int32) as int64, each checked
+ * against [-size, size) and wrapped. */
+static sc_status index_values(sc__kernel_call *c, const char *op,
+                              const sc_tensor *ix, int64_t size,
+                              int64_t **out, size_t *n)
+{
+    int64_t *v = NULL;
+    size_t i;
+    sc_status status;
+
+    if (ix->dtype != SC_DTYPE_I64 && ix->dtype != SC_DTYPE_I32)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "%s(): Expected dtype int32/int64 for index", op);
+    if (ix->ndim > 1)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s(): Index is supposed to be a vector", op);
+    *n = sc_tensor_numel(ix);
+    SC_TRY(sc__gather(ix, ix->ndim, ix->sizes, SC__CT_I64, (void **)&v,
+                      c->err));
+    for (i = 0; i < *n; i++) {
+        if (v[i] < -size || v[i] >= size) {
+            status = sc__error_set(c->err, SC_ERR_INVALID,
+                                   "%s(): index %lld is out of bounds for "
+                                   "dimension with size %lld", op,
+                                   (long long)v[i], (long long)size);
+            sc__free(v);
+            return status;
+        }
+        if (v[i] < 0)
+            v[i] += size;
+    }
+    *out = v;
+    return SC_OK;
+}
+
+/* index_select(Tensor self, int dim, Tensor index) */
+sc_status sc__kernel_index_select(sc__kernel_call *call)
+{
+    const sc_tensor *x, *ix;
+    int64_t dim, outer, len, inner, sizes[SC_TENSOR_MAX_DIMS], *iv = NULL, o;
+    size_t d, n, i, es;
+    sc__ctype ct;
+    char *bx = NULL, *bo = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_SELECT_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_INDEX_SELECT_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_SELECT_INDEX, &ix));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    split_at(x, d, &outer, &len, &inner);
+    SC_TRY(index_values(call, "index_select", ix, len, &iv, &n));
+    if (x->ndim == 0 && n != 1) {
+        sc__free(iv);
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "index_select(): Index to scalar can have only "
+                             "1 value, got %zu value(s)", n);
+    }
+    memcpy(sizes, x->sizes, x->ndim * sizeof *sizes);
+    if (x->ndim)
+        sizes[d] = (int64_t)n;
+    ct = sc__ctype_of(x->dtype);
+    es = sc__ctype_size(ct);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, (void **)&bx, call->err));
+    bo = sc__calloc((size_t)(outer * inner) * n + 1, es);
+    if (!bo) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < n; i++)
+            memcpy(bo + ((size_t)o * n + i) * (size_t)inner * es,
+                   bx + ((size_t)(o * len + iv[i]) * (size_t)inner) * es,
+                   (size_t)inner * es);
+    SC_CHECK(sc__new(x->dtype, x->ndim, sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(iv);
+    sc__free(bx);
+    sc__free(bo);
+    return status;
+}
+
+/* f rounded to the 16-bit float type d. */
+static float round_to(sc_dtype d, float f)
+{
+    return d == SC_DTYPE_BF16 ? sc_bf16_to_f32(sc_f32_to_bf16(f))
+                              : sc_f16_to_f32(sc_f32_to_f16(f));
+}
+
+/* acc[at] += alpha * v in compute type ct: for f32 and f64 fused (one
+ * rounding); for f16 and bf16 in the type itself, as PyTorch computes
+ * them: alpha, the product and the sum each rounded to d. */
+static void add_into(char *acc, size_t at, const char *src, size_t from,
+                     sc__ctype ct, sc_dtype d, double alpha)
+{
+    if (ct == SC__CT_F32 && (d == SC_DTYPE_BF16 || d == SC_DTYPE_F16)) {
+        float *a = (float *)acc + at;
+        float v = ((const float *)src)[from];
+        float k = round_to(d, (float)alpha);
+        *a = round_to(d, *a + (alpha == 1 ? v : round_to(d, k * v)));
+    } else if (ct == SC__CT_F32) {
+        float *a = (float *)acc + at;
+        float v = ((const float *)src)[from];
+        *a = alpha == 1 ? *a + v : fmaf((float)alpha, v, *a);
+    } else if (ct == SC__CT_F64) {
+        double *a = (double *)acc + at;
+        *a = fma(alpha, ((const double *)src)[from], *a);
+    } else {
+        int64_t *a = (int64_t *)acc + at;
+        int64_t v = ((const int64_t *)src)[from];
+        *a = (int64_t)((uint64_t)*a + (uint64_t)(v * (int64_t)alpha));
+    }
+}
+
+/* index_add(Tensor self, int dim, Tensor index, Tensor source, *,
+ * Scalar alpha=1): self with alpha * source's slices added at the
+ * indexed positions of dim, in index order. */
+sc_status sc__kernel_index_add(sc__kernel_call *call)
+{
+    const sc_tensor *x, *ix, *src;
+    int64_t dim, outer, len, inner, *iv = NULL, o, j;
+    double alpha = 1;
+    size_t d, n, i;
+    sc__ctype ct;
+    char *bs = NULL, *bo = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_INDEX_ADD_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_INDEX, &ix));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_SOURCE, &src));
+    SC_TRY(sc__arg_double(call, SC_KARG_INDEX_ADD_ALPHA, &alpha));
+    if (src->dtype != x->dtype)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "index_add(): self (%s) and source (%s) must "
+                             "have the same scalar type",
+                             sc_dtype_code(x->dtype), sc_dtype_code(src->dtype));
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
+    split_at(x, d, &outer, &len, &inner);
+    SC_TRY(index_values(call, "index_add", ix, len, &iv, &n));
+    if (sc_tensor_numel(src) != (size_t)(outer * inner) * n ||
+        (src->ndim == x->ndim && x->ndim && src->sizes[d] != (int64_t)n)) {
+        sc__free(iv);
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "index_add(): Number of indices (%zu) should be "
+                             "equal to source.size(dim)", n);
+    }
+    ct = sc__ctype_of(x->dtype);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, (void **)&bo, call->err));
+    SC_CHECK(sc__gather(src, src->ndim, src->sizes, ct, (void **)&bs,
+                        call->err));
+    for (o = 0; o < outer; o++)
+        for (i = 0; i < n; i++)
+            for (j = 0; j < inner; j++)
+                add_into(bo, (size_t)((o * len + iv[i]) * inner + j), bs,
+                         ((size_t)o * n + i) * (size_t)inner + (size_t)j, ct,
+                         x->dtype, alpha);
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(iv);
+    sc__free(bs);
+    sc__free(bo);
+    return status;
+}
+
+/* masked_scatter(Tensor self, Tensor mask, Tensor source): self and mask
+ * broadcast; where mask is true, the next element of source (row-major);
+ * source must have at least as many elements as mask has true ones. */
+sc_status sc__kernel_masked_scatter(sc__kernel_call *call)
+{
+    const sc_tensor *x, *m, *src;
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    size_t ndim, n, i, next = 0, es, ns;
+    sc__ctype ct;
+    char *bx = NULL, *bsrc = NULL;
+    int64_t *bm = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_MASKED_SCATTER_SELF, &x));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_MASKED_SCATTER_MASK, &m));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_MASKED_SCATTER_SOURCE, &src));
+    if (m->dtype != SC_DTYPE_B8 && m->dtype != SC_DTYPE_U8)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "masked_scatter: Mask must be bool or uint8");
+    if (src->dtype != x->dtype)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "masked_scatter: expected self and source to "
+                             "have same dtypes but got %s and %s",
+                             sc_dtype_code(x->dtype), sc_dtype_code(src->dtype));
+    SC_TRY(sc__broadcast_shape(x->ndim, x->sizes, m->ndim, m->sizes, &ndim,
+                               sizes, call->err));
+    SC_TRY(sc__numel_checked(ndim, sizes, &n, call->err));
+    ct = sc__ctype_of(x->dtype);
+    es = sc__ctype_size(ct);
+    ns = sc_tensor_numel(src);
+    SC_CHECK(sc__gather(x, ndim, sizes, ct, (void **)&bx, call->err));
+    SC_CHECK(sc__gather(m, ndim, sizes, SC__CT_I64, (void **)&bm, call->err));
+    SC_CHECK(sc__gather(src, src->ndim, src->sizes, ct, (void **)&bsrc,
+                        call->err));
+    for (i = 0; i < n; i++) {
+        if (!bm[i])
+            continue;
+        if (next >= ns) {
+            status = sc__error_set(call->err, SC_ERR_SHAPE,
+                                   "masked_scatter: Number of elements of "
+                                   "source < number of ones in mask");
+            goto fail;
+        }
+        memcpy(bx + i * es, bsrc + next * es, es);
+        next++;
+    }
+    SC_CHECK(sc__new(x->dtype, ndim, sizes, &r, call->err));
+    sc__scatter(r, ct, bx);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(bx);
+    sc__free(bm);
+    sc__free(bsrc);
+    return status;
+}

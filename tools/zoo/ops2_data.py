@@ -1,0 +1,95 @@
+"""Reference graphs and data for the indexing and prims ops of the op table
+(tests/check_ops2.c), produced with torch 2.13.
+
+For every case: the function's aten graph as make_fx traces it and
+print_readable prints it (sizes, strides, device) in CASE.txt, and in
+CASE.data/ its inputs (<placeholder>.npy) and torch's outputs
+(out_K.npy), every file float32, int64, int32 or bool (bfloat16 values are
+converted inside the graph).  The C test reads each text (symcut's shape
+rules must give torch's sizes and strides on every node), runs it on the
+inputs and compares every output with torch's bit for bit.
+
+    /work/venv/bin/python tools/zoo/ops2_data.py [--out tests/data/ops2]
+"""
+import argparse
+import pathlib
+import shutil
+
+import numpy as np
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+prims = torch.ops.prims
+
+
+def cases(gen):
+    def randn(*s):
+        return torch.randn(*s, generator=gen)
+
+    idx = torch.tensor([3, 0, 3, 1, 5, 3])
+    out = {}
+
+    def index_select(x, i, i0):
+        return (torch.index_select(x, 1, i), torch.index_select(x.t(), 0, i),
+                torch.index_select(x, 0, i0))
+    out["index_select"] = (index_select, (randn(6, 5), idx[:4], torch.tensor(2)))
+
+    def index_add(x, i, s0, s1):
+        return (torch.index_add(x, 0, i, s0, alpha=2.5),
+                torch.index_add(x, 1, i[:4].int(), s1))
+    out["index_add"] = (index_add, (randn(6, 5), idx, randn(6, 5), randn(6, 4)))
+
+    def index_add_bf16(x, i, s):
+        return (torch.index_add(x.bfloat16(), 0, i, s.bfloat16()).float(),
+                torch.index_add(x.bfloat16(), 0, i, s.bfloat16(), alpha=0.3).float())
+    out["index_add_bf16"] = (index_add_bf16, (randn(6, 5), idx, randn(6, 5)))
+
+    def masked_scatter(x, m, m1, s):
+        return (torch.masked_scatter(x, m, s),
+                torch.masked_scatter(x.t(), m1, s))
+    x = randn(4, 6)
+    out["masked_scatter"] = (masked_scatter, (
+        x, torch.rand(4, 6, generator=gen) > 0.4,
+        torch.rand(4, generator=gen) > 0.5, randn(30)))
+
+    def convert(x):
+        b = prims.convert_element_type.default(x.t(), torch.bfloat16)
+        return (prims.convert_element_type.default(b, torch.float32),
+                prims.convert_element_type.default(x * 1000, torch.int32))
+    out["convert_element_type"] = (convert, (randn(4, 6) * 3,))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    top = pathlib.Path(__file__).resolve().parents[2]
+    ap.add_argument("--out", default=str(top / "tests" / "data" / "ops2"))
+    a = ap.parse_args()
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(1)
+    gen = torch.Generator().manual_seed(2013)
+    for name, (fn, args) in cases(gen).items():
+        gm = make_fx(fn)(*args)
+        text = gm.print_readable(print_output=False, include_stride=True,
+                                 include_device=True)
+        (out / ("%s.txt" % name)).write_text(text)
+        d = out / ("%s.data" % name)
+        if d.exists():
+            shutil.rmtree(d)
+        d.mkdir()
+        phs = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        for p, x in zip(phs, args):
+            np.save(d / ("%s.npy" % p), x.numpy())
+        res = gm(*args)
+        if not isinstance(res, (tuple, list)):
+            res = (res,)
+        for k, r in enumerate(res):
+            assert r.dtype != torch.bfloat16, name
+            np.save(d / ("out_%d.npy" % k), r.contiguous().numpy())
+        print("ops2: %s: %d inputs, %d outputs" % (name, len(phs), len(res)))
+
+
+if __name__ == "__main__":
+    main()
