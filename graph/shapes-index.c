@@ -118,3 +118,56 @@ sc_status sc__shape_masked_scatter(struct sc__shape_call *c)
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, self.dtype, n, bc, NULL, &self);
 }
+
+/* scatter.value(self, dim, index, value) and scatter.src(self, dim, index,
+ * src): self's sizes and dtype, contiguous; index int64 of self's rank (or
+ * 0-d with a 0-d self), no larger than self outside dim (and than src
+ * everywhere). */
+sc_status sc__shape_scatter(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, index, src;
+    bool has_src = sc__op_arg_index(c->op, "src") >= 0;
+    int64_t dim;
+    size_t w, i;
+    sc_expr **d;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "index", &index));
+    SC_TRY(sc__shape_get_int(c, "dim", 0, &dim));
+    SC_TRY(sc__shape_wrap_dim(c, dim, self.ndim, &w));
+    if (index.dtype != SC_DTYPE_I64)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "scatter(): Expected dtype int64 for index");
+    if (has_src) {
+        SC_TRY(sc__shape_get_tensor(c, "src", &src));
+        if (src.dtype != self.dtype)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "scatter(): Expected self.dtype to be equal "
+                                  "to src.dtype");
+    }
+    if (index.ndim != self.ndim && !(index.ndim <= 1 && self.ndim <= 1))
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Index tensor must have the same number of "
+                              "dimensions as self tensor");
+    if (has_src && index.ndim != src.ndim && !(index.ndim <= 1 && src.ndim <= 1))
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Index tensor must have the same number of "
+                              "dimensions as src tensor");
+    for (i = 0; i < index.ndim && index.ndim == self.ndim; i++) {
+        if (i != w)
+            SC_TRY(sc__shape_check(c, sc_expr_le(c->ctx, index.sizes[i],
+                                                 self.sizes[i]),
+                                   "Size does not match at a dimension "
+                                   "other than dim: index is larger than "
+                                   "self"));
+        if (has_src && index.ndim == src.ndim)
+            SC_TRY(sc__shape_check(c, sc_expr_le(c->ctx, index.sizes[i],
+                                                 src.sizes[i]),
+                                   "index is larger than src"));
+    }
+    d = sc__shape_copy_sizes(c, &self);
+    if (!d)
+        return SC_ERR_NOMEM;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, NULL, &self);
+}

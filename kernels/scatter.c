@@ -259,3 +259,116 @@ fail:
     sc__free(bsrc);
     return status;
 }
+
+/* scatter.value / scatter.src: a copy of self where, for every position p
+ * of index, the element at p with dim replaced by index[p] takes value
+ * (or src[p]); positions in row-major order (a later write wins). */
+static sc_status scatter_run(sc__kernel_call *c, const sc_tensor *x,
+                             int64_t dim, const sc_tensor *ix,
+                             const sc_tensor *src, double value)
+{
+    int64_t pos[SC_TENSOR_MAX_DIMS], *iv = NULL;
+    size_t d, n, i, k, es;
+    sc__ctype ct = sc__ctype_of(x->dtype);
+    char *bo = NULL, *bs = NULL, vbuf[8];
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    if (ix->dtype != SC_DTYPE_I64)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "scatter(): Expected dtype int64 for index");
+    if (ix->ndim != x->ndim && !(ix->ndim <= 1 && x->ndim <= 1))
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "scatter(): Index tensor must have the same "
+                             "number of dimensions as self tensor");
+    if (src && src->dtype != x->dtype)
+        return sc__error_set(c->err, SC_ERR_TYPE,
+                             "scatter(): Expected self.dtype to be equal to "
+                             "src.dtype");
+    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, c->err));
+    for (k = 0; k < ix->ndim && ix->ndim == x->ndim; k++)
+        if ((k != d && ix->sizes[k] > x->sizes[k]) ||
+            (src && src->ndim == ix->ndim && ix->sizes[k] > src->sizes[k]))
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "scatter(): index size %lld at dim %zu is "
+                                 "larger than self's or src's",
+                                 (long long)ix->sizes[k], k);
+    es = sc__ctype_size(ct);
+    n = sc_tensor_numel(ix);
+    if (ct == SC__CT_F32)
+        *(float *)vbuf = (float)value;
+    else if (ct == SC__CT_F64)
+        *(double *)vbuf = value;
+    else
+        *(int64_t *)vbuf = (int64_t)value;
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, (void **)&bo, c->err));
+    SC_CHECK(sc__gather(ix, ix->ndim, ix->sizes, SC__CT_I64, (void **)&iv,
+                        c->err));
+    if (src)
+        SC_CHECK(sc__gather(src, src->ndim, src->sizes, ct, (void **)&bs,
+                            c->err));
+    for (i = 0; i < n; i++) {
+        size_t rem = i, at = 0, from = 0, stride = 1, sstride = 1;
+        int64_t len = x->ndim ? x->sizes[d] : 1;
+        for (k = ix->ndim; k-- > 0;) {
+            pos[k] = (int64_t)(rem % (size_t)ix->sizes[k]);
+            rem /= (size_t)ix->sizes[k];
+        }
+        if (iv[i] < -len || iv[i] >= len) {
+            status = sc__error_set(c->err, SC_ERR_INVALID,
+                                   "scatter(): index %lld is out of bounds "
+                                   "for dimension %zu with size %lld",
+                                   (long long)iv[i], d, (long long)len);
+            goto fail;
+        }
+        for (k = x->ndim; k-- > 0;) {
+            int64_t p = k == d ? (iv[i] < 0 ? iv[i] + len : iv[i]) : pos[k];
+            at += (size_t)p * stride;
+            stride *= (size_t)x->sizes[k];
+        }
+        if (src) {
+            for (k = src->ndim; k-- > 0;) {
+                from += (size_t)pos[k] * sstride;
+                sstride *= (size_t)src->sizes[k];
+            }
+            memcpy(bo + at * es, bs + from * es, es);
+        } else {
+            memcpy(bo + at * es, vbuf, es);
+        }
+    }
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, c->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(c, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(bo);
+    sc__free(bs);
+    sc__free(iv);
+    return status;
+}
+
+/* scatter.value(Tensor self, int dim, Tensor index, Scalar value) */
+sc_status sc__kernel_scatter_value(sc__kernel_call *call)
+{
+    const sc_tensor *x, *ix;
+    int64_t dim;
+    double v;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_VALUE_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_VALUE_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_VALUE_INDEX, &ix));
+    SC_TRY(sc__arg_double(call, SC_KARG_SCATTER_VALUE_VALUE, &v));
+    return scatter_run(call, x, dim, ix, NULL, v);
+}
+
+/* scatter.src(Tensor self, int dim, Tensor index, Tensor src) */
+sc_status sc__kernel_scatter_src(sc__kernel_call *call)
+{
+    const sc_tensor *x, *ix, *src;
+    int64_t dim;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_SRC_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_INDEX, &ix));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SRC, &src));
+    return scatter_run(call, x, dim, ix, src, 0);
+}

@@ -1,7 +1,8 @@
 """Reference graphs and data for the indexing and prims ops of the op table
 (tests/check_ops2.c), produced with torch 2.13.
 
-For every case: the function's aten graph as make_fx traces it and
+For every case: the function's aten graph as make_fx traces it (fake
+tensors: the annotations are torch's meta functions') and
 print_readable prints it (sizes, strides, device) in CASE.txt, and in
 CASE.data/ its inputs (<placeholder>.npy) and torch's outputs
 (out_K.npy), every file float32, int64, int32 or bool (bfloat16 values are
@@ -52,6 +53,36 @@ def cases(gen):
         x, torch.rand(4, 6, generator=gen) > 0.4,
         torch.rand(4, generator=gen) > 0.5, randn(30)))
 
+    def scatter(x, i, i1, s):
+        return (torch.ops.aten.scatter.value(x, 1, i, 2.5),
+                torch.ops.aten.scatter.src(x, 0, i1, s),
+                torch.ops.aten.scatter.src(x.t(), 1, i1.t(), s.t()))
+    out["scatter"] = (scatter, (
+        randn(4, 6), torch.randint(0, 6, (3, 4), generator=gen),
+        torch.stack([torch.randperm(4, generator=gen)[:3] for _ in range(6)], 1),
+        randn(4, 6)))
+
+    def batch_norm(x, w, b, rm, rv):
+        a = torch.ops.aten
+        r0 = a._native_batch_norm_legit_no_training.default(x, w, b, rm, rv, 0.1, 1e-5)
+        r1 = a._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)
+        r2 = a._native_batch_norm_legit_no_training.default(
+            x.bfloat16(), w, b, rm, rv, 0.1, 1e-5)
+        return (r0[0], r1[0], r1[1], r1[2], r2[0].float())
+    out["batch_norm"] = (batch_norm, (
+        randn(3, 4, 5, 2), randn(4), randn(4), randn(4),
+        torch.rand(4, generator=gen) + 0.5))
+
+    def adaptive_avg_pool2d(x, g):
+        a = torch.ops.aten
+        cl = x.contiguous(memory_format=torch.channels_last)
+        y = a._adaptive_avg_pool2d.default(x, [3, 2])
+        return (y, a._adaptive_avg_pool2d.default(cl, [4, 3]),
+                a._adaptive_avg_pool2d.default(x[0], [2, 4]),
+                a._adaptive_avg_pool2d.default(x.bfloat16(), [3, 2]).float(),
+                a._adaptive_avg_pool2d_backward.default(g, x))
+    out["adaptive_avg_pool2d"] = (adaptive_avg_pool2d, (randn(2, 3, 7, 5), randn(2, 3, 3, 2)))
+
     def convert(x):
         b = prims.convert_element_type.default(x.t(), torch.bfloat16)
         return (prims.convert_element_type.default(b, torch.float32),
@@ -71,7 +102,7 @@ def main():
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(2013)
     for name, (fn, args) in cases(gen).items():
-        gm = make_fx(fn)(*args)
+        gm = make_fx(fn, tracing_mode="fake")(*args)
         text = gm.print_readable(print_output=False, include_stride=True,
                                  include_device=True)
         (out / ("%s.txt" % name)).write_text(text)
