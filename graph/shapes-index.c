@@ -171,3 +171,175 @@ sc_status sc__shape_scatter(struct sc__shape_call *c)
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, NULL, &self);
 }
+
+/* ---- Advanced indexing: index.Tensor, index_put ------------------------- */
+
+#define ADV_MAX_DIMS 64 /* the most dims an indexed tensor may have */
+
+/* The layout of self[indices] as PyTorch's meta function computes it:
+ * the broadcast shape of the index tensors replaces the indexed dims, in
+ * place when they are adjacent, else in front (NumPy's rule). */
+typedef struct adv_index {
+    size_t nd;                    /* self's rank */
+    size_t order[ADV_MAX_DIMS]; /* self's dims in result order */
+    size_t nbefore, nrepl, nafter;
+    size_t ndim;                  /* result rank */
+    sc_expr **sizes;              /* result sizes */
+    sc_expr **restrided;          /* self's strides, 0 on replaced dims */
+} adv_index;
+
+static sc_status adv_index_layout(struct sc__shape_call *c,
+                                  const sc_tensor_meta *self, adv_index *a)
+{
+    const sc_value *v = sc__shape_arg(c, "indices", NULL);
+    bool indexed[ADV_MAX_DIMS] = {false};
+    sc_expr **bc = NULL;
+    size_t nb = 0, k, q, n, first = SIZE_MAX, last = 0, nidx = 0;
+    bool adjacent = true;
+
+    if (!v || (v->kind != SC_VALUE_LIST && v->kind != SC_VALUE_TUPLE))
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no index list");
+    n = v->u.list.n;
+    if (n == 0)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "at least one index must be provided");
+    if (self->ndim > ADV_MAX_DIMS)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "%zu dims", self->ndim);
+    if (n > self->ndim)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "too many indices for tensor of dimension %zu "
+                              "(got %zu)", self->ndim, n);
+    for (k = 0; k < n; k++) {
+        sc_tensor_meta ix;
+        const sc_value *e = &v->u.list.items[k];
+        if (e->kind == SC_VALUE_NONE)
+            continue;
+        SC_TRY(sc__shape_value_tensor(c, e, &ix));
+        if (ix.dtype == SC_DTYPE_B8 || ix.dtype == SC_DTYPE_U8 ||
+            ix.dtype == SC_DTYPE_I8)
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                                  "a boolean or byte mask index (its size "
+                                  "is data-dependent: index with "
+                                  "nonzero's result)");
+        if (ix.dtype != SC_DTYPE_I64 && ix.dtype != SC_DTYPE_I32)
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "tensors used as indices must be long, "
+                                  "int, byte or bool tensors");
+        if (nidx++ == 0) {
+            bc = (sc_expr **)ix.sizes;
+            nb = ix.ndim;
+        } else {
+            SC_TRY(sc__shape_broadcast(c, nb, bc, ix.ndim, ix.sizes, &nb,
+                                       &bc));
+        }
+        indexed[k] = true;
+        if (first == SIZE_MAX)
+            first = k;
+        else if (last + 1 != k)
+            adjacent = false;
+        last = k;
+    }
+    if (nidx == 0)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                              "every index is None");
+    a->nd = self->ndim;
+    q = 0;
+    if (adjacent) {
+        for (k = 0; k < self->ndim; k++)
+            a->order[q++] = k;
+    } else {
+        for (k = 0; k < self->ndim; k++)
+            if (indexed[k])
+                a->order[q++] = k;
+        for (k = 0; k < self->ndim; k++)
+            if (!indexed[k])
+                a->order[q++] = k;
+    }
+    a->nbefore = 0;
+    while (!indexed[a->order[a->nbefore]])
+        a->nbefore++;
+    a->nrepl = nb;
+    a->nafter = self->ndim - a->nbefore - nidx;
+    a->ndim = a->nbefore + nb + a->nafter;
+    if (a->ndim > ADV_MAX_DIMS)
+        return sc__shape_fail(c, SC_ERR_SHAPE, "the result has %zu dims",
+                              a->ndim);
+    a->sizes = sc__shape_dims(c, a->ndim);
+    a->restrided = sc__shape_dims(c, a->ndim);
+    if (!a->sizes || !a->restrided)
+        return SC_ERR_NOMEM;
+    for (q = 0; q < a->nbefore; q++) {
+        a->sizes[q] = self->sizes[a->order[q]];
+        a->restrided[q] = self->has_strides ? self->strides[a->order[q]]
+                                            : NULL;
+    }
+    for (k = 0; k < nb; k++) {
+        a->sizes[a->nbefore + k] = bc[k];
+        a->restrided[a->nbefore + k] = sc_expr_int_si(c->ctx, 0);
+    }
+    for (q = 0; q < a->nafter; q++) {
+        size_t d = a->order[a->nbefore + nidx + q];
+        a->sizes[a->nbefore + nb + q] = self->sizes[d];
+        a->restrided[a->nbefore + nb + q] =
+            self->has_strides ? self->strides[d] : NULL;
+    }
+    return SC_OK;
+}
+
+/* index.Tensor(self, indices): self[indices] with integer index tensors;
+ * strides as PyTorch's TensorIterator orders self's restrided layout. */
+sc_status sc__shape_index_tensor(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    adv_index a;
+    size_t perm[ADV_MAX_DIMS];
+    sc_expr **st = NULL;
+    sc_expr *const *ops[1];
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(adv_index_layout(c, &self, &a));
+    if (self.has_strides) {
+        ops[0] = a.restrided;
+        SC_TRY(sc__shape_elementwise_perm(c, a.ndim, a.sizes, 1, ops, perm));
+        st = sc__shape_dims(c, a.ndim);
+        if (!st)
+            return SC_ERR_NOMEM;
+        SC_TRY(sc__shape_dense_in_order(c, a.ndim, a.sizes, perm, st));
+    }
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, a.ndim, a.sizes, st, &self);
+}
+
+/* index_put(self, indices, values, accumulate): a copy of self (preserve
+ * format); values of self's dtype, broadcastable to self[indices]. */
+sc_status sc__shape_index_put(struct sc__shape_call *c)
+{
+    sc_tensor_meta self, values;
+    adv_index a;
+    sc_expr **bc, **d, **st = NULL;
+    size_t n;
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_tensor(c, "values", &values));
+    SC_TRY(adv_index_layout(c, &self, &a));
+    if (values.dtype != self.dtype)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "Index put requires the source and destination "
+                              "dtypes match, got %s for the destination and "
+                              "%s for the source.",
+                              sc_dtype_torch_name(self.dtype),
+                              sc_dtype_torch_name(values.dtype));
+    SC_TRY(sc__shape_broadcast(c, values.ndim, values.sizes, a.ndim, a.sizes,
+                               &n, &bc));
+    if (n != a.ndim)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "shape mismatch: value tensor cannot be "
+                              "broadcast to indexing result");
+    if (self.has_strides)
+        SC_TRY(sc__shape_preserve_strides(c, &self, &st));
+    d = sc__shape_copy_sizes(c, &self);
+    if (!d)
+        return SC_ERR_NOMEM;
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, self.dtype, self.ndim, d, st, &self);
+}

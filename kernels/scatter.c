@@ -372,3 +372,222 @@ sc_status sc__kernel_scatter_src(sc__kernel_call *call)
     SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SRC, &src));
     return scatter_run(call, x, dim, ix, src, 0);
 }
+
+/* ---- Advanced indexing: index.Tensor, index_put ------------------------- */
+
+/* self[indices] as a map from the positions of the result (row-major over
+ * its sizes) to self's elements (row-major offsets): the index tensors
+ * broadcast to one shape replace the indexed dims, in place when those
+ * are adjacent, else in front. */
+typedef struct adv_map {
+    size_t ndim;
+    int64_t sizes[SC_TENSOR_MAX_DIMS];
+    size_t n;          /* result elements */
+    size_t *offset;    /* n offsets into self (row-major) */
+} adv_map;
+
+static sc_status adv_map_build(sc__kernel_call *c, const char *op,
+                               const sc_tensor *x, size_t nix,
+                               const sc_tensor *const *ix, adv_map *m)
+{
+    int64_t bsz[SC_TENSOR_MAX_DIMS], xst[SC_TENSOR_MAX_DIMS];
+    int64_t *buf[SC_TENSOR_MAX_DIMS] = {NULL};
+    size_t order[SC_TENSOR_MAX_DIMS], which[SC_TENSOR_MAX_DIMS];
+    size_t nb = 0, k, q = 0, nidx = 0, nbefore = 0, nafter, bn, i;
+    size_t first = SIZE_MAX, last = 0;
+    bool adjacent = true, indexed[SC_TENSOR_MAX_DIMS] = {false};
+    sc_status status = SC_OK;
+
+    memset(m, 0, sizeof *m);
+    if (nix == 0 || nix > x->ndim)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s: %zu indices for a tensor of dimension %zu",
+                             op, nix, x->ndim);
+    for (k = 0; k < nix; k++) {
+        if (!ix[k])
+            continue;
+        if (ix[k]->dtype != SC_DTYPE_I64 && ix[k]->dtype != SC_DTYPE_I32)
+            return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                                 "%s: index %zu is a %s tensor (only long "
+                                 "and int index tensors are supported)",
+                                 op, k, sc_dtype_code(ix[k]->dtype));
+        if (nidx == 0) {
+            nb = ix[k]->ndim;
+            memcpy(bsz, ix[k]->sizes, nb * sizeof *bsz);
+        } else {
+            SC_TRY(sc__broadcast_shape(nb, bsz, ix[k]->ndim, ix[k]->sizes,
+                                       &nb, bsz, c->err));
+        }
+        indexed[k] = true;
+        which[k] = nidx++;
+        if (first == SIZE_MAX)
+            first = k;
+        else if (last + 1 != k)
+            adjacent = false;
+        last = k;
+    }
+    if (nidx == 0)
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "%s: every index is None", op);
+    for (k = 0; k < x->ndim; k++)
+        if (adjacent || indexed[k])
+            order[q++] = k;
+    if (!adjacent)
+        for (k = 0; k < x->ndim; k++)
+            if (!indexed[k])
+                order[q++] = k;
+    while (!indexed[order[nbefore]])
+        nbefore++;
+    nafter = x->ndim - nbefore - nidx;
+    m->ndim = nbefore + nb + nafter;
+    if (m->ndim > SC_TENSOR_MAX_DIMS)
+        return sc__error_set(c->err, SC_ERR_SHAPE, "%s: %zu result dims", op,
+                             m->ndim);
+    for (q = 0; q < nbefore; q++)
+        m->sizes[q] = x->sizes[order[q]];
+    memcpy(m->sizes + nbefore, bsz, nb * sizeof *bsz);
+    for (q = 0; q < nafter; q++)
+        m->sizes[nbefore + nb + q] = x->sizes[order[nbefore + nidx + q]];
+    SC_TRY(sc__numel_checked(m->ndim, m->sizes, &m->n, c->err));
+    SC_TRY(sc__numel_checked(nb, bsz, &bn, c->err));
+    for (k = x->ndim, i = 1; k-- > 0;) {
+        xst[k] = (int64_t)i;
+        i *= (size_t)x->sizes[k];
+    }
+    for (k = 0; k < nix; k++)
+        if (ix[k])
+            SC_CHECK(sc__gather(ix[k], nb, bsz, SC__CT_I64,
+                                (void **)&buf[which[k]], c->err));
+    m->offset = sc__calloc(m->n + 1, sizeof *m->offset);
+    if (!m->offset) {
+        status = sc__error_nomem(c->err);
+        goto fail;
+    }
+    for (i = 0; i < m->n; i++) {
+        size_t rem = i, pos[SC_TENSOR_MAX_DIMS], bflat = 0, bmul = 1, off = 0;
+        for (k = m->ndim; k-- > 0;) {
+            pos[k] = rem % (size_t)m->sizes[k];
+            rem /= (size_t)m->sizes[k];
+        }
+        for (k = nb; k-- > 0;) {
+            bflat += pos[nbefore + k] * bmul;
+            bmul *= (size_t)bsz[k];
+        }
+        for (q = 0; q < x->ndim; q++) {
+            size_t d = order[q];
+            int64_t at;
+            if (q < nbefore)
+                at = (int64_t)pos[q];
+            else if (q < nbefore + nidx) {
+                int64_t len = x->sizes[d];
+                at = buf[which[d]][bflat];
+                if (at < -len || at >= len) {
+                    status = sc__error_set(c->err, SC_ERR_INVALID,
+                                           "%s: index %lld is out of bounds "
+                                           "for dimension %zu with size %lld",
+                                           op, (long long)at, d,
+                                           (long long)len);
+                    goto fail;
+                }
+                if (at < 0)
+                    at += len;
+            } else
+                at = (int64_t)pos[q - nidx + nb];
+            off += (size_t)at * (size_t)xst[d];
+        }
+        m->offset[i] = off;
+    }
+fail:
+    for (k = 0; k < nidx; k++)
+        sc__free(buf[k]);
+    if (status != SC_OK) {
+        sc__free(m->offset);
+        m->offset = NULL;
+    }
+    return status;
+}
+
+/* index.Tensor(Tensor self, Tensor?[] indices) */
+sc_status sc__kernel_index_tensor(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const sc_tensor *const *ix;
+    size_t nix, i, es;
+    adv_map m;
+    sc__ctype ct;
+    char *bx = NULL, *bo = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_TENSOR_SELF, &x));
+    SC_TRY(sc__arg_tensors(call, SC_KARG_INDEX_TENSOR_INDICES, &nix, &ix));
+    SC_TRY(adv_map_build(call, "index", x, nix, ix, &m));
+    ct = sc__ctype_of(x->dtype);
+    es = sc__ctype_size(ct);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, (void **)&bx, call->err));
+    bo = sc__calloc(m.n + 1, es);
+    if (!bo) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (i = 0; i < m.n; i++)
+        memcpy(bo + i * es, bx + m.offset[i] * es, es);
+    SC_CHECK(sc__new(x->dtype, m.ndim, m.sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(m.offset);
+    sc__free(bx);
+    sc__free(bo);
+    return status;
+}
+
+/* index_put(Tensor self, Tensor?[] indices, Tensor values, bool
+ * accumulate=False): a copy of self with values (broadcast to
+ * self[indices]) written, or added in result order, at the indexed
+ * elements. */
+sc_status sc__kernel_index_put(sc__kernel_call *call)
+{
+    const sc_tensor *x, *vals;
+    const sc_tensor *const *ix;
+    size_t nix, i, es;
+    bool acc;
+    adv_map m;
+    sc__ctype ct;
+    char *bo = NULL, *bv = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_PUT_SELF, &x));
+    SC_TRY(sc__arg_tensors(call, SC_KARG_INDEX_PUT_INDICES, &nix, &ix));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_PUT_VALUES, &vals));
+    SC_TRY(sc__arg_bool(call, SC_KARG_INDEX_PUT_ACCUMULATE, &acc));
+    if (vals->dtype != x->dtype)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "index_put: values (%s) and self (%s) differ in "
+                             "dtype", sc_dtype_code(vals->dtype),
+                             sc_dtype_code(x->dtype));
+    SC_TRY(adv_map_build(call, "index_put", x, nix, ix, &m));
+    ct = sc__ctype_of(x->dtype);
+    es = sc__ctype_size(ct);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, (void **)&bo, call->err));
+    SC_CHECK(sc__gather(vals, m.ndim, m.sizes, ct, (void **)&bv, call->err));
+    for (i = 0; i < m.n; i++) {
+        if (acc)
+            add_into(bo, m.offset[i], bv, i, ct, x->dtype, 1);
+        else
+            memcpy(bo + m.offset[i] * es, bv + i * es, es);
+    }
+    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(m.offset);
+    sc__free(bo);
+    sc__free(bv);
+    return status;
+}

@@ -1,5 +1,5 @@
 /* symcut tests — the indexing ops (index_select, index_add,
- * masked_scatter, scatter), _adaptive_avg_pool2d and its backward, the
+ * masked_scatter, scatter, index.Tensor, index_put), _adaptive_avg_pool2d and its backward, the
  * batch norms of inference and of modules without statistics,
  * prims.convert_element_type and the Python comparisons of SymInts.
  *
@@ -89,6 +89,8 @@ static const struct {
     {"convert_element_type", "torch.ops.prims.convert_element_type.default",
      0},
     {"scatter", "torch.ops.aten.scatter.src", 0},
+    {"index", "torch.ops.aten.index.Tensor", 0},
+    {"index_put", "torch.ops.aten.index_put.default", 0},
     {"adaptive_avg_pool2d", "torch.ops.aten._adaptive_avg_pool2d_backward."
                             "default", 0},
     /* native_batch_norm's kernel computes through float64: f32 results
@@ -290,6 +292,23 @@ static const struct {
      "0, i)\n"
      "    return (o,)\n",
      ""},
+    {"index.Tensor with too many indices",
+     "def forward(self, x: \"f32[4][1]cpu\", i: \"i64[2][1]cpu\"):\n"
+     "    o: \"f32[2][1]cpu\" = torch.ops.aten.index.Tensor(x, [i, i])\n"
+     "    return (o,)\n",
+     "too many indices"},
+    {"index.Tensor with indices that do not broadcast",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\", "
+     "j: \"i64[3][1]cpu\"):\n"
+     "    o: \"f32[2][1]cpu\" = torch.ops.aten.index.Tensor(x, [i, j])\n"
+     "    return (o,)\n",
+     ""},
+    {"index_put with values of another dtype",
+     "def forward(self, x: \"f32[4][1]cpu\", i: \"i64[2][1]cpu\", "
+     "v: \"f64[2][1]cpu\"):\n"
+     "    o: \"f32[4][1]cpu\" = torch.ops.aten.index_put.default(x, [i], v)\n"
+     "    return (o,)\n",
+     "Index put requires the source and destination dtypes match"},
     {"convert_element_type's strides not preserved",
      "def forward(self, x: \"f32[4, 3][1, 4]cpu\"):\n"
      "    o: \"bf16[4, 3][3, 1]cpu\" = "
@@ -355,6 +374,36 @@ START_TEST(test_bad_run)
 }
 END_TEST
 
+/* A boolean mask index (data-dependent size): read with the annotation
+ * kept (the rule cannot say), refused when run. */
+START_TEST(test_index_bool_mask)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(
+        ctx,
+        "def forward(self, x: \"f32[4, 3][3, 1]cpu\", m: \"b8[4][1]cpu\"):\n"
+        "    o: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.index.Tensor(x, [m])\n"
+        "    return (o,)\n",
+        &err);
+    sc_tensor *in[2] = {NULL, NULL}, *out[1] = {NULL};
+    int64_t sz[2] = {4, 3};
+
+    ck_assert_msg(g, "%s", err.message);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 2, sz, &in[0], &err), SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, sz, &in[1], &err), SC_OK);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "only long and int index tensors") !=
+                      NULL, "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_masked_scatter_short_source)
 {
     sc_ctx *ctx = sc_ctx_new();
@@ -401,6 +450,7 @@ Suite *ops2_suite(void)
     tcase_add_loop_test(tc, test_bad_read, 0, (int)ARRAY_SIZE(bad_reads));
     tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
     tcase_add_test(tc, test_masked_scatter_short_source);
+    tcase_add_test(tc, test_index_bool_mask);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -83,6 +83,22 @@ def cases(gen):
                 a._adaptive_avg_pool2d_backward.default(g, x))
     out["adaptive_avg_pool2d"] = (adaptive_avg_pool2d, (randn(2, 3, 7, 5), randn(2, 3, 3, 2)))
 
+    def index(x, i, j):
+        a = torch.ops.aten.index.Tensor
+        xt = x.transpose(0, 2)
+        return (a(x, [i]), a(x, [None, i, j]), a(x, [i, None, j]),
+                a(xt, [None, j]), a(xt, [j, None, i]), a(x.permute(1, 2, 0), [None, None, i]))
+    out["index"] = (index, (randn(5, 4, 3), torch.tensor([[3], [-1]]),
+                            torch.tensor([2, 0, -3])))
+
+    def index_put(x, i, j, v, w):
+        a = torch.ops.aten.index_put.default
+        return (a(x, [i, None, j], v), a(x, [None, i], w, True),
+                a(x.transpose(0, 1), [j], w[:, 0, 0], True))
+    out["index_put"] = (index_put, (randn(5, 4, 3), torch.tensor([[3], [1]]),
+                                    torch.tensor([2, 0, 2]), randn(4),
+                                    randn(5, 2, 1, 3)))
+
     def convert(x):
         b = prims.convert_element_type.default(x.t(), torch.bfloat16)
         return (prims.convert_element_type.default(b, torch.float32),
