@@ -1,6 +1,6 @@
 /* symcut tests — the indexing ops (index_select, index_add,
  * masked_scatter, scatter, index.Tensor, index_put), _adaptive_avg_pool2d and its backward, the
- * batch norms of inference and of modules without statistics,
+ * batch norms of inference and of modules without statistics, var_mean,
  * prims.convert_element_type and the Python comparisons of SymInts.
  *
  * The torch cases are graphs torch 2.13 traced and printed with their
@@ -91,6 +91,7 @@ static const struct {
     {"scatter", "torch.ops.aten.scatter.src", 0},
     {"index", "torch.ops.aten.index.Tensor", 0},
     {"index_put", "torch.ops.aten.index_put.default", 0},
+    {"var_mean", "torch.ops.aten.var_mean.correction", 0},
     {"adaptive_avg_pool2d", "torch.ops.aten._adaptive_avg_pool2d_backward."
                             "default", 0},
     /* native_batch_norm's kernel computes through float64: f32 results

@@ -99,6 +99,12 @@ def cases(gen):
                                     torch.tensor([2, 0, 2]), randn(4),
                                     randn(5, 2, 1, 3)))
 
+    def var_mean(x):
+        a = torch.ops.aten.var_mean.correction
+        return (a(x, [1], keepdim=True) + a(x, None, correction=0) +
+                a(x.t(), [0, 1], correction=2) + a(x, [-1]))
+    out["var_mean"] = (var_mean, (randn(6, 7) * 3 + 1,))
+
     def convert(x):
         b = prims.convert_element_type.default(x.t(), torch.bfloat16)
         return (prims.convert_element_type.default(b, torch.float32),
