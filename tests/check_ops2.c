@@ -1,7 +1,8 @@
 /* symcut tests — the indexing ops (index_select, index_add,
- * masked_scatter, scatter, index.Tensor, index_put), _adaptive_avg_pool2d and its backward, the
- * batch norms of inference and of modules without statistics, var_mean,
- * prims.convert_element_type and the Python comparisons of SymInts.
+ * masked_scatter, scatter, index.Tensor, index_put), _adaptive_avg_pool2d
+ * and its backward, the batch norms of inference and of modules without
+ * statistics, var_mean, prims.convert_element_type and prims.transpose,
+ * and the Python comparisons of SymInts.
  *
  * The torch cases are graphs torch 2.13 traced and printed with their
  * inputs and outputs (tests/data/ops2/, made by tools/zoo/ops2_data.py):

@@ -108,7 +108,8 @@ def cases(gen):
     def convert(x):
         b = prims.convert_element_type.default(x.t(), torch.bfloat16)
         return (prims.convert_element_type.default(b, torch.float32),
-                prims.convert_element_type.default(x * 1000, torch.int32))
+                prims.convert_element_type.default(x * 1000, torch.int32),
+                prims.transpose.default(x, [1, 0]) * 2)
     out["convert_element_type"] = (convert, (randn(4, 6) * 3,))
     return out
 
