@@ -33,6 +33,11 @@ int sc__graph_lookup_op(const char *target)
             snprintf(buf, sizeof buf, "%s.default", dotted);
             op = sc__op_find(buf);
         }
+    } else if (strncmp(target, "torch.ops.prims.", 16) == 0 &&
+               strlen(target) - 10 < sizeof buf) {
+        /* prims ops are in the table as prims.NAME.OVERLOAD */
+        snprintf(buf, sizeof buf, "%s", target + 10);
+        op = sc__op_find(buf);
     } else if (strncmp(target, "operator.", 9) == 0) {
         op = sc__op_find_python_target(target);
     }

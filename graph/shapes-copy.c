@@ -65,6 +65,23 @@ sc_status sc__shape_to_copy(struct sc__shape_call *c)
     return SC_OK;
 }
 
+/* prims.convert_element_type(a, dtype): a preserve-format copy of a in
+ * dtype. */
+sc_status sc__shape_convert_element_type(struct sc__shape_call *c)
+{
+    sc_tensor_meta a;
+    sc_expr **d, **s;
+    sc_dtype dtype;
+
+    SC_TRY(sc__shape_get_tensor(c, "a", &a));
+    SC_TRY(sc__shape_outputs(c, 1));
+    if (!sc__shape_get_dtype(c, "dtype", &dtype))
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "no dtype");
+    SC_TRY(sc__shape_copy_meta(c, &a, &d, &s));
+    SC_TRY(sc__shape_preserve_strides(c, &a, &s));
+    return sc__shape_set_tensor(c, 0, dtype, a.ndim, d, s, &a);
+}
+
 /* ---- Joins -------------------------------------------------------------- */
 
 /* The tensors of the list argument "tensors". */

@@ -204,3 +204,57 @@ sc_status sc__shape_softmax_backward(struct sc__shape_call *c)
         return sc__shape_elementwise(c, 0, dtype, 1, &go);
     return sc__shape_set_tensor(c, 0, dtype, go.ndim, d, NULL, &go);
 }
+
+/* var_mean.correction(self, dim, *, correction, keepdim): (var, mean),
+ * both self reduced over dim (every dim when None or empty), contiguous,
+ * in self's (floating) dtype. */
+sc_status sc__shape_var_mean(struct sc__shape_call *c)
+{
+    sc_tensor_meta self;
+    sc_expr **dims, **d, **d2;
+    size_t nd, i, n = 0;
+    bool present, reduced[64];
+    bool keepdim = sc__shape_get_bool(c, "keepdim", false);
+
+    SC_TRY(sc__shape_get_tensor(c, "self", &self));
+    SC_TRY(sc__shape_get_symint_list(c, "dim", &dims, &nd, &present));
+    if (!sc__dtype_is_float(self.dtype))
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "std and var only support floating point and "
+                              "complex dtypes");
+    if (self.ndim > 64)
+        return sc__shape_fail(c, SC_ERR_LIMIT, "too many dimensions");
+    for (i = 0; i < self.ndim; i++)
+        reduced[i] = nd == 0;
+    for (i = 0; i < nd; i++) {
+        int64_t v;
+        size_t w;
+        if (!sc_expr_value_si(dims[i], &v))
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "symbolic dim");
+        SC_TRY(sc__shape_wrap_dim(c, v, self.ndim, &w));
+        if (self.ndim == 0)
+            continue;
+        if (reduced[w])
+            return sc__shape_fail(c, SC_ERR_SHAPE,
+                                  "dim %zu appears multiple times in the "
+                                  "list of dims", w);
+        reduced[w] = true;
+    }
+    d = sc__shape_dims(c, self.ndim);
+    if (!d)
+        return SC_ERR_NOMEM;
+    for (i = 0; i < self.ndim; i++) {
+        if (!reduced[i])
+            d[n++] = self.sizes[i];
+        else if (keepdim)
+            d[n++] = sc_expr_int_si(c->ctx, 1);
+    }
+    d2 = sc__shape_dims(c, n);
+    if (!d2)
+        return SC_ERR_NOMEM;
+    if (n)
+        memcpy(d2, d, n * sizeof *d);
+    SC_TRY(sc__shape_outputs(c, 2));
+    SC_TRY(sc__shape_set_tensor(c, 0, self.dtype, n, d, NULL, &self));
+    return sc__shape_set_tensor(c, 1, self.dtype, n, d2, NULL, &self);
+}

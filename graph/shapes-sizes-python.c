@@ -89,3 +89,30 @@ sc_status sc__shape_sym_arith(struct sc__shape_call *c)
     }
     return symint_result(c, r);
 }
+
+/* sym_eq .. sym_ge: a comparison of two SymInts. */
+sc_status sc__shape_sym_compare(struct sc__shape_call *c)
+{
+    static const struct {
+        const char *name;
+        sc_expr *(*fn)(sc_ctx *, sc_expr *, sc_expr *);
+    } ops[] = {
+        {"sym_eq", sc_expr_eq}, {"sym_ne", sc_expr_ne},
+        {"sym_lt", sc_expr_lt}, {"sym_le", sc_expr_le},
+        {"sym_gt", sc_expr_gt}, {"sym_ge", sc_expr_ge},
+    };
+    const char *name = c->info->name;
+    sc_expr *a, *b;
+    size_t i;
+
+    for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(name, ops[i].name) != 0)
+            continue;
+        SC_TRY(sc__shape_get_symint(c, "self", &a));
+        SC_TRY(sc__shape_get_symint(c, "other", &b));
+        if (!a || !b)
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+        return symint_result(c, ops[i].fn(c->ctx, a, b));
+    }
+    return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "unknown operator");
+}

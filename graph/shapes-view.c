@@ -55,9 +55,13 @@ sc_status sc__shape_permute(struct sc__shape_call *c)
     sc_expr **dims, **d, **s;
     size_t n, i;
     bool present, seen[64] = {false};
+    /* prims.transpose(a, permutation) is permute(self, dims) */
+    bool prims = sc__op_arg_index(c->op, "permutation") >= 0;
 
-    SC_TRY(sc__shape_get_self(c, &self));
-    SC_TRY(sc__shape_get_symint_list(c, "dims", &dims, &n, &present));
+    SC_TRY(sc__shape_get_tensor(c, prims ? "a" : "self", &self));
+    SC_TRY(sc__shape_outputs(c, 1));
+    SC_TRY(sc__shape_get_symint_list(c, prims ? "permutation" : "dims", &dims,
+                                     &n, &present));
     if (n != self.ndim || n > 64)
         return sc__shape_fail(c, SC_ERR_SHAPE,
                               "number of dims don't match in permute");

@@ -79,6 +79,20 @@ sc_status sc__kernel_to_copy(sc__kernel_call *call)
     return copy_to(call, x, d, true);
 }
 
+/* prims.convert_element_type(Tensor a, ScalarType dtype): a preserve-
+ * format copy (round to nearest even into a narrower float type). */
+sc_status sc__kernel_convert_element_type(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_CONVERT_ELEMENT_TYPE_A, &x));
+    if (call->args[SC_KARG_CONVERT_ELEMENT_TYPE_DTYPE].kind != SC__KARG_DTYPE)
+        return sc__error_set(call->err, SC_ERR_TYPE,
+                             "convert_element_type: argument 1 must be a "
+                             "dtype");
+    return copy_to(call, x, call->args[SC_KARG_CONVERT_ELEMENT_TYPE_DTYPE].u.dtype,
+                   true);
+}
+
 /* ---- cat and stack ---------------------------------------------------------- */
 
 /* cat or stack of the list argument `tensors` along the int argument

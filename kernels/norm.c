@@ -850,3 +850,74 @@ fail:
     sc__free(db);
     return status;
 }
+
+/* native_batch_norm on arguments rearranged into its schema's order:
+ * args8 holds input .. eps at native_batch_norm's positions. */
+static sc_status batch_norm_with(sc__kernel_call *call, const sc__karg *args8)
+{
+    sc__kernel_call sub = *call;
+    sc_status status;
+    sub.args = args8;
+    sub.nargs = 8;
+    sub.nouts = 0;
+    status = sc__kernel_native_batch_norm(&sub);
+    call->nouts = sub.nouts;
+    return status;
+}
+
+/* _native_batch_norm_legit_no_training(input, weight, bias, running_mean,
+ * running_var, momentum, eps): native_batch_norm with training False
+ * (the running statistics are read, not written; results 1 and 2 are
+ * empty). */
+sc_status sc__kernel_native_batch_norm_no_training(sc__kernel_call *call)
+{
+    sc__karg a[8];
+    if (call->nargs < 7)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "_native_batch_norm_legit_no_training: %zu "
+                             "arguments", call->nargs);
+    a[SC_KARG_NATIVE_BATCH_NORM_INPUT] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_INPUT];
+    a[SC_KARG_NATIVE_BATCH_NORM_WEIGHT] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_WEIGHT];
+    a[SC_KARG_NATIVE_BATCH_NORM_BIAS] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_BIAS];
+    a[SC_KARG_NATIVE_BATCH_NORM_RUNNING_MEAN] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_RUNNING_MEAN];
+    a[SC_KARG_NATIVE_BATCH_NORM_RUNNING_VAR] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_RUNNING_VAR];
+    a[SC_KARG_NATIVE_BATCH_NORM_TRAINING].kind = SC__KARG_BOOL;
+    a[SC_KARG_NATIVE_BATCH_NORM_TRAINING].u.b = false;
+    a[SC_KARG_NATIVE_BATCH_NORM_MOMENTUM] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_MOMENTUM];
+    a[SC_KARG_NATIVE_BATCH_NORM_EPS] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_TRAINING_EPS];
+    return batch_norm_with(call, a);
+}
+
+/* _native_batch_norm_legit.no_stats(input, weight, bias, training,
+ * momentum, eps): native_batch_norm without running statistics (training
+ * must then be True: eval mode has no statistics to use). */
+sc_status sc__kernel_native_batch_norm_no_stats(sc__kernel_call *call)
+{
+    sc__karg a[8];
+    if (call->nargs < 6)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "_native_batch_norm_legit.no_stats: %zu "
+                             "arguments", call->nargs);
+    a[SC_KARG_NATIVE_BATCH_NORM_INPUT] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_INPUT];
+    a[SC_KARG_NATIVE_BATCH_NORM_WEIGHT] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_WEIGHT];
+    a[SC_KARG_NATIVE_BATCH_NORM_BIAS] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_BIAS];
+    a[SC_KARG_NATIVE_BATCH_NORM_RUNNING_MEAN].kind = SC__KARG_NONE;
+    a[SC_KARG_NATIVE_BATCH_NORM_RUNNING_VAR].kind = SC__KARG_NONE;
+    a[SC_KARG_NATIVE_BATCH_NORM_TRAINING] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_TRAINING];
+    a[SC_KARG_NATIVE_BATCH_NORM_MOMENTUM] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_MOMENTUM];
+    a[SC_KARG_NATIVE_BATCH_NORM_EPS] =
+        call->args[SC_KARG_NATIVE_BATCH_NORM_NO_STATS_EPS];
+    return batch_norm_with(call, a);
+}

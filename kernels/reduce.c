@@ -516,3 +516,94 @@ fail:
     sc_tensor_free(outs[0]);
     return status;
 }
+
+/* var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar?
+ * correction=None, bool keepdim=False) -> (var, mean): two passes in
+ * float64 (the mean, then the squared deviations), the variance divided
+ * by max(N - correction, 0) (correction 1 when None). */
+sc_status sc__kernel_var_mean(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims = NULL;
+    size_t nd = 0, k, i, n, no = 1, nr = 1, ndo = 0;
+    bool keepdim, reduced[SC_TENSOR_MAX_DIMS];
+    double correction = 1, *bx = NULL, *mean = NULL, *m2 = NULL;
+    int64_t osz[SC_TENSOR_MAX_DIMS], ost[SC_TENSOR_MAX_DIMS];
+    sc_tensor *outs[2] = {NULL, NULL};
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_VAR_MEAN_SELF, &x));
+    if (!sc__arg_is_none(call, SC_KARG_VAR_MEAN_DIM))
+        SC_TRY(sc__arg_ints(call, SC_KARG_VAR_MEAN_DIM, &nd, &dims));
+    if (!sc__arg_is_none(call, SC_KARG_VAR_MEAN_CORRECTION))
+        SC_TRY(sc__arg_double(call, SC_KARG_VAR_MEAN_CORRECTION, &correction));
+    SC_TRY(sc__arg_bool(call, SC_KARG_VAR_MEAN_KEEPDIM, &keepdim));
+    SC_TRY(sc__arg_float_check(call, x, "var_mean"));
+    for (k = 0; k < x->ndim; k++)
+        reduced[k] = nd == 0;
+    for (k = 0; k < nd; k++) {
+        size_t w;
+        SC_TRY(sc__wrap_dim(dims[k], x->ndim, &w, call->err));
+        if (x->ndim)
+            reduced[w] = true;
+    }
+    for (k = x->ndim; k-- > 0;) {
+        ost[k] = (int64_t)no;
+        if (reduced[k])
+            nr *= (size_t)x->sizes[k];
+        else
+            no *= (size_t)x->sizes[k];
+    }
+    for (k = 0; k < x->ndim; k++) {
+        if (!reduced[k])
+            osz[ndo++] = x->sizes[k];
+        else if (keepdim)
+            osz[ndo++] = 1;
+    }
+    n = sc_tensor_numel(x);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, SC__CT_F64, (void **)&bx,
+                        call->err));
+    mean = sc__calloc(no + 1, sizeof *mean);
+    m2 = sc__calloc(no + 1, sizeof *m2);
+    if (!mean || !m2) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (int pass = 0; pass < 2; pass++)
+        for (i = 0; i < n; i++) {
+            size_t rem = i, o = 0;
+            for (k = x->ndim; k-- > 0;) {
+                size_t p = rem % (size_t)x->sizes[k];
+                rem /= (size_t)x->sizes[k];
+                if (!reduced[k])
+                    o += p * (size_t)ost[k];
+            }
+            if (pass == 0)
+                mean[o] += bx[i];
+            else {
+                double dv = bx[i] - mean[o];
+                m2[o] += dv * dv;
+            }
+            if (pass == 0 && i + 1 == n)
+                for (o = 0; o < no; o++)
+                    mean[o] /= (double)nr;
+        }
+    {
+        double div = (double)nr - correction;
+        for (i = 0; i < no; i++)
+            m2[i] = m2[i] / (div > 0 ? div : 0);
+    }
+    SC_CHECK(sc__new(x->dtype, ndo, osz, &outs[0], call->err));
+    SC_CHECK(sc__new(x->dtype, ndo, osz, &outs[1], call->err));
+    sc__scatter(outs[0], SC__CT_F64, m2);
+    sc__scatter(outs[1], SC__CT_F64, mean);
+    status = sc__out_n(call, 2, outs);
+    outs[0] = outs[1] = NULL;
+fail:
+    sc_tensor_free(outs[0]);
+    sc_tensor_free(outs[1]);
+    sc__free(bx);
+    sc__free(mean);
+    sc__free(m2);
+    return status;
+}

@@ -3,7 +3,8 @@
  * concrete values.
  *
  * A kernel returns tensors only, so a SymInt result is a 0-d int64 tensor
- * (read it back with sc_tensor_item_int64); SymInt arguments arrive as INT.
+ * (read it back with sc_tensor_item_int64), a SymBool a 0-d bool tensor;
+ * SymInt arguments arrive as INT.
  * getitem takes the tuple or list as a TENSORS argument and returns an
  * alias of one element (NULL for a None element). */
 #include "kernels/kernels-internal.h"
@@ -139,6 +140,50 @@ sc_status sc__kernel_sym_neg(sc__kernel_call *call)
                              "symbolic integer arithmetic overflows int64");
     return out_int(call, -a);
 }
+
+/* A SymBool result: a 0-d bool tensor. */
+static sc_status out_bool(sc__kernel_call *c, bool v)
+{
+    sc_tensor *t = NULL;
+    SC_TRY(sc_tensor_new(SC_DTYPE_B8, 0, NULL, &t, c->err));
+    *(uint8_t *)sc_tensor_data(t) = v;
+    return sc__out(c, t);
+}
+
+typedef enum symcmp { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE } symcmp;
+
+/* A comparison of two SymInts: a SymBool. */
+static sc_status sym_compare(sc__kernel_call *c, symcmp op, size_t self,
+                             size_t other)
+{
+    int64_t a, b;
+    bool r = false;
+    SC_TRY(sym_arg(c, self, &a));
+    SC_TRY(sym_arg(c, other, &b));
+    switch (op) {
+    case C_EQ: r = a == b; break;
+    case C_NE: r = a != b; break;
+    case C_LT: r = a < b; break;
+    case C_LE: r = a <= b; break;
+    case C_GT: r = a > b; break;
+    case C_GE: r = a >= b; break;
+    }
+    return out_bool(c, r);
+}
+
+#define SYM_COMPARE_KERNEL(lower, upper, OP)                                 \
+    sc_status sc__kernel_sym_##lower(sc__kernel_call *call)                  \
+    {                                                                        \
+        return sym_compare(call, OP, SC_KARG_SYM_##upper##_SELF,             \
+                           SC_KARG_SYM_##upper##_OTHER);                     \
+    }
+SYM_COMPARE_KERNEL(eq, EQ, C_EQ)
+SYM_COMPARE_KERNEL(ne, NE, C_NE)
+SYM_COMPARE_KERNEL(lt, LT, C_LT)
+SYM_COMPARE_KERNEL(le, LE, C_LE)
+SYM_COMPARE_KERNEL(gt, GT, C_GT)
+SYM_COMPARE_KERNEL(ge, GE, C_GE)
+#undef SYM_COMPARE_KERNEL
 
 /* getitem(Any self, int index): self a TENSORS tuple or list; Python
  * indexing (negative from the end). */

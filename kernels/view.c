@@ -55,6 +55,22 @@ sc_status sc__kernel_permute(sc__kernel_call *call)
     return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
 }
 
+/* prims.transpose(Tensor(a) a, int[] permutation): permute. */
+sc_status sc__kernel_prims_transpose(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *dims;
+    size_t n;
+    sc_tensor *r = NULL;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_PRIMS_TRANSPOSE_A, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_PRIMS_TRANSPOSE_PERMUTATION, &n, &dims));
+    if (n != x->ndim)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "transpose: %zu dims for a %zu-d tensor", n,
+                             x->ndim);
+    return out_or(call, sc_tensor_permute(x, dims, &r, call->err), &r);
+}
+
 /* view(Tensor self, SymInt[] size); also _unsafe_view. */
 sc_status sc__kernel_view(sc__kernel_call *call)
 {

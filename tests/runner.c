@@ -22,6 +22,7 @@ Suite *gradcheck_suite(void);
 Suite *frontier_suite(void);
 Suite *cost_suite(void);
 Suite *peak_suite(void);
+Suite *ops2_suite(void);
 
 int main(void)
 {
@@ -46,6 +47,7 @@ int main(void)
     srunner_add_suite(sr, frontier_suite());
     srunner_add_suite(sr, cost_suite());
     srunner_add_suite(sr, peak_suite());
+    srunner_add_suite(sr, ops2_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);

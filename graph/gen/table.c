@@ -435,8 +435,15 @@ static void derive(gen_op *op, bool *ok)
             op->is_view = true;
     op->qualified = gen_printf("%s::%s%s%s", op->ns, s->name,
                                s->overload[0] ? "." : "", s->overload);
-    op->enum_name = gen_printf("SC_OP_%s%s%s", gen_upper(s->name),
-                               s->overload[0] ? "_" : "",
+    /* A prims op is named with its namespace (prims.add.default, enum
+     * SC_OP_PRIMS_ADD) so that it cannot meet the aten op of its name. */
+    bool prims = strcmp(op->ns, "prims") == 0;
+    if (prims) {
+        op->dotted = gen_printf("prims.%s", op->dotted);
+        op->label = gen_printf("op '%s' (line %d)", op->dotted, op->line);
+    }
+    op->enum_name = gen_printf("SC_OP_%s%s%s%s", prims ? "PRIMS_" : "",
+                               gen_upper(s->name), s->overload[0] ? "_" : "",
                                gen_upper(s->overload));
 }
 
@@ -503,12 +510,14 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
     if (fields[F_NAMESPACE]) {
         const char *ns = scalar_of(fields[F_NAMESPACE], op->label,
                                    "namespace");
-        if (ns && (strcmp(ns, "aten") == 0 || strcmp(ns, "python") == 0))
+        if (ns && (strcmp(ns, "aten") == 0 || strcmp(ns, "prims") == 0 ||
+                   strcmp(ns, "python") == 0))
             op->ns = gen_strdup(ns);
         else if (ns) {
             gen_error(line_of(fields[F_NAMESPACE]),
                       col_of(fields[F_NAMESPACE]),
-                      "%s: unknown namespace '%s' (expected aten or python)",
+                      "%s: unknown namespace '%s' (expected aten, prims or "
+                      "python)",
                       op->label, ns);
             ok = false;
         }

@@ -36,7 +36,7 @@ class MLP(nn.Module):
         self.act = act
 
     def forward(self, x):
-        return self.fc2(self.act(self.fc1(x)))
+        return self.fc2(self.act(self.fc1(x))).float()
 
 
 def _mlp(act):

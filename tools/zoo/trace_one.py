@@ -160,10 +160,15 @@ class Recorder:
 
 
 def to_numpy(t):
+    """A NumPy copy of t, or None for bfloat16 (NumPy has no such type:
+    the manifest names no file; np.save of None would write an object
+    array that no reader of .npy files takes)."""
     t = t.detach().contiguous()
     if t.dtype == torch.bfloat16:
         return None
-    return t.numpy()
+    arr = t.numpy()
+    assert arr.dtype != object, t.dtype
+    return arr
 
 
 def run(name, out, tmp, seed):
@@ -389,7 +394,12 @@ def write_data(case, out, primals, tangents, prim_orig, tan, outs, joint_out,
         ent = {"file": "%s.npy" % t.name, "placeholder": t.name, "index": len(primals) + j,
                "kind": "tangent", "dtype": npy_dtype(x), "shape": list(x.shape),
                "stride": list(x.stride())}
-        np.save(d / ent["file"], to_numpy(x))
+        arr = to_numpy(x)
+        if arr is None:
+            ent["file"] = None
+            ent["note"] = "bfloat16: no NumPy type"
+        else:
+            np.save(d / ent["file"], arr)
         inputs.append(ent)
     mutated_idx = mutated
     outputs = []

@@ -1,0 +1,203 @@
+/* symcut — kernels: adaptive average pooling (_adaptive_avg_pool2d and
+ * its backward) in PyTorch's CPU order: output cell (i, j) averages input
+ * rows [floor(i*H/oh), ceil((i+1)*H/oh)) and the same for columns; the
+ * window is summed row by row in the compute type, then divided by its
+ * height and then by its width (two roundings, as PyTorch); the backward
+ * adds grad / kh / kw to every input of each window, cells in row-major
+ * order.  Results are contiguous, channels-last when self is (the rule's
+ * layout). */
+#include <string.h>
+
+#include "kernels/kernels-internal.h"
+
+static int64_t start_index(int64_t a, int64_t b, int64_t c)
+{
+    return (a * b) / c;
+}
+
+static int64_t end_index(int64_t a, int64_t b, int64_t c)
+{
+    return ((a + 1) * b + c - 1) / c;
+}
+
+/* A 4-d tensor laid out channels-last and not contiguous? */
+static bool channels_last(const sc_tensor *t)
+{
+    if (t->ndim != 4 || sc_tensor_is_contiguous(t))
+        return false;
+    return t->strides[1] == 1 && t->strides[3] == t->sizes[1] &&
+           t->strides[2] == t->sizes[3] * t->sizes[1] &&
+           t->strides[0] == t->sizes[2] * t->sizes[3] * t->sizes[1];
+}
+
+/* A new tensor of sizes in self's layout (channels-last or contiguous). */
+static sc_status new_like_layout(const sc_tensor *self, sc_dtype d,
+                                 size_t ndim, const int64_t *sizes,
+                                 sc_tensor **out, sc_error *err)
+{
+    int64_t st[4];
+    if (!channels_last(self))
+        return sc__new(d, ndim, sizes, out, err);
+    st[1] = 1;
+    st[3] = sizes[1];
+    st[2] = sizes[3] * sizes[1];
+    st[0] = sizes[2] * st[2];
+    return sc_tensor_new_strided(d, 4, sizes, st, out, err);
+}
+
+/* Planes (N*C or C), input H, W of self; checks the rank and sizes. */
+static sc_status planes_of(sc__kernel_call *c, const sc_tensor *x,
+                           const char *op, int64_t *planes, int64_t *H,
+                           int64_t *W)
+{
+    size_t k;
+    if (x->ndim != 3 && x->ndim != 4)
+        return sc__error_set(c->err, SC_ERR_SHAPE,
+                             "%s: expected a 3-d or 4-d input, got %zu-d",
+                             op, x->ndim);
+    for (k = 1; k < x->ndim; k++)
+        if (x->sizes[k] <= 0)
+            return sc__error_set(c->err, SC_ERR_SHAPE,
+                                 "%s: Expected input to have non-zero size "
+                                 "for non-batch dimensions", op);
+    *planes = x->sizes[x->ndim - 3] * (x->ndim == 4 ? x->sizes[0] : 1);
+    *H = x->sizes[x->ndim - 2];
+    *W = x->sizes[x->ndim - 1];
+    return SC_OK;
+}
+
+/* _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) */
+sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
+{
+    const sc_tensor *x;
+    const int64_t *os;
+    size_t n;
+    int64_t planes, H, W, oh, ow, p, i, j, h, w, sizes[4];
+    sc__ctype ct;
+    void *bx = NULL, *bo = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_SELF, &x));
+    SC_TRY(sc__arg_ints(call, SC_KARG_ADAPTIVE_AVG_POOL2D_OUTPUT_SIZE, &n, &os));
+    SC_TRY(sc__arg_float_check(call, x, "adaptive_avg_pool2d"));
+    if (n != 2 || os[0] < 0 || os[1] < 0)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "adaptive_avg_pool2d: output_size must be 2 "
+                             "non-negative sizes");
+    SC_TRY(planes_of(call, x, "adaptive_avg_pool2d", &planes, &H, &W));
+    oh = os[0];
+    ow = os[1];
+    memcpy(sizes, x->sizes, x->ndim * sizeof *sizes);
+    sizes[x->ndim - 2] = oh;
+    sizes[x->ndim - 1] = ow;
+    ct = sc__ctype_of(x->dtype);
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &bx, call->err));
+    bo = sc__calloc((size_t)(planes * oh * ow) + 1, sc__ctype_size(ct));
+    if (!bo) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (p = 0; p < planes; p++)
+        for (i = 0; i < oh; i++) {
+            int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
+            for (j = 0; j < ow; j++) {
+                int64_t w0 = start_index(j, W, ow), w1 = end_index(j, W, ow);
+                size_t at = (size_t)((p * oh + i) * ow + j);
+                if (ct == SC__CT_F64) {
+                    const double *in = (const double *)bx + p * H * W;
+                    double s = 0;
+                    for (h = h0; h < h1; h++)
+                        for (w = w0; w < w1; w++)
+                            s += in[h * W + w];
+                    ((double *)bo)[at] = s / (double)(h1 - h0) /
+                                         (double)(w1 - w0);
+                } else {
+                    const float *in = (const float *)bx + p * H * W;
+                    float s = 0;
+                    for (h = h0; h < h1; h++)
+                        for (w = w0; w < w1; w++)
+                            s += in[h * W + w];
+                    ((float *)bo)[at] = s / (float)(h1 - h0) /
+                                        (float)(w1 - w0);
+                }
+            }
+        }
+    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(bx);
+    sc__free(bo);
+    return status;
+}
+
+/* _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) */
+sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
+{
+    const sc_tensor *g, *x;
+    int64_t planes, H, W, oh, ow, p, i, j, h, w;
+    size_t k;
+    sc__ctype ct;
+    void *bg = NULL, *bo = NULL;
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_BACKWARD_GRAD_OUTPUT,
+                          &g));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_BACKWARD_SELF, &x));
+    SC_TRY(sc__arg_float_check(call, x, "adaptive_avg_pool2d_backward"));
+    SC_TRY(planes_of(call, x, "adaptive_avg_pool2d_backward", &planes, &H, &W));
+    if (g->ndim != x->ndim || g->dtype != x->dtype)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "adaptive_avg_pool2d_backward: grad_output and "
+                             "self differ in rank or dtype");
+    for (k = 0; k + 2 < x->ndim; k++)
+        if (g->sizes[k] != x->sizes[k])
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "adaptive_avg_pool2d_backward: grad_output "
+                                 "and self differ at dim %zu", k);
+    oh = g->sizes[g->ndim - 2];
+    ow = g->sizes[g->ndim - 1];
+    ct = sc__ctype_of(x->dtype);
+    SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
+    bo = sc__calloc((size_t)(planes * H * W) + 1, sc__ctype_size(ct));
+    if (!bo) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (p = 0; p < planes; p++)
+        for (i = 0; i < oh; i++) {
+            int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
+            for (j = 0; j < ow; j++) {
+                int64_t w0 = start_index(j, W, ow), w1 = end_index(j, W, ow);
+                size_t at = (size_t)((p * oh + i) * ow + j);
+                if (ct == SC__CT_F64) {
+                    double *out = (double *)bo + p * H * W;
+                    double dg = ((const double *)bg)[at] / (double)(h1 - h0) /
+                                (double)(w1 - w0);
+                    for (h = h0; h < h1; h++)
+                        for (w = w0; w < w1; w++)
+                            out[h * W + w] += dg;
+                } else {
+                    float *out = (float *)bo + p * H * W;
+                    float dg = ((const float *)bg)[at] / (float)(h1 - h0) /
+                               (float)(w1 - w0);
+                    for (h = h0; h < h1; h++)
+                        for (w = w0; w < w1; w++)
+                            out[h * W + w] += dg;
+                }
+            }
+        }
+    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, x->sizes, &r, call->err));
+    sc__scatter(r, ct, bo);
+    status = sc__out(call, r);
+    r = NULL;
+fail:
+    sc_tensor_free(r);
+    sc__free(bg);
+    sc__free(bo);
+    return status;
+}

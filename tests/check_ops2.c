@@ -1,0 +1,458 @@
+/* symcut tests — the indexing ops (index_select, index_add,
+ * masked_scatter, scatter, index.Tensor, index_put), _adaptive_avg_pool2d
+ * and its backward, the batch norms of inference and of modules without
+ * statistics, var_mean, prims.convert_element_type and prims.transpose,
+ * and the Python comparisons of SymInts.
+ *
+ * The torch cases are graphs torch 2.13 traced and printed with their
+ * inputs and outputs (tests/data/ops2/, made by tools/zoo/ops2_data.py):
+ * each reads (symcut's shape rules give torch's sizes and strides on every
+ * node, and every op is in the table), runs on torch's inputs and gives
+ * torch's outputs bit for bit (batch norm: within 1e-5 relative).  The
+ * other cases are graph texts with behaviour to check: comparisons and
+ * the assertions on them, bad inputs (errors naming the problem, at read
+ * time or at run time). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include <symcut/graph.h>
+#include <symcut/interp.h>
+#include <symcut/tensor.h>
+
+#include "tests/testutil.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+Suite *ops2_suite(void);
+
+static char *data_path(const char *name, const char *suffix)
+{
+    const char *top = getenv("top_srcdir");
+    size_t n = strlen(top ? top : ".") + strlen(name) + strlen(suffix) + 32;
+    char *p = malloc(n);
+    ck_assert_ptr_nonnull(p);
+    snprintf(p, n, "%s/tests/data/ops2/%s%s", top ? top : ".", name, suffix);
+    return p;
+}
+
+static sc_tensor *load_npy(const char *name, const char *file)
+{
+    char rel[256], *p;
+    sc_tensor *t = NULL;
+    sc_error err;
+    snprintf(rel, sizeof rel, ".data/%s.npy", file);
+    p = data_path(name, rel);
+    ck_assert_msg(sc_npy_read(p, &t, &err) == SC_OK, "%s: %s", p,
+                  err.message);
+    free(p);
+    return t;
+}
+
+/* Do a and b hold the same values (same shape; compared as float64,
+ * which holds every f32 and every i32 exactly): bit for bit when rtol is
+ * 0, else |a - b| <= rtol * |b|? */
+static bool same_values(const sc_tensor *a, const sc_tensor *b, double rtol,
+                        size_t *at)
+{
+    size_t n, i;
+    if (!sc_tensor_same_shape(a, b))
+        return false;
+    n = sc_tensor_numel(a);
+    for (i = 0; i < n; i++) {
+        double x = sc_tensor_item_double(a, i), y = sc_tensor_item_double(b, i);
+        if (rtol > 0 ? !(fabs(x - y) <= rtol * fabs(y))
+                     : memcmp(&x, &y, sizeof x) != 0) {
+            *at = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- torch's graphs and data ----------------------------------------------- */
+
+static const struct {
+    const char *name;
+    const char *op; /* an op the graph must contain */
+    double rtol;    /* 0: bit for bit */
+} torch_cases[] = {
+    {"index_select", "torch.ops.aten.index_select.default", 0},
+    {"index_add", "torch.ops.aten.index_add.default", 0},
+    {"index_add_bf16", "torch.ops.aten.index_add.default", 0},
+    {"masked_scatter", "torch.ops.aten.masked_scatter.default", 0},
+    {"convert_element_type", "torch.ops.prims.convert_element_type.default",
+     0},
+    {"scatter", "torch.ops.aten.scatter.src", 0},
+    {"index", "torch.ops.aten.index.Tensor", 0},
+    {"index_put", "torch.ops.aten.index_put.default", 0},
+    {"var_mean", "torch.ops.aten.var_mean.correction", 0},
+    {"adaptive_avg_pool2d", "torch.ops.aten._adaptive_avg_pool2d_backward."
+                            "default", 0},
+    /* native_batch_norm's kernel computes through float64: f32 results
+     * within a few ulps of PyTorch's, not bit for bit */
+    {"batch_norm", "torch.ops.aten._native_batch_norm_legit.no_stats", 1e-5},
+};
+
+START_TEST(test_torch_case)
+{
+    const char *name = torch_cases[_i].name;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_error err;
+    char *path = data_path(name, ".txt");
+    sc_tensor **in, **out;
+    size_t np, no, k, at = 0;
+    bool seen = false;
+
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++) {
+        const char *t;
+        if (sc_graph_node_kind(g, (sc_node_id)k) != SC_NODE_CALL)
+            continue;
+        t = sc_graph_node_target(g, (sc_node_id)k);
+        ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k) != NULL,
+                      "%s: %s is not in the op table", name, t);
+        seen = seen || strcmp(t, torch_cases[_i].op) == 0;
+    }
+    ck_assert_msg(seen, "%s: no %s node", name, torch_cases[_i].op);
+    np = sc_graph_placeholder_count(g);
+    no = sc_graph_output_count(g);
+    in = calloc(np + 1, sizeof *in);
+    out = calloc(no + 1, sizeof *out);
+    ck_assert(in && out);
+    for (k = 0; k < np; k++)
+        in[k] = load_npy(name, sc_graph_node_name(g, (sc_node_id)k));
+    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK,
+                  "%s: %s", name, err.message);
+    for (k = 0; k < no; k++) {
+        char file[32];
+        sc_tensor *want;
+        snprintf(file, sizeof file, "out_%zu", k);
+        want = load_npy(name, file);
+        ck_assert_msg(same_values(out[k], want, torch_cases[_i].rtol, &at),
+                      "%s: output %zu differs from torch's at element %zu: "
+                      "%.9g, torch %.9g", name, k, at,
+                      sc_tensor_item_double(out[k], at),
+                      sc_tensor_item_double(want, at));
+        sc_tensor_free(want);
+        sc_tensor_free(out[k]);
+    }
+    for (k = 0; k < np; k++)
+        sc_tensor_free(in[k]);
+    free(in);
+    free(out);
+    free(path);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Graph texts ----------------------------------------------------------- */
+
+static sc_graph *text_graph(sc_ctx *ctx, const char *text, sc_error *err)
+{
+    sc_graph *g = NULL;
+    if (sc_graph_read_text(ctx, text, strlen(text), "t.py", NULL, &g, err) !=
+        SC_OK)
+        return NULL;
+    return g;
+}
+
+static sc_tensor *i64_scalar(int64_t v)
+{
+    sc_tensor *t = NULL;
+    sc_error err;
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &t, &err), SC_OK);
+    *(int64_t *)sc_tensor_data(t) = v;
+    return t;
+}
+
+/* The six comparisons of SymInts, as PyTorch prints them, and an
+ * assertion on one: their values at n = 3, m = 5, and the assertion
+ * failing at n = 1. */
+static const char *compare_text =
+    "def forward(self, n: \"Sym(s0)\", m: \"Sym(s1)\"):\n"
+    "    eq: \"Sym(Eq(s0, 3))\" = n == 3\n"
+    "    ne: \"Sym(Ne(s0, s1))\" = n != m\n"
+    "    lt: \"Sym(s0 < s1)\" = n < m\n"
+    "    le: \"Sym(s0 <= 2)\" = n <= 2\n"
+    "    gt: \"Sym(s0 > s1)\" = n > m\n"
+    "    ge: \"Sym(s0 >= 2)\" = n >= 2\n"
+    "    _assert_scalar = torch.ops.aten._assert_scalar.default(ge, "
+    "\"Runtime assertion failed for expression s0 >= 2\");  "
+    "_assert_scalar = None\n"
+    "    return (eq, ne, lt, le, gt, ge)\n";
+
+START_TEST(test_sym_compare)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, compare_text, &err);
+    sc_tensor *in[2], *out[6] = {NULL};
+    static const bool want[6] = {true, true, true, false, false, true};
+    char *text = NULL;
+    size_t k;
+
+    ck_assert_msg(g, "%s", err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k),
+                          "%s is not in the op table",
+                          sc_graph_node_target(g, (sc_node_id)k));
+    /* The annotations are the rules' (the expression layer's spelling). */
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(text, "lt: \"Sym(s0 <= s1 - 1)\" = n < m") != NULL,
+                  "%s", text);
+    free(text);
+    in[0] = i64_scalar(3);
+    in[1] = i64_scalar(5);
+    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    for (k = 0; k < 6; k++) {
+        ck_assert_ptr_nonnull(out[k]);
+        ck_assert_int_eq(out[k]->dtype, SC_DTYPE_B8);
+        ck_assert_msg((sc_tensor_item_int64(out[k], 0) != 0) == want[k],
+                      "comparison %zu", k);
+        sc_tensor_free(out[k]);
+    }
+    sc_tensor_free(in[0]);
+    in[0] = i64_scalar(1);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_GUARD);
+    ck_assert_msg(strstr(err.message, "expression s0 >= 2") != NULL, "%s",
+                  err.message);
+    for (k = 0; k < 6; k++)
+        ck_assert_ptr_null(out[k]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Calls the shape rules reject: the message and the line of the node. */
+static const struct {
+    const char *what, *text, *message;
+} bad_reads[] = {
+    {"index_select with a 2-d index",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2, 2][2, 1]cpu\"):\n"
+     "    o: \"f32[4, 3][3, 1]cpu\" = torch.ops.aten.index_select.default(x, "
+     "0, i)\n"
+     "    return (o,)\n",
+     "Index is supposed to be a vector"},
+    {"index_select with a float index",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"f32[2][1]cpu\"):\n"
+     "    o: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.index_select.default(x, "
+     "0, i)\n"
+     "    return (o,)\n",
+     "Expected dtype int32/int64 for index"},
+    {"index_select at a dim out of range",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\"):\n"
+     "    o: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.index_select.default(x, "
+     "2, i)\n"
+     "    return (o,)\n",
+     "out of range"},
+    {"index_add with a source of another dtype",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\", "
+     "s: \"f64[2, 3][3, 1]cpu\"):\n"
+     "    o: \"f32[4, 3][3, 1]cpu\" = torch.ops.aten.index_add.default(x, 0, "
+     "i, s)\n"
+     "    return (o,)\n",
+     "must have the same scalar type"},
+    {"index_add with a source of the wrong size",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\", "
+     "s: \"f32[3, 3][3, 1]cpu\"):\n"
+     "    o: \"f32[4, 3][3, 1]cpu\" = torch.ops.aten.index_add.default(x, 0, "
+     "i, s)\n"
+     "    return (o,)\n",
+     "Number of indices should be equal to source.size(dim)"},
+    {"masked_scatter with a float mask",
+     "def forward(self, x: \"f32[4][1]cpu\", m: \"f32[4][1]cpu\", "
+     "s: \"f32[4][1]cpu\"):\n"
+     "    o: \"f32[4][1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, "
+     "s)\n"
+     "    return (o,)\n",
+     "Mask must be bool or uint8"},
+    {"masked_scatter with a mask that does not broadcast",
+     "def forward(self, x: \"f32[4][1]cpu\", m: \"b8[3][1]cpu\", "
+     "s: \"f32[4][1]cpu\"):\n"
+     "    o: \"f32[4][1]cpu\" = torch.ops.aten.masked_scatter.default(x, m, "
+     "s)\n"
+     "    return (o,)\n",
+     ""},
+    {"an annotation that disagrees with index_select's rule",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\"):\n"
+     "    o: \"f32[4, 2][2, 1]cpu\" = torch.ops.aten.index_select.default(x, "
+     "0, i)\n"
+     "    return (o,)\n",
+     ""},
+    {"index.Tensor with too many indices",
+     "def forward(self, x: \"f32[4][1]cpu\", i: \"i64[2][1]cpu\"):\n"
+     "    o: \"f32[2][1]cpu\" = torch.ops.aten.index.Tensor(x, [i, i])\n"
+     "    return (o,)\n",
+     "too many indices"},
+    {"index.Tensor with indices that do not broadcast",
+     "def forward(self, x: \"f32[4, 3][3, 1]cpu\", i: \"i64[2][1]cpu\", "
+     "j: \"i64[3][1]cpu\"):\n"
+     "    o: \"f32[2][1]cpu\" = torch.ops.aten.index.Tensor(x, [i, j])\n"
+     "    return (o,)\n",
+     ""},
+    {"index_put with values of another dtype",
+     "def forward(self, x: \"f32[4][1]cpu\", i: \"i64[2][1]cpu\", "
+     "v: \"f64[2][1]cpu\"):\n"
+     "    o: \"f32[4][1]cpu\" = torch.ops.aten.index_put.default(x, [i], v)\n"
+     "    return (o,)\n",
+     "Index put requires the source and destination dtypes match"},
+    {"convert_element_type's strides not preserved",
+     "def forward(self, x: \"f32[4, 3][1, 4]cpu\"):\n"
+     "    o: \"bf16[4, 3][3, 1]cpu\" = "
+     "torch.ops.prims.convert_element_type.default(x, torch.bfloat16)\n"
+     "    return (o,)\n",
+     ""},
+};
+
+START_TEST(test_bad_read)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, bad_reads[_i].text, &err);
+
+    ck_assert_msg(g == NULL, "%s: read", bad_reads[_i].what);
+    ck_assert_msg(err.code != SC_OK && err.code != SC_ERR_NOMEM, "%s: %s",
+                  bad_reads[_i].what, sc_status_name(err.code));
+    ck_assert_msg(strstr(err.message, bad_reads[_i].message) != NULL,
+                  "%s: %s", bad_reads[_i].what, err.message);
+    ck_assert_msg(err.line == 2, "%s: line %d (%s)", bad_reads[_i].what,
+                  err.line, err.message);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Index values the kernels refuse at run time (past the end, below the
+ * start); the error names the node. */
+static const int64_t bad_indices[] = {4, -5, INT64_MIN};
+
+START_TEST(test_bad_run)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(
+        ctx,
+        "def forward(self, x: \"f32[4][1]cpu\", i: \"i64[1][1]cpu\"):\n"
+        "    o: \"f32[1][1]cpu\" = torch.ops.aten.index_select.default(x, 0, "
+        "i)\n"
+        "    return (o,)\n",
+        &err);
+    sc_tensor *in[2] = {NULL, NULL}, *out[1] = {NULL};
+    int64_t four = 4, one = 1;
+    char want[64];
+
+    ck_assert_msg(g, "%s", err.message);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 1, &four, &in[0], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_I64, 1, &one, &in[1], &err),
+                     SC_OK);
+    *(int64_t *)sc_tensor_data(in[1]) = bad_indices[_i];
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_INVALID);
+    snprintf(want, sizeof want, "index %lld is out of bounds",
+             (long long)bad_indices[_i]);
+    ck_assert_msg(strstr(err.message, want) != NULL &&
+                      strstr(err.message, "node o ") != NULL,
+                  "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A boolean mask index (data-dependent size): read with the annotation
+ * kept (the rule cannot say), refused when run. */
+START_TEST(test_index_bool_mask)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(
+        ctx,
+        "def forward(self, x: \"f32[4, 3][3, 1]cpu\", m: \"b8[4][1]cpu\"):\n"
+        "    o: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.index.Tensor(x, [m])\n"
+        "    return (o,)\n",
+        &err);
+    sc_tensor *in[2] = {NULL, NULL}, *out[1] = {NULL};
+    int64_t sz[2] = {4, 3};
+
+    ck_assert_msg(g, "%s", err.message);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 2, sz, &in[0], &err), SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, sz, &in[1], &err), SC_OK);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "only long and int index tensors") !=
+                      NULL, "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_masked_scatter_short_source)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(
+        ctx,
+        "def forward(self, x: \"f32[4][1]cpu\", m: \"b8[4][1]cpu\", "
+        "s: \"f32[2][1]cpu\"):\n"
+        "    o: \"f32[4][1]cpu\" = torch.ops.aten.masked_scatter.default(x, "
+        "m, s)\n"
+        "    return (o,)\n",
+        &err);
+    sc_tensor *in[3] = {NULL, NULL, NULL}, *out[1] = {NULL};
+    int64_t four = 4, two = 2;
+    size_t k;
+
+    ck_assert_msg(g, "%s", err.message);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 1, &four, &in[0], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, &four, &in[1], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 1, &two, &in[2], &err),
+                     SC_OK);
+    for (k = 0; k < 4; k++)
+        ((uint8_t *)sc_tensor_data(in[1]))[k] = k != 1;
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "Number of elements of source") != NULL,
+                  "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    for (k = 0; k < 3; k++)
+        sc_tensor_free(in[k]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+Suite *ops2_suite(void)
+{
+    Suite *s = suite_create("ops2");
+    TCase *tc = tcase_create("ops2");
+    tcase_add_loop_test(tc, test_torch_case, 0, (int)ARRAY_SIZE(torch_cases));
+    tcase_add_test(tc, test_sym_compare);
+    tcase_add_loop_test(tc, test_bad_read, 0, (int)ARRAY_SIZE(bad_reads));
+    tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
+    tcase_add_test(tc, test_masked_scatter_short_source);
+    tcase_add_test(tc, test_index_bool_mask);
+    suite_add_tcase(s, tc);
+    return s;
+}
