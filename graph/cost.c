@@ -65,9 +65,15 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_CONSTANT_PAD_ND:
     case SC_OP__LOCAL_SCALAR_DENSE:
         return SC__COST_COPY;
+    case SC_OP_MASKED_SCATTER:
+    case SC_OP_PRIMS_CONVERT_ELEMENT_TYPE:
+        return SC__COST_COPY;
     case SC_OP_EMBEDDING:
     case SC_OP_GATHER:
+    case SC_OP_INDEX_SELECT:
         return SC__COST_GATHER;
+    case SC_OP_INDEX_ADD:
+        return SC__COST_SCATTER_ADD;
     /* pointwise: 1 FLOP per result element */
     case SC_OP_ADD_TENSOR:
     case SC_OP_ADD_SCALAR:
@@ -206,6 +212,12 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SYM_FLOORDIV:
     case SC_OP_SYM_MOD:
     case SC_OP_SYM_NEG:
+    case SC_OP_SYM_EQ:
+    case SC_OP_SYM_NE:
+    case SC_OP_SYM_LT:
+    case SC_OP_SYM_LE:
+    case SC_OP_SYM_GT:
+    case SC_OP_SYM_GE:
     case SC_OP_GETITEM:
         return SC__COST_NOTHING;
     default:
@@ -750,7 +762,10 @@ static sc_status flops_of(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     case SC__COST_MAX_POOL:
         return flops_max_pool(c, flops);
     case SC__COST_SCATTER_ADD:
-        SC_TRY(arg_tensor(c, "grad_output", &a));
+        /* one add per element added in: grad_output's, index_add's source */
+        SC_TRY(arg_tensor(c, c->op == SC_OP_INDEX_ADD ? "source"
+                                                      : "grad_output",
+                          &a));
         *flops = a.numel;
         return SC_OK;
     case SC__COST_NLL_LOSS:

@@ -525,6 +525,37 @@ static const cost_case heavy_cases[] = {
      "    r: \"f32[4][1]cpu\" = torch.ops.aten.mean.dim(x, [1])\n"
      "    return [r]\n",
      "r", 28, 112},
+    /* index_select of 3 rows of 4: the index (24), the rows read (48), the
+     * result (48) */
+    {"index_select",
+     "def forward(self, x: \"f32[5, 4][4, 1]cpu\", i: \"i64[3][1]cpu\"):\n"
+     "    r: \"f32[3, 4][4, 1]cpu\" = "
+     "torch.ops.aten.index_select.default(x, 0, i)\n"
+     "    return [r]\n",
+     "r", 0, 120},
+    /* index_add of a [3, 4] source: 12 adds; read 80 + 24 + 48, write 80 */
+    {"index_add",
+     "def forward(self, x: \"f32[5, 4][4, 1]cpu\", i: \"i64[3][1]cpu\", "
+     "y: \"f32[3, 4][4, 1]cpu\"):\n"
+     "    r: \"f32[5, 4][4, 1]cpu\" = "
+     "torch.ops.aten.index_add.default(x, 0, i, y)\n"
+     "    return [r]\n",
+     "r", 12, 232},
+    /* masked_scatter copies: read 24 + 6 (bool) + 24, write 24 */
+    {"masked_scatter",
+     "def forward(self, x: \"f32[2, 3][3, 1]cpu\", m: \"b8[2, 3][3, 1]cpu\", "
+     "y: \"f32[6][1]cpu\"):\n"
+     "    r: \"f32[2, 3][3, 1]cpu\" = "
+     "torch.ops.aten.masked_scatter.default(x, m, y)\n"
+     "    return [r]\n",
+     "r", 0, 78},
+    /* a dtype conversion is a copy: read 24, write 12 (f16) */
+    {"prims.convert_element_type",
+     "def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+     "    r: \"f16[2, 3][3, 1]cpu\" = "
+     "torch.ops.prims.convert_element_type.default(x, torch.float16)\n"
+     "    return [r]\n",
+     "r", 0, 36},
     /* one draw per element; self only gives the sizes: write 128 */
     {"rand_like",
      "def forward(self, x: \"f32[4, 8][8, 1]cpu\"):\n"
@@ -711,6 +742,7 @@ static const char *const copies[] = {
     "slice_scatter.default", "select_scatter.default",
     "constant_pad_nd.default", "select_backward.default",
     "slice_backward.default", "as_strided_backward.default",
+    "prims.convert_element_type.default",
 };
 
 static bool is_copy(const char *dotted)
