@@ -46,6 +46,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_UNBIND_INT:
     case SC_OP_MOVEDIM_INT:
     case SC_OP_DIAGONAL:
+    case SC_OP_PRIMS_TRANSPOSE:
         return SC__COST_VIEW;
     /* copies: read the tensors, write the result */
     case SC_OP_SELECT_BACKWARD:
@@ -67,6 +68,10 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
         return SC__COST_COPY;
     case SC_OP_MASKED_SCATTER:
     case SC_OP_PRIMS_CONVERT_ELEMENT_TYPE:
+    case SC_OP_SCATTER_VALUE:
+    case SC_OP_SCATTER_SRC:
+    case SC_OP_INDEX_TENSOR:
+    case SC_OP_INDEX_PUT:
         return SC__COST_COPY;
     case SC_OP_EMBEDDING:
     case SC_OP_GATHER:
@@ -130,6 +135,8 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_LOGICAL_NOT:
     case SC_OP_LOGICAL_AND:
     case SC_OP_BITWISE_OR_TENSOR:
+    /* one FLOP per grad_input element (its share of each window) */
+    case SC_OP__ADAPTIVE_AVG_POOL2D_BACKWARD:
         return SC__COST_POINTWISE;
     /* reductions */
     case SC_OP_SUM:
@@ -137,9 +144,11 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SUM_TO_SIZE:
     case SC_OP_AMAX:
     case SC_OP_MAX_DIM:
+    case SC_OP_VAR_MEAN_CORRECTION:
         return SC__COST_REDUCE;
     case SC_OP_MEAN:
     case SC_OP_MEAN_DIM:
+    case SC_OP__ADAPTIVE_AVG_POOL2D:
         return SC__COST_MEAN;
     case SC_OP__SOFTMAX:
     case SC_OP__LOG_SOFTMAX:
@@ -154,6 +163,8 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_NATIVE_BATCH_NORM:
     case SC_OP__NATIVE_BATCH_NORM_LEGIT_FUNCTIONAL:
     case SC_OP__NATIVE_BATCH_NORM_LEGIT:
+    case SC_OP__NATIVE_BATCH_NORM_LEGIT_NO_STATS:
+    case SC_OP__NATIVE_BATCH_NORM_LEGIT_NO_TRAINING:
         return SC__COST_NORM;
     case SC_OP_NATIVE_LAYER_NORM_BACKWARD:
     case SC_OP_NATIVE_GROUP_NORM_BACKWARD:
@@ -648,8 +659,9 @@ static sc_status flops_norm(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     if (f == SC__COST_NORM) {
         SC_TRY(arg_tensor(c, "bias", &b));
         per = 5;
-        if (sc__op_arg_index(c->op, "training") >= 0 &&
-            !arg_bool(c, "training", true))
+        if ((sc__op_arg_index(c->op, "training") >= 0 &&
+             !arg_bool(c, "training", true)) ||
+            c->op == SC_OP__NATIVE_BATCH_NORM_LEGIT_NO_TRAINING)
             per = 2;
         per += (w.ok ? 1 : 0) + (b.ok ? 1 : 0);
     } else {
@@ -733,6 +745,9 @@ static sc_status flops_of(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     case SC__COST_MEAN:
         SC_TRY(arg_tensor(c, "self", &a));
         *flops = a.numel;
+        /* var_mean: the mean's add, then centre, square and add */
+        if (c->op == SC_OP_VAR_MEAN_CORRECTION)
+            return mul(c, a.numel, 4, flops);
         if (f == SC__COST_MEAN) {
             SC_TRY(tensor_of_node(c, c->id, &res));
             SC_TRY(add(c, *flops, res.numel, flops));

@@ -195,6 +195,23 @@ static const cost_case simple_cases[] = {
      "    r: \"f32[16][1]cpu\" = torch.ops.aten.sum.dim_IntList(a, [0])\n"
      "    return [r]\n",
      "r", 128, 512 + 64},
+    /* var_mean: 4 per input element (mean's add; centre, square, add);
+     * read 512, write the variance and the mean, 16 * 4 each */
+    {"var_mean.correction",
+     "def forward(self, a: \"f32[8, 16][16, 1]cpu\"):\n"
+     "    r = torch.ops.aten.var_mean.correction(a, [0], correction=1)\n"
+     "    v: \"f32[16][1]cpu\" = r[0]\n"
+     "    m: \"f32[16][1]cpu\" = r[1]\n"
+     "    return [v, m]\n",
+     "r", 512, 512 + 128},
+    /* adaptive average pool 8x8 -> 2x2 over 3 channels: a mean of each
+     * 4x4 window, 192 adds + 12 divisions; read 768, write 48 */
+    {"_adaptive_avg_pool2d",
+     "def forward(self, a: \"f32[1, 3, 8, 8][192, 64, 8, 1]cpu\"):\n"
+     "    r: \"f32[1, 3, 2, 2][12, 4, 2, 1]cpu\" = "
+     "torch.ops.aten._adaptive_avg_pool2d.default(a, [2, 2])\n"
+     "    return [r]\n",
+     "r", 204, 768 + 48},
     /* mean: 128 adds + 1 division; read 512, write 4 */
     {"mean",
      "def forward(self, a: \"f32[8, 16][16, 1]cpu\"):\n"
