@@ -1013,6 +1013,21 @@ static const op_case op_cases[] = {
      "o = max_pool2d_with_indices_backward.default(g, x, [2, 2], [2, 2], "
      "[0, 0], [1, 1], False, i)",
      NULL},
+    /* indexing */
+    {"index_select", "[4, 3] dim 0, [3] indices", "x: f32[4, 3], i: i64[3]",
+     "o = index_select.default(x, 0, i)", NULL},
+    {"index_select", "transposed, dim 1", "x: f32[3, 4], i: i64[5]",
+     "xt = t.default(x); o = index_select.default(xt, 1, i)", NULL},
+    {"index_add", "[4, 3] dim 0, alpha 2", "x: f32[4, 3], i: i64[3], s: f32[3, 3]",
+     "o = index_add.default(x, 0, i, s, alpha = 2)", NULL},
+    {"index.Tensor", "x[:, i, j]", "x: f32[3, 4, 2], i: i64[2, 1], j: i64[3]",
+     "o = index.Tensor(x, [None, i, j])", NULL},
+    {"index.Tensor", "x[i] repeated", "x: f32[4, 3], i: i64[5]",
+     "o = index.Tensor(x, [i])", NULL},
+    {"scatter.value", "dim 1", "x: f32[3, 4], i: i64[2, 3]",
+     "o = scatter.value(x, 1, i, 0.5)", NULL},
+    {"scatter.src", "dim 0, one row (no repeated target)", "x: f32[3, 4], i: i64[1, 4], s: f32[1, 4]",
+     "o = scatter.src(x, 0, i, s)", NULL},
     /* embedding, loss */
     {"embedding", "[5, 3] weight, [4] indices", "w: f32[5, 3], i: i64[4]",
      "o = embedding.default(w, i)", NULL},
