@@ -76,8 +76,7 @@ def joint_of(text, opts):
     hints.update(opts.get("hints", {}))
     b = oracle.Builder(text, hints)
     graph = b.build()
-    for name, tag in d["tags"].items():
-        b.nodes[name].meta["recompute"] = oracle.TAGS[tag]
+    oracle.apply_meta(b, d)
     nprim = sum(1 for p in b.placeholders if p.target.startswith("primals"))
     nout = len(list(graph.nodes)[-1].args[0])
     nfwd = int(d["num_fwd_outputs"]) if "num_fwd_outputs" in d \
