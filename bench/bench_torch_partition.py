@@ -156,9 +156,9 @@ def main():
     def row(name, n, tt, tsaved, sc, ph, ssaved):
         rows.append((name, n, tt, sc, ph,
                      "yes" if sc is not None and tsaved == ssaved else "no"))
-        print("%s: %d nodes, torch %.4f s, symcut %s s" % (
-            name, n, tt, "%.4f" % sc if sc is not None else ssaved),
-            file=sys.stderr, flush=True)
+        print("%s: %d nodes, torch %.4f s, symcut %s s, same saved set: %s"
+              % (name, n, tt, "%.4f" % sc if sc is not None else ssaved,
+                 rows[-1][-1]), file=sys.stderr, flush=True)
 
     for p in texts:
         text = p.read_text()
