@@ -26,6 +26,7 @@ import copy
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -110,11 +111,12 @@ def time_torch(gm, nfwd, params, repeat, mode=None):
     return best, saved
 
 
-def time_symcut(exe, path, repeat, extra=()):
+def time_symcut(exe, path, repeat, tmp, extra=()):
     """(best wall seconds of the whole command, best phase total, saved
-    names in order) or (None, None, why)."""
+    names in order) or (None, None, why); the graphs and the report go to
+    the directory tmp."""
     best, phases, saved = None, None, None
-    out = str(pathlib.Path(path).with_suffix(".out"))
+    out = str(pathlib.Path(tmp) / pathlib.Path(path).name)
     for _ in range(repeat):
         t = time.perf_counter()
         r = subprocess.run([exe, "partition", str(path), "--policy",
@@ -183,7 +185,7 @@ def main():
             print("skip %s: torch: %s" % (p.name, str(e).splitlines()[:1]),
                   file=sys.stderr)
             continue
-        sc, ph, ssaved = time_symcut(a.symcut, p, a.repeat,
+        sc, ph, ssaved = time_symcut(a.symcut, p, a.repeat, tmp,
                                      ("--num-fwd-outputs", str(nfwd),
                                       "--params", "0") +
                                      (("--hint", ",".join(
@@ -200,10 +202,11 @@ def main():
         n = len(gm.graph.nodes)
         rep = a.repeat if n <= 20000 else 1
         tt, tsaved = time_torch(gm, nfwd, params, rep)
-        sc, ph, ssaved = time_symcut(a.symcut, path, rep,
+        sc, ph, ssaved = time_symcut(a.symcut, path, rep, tmp,
                                      ("--num-fwd-outputs", str(nfwd)))
         row(name, n, tt, tsaved, sc, ph, ssaved)
         del gm
+    shutil.rmtree(tmp, ignore_errors=True)
     print("| graph | nodes | torch 2.13 s | symcut command s | symcut phases s "
           "| torch/symcut | same |")
     print("|---|---|---|---|---|---|---|")
