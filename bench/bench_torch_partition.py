@@ -2,24 +2,31 @@
 """symcut's partition against torch 2.13's min_cut_rematerialization_partition
 on the same joint graphs, in one run.
 
-    /work/venv/bin/python bench/bench_torch_partition.py [--symcut build/symcut]
-        [--quick] [--repeat N]
+    nice -n 19 /work/venv/bin/python bench/bench_torch_partition.py \
+        [--symcut build/symcut] [--quick] [--repeat N] [--no-examples] \
+        [--blocks 500,1000,3000,10000]
 
 The joints: the committed examples (examples/*.joint.txt and, when present,
 examples/zoo/*.joint.txt), and joints traced here with torch (aot_function,
 the joint captured inside partition_fn): a 24-layer transformer encoder
-stack, a 500-block residual MLP, and residual MLPs of about 1e4 to 1e5
-nodes.  torch's time is min_cut_rematerialization_partition on the FX joint
-(a fresh copy per run, best of --repeat); symcut's is the `total` of
-`symcut partition --format json` (all phases, reading the text excluded;
-best of --repeat); the ratio is torch / symcut.  Both decide with the same
-policy (pytorch-2.13) and the script says whether the saved sets agree.
+stack and residual MLPs of --blocks blocks (500 blocks, then about 1e4 to
+1e5 nodes).  torch's time is the min_cut_rematerialization_partition call
+on the FX joint (a fresh copy per run, best of --repeat; one run above
+20,000 nodes); symcut's is the whole command `symcut partition GRAPH
+--policy pytorch-2.13 --fw F --bw B -o REPORT` on the joint's text (wall
+clock: starting the process, reading the text, partitioning, writing both
+graphs and the report; best of --repeat), and beside it the partitioner's
+own phases (the report's `timings.total`).  The ratio is torch / symcut's
+command.  `same` says whether symcut's saved tensors and SymInts equal
+torch's, in order.
 """
 import argparse
+import contextlib
 import copy
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,45 +79,60 @@ class Residual(nn.Module):
         return x
 
 
-def traced(quick):
+def traced(quick, blocks):
+    """(name, joint module, num_fwd_outputs, parameters), one at a time."""
     torch.manual_seed(0)
-    out = []
     enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(
         32, 4, 64, dropout=0.0, batch_first=True), 24 if not quick else 2,
         enable_nested_tensor=False)
-    out.append(("transformer-24", *model_joint(enc, torch.randn(2, 8, 32))))
-    for blocks in ((500, 1500, 5000) if not quick else (20,)):
-        out.append(("residual-mlp-%d" % blocks,
-                    *model_joint(Residual(blocks, 16), torch.randn(4, 16))))
-    return out
+    yield ("transformer-24" if not quick else "transformer-2",
+           *model_joint(enc, torch.randn(2, 8, 32)))
+    for b in (blocks if not quick else (20,)):
+        yield ("residual-mlp-%d" % b,
+               *model_joint(Residual(b, 16), torch.randn(4, 16)))
 
 
-def time_torch(gm, nfwd, params, repeat):
-    best = None
-    for _ in range(repeat):
-        g = copy.deepcopy(gm)
-        t = time.perf_counter()
-        partitioners.min_cut_rematerialization_partition(
-            g, None, num_fwd_outputs=nfwd,
-            static_lifetime_input_indices=list(range(params)))
-        dt = time.perf_counter() - t
-        best = dt if best is None else min(best, dt)
-    return best
-
-
-def time_symcut(exe, path, repeat, extra=()):
+def time_torch(gm, nfwd, params, repeat, mode=None):
+    """(best seconds of the partition call, saved names in order)."""
     best, saved = None, None
     for _ in range(repeat):
-        r = subprocess.run([exe, "partition", str(path), "--policy",
-                            "pytorch-2.13", "--format", "json", *extra],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            return None, r.stderr.strip().splitlines()[-1:]
-        d = json.loads(r.stdout)
-        dt = d["timings"]["total"]
-        saved = d["saved_tensors"]
+        g = copy.deepcopy(gm)
+        ctx = mode if mode is not None else contextlib.nullcontext()
+        with ctx:
+            t = time.perf_counter()
+            fw, _ = partitioners.min_cut_rematerialization_partition(
+                g, None, num_fwd_outputs=nfwd,
+                static_lifetime_input_indices=list(range(params)))
+            dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
+        out = list(fw.graph.nodes)[-1].args[0][nfwd:]
+        saved = [a.meta.get("symcut_name", a.name) for a in out
+                 if a is not None]
     return best, saved
+
+
+def time_symcut(exe, path, repeat, tmp, extra=()):
+    """(best wall seconds of the whole command, best phase total, saved
+    names in order) or (None, None, why); the graphs and the report go to
+    the directory tmp."""
+    best, phases, saved = None, None, None
+    out = str(pathlib.Path(tmp) / pathlib.Path(path).name)
+    for _ in range(repeat):
+        t = time.perf_counter()
+        r = subprocess.run([exe, "partition", str(path), "--policy",
+                            "pytorch-2.13", "--format", "json",
+                            "--fw", out + ".fw.txt", "--bw", out + ".bw.txt",
+                            "-o", out + ".json", *extra],
+                           capture_output=True, text=True)
+        dt = time.perf_counter() - t
+        if r.returncode != 0:
+            return None, None, r.stderr.strip().splitlines()[-1:]
+        d = json.loads(pathlib.Path(out + ".json").read_text())
+        saved = d["saved_tensors"] + d["saved_symints"]
+        best = dt if best is None else min(best, dt)
+        ph = d["timings"]["total"]
+        phases = ph if phases is None else min(phases, ph)
+    return best, phases, saved
 
 
 def main():
@@ -118,15 +140,38 @@ def main():
     ap.add_argument("--symcut", default=str(ROOT / "build" / "symcut"))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-examples", action="store_true")
+    ap.add_argument("--blocks", default="500,1000,3000,10000")
     a = ap.parse_args()
+    blocks = [int(x) for x in a.blocks.split(",") if x]
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))
+    # warm-up: torch's first partition imports and initializes what later
+    # calls reuse (seconds); it is not timed
+    wgm, wnfwd, wparams = model_joint(Residual(2, 4), torch.randn(2, 4))
+    time_torch(wgm, wnfwd, wparams, 1)
     rows = []
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-torch-partition-"))
-    texts = sorted((ROOT / "examples").glob("*.joint.txt")) + \
+    texts = [] if a.no_examples else \
+        sorted((ROOT / "examples").glob("*.joint.txt")) + \
         sorted((ROOT / "examples" / "zoo").glob("*.joint.txt"))
+
+    def row(name, n, tt, tsaved, sc, ph, ssaved):
+        rows.append((name, n, tt, sc, ph,
+                     "yes" if sc is not None and tsaved == ssaved else "no"))
+        print("%s: %d nodes, torch %.4f s, symcut %s s, same saved set: %s"
+              % (name, n, tt, "%.4f" % sc if sc is not None else ssaved,
+                 rows[-1][-1]), file=sys.stderr, flush=True)
+
     for p in texts:
         text = p.read_text()
+        hints = oracle.parse_directives(text)["hint"]
+        hfile = p.with_name(p.name.replace(".joint.txt", ".hints"))
+        if hfile.exists():  # the zoo's dynamic graphs
+            for item in hfile.read_text().replace(",", " ").split():
+                k, v = item.split("=")
+                hints[k] = int(v)
         try:
-            b = oracle.Builder(text, oracle.parse_directives(text)["hint"])
+            b = oracle.Builder(text, hints)
             graph = b.build()
         except Exception as e:
             print("skip %s: %s" % (p.name, e), file=sys.stderr)
@@ -134,26 +179,42 @@ def main():
         gm = torch.fx.GraphModule(torch.nn.Module(), graph)
         nprim = sum(1 for n in b.placeholders if n.target.startswith("primals"))
         nfwd = len(list(graph.nodes)[-1].args[0]) - nprim
-        with b.mode:
-            tt = time_torch(gm, nfwd, 0, a.repeat)
-        ts, _ = time_symcut(a.symcut, p, a.repeat)
-        rows.append((p.name.replace(".joint.txt", ""), len(graph.nodes), tt, ts))
-    for name, gm, nfwd, params in traced(a.quick):
+        try:
+            tt, tsaved = time_torch(gm, nfwd, 0, a.repeat, b.mode)
+        except Exception as e:
+            print("skip %s: torch: %s" % (p.name, str(e).splitlines()[:1]),
+                  file=sys.stderr)
+            continue
+        sc, ph, ssaved = time_symcut(a.symcut, p, a.repeat, tmp,
+                                     ("--num-fwd-outputs", str(nfwd),
+                                      "--params", "0") +
+                                     (("--hint", ",".join(
+                                         "%s=%d" % kv for kv in hints.items()))
+                                      if hints else ()))
+        row(p.name.replace(".joint.txt", ""), len(graph.nodes), tt, tsaved,
+            sc, ph, ssaved)
+    for name, gm, nfwd, params in traced(a.quick, blocks):
         path = tmp / (name + ".joint.txt")
         path.write_text("# symcut: params %d\n" % params +
                         gm.print_readable(print_output=False,
                                           include_stride=True,
                                           include_device=True))
-        tt = time_torch(gm, nfwd, params, a.repeat)
-        ts, _ = time_symcut(a.symcut, path, a.repeat,
-                            ("--num-fwd-outputs", str(nfwd)))
-        rows.append((name, len(gm.graph.nodes), tt, ts))
-    print("| graph | nodes | torch 2.13 s | symcut s | torch/symcut |")
-    print("|---|---|---|---|---|")
-    for name, n, tt, ts in rows:
-        print("| %s | %d | %.4f | %s | %s |" % (
-            name, n, tt, "%.4f" % ts if ts is not None else "failed",
-            "%.0f" % (tt / ts) if ts else "-"))
+        n = len(gm.graph.nodes)
+        rep = a.repeat if n <= 20000 else 1
+        tt, tsaved = time_torch(gm, nfwd, params, rep)
+        sc, ph, ssaved = time_symcut(a.symcut, path, rep, tmp,
+                                     ("--num-fwd-outputs", str(nfwd)))
+        row(name, n, tt, tsaved, sc, ph, ssaved)
+        del gm
+    shutil.rmtree(tmp, ignore_errors=True)
+    print("| graph | nodes | torch 2.13 s | symcut command s | symcut phases s "
+          "| torch/symcut | same |")
+    print("|---|---|---|---|---|---|---|")
+    for name, n, tt, sc, ph, same in rows:
+        print("| %s | %d | %.4f | %s | %s | %s | %s |" % (
+            name, n, tt, "%.4f" % sc if sc is not None else "failed",
+            "%.4f" % ph if ph is not None else "-",
+            "%.1f" % (tt / sc) if sc else "-", same))
 
 
 if __name__ == "__main__":

@@ -793,6 +793,191 @@ static void weights(sc_partition *p, const rules *r, const uint8_t *fus)
     }
 }
 
+/* ---- torch 2.13's passes on the tags, before classification -------------
+ * The joint module's meta that the printed text does not carry comes from
+ * `# symcut:` lines: `ac_graph_id NODE=N, ...` (the activation-checkpoint
+ * region a node was traced in), `has_backward_hook NODE, ...`, and the
+ * partitioner tags `must_be_in_forward NODE, ...` and `must_be_in_backward
+ * NODE, ...` of the copy_ nodes that write an input back.  As torch's CSE
+ * keeps the first node and its meta, a name that CSE folded into another
+ * node, or a dead node, is ignored. */
+
+enum { M_HAS_AC = 1, M_HOOK = 2, M_FW = 4, M_BW = 8 };
+
+/* Calls fn(p, id, value, user) for every item of directive key ("NODE" or
+ * "NODE=INT"), id the canonical node (SC_NODE_NONE: folded or dead). */
+static sc_status each_item(sc_partition *p, const char *key, bool valued,
+                           sc_status (*fn)(sc_partition *, sc_node_id,
+                                           long long, void *),
+                           void *user, sc_error *err)
+{
+    const char *s = sc_graph_directive(p->g, key);
+    char buf[256];
+    while (s && *s) {
+        const char *start, *eq = NULL;
+        size_t len;
+        long long v = 0;
+        sc_node_id id;
+        while (*s && (*s == ' ' || *s == '\t' || *s == ','))
+            s++;
+        start = s;
+        while (*s && *s != ' ' && *s != '\t' && *s != ',') {
+            if (*s == '=' && !eq)
+                eq = s;
+            s++;
+        }
+        if (s == start)
+            break;
+        len = (size_t)((eq ? eq : s) - start);
+        if (valued) {
+            char *end;
+            if (!eq || eq + 1 == s)
+                return sc__error_set(err, SC_ERR_INVALID,
+                                     "# symcut: %s: '%.*s' is not NODE=N", key,
+                                     (int)(s - start), start);
+            v = strtoll(eq + 1, &end, 10);
+            if (end != s)
+                return sc__error_set(err, SC_ERR_INVALID,
+                                     "# symcut: %s: '%.*s' is not NODE=N", key,
+                                     (int)(s - start), start);
+        } else if (eq) {
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "# symcut: %s: '%.*s' is not a node name",
+                                 key, (int)(s - start), start);
+        }
+        if (len >= sizeof buf)
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "# symcut: %s: node name too long", key);
+        memcpy(buf, start, len);
+        buf[len] = '\0';
+        id = sc_graph_find(p->g, buf);
+        if (id == SC_NODE_NONE)
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "# symcut: %s: no node named '%s' in the "
+                                 "graph", key, buf);
+        if (!(p->nodes[id].flags & SC__PN_CANON))
+            id = SC_NODE_NONE;
+        SC_TRY(fn(p, id, v, user));
+    }
+    return SC_OK;
+}
+
+typedef struct meta_scratch {
+    uint8_t *bits;     /* M_* per node */
+    long long *ac;     /* ac_graph_id per node */
+    unsigned want;     /* the bit a valueless directive sets */
+} meta_scratch;
+
+static sc_status set_meta(sc_partition *p, sc_node_id id, long long v,
+                          void *user)
+{
+    meta_scratch *m = user;
+    (void)p;
+    if (id == SC_NODE_NONE)
+        return SC_OK;
+    m->bits[id] |= (uint8_t)m->want;
+    if (m->want == M_HAS_AC)
+        m->ac[id] = v;
+    return SC_OK;
+}
+
+static bool is_copy_(const sc_partition *p, sc_node_id id)
+{
+    const char *t = sc_graph_node_target(p->g, id);
+    return t && strcmp(t, "torch.ops.aten.copy_.default") == 0;
+}
+
+/* The canonical node argument k of node id refers to, or SC_NODE_NONE. */
+static sc_node_id node_arg(const sc_partition *p, sc_node_id id, size_t k)
+{
+    const sc_value *v;
+    if (k >= sc_graph_node_positional_count(p->g, id))
+        return SC_NODE_NONE;
+    v = sc_graph_node_arg(p->g, id, k);
+    if (!v || v->kind != SC_VALUE_NODE)
+        return SC_NODE_NONE;
+    return p->nodes[v->u.node].rep != SC_NODE_NONE ? p->nodes[v->u.node].rep
+                                                   : v->u.node;
+}
+
+/* torch 2.13's cleanup_recompute_tags (is_default_partition False) and
+ * force_save_bw_mutation_src, on the tags run.c applied. */
+static sc_status tag_passes_2_13(sc_partition *p, sc_error *err)
+{
+    meta_scratch m = {NULL, NULL, 0};
+    size_t i, k;
+    bool any = false;
+    sc__idlist bw_written = {NULL, 0, 0};
+    sc_status status = SC_OK;
+    m.bits = sc__calloc(p->n ? p->n : 1, 1);
+    m.ac = sc__calloc(p->n ? p->n : 1, sizeof *m.ac);
+    if (!m.bits || !m.ac)
+        SC_CHECK(sc__error_nomem(err));
+    m.want = M_HAS_AC;
+    SC_CHECK(each_item(p, "ac_graph_id", true, set_meta, &m, err));
+    m.want = M_HOOK;
+    SC_CHECK(each_item(p, "has_backward_hook", false, set_meta, &m, err));
+    m.want = M_FW;
+    SC_CHECK(each_item(p, "must_be_in_forward", false, set_meta, &m, err));
+    m.want = M_BW;
+    SC_CHECK(each_item(p, "must_be_in_backward", false, set_meta, &m, err));
+    for (i = 0; i < p->n; i++)
+        if ((p->nodes[i].flags & SC__PN_CANON) && recompute_tagged(&p->nodes[i]))
+            any = true;
+    /* cleanup_recompute_tags, when a node is tagged to recompute: the
+     * last node of a checkpointed region that feeds a later region, and
+     * a region's output with a backward hook, are saved.  Users come
+     * after the node, so the tags this loop rewrites are never read
+     * again. */
+    for (i = 0; any && i < p->n; i++) {
+        sc__pnode *pn = &p->nodes[i];
+        bool user_tagged = false;
+        if (!(pn->flags & SC__PN_CANON) || !recompute_tagged(pn))
+            continue;
+        for (k = p->uoff[i]; k < p->uoff[i + 1]; k++) {
+            sc_node_id u = p->users[k];
+            if (!recompute_tagged(&p->nodes[u]))
+                continue;
+            user_tagged = true;
+            if ((m.bits[u] & M_HAS_AC) && (m.bits[i] & M_HAS_AC) &&
+                m.ac[u] > m.ac[i])
+                pn->tag = SC_PARTITION_TAG_MUST_SAVE;
+        }
+        if ((m.bits[i] & M_HOOK) && !user_tagged)
+            pn->tag = SC_PARTITION_TAG_MUST_SAVE;
+    }
+    /* force_save_bw_mutation_src: from the end of the joint, over the
+     * copy_ nodes there (the joint writes inputs back last), the source
+     * of a forward write of an input the backward also writes is saved. */
+    for (i = p->n; i-- > 0;) {
+        sc_node_id dst, src;
+        if (!(p->nodes[i].flags & SC__PN_ALIVE))
+            continue;
+        if (!is_copy_(p, (sc_node_id)i))
+            break;
+        dst = node_arg(p, (sc_node_id)i, 0);
+        if (dst == SC_NODE_NONE)
+            continue;
+        if (m.bits[i] & M_BW) {
+            if (!sc__idlist_push(&bw_written, dst))
+                SC_CHECK(sc__error_nomem(err));
+        }
+        if (m.bits[i] & M_FW) {
+            for (k = 0; k < bw_written.n; k++)
+                if (bw_written.ids[k] == dst)
+                    break;
+            src = node_arg(p, (sc_node_id)i, 1);
+            if (k < bw_written.n && src != SC_NODE_NONE)
+                p->nodes[src].tag = SC_PARTITION_TAG_MUST_SAVE;
+        }
+    }
+fail:
+    sc__idlist_free(&bw_written);
+    sc__free(m.bits);
+    sc__free(m.ac);
+    return status;
+}
+
 sc_status sc__partition_classify(sc_partition *p, sc_error *err)
 {
     size_t i;
@@ -800,6 +985,8 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
     uint8_t *fus = NULL;
     int32_t *order = NULL;
     sc_status status = SC_OK;
+    if (p->policy == SC_PARTITION_PYTORCH_2_13)
+        SC_TRY(tag_passes_2_13(p, err));
     SC_TRY(classify_nodes(p, err));
     rules_init(&r, p);
     distances(p);

@@ -66,7 +66,8 @@ static void remove_unused_saved(sc__idlist *l, sc__pnode *nodes,
         if (mark[l->ids[i]] & M_NEEDED)
             l->ids[k++] = l->ids[i];
         else
-            nodes[l->ids[i]].flags &= (uint16_t)~SC__PN_SAVED;
+            nodes[l->ids[i]].flags &=
+                (uint16_t)~(SC__PN_SAVED | SC__PN_BW_INPUT);
     }
     l->n = k;
 }

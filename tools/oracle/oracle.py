@@ -313,6 +313,40 @@ def sym_of(n):
                                           torch.SymFloat))
 
 
+# `# symcut:` lines for node meta that a printed graph does not carry:
+# directive -> (meta key, value of an item NAME or NAME=V)
+META_DIRECTIVES = {
+    "ac_graph_id": ("ac_graph_id", int),
+    "has_backward_hook": ("has_backward_hook", None),
+    "must_be_in_forward": ("partitioner_tag", "must_be_in_forward"),
+    "must_be_in_backward": ("partitioner_tag", "must_be_in_backward"),
+}
+
+
+def apply_meta(b, d, tags=None):
+    """The tags (`# symcut: must_save a, b`, and tags {name: tag}) and the
+    META_DIRECTIVES of directives d onto builder b's nodes."""
+    t = dict(d["tags"])
+    t.update(tags or {})
+    for name, tag in t.items():
+        if name not in b.nodes:
+            raise OracleError("tag on an unknown node %s" % name)
+        b.nodes[name].meta["recompute"] = TAGS[tag]
+    for key, (meta, kind) in META_DIRECTIVES.items():
+        for item in re.split(r"[\s,]+", d.get(key, "")):
+            if not item:
+                continue
+            name, _, v = item.partition("=")
+            if name not in b.nodes:
+                raise OracleError("%s on an unknown node %s" % (key, name))
+            if kind is int:
+                b.nodes[name].meta[meta] = int(v)
+            elif kind is None:
+                b.nodes[name].meta[meta] = True
+            else:
+                b.nodes[name].meta[meta] = kind
+
+
 def decide(text, hints=None, params=None, static_inputs=None,
            num_fwd_outputs=None, tags=None):
     """Run torch's partitioner on the graph text; return (decision, fw, bw)."""
@@ -321,12 +355,7 @@ def decide(text, hints=None, params=None, static_inputs=None,
     h.update(hints or {})
     b = Builder(text, h)
     graph = b.build()
-    t = dict(d["tags"])
-    t.update(tags or {})
-    for name, tag in t.items():
-        if name not in b.nodes:
-            raise OracleError("tag on an unknown node %s" % name)
-        b.nodes[name].meta["recompute"] = TAGS[tag]
+    apply_meta(b, d, tags)
     primals = [p for p in b.placeholders if p.target.startswith("primals")]
     if static_inputs is None and "static_inputs" in d:
         static_inputs = [int(x) for x in re.split(r"[\s,]+", d["static_inputs"])
