@@ -343,6 +343,16 @@ const char *sc_graph_warning(const sc_graph *g, size_t i)
 
 /* ---- Names ------------------------------------------------------------- */
 
+/* FNV-1a's low bits depend only on the low bits of the bytes: names
+ * that differ in one digit (mm_12, mm_13) share long probe runs without
+ * a final mix. */
+static inline uint64_t hash_mix(uint64_t h)
+{
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -350,7 +360,7 @@ static uint64_t hash_str(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h;
+    return hash_mix(h);
 }
 
 /* Automatic names (sc__graph_auto_name): the name table's block holds,
@@ -405,7 +415,7 @@ static uint64_t hash_span(const char *s, size_t n)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h;
+    return hash_mix(h);
 }
 
 /* Rehash the name table into ncap slots (a power of two holding every

@@ -327,6 +327,41 @@ static const tval *pick_same(gen *G, const tval *a)
 
 /* ---- Calls ----------------------------------------------------------------- */
 
+/* Whether a symbol of the palette has been replaced by a constant. */
+static bool specialized(const gen *G, sc_env *env)
+{
+    size_t i;
+    int64_t v;
+    for (i = 0; i < G->npalette; i++) {
+        sc_expr *r;
+        if (sc_expr_value_si(G->palette[i], &v))
+            continue;
+        r = sc_env_replacement(env, G->palette[i]);
+        if (r && sc_expr_value_si(r, &v))
+            return true;
+    }
+    return false;
+}
+
+/* With symbolic sizes, whether x and y broadcast without a guard that
+ * fixes a symbol (s0 against 3 holds only as Eq(s0, 3)): aligned sizes
+ * are the same expression or one of them is 1. */
+static bool broadcasts_freely(const gen *G, const tval *x, const tval *y)
+{
+    size_t i, n = x->ndim < y->ndim ? x->ndim : y->ndim;
+    int64_t v;
+    if (!G->symbolic)
+        return true;
+    for (i = 1; i <= n; i++) {
+        sc_expr *a = x->sizes[x->ndim - i], *b = y->sizes[y->ndim - i];
+        if (a == b || (sc_expr_value_si(a, &v) && v == 1) ||
+            (sc_expr_value_si(b, &v) && v == 1))
+            continue;
+        return false;
+    }
+    return true;
+}
+
 static sc_status call_kw(gen *G, const char *op, size_t npos,
                         const sc_value *args, size_t nkw,
                         const char *const *kwnames, const sc_value *kwargs,
@@ -363,6 +398,12 @@ static sc_status call_kw(gen *G, const char *op, size_t npos,
         (sc_env_guard_count(env) != nguards ||
          sc_env_runtime_assert_count(env) != nasserts ||
          sc_env_symbol_count(env) != nsyms))
+        G->poisoned = true;
+    /* A rule that fixed a symbol to a constant (a guard Eq(s0, 4)) makes
+     * the rest of the graph static in s0 where the text still says s0,
+     * and its SymInt nodes constants: a graph PyTorch never prints. */
+    if (st == SC_OK && G->symbolic && env &&
+        sc_env_guard_count(env) != nguards && specialized(G, env))
         G->poisoned = true;
     return st;
 }
@@ -441,6 +482,8 @@ static sc_status draw_binary(gen *G)
                         ? pick(G)
                         : pick_same(G, x);
     sc_value a[2];
+    if (!broadcasts_freely(G, x, y))
+        return SC_ERR_UNSUPPORTED;
     a[0] = sc_value_node(x->id);
     a[1] = sc_value_node(y->id);
     return call_push(G, ops[below(G, sizeof ops / sizeof *ops)], 2, a);
@@ -549,16 +592,23 @@ static sc_status draw_multi(gen *G)
     sc_node_id id;
     sc_status st;
     size_t i, n;
+    int64_t c;
 
     if (!x->ndim)
         return SC_ERR_UNSUPPORTED;
     a[0] = sc_value_node(x->id);
+    /* with symbolic sizes, only along a static dim: the number of
+     * pieces of a symbolic one is fixed by a guard */
     if (chance(G, 1, 2)) {
         a[1] = sc_value_int(1 + (int64_t)below(G, 3));
         a[2] = sc_value_int(some_dim(G, x));
+        if (G->symbolic && !sc_expr_value_si(x->sizes[a[2].u.i], &c))
+            return SC_ERR_UNSUPPORTED;
         SC_TRY(call(G, "split.Tensor", 3, a, &id));
     } else {
         a[1] = sc_value_int(some_dim(G, x));
+        if (G->symbolic && !sc_expr_value_si(x->sizes[a[1].u.i], &c))
+            return SC_ERR_UNSUPPORTED;
         SC_TRY(call(G, "unbind.int", 2, a, &id));
     }
     sc_graph_node_result(G->g, id, &r);
