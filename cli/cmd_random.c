@@ -194,6 +194,8 @@ int cli_cmd_random(int argc, char **argv)
             cli_report(&err);
             goto done;
         }
+        cli_phasef("drew the forward graph: %zu nodes",
+                   sc_graph_node_count(fwd));
         if (a.forward || sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK)
             break;
         if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
@@ -206,7 +208,10 @@ int cli_cmd_random(int argc, char **argv)
         sc_graph_free(fwd);
         fwd = NULL;
     }
-    if (nexcl) {
+    if (joint)
+        cli_phasef("built the joint graph: %zu nodes",
+                   sc_graph_node_count(joint));
+    if (nexcl && cli_verbosity() >= 0) {
         fprintf(stderr, "symcut: note: drawn without");
         for (k = 0; k < nexcl; k++)
             fprintf(stderr, " %s", excluded[k]);
