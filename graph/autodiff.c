@@ -1120,7 +1120,10 @@ static sc_status setup_tuples(sc__ad *ad)
             continue;
         sc_graph_node_result(f, n, &r);
         count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
-        if (ad->map[n] != SC_NODE_NONE && sc__graph_node_op(f, n) >= 0 &&
+        /* (a tensor, SymInt or None result is no tuple: its shape rule
+         * agreed at reading, no need to run it again) */
+        if ((r.kind == SC_RESULT_TUPLE || r.kind == SC_RESULT_UNKNOWN) &&
+            ad->map[n] != SC_NODE_NONE && sc__graph_node_op(f, n) >= 0 &&
             sc__graph_node_op(f, n) != SC_OP_UNKNOWN) {
             /* the number of returns is the shape rule's (a split's
              * pieces), not the getitems the graph happens to have: a
