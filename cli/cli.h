@@ -65,6 +65,30 @@ void cli_errorf(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Verbosity, the same for every command: -q (--quiet) prints only
+ * errors (cli_errorf drops messages starting "warning: " or "note: "),
+ * -v (--verbose) each phase's time and size as it finishes and the total
+ * at the end.  cli_parse_options takes the options anywhere in a
+ * command's options (true: arg was one). */
+bool cli_verbosity_option(const char *arg);
+/* -1 quiet, 0 normal, 1 verbose. */
+int cli_verbosity(void);
+/* Start the clock of -v (main does, before the command). */
+void cli_start_clock(void);
+/* With -v: "symcut: <message> (T s)", T the time since the previous
+ * phase ended (or the clock started). */
+void cli_phasef(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Unless -q: "symcut: <message>" on stderr (notes). */
+void cli_noticef(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
 /* "symcut: file:line:col: message" on stderr. */
 void cli_report(const sc_error *err);
 /* A usage error: prints the message and "try 'symcut CMD --help'"; returns

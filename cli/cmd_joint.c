@@ -102,6 +102,8 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
     const char *params;
     sc_error err;
 
+    cli_phasef("parsed the forward graph: %zu nodes",
+               sc_graph_node_count(fwd));
     for (i = 0; i < np; i++)
         if (sc_graph_node_role(fwd, (sc_node_id)i) == SC_ROLE_TANGENT) {
             cli_errorf("%s:%d: input %s is a tangent: this is a joint graph, "
@@ -152,6 +154,7 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
         return NULL;
     }
     free(rg);
+    cli_phasef("built the joint graph: %zu nodes", sc_graph_node_count(joint));
     params = sc_graph_directive(fwd, "params");
     if (params && !sc_graph_directive(joint, "params") &&
         sc_graph_set_directive(joint, "params", params, &err) != SC_OK) {

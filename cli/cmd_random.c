@@ -147,8 +147,8 @@ static int parse_args(int argc, char **argv, random_args *a)
          .max = UINT64_MAX,
          .bad = "--seed must be a non-negative integer, not '%s'"},
         {.name = "--nodes", .kind = CLI_OPT_UINT, .dest = &nodes, .min = 1,
-         .max = 100000, .seen = &nodes_given,
-         .bad = "--nodes must be an integer in 1..100000, not '%s'"},
+         .max = 10000000, .seen = &nodes_given,
+         .bad = "--nodes must be an integer in 1..10000000, not '%s'"},
         {.name = "--features", .kind = CLI_OPT_CALL, .dest = &a->ro.features,
          .fn = features_option},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
@@ -194,6 +194,8 @@ int cli_cmd_random(int argc, char **argv)
             cli_report(&err);
             goto done;
         }
+        cli_phasef("drew the forward graph: %zu nodes",
+                   sc_graph_node_count(fwd));
         if (a.forward || sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK)
             break;
         if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
@@ -206,7 +208,10 @@ int cli_cmd_random(int argc, char **argv)
         sc_graph_free(fwd);
         fwd = NULL;
     }
-    if (nexcl) {
+    if (joint)
+        cli_phasef("built the joint graph: %zu nodes",
+                   sc_graph_node_count(joint));
+    if (nexcl && cli_verbosity() >= 0) {
         fprintf(stderr, "symcut: note: drawn without");
         for (k = 0; k < nexcl; k++)
             fprintf(stderr, " %s", excluded[k]);

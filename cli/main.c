@@ -41,7 +41,9 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
             "\n"
-            "Run 'symcut COMMAND --help' for a command's options.\n"
+            "Run 'symcut COMMAND --help' for a command's options.  Every\n"
+            "command takes -q (--quiet: only errors on standard error) and\n"
+            "-v (--verbose: each phase's time and size, and the total).\n"
             "\n"
             "Exit status: 0 success; 1 bad command line; 2 bad input, or an\n"
             "error reading or writing (standard output included); 3 a check\n"
@@ -53,6 +55,8 @@ static int dispatch(int argc, char **argv)
 {
     size_t i;
 
+    while (argc > 1 && cli_verbosity_option(argv[1])) /* symcut -v CMD */
+        argv++, argc--;
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;
@@ -77,5 +81,6 @@ static int dispatch(int argc, char **argv)
  * output could not be written. */
 int main(int argc, char **argv)
 {
+    cli_start_clock();
     return cli_finish_stdout(dispatch(argc, argv));
 }

@@ -240,9 +240,17 @@ int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
         }
         if (cli_is_help(a)) {
             syn->usage(stdout);
+            fputs("\nEvery command:\n"
+                  "  -q, --quiet           only errors on standard error\n"
+                  "  -v, --verbose         each phase's time and size, and "
+                  "the\n"
+                  "                        total, on standard error\n",
+                  stdout);
             return CLI_EXIT_OK;
         }
         o = find_option(syn, a, &value);
+        if (!o && cli_verbosity_option(a))
+            continue;
         if (!o) {
             bool option = a[0] == '-' &&
                           (syn->options_first ? a[1] == '-' : a[1] != '\0');

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,9 +19,92 @@
 
 #include "cli/cli.h"
 
+/* ---- Verbosity ---------------------------------------------------------- */
+
+/* The process's verbosity (-q, -v): the command line tool's own state. */
+static int verbosity;
+static double phase_mark = -1.0, start_time = -1.0;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+bool cli_verbosity_option(const char *arg)
+{
+    if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
+        verbosity = 1;
+    else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
+        verbosity = -1;
+    else
+        return false;
+    return true;
+}
+
+int cli_verbosity(void)
+{
+    return verbosity;
+}
+
+void cli_start_clock(void)
+{
+    start_time = phase_mark = now();
+}
+
+void cli_phasef(const char *fmt, ...)
+{
+    va_list ap;
+    double t = now();
+    if (verbosity <= 0)
+        return;
+    if (phase_mark < 0)
+        phase_mark = start_time = t;
+    fputs("symcut: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (%.3f s)\n", t - phase_mark);
+    phase_mark = t;
+}
+
+void cli_noticef(const char *fmt, ...)
+{
+    va_list ap;
+    if (verbosity < 0)
+        return;
+    fputs("symcut: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* The peak resident memory in kB (VmHWM), or 0 when unknown. */
+static long peak_rss_kb(void)
+{
+    char line[128];
+    long kb = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) {
+            kb = strtol(line + 6, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return kb;
+}
+
 void cli_errorf(const char *fmt, ...)
 {
     va_list ap;
+    /* -q: the warnings and notes go, the errors stay */
+    if (verbosity < 0 && (strncmp(fmt, "warning: ", 9) == 0 ||
+                          strncmp(fmt, "note: ", 6) == 0))
+        return;
     fputs("symcut: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -50,6 +134,14 @@ int cli_finish_stdout(int rc)
 {
     bool failed = ferror(stdout) != 0;
     int e = 0;
+
+    if (verbosity > 0 && start_time >= 0) {
+        long kb = peak_rss_kb();
+        fprintf(stderr, "symcut: total %.3f s", now() - start_time);
+        if (kb)
+            fprintf(stderr, ", peak memory %.1f MB", (double)kb / 1024.0);
+        fputc('\n', stderr);
+    }
 
     /* an error of an earlier flush stays in ferror: errno is then lost */
     if (fflush(stdout) != 0) {
@@ -157,6 +249,7 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err)
         fclose(f);
     if (len)
         *len = n;
+    cli_phasef("read %s: %zu bytes", is_stdin ? "<stdin>" : path, n);
     return buf;
 fail:
     if (!is_stdin)
@@ -466,6 +559,13 @@ sc_status cli_write_files(size_t n, const char *const *paths,
     sc_status status = SC_OK;
 
     sc_error_init(err);
+    if (cli_verbosity() > 0) {
+        size_t total = 0;
+        for (i = 0; i < n; i++)
+            total += lens[i];
+        cli_phasef("computed %zu output%s: %zu bytes", n, n == 1 ? "" : "s",
+                   total);
+    }
     f = calloc(n ? n : 1, sizeof *f);
     if (!f)
         return out_of_memory(err);
@@ -499,6 +599,10 @@ sc_status cli_write_files(size_t n, const char *const *paths,
         free(f[i].tmp);
         f[i].tmp = NULL;
     }
+    if (cli_verbosity() > 0)
+        cli_phasef("wrote %s%s", n && !is_stdout(paths[0]) ? paths[0]
+                                                           : "<stdout>",
+                   n > 1 ? " and the other outputs" : "");
 fail:
     for (i = 0; i < n; i++) {
         if (f[i].tmp) {

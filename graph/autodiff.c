@@ -24,6 +24,7 @@
 #include "graph/autodiff.h"
 #include "graph/autodiff-internal.h"
 #include "graph/graph-internal.h"
+#include "graph/graph-internal.h"
 #include "graph/ops.h"
 #include "util/internal.h"
 
@@ -218,9 +219,15 @@ static sc_status sym_numel_source(sc__ad *ad, sc_expr *e, bool *found,
             *found = true;
             for (d = 0; d < r.tensor.ndim; d++) {
                 sc_value x;
+                int64_t p;
                 SC_TRY(sym_materialize(ad, r.tensor.sizes[d], &x));
                 if (d == 0)
                     *out = x;
+                else if (out->kind == SC_VALUE_INT &&
+                         x.kind == SC_VALUE_INT &&
+                         !__builtin_mul_overflow(out->u.i, x.u.i, &p))
+                    *out = sc_value_int(p); /* ints multiply in Python:
+                                               no SymInt node 1 * 4 */
                 else
                     SC_TRY(sym_binop(ad, "operator.mul", *out, x, out));
             }
@@ -1113,7 +1120,10 @@ static sc_status setup_tuples(sc__ad *ad)
             continue;
         sc_graph_node_result(f, n, &r);
         count = r.kind == SC_RESULT_TUPLE ? r.count : 0;
-        if (ad->map[n] != SC_NODE_NONE && sc__graph_node_op(f, n) >= 0 &&
+        /* (a tensor, SymInt or None result is no tuple: its shape rule
+         * agreed at reading, no need to run it again) */
+        if ((r.kind == SC_RESULT_TUPLE || r.kind == SC_RESULT_UNKNOWN) &&
+            ad->map[n] != SC_NODE_NONE && sc__graph_node_op(f, n) >= 0 &&
             sc__graph_node_op(f, n) != SC_OP_UNKNOWN) {
             /* the number of returns is the shape rule's (a split's
              * pieces), not the getitems the graph happens to have: a
@@ -1452,6 +1462,11 @@ sc_status sc_graph_new_joint(const sc_graph *fwd, const sc_joint_options *opts,
         ad.map[i] = SC_NODE_NONE;
         ad.grad[i] = sc_value_none();
     }
+    /* a joint has about three nodes per forward node: room for them at
+     * once instead of copying the node array and rehashing the names as
+     * it doubles */
+    if (ad.nfwd < ((size_t)INT32_MAX - 64) / 3)
+        SC_CHECK(sc__graph_reserve(ad.g, 3 * ad.nfwd + 64, err));
     SC_CHECK(build(&ad, opts));
     SC_CHECK(sc_graph_set_class_name(ad.g, "joint_fn", err));
     *out = ad.g;

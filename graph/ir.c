@@ -343,6 +343,16 @@ const char *sc_graph_warning(const sc_graph *g, size_t i)
 
 /* ---- Names ------------------------------------------------------------- */
 
+/* FNV-1a's low bits depend only on the low bits of the bytes: names
+ * that differ in one digit (mm_12, mm_13) share long probe runs without
+ * a final mix. */
+static inline uint64_t hash_mix(uint64_t h)
+{
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -350,7 +360,7 @@ static uint64_t hash_str(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h;
+    return hash_mix(h);
 }
 
 /* Automatic names (sc__graph_auto_name): the name table's block holds,
@@ -369,9 +379,14 @@ typedef struct name_counters {
     name_counter items[];
 } name_counters;
 
+/* The name table's slots are pairs of uint32_t: the node id + 1 (0 = an
+ * empty slot) and the low half of the name's hash (its tag), so that a
+ * probe reads a node's name only when the tags agree, and a resize finds
+ * the new homes without reading names (a table has at most 2^32 slots:
+ * ids are below INT32_MAX and it is at most half full). */
 static size_t counters_offset(size_t ncap)
 {
-    return (ncap * sizeof(uint32_t) + 15) & ~(size_t)15;
+    return (ncap * 2 * sizeof(uint32_t) + 15) & ~(size_t)15;
 }
 
 static name_counters *counters_of(const sc_graph *g)
@@ -400,7 +415,7 @@ static uint64_t hash_span(const char *s, size_t n)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h;
+    return hash_mix(h);
 }
 
 /* Rehash the name table into ncap slots (a power of two holding every
@@ -413,20 +428,22 @@ bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
 
     ccap = ncap / 8 < 16 ? 16 : ncap / 8;
     off = counters_offset(ncap);
-    if (ncap > SIZE_MAX / 8 || ccap > (SIZE_MAX - off - sizeof *c) /
-                                          sizeof c->items[0])
+    if ((uint64_t)ncap > ((uint64_t)1 << 32) || ncap > SIZE_MAX / 16 ||
+        ccap > (SIZE_MAX - off - sizeof *c) /
+                                           sizeof c->items[0])
         return false;
     slots = sc__calloc(1, off + sizeof *c + ccap * sizeof c->items[0]);
     if (!slots)
         return false;
     for (i = 0; i < g->name_cap; i++) {
-        uint32_t id1 = g->name_slots[i];
+        uint32_t id1 = g->name_slots[2 * i], tag = g->name_slots[2 * i + 1];
         if (!id1)
             continue;
-        j = hash_str(g->nodes[id1 - 1].name) & (ncap - 1);
-        while (slots[j])
+        j = tag & (ncap - 1);
+        while (slots[2 * j])
             j = (j + 1) & (ncap - 1);
-        slots[j] = id1;
+        slots[2 * j] = id1;
+        slots[2 * j + 1] = tag;
     }
     c = (name_counters *)(void *)((char *)slots + off);
     c->cap = ccap;
@@ -443,7 +460,6 @@ bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
     g->name_cap = ncap;
     return true;
 }
-
 bool sc__graph_name_table_grow(sc_graph *g)
 {
     if (g->name_cap > SIZE_MAX / 4)
@@ -451,31 +467,49 @@ bool sc__graph_name_table_grow(sc_graph *g)
     return sc__graph_name_table_resize(g, g->name_cap ? g->name_cap * 2 : 64);
 }
 
-sc_node_id sc_graph_find(const sc_graph *g, const char *name)
+/* The node named by the n bytes at name (hash h), or SC_NODE_NONE. */
+static sc_node_id find_span(const sc_graph *g, const char *name, size_t n,
+                            uint64_t h)
 {
-    size_t j;
-    if (!g->name_cap || !name)
+    size_t j, mask;
+    uint32_t tag = (uint32_t)h;
+    if (!g->name_cap)
         return SC_NODE_NONE;
-    j = hash_str(name) & (g->name_cap - 1);
-    while (g->name_slots[j]) {
-        uint32_t id1 = g->name_slots[j];
-        if (strcmp(g->nodes[id1 - 1].name, name) == 0)
-            return (sc_node_id)(id1 - 1);
-        j = (j + 1) & (g->name_cap - 1);
+    mask = g->name_cap - 1;
+    for (j = h & mask; g->name_slots[2 * j]; j = (j + 1) & mask) {
+        const char *s;
+        if (g->name_slots[2 * j + 1] != tag)
+            continue;
+        s = g->nodes[g->name_slots[2 * j] - 1].name;
+        if (memcmp(s, name, n) == 0 && s[n] == '\0')
+            return (sc_node_id)(g->name_slots[2 * j] - 1);
     }
     /* copies not indexed yet (sc__graph_append_copy) */
-    for (j = g->nnamed; j < g->nnodes; j++)
-        if (strcmp(g->nodes[j].name, name) == 0)
+    for (j = g->nnamed; j < g->nnodes; j++) {
+        const char *s = g->nodes[j].name;
+        if (strncmp(s, name, n) == 0 && s[n] == '\0')
             return (sc_node_id)j;
+    }
     return SC_NODE_NONE;
+}
+
+sc_node_id sc_graph_find(const sc_graph *g, const char *name)
+{
+    size_t n;
+    if (!g->name_cap || !name)
+        return SC_NODE_NONE;
+    n = strlen(name);
+    return find_span(g, name, n, hash_span(name, n));
 }
 
 static void name_table_put(sc_graph *g, sc_node_id id)
 {
-    size_t j = hash_str(g->nodes[id].name) & (g->name_cap - 1);
-    while (g->name_slots[j])
+    uint64_t h = hash_str(g->nodes[id].name);
+    size_t j = h & (g->name_cap - 1);
+    while (g->name_slots[2 * j])
         j = (j + 1) & (g->name_cap - 1);
-    g->name_slots[j] = (uint32_t)id + 1;
+    g->name_slots[2 * j] = (uint32_t)id + 1;
+    g->name_slots[2 * j + 1] = (uint32_t)h;
 }
 
 void sc__graph_index_names(sc_graph *g)
@@ -484,14 +518,40 @@ void sc__graph_index_names(sc_graph *g)
         name_table_put(g, (sc_node_id)g->nnamed);
 }
 
+/* base_k (base alone for k = 0) into cand (room for n + 22 bytes); its
+ * length. */
+static size_t numbered_name(char *cand, const char *base, size_t n,
+                            size_t k)
+{
+    char digits[24];
+    size_t nd = 0;
+    memcpy(cand, base, n);
+    if (k == 0) {
+        cand[n] = '\0';
+        return n;
+    }
+    while (k) {
+        digits[nd++] = (char)('0' + k % 10);
+        k /= 10;
+    }
+    cand[n++] = '_';
+    while (nd)
+        cand[n++] = digits[--nd];
+    cand[n] = '\0';
+    return n;
+}
+
 char *sc__graph_auto_name(sc_graph *g, const char *base)
 {
     char cand[96];
-    size_t k, n = strlen(base);
+    size_t k, len, n = strlen(base);
     name_counters *c = counters_of(g);
     name_counter *slot = NULL;
-    uint64_t h = hash_span(base, n);
+    uint64_t h;
 
+    if (n > sizeof cand - 24)
+        n = sizeof cand - 24; /* bases are shorter (builder.c: 63) */
+    h = hash_span(base, n);
     if (c) {
         slot = counter_slot(c, base, n, h);
         if (!slot->base && c->count >= c->cap / 2)
@@ -499,11 +559,8 @@ char *sc__graph_auto_name(sc_graph *g, const char *base)
     }
     k = slot ? slot->next : 0;
     for (;; k++) {
-        if (k == 0)
-            snprintf(cand, sizeof cand, "%s", base);
-        else
-            snprintf(cand, sizeof cand, "%s_%zu", base, k);
-        if (sc_graph_find(g, cand) == SC_NODE_NONE)
+        len = numbered_name(cand, base, n, k);
+        if (find_span(g, cand, len, hash_span(cand, len)) == SC_NODE_NONE)
             break;
     }
     if (slot) {
@@ -516,7 +573,7 @@ char *sc__graph_auto_name(sc_graph *g, const char *base)
         }
         slot->next = k;
     }
-    return sc__arena_strdup(&g->arena, cand, strlen(cand));
+    return sc__arena_strdup(&g->arena, cand, len);
 }
 
 /* Lower the counter that name (taken until now) belongs to: as base_j of
@@ -558,19 +615,20 @@ void sc__graph_name_table_remove(sc_graph *g, sc_node_id id)
         return;
     g->nnamed = (size_t)id;
     i = hash_str(g->nodes[id].name) & mask;
-    while (g->name_slots[i] != (uint32_t)id + 1) {
-        if (!g->name_slots[i])
+    while (g->name_slots[2 * i] != (uint32_t)id + 1) {
+        if (!g->name_slots[2 * i])
             return;
         i = (i + 1) & mask;
     }
-    g->name_slots[i] = 0;
-    for (j = (i + 1) & mask; g->name_slots[j]; j = (j + 1) & mask) {
-        k = hash_str(g->nodes[g->name_slots[j] - 1].name) & mask;
+    g->name_slots[2 * i] = 0;
+    for (j = (i + 1) & mask; g->name_slots[2 * j]; j = (j + 1) & mask) {
+        k = g->name_slots[2 * j + 1] & mask;
         /* move the entry at j to the hole at i unless its home k lies
          * cyclically in (i, j] */
         if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-            g->name_slots[i] = g->name_slots[j];
-            g->name_slots[j] = 0;
+            g->name_slots[2 * i] = g->name_slots[2 * j];
+            g->name_slots[2 * i + 1] = g->name_slots[2 * j + 1];
+            g->name_slots[2 * j] = 0;
             i = j;
         }
     }

@@ -18,6 +18,9 @@
 
 #include "util/internal.h"
 
+/* About 400 bytes a node: 4 GB at the limit. */
+#define SC_RANDOM_MAX_NODES 10000000
+
 #define MAXDIM 4
 #define MAXSYM 3
 
@@ -29,6 +32,23 @@ typedef struct tval {
     bool used;  /* picked as an operand */
 } tval;
 
+/* Pool indexes sharing one key (a shape, or what mm/bmm needs of a second
+ * operand), in increasing order. */
+typedef struct group {
+    uintptr_t key[5];
+    size_t *idx;
+    size_t n, cap;
+} group;
+
+/* key -> group: open addressing over group numbers + 1 (0 = empty), at
+ * most half full. */
+typedef struct gmap {
+    group *groups;
+    size_t ngroups, gcap;
+    uint32_t *slots;
+    size_t scap;
+} gmap;
+
 typedef struct gen {
     sc_graph *g;
     sc_ctx *ctx;
@@ -37,6 +57,11 @@ typedef struct gen {
     bool symbolic;
     tval *pool;
     size_t npool, cap;
+    size_t *unused;      /* Fenwick tree over pool: 1 where !used */
+    size_t nunused;
+    gmap shapes;         /* pool values by shape (pick_same) */
+    gmap mm_rhs;         /* 2-d and 3-d pool values by (ndim, sizes[nd-2],
+                          * 3-d: sizes[0]) (draw_matmul) */
     sc_node_id extra[8]; /* non-float results to output (nonzero) */
     size_t nextra;
     sc_node_id last;     /* the last float tensor a call produced */
@@ -77,13 +102,153 @@ static bool has(const gen *G, unsigned f)
 
 /* ---- Pool ------------------------------------------------------------------ */
 
+/* ---- Indexes of the pool -------------------------------------------------- */
+
+static uint64_t key_hash(const uintptr_t key[5])
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL;
+    size_t i;
+    for (i = 0; i < 5; i++) {
+        h ^= (uint64_t)key[i];
+        h *= 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* The group of key, or NULL (none and !create, or out of memory: *nomem). */
+static group *gmap_get(gmap *m, const uintptr_t key[5], bool create,
+                       bool *nomem)
+{
+    size_t j, i;
+    if (m->scap) {
+        j = key_hash(key) & (m->scap - 1);
+        for (; m->slots[j]; j = (j + 1) & (m->scap - 1)) {
+            group *gr = &m->groups[m->slots[j] - 1];
+            if (memcmp(gr->key, key, sizeof gr->key) == 0)
+                return gr;
+        }
+    }
+    if (!create)
+        return NULL;
+    if ((m->ngroups + 1) * 2 > m->scap) {
+        size_t nc = m->scap ? 2 * m->scap : 64;
+        uint32_t *ns = sc__calloc(nc, sizeof *ns);
+        if (!ns)
+            goto nomem;
+        for (i = 0; i < m->ngroups; i++) {
+            j = key_hash(m->groups[i].key) & (nc - 1);
+            while (ns[j])
+                j = (j + 1) & (nc - 1);
+            ns[j] = (uint32_t)i + 1;
+        }
+        sc__free(m->slots);
+        m->slots = ns;
+        m->scap = nc;
+    }
+    if (m->ngroups == m->gcap) {
+        void *items = m->groups;
+        if (!sc__grow(&items, &m->gcap, m->ngroups + 1, sizeof(group)))
+            goto nomem;
+        m->groups = items;
+    }
+    j = key_hash(key) & (m->scap - 1);
+    while (m->slots[j])
+        j = (j + 1) & (m->scap - 1);
+    m->slots[j] = (uint32_t)m->ngroups + 1;
+    memset(&m->groups[m->ngroups], 0, sizeof(group));
+    memcpy(m->groups[m->ngroups].key, key, sizeof m->groups[0].key);
+    return &m->groups[m->ngroups++];
+nomem:
+    *nomem = true;
+    return NULL;
+}
+
+static bool gmap_add(gmap *m, const uintptr_t key[5], size_t index)
+{
+    bool nomem = false;
+    group *gr = gmap_get(m, key, true, &nomem);
+    void *items;
+    if (!gr)
+        return false;
+    items = gr->idx;
+    if (!sc__grow(&items, &gr->cap, gr->n + 1, sizeof(size_t)))
+        return false;
+    gr->idx = items;
+    gr->idx[gr->n++] = index;
+    return true;
+}
+
+static void gmap_free(gmap *m)
+{
+    size_t i;
+    for (i = 0; i < m->ngroups; i++)
+        sc__free(m->groups[i].idx);
+    sc__free(m->groups);
+    sc__free(m->slots);
+}
+
+static void shape_key(const tval *t, uintptr_t key[5])
+{
+    size_t i;
+    memset(key, 0, 5 * sizeof *key);
+    key[0] = (uintptr_t)t->ndim;
+    for (i = 0; i < t->ndim; i++)
+        key[1 + i] = (uintptr_t)t->sizes[i];
+}
+
+/* What mm/bmm asks of a second operand for x (want), or what t offers. */
+static void mm_key(const tval *t, bool want, uintptr_t key[5])
+{
+    memset(key, 0, 5 * sizeof *key);
+    key[0] = (uintptr_t)t->ndim;
+    key[1] = (uintptr_t)t->sizes[t->ndim - (want ? 1 : 2)];
+    if (t->ndim == 3)
+        key[2] = (uintptr_t)t->sizes[0];
+}
+
+/* The Fenwick tree of unused pool values, 1-based: unused[i] sums the
+ * flags of (i - lowbit(i), i]. */
+static size_t unused_prefix(const gen *G, size_t i)
+{
+    size_t s = 0;
+    for (; i > 0; i &= i - 1)
+        s += G->unused[i];
+    return s;
+}
+
+static void unused_clear(gen *G, size_t index)
+{
+    size_t i;
+    for (i = index + 1; i <= G->npool; i += i & (~i + 1))
+        G->unused[i]--;
+    G->nunused--;
+}
+
+/* The pool index of the k-th unused value (from 0; k < nunused). */
+static size_t unused_find(const gen *G, size_t k)
+{
+    size_t pos = 0, step = 1;
+    while (step * 2 <= G->npool)
+        step *= 2;
+    for (; step; step /= 2)
+        if (pos + step <= G->npool && G->unused[pos + step] <= k) {
+            pos += step;
+            k -= G->unused[pos];
+        }
+    return pos;
+}
+
+/* ---- Pool ------------------------------------------------------------------ */
+
 /* A draw: SC_OK (added), SC_ERR_NOMEM (give up), anything else (rejected,
  * the graph unchanged). */
 static sc_status push(gen *G, sc_node_id id, bool primal)
 {
     sc_result r;
     tval *t;
-    size_t i;
+    size_t i, n;
+    uintptr_t key[5];
 
     sc_graph_node_result(G->g, id, &r);
     if (r.kind != SC_RESULT_TENSOR || r.tensor.dtype != SC_DTYPE_F32 ||
@@ -92,18 +257,36 @@ static sc_status push(gen *G, sc_node_id id, bool primal)
     if (G->npool == G->cap) {
         size_t nc = G->cap ? 2 * G->cap : 16;
         tval *np = sc__realloc(G->pool, nc * sizeof *np);
+        size_t *nf;
         if (!np)
             return sc__error_nomem(G->err);
         G->pool = np;
+        nf = sc__realloc(G->unused, (nc + 1) * sizeof *nf);
+        if (!nf)
+            return sc__error_nomem(G->err);
+        G->unused = nf;
         G->cap = nc;
     }
-    t = &G->pool[G->npool++];
+    t = &G->pool[G->npool];
     t->id = id;
     t->ndim = r.tensor.ndim;
     t->primal = primal;
     t->used = false;
     for (i = 0; i < t->ndim; i++)
         t->sizes[i] = r.tensor.sizes[i];
+    shape_key(t, key);
+    if (!gmap_add(&G->shapes, key, G->npool))
+        return sc__error_nomem(G->err);
+    if (t->ndim == 2 || t->ndim == 3) {
+        mm_key(t, false, key);
+        if (!gmap_add(&G->mm_rhs, key, G->npool))
+            return sc__error_nomem(G->err);
+    }
+    /* the new leaf n = npool + 1 covers (n - lowbit(n), n] */
+    n = ++G->npool;
+    G->unused[n] = 1 + unused_prefix(G, n - 1) -
+                   unused_prefix(G, n - (n & (~n + 1)));
+    G->nunused++;
     if (!primal)
         G->last = id;
     return SC_OK;
@@ -114,51 +297,70 @@ static sc_status push(gen *G, sc_node_id id, bool primal)
  * recent, else any. */
 static const tval *pick(gen *G)
 {
-    size_t i, n = 0, k;
+    size_t n = G->nunused;
     tval *t;
-    for (i = 0; i < G->npool; i++)
-        n += !G->pool[i].used;
     if (n && chance(G, 1, 2)) {
-        k = below(G, n);
-        for (i = 0; i < G->npool; i++)
-            if (!G->pool[i].used && k-- == 0)
-                break;
-        t = &G->pool[i];
+        t = &G->pool[unused_find(G, below(G, n))];
     } else if (G->npool > 3 && chance(G, 1, 2)) {
         t = &G->pool[G->npool - 1 - below(G, 3)];
     } else {
         t = &G->pool[below(G, G->npool)];
     }
+    if (!t->used)
+        unused_clear(G, (size_t)(t - G->pool));
     t->used = true;
     return t;
-}
-
-static bool same_shape(const tval *a, const tval *b)
-{
-    size_t i;
-    if (a->ndim != b->ndim)
-        return false;
-    for (i = 0; i < a->ndim; i++)
-        if (a->sizes[i] != b->sizes[i]) /* interned: equal iff same */
-            return false;
-    return true;
 }
 
 /* A pool value of a's shape (a itself when no other has it). */
 static const tval *pick_same(gen *G, const tval *a)
 {
-    size_t i, n = 0, k;
-    for (i = 0; i < G->npool; i++)
-        if (same_shape(&G->pool[i], a))
-            n++;
-    k = below(G, n);
-    for (i = 0; i < G->npool; i++)
-        if (same_shape(&G->pool[i], a) && k-- == 0)
-            return &G->pool[i];
-    return a;
+    uintptr_t key[5];
+    bool nomem = false;
+    const group *gr;
+    shape_key(a, key);
+    gr = gmap_get(&G->shapes, key, false, &nomem);
+    if (!gr || !gr->n)
+        return a;
+    return &G->pool[gr->idx[below(G, gr->n)]];
 }
 
 /* ---- Calls ----------------------------------------------------------------- */
+
+/* Whether a symbol of the palette has been replaced by a constant. */
+static bool specialized(const gen *G, sc_env *env)
+{
+    size_t i;
+    int64_t v;
+    for (i = 0; i < G->npalette; i++) {
+        sc_expr *r;
+        if (sc_expr_value_si(G->palette[i], &v))
+            continue;
+        r = sc_env_replacement(env, G->palette[i]);
+        if (r && sc_expr_value_si(r, &v))
+            return true;
+    }
+    return false;
+}
+
+/* With symbolic sizes, whether x and y broadcast without a guard that
+ * fixes a symbol (s0 against 3 holds only as Eq(s0, 3)): aligned sizes
+ * are the same expression or one of them is 1. */
+static bool broadcasts_freely(const gen *G, const tval *x, const tval *y)
+{
+    size_t i, n = x->ndim < y->ndim ? x->ndim : y->ndim;
+    int64_t v;
+    if (!G->symbolic)
+        return true;
+    for (i = 1; i <= n; i++) {
+        sc_expr *a = x->sizes[x->ndim - i], *b = y->sizes[y->ndim - i];
+        if (a == b || (sc_expr_value_si(a, &v) && v == 1) ||
+            (sc_expr_value_si(b, &v) && v == 1))
+            continue;
+        return false;
+    }
+    return true;
+}
 
 static sc_status call_kw(gen *G, const char *op, size_t npos,
                         const sc_value *args, size_t nkw,
@@ -196,6 +398,12 @@ static sc_status call_kw(gen *G, const char *op, size_t npos,
         (sc_env_guard_count(env) != nguards ||
          sc_env_runtime_assert_count(env) != nasserts ||
          sc_env_symbol_count(env) != nsyms))
+        G->poisoned = true;
+    /* A rule that fixed a symbol to a constant (a guard Eq(s0, 4)) makes
+     * the rest of the graph static in s0 where the text still says s0,
+     * and its SymInt nodes constants: a graph PyTorch never prints. */
+    if (st == SC_OK && G->symbolic && env &&
+        sc_env_guard_count(env) != nguards && specialized(G, env))
         G->poisoned = true;
     return st;
 }
@@ -274,6 +482,8 @@ static sc_status draw_binary(gen *G)
                         ? pick(G)
                         : pick_same(G, x);
     sc_value a[2];
+    if (!broadcasts_freely(G, x, y))
+        return SC_ERR_UNSUPPORTED;
     a[0] = sc_value_node(x->id);
     a[1] = sc_value_node(y->id);
     return call_push(G, ops[below(G, sizeof ops / sizeof *ops)], 2, a);
@@ -382,16 +592,23 @@ static sc_status draw_multi(gen *G)
     sc_node_id id;
     sc_status st;
     size_t i, n;
+    int64_t c;
 
     if (!x->ndim)
         return SC_ERR_UNSUPPORTED;
     a[0] = sc_value_node(x->id);
+    /* with symbolic sizes, only along a static dim: the number of
+     * pieces of a symbolic one is fixed by a guard */
     if (chance(G, 1, 2)) {
         a[1] = sc_value_int(1 + (int64_t)below(G, 3));
         a[2] = sc_value_int(some_dim(G, x));
+        if (G->symbolic && !sc_expr_value_si(x->sizes[a[2].u.i], &c))
+            return SC_ERR_UNSUPPORTED;
         SC_TRY(call(G, "split.Tensor", 3, a, &id));
     } else {
         a[1] = sc_value_int(some_dim(G, x));
+        if (G->symbolic && !sc_expr_value_si(x->sizes[a[1].u.i], &c))
+            return SC_ERR_UNSUPPORTED;
         SC_TRY(call(G, "unbind.int", 2, a, &id));
     }
     sc_graph_node_result(G->g, id, &r);
@@ -463,18 +680,29 @@ static sc_status draw_reduction(gen *G)
 static sc_status draw_matmul(gen *G)
 {
     const tval *x = pick(G), *y = NULL;
+    const group *gr;
     sc_value a[3];
     sc_node_id id;
-    size_t i;
+    size_t start;
+    uintptr_t key[5];
+    bool nomem = false;
 
     if (x->ndim != 2 && x->ndim != 3)
         return SC_ERR_UNSUPPORTED;
-    for (i = below(G, G->npool) + G->npool; i > 0 && !y; i--) {
-        const tval *c = &G->pool[i % G->npool];
-        if (c->ndim == x->ndim &&
-            c->sizes[x->ndim - 2] == x->sizes[x->ndim - 1] &&
-            (x->ndim == 2 || c->sizes[0] == x->sizes[0]))
-            y = c;
+    /* the first fitting value from a random start down, cyclically */
+    start = below(G, G->npool);
+    mm_key(x, true, key);
+    gr = gmap_get(&G->mm_rhs, key, false, &nomem);
+    if (gr && gr->n) {
+        size_t lo = 0, hi = gr->n; /* the first idx > start */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (gr->idx[mid] <= start)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        y = &G->pool[gr->idx[lo ? lo - 1 : gr->n - 1]];
     }
     a[0] = sc_value_node(x->id);
     if (!y || chance(G, 1, 4)) {
@@ -818,11 +1046,17 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
     }
     SC_CHECK(set_outputs(&G));
     sc__free(G.pool);
+    sc__free(G.unused);
+    gmap_free(&G.shapes);
+    gmap_free(&G.mm_rhs);
     *poisoned = G.poisoned;
     *out = G.g;
     return SC_OK;
 fail:
     sc__free(G.pool);
+    sc__free(G.unused);
+    gmap_free(&G.shapes);
+    gmap_free(&G.mm_rhs);
     sc_graph_free(G.g);
     return status;
 }
@@ -839,11 +1073,11 @@ sc_status sc_graph_new_random(sc_ctx *ctx, const sc_graph_random_options *opts,
     if (!ctx || !opts)
         return sc__error_set(err, SC_ERR_INVALID,
                              "random graph: no context or no options");
-    if (opts->nodes > 100000)
+    if (opts->nodes > SC_RANDOM_MAX_NODES)
         return sc__error_set(err, SC_ERR_INVALID,
                              "random graph: %zu nodes is too many (at most "
-                             "100000)",
-                             opts->nodes);
+                             "%d)",
+                             opts->nodes, SC_RANDOM_MAX_NODES);
     /* A draw whose rejection left facts in the environment spoils the
      * graph (see call_kw): draw again from the next stream, up to 32
      * times (then keep the last). */

@@ -16,6 +16,46 @@ void sc_graph_write_options_init(sc_graph_write_options *opts)
     memset(opts, 0, sizeof *opts);
 }
 
+/* ---- Appending -------------------------------------------------------- */
+
+/* sc__buf_putn with the common case (room left) inline: the writer
+ * appends a few bytes at a time, hundreds of millions of times. */
+static inline void put_n(sc__buf *b, const char *s, size_t n)
+{
+    if (SC__LIKELY(b->len + n < b->cap && !b->failed)) {
+        memcpy(b->data + b->len, s, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    sc__buf_putn(b, s, n);
+}
+
+static inline void put_s(sc__buf *b, const char *s)
+{
+    put_n(b, s, strlen(s));
+}
+
+static inline void put_c(sc__buf *b, char c)
+{
+    put_n(b, &c, 1);
+}
+
+/* A decimal integer, as printf's %lld. */
+static void put_int(sc__buf *b, long long v)
+{
+    char tmp[24], *p = tmp + sizeof tmp;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v
+                                 : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    put_n(b, p, (size_t)(tmp + sizeof tmp - p));
+}
+
 /* ---- Pieces ------------------------------------------------------------- */
 
 static void put_expr(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
@@ -23,7 +63,7 @@ static void put_expr(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
     int64_t v;
     char *s;
     if (sc_expr_value_si(e, &v)) {
-        sc__buf_printf(b, "%lld", (long long)v);
+        put_int(b, (long long)v);
         return;
     }
     s = sc_expr_to_str(ctx, e);
@@ -31,7 +71,7 @@ static void put_expr(sc__buf *b, sc_ctx *ctx, const sc_expr *e)
         b->failed = true;
         return;
     }
-    sc__buf_puts(b, s);
+    put_s(b, s);
     free(s);
 }
 
@@ -42,11 +82,11 @@ static void put_float(sc__buf *b, double v)
     char tmp[40];
     int p;
     if (isnan(v)) {
-        sc__buf_puts(b, "nan");
+        put_s(b, "nan");
         return;
     }
     if (isinf(v)) {
-        sc__buf_puts(b, v < 0 ? "-inf" : "inf");
+        put_s(b, v < 0 ? "-inf" : "inf");
         return;
     }
     for (p = 1; p <= 17; p++) {
@@ -54,38 +94,38 @@ static void put_float(sc__buf *b, double v)
         if (strtod(tmp, NULL) == v)
             break;
     }
-    sc__buf_puts(b, tmp);
+    put_s(b, tmp);
     if (!strpbrk(tmp, ".eEn"))
-        sc__buf_puts(b, ".0");
+        put_s(b, ".0");
 }
 
 /* Python's repr of a string. */
 static void put_string(sc__buf *b, const char *s)
 {
     if (s[0] == SC_VALUE_CALLABLE_MARK) { /* a callable: its dotted name */
-        sc__buf_puts(b, s + 1);
+        put_s(b, s + 1);
         return;
     }
     char q = (strchr(s, '\'') && !strchr(s, '"')) ? '"' : '\'';
-    sc__buf_putc(b, q);
+    put_c(b, q);
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '\\' || c == (unsigned char)q) {
-            sc__buf_putc(b, '\\');
-            sc__buf_putc(b, (char)c);
+            put_c(b, '\\');
+            put_c(b, (char)c);
         } else if (c == '\n') {
-            sc__buf_puts(b, "\\n");
+            put_s(b, "\\n");
         } else if (c == '\t') {
-            sc__buf_puts(b, "\\t");
+            put_s(b, "\\t");
         } else if (c == '\r') {
-            sc__buf_puts(b, "\\r");
+            put_s(b, "\\r");
         } else if (c < 0x20 || c == 0x7f) {
             sc__buf_printf(b, "\\x%02x", c);
         } else {
-            sc__buf_putc(b, (char)c);
+            put_c(b, (char)c);
         }
     }
-    sc__buf_putc(b, q);
+    put_c(b, q);
 }
 
 static void put_value(sc__buf *b, const sc_graph *g, const sc_value *v,
@@ -94,31 +134,32 @@ static void put_value(sc__buf *b, const sc_graph *g, const sc_value *v,
     size_t i;
     switch (v->kind) {
     case SC_VALUE_NONE:
-        sc__buf_puts(b, "None");
+        put_s(b, "None");
         break;
     case SC_VALUE_NODE:
-        sc__buf_puts(b, g->nodes[v->u.node].name);
+        put_s(b, g->nodes[v->u.node].name);
         break;
     case SC_VALUE_INT:
-        sc__buf_printf(b, "%lld", (long long)v->u.i);
+        put_int(b, (long long)v->u.i);
         break;
     case SC_VALUE_SYMINT:
         put_expr(b, g->ctx, v->u.expr);
         break;
     case SC_VALUE_FLOAT:
         if (v->u.f.repr)
-            sc__buf_puts(b, v->u.f.repr);
+            put_s(b, v->u.f.repr);
         else
             put_float(b, v->u.f.value);
         break;
     case SC_VALUE_BOOL:
-        sc__buf_puts(b, v->u.b ? "True" : "False");
+        put_s(b, v->u.b ? "True" : "False");
         break;
     case SC_VALUE_STRING:
         put_string(b, v->u.str);
         break;
     case SC_VALUE_DTYPE:
-        sc__buf_printf(b, "torch.%s", sc_dtype_torch_name(v->u.dtype));
+        put_s(b, "torch.");
+        put_s(b, sc_dtype_torch_name(v->u.dtype));
         break;
     case SC_VALUE_DEVICE:
         if (v->u.device.index >= 0)
@@ -138,15 +179,15 @@ static void put_value(sc__buf *b, const sc_graph *g, const sc_value *v,
         break;
     case SC_VALUE_LIST:
     case SC_VALUE_TUPLE:
-        sc__buf_putc(b, v->kind == SC_VALUE_LIST ? '[' : '(');
+        put_c(b, v->kind == SC_VALUE_LIST ? '[' : '(');
         for (i = 0; i < v->u.list.n && depth < SC__GRAPH_MAX_DEPTH; i++) {
             if (i)
-                sc__buf_puts(b, ", ");
+                put_s(b, ", ");
             put_value(b, g, &v->u.list.items[i], depth + 1);
         }
         if (v->kind == SC_VALUE_TUPLE && v->u.list.n == 1)
-            sc__buf_putc(b, ',');
-        sc__buf_putc(b, v->kind == SC_VALUE_LIST ? ']' : ')');
+            put_c(b, ',');
+        put_c(b, v->kind == SC_VALUE_LIST ? ']' : ')');
         break;
     }
 }
@@ -158,34 +199,36 @@ static bool put_annotation(sc__buf *b, const sc_graph *g, const sc__node *n)
     uint32_t i;
     switch ((sc_result_kind)n->rkind) {
     case SC_RESULT_TENSOR:
-        sc__buf_printf(b, "\"%s[", sc_dtype_code((sc_dtype)n->dtype));
+        put_c(b, '"');
+        put_s(b, sc_dtype_code((sc_dtype)n->dtype));
+        put_c(b, '[');
         for (i = 0; i < n->ndim; i++) {
             if (i)
-                sc__buf_puts(b, ", ");
+                put_s(b, ", ");
             put_expr(b, g->ctx, n->meta.dims[i]);
         }
-        sc__buf_putc(b, ']');
+        put_c(b, ']');
         if (n->flags & SC__NODE_HAS_STRIDES) {
-            sc__buf_putc(b, '[');
+            put_c(b, '[');
             for (i = 0; i < n->ndim; i++) {
                 if (i)
-                    sc__buf_puts(b, ", ");
+                    put_s(b, ", ");
                 put_expr(b, g->ctx, n->meta.dims[n->ndim + i]);
             }
-            sc__buf_putc(b, ']');
+            put_c(b, ']');
         }
         if (n->flags & SC__NODE_HAS_DEVICE) {
-            sc__buf_puts(b, sc_device_type_name((sc_device_type)n->dev_type));
+            put_s(b, sc_device_type_name((sc_device_type)n->dev_type));
             if (n->dev_index >= 0)
                 sc__buf_printf(b, ":%d", n->dev_index);
         }
-        sc__buf_putc(b, '"');
+        put_c(b, '"');
         return true;
     case SC_RESULT_SYMINT:
     case SC_RESULT_SYMBOOL:
-        sc__buf_puts(b, "\"Sym(");
+        put_s(b, "\"Sym(");
         put_expr(b, g->ctx, n->meta.expr);
-        sc__buf_puts(b, ")\"");
+        put_s(b, ")\"");
         return true;
     default:
         return false;
@@ -201,44 +244,49 @@ static void put_rhs(sc__buf *b, const sc_graph *g, const sc__node *n)
         if (strcmp(n->target, "operator.getitem") == 0 && n->npos == 2 &&
             n->args[0].kind == SC_VALUE_NODE) {
             put_value(b, g, &n->args[0], 0);
-            sc__buf_putc(b, '[');
+            put_c(b, '[');
             put_value(b, g, &n->args[1], 0);
-            sc__buf_putc(b, ']');
+            put_c(b, ']');
             return;
         }
         if (infix && n->npos == 2) {
             put_value(b, g, &n->args[0], 0);
-            sc__buf_printf(b, " %s ", infix);
+            put_c(b, ' ');
+            put_s(b, infix);
+            put_c(b, ' ');
             put_value(b, g, &n->args[1], 0);
             return;
         }
         if (strcmp(n->target, "operator.neg") == 0 && n->npos == 1 &&
             n->args[0].kind == SC_VALUE_NODE) {
-            sc__buf_putc(b, '-');
+            put_c(b, '-');
             put_value(b, g, &n->args[0], 0);
             return;
         }
         if (strcmp(n->target, "operator.not_") == 0 && n->npos == 1 &&
             n->args[0].kind == SC_VALUE_NODE) {
-            sc__buf_puts(b, "not ");
+            put_s(b, "not ");
             put_value(b, g, &n->args[0], 0);
             return;
         }
         if (n->npos == 0 && strncmp(n->target, "self.", 5) == 0) {
-            sc__buf_puts(b, n->target); /* get_attr */
+            put_s(b, n->target); /* get_attr */
             return;
         }
     }
-    sc__buf_puts(b, n->target);
-    sc__buf_putc(b, '(');
+    put_s(b, n->target);
+    put_c(b, '(');
     for (i = 0; i < n->nargs; i++) {
         if (i)
-            sc__buf_puts(b, ", ");
+            put_s(b, ", ");
         if (i >= n->npos)
-            sc__buf_printf(b, "%s = ", n->kwnames[i - n->npos]);
+        {
+            put_s(b, n->kwnames[i - n->npos]);
+            put_n(b, " = ", 3);
+        }
         put_value(b, g, &n->args[i], 0);
     }
-    sc__buf_putc(b, ')');
+    put_c(b, ')');
 }
 
 /* ---- Liveness ---------------------------------------------------------- */
@@ -357,12 +405,12 @@ static void put_directives(sc__buf *b, const sc_graph *g)
         kind != sc__graph_guess_kind(g, g->noutputs))
         sc__buf_printf(b, "# symcut: role %s\n", sc_graph_kind_name(kind));
     if (g->nhints) {
-        sc__buf_puts(b, "# symcut: hint");
+        put_s(b, "# symcut: hint");
         for (i = 0; i < g->nhints; i++)
             sc__buf_printf(b, " %s=%lld",
                            sc_expr_symbol_name(g->hints[i].sym),
                            (long long)g->hints[i].value);
-        sc__buf_putc(b, '\n');
+        put_c(b, '\n');
     }
     for (i = 0; i < g->ndirectives; i++)
         if (g->directives[i].key[0] != '.')
@@ -385,19 +433,19 @@ static bool flat_style(const sc_graph *g)
 static void put_flat_signature(sc__buf *b, const sc_graph *g)
 {
     size_t i;
-    sc__buf_puts(b, "    def forward(self");
+    put_s(b, "    def forward(self");
     for (i = 0; i < g->nplaceholders; i++) {
         sc__buf_printf(b, ", %s", g->nodes[i].name);
         {
             size_t mark = b->len;
-            sc__buf_puts(b, ": ");
+            put_s(b, ": ");
             if (!put_annotation(b, g, &g->nodes[i]) && !b->failed) {
                 b->len = mark;
                 b->data[mark] = '\0';
             }
         }
     }
-    sc__buf_puts(b, "):\n");
+    put_s(b, "):\n");
 }
 
 /* The comment lines kept before node i (each indented), if the next
@@ -423,9 +471,9 @@ static void put_comments(sc__buf *b, const char **cursor, size_t i,
         e = memchr(t, '\n', (size_t)(end - t));
         if (!e)
             e = end;
-        sc__buf_puts(b, ind);
+        put_s(b, ind);
         sc__buf_putn(b, t, (size_t)(e - t));
-        sc__buf_putc(b, '\n');
+        put_c(b, '\n');
         t = e + 1;
     }
     *cursor = *end ? end + 1 : end;
@@ -437,16 +485,16 @@ static void put_subgraphs(sc__buf *b, const sc_graph *g)
     const char *c = sc__graph_note(g, ".sub"), *e;
     if (!c)
         return;
-    sc__buf_putc(b, '\n');
+    put_c(b, '\n');
     while (*c) {
         e = strchr(c, '\n');
         if (!e)
             e = c + strlen(c);
         if (e > c) {
-            sc__buf_puts(b, "    ");
+            put_s(b, "    ");
             sc__buf_putn(b, c, (size_t)(e - c));
         }
-        sc__buf_putc(b, '\n');
+        put_c(b, '\n');
         c = *e ? e + 1 : e;
     }
 }
@@ -481,71 +529,77 @@ static sc_status write_text(const sc_graph *g,
             g->nodes[i].rkind == SC_RESULT_SYMBOOL)
             any_annotated = true;
     if (any_annotated) {
-        sc__buf_puts(b, ind);
+        put_s(b, ind);
         for (i = 0; i < g->nplaceholders; i++) {
             size_t mark = b->len;
-            sc__buf_printf(b, "%s: ", g->nodes[i].name);
+            put_s(b, g->nodes[i].name);
+            put_n(b, ": ", 2);
             if (put_annotation(b, g, &g->nodes[i]))
-                sc__buf_puts(b, "; ");
+                put_s(b, "; ");
             else if (!b->failed) { /* not annotated: unpacking only */
                 b->len = mark;
                 b->data[mark] = '\0';
             }
         }
-        sc__buf_puts(b, "\n    \n");
+        put_s(b, "\n    \n");
     }
     if (g->nplaceholders && !flat) {
-        sc__buf_puts(b, ind);
+        put_s(b, ind);
         for (i = 0; i < g->nplaceholders; i++)
-            sc__buf_printf(b, "%s, ", g->nodes[i].name);
+        {
+            put_s(b, g->nodes[i].name);
+            put_n(b, ", ", 2);
+        }
         sc__buf_printf(b, "= fx_pytree.tree_flatten_spec([primals%s], "
                           "self._in_spec)\n",
                        g->ntangents ? ", tangents" : "");
     }
     if (g->nnodes > g->nplaceholders && !comments) {
-        sc__buf_puts(b, ind);
-        sc__buf_puts(b, "# No stacktrace found for following nodes\n");
+        put_s(b, ind);
+        put_s(b, "# No stacktrace found for following nodes\n");
     }
     for (i = g->nplaceholders; i < g->nnodes && !b->failed; i++) {
         const sc__node *n = &g->nodes[i];
         put_comments(b, &comments, i, ind);
-        sc__buf_puts(b, ind);
-        sc__buf_puts(b, n->name);
+        put_s(b, ind);
+        put_s(b, n->name);
         {
             size_t mark = b->len;
-            sc__buf_puts(b, ": ");
+            put_s(b, ": ");
             if (!put_annotation(b, g, n) && !b->failed) {
                 b->len = mark;
                 b->data[mark] = '\0';
             }
         }
-        sc__buf_puts(b, " = ");
+        put_s(b, " = ");
         put_rhs(b, g, n);
         if (lv.count && lv.count[i]) {
-            sc__buf_puts(b, ";  ");
+            put_s(b, ";  ");
             for (j = 0; j < lv.count[i]; j++)
-                sc__buf_printf(b, "%s = ",
-                               g->nodes[lv.freed[lv.start[i] + j]].name);
-            sc__buf_puts(b, "None");
+            {
+                put_s(b, g->nodes[lv.freed[lv.start[i] + j]].name);
+                put_n(b, " = ", 3);
+            }
+            put_s(b, "None");
         }
-        sc__buf_putc(b, '\n');
+        put_c(b, '\n');
     }
-    sc__buf_puts(b, ind);
-    sc__buf_puts(b, flat ? "return (" : "return pytree.tree_unflatten([");
+    put_s(b, ind);
+    put_s(b, flat ? "return (" : "return pytree.tree_unflatten([");
     for (i = 0; i < g->noutputs; i++) {
         if (i)
-            sc__buf_puts(b, ", ");
-        sc__buf_puts(b, g->outputs[i] == SC_NODE_NONE
+            put_s(b, ", ");
+        put_s(b, g->outputs[i] == SC_NODE_NONE
                             ? "None"
                             : g->nodes[g->outputs[i]].name);
     }
     if (flat)
-        sc__buf_puts(b, g->noutputs == 1 ? ",)\n" : ")\n");
+        put_s(b, g->noutputs == 1 ? ",)\n" : ")\n");
     else
-        sc__buf_puts(b, "], self._out_spec)\n");
+        put_s(b, "], self._out_spec)\n");
     put_subgraphs(b, g);
-    sc__buf_puts(b, ind);
-    sc__buf_putc(b, '\n');
+    put_s(b, ind);
+    put_c(b, '\n');
     liveness_free(&lv);
     if (b->failed)
         return sc__error_nomem(err);

@@ -1,0 +1,1 @@
+"$SYMCUT" random --help | tail -5

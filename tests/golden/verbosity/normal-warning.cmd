@@ -1,0 +1,1 @@
+"$SYMCUT" partition unknown-op.joint.txt --no-timings

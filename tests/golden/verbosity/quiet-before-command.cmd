@@ -1,0 +1,1 @@
+"$SYMCUT" --quiet partition unknown-op.joint.txt --no-timings

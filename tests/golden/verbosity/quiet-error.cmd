@@ -1,0 +1,1 @@
+"$SYMCUT" graph -q no-such-file.txt

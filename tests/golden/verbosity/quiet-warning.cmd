@@ -1,0 +1,1 @@
+"$SYMCUT" partition -q unknown-op.joint.txt --no-timings
