@@ -49,6 +49,7 @@ int cli_cmd_validate(int argc, char **argv);
 int cli_cmd_joint(int argc, char **argv);
 int cli_cmd_gradcheck(int argc, char **argv);
 int cli_cmd_random(int argc, char **argv);
+int cli_cmd_pareto(int argc, char **argv);
 
 /* The joint graph of a forward graph read from file (the step --forward
  * of partition, validate and gradcheck): no_grad (may be NULL) is a

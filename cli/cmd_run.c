@@ -450,13 +450,13 @@ static void note_devices(const sc_graph *g)
     if (n == 0)
         return;
     if (d.index >= 0)
-        fprintf(stderr, "symcut: note: the graph names device %s:%d (%zu "
-                "node%s); running on the CPU\n", sc_device_type_name(d.type),
-                d.index, n, n == 1 ? "" : "s");
+        cli_noticef("note: the graph names device %s:%d (%zu "
+                    "node%s); running on the CPU", sc_device_type_name(d.type),
+                    d.index, n, n == 1 ? "" : "s");
     else
-        fprintf(stderr, "symcut: note: the graph names device %s (%zu "
-                "node%s); running on the CPU\n", sc_device_type_name(d.type),
-                n, n == 1 ? "" : "s");
+        cli_noticef("note: the graph names device %s (%zu "
+                    "node%s); running on the CPU", sc_device_type_name(d.type),
+                    n, n == 1 ? "" : "s");
 }
 
 int cli_cmd_run(int argc, char **argv)

@@ -6,8 +6,6 @@
 
 #include "cli/cli.h"
 
-int cli_cmd_pareto(int argc, char **argv); /* cli/cmd_pareto.c */
-
 static const struct {
     const char *name;
     cli_command_fn fn;
