@@ -1090,7 +1090,10 @@ static void congruence(sc_env *env, const sc_expr *e, mpz_ptr m, mpz_ptr r,
         mpz_ptr g = sc__tz(env);
         mpz_set_ui(m, 0);
         mpz_set_ui(r, 1);
-        for (i = 0; i < n && mpz_cmp_ui(m, 1) != 0; i++) {
+        /* no early stop at m == 1: a later factor that is 0 (mod m2)
+         * makes the product 0 (mod m2) whatever the others are
+         * ((s0//18)*Max(0, 2*s1) is even) */
+        for (i = 0; i < n; i++) {
             congruence(env, sc_expr_arg(e, i), m2, r2, depth - 1);
             k = sc_expr_mul_exponent(e, i);
             if (k > 64) {
@@ -1438,6 +1441,7 @@ static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
                                  sc_error *err);
 static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
                              sc_error *err);
+static sc_status add_div(sc_env *env, sc_expr *x, sc_expr *k, sc_error *err);
 
 /* Push the facts "lo <= e <= hi" (finite sides) and "e != v". */
 static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
@@ -1596,38 +1600,59 @@ static void tighten_form_range(sc_env *env, sc__env_form *f)
     }
 }
 
-/* Record L in r as a fact about the form L. */
-/* L = sum of a_i*t_i lies in r: every t_i that is a symbol of the
- * environment lies in (r - the range of the other terms)/a_i (PyTorch's
- * range refinement, for guards and runtime assertions alike: `u0 + 2*u1
- * <= 12` with `u1 >= 2` gives `u0 <= 8`).
+/* L = c + sum of a_i*t_i lies in r: every t_i that is a symbol of the
+ * environment lies in (r - c - the range of the other terms)/a_i
+ * (PyTorch's range refinement, for guards and runtime assertions alike:
+ * `u0 + 2*u1 <= 12` with `u1 >= 2` gives `u0 <= 8`).  A term
+ * FloorDiv(Y, k) or CeilDiv(Y, k) with a constant k >= 1 bounds Y the
+ * same way, and Y, a symbol or a sum, is narrowed in turn (depth
+ * levels): `s1 <= (u0 + Mod(s1, 8))//16` with `s1 >= 2` gives
+ * `(u0 + Mod(s1, 8))//16 >= 2`, `u0 + Mod(s1, 8) >= 32`, `u0 >= 25`.
  * Sums of at most 8 terms; r is the form's interval (a copy). */
 static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
-                               sc_expr *why, sc_error *err)
+                               sc_expr *why, int depth, sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     sc_range *tr = sc__tr(env), *term = sc__tr(env), *rest = sc__tr(env);
-    sc_range *xr = sc__tr(env);
+    sc_range *xr = sc__tr(env), *yr = sc__tr(env);
     mpz_ptr a = sc__tz(env), zero = sc__tz(env), m1 = sc__tz(env);
+    mpz_ptr c = sc__tz(env), k = sc__tz(env);
     size_t i, j, n;
 
     if (sc_expr_node_kind(L) != SC_EXPR_ADD)
         goto fail;
     n = sc_expr_arg_count(L);
-    if (n < 2 || n > 8)
+    if (n < 1 || n > 8)
         goto fail;
     mpz_set_si(zero, 0);
     mpz_set_si(m1, -1);
+    sc_expr_add_constant(L, c);
     for (i = 0; i < n; i++) {
-        sc_expr *x = sc_expr_arg(L, i);
-        sc__env_sym *s;
-        if (sc_expr_node_kind(x) != SC_EXPR_SYMBOL)
+        sc_expr *x = sc_expr_arg(L, i), *y = NULL;
+        sc_expr_kind kx = sc_expr_node_kind(x);
+        sc__env_sym *s = NULL;
+        if (kx == SC_EXPR_SYMBOL) {
+            s = sc__env_sym_of(env, x);
+            if (!s || s->replaced)
+                continue;
+        } else if ((kx == SC_EXPR_FLOORDIV || kx == SC_EXPR_CEILDIV) &&
+                   depth > 0 && sc_expr_is_int(sc_expr_arg(x, 1))) {
+            sc_expr_value_mpz(sc_expr_arg(x, 1), k);
+            if (mpz_sgn(k) <= 0)
+                continue;
+            y = sc_expr_arg(x, 0);
+            if (sc_expr_node_kind(y) == SC_EXPR_SYMBOL) {
+                s = sc__env_sym_of(env, y);
+                if (!s || s->replaced)
+                    continue;
+            } else if (sc_expr_node_kind(y) != SC_EXPR_ADD) {
+                continue;
+            }
+        } else {
             continue;
-        s = sc__env_sym_of(env, x);
-        if (!s || s->replaced)
-            continue;
-        sc__rng_set_mpz(rest, zero);
+        }
+        sc__rng_set_mpz(rest, c);
         for (j = 0; j < n; j++) {
             if (j == i)
                 continue;
@@ -1647,6 +1672,32 @@ static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
             continue;
         sc_expr_add_coef(L, i, a);
         sc__rng_solve(xr, term, zero, a);
+        if (sc_range_is_empty(xr))
+            continue;   /* the caller finds the contradiction */
+        if (y) {
+            /* FloorDiv(Y, k) in [lo, hi]: Y in [k*lo, k*hi + k - 1];
+             * CeilDiv(Y, k) in [lo, hi]: Y in [k*lo - k + 1, k*hi]. */
+            sc_range_set(yr, xr);
+            if (!xr->lo_inf) {
+                mpz_mul(yr->lo, xr->lo, k);
+                if (kx == SC_EXPR_CEILDIV) {
+                    mpz_sub(yr->lo, yr->lo, k);
+                    mpz_add_ui(yr->lo, yr->lo, 1);
+                }
+            }
+            if (!xr->hi_inf) {
+                mpz_mul(yr->hi, xr->hi, k);
+                if (kx == SC_EXPR_FLOORDIV) {
+                    mpz_add(yr->hi, yr->hi, k);
+                    mpz_sub_ui(yr->hi, yr->hi, 1);
+                }
+            }
+            if (s)
+                SC_CHECK(narrow_symbol(env, s, yr, why, err));
+            else
+                SC_CHECK(propagate_sum(env, y, yr, why, depth - 1, err));
+            continue;
+        }
         SC_CHECK(narrow_symbol(env, s, xr, why, err));
     }
 fail:
@@ -1654,6 +1705,7 @@ fail:
     return status;
 }
 
+/* Record L in r as a fact about the form L. */
 static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
@@ -1683,9 +1735,26 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         SC_CHECK(try_replace(env, X, &done, err));
         goto fail;
     }
+    if (sc__rng_singleton(br, NULL)) {
+        /* The facts and L's own range leave one value v (Mod(x, 2) <= 0
+         * makes Mod(x, 2) == 0): solve L == v for a symbol, or record
+         * Mod(x, k) == 0 as the divisibility fact it is, so that the
+         * rewrite replaces it everywhere (a replacement 2 - Mod(x, 2) of
+         * a size >= 2 is then 2). */
+        sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, br->lo));
+        bool done;
+        SC_CHECK(sc__env_built(env, X, err));
+        SC_CHECK(try_replace(env, X, &done, err));
+        if (done)
+            goto fail;
+        if (mpz_sgn(br->lo) == 0 && sc_expr_node_kind(L) == SC_EXPR_MOD) {
+            status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
+            goto fail;
+        }
+    }
     /* Learning may move the form table: f is not used after this. */
     sc_range_set(br, &f->r);
-    SC_CHECK(propagate_sum(env, L, br, why, err));
+    SC_CHECK(propagate_sum(env, L, br, why, 2, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;
