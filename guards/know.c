@@ -985,6 +985,79 @@ fail:
 
 /* The range of L (a normal-form expression) and the values it is known
  * not to take (*excl, may be NULL). */
+static sc_status common_factor(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                               sc_expr **q, sc_range *fr, sc_error *err);
+
+/* dst = f*q for a factor f that is never 0 (f >= 1 or f <= -1) and any
+ * q: interval multiplication, which the expanded sum cannot do
+ * (Max(u0, 8*s1)*s0*(s1 - 1) >= 32 for sizes s0, s1 >= 2, where the
+ * expansion's terms cancel each other's bounds). */
+static void mul_by_signed(sc_env *env, sc_range *dst, const sc_range *f,
+                          const sc_range *q)
+{
+    SC__TMP_SAVE(env);
+    sc_range *nf, *nq;
+    if (!f->lo_inf && mpz_sgn(f->lo) > 0) {
+        /* lo: q.lo >= 0 ? q.lo*f.lo : q.lo*f.hi */
+        dst->lo_inf = q->lo_inf || (mpz_sgn(q->lo) < 0 && f->hi_inf);
+        if (!dst->lo_inf)
+            mpz_mul(dst->lo, q->lo, mpz_sgn(q->lo) >= 0 ? f->lo : f->hi);
+        /* hi: q.hi <= 0 ? q.hi*f.lo : q.hi*f.hi */
+        dst->hi_inf = q->hi_inf || (mpz_sgn(q->hi) > 0 && f->hi_inf);
+        if (!dst->hi_inf)
+            mpz_mul(dst->hi, q->hi, mpz_sgn(q->hi) <= 0 ? f->lo : f->hi);
+        SC__TMP_RESTORE(env);
+        return;
+    }
+    /* f <= -1: f*q = (-f)*(-q) */
+    nf = sc__tr(env);
+    nq = sc__tr(env);
+    nf->lo_inf = f->hi_inf;
+    nf->hi_inf = f->lo_inf;
+    if (!f->hi_inf)
+        mpz_neg(nf->lo, f->hi);
+    if (!f->lo_inf)
+        mpz_neg(nf->hi, f->lo);
+    nq->lo_inf = q->hi_inf;
+    nq->hi_inf = q->lo_inf;
+    if (!q->hi_inf)
+        mpz_neg(nq->lo, q->hi);
+    if (!q->lo_inf)
+        mpz_neg(nq->hi, q->lo);
+    mul_by_signed(env, dst, nf, nq);
+    SC__TMP_RESTORE(env);
+}
+
+/* The range of a sum L without constant whose terms share an atom factor
+ * f that is never 0, as range(f)*range(L/f), intersected into out; L/f
+ * is bounded the same way in turn (two levels in all). */
+static sc_status factored_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                                sc_range *out, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *fr = sc__tr(env), *qr = sc__tr(env), *pr = sc__tr(env);
+    sc_expr *q = NULL;
+
+    if (env->factor_depth >= 2 || sc_expr_node_kind(L) != SC_EXPR_ADD ||
+        sc_expr_arg_count(L) < 2 || sc_expr_arg_count(L) > 16 ||
+        (!out->lo_inf && !out->hi_inf))
+        goto fail;
+    env->factor_depth++;
+    status = common_factor(env, L, bounds, &q, fr, err);
+    if (status == SC_OK && q)
+        status = sc__env_expr_range(env, q, bounds, qr, err);
+    env->factor_depth--;
+    SC_CHECK(status);
+    if (!q || sc_range_is_empty(qr))
+        goto fail;
+    mul_by_signed(env, pr, fr, qr);
+    sc__rng_intersect(out, pr);
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                             sc_range *out, const sc__exprvec **excl,
                             sc_error *err)
@@ -1002,6 +1075,7 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
             *excl = &f->excluded;
     }
     SC_TRY(sc__env_poly_range(env, L, bounds, out, err));
+    SC_TRY(factored_range(env, L, bounds, out, err));
     return combine_forms(env, L, bounds, out, err);
 }
 

@@ -806,6 +806,29 @@ START_TEST(test_shapeenv_singleton_form)
 }
 END_TEST
 
+/* A sum whose terms share a factor that is never 0 is ranged as
+ * range(f)*range(L/f), two levels deep: the expansion of
+ * Max(Min(u0, s0), 8*s1)*(s0*s1 - s0) has terms whose bounds cancel. */
+START_TEST(test_shapeenv_factored_range)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 64, "x.size(1)", 0);
+    unbacked(&f, false);
+    ck_assert_int_eq(known(&f, "Max(Min(u0, s0), s1*8)*(s0*s1 - s0) > 1"),
+                     SC_TRI_TRUE);
+    expect_range(&f, "Max(Min(u0, s0), s1*8)*(s0*s1 - s0)", "[32, inf]");
+    expect_range(&f, "s0*(s1 - 3)", "[-inf, inf]");   /* s1 = 2: -s0 */
+    expect_range(&f, "s0*(s1 - 2)", "[0, inf]");
+    expect_range(&f, "-s0*s1*(s1 + 1)", "[-inf, -12]");
+    ck_assert_int_eq(known(&f, "Eq(s0*(s1 - 3), 0)"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "s0*s1 - 2*s0 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0*s0 - u0 >= 0"), SC_TRI_UNKNOWN);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_facts_on_expressions)
 {
     fixture f;
@@ -1841,7 +1864,7 @@ START_TEST(test_property_known_rules)
         d = (int)sc_test_rng_range(&rng, -6, 6);
         e = (int)sc_test_rng_range(&rng, -40, 80);
         op = ops[sc_test_rng_below(&rng, 4)];
-        switch (sc_test_rng_below(&rng, 6)) {
+        switch (sc_test_rng_below(&rng, 7)) {
         case 0:
             snprintf(buf, sizeof buf, "s0 // %d // s1 + %d*Mod(s0, %d) %s %d",
                      a, b, c + 1, op, e / 8);
@@ -1862,6 +1885,11 @@ START_TEST(test_property_known_rules)
             snprintf(buf, sizeof buf, "%s(%d*s0*s1 + %d, %d*s1 + %d) %s %d",
                      b < 0 ? "Min" : "Max", 2 * a, 2 * d + 1, 4 * c, 4 * b + 3,
                      op, e);
+            break;
+        case 5:
+            /* terms sharing factors: ranged as range(f)*range(L/f) */
+            snprintf(buf, sizeof buf, "Max(s0, %d)*s1*(%d*s0*s1 %+d*s1 %+d) "
+                     "%s %d", c, a, b, d, op, e * 4);
             break;
         default:
             snprintf(buf, sizeof buf, "(CeilDiv(s1, %d) + s0)**2 %+d*s0 "
@@ -2380,6 +2408,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_shapeenv_congruence_of_products);
     tcase_add_test(tc, test_shapeenv_assert_refines_through_floordiv);
     tcase_add_test(tc, test_shapeenv_singleton_form);
+    tcase_add_test(tc, test_shapeenv_factored_range);
     tcase_add_test(tc, test_facts_on_expressions);
     tcase_add_test(tc, test_assert_errors);
     tcase_add_test(tc, test_shapeenv_failed_check_records_negation);

@@ -24,6 +24,15 @@ the outputs by script line and classifies every answer:
               >= 1 (range 1..) and not before, or its guard_int returned
               v for a size at hint 0 while its own Eq(e, v) is False
               (it recorded no guard)
+  torch-size-like-floor
+              a size-oblivious answer where a runtime assertion bounds a
+              size-like symbol by 1: PyTorch keeps its range at least
+              [0, 2] (_update_var_to_range) and answers with it >= 2,
+              symcut's `known` proves the opposite from the assertion
+  error-where-torch-dde
+              PyTorch raises a data-dependent error, symcut another error
+              (a contradiction with what it learned): an error on both
+              sides, never a different answer
   mismatch    anything else: a failure of the differential
 
 After a `check` that symcut proves false while PyTorch accepts it, the two
@@ -236,6 +245,18 @@ def torch_known_at(script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
+def size_like_below_two(symcut, script_lines, n, expr, size_like):
+    """Does symcut's range of a size-like symbol of expr, after the lines
+    before n, lie below 2?"""
+    for name in sorted(set(ast_names(expr)) & size_like):
+        prefix = "\n".join(script_lines[:n - 1])
+        out = run_symcut(symcut, prefix + "\nrange " + name + "\n")
+        r = parse_range(out.rstrip("\n").split("\n")[-1])
+        if r is not None and r[1] < 2:
+            return True
+    return False
+
+
 def eval_any_unbacked(text, hints, unbacked, box=range(-12, 13)):
     """py_eval of text at the hints, the unbacked symbols it names tried
     on a small box (at most two of them): the set of values it takes, or
@@ -327,6 +348,7 @@ def compare(script, symcut, res):
     guards_diverged = False
     mixed_assert = False
     unbacked_names = set()
+    size_like_names = set()
     no01_sources = set()
     zero_no01_names = set()
     for line in lines:
@@ -340,6 +362,9 @@ def compare(script, symcut, res):
         if c == "unbacked":
             unbacked_names.update(x for x in r.split()
                                   if x[:1] == "u" and x[1:].isdigit())
+            if "size" in r.split():
+                size_like_names.update(x for x in r.split()
+                                       if x[:1] == "u" and x[1:].isdigit())
     for n, line in enumerate(lines, 1):
         cmd, rest = command_of(line)
         if cmd is None:
@@ -468,6 +493,11 @@ def compare(script, symcut, res):
         if tk and sk:
             if tk == sk or {tk, sk} <= {"failed", "contradiction"}:
                 res.add("same", cmd)
+            elif tk == "dde" and sk != "dde":
+                # A data-dependent error in PyTorch may be an error or a
+                # proven answer in symcut, never a different answer.
+                res.add("error-where-torch-dde", cmd, "%s\n  torch: %s\n"
+                        "  symcut: %s" % (where, T, S))
             elif tk == "dde" or sk == "dde":
                 mismatch("different errors")
             else:
@@ -498,6 +528,17 @@ def compare(script, symcut, res):
                 guards_diverged = True
             else:
                 mismatch("check")
+            continue
+        if cmd == "oblivious" and {T, S} == {"True", "False"} and \
+                size_like_below_two(symcut, lines, n, rest,
+                                    size_like_names) and \
+                known_at(symcut, lines, n, rest) == S:
+            # PyTorch refuses to narrow a size-like symbol below [0, 2]
+            # (_update_var_to_range) and answers size-oblivious questions
+            # with it >= 2 even when a runtime assertion bounds it by 1;
+            # symcut proves its answer from that assertion.
+            res.add("torch-size-like-floor", cmd, "%s\n  torch: %s\n  "
+                    "symcut: %s" % (where, T, S))
             continue
         if cmd in ("guard", "oblivious", "int", "hint"):
             if T == S and cmd == "int" and \
