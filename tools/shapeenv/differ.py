@@ -238,10 +238,11 @@ def known_at(symcut, script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
-def torch_known_at(script_lines, n, expr):
-    """PyTorch's `known EXPR` after the script's lines up to line n."""
+def torch_guard_at(script_lines, n, expr):
+    """PyTorch's `guard EXPR` after the script's lines up to line n (a
+    separate run: what it records does not matter)."""
     prefix = "\n".join(script_lines[:n])
-    out, _ = oracle.run_text(prefix + "\nknown " + expr + "\n")
+    out, _ = oracle.run_text(prefix + "\nguard " + expr + "\n")
     return out.rstrip("\n").split("\n")[-1]
 
 
@@ -543,7 +544,7 @@ def compare(script, symcut, res):
         if cmd in ("guard", "oblivious", "int", "hint"):
             if T == S and cmd == "int" and \
                     set(ast_names(rest)) & zero_no01_names and \
-                    torch_known_at(lines, n, "Eq(%s, %s)" % (rest, T)) == \
+                    torch_guard_at(lines, n, "Eq(%s, %s)" % (rest, T)) == \
                     "False":
                 # PyTorch's own Eq(e, v) is False for the value v it just
                 # returned: a 0/1-unspecialized size at hint 0 is
