@@ -260,8 +260,10 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
 
     SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
-    if (t == SC_TRI_TRUE)
-        return SC_OK;
+    if (t == SC_TRI_TRUE) /* and not false at the hints (then no value of
+                           * the unbacked symbols satisfies what is known
+                           * there: the traced program failed before) */
+        return static_at_hints(env, cond, true, err);
     if (t == SC_TRI_FALSE) {
         char *text = sc_expr_to_str(env->ctx, cond);
         status = sc__error_set(err, SC_ERR_CONTRADICTION,

@@ -92,6 +92,7 @@ typedef struct sc__env_source {
 struct sc_env {
     sc_ctx *ctx;
     sc_env_options opts;
+    int factor_depth;       /* nesting of know.c's factored_range */
 
     sc__env_sym *syms;
     size_t nsyms, syms_cap;
@@ -159,6 +160,7 @@ struct sc_env {
     sc__gmp_guard gmp_guard__;                                               \
     const size_t tz_mark__ = (env)->ntz, tr_mark__ = (env)->ntr;             \
     const size_t stk_mark__ = (env)->stk.n;                                  \
+    const int fd_mark__ = (env)->factor_depth;                               \
     jmp_buf *const jmp_prev__ = (env)->jmp;                                  \
     sc__gmp_push(&gmp_guard__);                                              \
     if (setjmp(gmp_guard__.env)) {                                           \
@@ -168,6 +170,7 @@ struct sc_env {
         (env)->ntr = tr_mark__;                                              \
         (env)->stk.n = stk_mark__;                                           \
         (env)->pending.n = 0;                                                \
+        (env)->factor_depth = fd_mark__;                                     \
         cleanup;                                                             \
         return sc__error_nomem(err);                                         \
     }                                                                        \

@@ -985,6 +985,79 @@ fail:
 
 /* The range of L (a normal-form expression) and the values it is known
  * not to take (*excl, may be NULL). */
+static sc_status common_factor(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                               sc_expr **q, sc_range *fr, sc_error *err);
+
+/* dst = f*q for a factor f that is never 0 (f >= 1 or f <= -1) and any
+ * q: interval multiplication, which the expanded sum cannot do
+ * (Max(u0, 8*s1)*s0*(s1 - 1) >= 32 for sizes s0, s1 >= 2, where the
+ * expansion's terms cancel each other's bounds). */
+static void mul_by_signed(sc_env *env, sc_range *dst, const sc_range *f,
+                          const sc_range *q)
+{
+    SC__TMP_SAVE(env);
+    sc_range *nf, *nq;
+    if (!f->lo_inf && mpz_sgn(f->lo) > 0) {
+        /* lo: q.lo >= 0 ? q.lo*f.lo : q.lo*f.hi */
+        dst->lo_inf = q->lo_inf || (mpz_sgn(q->lo) < 0 && f->hi_inf);
+        if (!dst->lo_inf)
+            mpz_mul(dst->lo, q->lo, mpz_sgn(q->lo) >= 0 ? f->lo : f->hi);
+        /* hi: q.hi <= 0 ? q.hi*f.lo : q.hi*f.hi */
+        dst->hi_inf = q->hi_inf || (mpz_sgn(q->hi) > 0 && f->hi_inf);
+        if (!dst->hi_inf)
+            mpz_mul(dst->hi, q->hi, mpz_sgn(q->hi) <= 0 ? f->lo : f->hi);
+        SC__TMP_RESTORE(env);
+        return;
+    }
+    /* f <= -1: f*q = (-f)*(-q) */
+    nf = sc__tr(env);
+    nq = sc__tr(env);
+    nf->lo_inf = f->hi_inf;
+    nf->hi_inf = f->lo_inf;
+    if (!f->hi_inf)
+        mpz_neg(nf->lo, f->hi);
+    if (!f->lo_inf)
+        mpz_neg(nf->hi, f->lo);
+    nq->lo_inf = q->hi_inf;
+    nq->hi_inf = q->lo_inf;
+    if (!q->hi_inf)
+        mpz_neg(nq->lo, q->hi);
+    if (!q->lo_inf)
+        mpz_neg(nq->hi, q->lo);
+    mul_by_signed(env, dst, nf, nq);
+    SC__TMP_RESTORE(env);
+}
+
+/* The range of a sum L without constant whose terms share an atom factor
+ * f that is never 0, as range(f)*range(L/f), intersected into out; L/f
+ * is bounded the same way in turn (two levels in all). */
+static sc_status factored_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
+                                sc_range *out, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    sc_range *fr = sc__tr(env), *qr = sc__tr(env), *pr = sc__tr(env);
+    sc_expr *q = NULL;
+
+    if (env->factor_depth >= 2 || sc_expr_node_kind(L) != SC_EXPR_ADD ||
+        sc_expr_arg_count(L) < 2 || sc_expr_arg_count(L) > 16 ||
+        (!out->lo_inf && !out->hi_inf))
+        goto fail;
+    env->factor_depth++;
+    status = common_factor(env, L, bounds, &q, fr, err);
+    if (status == SC_OK && q)
+        status = sc__env_expr_range(env, q, bounds, qr, err);
+    env->factor_depth--;
+    SC_CHECK(status);
+    if (!q || sc_range_is_empty(qr))
+        goto fail;
+    mul_by_signed(env, pr, fr, qr);
+    sc__rng_intersect(out, pr);
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
                             sc_range *out, const sc__exprvec **excl,
                             sc_error *err)
@@ -1002,6 +1075,7 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
             *excl = &f->excluded;
     }
     SC_TRY(sc__env_poly_range(env, L, bounds, out, err));
+    SC_TRY(factored_range(env, L, bounds, out, err));
     return combine_forms(env, L, bounds, out, err);
 }
 
@@ -1090,7 +1164,10 @@ static void congruence(sc_env *env, const sc_expr *e, mpz_ptr m, mpz_ptr r,
         mpz_ptr g = sc__tz(env);
         mpz_set_ui(m, 0);
         mpz_set_ui(r, 1);
-        for (i = 0; i < n && mpz_cmp_ui(m, 1) != 0; i++) {
+        /* no early stop at m == 1: a later factor that is 0 (mod m2)
+         * makes the product 0 (mod m2) whatever the others are
+         * ((s0//18)*Max(0, 2*s1) is even) */
+        for (i = 0; i < n; i++) {
             congruence(env, sc_expr_arg(e, i), m2, r2, depth - 1);
             k = sc_expr_mul_exponent(e, i);
             if (k > 64) {
@@ -1438,6 +1515,7 @@ static sc_status add_replacement(sc_env *env, sc__env_sym *x, sc_expr *E,
                                  sc_error *err);
 static sc_status try_replace(sc_env *env, sc_expr *X, bool *done,
                              sc_error *err);
+static sc_status add_div(sc_env *env, sc_expr *x, sc_expr *k, sc_error *err);
 
 /* Push the facts "lo <= e <= hi" (finite sides) and "e != v". */
 static sc_status push_range_facts(sc_env *env, sc_expr *e, const sc_range *r,
@@ -1596,38 +1674,59 @@ static void tighten_form_range(sc_env *env, sc__env_form *f)
     }
 }
 
-/* Record L in r as a fact about the form L. */
-/* L = sum of a_i*t_i lies in r: every t_i that is a symbol of the
- * environment lies in (r - the range of the other terms)/a_i (PyTorch's
- * range refinement, for guards and runtime assertions alike: `u0 + 2*u1
- * <= 12` with `u1 >= 2` gives `u0 <= 8`).
+/* L = c + sum of a_i*t_i lies in r: every t_i that is a symbol of the
+ * environment lies in (r - c - the range of the other terms)/a_i
+ * (PyTorch's range refinement, for guards and runtime assertions alike:
+ * `u0 + 2*u1 <= 12` with `u1 >= 2` gives `u0 <= 8`).  A term
+ * FloorDiv(Y, k) or CeilDiv(Y, k) with a constant k >= 1 bounds Y the
+ * same way, and Y, a symbol or a sum, is narrowed in turn (depth
+ * levels): `s1 <= (u0 + Mod(s1, 8))//16` with `s1 >= 2` gives
+ * `(u0 + Mod(s1, 8))//16 >= 2`, `u0 + Mod(s1, 8) >= 32`, `u0 >= 25`.
  * Sums of at most 8 terms; r is the form's interval (a copy). */
 static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
-                               sc_expr *why, sc_error *err)
+                               sc_expr *why, int depth, sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_status status = SC_OK;
     sc_range *tr = sc__tr(env), *term = sc__tr(env), *rest = sc__tr(env);
-    sc_range *xr = sc__tr(env);
+    sc_range *xr = sc__tr(env), *yr = sc__tr(env);
     mpz_ptr a = sc__tz(env), zero = sc__tz(env), m1 = sc__tz(env);
+    mpz_ptr c = sc__tz(env), k = sc__tz(env);
     size_t i, j, n;
 
     if (sc_expr_node_kind(L) != SC_EXPR_ADD)
         goto fail;
     n = sc_expr_arg_count(L);
-    if (n < 2 || n > 8)
+    if (n < 1 || n > 8)
         goto fail;
     mpz_set_si(zero, 0);
     mpz_set_si(m1, -1);
+    sc_expr_add_constant(L, c);
     for (i = 0; i < n; i++) {
-        sc_expr *x = sc_expr_arg(L, i);
-        sc__env_sym *s;
-        if (sc_expr_node_kind(x) != SC_EXPR_SYMBOL)
+        sc_expr *x = sc_expr_arg(L, i), *y = NULL;
+        sc_expr_kind kx = sc_expr_node_kind(x);
+        sc__env_sym *s = NULL;
+        if (kx == SC_EXPR_SYMBOL) {
+            s = sc__env_sym_of(env, x);
+            if (!s || s->replaced)
+                continue;
+        } else if ((kx == SC_EXPR_FLOORDIV || kx == SC_EXPR_CEILDIV) &&
+                   depth > 0 && sc_expr_is_int(sc_expr_arg(x, 1))) {
+            sc_expr_value_mpz(sc_expr_arg(x, 1), k);
+            if (mpz_sgn(k) <= 0)
+                continue;
+            y = sc_expr_arg(x, 0);
+            if (sc_expr_node_kind(y) == SC_EXPR_SYMBOL) {
+                s = sc__env_sym_of(env, y);
+                if (!s || s->replaced)
+                    continue;
+            } else if (sc_expr_node_kind(y) != SC_EXPR_ADD) {
+                continue;
+            }
+        } else {
             continue;
-        s = sc__env_sym_of(env, x);
-        if (!s || s->replaced)
-            continue;
-        sc__rng_set_mpz(rest, zero);
+        }
+        sc__rng_set_mpz(rest, c);
         for (j = 0; j < n; j++) {
             if (j == i)
                 continue;
@@ -1647,6 +1746,32 @@ static sc_status propagate_sum(sc_env *env, sc_expr *L, const sc_range *r,
             continue;
         sc_expr_add_coef(L, i, a);
         sc__rng_solve(xr, term, zero, a);
+        if (sc_range_is_empty(xr))
+            continue;   /* the caller finds the contradiction */
+        if (y) {
+            /* FloorDiv(Y, k) in [lo, hi]: Y in [k*lo, k*hi + k - 1];
+             * CeilDiv(Y, k) in [lo, hi]: Y in [k*lo - k + 1, k*hi]. */
+            sc_range_set(yr, xr);
+            if (!xr->lo_inf) {
+                mpz_mul(yr->lo, xr->lo, k);
+                if (kx == SC_EXPR_CEILDIV) {
+                    mpz_sub(yr->lo, yr->lo, k);
+                    mpz_add_ui(yr->lo, yr->lo, 1);
+                }
+            }
+            if (!xr->hi_inf) {
+                mpz_mul(yr->hi, xr->hi, k);
+                if (kx == SC_EXPR_FLOORDIV) {
+                    mpz_add(yr->hi, yr->hi, k);
+                    mpz_sub_ui(yr->hi, yr->hi, 1);
+                }
+            }
+            if (s)
+                SC_CHECK(narrow_symbol(env, s, yr, why, err));
+            else
+                SC_CHECK(propagate_sum(env, y, yr, why, depth - 1, err));
+            continue;
+        }
         SC_CHECK(narrow_symbol(env, s, xr, why, err));
     }
 fail:
@@ -1654,6 +1779,7 @@ fail:
     return status;
 }
 
+/* Record L in r as a fact about the form L. */
 static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
                            sc_expr *why, sc_error *err)
 {
@@ -1683,9 +1809,26 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         SC_CHECK(try_replace(env, X, &done, err));
         goto fail;
     }
+    if (sc__rng_singleton(br, NULL)) {
+        /* The facts and L's own range leave one value v (Mod(x, 2) <= 0
+         * makes Mod(x, 2) == 0): solve L == v for a symbol, or record
+         * Mod(x, k) == 0 as the divisibility fact it is, so that the
+         * rewrite replaces it everywhere (a replacement 2 - Mod(x, 2) of
+         * a size >= 2 is then 2). */
+        sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, br->lo));
+        bool done;
+        SC_CHECK(sc__env_built(env, X, err));
+        SC_CHECK(try_replace(env, X, &done, err));
+        if (done)
+            goto fail;
+        if (mpz_sgn(br->lo) == 0 && sc_expr_node_kind(L) == SC_EXPR_MOD) {
+            status = add_div(env, sc_expr_arg(L, 0), sc_expr_arg(L, 1), err);
+            goto fail;
+        }
+    }
     /* Learning may move the form table: f is not used after this. */
     sc_range_set(br, &f->r);
-    SC_CHECK(propagate_sum(env, L, br, why, err));
+    SC_CHECK(propagate_sum(env, L, br, why, 2, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;

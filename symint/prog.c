@@ -749,8 +749,22 @@ static sc_status slow_path(const sc_prog *p, const int64_t *inputs,
     mpz_init(v); /* GMP >= 6.2: allocates nothing */
     for (k = from; k < end; k++) {
         if (stop) {
-            SC_CHECK(sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
-                                        p->inputs, inputs, v, NULL, err));
+            /* A condition that divides by zero does not hold (a guard
+             * whose evaluation raises fails, as in PyTorch). */
+            sc_error e2;
+            sc_error_init(&e2);
+            status = sc__expr_eval_vals(p->ctx, p->exprs[k], p->ninputs,
+                                        p->inputs, inputs, v, NULL, &e2);
+            if (status == SC_ERR_DIV_ZERO) {
+                status = SC_OK;
+                *stop = k;
+                break;
+            }
+            if (status != SC_OK) {
+                if (err)
+                    *err = e2;
+                goto fail;
+            }
             if (mpz_sgn(v) == 0) {
                 *stop = k;
                 break;
@@ -997,9 +1011,10 @@ sc_status sc_prog_eval(const sc_prog *prog, const int64_t *inputs,
     return st;
 }
 
-/* Evaluate the outputs in order and stop at the first that is 0 (false):
- * its index in *index, or the number of outputs when none is.  Outputs
- * after it are not evaluated (nor their errors raised). */
+/* Evaluate the outputs in order and stop at the first that is 0 (false)
+ * or divides by zero: its index in *index, or the number of outputs when
+ * none is.  Outputs after it are not evaluated (nor their errors
+ * raised). */
 sc_status sc_prog_first_false(const sc_prog *prog, const int64_t *inputs,
                               size_t *index, sc_error *err)
 {

@@ -36,6 +36,8 @@
 #include "guards/env.h"
 #include "guards/omega.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* ---- Helpers ---------------------------------------------------------------- */
 
 typedef struct fixture {
@@ -687,6 +689,142 @@ START_TEST(test_shapeenv_assert_sum_refines_ranges)
     expect_range(&f, "u0", "[-inf, 8]");
     ck_assert_int_eq(known(&f, "Max(1, Min(u0, 3)) <= 8"), SC_TRI_TRUE);
     sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+/* Congruences of products: a factor with a residue 0 (mod m) makes the
+ * product 0 (mod m) whatever the other factors are, in any order
+ * (s0 // 18 comes first in (s0//18)*Max(0, 2*s1)). */
+START_TEST(test_shapeenv_congruence_of_products)
+{
+    static const struct {
+        const char *rel;
+        sc_tri want;
+    } rows[] = {
+        {"Ne(Max(2*s1, 0)*(s0 // 3 // 6), 5)", SC_TRI_TRUE},
+        {"Eq((s0 // 3)*(2*s1), 5)", SC_TRI_FALSE},
+        {"Eq((s0 // 3)*(2*s1), 6)", SC_TRI_UNKNOWN},
+        {"Eq((s0 // 3)*(6*s1 + 3), 4)", SC_TRI_FALSE},   /* 0 (mod 3) */
+        {"Eq((s0 // 3)*(6*s1 + 3), 6)", SC_TRI_UNKNOWN},
+        {"Eq(Mod(s0, 5)*(4*s1 + 2)*s0, 7)", SC_TRI_FALSE},
+        {"Eq((s0 // 3)*(2*s1 + 1), 5)", SC_TRI_UNKNOWN},
+    };
+    fixture f;
+    sc_range r;
+    size_t i;
+    mpz_t h;
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    sc_range_set_si(&r, 3, 27);
+    ck_assert_int_eq(sc_env_create_backed_si(f.env, 5, "x.size(0)", NULL, &r,
+                                             SC_ENV_NO_DUCK, &(sc_expr *){0},
+                                             &f.err), SC_OK);
+    mpz_init_set_str(h, "18446744073709551619", 10);
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "n", NULL, NULL,
+                                          SC_ENV_INTEGER, &(sc_expr *){0},
+                                          &f.err), SC_OK);
+    for (i = 0; i < ARRAY_SIZE(rows); i++)
+        ck_assert_msg(known(&f, rows[i].rel) == rows[i].want,
+                      "known(%s): expected %d", rows[i].rel, rows[i].want);
+    mpz_clear(h);
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+/* A bound on a sum narrows the argument of a floor or ceiling division
+ * term by a constant, and that argument's own terms in turn:
+ * s1 <= (u0 + Mod(s1, 8))//16 with s1 >= 2 gives u0 >= 25, after which
+ * Ne(s1 + s3 + 17*u0, 4) is no longer data-dependent. */
+START_TEST(test_shapeenv_assert_refines_through_floordiv)
+{
+    static const struct {
+        const char *fact, *range_of, *range;
+    } rows[] = {
+        {"s0 <= (u0 + Mod(s0, 8))//16", "u0", "[25, inf]"},
+        {"s0 <= u0//4", "u0", "[8, inf]"},
+        {"u0//4 + s0 <= 10", "u0", "[0, 35]"},
+        {"CeilDiv(u0, 4) + s0 <= 10", "u0", "[0, 32]"},
+        {"2*((u0 + 3)//5) >= s0 + 7", "u0", "[22, inf]"},
+        {"(u0 + s0)//3 <= 4", "u0", "[0, 12]"},
+        {"-(u0//2) + s0 >= 0", "u0", "[0, inf]"},   /* s0 unbounded above */
+    };
+    size_t i;
+    for (i = 0; i < ARRAY_SIZE(rows); i++) {
+        fixture f;
+        sc_range r;
+        char *got;
+        fx_init(&f, NULL);
+        sc_range_init(&r);
+        backed(&f, 32, "x.size(0)", 0);
+        unbacked(&f, true);
+        check_ok(&f, rows[i].fact);
+        ck_assert_int_eq(sc_env_range(f.env, P(&f, rows[i].range_of), &r,
+                                      &f.err), SC_OK);
+        got = sc_range_to_str(&r);
+        ck_assert_msg(strcmp(got, rows[i].range) == 0,
+                      "after %s: range(%s) = %s, expected %s", rows[i].fact,
+                      rows[i].range_of, got, rows[i].range);
+        free(got);
+        sc_range_clear(&r);
+        fx_done(&f);
+    }
+    {
+        fixture f;
+        fx_init(&f, NULL);
+        backed(&f, 32, "x.size(0)", 0);
+        backed(&f, 12, "x.size(1)", 0);
+        unbacked(&f, true);
+        check_ok(&f, "s0 <= (u0 + Mod(s0, 8))//16");
+        ck_assert(guard(&f, "Ne(s0 + s1 + 17*u0, 4)"));
+        ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+        fx_done(&f);
+    }
+}
+END_TEST
+
+/* A form whose facts and own range leave one value is that value: a
+ * replacement s1 -> 2 - Mod(Max(8, s2), 2) of a size >= 2 makes
+ * Mod(Max(8, s2), 2) <= 0, so Mod(Max(8, s2), 2) == 0 (a divisibility
+ * fact) and s1 is 2 in every later question. */
+START_TEST(test_shapeenv_singleton_form)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 2, "x.size(0)", 0);
+    backed(&f, 24, "x.size(1)", 0);
+    unbacked(&f, false);
+    ck_assert(guard(&f, "Eq(s0 + Mod(Max(s1, 8), 2), 2)"));
+    expect_simplify(&f, "s0", "2");
+    expect_simplify(&f, "s0*s1", "2*s1");
+    expect_range(&f, "s0*((u0 + 100)//3)", "[-inf, inf]");
+    check_ok(&f, "u0 >= 3");
+    expect_range(&f, "s0*((u0 + 100)//3)", "[68, inf]");
+    ck_assert_int_eq(known(&f, "Eq(s0*((u0 + 100)//3), 5)"), SC_TRI_FALSE);
+    fx_done(&f);
+}
+END_TEST
+
+/* A sum whose terms share a factor that is never 0 is ranged as
+ * range(f)*range(L/f), two levels deep: the expansion of
+ * Max(Min(u0, s0), 8*s1)*(s0*s1 - s0) has terms whose bounds cancel. */
+START_TEST(test_shapeenv_factored_range)
+{
+    fixture f;
+    fx_init(&f, NULL);
+    backed(&f, 5, "x.size(0)", 0);
+    backed(&f, 64, "x.size(1)", 0);
+    unbacked(&f, false);
+    ck_assert_int_eq(known(&f, "Max(Min(u0, s0), s1*8)*(s0*s1 - s0) > 1"),
+                     SC_TRI_TRUE);
+    expect_range(&f, "Max(Min(u0, s0), s1*8)*(s0*s1 - s0)", "[32, inf]");
+    expect_range(&f, "s0*(s1 - 3)", "[-inf, inf]");   /* s1 = 2: -s0 */
+    expect_range(&f, "s0*(s1 - 2)", "[0, inf]");
+    expect_range(&f, "-s0*s1*(s1 + 1)", "[-inf, -12]");
+    ck_assert_int_eq(known(&f, "Eq(s0*(s1 - 3), 0)"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "s0*s1 - 2*s0 >= 0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "u0*s0 - u0 >= 0"), SC_TRI_UNKNOWN);
     fx_done(&f);
 }
 END_TEST
@@ -1726,7 +1864,7 @@ START_TEST(test_property_known_rules)
         d = (int)sc_test_rng_range(&rng, -6, 6);
         e = (int)sc_test_rng_range(&rng, -40, 80);
         op = ops[sc_test_rng_below(&rng, 4)];
-        switch (sc_test_rng_below(&rng, 6)) {
+        switch (sc_test_rng_below(&rng, 7)) {
         case 0:
             snprintf(buf, sizeof buf, "s0 // %d // s1 + %d*Mod(s0, %d) %s %d",
                      a, b, c + 1, op, e / 8);
@@ -1747,6 +1885,11 @@ START_TEST(test_property_known_rules)
             snprintf(buf, sizeof buf, "%s(%d*s0*s1 + %d, %d*s1 + %d) %s %d",
                      b < 0 ? "Min" : "Max", 2 * a, 2 * d + 1, 4 * c, 4 * b + 3,
                      op, e);
+            break;
+        case 5:
+            /* terms sharing factors: ranged as range(f)*range(L/f) */
+            snprintf(buf, sizeof buf, "Max(s0, %d)*s1*(%d*s0*s1 %+d*s1 %+d) "
+                     "%s %d", c, a, b, d, op, e * 4);
             break;
         default:
             snprintf(buf, sizeof buf, "(CeilDiv(s1, %d) + s0)**2 %+d*s0 "
@@ -2262,6 +2405,10 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_guard_or_defaults);
     tcase_add_test(tc, test_size_oblivious);
     tcase_add_test(tc, test_assert_becomes_fact);
+    tcase_add_test(tc, test_shapeenv_congruence_of_products);
+    tcase_add_test(tc, test_shapeenv_assert_refines_through_floordiv);
+    tcase_add_test(tc, test_shapeenv_singleton_form);
+    tcase_add_test(tc, test_shapeenv_factored_range);
     tcase_add_test(tc, test_facts_on_expressions);
     tcase_add_test(tc, test_assert_errors);
     tcase_add_test(tc, test_shapeenv_failed_check_records_negation);

@@ -2987,6 +2987,55 @@ START_TEST(test_prog_first_false)
 }
 END_TEST
 
+/* A condition whose evaluation divides by zero does not hold: it is the
+ * first failing one (a guard that raises fails in PyTorch's guard
+ * function), on the int64_t path and on the exact one (the constant
+ * 2**62 sends the second program's product there). */
+START_TEST(test_prog_first_false_div_zero)
+{
+    sc_ctx *ctx = ctx_with_symbols();
+    static const char *const fast[] = {"s0 >= 0", "s1 // s0 >= 2",
+                                       "Mod(s1, s0) <= 3", "s1 <= 100"};
+    static const char *const slow[] = {"s1 >= 0",
+                                       "(4611686018427387904*s1) // s0 >= 0",
+                                       "s1 <= 100"};
+    static const struct {
+        int prog;
+        int64_t s0, s1;
+        size_t expected;
+    } rows[] = {
+        {0, 0, 5, 1},  {0, 2, 5, 4},  {0, 4, 5, 1}, {0, 3, 10, 4},
+        {0, -1, 5, 0}, {0, 2, 101, 3}, {0, 5, 14, 2},
+        {1, 0, 5, 1},  {1, 3, 5, 3},  {1, 3, -5, 0}, {1, 0, 200, 1},
+    };
+    sc_prog *p[2] = {prog_of(ctx, 4, fast), prog_of(ctx, 3, slow)};
+    size_t k;
+    sc_error err;
+
+    for (k = 0; k < ARRAY_SIZE(rows); k++) {
+        int64_t in[2] = {rows[k].s0, rows[k].s1};
+        size_t idx = 999;
+        sc_error_init(&err);
+        ck_assert_int_eq(sc_prog_first_false(p[rows[k].prog], in, &idx, &err),
+                         SC_OK);
+        ck_assert_msg(idx == rows[k].expected,
+                      "program %d at s0=%" PRId64 " s1=%" PRId64
+                      ": expected %zu, got %zu", rows[k].prog,
+                      rows[k].s0, rows[k].s1, rows[k].expected, idx);
+        ck_assert_int_eq(err.code, SC_OK);
+    }
+    /* sc_prog_eval still reports the division */
+    {
+        int64_t in[2] = {0, 5}, out[4];
+        sc_error_init(&err);
+        ck_assert_int_eq(sc_prog_eval(p[0], in, out, &err), SC_ERR_DIV_ZERO);
+    }
+    sc_prog_free(p[0]);
+    sc_prog_free(p[1]);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ======================================================================
  * Random expression trees, kept in the test's own structure, with a
  * reference evaluator written directly on GMP (Python semantics).
@@ -5601,6 +5650,7 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_prog_agrees_with_eval_on_grid);
     tcase_add_test(tc, test_prog_inputs_outputs_and_overflow);
     tcase_add_test(tc, test_prog_first_false);
+    tcase_add_test(tc, test_prog_first_false_div_zero);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("c_printer");

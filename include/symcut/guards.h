@@ -324,8 +324,9 @@ size_t sc_guard_checker_source_count(const sc_guard_checker *chk);
 size_t sc_guard_checker_count(const sc_guard_checker *chk);
 
 /* Check concrete sizes: values[i] is the size at source i.  *first_failing
- * is the index of the first guard that does not hold, or
- * sc_guard_checker_count() when all hold.  Time: linear in the size of the
+ * is the index of the first guard that does not hold or whose evaluation
+ * divides by zero (it fails, as a guard that raises fails in PyTorch's
+ * guard function), or sc_guard_checker_count() when all hold.  Time: linear in the size of the
  * guard set, no allocation for up to 128 sources.  Thread-safe (the
  * checker is not modified). */
 sc_status sc_guard_checker_check(const sc_guard_checker *chk,

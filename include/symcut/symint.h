@@ -314,8 +314,10 @@ size_t sc_prog_output_count(const sc_prog *prog);
  * An output that does not fit in int64_t is SC_ERR_OVERFLOW. */
 sc_status sc_prog_eval(const sc_prog *prog, const int64_t *inputs,
                        int64_t *outputs, sc_error *err);
-/* For boolean programs: the index of the first expression that is false,
- * or sc_prog_output_count() when all hold. */
+/* For boolean programs: the index of the first expression that is false
+ * or whose evaluation divides by zero (a condition that cannot be
+ * evaluated does not hold), or sc_prog_output_count() when all hold.
+ * Errors: SC_ERR_LIMIT, SC_ERR_NOMEM (exact fallback only). */
 sc_status sc_prog_first_false(const sc_prog *prog, const int64_t *inputs,
                               size_t *index, sc_error *err);
 

@@ -17,14 +17,22 @@ the outputs by script line and classifies every answer:
               assertion texts, which are compared through `test` instead
   forms       both simplified, to different forms, which agree at the
               hints (when backed); counted with which one is shorter
-  symint-gap  PyTorch decides, symcut does not, and symcut's simplified
-              form keeps a modulo of a multiple by a multiple
-              (Mod(3*s1, s1)), which symint/ does not reduce yet
   torch-positive-assumption
               PyTorch's size symbols are sympy-positive even with 0/1
               specialization off: its answer is false at a size of 0, or
               symcut gives the same answer once those sizes are declared
-              >= 1 (range 1..) and not before
+              >= 1 (range 1..) and not before, or its guard_int returned
+              v for a size at hint 0 while its own Eq(e, v) is False
+              (it recorded no guard)
+  torch-size-like-floor
+              a size-oblivious answer where a runtime assertion bounds a
+              size-like symbol by 1: PyTorch keeps its range at least
+              [0, 2] (_update_var_to_range) and answers with it >= 2,
+              symcut's `known` proves the opposite from the assertion
+  error-where-torch-dde
+              PyTorch raises a data-dependent error, symcut another error
+              (a contradiction with what it learned): an error on both
+              sides, never a different answer
   mismatch    anything else: a failure of the differential
 
 After a `check` that symcut proves false while PyTorch accepts it, the two
@@ -230,6 +238,26 @@ def known_at(symcut, script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
+def torch_guard_at(script_lines, n, expr):
+    """PyTorch's `guard EXPR` after the script's lines up to line n (a
+    separate run: what it records does not matter)."""
+    prefix = "\n".join(script_lines[:n])
+    out, _ = oracle.run_text(prefix + "\nguard " + expr + "\n")
+    return out.rstrip("\n").split("\n")[-1]
+
+
+def size_like_below_two(symcut, script_lines, n, expr, size_like):
+    """Does symcut's range of a size-like symbol of expr, after the lines
+    before n, lie below 2?"""
+    for name in sorted(set(ast_names(expr)) & size_like):
+        prefix = "\n".join(script_lines[:n - 1])
+        out = run_symcut(symcut, prefix + "\nrange " + name + "\n")
+        r = parse_range(out.rstrip("\n").split("\n")[-1])
+        if r is not None and r[1] < 2:
+            return True
+    return False
+
+
 def eval_any_unbacked(text, hints, unbacked, box=range(-12, 13)):
     """py_eval of text at the hints, the unbacked symbols it names tried
     on a small box (at most two of them): the set of values it takes, or
@@ -296,20 +324,6 @@ def backed_rewrite(symcut, script_lines, n, expr, hints, answer, cmd):
     return ("True" if v else "False") == answer
 
 
-# symint leaves the modulo of a multiple by a multiple (Mod(3*s1, s1)),
-# which PyTorch's sympy reduces to 0: a known gap of symint/, not of the
-# environment, counted as `symint-gap` (re-checked once symint reduces it).
-SYMINT_GAP = re.compile(r"Mod\((\d+)\*(\w+), \2\)|Mod\((\w+)\*(\d+), \3\)")
-
-
-def symint_gap(symcut, script_lines, n, expr):
-    """Does symcut's `simplify` of expr, after the lines before n, keep a
-    form that symint does not reduce yet (SYMINT_GAP)?"""
-    prefix = "\n".join(script_lines[:n - 1])
-    out = run_symcut(symcut, prefix + "\nsimplify " + expr + "\n")
-    return bool(SYMINT_GAP.search(out.rstrip("\n").split("\n")[-1]))
-
-
 def zero_no01(test_args, no01_sources):
     return any(tok.rpartition("=")[0] in no01_sources and
                tok.rpartition("=")[2] == "0" for tok in test_args.split())
@@ -335,6 +349,7 @@ def compare(script, symcut, res):
     guards_diverged = False
     mixed_assert = False
     unbacked_names = set()
+    size_like_names = set()
     no01_sources = set()
     zero_no01_names = set()
     for line in lines:
@@ -348,6 +363,9 @@ def compare(script, symcut, res):
         if c == "unbacked":
             unbacked_names.update(x for x in r.split()
                                   if x[:1] == "u" and x[1:].isdigit())
+            if "size" in r.split():
+                size_like_names.update(x for x in r.split()
+                                       if x[:1] == "u" and x[1:].isdigit())
     for n, line in enumerate(lines, 1):
         cmd, rest = command_of(line)
         if cmd is None:
@@ -391,11 +409,6 @@ def compare(script, symcut, res):
                 # although such a size may be 0 at run time.
                 res.add("torch-positive-assumption", cmd)
                 guards_diverged = True
-                return
-            if cmd in ("known", "or_false", "or_true", "guard") and \
-                    len(tl) == 1 and tl[0] in ("True", "False") and \
-                    symint_gap(symcut, lines, n, rest):
-                res.add("symint-gap", cmd, None)
                 return
             res.add("mismatch", cmd, "%s\n  torch:  %s\n  symcut: %s\n  (%s)"
                     % (where, " | ".join(tl), " | ".join(sl), why))
@@ -481,6 +494,11 @@ def compare(script, symcut, res):
         if tk and sk:
             if tk == sk or {tk, sk} <= {"failed", "contradiction"}:
                 res.add("same", cmd)
+            elif tk == "dde" and sk != "dde":
+                # A data-dependent error in PyTorch may be an error or a
+                # proven answer in symcut, never a different answer.
+                res.add("error-where-torch-dde", cmd, "%s\n  torch: %s\n"
+                        "  symcut: %s" % (where, T, S))
             elif tk == "dde" or sk == "dde":
                 mismatch("different errors")
             else:
@@ -512,8 +530,30 @@ def compare(script, symcut, res):
             else:
                 mismatch("check")
             continue
+        if cmd == "oblivious" and {T, S} == {"True", "False"} and \
+                size_like_below_two(symcut, lines, n, rest,
+                                    size_like_names) and \
+                known_at(symcut, lines, n, rest) == S:
+            # PyTorch refuses to narrow a size-like symbol below [0, 2]
+            # (_update_var_to_range) and answers size-oblivious questions
+            # with it >= 2 even when a runtime assertion bounds it by 1;
+            # symcut proves its answer from that assertion.
+            res.add("torch-size-like-floor", cmd, "%s\n  torch: %s\n  "
+                    "symcut: %s" % (where, T, S))
+            continue
         if cmd in ("guard", "oblivious", "int", "hint"):
-            if T == S:
+            if T == S and cmd == "int" and \
+                    set(ast_names(rest)) & zero_no01_names and \
+                    torch_guard_at(lines, n, "Eq(%s, %s)" % (rest, T)) == \
+                    "False":
+                # PyTorch's own Eq(e, v) is False for the value v it just
+                # returned: a 0/1-unspecialized size at hint 0 is
+                # sympy-positive, so Eq(s2, 0) is False and guard_int
+                # records no guard (its guard set accepts sizes the trace
+                # specialized away).  symcut records Eq(s2, 0).
+                res.add("torch-positive-assumption", cmd)
+                guards_diverged = True
+            elif T == S:
                 res.add("same", cmd)
             elif tk == "dde" and not sk:
                 e = rest if cmd != "int" and cmd != "hint" else \

@@ -20,7 +20,9 @@ carried out with torch's own API, the way PyTorch code reaches it:
   simplify ShapeEnv.simplify            range  ShapeEnv.bound_sympy
   hint     ShapeEnv.size_hint           guards produce_guards
   asserts  ShapeEnv.deferred_runtime_asserts
-  test     the produce_guards expressions evaluated on the given sizes
+  test     the produce_guards expressions evaluated on the given sizes, in
+           order; a guard that raises (a division by zero) fails, as in
+           Dynamo's guard function
 
 Expressions are evaluated on SymInts (so `s0 // 8` is SymInt floor
 division, `Mod(a, b)` is `a % b`, `CeilDiv(a, b)` is `-(-a // b)`, `Max`
@@ -553,21 +555,17 @@ class Oracle:
                 raise ScriptError("'%s' is neither a source nor the symbol "
                                   "of one" % name)
         gs = self.guard_strings()
-        raised = None
         for g in gs:
             try:
                 ok = eval(g, dict(ss.SYMPY_INTERP), {"L": vals})
-            except ZeroDivisionError as e:
-                # Torch orders its guards so that a division may come
-                # before the range that excludes its zero divisor: a size
-                # failing another guard is rejected anyway.
-                raised = raised or e
-                continue
+            except ZeroDivisionError:
+                # Dynamo runs the shape guards as one lambda guard; an
+                # exception in it is a failed check (RootGuardManager.check
+                # of a lambda raising ZeroDivisionError returns False).
+                ok = False
             if not ok:
                 self.put("fail: " + self.pretty_guard(g))
                 return
-        if raised is not None:
-            raise raised
         self.put("pass")
 
     def cmd_known(self, v):
