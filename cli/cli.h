@@ -277,6 +277,25 @@ int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
 int cli_policy_option(const cli_syntax *syn, const cli_opt *o,
                       const char *value);
 
+/* --params: a count N (the first N primals are parameters) or primal
+ * indices I,J,... (a list has a comma; "3," is the single index 3). */
+typedef struct cli_params {
+    long count; /* -1: not given, or a list */
+    size_t n;   /* the list's length */
+    size_t idx[256];
+} cli_params;
+
+/* A CLI_OPT_CALL parser of --params into *(cli_params *)o->dest (whose
+ * count the caller sets to -1 first). */
+int cli_params_option(const cli_syntax *syn, const cli_opt *o,
+                      const char *value);
+/* 0, or a usage error of cmd when pa names primals beyond the graph's
+ * nprimals. */
+int cli_params_check(const char *cmd, const cli_params *pa, size_t nprimals);
+/* Set opts' num_params / param_indices from pa (which must outlive
+ * opts' use). */
+void cli_params_apply(const cli_params *pa, sc_partition_options *opts);
+
 /* The partitioner's ban-rule options, shared by partition and validate:
  * --rule-off NAME[,NAME] (repeatable), --aggressive-recomputation,
  * --max-dist-from-bw N, --long-chain-limit N, --unbacked-fallback N, parsed

@@ -4,7 +4,7 @@
  *   symcut pareto GRAPH [--policy exact] [--points N] [--keep-bans]
  *                 [--time-limit S] [--no-peak] [--compare FILE]
  *                 [--hint s0=8,...]
- *                 [--params N] [--format text|json|csv|svg] [-o FILE]
+ *                 [--params N|I,J,...] [--format text|json|csv|svg] [-o FILE]
  *
  * The output is produced before it is written, atomically: nothing is
  * written when the run fails. */
@@ -30,7 +30,7 @@ static void usage(FILE *out)
     fputs("Usage: symcut pareto GRAPH [--policy exact] [--points N]\n"
           "                     [--keep-bans] [--time-limit S] [--no-peak]\n"
           "                     [--compare FILE]\n"
-          "                     [--hint s0=8,...] [--params N]\n"
+          "                     [--hint s0=8,...] [--params N|I,J,...]\n"
           "                     [--format text|json|csv|svg] [-o FILE]\n"
           "\n"
           "The exact memory/recompute frontier of a joint graph: every\n"
@@ -53,7 +53,8 @@ static void usage(FILE *out)
           "  --no-peak           leave out the predicted peak memory of each\n"
           "                      point (forward then backward)\n"
           "  --hint s0=8,s1=64   hints of symbols; repeatable\n"
-          "  --params N          the first N primals are parameters\n"
+          "  --params N|I,J,...  the first N primals, or primals number I,\n"
+          "                      J, ... (from 0), are parameters\n"
           "  --format F          text (default), json, csv, svg (a plot: saved\n"
           "                      MB against recompute GFLOPs)\n"
           "  -o FILE             write to FILE (atomically)\n"
@@ -402,7 +403,8 @@ static void svg_plot(buf *b, const sc_frontier *f, const char *file,
 
 typedef struct pareto_args {
     const char *file, *out_path, *format, *compare;
-    long points, params;
+    long points;
+    cli_params params;
     double time_limit;
     bool keep_bans, no_peak;
     sc_partition_policy policy;
@@ -420,8 +422,8 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
          .bad = "unknown policy '%s' (exact)"},
         {.name = "--points", .kind = CLI_OPT_COUNT, .dest = &a->points,
          .bad = "--points needs a count from 0 to 1000, not '%s'"},
-        {.name = "--params", .kind = CLI_OPT_COUNT, .dest = &a->params,
-         .bad = "--params needs a non-negative integer, not '%s'"},
+        {.name = "--params", .kind = CLI_OPT_CALL, .dest = &a->params,
+         .fn = cli_params_option},
         {.name = "--time-limit", .kind = CLI_OPT_NUMBER, .dest = &a->time_limit,
          .min = 1, .bad = "--time-limit needs a positive number of seconds, "
                           "not '%s'"},
@@ -637,7 +639,7 @@ int cli_cmd_pareto(int argc, char **argv)
     }
     memset(&a, 0, sizeof a);
     a.format = "text";
-    a.params = -1;
+    a.params.count = -1;
     a.policy = SC_PARTITION_EXACT;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
@@ -646,16 +648,13 @@ int cli_cmd_pareto(int argc, char **argv)
     if ((rc = cli_load_graph_reading(ctx, a.file, &load, &a.reading, &g,
                                      &fwd)) != 0)
         goto done;
-    rc = CLI_EXIT_INPUT;
-    if (a.params >= 0 && (size_t)a.params > sc_graph_primal_count(g)) {
-        rc = cli_usage_error("pareto",
-                             "--params %ld: the graph has %zu primals",
-                             a.params, sc_graph_primal_count(g));
+    if ((rc = cli_params_check("pareto", &a.params,
+                               sc_graph_primal_count(g))) != 0)
         goto done;
-    }
+    rc = CLI_EXIT_INPUT;
     sc_partition_options_init(&po);
     po.policy = SC_PARTITION_EXACT;
-    po.num_params = a.params;
+    cli_params_apply(&a.params, &po);
     sc_frontier_options_init(&fo);
     fo.points = (size_t)a.points;
     fo.keep_bans = a.keep_bans;

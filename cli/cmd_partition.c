@@ -142,56 +142,6 @@ static int tag_option(const cli_syntax *syn, const cli_opt *o,
     return 0;
 }
 
-/* --params: a count N, or primal indices I,J,... (a list has a comma;
- * "3," is the single index 3) */
-typedef struct params_arg {
-    long count;
-    size_t n;
-    size_t idx[256];
-} params_arg;
-
-static int params_option(const cli_syntax *syn, const cli_opt *o,
-                         const char *value)
-{
-    params_arg *pa = o->dest;
-    const char *s = value;
-    bool list = strchr(value, ',') != NULL;
-    pa->n = 0;
-    pa->count = -1;
-    while (*s) {
-        char *end;
-        unsigned long v;
-        if (*s < '0' || *s > '9')
-            break;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || v > (1ul << 30))
-            break;
-        if (!list) {
-            if (*end)
-                break;
-            pa->count = (long)v;
-            return 0;
-        }
-        if (pa->n == sizeof pa->idx / sizeof pa->idx[0])
-            return cli_usage_error(syn->cmd, "--params: more than %zu "
-                                             "indices",
-                                   sizeof pa->idx / sizeof pa->idx[0]);
-        pa->idx[pa->n++] = (size_t)v;
-        s = end;
-        if (*s == ',')
-            s++;
-        else if (*s)
-            break;
-    }
-    if (list && !*s && pa->n > 0)
-        return 0;
-    return cli_usage_error(syn->cmd, "--params needs a count N or primal "
-                                     "indices I,J,... (non-negative "
-                                     "integers), not '%s'",
-                           value);
-}
-
 /* --memory-budget B: bytes or a ratio (doc/partition.md, "Memory
  * budget").  B is DIGITS[.DIGITS][UNIT], no sign, no exponent.  With a
  * unit (B; kB, MB, GB, TB: powers of 1000; KiB, MiB, GiB, TiB: powers of
@@ -294,7 +244,7 @@ bad:
 typedef struct partition_args {
     const char *file, *out_path, *fw_path, *bw_path, *format, *saved;
     long nfwd;
-    params_arg params;
+    cli_params params;
     bool forward;
     unsigned report_flags;
     cli_hints hints;
@@ -320,7 +270,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
                 "pytorch-1.13, exact)"},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
         {.name = "--params", .kind = CLI_OPT_CALL, .dest = &a->params,
-         .fn = params_option},
+         .fn = cli_params_option},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
          .bad = "--num-fwd-outputs needs a non-negative integer"},
         {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_path},
@@ -457,18 +407,7 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
                                    a->tags.nodes[k],
                                    sc_partition_tag_name(a->tags.tags[k]),
                                    a->tags.nodes[k]);
-    if (a->params.count >= 0 && (size_t)a->params.count > np)
-        return cli_usage_error("partition",
-                               "--params %ld: the graph has %zu primals (the "
-                               "parameters are the first N of them)",
-                               a->params.count, np);
-    for (k = 0; k < a->params.n; k++)
-        if (a->params.idx[k] >= np)
-            return cli_usage_error("partition",
-                                   "--params: index %zu is beyond the "
-                                   "graph's %zu primals (numbered from 0)",
-                                   a->params.idx[k], np);
-    return 0;
+    return cli_params_check("partition", &a->params, np);
 }
 
 /* --saved NAMES|FILE: a file that exists is read (names separated by
@@ -613,9 +552,7 @@ int cli_cmd_partition(int argc, char **argv)
         (rc = check_graph_options(g, &a)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
-    a.opts.num_params = a.params.count;
-    a.opts.nparam_indices = a.params.n;
-    a.opts.param_indices = a.params.idx;
+    cli_params_apply(&a.params, &a.opts);
     a.opts.ntags = a.tags.n;
     a.opts.tag_nodes = (const char *const *)a.tags.nodes;
     a.opts.tags = a.tags.tags;

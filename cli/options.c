@@ -423,3 +423,71 @@ int cli_check_partition_rules(const char *cmd, const cli_rules *r)
                                r->given);
     return 0;
 }
+
+/* --params: a count N, or primal indices I,J,... (a list has a comma;
+ * "3," is the single index 3) */
+int cli_params_option(const cli_syntax *syn, const cli_opt *o,
+                      const char *value)
+{
+    cli_params *pa = o->dest;
+    const char *s = value;
+    bool list = strchr(value, ',') != NULL;
+    pa->n = 0;
+    pa->count = -1;
+    while (*s) {
+        char *end;
+        unsigned long v;
+        if (*s < '0' || *s > '9')
+            break;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || v > (1ul << 30))
+            break;
+        if (!list) {
+            if (*end)
+                break;
+            pa->count = (long)v;
+            return 0;
+        }
+        if (pa->n == sizeof pa->idx / sizeof pa->idx[0])
+            return cli_usage_error(syn->cmd, "--params: more than %zu "
+                                             "indices",
+                                   sizeof pa->idx / sizeof pa->idx[0]);
+        pa->idx[pa->n++] = (size_t)v;
+        s = end;
+        if (*s == ',')
+            s++;
+        else if (*s)
+            break;
+    }
+    if (list && !*s && pa->n > 0)
+        return 0;
+    return cli_usage_error(syn->cmd, "--params needs a count N or primal "
+                                     "indices I,J,... (non-negative "
+                                     "integers), not '%s'",
+                           value);
+}
+
+int cli_params_check(const char *cmd, const cli_params *pa, size_t np)
+{
+    size_t k;
+    if (pa->count >= 0 && (size_t)pa->count > np)
+        return cli_usage_error(cmd,
+                               "--params %ld: the graph has %zu primals (the "
+                               "parameters are the first N of them)",
+                               pa->count, np);
+    for (k = 0; k < pa->n; k++)
+        if (pa->idx[k] >= np)
+            return cli_usage_error(cmd,
+                                   "--params: index %zu is beyond the "
+                                   "graph's %zu primals (numbered from 0)",
+                                   pa->idx[k], np);
+    return 0;
+}
+
+void cli_params_apply(const cli_params *pa, sc_partition_options *opts)
+{
+    opts->num_params = pa->count;
+    opts->nparam_indices = pa->n;
+    opts->param_indices = pa->idx;
+}
