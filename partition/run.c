@@ -24,11 +24,13 @@ void sc_partition_options_init(sc_partition_options *opts)
 /* ---- Options that come from the graph ----------------------------------- */
 
 /* Pass 0 tags the nodes named that are their own CSE representative;
- * pass 1 the folded duplicates, whose tag goes to the representative only
- * when that has none of its own (PyTorch's CSE keeps the first node and
- * its meta, the duplicate's "recompute" tag is dropped; so a view tagged
- * must_recompute is not saved because its backward duplicate is tagged
- * must_save). */
+ * pass 1 the folded duplicates.  torch 2.13's CSE keeps the first node
+ * and its meta: a duplicate's "recompute" tag is dropped (so a view
+ * tagged must_recompute is not saved because its backward duplicate is
+ * tagged must_save, and an untagged node whose duplicate is tagged counts
+ * as untagged in cleanup_recompute_tags).  Under the other policies the
+ * duplicate's tag goes to the representative when that has none of its
+ * own. */
 static sc_status tag_node(sc_partition *p, const char *name, size_t len,
                           sc_partition_tag tag, int pass, sc_error *err)
 {
@@ -44,7 +46,7 @@ static sc_status tag_node(sc_partition *p, const char *name, size_t len,
                              "%s: no node named '%s' in the graph",
                              sc_partition_tag_name(tag), buf);
     if (p->nodes[id].rep != SC_NODE_NONE && p->nodes[id].rep != id) {
-        if (pass == 0)
+        if (pass == 0 || p->policy == SC_PARTITION_PYTORCH_2_13)
             return SC_OK;
         id = p->nodes[id].rep;
         if (p->nodes[id].tag != SC_PARTITION_TAG_NONE)
