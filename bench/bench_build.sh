@@ -18,27 +18,7 @@ sizes=${*:-10000 100000 1000000}
 tmp=${BENCH_TMP:-$(mktemp -d)}
 [ -n "${BENCH_TMP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 
-forward_text() { # $1: call nodes (a multiple of 4 is kept)
-    awk -v n="$1" 'BEGIN {
-        q = "\""; sx = q "f32[8, 16][16, 1]cpu" q; sw = q "f32[16, 16][16, 1]cpu" q
-        st = q "f32[16, 16][1, 16]cpu" q
-        print "class forward_fn(torch.nn.Module):"
-        print "    def forward(self, primals):"
-        print "        arg0_1: " sx "; arg1_1: " sw "; "
-        print "    "
-        print "        arg0_1, arg1_1, = fx_pytree.tree_flatten_spec([primals], self._in_spec)"
-        x = "arg0_1"
-        for (i = 0; i < int(n / 4); i++) {
-            s = i ? "_" i : ""
-            print "        t" s ": " st " = torch.ops.aten.t.default(arg1_1)"
-            print "        mm" s ": " sx " = torch.ops.aten.mm.default(" x ", t" s ")"
-            print "        relu" s ": " sx " = torch.ops.aten.relu.default(mm" s ")"
-            print "        add" s ": " sx " = torch.ops.aten.add.Tensor(relu" s ", " x ")"
-            x = "add" s
-        }
-        print "        return pytree.tree_unflatten([" x "], self._out_spec)"
-    }'
-}
+. "$(dirname "$0")/bench-lib.sh"
 
 # run LABEL N CMD...: one timed run, "label n wall user" (or the failure)
 run() {
@@ -57,7 +37,7 @@ run() {
 
 printf '%-22s %8s  %10s  %10s  %10s\n' "step" "nodes" "wall" "user" "peak RSS"
 for n in $sizes; do
-    forward_text "$n" >"$tmp/fwd.txt"
+    mlp_forward "$n" >"$tmp/fwd.txt"
     run "joint (mlp forward)" "$n" "$symcut" joint "$tmp/fwd.txt" -o "$tmp/joint.txt"
     run "random --forward" "$n" "$symcut" random --nodes "$n" --forward -o "$tmp/r.txt"
     run "random (joint)" "$n" "$symcut" random --nodes "$n" -o "$tmp/r.txt"
