@@ -1752,6 +1752,43 @@ START_TEST(test_property_minimal_linear_exhaustive)
 }
 END_TEST
 
+/* Whether `known` decides relation text buf in f's environment; when it
+ * does, the answer must hold at every point of the grid lo..hi of the two
+ * symbols sym (the failure names the seed, the case and the point). */
+static bool known_holds_on_grid(fixture *f, const char *buf,
+                                sc_expr *const sym[2], const int64_t lo[2],
+                                const int64_t hi[2], uint64_t seed, long i)
+{
+    sc_expr *rel = P(f, buf);
+    sc_tri t = SC_TRI_UNKNOWN;
+    sc_symmap *bind;
+    int64_t x, y;
+    ck_assert_int_eq(sc_env_statically_known(f->env, rel, 0, &t, &f->err),
+                     SC_OK);
+    if (t == SC_TRI_UNKNOWN)
+        return false;
+    bind = sc_symmap_new(f->ctx);
+    for (x = lo[0]; x <= hi[0]; x++)
+        for (y = lo[1]; y <= hi[1]; y++) {
+            int64_t v = -1;
+            sc_symmap_set_si(bind, sym[0], x, &f->err);
+            sc_symmap_set_si(bind, sym[1], y, &f->err);
+            ck_assert_int_eq(sc_expr_eval_si(f->ctx, rel, bind, &v, &f->err),
+                             SC_OK);
+            ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
+                          "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
+                          "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
+                          "[%lld, %lld]) it is %lld",
+                          (unsigned long long)seed, i, buf,
+                          t == SC_TRI_TRUE ? "True" : "False",
+                          (long long)x, (long long)y, (long long)lo[0],
+                          (long long)hi[0], (long long)lo[1],
+                          (long long)hi[1], (long long)v);
+        }
+    sc_symmap_free(bind);
+    return true;
+}
+
 /* Soundness of the polynomial test: a random polynomial relation over two
  * sizes whose ranges random guards narrowed; when it is statically known,
  * the answer holds at every point of the ranges on a grid. */
@@ -1763,10 +1800,8 @@ START_TEST(test_property_known_polynomial)
         sc_test_rng rng;
         fixture f;
         char buf[160], bnd[64];
-        sc_expr *rel, *sym[2];
-        sc_symmap *bind;
-        sc_tri t = SC_TRI_UNKNOWN;
-        int64_t lo[2], hi[2], x, y;
+        sc_expr *sym[2];
+        int64_t lo[2], hi[2];
         int k;
         sc_test_rng_init(&rng, seed ^ (0xd1b54a32d192ed03ULL * (uint64_t)(i + 1)));
         fx_init(&f, NULL);
@@ -1790,31 +1825,8 @@ START_TEST(test_property_known_polynomial)
                  (int)sc_test_rng_range(&rng, -2, 2), (int)sc_test_rng_range(&rng, -9, 9),
                  (int)sc_test_rng_range(&rng, -9, 9), (int)sc_test_rng_range(&rng, -40, 40),
                  sc_test_rng_below(&rng, 3) == 0 ? "==" : ">=");
-        rel = P(&f, buf);
-        ck_assert_int_eq(sc_env_statically_known(f.env, rel, 0, &t, &f.err), SC_OK);
-        if (t == SC_TRI_UNKNOWN) {
-            fx_done(&f);
-            continue;
-        }
-        decided++;
-        bind = sc_symmap_new(f.ctx);
-        for (x = lo[0]; x <= hi[0]; x++)
-            for (y = lo[1]; y <= hi[1]; y++) {
-                int64_t v = -1;
-                sc_symmap_set_si(bind, sym[0], x, &f.err);
-                sc_symmap_set_si(bind, sym[1], y, &f.err);
-                ck_assert_int_eq(sc_expr_eval_si(f.ctx, rel, bind, &v, &f.err), SC_OK);
-                ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
-                              "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
-                              "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
-                              "[%lld, %lld]) it is %lld",
-                              (unsigned long long)seed, i, buf,
-                              t == SC_TRI_TRUE ? "True" : "False",
-                              (long long)x, (long long)y, (long long)lo[0],
-                              (long long)hi[0], (long long)lo[1],
-                              (long long)hi[1], (long long)v);
-            }
-        sc_symmap_free(bind);
+        if (known_holds_on_grid(&f, buf, sym, lo, hi, seed, i))
+            decided++;
         fx_done(&f);
     }
     /* the test decides something (not only unknowns) */
@@ -1836,10 +1848,8 @@ START_TEST(test_property_known_rules)
         sc_test_rng rng;
         fixture f;
         char buf[200], bnd[64];
-        sc_expr *rel, *sym[2];
-        sc_symmap *bind;
-        sc_tri t = SC_TRI_UNKNOWN;
-        int64_t lo[2], hi[2], x, y;
+        sc_expr *sym[2];
+        int64_t lo[2], hi[2];
         int k, a, b, c, d, e;
         const char *op;
         sc_test_rng_init(&rng, seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1)));
@@ -1897,31 +1907,8 @@ START_TEST(test_property_known_rules)
                      op, e);
             break;
         }
-        rel = P(&f, buf);
-        ck_assert_int_eq(sc_env_statically_known(f.env, rel, 0, &t, &f.err), SC_OK);
-        if (t == SC_TRI_UNKNOWN) {
-            fx_done(&f);
-            continue;
-        }
-        decided++;
-        bind = sc_symmap_new(f.ctx);
-        for (x = lo[0]; x <= hi[0]; x++)
-            for (y = lo[1]; y <= hi[1]; y++) {
-                int64_t v = -1;
-                sc_symmap_set_si(bind, sym[0], x, &f.err);
-                sc_symmap_set_si(bind, sym[1], y, &f.err);
-                ck_assert_int_eq(sc_expr_eval_si(f.ctx, rel, bind, &v, &f.err), SC_OK);
-                ck_assert_msg((v != 0) == (t == SC_TRI_TRUE),
-                              "SYMCUT_SEED=%llu case %ld: %s known %s, but at "
-                              "s0=%lld s1=%lld (s0 in [%lld, %lld], s1 in "
-                              "[%lld, %lld]) it is %lld",
-                              (unsigned long long)seed, i, buf,
-                              t == SC_TRI_TRUE ? "True" : "False",
-                              (long long)x, (long long)y, (long long)lo[0],
-                              (long long)hi[0], (long long)lo[1],
-                              (long long)hi[1], (long long)v);
-            }
-        sc_symmap_free(bind);
+        if (known_holds_on_grid(&f, buf, sym, lo, hi, seed, i))
+            decided++;
         fx_done(&f);
     }
     ck_assert_msg(n < 50 || decided > n / 10, "only %ld of %ld decided",
