@@ -24,7 +24,7 @@
 #include "graph/autodiff.h"
 #include "graph/autodiff-internal.h"
 #include "graph/graph-internal.h"
-#include "graph/graph-internal.h"
+#include "graph/graph-view.h"
 #include "graph/ops.h"
 #include "util/internal.h"
 
@@ -1175,15 +1175,38 @@ static sc_status setup_tuples(sc__ad *ad)
     return SC_OK;
 }
 
-/* Copy call node n of the forward graph into the joint graph. */
+/* Could a forward node's name be one of the joint's placeholders'
+ * (primals_K, tangents_K)?  Every other name of the forward graph is new
+ * in the joint graph: the forward's names are distinct. */
+static bool placeholder_like(const char *name)
+{
+    return strncmp(name, "primals_", 8) == 0 ||
+           strncmp(name, "tangents_", 9) == 0;
+}
+
+/* Copy call node n of the forward graph into the joint graph.  A node
+ * whose result the forward graph knows (a tensor, SymInt, SymBool or
+ * nothing) is a trusted copy: the forward graph checked its name, its
+ * arguments against the schema and its shape rule against the result in
+ * the environment the joint graph shares, so checking them again would
+ * find the same.  A tuple's (or an unknown) result comes from the shape
+ * rule again through the checked builder. */
 static sc_status copy_call(sc__ad *ad, sc_node_id n)
 {
     const sc_graph *f = ad->fwd;
     size_t na = sc_graph_node_arg_count(f, n), npos, i;
-    sc_value *args = sc__ad_alloc(ad, na * sizeof *args);
-    const char **kwn = sc__ad_alloc(ad, na * sizeof *kwn);
+    sc_value *args;
+    const char **kwn;
     sc_result r;
     sc_status st;
+    sc_graph_node_result(f, n, &r);
+    if (r.kind != SC_RESULT_UNKNOWN && r.kind != SC_RESULT_TUPLE &&
+        sc_graph_env(ad->g) == sc_graph_env(f) &&
+        !placeholder_like(sc_graph_node_name(f, n)))
+        return sc__graph_append_copy_mapped(ad->g, f, n, ad->map,
+                                            &ad->map[n], ad->err);
+    args = sc__ad_alloc(ad, na * sizeof *args);
+    kwn = sc__ad_alloc(ad, na * sizeof *kwn);
     if (!args || !kwn)
         return sc__error_nomem(ad->err);
     npos = sc_graph_node_positional_count(f, n);
@@ -1192,7 +1215,6 @@ static sc_status copy_call(sc__ad *ad, sc_node_id n)
         if (i >= npos)
             kwn[i - npos] = sc_graph_node_kwname(f, n, i);
     }
-    sc_graph_node_result(f, n, &r);
     st = sc_graph_add_call(ad->g, sc_graph_node_name(f, n),
                            sc_graph_node_target(f, n), npos, args, na - npos,
                            kwn, args + npos,
