@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "cli/progress.h"
 
 static void usage(FILE *out)
 {
@@ -37,6 +38,9 @@ static void usage(FILE *out)
           "  -o FILE             write the joint graph to FILE instead of\n"
           "                      standard output (a regular file is replaced\n"
           "                      atomically; a device or FIFO is written to)\n"
+          "  --progress          show the progress on standard error even\n"
+          "                      when it is not a terminal (one line per\n"
+          "                      tenth of each phase); --no-progress: never\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the graph could not\n"
           "be read or differentiated (e.g. an op without a derivative\n"
@@ -147,6 +151,7 @@ sc_graph *cli_joint_of_forward(const sc_graph *fwd, const char *file,
         jo.nrequires_grad = np;
         jo.requires_grad = rg;
     }
+    jo.progress = cli_progress;
     if (sc_graph_new_joint(fwd, &jo, &joint, &err) != SC_OK) {
         cli_locate_error(fwd, file, &err);
         cli_report(&err);
@@ -220,6 +225,7 @@ int cli_cmd_joint(int argc, char **argv)
                                      &fwd)) != 0)
         goto done;
     rc = CLI_EXIT_INPUT;
+    cli_progress_phase("printing the joint graph");
     if (sc_graph_write_text(joint, NULL, &text, &len, &err) != SC_OK ||
         cli_write_file(a.out_path, text, len, &err) != SC_OK) {
         cli_report(&err);

@@ -15,6 +15,7 @@
 #include <symcut/graph.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 static const struct {
     const char *name;
@@ -70,6 +71,9 @@ static void usage(FILE *out)
     fputs("\n"
           "  -o OUT            write to OUT (atomically) instead of standard\n"
           "                    output\n"
+          "  --progress        show the progress on standard error even when\n"
+          "                    it is not a terminal (one line per tenth of\n"
+          "                    each phase); --no-progress: never\n"
           "\n"
           "Exit status: 0 success; 1 bad command line; 2 the joint graph\n"
           "could not be built (an op without a derivative formula), or an\n"
@@ -170,6 +174,7 @@ static int parse_args(int argc, char **argv, random_args *a)
 int cli_cmd_random(int argc, char **argv)
 {
     random_args a = {0};
+    sc_joint_options jo;
     sc_ctx *ctx = NULL;
     sc_graph *fwd = NULL, *joint = NULL;
     sc_error err;
@@ -187,6 +192,9 @@ int cli_cmd_random(int argc, char **argv)
         cli_errorf("out of memory");
         return CLI_EXIT_INPUT;
     }
+    sc_joint_options_init(&jo);
+    jo.progress = cli_progress;
+    a.ro.progress = cli_progress;
     /* Without --forward: when the joint fails on an op without a
      * derivative formula, draw again (same seed) without that op. */
     for (;;) {
@@ -196,7 +204,7 @@ int cli_cmd_random(int argc, char **argv)
         }
         cli_phasef("drew the forward graph: %zu nodes",
                    sc_graph_node_count(fwd));
-        if (a.forward || sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK)
+        if (a.forward || sc_graph_new_joint(fwd, &jo, &joint, &err) == SC_OK)
             break;
         if (err.code != SC_ERR_UNSUPPORTED || nexcl == MAX_EXCLUDED ||
             !(excluded[nexcl] = failing_op(err.message))) {
@@ -212,11 +220,14 @@ int cli_cmd_random(int argc, char **argv)
         cli_phasef("built the joint graph: %zu nodes",
                    sc_graph_node_count(joint));
     if (nexcl && cli_verbosity() >= 0) {
+        cli_progress_clear();
         fprintf(stderr, "symcut: note: drawn without");
         for (k = 0; k < nexcl; k++)
             fprintf(stderr, " %s", excluded[k]);
         fprintf(stderr, " (no derivative formula)\n");
     }
+    cli_progress_phase(a.forward ? "printing the forward graph"
+                                 : "printing the joint graph");
     if (sc_graph_write_text(a.forward ? fwd : joint, NULL, &text, &len,
                             &err) != SC_OK ||
         cli_write_file(a.out_path, text, len, &err) != SC_OK) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 static const struct {
     const char *name;
@@ -53,7 +54,8 @@ static int dispatch(int argc, char **argv)
 {
     size_t i;
 
-    while (argc > 1 && cli_verbosity_option(argv[1])) /* symcut -v CMD */
+    while (argc > 1 && (cli_verbosity_option(argv[1]) ||
+                        cli_progress_option(argv[1]))) /* symcut -v CMD */
         argv++, argc--;
     if (argc < 2) {
         usage(stderr);
@@ -80,5 +82,6 @@ static int dispatch(int argc, char **argv)
 int main(int argc, char **argv)
 {
     cli_start_clock();
+    cli_progress_start();
     return cli_finish_stdout(dispatch(argc, argv));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 /* An unsigned integer in C syntax: no sign, not empty, no junk. */
 static bool parse_uint(const char *s, uint64_t *out)
@@ -249,7 +250,7 @@ int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
             return CLI_EXIT_OK;
         }
         o = find_option(syn, a, &value);
-        if (!o && cli_verbosity_option(a))
+        if (!o && (cli_verbosity_option(a) || cli_progress_option(a)))
             continue;
         if (!o) {
             bool option = a[0] == '-' &&

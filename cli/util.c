@@ -18,6 +18,7 @@
 #endif
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 
 /* ---- Verbosity ---------------------------------------------------------- */
 
@@ -61,6 +62,7 @@ void cli_phasef(const char *fmt, ...)
         return;
     if (phase_mark < 0)
         phase_mark = start_time = t;
+    cli_progress_clear();
     fputs("symcut: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -74,6 +76,7 @@ void cli_noticef(const char *fmt, ...)
     va_list ap;
     if (verbosity < 0)
         return;
+    cli_progress_clear();
     fputs("symcut: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -105,6 +108,7 @@ void cli_errorf(const char *fmt, ...)
     if (verbosity < 0 && (strncmp(fmt, "warning: ", 9) == 0 ||
                           strncmp(fmt, "note: ", 6) == 0))
         return;
+    cli_progress_clear();
     fputs("symcut: ", stderr);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -116,6 +120,7 @@ void cli_report(const sc_error *err)
 {
     char buf[SC_ERROR_MESSAGE_MAX + SC_ERROR_FILE_MAX + 64];
     sc_error_format(err, buf, sizeof buf);
+    cli_progress_clear();
     fprintf(stderr, "symcut: %s\n", buf);
 }
 
@@ -135,6 +140,7 @@ int cli_finish_stdout(int rc)
     bool failed = ferror(stdout) != 0;
     int e = 0;
 
+    cli_progress_done();
     if (verbosity > 0 && start_time >= 0) {
         long kb = peak_rss_kb();
         fprintf(stderr, "symcut: total %.3f s", now() - start_time);
@@ -194,6 +200,14 @@ char *cli_read_file(const char *path, size_t *len, sc_error *err)
     bool is_stdin = strcmp(path, "-") == 0;
 
     sc_error_init(err);
+    {
+        /* until the next report: reading, and what the command does with
+         * the text (the graph reader) */
+        char phase[300];
+        snprintf(phase, sizeof phase, "reading %s",
+                 is_stdin ? "<stdin>" : path);
+        cli_progress_phase(phase);
+    }
     f = is_stdin ? stdin : fopen(path, "rb");
     if (!f) {
         err->code = SC_ERR_IO;
@@ -559,6 +573,8 @@ sc_status cli_write_files(size_t n, const char *const *paths,
     sc_status status = SC_OK;
 
     sc_error_init(err);
+    cli_progress_done(); /* before standard output, which may be the same
+                            terminal */
     if (cli_verbosity() > 0) {
         size_t total = 0;
         for (i = 0; i < n; i++)

@@ -1273,13 +1273,24 @@ static bool has_grad(const sc__ad *ad, sc_node_id n)
     return false;
 }
 
-static sc_status backward(sc__ad *ad)
+/* The build's progress: done of 2 * (forward call nodes), reported at
+ * the start, every 4096 units and at the end. */
+static void report(const sc_joint_options *opts, size_t done, size_t total)
+{
+    if (opts && opts->progress && (done % 4096 == 0 || done == total))
+        opts->progress(opts->progress_user, "building the joint graph", done,
+                       total);
+}
+
+static sc_status backward(sc__ad *ad, const sc_joint_options *opts)
 {
     const sc_graph *f = ad->fwd;
     size_t np = sc_graph_placeholder_count(f), id;
+    size_t ncalls = ad->nfwd - np;
     for (id = ad->nfwd; id-- > np;) {
         sc_node_id n = (sc_node_id)id;
         int op = sc__graph_node_op(f, n);
+        report(opts, 2 * ncalls - 1 - (id - np), 2 * ncalls);
         if (sc__ad_is_getitem(f, n)) {
             const sc_value *p = sc_graph_node_arg(f, n, 0);
             const sc_value *ix = sc_graph_node_arg(f, n, 1);
@@ -1420,8 +1431,10 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
         }
     }
     /* the forward nodes */
-    for (i = np; i < ad->nfwd; i++)
+    for (i = np; i < ad->nfwd; i++) {
+        report(opts, i - np, 2 * (ad->nfwd - np));
         SC_TRY(copy_call(ad, (sc_node_id)i));
+    }
     SC_TRY(setup_tuples(ad));
     /* seeds */
     for (i = 0; i < no; i++)
@@ -1430,7 +1443,8 @@ static sc_status build(sc__ad *ad, const sc_joint_options *opts)
             SC_TRY(accumulate(ad, sc_graph_output(f, i),
                               sc_value_node(tan[i])));
         }
-    SC_TRY(backward(ad));
+    SC_TRY(backward(ad, opts));
+    report(opts, 2 * (ad->nfwd - np), 2 * (ad->nfwd - np));
     /* outputs */
     nfo = no;
     outs = sc__ad_alloc(ad, (no + np + 1) * sizeof *outs);

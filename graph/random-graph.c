@@ -1012,7 +1012,7 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
 {
     gen G;
     sc_status status;
-    size_t nprim, i, tries;
+    size_t nprim, i, tries, reported = SIZE_MAX;
     size_t want = opts->nodes ? opts->nodes : 8;
 
     memset(&G, 0, sizeof G);
@@ -1037,14 +1037,25 @@ static sc_status generate(sc_ctx *ctx, const sc_graph_random_options *opts,
     if (has(&G, SC_RANDOM_UNUSED_INPUTS) && chance(&G, 1, 3))
         SC_CHECK(add_primal(&G, nprim, false));
     tries = 0;
-    while (sc_graph_node_count(G.g) - sc_graph_placeholder_count(G.g) < want &&
-           tries++ < 40 * want) {
+    for (;;) {
+        size_t drawn =
+            sc_graph_node_count(G.g) - sc_graph_placeholder_count(G.g);
+        if (opts->progress && drawn / 4096 != reported / 4096) {
+            reported = drawn;
+            opts->progress(opts->progress_user, "drawing the forward graph",
+                           drawn < want ? drawn : want, want);
+        }
+        if (drawn >= want || tries++ >= 40 * want)
+            break;
         if (draw(&G) == SC_ERR_NOMEM) {
             status = SC_ERR_NOMEM;
             goto fail;
         }
     }
     SC_CHECK(set_outputs(&G));
+    if (opts->progress)
+        opts->progress(opts->progress_user, "drawing the forward graph", want,
+                       want);
     sc__free(G.pool);
     sc__free(G.unused);
     gmap_free(&G.shapes);

@@ -279,6 +279,7 @@ typedef struct gc_state {
     long *match;                    /* nfwd: index into tan_ids, or -1 */
     sc_interp_options io;
     size_t runs;
+    size_t to_check, checked; /* elements over all primals (progress) */
 } gc_state;
 
 static uint64_t splitmix64(uint64_t *s)
@@ -537,6 +538,10 @@ static sc_status check_primal(gc_state *st, size_t p, const sc_tensor *grad,
             ratio = diff > 0 ? HUGE_VAL : 0;
         rec->checked++;
         rep->checked++;
+        st->checked++;
+        if (o->progress)
+            o->progress(o->progress_user, "checking gradients", st->checked,
+                        st->to_check);
         if (!(diff <= tol)) {
             char where[160];
             rec->failures++;
@@ -687,25 +692,35 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
     for (i = 0; i < st.nprim; i++)
         st.prims[i] = st.inputs[st.prim_ids[i]];
 
+    if (opts->progress)
+        opts->progress(opts->progress_user, "running the joint graph", 0, 0);
     SC_CHECK(analytic_gradients(&st, jin, jout, err));
     /* Which primals the forward writes into (they are copied per run). */
     SC_CHECK(objective(&st, true, &f0, err));
 
+    /* the elements to check, for the progress reports */
+    for (i = 0; i < st.nprim; i++) {
+        const sc_tensor *g = jout[st.nfwd + i], *x = st.prims[i];
+        size_t n = sc_tensor_numel(x);
+        if (g && x->dtype == SC_DTYPE_F64 && tensor_shape_is(g, x))
+            st.to_check += opts->max_per_input && n > opts->max_per_input
+                               ? opts->max_per_input
+                               : n;
+    }
+    if (opts->progress)
+        opts->progress(opts->progress_user, "checking gradients", 0,
+                       st.to_check);
     for (i = 0; i < st.nprim; i++) {
         sc_gradcheck_input *rec = &recs[i];
         const sc_tensor *g = jout[st.nfwd + i], *x = st.prims[i];
         memset(rec, 0, sizeof *rec);
         rec->node = st.prim_ids[i];
         rec->numel = sc_tensor_numel(x);
-        if (!g) {
+        if (!g)
             rec->skipped = "gradient is None";
-            continue;
-        }
-        if (x->dtype != SC_DTYPE_F64) {
+        else if (x->dtype != SC_DTYPE_F64)
             rec->skipped = "not a floating-point tensor";
-            continue;
-        }
-        if (!tensor_shape_is(g, x)) {
+        else if (!tensor_shape_is(g, x)) {
             rec->failures = 1;
             fail_once(report, "the gradient of %s (output %zu, %s) has %zu "
                               "dims and %zu elements where the primal has "
@@ -715,10 +730,15 @@ sc_status sc_gradcheck_run(const sc_graph *joint,
                                          sc_graph_output(joint, st.nfwd + i)),
                       g->ndim, sc_tensor_numel(g), x->ndim, rec->numel);
             report->failures++;
-            continue;
+        } else {
+            SC_CHECK(check_primal(&st, i, g, rec, report, err));
         }
-        SC_CHECK(check_primal(&st, i, g, rec, report, err));
+        if (opts->input_done)
+            opts->input_done(opts->input_done_user, i, rec);
     }
+    if (opts->progress && st.checked < st.to_check)
+        opts->progress(opts->progress_user, "checking gradients",
+                       st.to_check, st.to_check);
 fail:
     report->runs = st.runs;
     if (status != SC_OK) {

@@ -48,6 +48,22 @@ typedef struct sc_env sc_env;
 typedef int32_t sc_node_id;
 #define SC_NODE_NONE ((sc_node_id)-1)
 
+/* ---- Progress ---------------------------------------------------------- */
+
+/* A long operation's progress report, called by the library on the
+ * caller's thread (the options struct of the operation holds it with its
+ * user pointer; NULL: no reports).  phase is a static string naming the
+ * work ("building the joint graph"); done of total units are finished
+ * (total 0: unknown).  The operation calls it once with done 0 when the
+ * phase starts, every so many units (not for each: a call per 4096
+ * nodes or per checked element), and once with done == total when the
+ * phase ends.  A progress function must not call back into the
+ * operation's objects; it returns nothing and cannot stop the work.
+ * Used by sc_joint_options, sc_graph_random_options and
+ * sc_gradcheck_options. */
+typedef void (*sc_progress_fn)(void *user, const char *phase, size_t done,
+                               size_t total);
+
 /* ---- dtypes, devices, layouts, memory formats ------------------------- */
 
 /* X(NAME, code PyTorch prints in annotations, torch name, item size in
@@ -581,6 +597,11 @@ typedef struct sc_joint_options {
     size_t nrequires_grad;
     const bool *requires_grad;
     unsigned flags; /* reserved: 0 */
+    /* Progress of the build (NULL: none): phase "building the joint
+     * graph", units the forward nodes copied and then the forward nodes
+     * differentiated (total twice the forward's call nodes). */
+    sc_progress_fn progress;
+    void *progress_user;
 } sc_joint_options;
 
 void sc_joint_options_init(sc_joint_options *opts);
@@ -651,6 +672,11 @@ typedef struct sc_graph_random_options {
      * has no derivative formula for.  Not copied. */
     size_t nexclude;
     const char *const *exclude;
+    /* Progress of the draw (NULL: none): phase "drawing the forward
+     * graph", units the call nodes drawn of `nodes` (a draw that starts
+     * over reports from 0 again). */
+    sc_progress_fn progress;
+    void *progress_user;
 } sc_graph_random_options;
 
 /* seed 0, nodes 8, concrete sizes, all features. */

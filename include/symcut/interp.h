@@ -253,6 +253,16 @@ typedef struct sc_gradcheck_options {
     /* NULL, or an array of sc_graph_primal_count(joint) entries that
      * receives one record per primal. */
     sc_gradcheck_input *per_input;
+    /* Progress (NULL: none): phase "running the joint graph" (of unknown
+     * length: one report), then "checking gradients", units the elements
+     * checked of those to check over all primals. */
+    sc_progress_fn progress;
+    void *progress_user;
+    /* Called once per primal, in order, as soon as its record is final
+     * (index i among the primals, rec its record): a caller streams the
+     * per-primal results with it.  NULL: not called. */
+    void (*input_done)(void *user, size_t i, const sc_gradcheck_input *rec);
+    void *input_done_user;
 } sc_gradcheck_options;
 
 /* eps 1e-6, atol 1e-5, rtol 1e-3, seed 0, no sizes, int_high 2,
