@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/load.h"
+#include "cli/progress.h"
 
 static void usage(FILE *out)
 {
@@ -30,7 +31,8 @@ static void usage(FILE *out)
             "for each checked element x of each primal with a gradient compare\n"
             "it with (F(x + eps) - F(x - eps)) / (2 eps).  An element passes\n"
             "when |analytic - numeric| <= atol + rtol * |numeric|.  Prints one\n"
-            "line per primal, the worst element, and PASS or FAIL.\n"
+            "line per primal as soon as it is checked, the worst element, and\n"
+            "PASS or FAIL.\n"
             "\n"
             "Options:\n"
             "  --forward           GRAPH is a forward graph: build its joint\n"
@@ -45,6 +47,9 @@ static void usage(FILE *out)
             "  --rtol R            relative tolerance (default 0.001)\n"
             "  --max-per-input N   check at most N elements of each primal, a\n"
             "                      seeded sample (default %d; 0: all)\n"
+            "  --progress          show the progress on standard error even\n"
+            "                      when it is not a terminal (one line per\n"
+            "                      tenth of each phase); --no-progress: never\n"
             "\n"
             "Exit status: 0 PASS; 1 bad command line; 2 bad input (a graph that\n"
             "could not be read or run), or an error reading or writing\n"
@@ -141,12 +146,23 @@ static int parse_args(int argc, char **argv, gradcheck_args *a)
     return CLI_PARSED;
 }
 
-static void print_report(const gradcheck_args *a, const sc_graph *joint,
-                         const sc_gradcheck_options *go,
-                         const sc_gradcheck_report *rep)
-{
-    size_t np = sc_graph_primal_count(joint), i;
+/* What the per-primal lines need (sc_gradcheck_options.input_done). */
+typedef struct stream {
+    const gradcheck_args *a;
+    const sc_graph *joint;
+    bool header; /* the header lines are out */
+    bool ran, checked; /* -v: the phase lines printed */
+} stream;
 
+/* The header lines, once: before the first primal's line (a check that
+ * fails before any primal is done prints nothing on standard output). */
+static void print_header(stream *s)
+{
+    const gradcheck_args *a = s->a;
+    const sc_gradcheck_options *go = &a->go;
+    if (s->header)
+        return;
+    s->header = true;
     printf("gradcheck %s%s: f64, seed %llu, eps %g, atol %g, rtol %g, ",
            a->file, a->forward ? " (joint built from the forward graph)" : "",
            (unsigned long long)a->seed, go->eps, go->atol, go->rtol);
@@ -154,17 +170,52 @@ static void print_report(const gradcheck_args *a, const sc_graph *joint,
         printf("at most %zu elements per input\n", go->max_per_input);
     else
         printf("every element\n");
-    print_sizes(joint, go->sizes);
-    for (i = 0; i < np; i++) {
-        const sc_gradcheck_input *r = &go->per_input[i];
-        printf("  %s ", sc_graph_node_name(joint, r->node));
-        print_meta(joint, r->node);
-        if (r->skipped)
-            printf(": skipped (%s)\n", r->skipped);
-        else
-            printf(": %zu of %zu elements checked, %zu failed\n", r->checked,
-                   r->numel, r->failures);
+    print_sizes(s->joint, go->sizes);
+}
+
+/* One primal's line, as soon as it is checked (flushed: a long check
+ * shows each input's result as it comes). */
+static void print_input(void *user, size_t i, const sc_gradcheck_input *r)
+{
+    stream *s = user;
+    (void)i;
+    cli_progress_clear(); /* standard output may be the same terminal */
+    print_header(s);
+    printf("  %s ", sc_graph_node_name(s->joint, r->node));
+    print_meta(s->joint, r->node);
+    if (r->skipped)
+        printf(": skipped (%s)\n", r->skipped);
+    else
+        printf(": %zu of %zu elements checked, %zu failed\n", r->checked,
+               r->numel, r->failures);
+    fflush(stdout);
+}
+
+/* The progress reports, and -v's phase lines as the phases end. */
+static void progress(void *user, const char *phase, size_t done,
+                     size_t total)
+{
+    stream *s = user;
+    if (strcmp(phase, "checking gradients") == 0 && done == 0 &&
+        !s->ran) {
+        s->ran = true;
+        cli_phasef("ran the joint graph and its forward part in f64");
     }
+    cli_progress(NULL, phase, done, total);
+    if (strcmp(phase, "checking gradients") == 0 && done == total &&
+        !s->checked) {
+        s->checked = true;
+        cli_phasef("checked %zu elements (%zu forward runs)", total,
+                   2 * total);
+    }
+}
+
+static void print_report(stream *s, const sc_gradcheck_report *rep)
+{
+    const sc_graph *joint = s->joint;
+    const sc_gradcheck_options *go = &s->a->go;
+
+    print_header(s);
     printf("checked %zu elements of %zu inputs (%zu graph runs)\n",
            rep->checked, rep->inputs_checked, rep->runs);
     if (rep->worst_input != SIZE_MAX)
@@ -183,6 +234,7 @@ static void print_report(const gradcheck_args *a, const sc_graph *joint,
 int cli_cmd_gradcheck(int argc, char **argv)
 {
     gradcheck_args a = {0};
+    stream out = {0};
     sc_gradcheck_report rep;
     sc_gradcheck_input *recs = NULL;
     sc_ctx *ctx = NULL;
@@ -228,12 +280,19 @@ int cli_cmd_gradcheck(int argc, char **argv)
     a.go.sizes = sizes;
     a.go.max_per_input = (size_t)a.max_per_input;
     a.go.per_input = recs;
+    out.a = &a;
+    out.joint = joint;
+    a.go.input_done = print_input;
+    a.go.input_done_user = &out;
+    a.go.progress = progress;
+    a.go.progress_user = &out;
     if (sc_gradcheck_run(joint, &a.go, &rep, &err) != SC_OK) {
         cli_locate_error(a.forward ? g : joint, a.file, &err);
         cli_report(&err);
         goto done;
     }
-    print_report(&a, joint, &a.go, &rep);
+    cli_progress_done();
+    print_report(&out, &rep);
     rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_CHECK;
 done:
     cli_list_free(&a.sizes);

@@ -19,6 +19,7 @@
 #include <symcut/interp.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "cli/load.h"
 
 static void usage(FILE *out)
@@ -527,10 +528,13 @@ int cli_cmd_run(int argc, char **argv)
     io.sizes = sizes;
     if (sc_graph_tangent_count(g) > 0 && sc_graph_fwd_output_count(g) > 0)
         io.boundary = SC_INTERP_BOUNDARY_FORWARD;
+    cli_progress_phase("running the graph");
     if (sc_interp_run(g, inputs, &io, outputs, &st, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
+    cli_phasef("ran the graph: %zu nodes", sc_graph_node_count(g));
+    cli_progress_done();
     if (a.inputs_dir)
         bind_from_inputs(g, inputs, binding);
     if (!print_run(g, &a, sizes, binding, outputs, &st))

@@ -17,6 +17,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "cli/load.h"
 
 static void usage(FILE *out)
@@ -197,12 +198,16 @@ static int split(sc_ctx *ctx, const validate_args *a, const sc_graph *joint,
     int rc;
 
     if (!a->fw_file) {
+        cli_progress_phase("partitioning the joint graph");
         if (partition(joint, &a->popts, hints, sizes, part, &err) != SC_OK) {
             cli_report(&err);
             return CLI_EXIT_INPUT;
         }
         *fwp = sc_partition_forward(*part);
         *bwp = sc_partition_backward(*part);
+        cli_phasef("partitioned the joint graph: forward %zu nodes, "
+                   "backward %zu nodes",
+                   sc_graph_node_count(*fwp), sc_graph_node_count(*bwp));
         return 0;
     }
     cli_load_init(&load, "validate");
@@ -358,10 +363,15 @@ int cli_cmd_validate(int argc, char **argv)
     vo.sizes = sizes;
     if (a.have_saved)
         vo.predicted_saved_bytes = (int64_t)a.saved;
+    cli_progress_phase("validating: running the joint, forward and "
+                       "backward graphs");
     if (sc_validate_run(joint, fwp, bwp, &vo, &rep, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
+    cli_phasef("ran the joint, forward and backward graphs: %zu values "
+               "compared", rep.compared);
+    cli_progress_done();
     print_report(&a, joint, part, binding, &rep);
     rc = rep.passed ? CLI_EXIT_OK : CLI_EXIT_CHECK;
 done:
