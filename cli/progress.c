@@ -91,12 +91,14 @@ void cli_progress_clear(void)
 void cli_progress(void *user, const char *phase, size_t done, size_t total)
 {
     double t;
+    bool fresh = false;
     (void)user;
     if (!phase || !cli_progress_enabled())
         return;
     if (!same_phase(phase)) {
         snprintf(phase_now, sizeof phase_now, "%s", phase);
         tenths = -1;
+        fresh = true;
     }
     if (!terminal()) {
         int p = total ? percent(done, total) / 10 : 0;
@@ -116,8 +118,9 @@ void cli_progress(void *user, const char *phase, size_t done, size_t total)
         cli_progress_clear();
         return;
     }
-    if (shown && t - last_draw < 0.1)
-        return;
+    if (shown && !fresh && t - last_draw < 0.1)
+        return; /* a new phase shows at once, its updates ten times a
+                   second */
     if (total)
         fprintf(stderr, "\rsymcut: %s: %d%%\033[K", phase,
                 percent(done, total));

@@ -1848,6 +1848,184 @@ START_TEST(test_bindings_out_of_memory)
 }
 END_TEST
 
+/* ---- Progress reports and trusted copies -------------------------------------- */
+
+/* What a progress function received. */
+typedef struct progress_log {
+    const char *phase; /* of the first report; the others must agree */
+    size_t calls, first, last, total, max;
+    bool agree, ordered;
+    size_t restarts; /* done went back to 0 (a draw that starts over) */
+} progress_log;
+
+static void log_progress(void *user, const char *phase, size_t done,
+                         size_t total)
+{
+    progress_log *l = user;
+    if (l->calls == 0) {
+        l->phase = phase;
+        l->first = done;
+        l->total = total;
+        l->agree = l->ordered = true;
+    } else {
+        if (strcmp(phase, l->phase) != 0 || total != l->total)
+            l->agree = false;
+        if (done == 0 && l->last != 0)
+            l->restarts++;
+        else if (done < l->last)
+            l->ordered = false;
+    }
+    if (done > l->max)
+        l->max = done;
+    l->last = done;
+    l->calls++;
+}
+
+/* The draw and the joint report from 0 to their totals in order, every
+ * 4096 units or so, and the reports change neither graph. */
+START_TEST(test_progress_reports)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph_random_options ro;
+    sc_joint_options jo;
+    sc_graph *f = NULL, *f2 = NULL, *j = NULL, *j2 = NULL;
+    progress_log rl = {0}, jl = {0};
+    size_t ncalls;
+    char why[256] = "";
+    sc_error err;
+
+    sc_graph_random_options_init(&ro);
+    ro.seed = 5;
+    ro.nodes = 20000;
+    ck_assert_int_eq(sc_graph_new_random(ctx, &ro, &f2, &err), SC_OK);
+    ro.progress = log_progress;
+    ro.progress_user = &rl;
+    ck_assert_int_eq(sc_graph_new_random(ctx, &ro, &f, &err), SC_OK);
+    ck_assert_msg(sc_graph_equal(f, f2, 0, why, sizeof why),
+                  "the draw with progress differs: %s", why);
+    ck_assert_str_eq(rl.phase, "drawing the forward graph");
+    ck_assert(rl.agree && rl.ordered);
+    ck_assert_uint_eq(rl.first, 0);
+    ck_assert_uint_eq(rl.total, 20000);
+    ck_assert_uint_eq(rl.last, 20000);
+    ck_assert_uint_ge(rl.calls, 20000 / 4096);
+    ck_assert_uint_le(rl.calls, 64 * (rl.restarts + 1));
+
+    ncalls = sc_graph_node_count(f) - sc_graph_placeholder_count(f);
+    ck_assert_int_eq(sc_graph_new_joint(f, NULL, &j2, &err), SC_OK);
+    sc_joint_options_init(&jo);
+    jo.progress = log_progress;
+    jo.progress_user = &jl;
+    ck_assert_int_eq(sc_graph_new_joint(f, &jo, &j, &err), SC_OK);
+    ck_assert_msg(sc_graph_equal(j, j2, 0, why, sizeof why),
+                  "the joint with progress differs: %s", why);
+    ck_assert_str_eq(jl.phase, "building the joint graph");
+    ck_assert(jl.agree && jl.ordered);
+    ck_assert_uint_eq(jl.restarts, 0);
+    ck_assert_uint_eq(jl.first, 0);
+    ck_assert_uint_eq(jl.total, 2 * ncalls);
+    ck_assert_uint_eq(jl.last, 2 * ncalls);
+    ck_assert_uint_ge(jl.calls, 2 * ncalls / 4096);
+    ck_assert_uint_le(jl.calls, 2 * ncalls / 4096 + 4);
+    sc_graph_free(j);
+    sc_graph_free(j2);
+    sc_graph_free(f);
+    sc_graph_free(f2);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A forward call node named like a joint placeholder still clashes: the
+ * trusted copy of the forward nodes checks those names. */
+START_TEST(test_forward_name_clashes_with_placeholder)
+{
+    static const char text[] =
+        "class f(torch.nn.Module):\n"
+        "    def forward(self, arg0_1: \"f32[4][1]cpu\"):\n"
+        "        tangents_1: \"f32[4][1]cpu\" = "
+        "torch.ops.aten.relu.default(arg0_1)\n"
+        "        return (tangents_1,)\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *f = text_graph(ctx, text), *j = NULL;
+    sc_error err;
+    ck_assert_int_eq(sc_graph_new_joint(f, NULL, &j, &err), SC_ERR_INVALID);
+    ck_assert_ptr_null(j);
+    ck_assert_msg(strstr(err.message, "duplicate node name 'tangents_1'"),
+                  "%s", err.message);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* What sc_gradcheck_options.input_done received. */
+typedef struct input_log {
+    size_t n, next;
+    bool in_order;
+    sc_gradcheck_input recs[8];
+    const sc_gradcheck_input *per_input;
+    bool final; /* each record was final when reported */
+} input_log;
+
+static void log_input(void *user, size_t i, const sc_gradcheck_input *rec)
+{
+    input_log *l = user;
+    if (i != l->next)
+        l->in_order = false;
+    l->next = i + 1;
+    if (l->n < 8)
+        l->recs[l->n] = *rec;
+    if (rec != &l->per_input[i])
+        l->final = false;
+    l->n++;
+}
+
+/* gradcheck streams one record per primal, in order, each already what
+ * the final per_input holds; its progress counts the checked elements. */
+START_TEST(test_gradcheck_streams_inputs)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *f = file_graph(ctx, "examples/mlp_gelu.forward.txt");
+    sc_graph *j = joint(f, NULL, 0);
+    size_t np = sc_graph_primal_count(j), i;
+    sc_gradcheck_input per[8];
+    sc_gradcheck_options go;
+    sc_gradcheck_report rep;
+    input_log il = {0};
+    progress_log pl = {0};
+    sc_error err;
+
+    ck_assert_uint_le(np, 8);
+    sc_gradcheck_options_init(&go);
+    go.max_per_input = 3;
+    go.per_input = per;
+    go.input_done = log_input;
+    go.input_done_user = &il;
+    go.progress = log_progress;
+    go.progress_user = &pl;
+    il.in_order = il.final = true;
+    il.per_input = per;
+    ck_assert_int_eq(sc_gradcheck_run(j, &go, &rep, &err), SC_OK);
+    ck_assert(rep.passed);
+    ck_assert_uint_eq(il.n, np);
+    ck_assert(il.in_order && il.final);
+    for (i = 0; i < np; i++) {
+        ck_assert_int_eq(il.recs[i].node, per[i].node);
+        ck_assert_uint_eq(il.recs[i].checked, per[i].checked);
+        ck_assert_uint_eq(il.recs[i].failures, per[i].failures);
+        ck_assert((il.recs[i].skipped == NULL) == (per[i].skipped == NULL));
+    }
+    /* "running the joint graph" first, then the elements */
+    ck_assert_str_eq(pl.phase, "running the joint graph");
+    ck_assert_uint_eq(pl.total, 0);
+    ck_assert_uint_eq(pl.last, rep.checked);
+    ck_assert_uint_eq(pl.max, rep.checked);
+    ck_assert_uint_eq(pl.calls, 2 + rep.checked);
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *autodiff_suite(void)
 {
     Suite *s = suite_create("autodiff");
@@ -1869,6 +2047,9 @@ Suite *autodiff_suite(void)
     tcase_add_test(tc, test_partition_binds_composite_symbols);
     tcase_add_test(tc, test_unbind_many_unused_pieces);
     tcase_add_test(tc, test_bindings_out_of_memory);
+    tcase_add_test(tc, test_progress_reports);
+    tcase_add_test(tc, test_forward_name_clashes_with_placeholder);
+    tcase_add_test(tc, test_gradcheck_streams_inputs);
     suite_add_tcase(s, tc);
     tc = tcase_create("formulas");
     tcase_set_timeout(tc, 60);

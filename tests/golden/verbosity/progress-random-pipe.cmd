@@ -1,0 +1,1 @@
+d=$(mktemp -d) && "$SYMCUT" random --progress --seed 1 --nodes 5000 -o "$d/joint.txt" 2>&1; "$SYMCUT" random --seed 1 --nodes 5000 -o "$d/plain.txt" && cmp -s "$d/joint.txt" "$d/plain.txt" && echo "the same graph as without --progress"; rm -rf "$d"

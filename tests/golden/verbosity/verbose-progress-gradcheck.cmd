@@ -1,0 +1,1 @@
+d=$(mktemp -d) && "$SYMCUT" gradcheck -v --progress --max-per-input 4 ../../../examples/mlp_gelu.joint.txt 2>&1 >"$d/out" | sed -E -e 's/\([0-9]+\.[0-9]+ s\)/(T s)/' -e 's/total [0-9]+\.[0-9]+ s, peak memory [0-9]+\.[0-9] MB/total T s, peak memory M MB/'; rm -rf "$d"
