@@ -132,12 +132,14 @@ class WriteOptions(ctypes.Structure):
 class RandomOptions(ctypes.Structure):
     _fields_ = [("seed", c_uint64), ("nodes", c_size_t),
                 ("symbolic", c_bool), ("features", c_uint),
-                ("nexclude", c_size_t), ("exclude", P(c_char_p))]
+                ("nexclude", c_size_t), ("exclude", P(c_char_p)),
+                ("progress", c_void_p), ("progress_user", c_void_p)]
 
 
 class JointOptions(ctypes.Structure):
     _fields_ = [("nrequires_grad", c_size_t),
-                ("requires_grad", P(c_bool)), ("flags", c_uint)]
+                ("requires_grad", P(c_bool)), ("flags", c_uint),
+                ("progress", c_void_p), ("progress_user", c_void_p)]
 
 
 _PART_HEAD = [("policy", c_int), ("num_params", c_long)]
@@ -204,7 +206,9 @@ class GradcheckOptions(ctypes.Structure):
     _fields_ = [("eps", c_double), ("atol", c_double), ("rtol", c_double),
                 ("seed", c_uint64), ("sizes", c_void_p),
                 ("int_high", c_int64), ("max_per_input", c_size_t),
-                ("per_input", c_void_p)]
+                ("per_input", c_void_p),
+                ("progress", c_void_p), ("progress_user", c_void_p),
+                ("input_done", c_void_p), ("input_done_user", c_void_p)]
 
 
 class GradcheckReport(ctypes.Structure):
