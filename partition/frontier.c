@@ -1,11 +1,12 @@
-/* symcut — the memory/recompute frontier of the exact policy
+/* symcut — the memory/recompute frontier under a policy's validity rules
  * (doc/partition.md, "Memory budget" and "Frontier").
  *
  * The validity-only network.  The partitioner's classification (prepare,
- * classify) is reused; of its bans only the ones that are about validity
- * stay infinite (primals, random ops, ops that write an argument, values
- * without tensor metadata, ops the op table does not know, must_save
- * tags); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
+ * classify) under the policy is reused; of its bans only the ones that
+ * are about validity stay infinite (primals, ops that write an argument,
+ * values without tensor metadata, ops the op table does not know,
+ * must_save tags, and random ops except under the exact policy, whose
+ * replay is exact); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
  * the reduction rule, materialized in the backward, used far apart, long
  * fusible chains, far from the backward) become a price: every other node
  * the forward computes gets an arc source -> X_in of capacity
@@ -61,6 +62,7 @@ static void fnet_free(sc__fnet *n)
     sc__free(n->src);
     sc__free(n->sink);
     sc__free(n->symint);
+    sc__free(n->random);
     sc__free(n->ef);
     sc__free(n->et);
     sc__free(n->ek);
@@ -92,6 +94,35 @@ static bool heuristic_ban(int ban)
     }
 }
 
+/* Does the node run a random op (of the op table's random class or 1.13's
+ * random_ops list)? */
+static bool random_op(const sc_partition *p, sc_node_id id)
+{
+    int op = sc__graph_node_op(p->g, id);
+    const sc__op_info *info;
+    if (op < 0)
+        return false;
+    info = sc__op_get((sc__op)op);
+    return info->cls == SC_CLASS_RANDOM || info->functorch_random;
+}
+
+/* Does the node run an op that writes an argument? */
+static bool writes_op(const sc_partition *p, sc_node_id id)
+{
+    int op = sc__graph_node_op(p->g, id);
+    const sc__op_info *info;
+    if (op < 0)
+        return false;
+    info = sc__op_get((sc__op)op);
+    return info->nmutates > 0 || info->is_inplace;
+}
+
+/* The validity rules, whatever the policy's bans say: never recompute a
+ * primal, a value without tensor metadata, an op the table does not know,
+ * an op that writes an argument (pytorch-2.13 bans writes only through
+ * its allowlist, a heuristic here), a must_save node, or a random op
+ * unless its replay is exact -- under the exact policy, whose validation
+ * runs symcut's counter-based kernels (doc/partition.md, "Frontier"). */
 static uint8_t source_kind(const sc_partition *p, sc_node_id id,
                            bool keep_bans)
 {
@@ -99,13 +130,20 @@ static uint8_t source_kind(const sc_partition *p, sc_node_id id,
     if (pn->flags & SC__PN_IN_SINK)
         return SC__FSRC_NONE;
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL ||
-        pn->vkind == SC__PV_OTHER || sc__graph_node_op(p->g, id) < 0)
+        pn->vkind == SC__PV_OTHER || sc__graph_node_op(p->g, id) < 0 ||
+        writes_op(p, id))
         return SC__FSRC_HARD;
     if (pn->ban == SC_PARTITION_BAN_NONE)
-        return SC__FSRC_COST;
-    if (keep_bans || !heuristic_ban(pn->ban))
+        return random_op(p, id) && p->policy != SC_PARTITION_EXACT
+                   ? SC__FSRC_HARD
+                   : SC__FSRC_COST;
+    if (keep_bans)
         return SC__FSRC_HARD;
-    return SC__FSRC_COST;
+    if (pn->ban == SC_PARTITION_BAN_RANDOM ||
+        (random_op(p, id) && heuristic_ban(pn->ban)))
+        return p->policy == SC_PARTITION_EXACT ? SC__FSRC_COST
+                                               : SC__FSRC_HARD;
+    return heuristic_ban(pn->ban) ? SC__FSRC_COST : SC__FSRC_HARD;
 }
 
 static bool fnet_alloc(sc__fnet *n, size_t nnodes, size_t nk, size_t ne)
@@ -121,13 +159,15 @@ static bool fnet_alloc(sc__fnet *n, size_t nnodes, size_t nk, size_t ne)
     n->src = sc__calloc(k1, 1);
     n->sink = sc__calloc(k1, 1);
     n->symint = sc__calloc(k1, 1);
+    n->random = sc__calloc(k1, 1);
     n->ef = sc__malloc(e1 * sizeof *n->ef);
     n->et = sc__malloc(e1 * sizeof *n->et);
     n->ek = sc__malloc(e1 * sizeof *n->ek);
     n->ekind = sc__malloc(e1);
     n->poff = sc__calloc(k1 + 1, sizeof *n->poff);
     return n->ids && n->kof && n->vin && n->vout && n->bytes && n->cost &&
-           n->flops && n->src && n->sink && n->symint && n->ef && n->et &&
+           n->flops && n->src && n->sink && n->symint && n->random &&
+           n->ef && n->et &&
            n->ek && n->ekind && n->poff;
 }
 
@@ -223,6 +263,7 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
                                        err));
             n->cost[k] = c.cost;
             n->flops[k] = c.flops;
+            n->random[k] = random_op(p, (sc_node_id)i);
             if (n->sink[k] == 1) {
                 n->cconst += c.cost;
                 n->fconst += c.flops;
@@ -380,6 +421,7 @@ sc_status sc__fnet_score(const sc__fnet *n, const uint8_t *saved,
             }
             out->cost += n->cost[k];
             out->flops += n->flops[k];
+            out->nrandom += n->random[k];
             continue;
         }
         /* X_out needed, X_in not: saved */
@@ -1138,6 +1180,7 @@ static void fill_point(const sc_partition *p, const sc__fnet *n,
     pt->recompute_flops = s->flops;
     pt->saved_tensors = s->ntensors;
     pt->saved_symints = s->nsymints;
+    pt->replayed_random = s->nrandom;
     pt->valid = s->valid;
     pt->invalid_node = s->valid ? SC_NODE_NONE : n->ids[s->bad_k];
 }
@@ -1170,6 +1213,66 @@ static void clear_lists(sc_partition *p)
     p->saved_tensors.n = p->saved_symints.n = 0;
 }
 
+/* SC_PARTITION_BUDGET_SAVED: the given set, checked valid on the
+ * validity-only network (keep_bans off), installed as the saved lists.
+ * The network is built without its hull: one scoring walk. */
+static sc_status saved_cut(sc_partition *p, const sc_partition_options *o,
+                           sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc__fnet net;
+    uint8_t *mask = NULL, *eff = NULL;
+    sc__fscore s;
+    size_t i, k;
+
+    if (o->memory_budget_nsaved > 0 && !o->memory_budget_saved)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "memory budget: %zu saved nodes and no list",
+                             o->memory_budget_nsaved);
+    SC_TRY(fnet_build(p, false, &net, err));
+    mask = sc__calloc(net.nk ? net.nk : 1, 1);
+    eff = sc__malloc(net.nk ? net.nk : 1);
+    if (!mask || !eff)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < o->memory_budget_nsaved; i++) {
+        sc_node_id id = o->memory_budget_saved[i];
+        if (id < 0 || (size_t)id >= p->n)
+            SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
+                                   "memory budget: saved node %ld is not a "
+                                   "node of the graph",
+                                   (long)id));
+        id = p->nodes[id].rep;
+        if (id != SC_NODE_NONE && net.kof[id] >= 0)
+            mask[net.kof[id]] = 1;
+    }
+    SC_CHECK(sc__fnet_score(&net, mask, &s, eff, err));
+    if (!s.valid)
+        SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
+                               "memory budget: the saved set is not valid "
+                               "under policy %s: the backward would "
+                               "recompute %s, which may not be recomputed",
+                               sc_partition_policy_name(p->policy),
+                               sc_graph_node_name(p->g, net.ids[s.bad_k])));
+    for (k = 0; k < net.nk; k++) {
+        sc_node_id id = net.ids[k];
+        if (!eff[k])
+            continue;
+        p->nodes[id].flags |= SC__PN_SAVED;
+        if (!sc__idlist_push(net.symint[k] ? &p->saved_symints
+                                           : &p->saved_tensors,
+                             id))
+            SC_CHECK(sc__error_nomem(err));
+    }
+    p->cut_value = (int64_t)s.bytes;
+    p->net_vertices = p->net_solved_vertices = net.nv;
+    p->net_edges = p->net_solved_edges = net.ne;
+fail:
+    sc__free(mask);
+    sc__free(eff);
+    fnet_free(&net);
+    return status;
+}
+
 sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
 {
     const sc_partition_options *o = p->opts;
@@ -1183,6 +1286,8 @@ sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
     double t0 = sc__partition_now();
 
     memset(&c, 0, sizeof c);
+    if (o->memory_budget_kind == SC_PARTITION_BUDGET_SAVED)
+        return saved_cut(p, o, err);
     if (p->policy == SC_PARTITION_PYTORCH_1_13)
         return sc__error_set(err, SC_ERR_INVALID,
                              "pytorch-1.13 has no memory budget");
@@ -1289,8 +1394,9 @@ static sc_status copy_options(sc_frontier *f, const sc_partition_options *o,
 {
     size_t i;
     f->opts = *o;
-    f->opts.policy = SC_PARTITION_EXACT;
     f->opts.memory_budget_kind = SC_PARTITION_BUDGET_NONE;
+    f->opts.memory_budget_nsaved = 0;
+    f->opts.memory_budget_saved = NULL;
     f->hint_syms = sc__calloc(o->nhints + 1, sizeof *f->hint_syms);
     f->hint_vals = sc__calloc(o->nhints + 1, sizeof *f->hint_vals);
     f->pidx = sc__calloc(o->nparam_indices + 1, sizeof *f->pidx);
@@ -1516,6 +1622,7 @@ static bool point_ready(const sc_frontier *cf, size_t i)
     fp->nsaved = v->nsaved;
     fp->pt.saved_tensors = v->s.ntensors;
     fp->pt.saved_symints = v->s.nsymints;
+    fp->pt.replayed_random = v->s.nrandom;
     fp->ready = true;
     return true;
 }
@@ -1664,14 +1771,81 @@ sc_status sc_frontier_point_partition(const sc_frontier *f, size_t i,
                                       unsigned flags, sc_partition **out,
                                       sc_error *err)
 {
-    sc_partition_options o;
     *out = NULL;
     if (!f || i >= f->npts)
         return sc__error_set(err, SC_ERR_INVALID, "no frontier point %zu", i);
+    if (!point_ready(f, i))
+        return sc__error_nomem(err);
+    return sc_frontier_partition_saved(f, f->pts[i].saved, f->pts[i].nsaved,
+                                       flags, out, err);
+}
+
+sc_status sc_frontier_partition_saved(const sc_frontier *f,
+                                      const sc_node_id *ids, size_t n,
+                                      unsigned flags, sc_partition **out,
+                                      sc_error *err)
+{
+    sc_partition_options o;
+    *out = NULL;
     o = f->opts;
     o.flags = (o.flags & ~(unsigned)SC_PARTITION_NO_GRAPHS) |
               (flags & SC_PARTITION_NO_GRAPHS);
-    o.memory_budget_kind = SC_PARTITION_BUDGET_BYTES;
-    o.memory_budget_bytes = f->pts[i].pt.budget;
+    /* sc_partition_run takes a SAVED budget under every policy but
+     * pytorch-2.13 (whose budget is torch's algorithm) */
+    if (o.policy == SC_PARTITION_PYTORCH_2_13)
+        o.policy = SC_PARTITION_EXACT;
+    o.memory_budget_kind = SC_PARTITION_BUDGET_SAVED;
+    o.memory_budget_nsaved = n;
+    o.memory_budget_saved = ids;
     return sc_partition_run(f->g, &o, out, err);
+}
+
+sc_partition_policy sc_frontier_policy(const sc_frontier *f)
+{
+    return f->opts.policy;
+}
+
+sc_status sc_frontier_torch_budget(const sc_frontier *f, double ratio,
+                                   sc_frontier_point *out, sc_node_id **saved,
+                                   size_t *nsaved, sc_error *err)
+{
+    sc_partition_options o;
+    sc_partition *p = NULL;
+    sc_node_id *ids = NULL;
+    size_t n = 0, i, nt, ns;
+    sc_status status = SC_OK;
+
+    if (saved)
+        *saved = NULL;
+    if (nsaved)
+        *nsaved = 0;
+    if (!(ratio >= 0 && ratio <= 1))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "memory budget ratio %g: not in [0, 1]", ratio);
+    o = f->opts;
+    o.policy = SC_PARTITION_PYTORCH_2_13;
+    o.flags |= SC_PARTITION_NO_GRAPHS;
+    o.memory_budget_kind = SC_PARTITION_BUDGET_RATIO;
+    o.memory_budget_ratio = ratio;
+    SC_TRY(sc_partition_run(f->g, &o, &p, err));
+    nt = sc_partition_saved_tensor_count(p);
+    ns = sc_partition_saved_symint_count(p);
+    ids = malloc((nt + ns ? nt + ns : 1) * sizeof *ids);
+    if (!ids)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < nt; i++)
+        ids[n++] = sc_partition_saved_tensor(p, i);
+    for (i = 0; i < ns; i++)
+        ids[n++] = sc_partition_saved_symint(p, i);
+    SC_CHECK(sc_frontier_score(f, ids, n, out, err));
+    if (saved) {
+        *saved = ids;
+        ids = NULL;
+    }
+    if (nsaved)
+        *nsaved = n;
+fail:
+    free(ids);
+    sc_partition_free(p);
+    return status;
 }
