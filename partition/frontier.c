@@ -440,18 +440,29 @@ sc_status sc__fnet_score(const sc__fnet *n, const uint8_t *saved,
 
 /* ---- Max-flow: Dinic's, 128-bit capacities --------------------------------- */
 
+/* The network of one probe: edges collected (mflow_edge), then laid out
+ * as compressed rows (mflow_finish): the arcs leaving a vertex are
+ * contiguous, each with its reverse arc's index, so the searches walk
+ * memory in order. */
 typedef struct mflow {
     int32_t nv;
     size_t ne, cap_e;
-    int32_t *to, *nxt, *head, *level, *it, *queue, *pe;
+    int32_t *ea, *eb;  /* the edges as added */
+    cap_t *ec;
+    size_t *off;       /* arcs of v: off[v] .. off[v + 1] */
+    int32_t *to, *rev, *level, *queue, *pe;
+    size_t *it;
     cap_t *cap;
 } mflow;
 
 static void mflow_free(mflow *m)
 {
+    sc__free(m->ea);
+    sc__free(m->eb);
+    sc__free(m->ec);
+    sc__free(m->off);
     sc__free(m->to);
-    sc__free(m->nxt);
-    sc__free(m->head);
+    sc__free(m->rev);
     sc__free(m->level);
     sc__free(m->it);
     sc__free(m->queue);
@@ -465,52 +476,89 @@ static bool mflow_init(mflow *m, int32_t nv, size_t ne)
     size_t v1 = (size_t)nv;
     memset(m, 0, sizeof *m);
     m->nv = nv;
-    m->cap_e = 2 * (ne ? ne : 1);
-    m->to = sc__malloc(m->cap_e * sizeof *m->to);
-    m->nxt = sc__malloc(m->cap_e * sizeof *m->nxt);
-    m->cap = sc__malloc(m->cap_e * sizeof *m->cap);
-    m->head = sc__malloc(v1 * sizeof *m->head);
+    m->cap_e = ne ? ne : 1;
+    m->ea = sc__malloc(m->cap_e * sizeof *m->ea);
+    m->eb = sc__malloc(m->cap_e * sizeof *m->eb);
+    m->ec = sc__malloc(m->cap_e * sizeof *m->ec);
+    m->off = sc__calloc(v1 + 1, sizeof *m->off);
     m->level = sc__malloc(v1 * sizeof *m->level);
     m->it = sc__malloc(v1 * sizeof *m->it);
     m->queue = sc__malloc(v1 * sizeof *m->queue);
     m->pe = sc__malloc(v1 * sizeof *m->pe);
-    if (!m->to || !m->nxt || !m->cap || !m->head || !m->level || !m->it ||
+    if (!m->ea || !m->eb || !m->ec || !m->off || !m->level || !m->it ||
         !m->queue || !m->pe) {
         mflow_free(m);
         return false;
     }
-    memset(m->head, 0xff, v1 * sizeof *m->head);
     return true;
 }
 
 static void mflow_edge(mflow *m, int32_t a, int32_t b, cap_t c)
 {
-    size_t e = m->ne;
-    m->to[e] = b;
-    m->cap[e] = c;
-    m->nxt[e] = m->head[a];
-    m->head[a] = (int32_t)e;
-    m->to[e + 1] = a;
-    m->cap[e + 1] = 0;
-    m->nxt[e + 1] = m->head[b];
-    m->head[b] = (int32_t)(e + 1);
-    m->ne += 2;
+    size_t e = m->ne++;
+    m->ea[e] = a;
+    m->eb[e] = b;
+    m->ec[e] = c;
+    m->off[a + 1]++;
+    m->off[b + 1]++;
+}
+
+/* Lay the edges out by vertex (each edge an arc and its reverse, of
+ * capacity 0). */
+static bool mflow_finish(mflow *m)
+{
+    size_t na = 2 * (m->ne ? m->ne : 1), e;
+    int32_t v;
+    size_t *fill;
+    m->to = sc__malloc(na * sizeof *m->to);
+    m->rev = sc__malloc(na * sizeof *m->rev);
+    m->cap = sc__malloc(na * sizeof *m->cap);
+    fill = sc__malloc((size_t)m->nv * sizeof *fill);
+    if (!m->to || !m->rev || !m->cap || !fill) {
+        sc__free(fill);
+        return false;
+    }
+    for (v = 0; v < m->nv; v++)
+        m->off[v + 1] += m->off[v];
+    memcpy(fill, m->off, (size_t)m->nv * sizeof *fill);
+    for (e = 0; e < m->ne; e++) {
+        size_t pa = fill[m->ea[e]]++, pb = fill[m->eb[e]]++;
+        m->to[pa] = m->eb[e];
+        m->cap[pa] = m->ec[e];
+        m->rev[pa] = (int32_t)pb;
+        m->to[pb] = m->ea[e];
+        m->cap[pb] = 0;
+        m->rev[pb] = (int32_t)pa;
+    }
+    sc__free(fill);
+    sc__free(m->ea);
+    sc__free(m->eb);
+    sc__free(m->ec);
+    m->ea = m->eb = NULL;
+    m->ec = NULL;
+    return true;
 }
 
 /* Levels from s in the residual graph; true when t is reached. */
 static bool mflow_bfs(mflow *m, int32_t s, int32_t t)
 {
-    int32_t qh = 0, qt = 0, v, e;
+    int32_t qh = 0, qt = 0, v;
+    size_t e;
     memset(m->level, 0xff, (size_t)m->nv * sizeof *m->level);
     m->level[s] = 0;
     m->queue[qt++] = s;
     while (qh < qt) {
+        size_t e1;
+        int32_t lv;
         v = m->queue[qh++];
-        for (e = m->head[v]; e >= 0; e = m->nxt[e])
-            if (m->cap[e] > 0 && m->level[m->to[e]] < 0) {
-                m->level[m->to[e]] = m->level[v] + 1;
-                m->queue[qt++] = m->to[e];
+        lv = m->level[v] + 1;
+        for (e = m->off[v], e1 = m->off[v + 1]; e < e1; e++) {
+            int32_t w = m->to[e];
+            if (m->level[w] < 0 && m->cap[e] > 0) {
+                m->level[w] = lv;
+                m->queue[qt++] = w;
             }
+        }
     }
     return m->level[t] >= 0;
 }
@@ -522,7 +570,7 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
     cap_t total = 0;
     while (mflow_bfs(m, s, t)) {
         int32_t v = s, sp = 0, i;
-        memcpy(m->it, m->head, (size_t)m->nv * sizeof *m->it);
+        memcpy(m->it, m->off, (size_t)m->nv * sizeof *m->it);
         for (;;) {
             if (v == t) {
                 cap_t f = m->cap[m->pe[0]];
@@ -531,7 +579,7 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
                         f = m->cap[m->pe[i]];
                 for (i = 0; i < sp; i++) {
                     m->cap[m->pe[i]] -= f;
-                    m->cap[m->pe[i] ^ 1] += f;
+                    m->cap[m->rev[m->pe[i]]] += f;
                 }
                 total += f;
                 if (total >= CAP_INF)
@@ -543,22 +591,22 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
                 v = sp == 0 ? s : m->to[m->pe[sp - 1]];
                 continue;
             }
-            while (m->it[v] >= 0) {
-                int32_t e = m->it[v];
-                if (m->cap[e] > 0 && m->level[m->to[e]] == m->level[v] + 1)
+            while (m->it[v] < m->off[v + 1]) {
+                size_t e = m->it[v];
+                if (m->level[m->to[e]] == m->level[v] + 1 && m->cap[e] > 0)
                     break;
-                m->it[v] = m->nxt[e];
+                m->it[v]++;
             }
-            if (m->it[v] < 0) {
+            if (m->it[v] >= m->off[v + 1]) {
                 if (v == s)
                     break;
                 m->level[v] = -1;
                 sp--;
                 v = sp == 0 ? s : m->to[m->pe[sp - 1]];
-                m->it[v] = m->nxt[m->it[v]];
+                m->it[v]++;
                 continue;
             }
-            m->pe[sp++] = m->it[v];
+            m->pe[sp++] = (int32_t)m->it[v];
             v = m->to[m->it[v]];
         }
     }
@@ -685,6 +733,12 @@ static sc_status probe(hull *h, int32_t b, uint64_t w1, uint64_t w2,
             if (left_side(h, u))
                 mflow_edge(&m, S, (int32_t)i, c);
         }
+    }
+    if (!mflow_finish(&m)) {
+        mflow_free(&m);
+        for (i = 0; i < pb->nb; i++)
+            h->loc[pb->bucket[i]] = -1;
+        return sc__error_nomem(err);
     }
     f = mflow_run(&m, S, T);
     if (f >= CAP_INF) {
