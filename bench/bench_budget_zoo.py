@@ -24,7 +24,8 @@ one row per (model, budget) and a summary: how often symcut's cost is
 lower, equal, or higher (higher would contradict exactness), and the total
 recompute FLOPs of both.  Budgets where torch failed are left out; where
 torch's set is not a valid decision for symcut (e.g. it recomputes an op
-that writes an argument) the row says "not compared" and why.  A smaller
+that writes an argument, or a random op) the row says "not compared" and
+why.  A smaller
 saved set does not always give a smaller peak; the summary counts where
 symcut's peak is lower, equal or higher than torch's.
 """
@@ -100,7 +101,7 @@ def main():
                                  names(mine["saved_symints"])))
             except RuntimeError as e:
                 # e.g. torch's set recomputes an op that writes an
-                # argument: not comparable
+                # argument, or a random op: not comparable
                 print("%-30s %6.2f  not compared: %s" % (
                     d.stem, b["budget"],
                     str(e).splitlines()[-1].split(": ")[-1][:70]))

@@ -2,6 +2,7 @@
  * (doc/partition.md, "Frontier").
  *
  *   symcut pareto GRAPH [--policy P] [--points N] [--keep-bans]
+ *                 [--replay-random]
  *                 [--time-limit S] [--no-peak | --measure-peak]
  *                 [--compare FILE]
  *                 [--hint s0=8,...] [--num-fwd-outputs N]
@@ -29,7 +30,7 @@ int cli_cmd_pareto(int argc, char **argv);
 static void usage(FILE *out)
 {
     fputs("Usage: symcut pareto GRAPH [--policy P] [--points N]\n"
-          "                     [--keep-bans] [--time-limit S]\n"
+          "                     [--keep-bans] [--replay-random] [--time-limit S]\n"
           "                     [--no-peak | --measure-peak] [--compare FILE]\n"
           "                     [--hint s0=8,...] [--params N|I,J,...]\n"
           "                     [--num-fwd-outputs N]\n"
@@ -51,6 +52,9 @@ static void usage(FILE *out)
           "                      the hull vertices only; at most 1000)\n"
           "  --keep-bans         keep the policy's heuristic bans as\n"
           "                      constraints (compare like with like)\n"
+          "  --replay-random     (exact) random ops may be recomputed: the\n"
+          "                      interpreter replays their draws exactly\n"
+          "                      (torch would draw again: not for torch)\n"
           "  --time-limit S      seconds per budget in the MILP (default 10)\n"
           "  --compare FILE      also score the decisions of FILE, one a line\n"
           "                      ('LABEL: NAME, NAME ...' or the names), e.g.\n"
@@ -216,19 +220,21 @@ static void json_peak(buf *b, const peak *pk)
         bprintf(b, ", \"measured_peak_bytes\": %" PRIu64, pk->measured);
 }
 
-static void json_point(buf *b, const sc_frontier_point *p, const peak *pk,
-                       bool flag_peak)
+/* replayed: the point's replayed random ops, < 0 to leave out. */
+static void json_point(buf *b, const sc_frontier_point *p, long replayed,
+                       const peak *pk, bool flag_peak)
 {
     bprintf(b,
             "{\"saved_bytes\": %" PRIu64 ", \"recompute_cost\": %" PRIu64
             ", \"recompute_flops\": %" PRIu64 ", \"hull_vertex\": %s, "
             "\"optimal\": %s, \"lower_bound\": %" PRIu64
             ", \"budget\": %" PRIu64 ", \"saved_tensors\": %zu, "
-            "\"saved_symints\": %zu, \"replayed_random\": %zu",
+            "\"saved_symints\": %zu",
             p->saved_bytes, p->recompute_cost, p->recompute_flops,
             p->hull_vertex ? "true" : "false", p->optimal ? "true" : "false",
-            p->lower_bound, p->budget, p->saved_tensors, p->saved_symints,
-            p->replayed_random);
+            p->lower_bound, p->budget, p->saved_tensors, p->saved_symints);
+    if (replayed >= 0)
+        bprintf(b, ", \"replayed_random\": %ld", replayed);
     json_peak(b, pk);
     if (pk && pk->have && flag_peak)
         bprintf(b, ", \"peak_not_monotone\": true");
@@ -561,7 +567,7 @@ typedef struct pareto_args {
     long points, nfwd;
     cli_params params;
     double time_limit;
-    bool keep_bans, no_peak, measure_peak;
+    bool keep_bans, no_peak, measure_peak, replay_random;
     sc_partition_policy policy;
     cli_hints hints;
     cli_reading reading;
@@ -583,6 +589,8 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
          .min = 1, .bad = "--time-limit needs a positive number of seconds, "
                           "not '%s'"},
         {.name = "--keep-bans", .kind = CLI_OPT_FLAG, .dest = &a->keep_bans},
+        {.name = "--replay-random", .kind = CLI_OPT_FLAG,
+         .dest = &a->replay_random},
         {.name = "--no-peak", .kind = CLI_OPT_FLAG, .dest = &a->no_peak},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
          .bad = "--num-fwd-outputs needs a non-negative integer, not '%s'"},
@@ -610,6 +618,10 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, pareto_args *a)
                                "--points needs a count from 0 to 1000, not "
                                "'%ld'",
                                a->points);
+    if (a->replay_random && a->policy != SC_PARTITION_EXACT)
+        return cli_usage_error("pareto", "--replay-random: random ops are "
+                                         "replayed under the exact policy "
+                                         "only");
     if (a->no_peak && a->measure_peak)
         return cli_usage_error("pareto", "--no-peak and --measure-peak "
                                          "contradict each other");
@@ -741,6 +753,8 @@ static int report(const pareto_args *a, const sc_graph *g,
         json_string(b, a->file);
         bprintf(b, ",\n  \"policy\": \"%s\",\n  \"keep_bans\": %s,\n", pol,
                 a->keep_bans ? "true" : "false");
+        bprintf(b, "  \"replay_random\": %s,\n",
+                a->replay_random ? "true" : "false");
         bprintf(b, "  \"maxflows\": %zu,\n  \"breakpoints\": [",
                 sc_frontier_maxflow_count(f));
         for (i = 0; i < nb; i++) {
@@ -750,18 +764,22 @@ static int report(const pareto_args *a, const sc_graph *g,
                     i ? ", " : "", num, den);
         }
         bprintf(b, "],\n  \"default_cut\": ");
-        json_point(b, &d, NULL, false);
+        json_point(b, &d, -1, NULL, false);
         sc_frontier_point_get(f, 0, &pt);
         bprintf(b, ",\n  \"least_memory\": ");
-        json_point(b, &pt, &pk[0], flag[0]);
+        json_point(b, &pt, (long)sc_frontier_point_replayed_random(f, 0),
+                   &pk[0], flag[0]);
         sc_frontier_point_get(f, n - 1, &pt);
         bprintf(b, ",\n  \"least_recompute\": ");
-        json_point(b, &pt, &pk[n - 1], flag[n - 1]);
+        json_point(b, &pt,
+                   (long)sc_frontier_point_replayed_random(f, n - 1),
+                   &pk[n - 1], flag[n - 1]);
         bprintf(b, ",\n  \"points\": [\n");
         for (i = 0; i < n; i++) {
             sc_frontier_point_get(f, i, &pt);
             bprintf(b, "    ");
-            json_point(b, &pt, &pk[i], flag[i]);
+            json_point(b, &pt, (long)sc_frontier_point_replayed_random(f, i),
+                       &pk[i], flag[i]);
             bprintf(b, "%s\n", i + 1 < n ? "," : "");
         }
         bprintf(b, "  ]");
@@ -786,7 +804,8 @@ static int report(const pareto_args *a, const sc_graph *g,
                     ",%" PRIu64 ",%zu,%zu,%zu",
                     pt.saved_bytes, pt.recompute_cost, pt.recompute_flops,
                     pt.hull_vertex, pt.optimal, pt.lower_bound, pt.budget,
-                    pt.saved_tensors, pt.saved_symints, pt.replayed_random);
+                    pt.saved_tensors, pt.saved_symints,
+                    sc_frontier_point_replayed_random(f, i));
             csv_peak(b, a, &pk[i], flag[i]);
             bprintf(b, ",frontier\n");
         }
@@ -800,10 +819,10 @@ static int report(const pareto_args *a, const sc_graph *g,
                 continue;
             bprintf(b,
                     "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0,%d,%" PRIu64
-                    ",%" PRIu64 ",%zu,%zu,%zu",
+                    ",%" PRIu64 ",%zu,%zu,",
                     c->saved_bytes, c->recompute_cost, c->recompute_flops,
                     c->optimal, c->lower_bound, c->budget, c->saved_tensors,
-                    c->saved_symints, c->replayed_random);
+                    c->saved_symints);
             csv_peak(b, a, &it->pk, false);
             bprintf(b, ",");
             if (it->ratio >= 0) {
@@ -814,10 +833,11 @@ static int report(const pareto_args *a, const sc_graph *g,
             bprintf(b, "\n");
         }
     } else {
-        bprintf(b, "frontier of %s (%s%s): %zu points, %zu hull "
+        bprintf(b, "frontier of %s (%s%s%s): %zu points, %zu hull "
                    "breakpoints, %zu max-flows\n",
-                a->file, pol, a->keep_bans ? ", heuristic bans kept" : "", n,
-                nb, sc_frontier_maxflow_count(f));
+                a->file, pol, a->keep_bans ? ", heuristic bans kept" : "",
+                a->replay_random ? ", random ops replayed" : "", n, nb,
+                sc_frontier_maxflow_count(f));
         bprintf(b, "default cut: %" PRIu64 " bytes, recompute cost %" PRIu64
                    "%s\n",
                 d.saved_bytes, d.recompute_cost,
@@ -840,9 +860,11 @@ static int report(const pareto_args *a, const sc_graph *g,
                 bprintf(b, " %16" PRIu64, pk[i].measured);
             if (flag[i])
                 bprintf(b, " (peak not monotone)");
-            if (pt.replayed_random)
-                bprintf(b, " (replays %zu random op%s)", pt.replayed_random,
-                        pt.replayed_random == 1 ? "" : "s");
+            if (sc_frontier_point_replayed_random(f, i))
+                bprintf(b, " (replays %zu random op%s)",
+                        sc_frontier_point_replayed_random(f, i),
+                        sc_frontier_point_replayed_random(f, i) == 1 ? ""
+                                                                    : "s");
             bprintf(b, "\n");
         }
         for (i = 0; i < cl->n; i++) {
@@ -918,6 +940,7 @@ int cli_cmd_pareto(int argc, char **argv)
     sc_frontier_options_init(&fo);
     fo.points = (size_t)a.points;
     fo.keep_bans = a.keep_bans;
+    fo.replay_random = a.replay_random;
     fo.milp_seconds = a.time_limit;
     if (sc_frontier_compute(g, &po, &fo, &f, &err) != SC_OK) {
         cli_report(&err);

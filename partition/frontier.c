@@ -5,8 +5,8 @@
  * classify) under the policy is reused; of its bans only the ones that
  * are about validity stay infinite (primals, ops that write an argument,
  * values without tensor metadata, ops the op table does not know,
- * must_save tags, and random ops except under the exact policy, whose
- * replay is exact); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
+ * must_save tags, and random ops, unless asked to replay them under the
+ * exact policy); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
  * the reduction rule, materialized in the backward, used far apart, long
  * fusible chains, far from the backward) become a price: every other node
  * the forward computes gets an arc source -> X_in of capacity
@@ -121,29 +121,30 @@ static bool writes_op(const sc_partition *p, sc_node_id id)
  * primal, a value without tensor metadata, an op the table does not know,
  * an op that writes an argument (pytorch-2.13 bans writes only through
  * its allowlist, a heuristic here), a must_save node, or a random op
- * unless its replay is exact -- under the exact policy, whose validation
- * runs symcut's counter-based kernels (doc/partition.md, "Frontier"). */
+ * unless its replay is exact: with replay (asked for, exact policy only),
+ * for decisions symcut's counter-based kernels run (doc/partition.md,
+ * "Frontier"). */
 static uint8_t source_kind(const sc_partition *p, sc_node_id id,
-                           bool keep_bans)
+                           bool keep_bans, bool replay)
 {
     const sc__pnode *pn = &p->nodes[id];
+    bool rnd;
     if (pn->flags & SC__PN_IN_SINK)
         return SC__FSRC_NONE;
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL ||
         pn->vkind == SC__PV_OTHER || sc__graph_node_op(p->g, id) < 0 ||
         writes_op(p, id))
         return SC__FSRC_HARD;
+    rnd = random_op(p, id) || pn->ban == SC_PARTITION_BAN_RANDOM;
+    if (rnd && !(replay && p->policy == SC_PARTITION_EXACT))
+        return SC__FSRC_HARD;
     if (pn->ban == SC_PARTITION_BAN_NONE)
-        return random_op(p, id) && p->policy != SC_PARTITION_EXACT
-                   ? SC__FSRC_HARD
-                   : SC__FSRC_COST;
+        return SC__FSRC_COST;
     if (keep_bans)
         return SC__FSRC_HARD;
-    if (pn->ban == SC_PARTITION_BAN_RANDOM ||
-        (random_op(p, id) && heuristic_ban(pn->ban)))
-        return p->policy == SC_PARTITION_EXACT ? SC__FSRC_COST
-                                               : SC__FSRC_HARD;
-    return heuristic_ban(pn->ban) ? SC__FSRC_COST : SC__FSRC_HARD;
+    return pn->ban == SC_PARTITION_BAN_RANDOM || heuristic_ban(pn->ban)
+               ? SC__FSRC_COST
+               : SC__FSRC_HARD;
 }
 
 static bool fnet_alloc(sc__fnet *n, size_t nnodes, size_t nk, size_t ne)
@@ -217,7 +218,8 @@ static bool fnet_csr(sc__fnet *n)
 }
 
 /* Build the validity-only network of p (classified, exact policy). */
-static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
+static sc_status fnet_build(sc_partition *p, bool keep_bans, bool replay,
+                            sc__fnet *n,
                             sc_error *err)
 {
     size_t i, k, nk = 0, ne = 0, nu, j, np = 0;
@@ -252,7 +254,7 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
         n->bytes[k] = pn->vkind == SC__PV_TENSOR   ? (pn->bytes > 0 ? pn->bytes : 0)
                       : pn->vkind == SC__PV_SYMINT ? 0
                                                    : -1;
-        n->src[k] = source_kind(p, (sc_node_id)i, keep_bans);
+        n->src[k] = source_kind(p, (sc_node_id)i, keep_bans, replay);
         n->sink[k] = (pn->flags & SC__PN_IN_SINK)    ? 1
                      : (pn->flags & SC__PN_OUT_SINK) ? 2
                                                      : 0;
@@ -1087,7 +1089,8 @@ fail:
     return status;
 }
 
-static sc_status core_build(sc_partition *p, bool keep_bans, fcore *c,
+static sc_status core_build(sc_partition *p, bool keep_bans, bool replay,
+                            fcore *c,
                             sc_error *err)
 {
     sc_status status = SC_OK;
@@ -1095,7 +1098,7 @@ static sc_status core_build(sc_partition *p, bool keep_bans, fcore *c,
     size_t i;
 
     memset(c, 0, sizeof *c);
-    SC_TRY(fnet_build(p, keep_bans, &c->net, err));
+    SC_TRY(fnet_build(p, keep_bans, replay, &c->net, err));
     SC_CHECK(hull_compute(&c->net, &c->h, err));
     c->maxflows = c->h.probes;
     c->rank = sc__malloc((c->h.npt ? c->h.npt : 1) * sizeof *c->rank);
@@ -1234,7 +1237,6 @@ static void fill_point(const sc_partition *p, const sc__fnet *n,
     pt->recompute_flops = s->flops;
     pt->saved_tensors = s->ntensors;
     pt->saved_symints = s->nsymints;
-    pt->replayed_random = s->nrandom;
     pt->valid = s->valid;
     pt->invalid_node = s->valid ? SC_NODE_NONE : n->ids[s->bad_k];
 }
@@ -1268,7 +1270,9 @@ static void clear_lists(sc_partition *p)
 }
 
 /* SC_PARTITION_BUDGET_SAVED: the given set, checked valid on the
- * validity-only network (keep_bans off), installed as the saved lists.
+ * validity-only network (keep_bans off; random ops recomputable with
+ * memory_budget_replay_random under exact), installed as the saved
+ * lists.
  * The network is built without its hull: one scoring walk. */
 static sc_status saved_cut(sc_partition *p, const sc_partition_options *o,
                            sc_error *err)
@@ -1283,7 +1287,7 @@ static sc_status saved_cut(sc_partition *p, const sc_partition_options *o,
         return sc__error_set(err, SC_ERR_INVALID,
                              "memory budget: %zu saved nodes and no list",
                              o->memory_budget_nsaved);
-    SC_TRY(fnet_build(p, false, &net, err));
+    SC_TRY(fnet_build(p, false, o->memory_budget_replay_random, &net, err));
     mask = sc__calloc(net.nk ? net.nk : 1, 1);
     eff = sc__malloc(net.nk ? net.nk : 1);
     if (!mask || !eff)
@@ -1363,7 +1367,7 @@ sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
                              "unknown memory budget kind %d",
                              o->memory_budget_kind);
     }
-    SC_CHECK(core_build(p, false, &c, err));
+    SC_CHECK(core_build(p, false, o->memory_budget_replay_random, &c, err));
     mask = sc__malloc(c.net.nk ? c.net.nk : 1);
     if (!mask)
         SC_CHECK(sc__error_nomem(err));
@@ -1419,6 +1423,7 @@ typedef struct fpoint {
     size_t nsaved;
     int32_t vi;        /* a hull vertex (scored on first use), else -1 */
     bool ready;        /* saved and the counts filled */
+    size_t nrandom;    /* random ops recomputed (ready) */
 } fpoint;
 
 struct sc_frontier {
@@ -1451,6 +1456,7 @@ static sc_status copy_options(sc_frontier *f, const sc_partition_options *o,
     f->opts.memory_budget_kind = SC_PARTITION_BUDGET_NONE;
     f->opts.memory_budget_nsaved = 0;
     f->opts.memory_budget_saved = NULL;
+    f->opts.memory_budget_replay_random = false;
     f->hint_syms = sc__calloc(o->nhints + 1, sizeof *f->hint_syms);
     f->hint_vals = sc__calloc(o->nhints + 1, sizeof *f->hint_vals);
     f->pidx = sc__calloc(o->nparam_indices + 1, sizeof *f->pidx);
@@ -1518,8 +1524,13 @@ static sc_status add_point(sc_frontier *f, const sc_frontier_point *pt,
     np->saved = NULL;
     np->nsaved = 0;
     np->ready = vi < 0;
-    if (vi < 0)
+    np->nrandom = 0;
+    if (vi < 0) {
+        sc__fscore sc;
+        SC_TRY(sc__fnet_score(n, mask, &sc, NULL, err));
+        np->nrandom = sc.nrandom;
         SC_TRY(mask_ids(n, mask, &np->saved, &np->nsaved, err));
+    }
     f->npts++;
     return SC_OK;
 }
@@ -1567,7 +1578,8 @@ sc_status sc_frontier_compute(const sc_graph *joint,
         o.flags |= SC_PARTITION_NO_GRAPHS;
         SC_CHECK(sc_partition_run(joint, &o, &f->p, err));
     }
-    SC_CHECK(core_build(f->p, f->fo.keep_bans, &f->core, err));
+    SC_CHECK(core_build(f->p, f->fo.keep_bans, f->fo.replay_random,
+                        &f->core, err));
     mask = sc__malloc(f->core.net.nk ? f->core.net.nk : 1);
     if (!mask)
         SC_CHECK(sc__error_nomem(err));
@@ -1676,7 +1688,7 @@ static bool point_ready(const sc_frontier *cf, size_t i)
     fp->nsaved = v->nsaved;
     fp->pt.saved_tensors = v->s.ntensors;
     fp->pt.saved_symints = v->s.nsymints;
-    fp->pt.replayed_random = v->s.nrandom;
+    fp->nrandom = v->s.nrandom;
     fp->ready = true;
     return true;
 }
@@ -1851,7 +1863,15 @@ sc_status sc_frontier_partition_saved(const sc_frontier *f,
     o.memory_budget_kind = SC_PARTITION_BUDGET_SAVED;
     o.memory_budget_nsaved = n;
     o.memory_budget_saved = ids;
+    o.memory_budget_replay_random = f->fo.replay_random;
     return sc_partition_run(f->g, &o, out, err);
+}
+
+size_t sc_frontier_point_replayed_random(const sc_frontier *f, size_t i)
+{
+    if (!f || i >= f->npts || !point_ready(f, i))
+        return 0;
+    return f->pts[i].nrandom;
 }
 
 sc_partition_policy sc_frontier_policy(const sc_frontier *f)

@@ -25,6 +25,7 @@ typedef struct walk {
     bool valid;
     uint64_t bytes, cost;
     const uint64_t *ncost;
+    bool replay;
 } walk;
 
 static bool tangent_side(const sc_partition *p, sc_node_id id)
@@ -34,16 +35,19 @@ static bool tangent_side(const sc_partition *p, sc_node_id id)
 }
 
 /* The validity rules, from the public classification: never a primal,
- * an op that writes an argument, a must_save node; a random op only under
- * the exact policy (its replay is exact in symcut's kernels). */
-static bool never_recomputed(const sc_partition *p, sc_node_id id)
+ * an op that writes an argument, a must_save node; a random op only with
+ * replay under the exact policy (its replay is exact in symcut's
+ * kernels). */
+static bool never_recomputed(const sc_partition *p, sc_node_id id,
+                             bool replay)
 {
     const sc_graph *g = sc_partition_joint(p);
     sc_partition_ban b = sc_partition_node_ban(p, id);
     if (sc_graph_node_kind(g, id) != SC_NODE_CALL)
         return true;
     if (b == SC_PARTITION_BAN_RANDOM)
-        return sc_partition_policy_in_force(p) != SC_PARTITION_EXACT;
+        return !replay ||
+               sc_partition_policy_in_force(p) != SC_PARTITION_EXACT;
     return b == SC_PARTITION_BAN_PRIMAL || b == SC_PARTITION_BAN_MUTATES ||
            b == SC_PARTITION_BAN_MUST_SAVE;
 }
@@ -69,7 +73,7 @@ static void need_node(walk *w, sc_node_id id)
             w->bytes += (uint64_t)b;
         return;
     }
-    if (never_recomputed(w->p, id)) {
+    if (never_recomputed(w->p, id, w->replay)) {
         w->valid = false;
         return;
     }
@@ -90,11 +94,12 @@ static void need_value(walk *w, const sc_value *v)
 
 /* Score saved (by node id) by walking back from the gradients. */
 static bool score_walk(const sc_partition *p, const uint64_t *ncost,
-                       const bool *saved, uint64_t *bytes, uint64_t *cost)
+                       bool replay, const bool *saved, uint64_t *bytes,
+                       uint64_t *cost)
 {
     const sc_graph *g = sc_partition_joint(p);
     size_t n = sc_graph_node_count(g), i;
-    walk w = {g, p, saved, calloc(n ? n : 1, 1), true, 0, 0, ncost};
+    walk w = {g, p, saved, calloc(n ? n : 1, 1), true, 0, 0, ncost, replay};
     ck_assert_ptr_nonnull(w.need);
     for (i = sc_graph_fwd_output_count(g); i < sc_graph_output_count(g); i++)
         if (sc_graph_output(g, i) != SC_NODE_NONE)
@@ -115,6 +120,7 @@ typedef struct rcase {
     sc_node_id cand[20];
     size_t ncand;
     sc_partition_policy policy; /* exact, or pytorch-1.13 */
+    bool replay;                /* random ops replayed (exact) */
 } rcase;
 
 static void rcase_free(rcase *r)
@@ -210,7 +216,7 @@ static size_t brute(const rcase *r, bpoint *out)
         uint64_t m, c;
         for (i = 0; i < r->ncand; i++)
             saved[r->cand[i]] = (mask >> i) & 1;
-        if (score_walk(r->p, r->ncost, saved, &m, &c)) {
+        if (score_walk(r->p, r->ncost, r->replay, saved, &m, &c)) {
             out[np].m = m;
             out[np].c = c;
             np++;
@@ -263,8 +269,8 @@ START_TEST(test_random_bruteforce)
         size_t nb, i, j, nh = 0;
         bpoint hull[64];
         uint64_t prev = UINT64_MAX;
-        /* every third case under pytorch-1.13's rules (random ops never
-         * recomputed), the others under exact's */
+        /* a third of the cases under exact's rules, a third under them
+         * with random ops replayed, a third under pytorch-1.13's */
         if (!rcase_draw(&r, seed + (uint64_t)c,
                         c % 3 == 2 ? SC_PARTITION_PYTORCH_1_13
                                    : SC_PARTITION_EXACT)) {
@@ -272,11 +278,13 @@ START_TEST(test_random_bruteforce)
             continue;
         }
         done++;
+        r.replay = c % 3 == 1;
         nb = brute(&r, bp);
         ck_assert_msg(nb > 0, "seed %llu case %ld: no valid set",
                       (unsigned long long)seed, c);
         options(&o, r.policy);
         sc_frontier_options_init(&fo);
+        fo.replay_random = r.replay;
         ck_assert_msg(sc_frontier_compute(r.joint, &o, &fo, &f, &err) == SC_OK,
                       "seed %llu case %ld: %s", (unsigned long long)seed, c,
                       err.message);
@@ -413,7 +421,7 @@ START_TEST(test_random_bruteforce)
                     ids[n++] = r.cand[k];
                     saved[r.cand[k]] = true;
                 }
-            ok = score_walk(r.p, r.ncost, saved, &m, &cst);
+            ok = score_walk(r.p, r.ncost, r.replay, saved, &m, &cst);
             ck_assert_int_eq(sc_frontier_score(f, ids, n, &pt, &err), SC_OK);
             ck_assert_int_eq(pt.valid, ok);
             if (ok) {
@@ -533,6 +541,16 @@ START_TEST(test_random_replay)
         sc_partition_options_init(&o);
         o.policy = SC_PARTITION_EXACT;
         sc_frontier_options_init(&fo);
+        ck_assert_msg(sc_frontier_compute(joint, &o, &fo, &f13, &err) ==
+                          SC_OK,
+                      "seed %llu: %s", (unsigned long long)ro.seed,
+                      err.message);
+        /* without replay_random, exact never recomputes a random op */
+        for (i = 0; i < sc_frontier_point_count(f13); i++)
+            ck_assert_uint_eq(sc_frontier_point_replayed_random(f13, i), 0);
+        sc_frontier_free(f13);
+        f13 = NULL;
+        fo.replay_random = true;
         ck_assert_msg(sc_frontier_compute(joint, &o, &fo, &f, &err) == SC_OK,
                       "seed %llu: %s", (unsigned long long)ro.seed,
                       err.message);
@@ -542,11 +560,11 @@ START_TEST(test_random_replay)
                       "seed %llu: %s", (unsigned long long)ro.seed,
                       err.message);
         ck_assert_int_eq(sc_frontier_policy(f13), SC_PARTITION_PYTORCH_1_13);
-        /* pytorch-1.13 never recomputes a random op */
+        /* pytorch-1.13 never recomputes a random op, replay or not */
         for (i = 0; i < sc_frontier_point_count(f13); i++) {
             sc_frontier_point pt;
             ck_assert(sc_frontier_point_get(f13, i, &pt));
-            ck_assert_uint_eq(pt.replayed_random, 0);
+            ck_assert_uint_eq(sc_frontier_point_replayed_random(f13, i), 0);
         }
         for (i = 0; i < sc_frontier_point_count(f); i++) {
             sc_frontier_point pt;
@@ -554,7 +572,7 @@ START_TEST(test_random_replay)
             sc_validate_options vo;
             sc_validate_report rep;
             ck_assert(sc_frontier_point_get(f, i, &pt));
-            if (pt.replayed_random == 0)
+            if (sc_frontier_point_replayed_random(f, i) == 0)
                 continue;
             replayed++;
             ck_assert_msg(sc_frontier_point_partition(f, i, 0, &part, &err) ==
@@ -572,7 +590,8 @@ START_TEST(test_random_replay)
                           err.message);
             ck_assert_msg(rep.passed,
                           "seed %llu point %zu replays %zu random ops: %s",
-                          (unsigned long long)ro.seed, i, pt.replayed_random,
+                          (unsigned long long)ro.seed, i,
+                          sc_frontier_point_replayed_random(f, i),
                           rep.message);
             sc_partition_free(part);
         }

@@ -172,6 +172,11 @@ typedef struct sc_partition_options {
      * validity rules (doc/partition.md, "Frontier"). */
     size_t memory_budget_nsaved;
     const sc_node_id *memory_budget_saved;
+    /* Under exact with a budget: random ops may be recomputed, replayed
+     * exactly by symcut's counter-based kernels (the frontier's
+     * replay_random).  Off by default: torch re-draws a recomputed random
+     * op that is not tagged must_recompute. */
+    bool memory_budget_replay_random;
 } sc_partition_options;
 
 /* Values of sc_partition_options.memory_budget_kind.  Under pytorch-2.13
@@ -418,9 +423,9 @@ sc_graph *sc_partition_take_backward(sc_partition *p);
  * saved values, and it never recomputes a primal, an op that writes an
  * argument, a value without tensor metadata, an op the op table does not
  * know, a node tagged must_save, or a random op unless its replay is
- * exact (under the exact policy it is: the interpreter's random kernels
- * are counter-based, and a recomputed random op replays the forward's
- * draws; under pytorch-2.13 and pytorch-1.13, as in PyTorch, never).  The
+ * exact (with replay_random under the exact policy: the interpreter's
+ * random kernels are counter-based, and a recomputed random op replays
+ * the forward's draws; otherwise never, as in PyTorch).  The
  * policy's other bans are a price, not a constraint (unless keep_bans).
  * Its memory is the bytes of its saved tensors at the hints
  * (sc_partition_saved_bytes of the partition that saves it); its
@@ -442,6 +447,13 @@ typedef struct sc_frontier_options {
     /* PyTorch's heuristic bans stay constraints (compare like with
      * like). */
     bool keep_bans;
+    /* Under the exact policy, random ops may be recomputed: symcut's
+     * interpreter replays them exactly (its kernels are counter-based,
+     * keyed by the node's name).  Off by default: torch, running the
+     * decision, re-draws a recomputed random op (its functionalize_rng_ops
+     * replays only ops tagged must_recompute), so such a decision is for
+     * symcut's interpreter, not for torch.compile. */
+    bool replay_random;
     /* Time limit of the MILP of one budget, in seconds (0: 10). */
     double milp_seconds;
 } sc_frontier_options;
@@ -465,10 +477,6 @@ typedef struct sc_frontier_point {
     /* sc_frontier_score of an invalid set: a node it would recompute
      * that may not be recomputed (else SC_NODE_NONE) */
     sc_node_id invalid_node;
-    /* Random ops the backward recomputes (exact policy only): each
-     * replays the forward's draws, from the run's seed and the node's
-     * name (doc/interp.md, "Random ops"); nothing is saved for them. */
-    size_t replayed_random;
 } sc_frontier_point;
 
 /* Compute the hull, and with fopts->points > 0 that many budgets between
@@ -492,6 +500,11 @@ bool sc_frontier_point_get(const sc_frontier *f, size_t i,
  * order, CSE representatives): the count; the first cap ids into ids. */
 size_t sc_frontier_point_saved(const sc_frontier *f, size_t i,
                                sc_node_id *ids, size_t cap);
+/* The random ops point i's backward recomputes (exact policy only; 0 out
+ * of range): each replays the forward's draws, from the run's seed and
+ * the node's name (doc/interp.md, "Random ops"); nothing is saved for
+ * them. */
+size_t sc_frontier_point_replayed_random(const sc_frontier *f, size_t i);
 /* The breakpoints of the hull: between vertex i and vertex i+1 (the hull
  * vertices in order), lambda = num / den bytes per unit of cost, exact.
  * sc_frontier_breakpoint_count is the number of hull vertices minus 1. */
