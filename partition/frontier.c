@@ -541,7 +541,9 @@ static bool mflow_finish(mflow *m)
     return true;
 }
 
-/* Levels from s in the residual graph; true when t is reached. */
+/* Levels from s in the residual graph; true when t is reached.  The
+ * search stops at t's level (no shortest augmenting path goes further):
+ * when t is not reached the levels mark exactly what s reaches. */
 static bool mflow_bfs(mflow *m, int32_t s, int32_t t)
 {
     int32_t qh = 0, qt = 0, v;
@@ -553,6 +555,8 @@ static bool mflow_bfs(mflow *m, int32_t s, int32_t t)
         size_t e1;
         int32_t lv;
         v = m->queue[qh++];
+        if (m->level[t] >= 0 && m->level[v] >= m->level[t])
+            break;
         lv = m->level[v] + 1;
         for (e = m->off[v], e1 = m->off[v + 1]; e < e1; e++) {
             int32_t w = m->to[e];
