@@ -14,21 +14,27 @@ torch is needed here), and each budget (default ten: 0.05, 0.15, ...,
     (`symcut partition --policy exact --saved NAMES`): its saved bytes and
     its recompute cost (doc/graph.md, "Cost") and FLOPs;
   - symcut's exact decision at torch's bytes
-    (`--policy exact --memory-budget BYTES`) is scored the same way.
+    (`--policy exact --memory-budget BYTES`) is scored the same way;
+  - the peak memory of both decisions, forward then backward, measured by
+    the interpreter at the hints (`symcut pareto --compare FILE
+    --measure-peak`, one run per model with every decision in FILE).
 
 Both run with torch's static inputs as parameters and its hints.  Prints
 one row per (model, budget) and a summary: how often symcut's cost is
 lower, equal, or higher (higher would contradict exactness), and the total
 recompute FLOPs of both.  Budgets where torch failed are left out; where
-torch's set is not a valid decision for symcut (it recomputes a random op,
-which the exact frontier never does, so its bytes can be below the least
-valid decision's) the row says "not compared" and why.
+torch's set is not a valid decision for symcut (e.g. it recomputes an op
+that writes an argument, or a random op) the row says "not compared" and
+why.  A smaller
+saved set does not always give a smaller peak; the summary counts where
+symcut's peak is lower, equal or higher than torch's.
 """
 import argparse
 import json
 import pathlib
 import subprocess
 import sys
+import tempfile
 
 SRC = pathlib.Path(__file__).resolve().parent.parent
 
@@ -61,10 +67,12 @@ def main():
     if a.models:
         data = [d for d in data if d.stem in a.models]
     lower = equal = higher = 0
+    peaks = [0, 0, 0]  # symcut's peak lower, equal, higher
     fl_torch = fl_mine = 0
-    print("%-30s %6s %12s %14s %12s %12s %14s %12s" % (
+    print("%-30s %6s %12s %14s %12s %12s %12s %14s %12s %12s" % (
         "model", "budget", "torch bytes", "torch cost", "torch flops",
-        "symcut bytes", "symcut cost", "symcut flops"))
+        "torch peak", "symcut bytes", "symcut cost", "symcut flops",
+        "symcut peak"))
     for d in data:
         rec = json.loads(d.read_text())
         joint = SRC / "examples" / "zoo" / (d.stem + ".joint.txt")
@@ -76,6 +84,7 @@ def main():
             common += ["--num-fwd-outputs", rec["num_fwd_outputs"]]
         for k, v in rec.get("hints", {}).items():
             common += ["--hint", "%s=%s" % (k, v)]
+        rows = []
         for b in rec["budgets"]:
             if not any(abs(b["budget"] - x) < 1e-9 for x in budgets):
                 continue
@@ -91,16 +100,42 @@ def main():
                         ",".join(names(mine["saved_tensors"]) +
                                  names(mine["saved_symints"])))
             except RuntimeError as e:
-                # e.g. torch's set recomputes a random op, which the
-                # exact frontier never does: not comparable
+                # e.g. torch's set recomputes an op that writes an
+                # argument, or a random op: not comparable
                 print("%-30s %6.2f  not compared: %s" % (
                     d.stem, b["budget"],
                     str(e).splitlines()[-1].split(": ")[-1][:70]))
                 continue
-            print("%-30s %6.2f %12d %14d %12d %12d %14d %12d" % (
-                d.stem, b["budget"], t["saved_bytes"], t["recompute_cost"],
-                t["recompute_flops"], m["saved_bytes"], m["recompute_cost"],
-                m["recompute_flops"]))
+            rows.append((b["budget"], t, m, theirs,
+                         ",".join(names(mine["saved_tensors"]) +
+                                  names(mine["saved_symints"]))))
+        # the measured peaks of every decision of the model, in one run
+        peak = {}
+        if rows:
+            with tempfile.NamedTemporaryFile("w", suffix=".compare") as cf:
+                for r in rows:
+                    cf.write("torch %.2f: %s\n" % (r[0], r[3]))
+                    cf.write("symcut %.2f: %s\n" % (r[0], r[4]))
+                cf.flush()
+                pc = [c for c in common if c != "--no-timings"]
+                try:
+                    pj = run(a.symcut, "pareto", joint, *pc, "--compare",
+                             cf.name, "--measure-peak")
+                    for c in pj["compare"]:
+                        peak[c["label"]] = c.get("measured_peak_bytes")
+                except RuntimeError as e:
+                    print("%-30s  no peaks: %s" % (
+                        d.stem, str(e).splitlines()[-1][:70]))
+        for bud, t, m, _, _ in rows:
+            tp = peak.get("torch %.2f" % bud)
+            mp = peak.get("symcut %.2f" % bud)
+            print("%-30s %6.2f %12d %14d %12d %12s %12d %14d %12d %12s" % (
+                d.stem, bud, t["saved_bytes"], t["recompute_cost"],
+                t["recompute_flops"], "-" if tp is None else tp,
+                m["saved_bytes"], m["recompute_cost"], m["recompute_flops"],
+                "-" if mp is None else mp))
+            if tp is not None and mp is not None:
+                peaks[0 if mp < tp else 1 if mp == tp else 2] += 1
             fl_torch += t["recompute_flops"]
             fl_mine += m["recompute_flops"]
             if m["recompute_cost"] < t["recompute_cost"]:
@@ -112,6 +147,8 @@ def main():
     print("\nsymcut's exact decision at torch's bytes: lower cost %d, equal "
           "%d, higher %d; recompute FLOPs torch %d, symcut %d"
           % (lower, equal, higher, fl_torch, fl_mine))
+    print("measured peak, symcut's against torch's: lower %d, equal %d, "
+          "higher %d" % tuple(peaks))
     return 1 if higher else 0
 
 

@@ -360,4 +360,11 @@ void cli_load_init(cli_load *l, const char *cmd);
 int cli_load_graph(sc_ctx *ctx, const char *file, const cli_load *l,
                    sc_graph **graph, sc_graph **read);
 
+/* Write the frontier f as the SVG plot of 'symcut pareto --format svg'
+ * (saved MB against recompute GFLOPs: hull vertices, budgets' points,
+ * the default cut, and under pytorch-2.13 torch 2.13's own memory-budget
+ * decisions at 0.05, 0.10, ..., 0.95) to out, titled title, for an HTML
+ * report to embed.  0, or CLI_EXIT_INPUT after printing the error. */
+int cli_pareto_write_svg(FILE *out, const sc_frontier *f, const char *title);
+
 #endif /* SYMCUT_CLI_H */

@@ -475,6 +475,11 @@ sc_status sc__budget_2_13(sc_partition *p, const sc_partition_options *opts,
                              "a ratio from 0 to 1 (a budget in bytes needs "
                              "the exact policy)",
                              (unsigned long long)opts->memory_budget_bytes);
+    if (opts->memory_budget_kind == SC_PARTITION_BUDGET_SAVED)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "memory budget: a given saved set is not a "
+                             "pytorch-2.13 budget (partition it under the "
+                             "exact policy)");
     if (opts->memory_budget_kind != SC_PARTITION_BUDGET_RATIO)
         return sc__error_set(err, SC_ERR_INVALID,
                              "unknown memory budget kind %d",

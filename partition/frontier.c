@@ -1,11 +1,12 @@
-/* symcut — the memory/recompute frontier of the exact policy
+/* symcut — the memory/recompute frontier under a policy's validity rules
  * (doc/partition.md, "Memory budget" and "Frontier").
  *
  * The validity-only network.  The partitioner's classification (prepare,
- * classify) is reused; of its bans only the ones that are about validity
- * stay infinite (primals, random ops, ops that write an argument, values
- * without tensor metadata, ops the op table does not know, must_save
- * tags); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
+ * classify) under the policy is reused; of its bans only the ones that
+ * are about validity stay infinite (primals, ops that write an argument,
+ * values without tensor metadata, ops the op table does not know,
+ * must_save tags, and random ops, unless asked to replay them under the
+ * exact policy); PyTorch's heuristic bans (not in the allowlist, compute-intensive,
  * the reduction rule, materialized in the backward, used far apart, long
  * fusible chains, far from the backward) become a price: every other node
  * the forward computes gets an arc source -> X_in of capacity
@@ -61,6 +62,7 @@ static void fnet_free(sc__fnet *n)
     sc__free(n->src);
     sc__free(n->sink);
     sc__free(n->symint);
+    sc__free(n->random);
     sc__free(n->ef);
     sc__free(n->et);
     sc__free(n->ek);
@@ -92,20 +94,57 @@ static bool heuristic_ban(int ban)
     }
 }
 
+/* Does the node run a random op (of the op table's random class or 1.13's
+ * random_ops list)? */
+static bool random_op(const sc_partition *p, sc_node_id id)
+{
+    int op = sc__graph_node_op(p->g, id);
+    const sc__op_info *info;
+    if (op < 0)
+        return false;
+    info = sc__op_get((sc__op)op);
+    return info->cls == SC_CLASS_RANDOM || info->functorch_random;
+}
+
+/* Does the node run an op that writes an argument? */
+static bool writes_op(const sc_partition *p, sc_node_id id)
+{
+    int op = sc__graph_node_op(p->g, id);
+    const sc__op_info *info;
+    if (op < 0)
+        return false;
+    info = sc__op_get((sc__op)op);
+    return info->nmutates > 0 || info->is_inplace;
+}
+
+/* The validity rules, whatever the policy's bans say: never recompute a
+ * primal, a value without tensor metadata, an op the table does not know,
+ * an op that writes an argument (pytorch-2.13 bans writes only through
+ * its allowlist, a heuristic here), a must_save node, or a random op
+ * unless its replay is exact: with replay (asked for, exact policy only),
+ * for decisions symcut's counter-based kernels run (doc/partition.md,
+ * "Frontier"). */
 static uint8_t source_kind(const sc_partition *p, sc_node_id id,
-                           bool keep_bans)
+                           bool keep_bans, bool replay)
 {
     const sc__pnode *pn = &p->nodes[id];
+    bool rnd;
     if (pn->flags & SC__PN_IN_SINK)
         return SC__FSRC_NONE;
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL ||
-        pn->vkind == SC__PV_OTHER || sc__graph_node_op(p->g, id) < 0)
+        pn->vkind == SC__PV_OTHER || sc__graph_node_op(p->g, id) < 0 ||
+        writes_op(p, id))
+        return SC__FSRC_HARD;
+    rnd = random_op(p, id) || pn->ban == SC_PARTITION_BAN_RANDOM;
+    if (rnd && !(replay && p->policy == SC_PARTITION_EXACT))
         return SC__FSRC_HARD;
     if (pn->ban == SC_PARTITION_BAN_NONE)
         return SC__FSRC_COST;
-    if (keep_bans || !heuristic_ban(pn->ban))
+    if (keep_bans)
         return SC__FSRC_HARD;
-    return SC__FSRC_COST;
+    return pn->ban == SC_PARTITION_BAN_RANDOM || heuristic_ban(pn->ban)
+               ? SC__FSRC_COST
+               : SC__FSRC_HARD;
 }
 
 static bool fnet_alloc(sc__fnet *n, size_t nnodes, size_t nk, size_t ne)
@@ -121,13 +160,15 @@ static bool fnet_alloc(sc__fnet *n, size_t nnodes, size_t nk, size_t ne)
     n->src = sc__calloc(k1, 1);
     n->sink = sc__calloc(k1, 1);
     n->symint = sc__calloc(k1, 1);
+    n->random = sc__calloc(k1, 1);
     n->ef = sc__malloc(e1 * sizeof *n->ef);
     n->et = sc__malloc(e1 * sizeof *n->et);
     n->ek = sc__malloc(e1 * sizeof *n->ek);
     n->ekind = sc__malloc(e1);
     n->poff = sc__calloc(k1 + 1, sizeof *n->poff);
     return n->ids && n->kof && n->vin && n->vout && n->bytes && n->cost &&
-           n->flops && n->src && n->sink && n->symint && n->ef && n->et &&
+           n->flops && n->src && n->sink && n->symint && n->random &&
+           n->ef && n->et &&
            n->ek && n->ekind && n->poff;
 }
 
@@ -177,7 +218,8 @@ static bool fnet_csr(sc__fnet *n)
 }
 
 /* Build the validity-only network of p (classified, exact policy). */
-static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
+static sc_status fnet_build(sc_partition *p, bool keep_bans, bool replay,
+                            sc__fnet *n,
                             sc_error *err)
 {
     size_t i, k, nk = 0, ne = 0, nu, j, np = 0;
@@ -212,7 +254,7 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
         n->bytes[k] = pn->vkind == SC__PV_TENSOR   ? (pn->bytes > 0 ? pn->bytes : 0)
                       : pn->vkind == SC__PV_SYMINT ? 0
                                                    : -1;
-        n->src[k] = source_kind(p, (sc_node_id)i, keep_bans);
+        n->src[k] = source_kind(p, (sc_node_id)i, keep_bans, replay);
         n->sink[k] = (pn->flags & SC__PN_IN_SINK)    ? 1
                      : (pn->flags & SC__PN_OUT_SINK) ? 2
                                                      : 0;
@@ -223,6 +265,7 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, sc__fnet *n,
                                        err));
             n->cost[k] = c.cost;
             n->flops[k] = c.flops;
+            n->random[k] = random_op(p, (sc_node_id)i);
             if (n->sink[k] == 1) {
                 n->cconst += c.cost;
                 n->fconst += c.flops;
@@ -380,6 +423,7 @@ sc_status sc__fnet_score(const sc__fnet *n, const uint8_t *saved,
             }
             out->cost += n->cost[k];
             out->flops += n->flops[k];
+            out->nrandom += n->random[k];
             continue;
         }
         /* X_out needed, X_in not: saved */
@@ -398,18 +442,29 @@ sc_status sc__fnet_score(const sc__fnet *n, const uint8_t *saved,
 
 /* ---- Max-flow: Dinic's, 128-bit capacities --------------------------------- */
 
+/* The network of one probe: edges collected (mflow_edge), then laid out
+ * as compressed rows (mflow_finish): the arcs leaving a vertex are
+ * contiguous, each with its reverse arc's index, so the searches walk
+ * memory in order. */
 typedef struct mflow {
     int32_t nv;
     size_t ne, cap_e;
-    int32_t *to, *nxt, *head, *level, *it, *queue, *pe;
+    int32_t *ea, *eb;  /* the edges as added */
+    cap_t *ec;
+    size_t *off;       /* arcs of v: off[v] .. off[v + 1] */
+    int32_t *to, *rev, *level, *queue, *pe;
+    size_t *it;
     cap_t *cap;
 } mflow;
 
 static void mflow_free(mflow *m)
 {
+    sc__free(m->ea);
+    sc__free(m->eb);
+    sc__free(m->ec);
+    sc__free(m->off);
     sc__free(m->to);
-    sc__free(m->nxt);
-    sc__free(m->head);
+    sc__free(m->rev);
     sc__free(m->level);
     sc__free(m->it);
     sc__free(m->queue);
@@ -423,52 +478,93 @@ static bool mflow_init(mflow *m, int32_t nv, size_t ne)
     size_t v1 = (size_t)nv;
     memset(m, 0, sizeof *m);
     m->nv = nv;
-    m->cap_e = 2 * (ne ? ne : 1);
-    m->to = sc__malloc(m->cap_e * sizeof *m->to);
-    m->nxt = sc__malloc(m->cap_e * sizeof *m->nxt);
-    m->cap = sc__malloc(m->cap_e * sizeof *m->cap);
-    m->head = sc__malloc(v1 * sizeof *m->head);
+    m->cap_e = ne ? ne : 1;
+    m->ea = sc__malloc(m->cap_e * sizeof *m->ea);
+    m->eb = sc__malloc(m->cap_e * sizeof *m->eb);
+    m->ec = sc__malloc(m->cap_e * sizeof *m->ec);
+    m->off = sc__calloc(v1 + 1, sizeof *m->off);
     m->level = sc__malloc(v1 * sizeof *m->level);
     m->it = sc__malloc(v1 * sizeof *m->it);
     m->queue = sc__malloc(v1 * sizeof *m->queue);
     m->pe = sc__malloc(v1 * sizeof *m->pe);
-    if (!m->to || !m->nxt || !m->cap || !m->head || !m->level || !m->it ||
+    if (!m->ea || !m->eb || !m->ec || !m->off || !m->level || !m->it ||
         !m->queue || !m->pe) {
         mflow_free(m);
         return false;
     }
-    memset(m->head, 0xff, v1 * sizeof *m->head);
     return true;
 }
 
 static void mflow_edge(mflow *m, int32_t a, int32_t b, cap_t c)
 {
-    size_t e = m->ne;
-    m->to[e] = b;
-    m->cap[e] = c;
-    m->nxt[e] = m->head[a];
-    m->head[a] = (int32_t)e;
-    m->to[e + 1] = a;
-    m->cap[e + 1] = 0;
-    m->nxt[e + 1] = m->head[b];
-    m->head[b] = (int32_t)(e + 1);
-    m->ne += 2;
+    size_t e = m->ne++;
+    m->ea[e] = a;
+    m->eb[e] = b;
+    m->ec[e] = c;
+    m->off[a + 1]++;
+    m->off[b + 1]++;
 }
 
-/* Levels from s in the residual graph; true when t is reached. */
+/* Lay the edges out by vertex (each edge an arc and its reverse, of
+ * capacity 0). */
+static bool mflow_finish(mflow *m)
+{
+    size_t na = 2 * (m->ne ? m->ne : 1), e;
+    int32_t v;
+    size_t *fill;
+    m->to = sc__malloc(na * sizeof *m->to);
+    m->rev = sc__malloc(na * sizeof *m->rev);
+    m->cap = sc__malloc(na * sizeof *m->cap);
+    fill = sc__malloc((size_t)m->nv * sizeof *fill);
+    if (!m->to || !m->rev || !m->cap || !fill) {
+        sc__free(fill);
+        return false;
+    }
+    for (v = 0; v < m->nv; v++)
+        m->off[v + 1] += m->off[v];
+    memcpy(fill, m->off, (size_t)m->nv * sizeof *fill);
+    for (e = 0; e < m->ne; e++) {
+        size_t pa = fill[m->ea[e]]++, pb = fill[m->eb[e]]++;
+        m->to[pa] = m->eb[e];
+        m->cap[pa] = m->ec[e];
+        m->rev[pa] = (int32_t)pb;
+        m->to[pb] = m->ea[e];
+        m->cap[pb] = 0;
+        m->rev[pb] = (int32_t)pa;
+    }
+    sc__free(fill);
+    sc__free(m->ea);
+    sc__free(m->eb);
+    sc__free(m->ec);
+    m->ea = m->eb = NULL;
+    m->ec = NULL;
+    return true;
+}
+
+/* Levels from s in the residual graph; true when t is reached.  The
+ * search stops at t's level (no shortest augmenting path goes further):
+ * when t is not reached the levels mark exactly what s reaches. */
 static bool mflow_bfs(mflow *m, int32_t s, int32_t t)
 {
-    int32_t qh = 0, qt = 0, v, e;
+    int32_t qh = 0, qt = 0, v;
+    size_t e;
     memset(m->level, 0xff, (size_t)m->nv * sizeof *m->level);
     m->level[s] = 0;
     m->queue[qt++] = s;
     while (qh < qt) {
+        size_t e1;
+        int32_t lv;
         v = m->queue[qh++];
-        for (e = m->head[v]; e >= 0; e = m->nxt[e])
-            if (m->cap[e] > 0 && m->level[m->to[e]] < 0) {
-                m->level[m->to[e]] = m->level[v] + 1;
-                m->queue[qt++] = m->to[e];
+        if (m->level[t] >= 0 && m->level[v] >= m->level[t])
+            break;
+        lv = m->level[v] + 1;
+        for (e = m->off[v], e1 = m->off[v + 1]; e < e1; e++) {
+            int32_t w = m->to[e];
+            if (m->level[w] < 0 && m->cap[e] > 0) {
+                m->level[w] = lv;
+                m->queue[qt++] = w;
             }
+        }
     }
     return m->level[t] >= 0;
 }
@@ -480,7 +576,7 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
     cap_t total = 0;
     while (mflow_bfs(m, s, t)) {
         int32_t v = s, sp = 0, i;
-        memcpy(m->it, m->head, (size_t)m->nv * sizeof *m->it);
+        memcpy(m->it, m->off, (size_t)m->nv * sizeof *m->it);
         for (;;) {
             if (v == t) {
                 cap_t f = m->cap[m->pe[0]];
@@ -489,7 +585,7 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
                         f = m->cap[m->pe[i]];
                 for (i = 0; i < sp; i++) {
                     m->cap[m->pe[i]] -= f;
-                    m->cap[m->pe[i] ^ 1] += f;
+                    m->cap[m->rev[m->pe[i]]] += f;
                 }
                 total += f;
                 if (total >= CAP_INF)
@@ -501,22 +597,22 @@ static cap_t mflow_run(mflow *m, int32_t s, int32_t t)
                 v = sp == 0 ? s : m->to[m->pe[sp - 1]];
                 continue;
             }
-            while (m->it[v] >= 0) {
-                int32_t e = m->it[v];
-                if (m->cap[e] > 0 && m->level[m->to[e]] == m->level[v] + 1)
+            while (m->it[v] < m->off[v + 1]) {
+                size_t e = m->it[v];
+                if (m->level[m->to[e]] == m->level[v] + 1 && m->cap[e] > 0)
                     break;
-                m->it[v] = m->nxt[e];
+                m->it[v]++;
             }
-            if (m->it[v] < 0) {
+            if (m->it[v] >= m->off[v + 1]) {
                 if (v == s)
                     break;
                 m->level[v] = -1;
                 sp--;
                 v = sp == 0 ? s : m->to[m->pe[sp - 1]];
-                m->it[v] = m->nxt[m->it[v]];
+                m->it[v]++;
                 continue;
             }
-            m->pe[sp++] = m->it[v];
+            m->pe[sp++] = (int32_t)m->it[v];
             v = m->to[m->it[v]];
         }
     }
@@ -643,6 +739,12 @@ static sc_status probe(hull *h, int32_t b, uint64_t w1, uint64_t w2,
             if (left_side(h, u))
                 mflow_edge(&m, S, (int32_t)i, c);
         }
+    }
+    if (!mflow_finish(&m)) {
+        mflow_free(&m);
+        for (i = 0; i < pb->nb; i++)
+            h->loc[pb->bucket[i]] = -1;
+        return sc__error_nomem(err);
     }
     f = mflow_run(&m, S, T);
     if (f >= CAP_INF) {
@@ -991,7 +1093,8 @@ fail:
     return status;
 }
 
-static sc_status core_build(sc_partition *p, bool keep_bans, fcore *c,
+static sc_status core_build(sc_partition *p, bool keep_bans, bool replay,
+                            fcore *c,
                             sc_error *err)
 {
     sc_status status = SC_OK;
@@ -999,7 +1102,7 @@ static sc_status core_build(sc_partition *p, bool keep_bans, fcore *c,
     size_t i;
 
     memset(c, 0, sizeof *c);
-    SC_TRY(fnet_build(p, keep_bans, &c->net, err));
+    SC_TRY(fnet_build(p, keep_bans, replay, &c->net, err));
     SC_CHECK(hull_compute(&c->net, &c->h, err));
     c->maxflows = c->h.probes;
     c->rank = sc__malloc((c->h.npt ? c->h.npt : 1) * sizeof *c->rank);
@@ -1170,6 +1273,68 @@ static void clear_lists(sc_partition *p)
     p->saved_tensors.n = p->saved_symints.n = 0;
 }
 
+/* SC_PARTITION_BUDGET_SAVED: the given set, checked valid on the
+ * validity-only network (keep_bans off; random ops recomputable with
+ * memory_budget_replay_random under exact), installed as the saved
+ * lists.
+ * The network is built without its hull: one scoring walk. */
+static sc_status saved_cut(sc_partition *p, const sc_partition_options *o,
+                           sc_error *err)
+{
+    sc_status status = SC_OK;
+    sc__fnet net;
+    uint8_t *mask = NULL, *eff = NULL;
+    sc__fscore s;
+    size_t i, k;
+
+    if (o->memory_budget_nsaved > 0 && !o->memory_budget_saved)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "memory budget: %zu saved nodes and no list",
+                             o->memory_budget_nsaved);
+    SC_TRY(fnet_build(p, false, o->memory_budget_replay_random, &net, err));
+    mask = sc__calloc(net.nk ? net.nk : 1, 1);
+    eff = sc__malloc(net.nk ? net.nk : 1);
+    if (!mask || !eff)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < o->memory_budget_nsaved; i++) {
+        sc_node_id id = o->memory_budget_saved[i];
+        if (id < 0 || (size_t)id >= p->n)
+            SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
+                                   "memory budget: saved node %ld is not a "
+                                   "node of the graph",
+                                   (long)id));
+        id = p->nodes[id].rep;
+        if (id != SC_NODE_NONE && net.kof[id] >= 0)
+            mask[net.kof[id]] = 1;
+    }
+    SC_CHECK(sc__fnet_score(&net, mask, &s, eff, err));
+    if (!s.valid)
+        SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
+                               "memory budget: the saved set is not valid "
+                               "under policy %s: the backward would "
+                               "recompute %s, which may not be recomputed",
+                               sc_partition_policy_name(p->policy),
+                               sc_graph_node_name(p->g, net.ids[s.bad_k])));
+    for (k = 0; k < net.nk; k++) {
+        sc_node_id id = net.ids[k];
+        if (!eff[k])
+            continue;
+        p->nodes[id].flags |= SC__PN_SAVED;
+        if (!sc__idlist_push(net.symint[k] ? &p->saved_symints
+                                           : &p->saved_tensors,
+                             id))
+            SC_CHECK(sc__error_nomem(err));
+    }
+    p->cut_value = (int64_t)s.bytes;
+    p->net_vertices = p->net_solved_vertices = net.nv;
+    p->net_edges = p->net_solved_edges = net.ne;
+fail:
+    sc__free(mask);
+    sc__free(eff);
+    fnet_free(&net);
+    return status;
+}
+
 sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
 {
     const sc_partition_options *o = p->opts;
@@ -1183,6 +1348,8 @@ sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
     double t0 = sc__partition_now();
 
     memset(&c, 0, sizeof c);
+    if (o->memory_budget_kind == SC_PARTITION_BUDGET_SAVED)
+        return saved_cut(p, o, err);
     if (p->policy == SC_PARTITION_PYTORCH_1_13)
         return sc__error_set(err, SC_ERR_INVALID,
                              "pytorch-1.13 has no memory budget");
@@ -1204,7 +1371,7 @@ sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err)
                              "unknown memory budget kind %d",
                              o->memory_budget_kind);
     }
-    SC_CHECK(core_build(p, false, &c, err));
+    SC_CHECK(core_build(p, false, o->memory_budget_replay_random, &c, err));
     mask = sc__malloc(c.net.nk ? c.net.nk : 1);
     if (!mask)
         SC_CHECK(sc__error_nomem(err));
@@ -1260,6 +1427,7 @@ typedef struct fpoint {
     size_t nsaved;
     int32_t vi;        /* a hull vertex (scored on first use), else -1 */
     bool ready;        /* saved and the counts filled */
+    size_t nrandom;    /* random ops recomputed (ready) */
 } fpoint;
 
 struct sc_frontier {
@@ -1289,8 +1457,10 @@ static sc_status copy_options(sc_frontier *f, const sc_partition_options *o,
 {
     size_t i;
     f->opts = *o;
-    f->opts.policy = SC_PARTITION_EXACT;
     f->opts.memory_budget_kind = SC_PARTITION_BUDGET_NONE;
+    f->opts.memory_budget_nsaved = 0;
+    f->opts.memory_budget_saved = NULL;
+    f->opts.memory_budget_replay_random = false;
     f->hint_syms = sc__calloc(o->nhints + 1, sizeof *f->hint_syms);
     f->hint_vals = sc__calloc(o->nhints + 1, sizeof *f->hint_vals);
     f->pidx = sc__calloc(o->nparam_indices + 1, sizeof *f->pidx);
@@ -1358,8 +1528,13 @@ static sc_status add_point(sc_frontier *f, const sc_frontier_point *pt,
     np->saved = NULL;
     np->nsaved = 0;
     np->ready = vi < 0;
-    if (vi < 0)
+    np->nrandom = 0;
+    if (vi < 0) {
+        sc__fscore sc;
+        SC_TRY(sc__fnet_score(n, mask, &sc, NULL, err));
+        np->nrandom = sc.nrandom;
         SC_TRY(mask_ids(n, mask, &np->saved, &np->nsaved, err));
+    }
     f->npts++;
     return SC_OK;
 }
@@ -1407,7 +1582,8 @@ sc_status sc_frontier_compute(const sc_graph *joint,
         o.flags |= SC_PARTITION_NO_GRAPHS;
         SC_CHECK(sc_partition_run(joint, &o, &f->p, err));
     }
-    SC_CHECK(core_build(f->p, f->fo.keep_bans, &f->core, err));
+    SC_CHECK(core_build(f->p, f->fo.keep_bans, f->fo.replay_random,
+                        &f->core, err));
     mask = sc__malloc(f->core.net.nk ? f->core.net.nk : 1);
     if (!mask)
         SC_CHECK(sc__error_nomem(err));
@@ -1516,6 +1692,7 @@ static bool point_ready(const sc_frontier *cf, size_t i)
     fp->nsaved = v->nsaved;
     fp->pt.saved_tensors = v->s.ntensors;
     fp->pt.saved_symints = v->s.nsymints;
+    fp->nrandom = v->s.nrandom;
     fp->ready = true;
     return true;
 }
@@ -1664,14 +1841,89 @@ sc_status sc_frontier_point_partition(const sc_frontier *f, size_t i,
                                       unsigned flags, sc_partition **out,
                                       sc_error *err)
 {
-    sc_partition_options o;
     *out = NULL;
     if (!f || i >= f->npts)
         return sc__error_set(err, SC_ERR_INVALID, "no frontier point %zu", i);
+    if (!point_ready(f, i))
+        return sc__error_nomem(err);
+    return sc_frontier_partition_saved(f, f->pts[i].saved, f->pts[i].nsaved,
+                                       flags, out, err);
+}
+
+sc_status sc_frontier_partition_saved(const sc_frontier *f,
+                                      const sc_node_id *ids, size_t n,
+                                      unsigned flags, sc_partition **out,
+                                      sc_error *err)
+{
+    sc_partition_options o;
+    *out = NULL;
     o = f->opts;
     o.flags = (o.flags & ~(unsigned)SC_PARTITION_NO_GRAPHS) |
               (flags & SC_PARTITION_NO_GRAPHS);
-    o.memory_budget_kind = SC_PARTITION_BUDGET_BYTES;
-    o.memory_budget_bytes = f->pts[i].pt.budget;
+    /* sc_partition_run takes a SAVED budget under every policy but
+     * pytorch-2.13 (whose budget is torch's algorithm) */
+    if (o.policy == SC_PARTITION_PYTORCH_2_13)
+        o.policy = SC_PARTITION_EXACT;
+    o.memory_budget_kind = SC_PARTITION_BUDGET_SAVED;
+    o.memory_budget_nsaved = n;
+    o.memory_budget_saved = ids;
+    o.memory_budget_replay_random = f->fo.replay_random;
     return sc_partition_run(f->g, &o, out, err);
+}
+
+size_t sc_frontier_point_replayed_random(const sc_frontier *f, size_t i)
+{
+    if (!f || i >= f->npts || !point_ready(f, i))
+        return 0;
+    return f->pts[i].nrandom;
+}
+
+sc_partition_policy sc_frontier_policy(const sc_frontier *f)
+{
+    return f->opts.policy;
+}
+
+sc_status sc_frontier_torch_budget(const sc_frontier *f, double ratio,
+                                   sc_frontier_point *out, sc_node_id **saved,
+                                   size_t *nsaved, sc_error *err)
+{
+    sc_partition_options o;
+    sc_partition *p = NULL;
+    sc_node_id *ids = NULL;
+    size_t n = 0, i, nt, ns;
+    sc_status status = SC_OK;
+
+    if (saved)
+        *saved = NULL;
+    if (nsaved)
+        *nsaved = 0;
+    if (!(ratio >= 0 && ratio <= 1))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "memory budget ratio %g: not in [0, 1]", ratio);
+    o = f->opts;
+    o.policy = SC_PARTITION_PYTORCH_2_13;
+    o.flags |= SC_PARTITION_NO_GRAPHS;
+    o.memory_budget_kind = SC_PARTITION_BUDGET_RATIO;
+    o.memory_budget_ratio = ratio;
+    SC_TRY(sc_partition_run(f->g, &o, &p, err));
+    nt = sc_partition_saved_tensor_count(p);
+    ns = sc_partition_saved_symint_count(p);
+    ids = malloc((nt + ns ? nt + ns : 1) * sizeof *ids);
+    if (!ids)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < nt; i++)
+        ids[n++] = sc_partition_saved_tensor(p, i);
+    for (i = 0; i < ns; i++)
+        ids[n++] = sc_partition_saved_symint(p, i);
+    SC_CHECK(sc_frontier_score(f, ids, n, out, err));
+    if (saved) {
+        *saved = ids;
+        ids = NULL;
+    }
+    if (nsaved)
+        *nsaved = n;
+fail:
+    free(ids);
+    sc_partition_free(p);
+    return status;
 }

@@ -15,9 +15,11 @@
 
 /* Phases 2-3 of sc_partition_run under a memory budget (opts->memory_
  * budget_kind is not SC_PARTITION_BUDGET_NONE) for every policy but
- * pytorch-2.13: pytorch-1.13 is SC_ERR_INVALID; exact saves the valid set
- * of least recompute cost within the budget (doc/partition.md, "Memory
- * budget"), filling the saved lists as sc__partition_cut does. */
+ * pytorch-2.13: exact saves the valid set of least recompute cost within
+ * a budget in bytes or as a ratio (doc/partition.md, "Memory budget");
+ * SC_PARTITION_BUDGET_SAVED (exact and pytorch-1.13) saves the given set
+ * after checking it is valid; pytorch-1.13 with another kind is
+ * SC_ERR_INVALID.  Fills the saved lists as sc__partition_cut does. */
 sc_status sc__frontier_budget_cut(sc_partition *p, sc_error *err);
 
 /* How a node may be recomputed (sc__fnet.src). */
@@ -46,6 +48,8 @@ typedef struct sc__fnet {
     uint8_t *src;         /* SC__FSRC_* */
     uint8_t *sink;        /* 1: X_in -> sink; 2: X_out -> sink */
     uint8_t *symint;      /* a SymInt (saved_symints, not bytes) */
+    uint8_t *random;      /* a random op the forward runs (replayed when
+                             recomputed) */
     size_t nv;            /* vertices */
     /* edges, with CSR adjacency both ways */
     size_t ne;
@@ -71,6 +75,7 @@ typedef struct sc__fscore {
     int32_t bad_k;        /* !valid: the node that would be recomputed */
     uint64_t bytes, cost, flops;
     size_t ntensors, nsymints;
+    size_t nrandom;       /* random ops recomputed (replayed) */
 } sc__fscore;
 
 /* The least sink side that saved[k] (1: saved) leaves: st[k] bit 1 when

@@ -25,6 +25,7 @@ typedef struct walk {
     bool valid;
     uint64_t bytes, cost;
     const uint64_t *ncost;
+    bool replay;
 } walk;
 
 static bool tangent_side(const sc_partition *p, sc_node_id id)
@@ -33,12 +34,22 @@ static bool tangent_side(const sc_partition *p, sc_node_id id)
            sc_graph_node_role(sc_partition_joint(p), id) == SC_ROLE_TANGENT;
 }
 
-static bool never_recomputed(const sc_partition *p, sc_node_id id)
+/* The validity rules, from the public classification: never a primal,
+ * an op that writes an argument, a must_save node; a random op only with
+ * replay under the exact policy (its replay is exact in symcut's
+ * kernels). */
+static bool never_recomputed(const sc_partition *p, sc_node_id id,
+                             bool replay)
 {
+    const sc_graph *g = sc_partition_joint(p);
     sc_partition_ban b = sc_partition_node_ban(p, id);
-    return sc_graph_node_kind(sc_partition_joint(p), id) != SC_NODE_CALL ||
-           b == SC_PARTITION_BAN_PRIMAL || b == SC_PARTITION_BAN_RANDOM ||
-           b == SC_PARTITION_BAN_MUTATES || b == SC_PARTITION_BAN_MUST_SAVE;
+    if (sc_graph_node_kind(g, id) != SC_NODE_CALL)
+        return true;
+    if (b == SC_PARTITION_BAN_RANDOM)
+        return !replay ||
+               sc_partition_policy_in_force(p) != SC_PARTITION_EXACT;
+    return b == SC_PARTITION_BAN_PRIMAL || b == SC_PARTITION_BAN_MUTATES ||
+           b == SC_PARTITION_BAN_MUST_SAVE;
 }
 
 static void need_value(walk *w, const sc_value *v);
@@ -62,7 +73,7 @@ static void need_node(walk *w, sc_node_id id)
             w->bytes += (uint64_t)b;
         return;
     }
-    if (never_recomputed(w->p, id)) {
+    if (never_recomputed(w->p, id, w->replay)) {
         w->valid = false;
         return;
     }
@@ -83,11 +94,12 @@ static void need_value(walk *w, const sc_value *v)
 
 /* Score saved (by node id) by walking back from the gradients. */
 static bool score_walk(const sc_partition *p, const uint64_t *ncost,
-                       const bool *saved, uint64_t *bytes, uint64_t *cost)
+                       bool replay, const bool *saved, uint64_t *bytes,
+                       uint64_t *cost)
 {
     const sc_graph *g = sc_partition_joint(p);
     size_t n = sc_graph_node_count(g), i;
-    walk w = {g, p, saved, calloc(n ? n : 1, 1), true, 0, 0, ncost};
+    walk w = {g, p, saved, calloc(n ? n : 1, 1), true, 0, 0, ncost, replay};
     ck_assert_ptr_nonnull(w.need);
     for (i = sc_graph_fwd_output_count(g); i < sc_graph_output_count(g); i++)
         if (sc_graph_output(g, i) != SC_NODE_NONE)
@@ -107,6 +119,8 @@ typedef struct rcase {
     uint64_t *ncost;
     sc_node_id cand[20];
     size_t ncand;
+    sc_partition_policy policy; /* exact, or pytorch-1.13 */
+    bool replay;                /* random ops replayed (exact) */
 } rcase;
 
 static void rcase_free(rcase *r)
@@ -119,16 +133,16 @@ static void rcase_free(rcase *r)
     memset(r, 0, sizeof *r);
 }
 
-static void options(sc_partition_options *o)
+static void options(sc_partition_options *o, sc_partition_policy policy)
 {
     sc_partition_options_init(o);
-    o->policy = SC_PARTITION_EXACT;
+    o->policy = policy;
     o->flags = SC_PARTITION_NO_CSE | SC_PARTITION_NO_GRAPHS;
 }
 
 /* A random joint graph with at most 14 candidates to save; false when
  * the draw has none (or too many, or no joint). */
-static bool rcase_draw(rcase *r, uint64_t seed)
+static bool rcase_draw(rcase *r, uint64_t seed, sc_partition_policy policy)
 {
     sc_graph_random_options ro;
     sc_partition_options o;
@@ -139,6 +153,7 @@ static bool rcase_draw(rcase *r, uint64_t seed)
                                           "rand_like.default"};
 
     memset(r, 0, sizeof *r);
+    r->policy = policy;
     r->ctx = sc_ctx_new();
     ck_assert_ptr_nonnull(r->ctx);
     sc_graph_random_options_init(&ro);
@@ -149,7 +164,7 @@ static bool rcase_draw(rcase *r, uint64_t seed)
     if (sc_graph_new_random(r->ctx, &ro, &r->fwd, &err) != SC_OK ||
         sc_graph_new_joint(r->fwd, NULL, &r->joint, &err) != SC_OK)
         return false;
-    options(&o);
+    options(&o, policy);
     if (sc_partition_run(r->joint, &o, &r->p, &err) != SC_OK)
         return false;
     n = sc_graph_node_count(r->joint);
@@ -201,7 +216,7 @@ static size_t brute(const rcase *r, bpoint *out)
         uint64_t m, c;
         for (i = 0; i < r->ncand; i++)
             saved[r->cand[i]] = (mask >> i) & 1;
-        if (score_walk(r->p, r->ncost, saved, &m, &c)) {
+        if (score_walk(r->p, r->ncost, r->replay, saved, &m, &c)) {
             out[np].m = m;
             out[np].c = c;
             np++;
@@ -254,16 +269,22 @@ START_TEST(test_random_bruteforce)
         size_t nb, i, j, nh = 0;
         bpoint hull[64];
         uint64_t prev = UINT64_MAX;
-        if (!rcase_draw(&r, seed + (uint64_t)c)) {
+        /* a third of the cases under exact's rules, a third under them
+         * with random ops replayed, a third under pytorch-1.13's */
+        if (!rcase_draw(&r, seed + (uint64_t)c,
+                        c % 3 == 2 ? SC_PARTITION_PYTORCH_1_13
+                                   : SC_PARTITION_EXACT)) {
             rcase_free(&r);
             continue;
         }
         done++;
+        r.replay = c % 3 == 1;
         nb = brute(&r, bp);
         ck_assert_msg(nb > 0, "seed %llu case %ld: no valid set",
                       (unsigned long long)seed, c);
-        options(&o);
+        options(&o, r.policy);
         sc_frontier_options_init(&fo);
+        fo.replay_random = r.replay;
         ck_assert_msg(sc_frontier_compute(r.joint, &o, &fo, &f, &err) == SC_OK,
                       "seed %llu case %ld: %s", (unsigned long long)seed, c,
                       err.message);
@@ -400,7 +421,7 @@ START_TEST(test_random_bruteforce)
                     ids[n++] = r.cand[k];
                     saved[r.cand[k]] = true;
                 }
-            ok = score_walk(r.p, r.ncost, saved, &m, &cst);
+            ok = score_walk(r.p, r.ncost, r.replay, saved, &m, &cst);
             ck_assert_int_eq(sc_frontier_score(f, ids, n, &pt, &err), SC_OK);
             ck_assert_int_eq(pt.valid, ok);
             if (ok) {
@@ -466,12 +487,9 @@ START_TEST(test_examples_validate)
         ck_assert_msg(sc_frontier_point_partition(f, i, 0, &part, &err) ==
                           SC_OK,
                       "%s point %zu: %s", examples[_i], i, err.message);
-        /* a point the MILP did not prove may come out otherwise when its
-         * budget is solved again (the time limit) */
+        /* the partition saves exactly the point's decision */
         ck_assert_msg((uint64_t)sc_partition_saved_bytes(part) ==
-                              pt.saved_bytes ||
-                          (!pt.optimal && (uint64_t)sc_partition_saved_bytes(
-                                              part) <= pt.budget),
+                          pt.saved_bytes,
                       "%s point %zu: partition saves %lld bytes, frontier "
                       "%llu",
                       examples[_i], i,
@@ -490,6 +508,205 @@ START_TEST(test_examples_validate)
         sc_partition_free(part);
     }
     sc_frontier_free(f);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- Random ops: recomputed under exact, replayed exactly ----------------- */
+
+START_TEST(test_random_replay)
+{
+    long cases = sc_test_cases(300), c, replayed = 0;
+    uint64_t seed = sc_test_seed();
+    for (c = 0; c < cases; c++) {
+        sc_ctx *ctx = sc_ctx_new();
+        sc_graph_random_options ro;
+        sc_graph *fwd = NULL, *joint = NULL;
+        sc_partition_options o;
+        sc_frontier *f = NULL, *f13 = NULL;
+        sc_frontier_options fo;
+        sc_error err;
+        size_t i;
+        ck_assert_ptr_nonnull(ctx);
+        sc_graph_random_options_init(&ro);
+        ro.seed = seed + (uint64_t)c;
+        ro.nodes = 4 + ro.seed % 6;
+        if (sc_graph_new_random(ctx, &ro, &fwd, &err) != SC_OK ||
+            sc_graph_new_joint(fwd, NULL, &joint, &err) != SC_OK) {
+            sc_graph_free(fwd);
+            sc_ctx_free(ctx);
+            continue;
+        }
+        sc_partition_options_init(&o);
+        o.policy = SC_PARTITION_EXACT;
+        sc_frontier_options_init(&fo);
+        ck_assert_msg(sc_frontier_compute(joint, &o, &fo, &f13, &err) ==
+                          SC_OK,
+                      "seed %llu: %s", (unsigned long long)ro.seed,
+                      err.message);
+        /* without replay_random, exact never recomputes a random op */
+        for (i = 0; i < sc_frontier_point_count(f13); i++)
+            ck_assert_uint_eq(sc_frontier_point_replayed_random(f13, i), 0);
+        sc_frontier_free(f13);
+        f13 = NULL;
+        fo.replay_random = true;
+        ck_assert_msg(sc_frontier_compute(joint, &o, &fo, &f, &err) == SC_OK,
+                      "seed %llu: %s", (unsigned long long)ro.seed,
+                      err.message);
+        o.policy = SC_PARTITION_PYTORCH_1_13;
+        ck_assert_msg(sc_frontier_compute(joint, &o, &fo, &f13, &err) ==
+                          SC_OK,
+                      "seed %llu: %s", (unsigned long long)ro.seed,
+                      err.message);
+        ck_assert_int_eq(sc_frontier_policy(f13), SC_PARTITION_PYTORCH_1_13);
+        /* pytorch-1.13 never recomputes a random op, replay or not */
+        for (i = 0; i < sc_frontier_point_count(f13); i++) {
+            sc_frontier_point pt;
+            ck_assert(sc_frontier_point_get(f13, i, &pt));
+            ck_assert_uint_eq(sc_frontier_point_replayed_random(f13, i), 0);
+        }
+        for (i = 0; i < sc_frontier_point_count(f); i++) {
+            sc_frontier_point pt;
+            sc_partition *part = NULL;
+            sc_validate_options vo;
+            sc_validate_report rep;
+            ck_assert(sc_frontier_point_get(f, i, &pt));
+            if (sc_frontier_point_replayed_random(f, i) == 0)
+                continue;
+            replayed++;
+            ck_assert_msg(sc_frontier_point_partition(f, i, 0, &part, &err) ==
+                              SC_OK,
+                          "seed %llu point %zu: %s",
+                          (unsigned long long)ro.seed, i, err.message);
+            ck_assert_uint_eq((uint64_t)sc_partition_saved_bytes(part),
+                              pt.saved_bytes);
+            sc_validate_options_init(&vo);
+            vo.seed = 3 + (uint64_t)c;
+            ck_assert_msg(sc_validate_run(joint, sc_partition_forward(part),
+                                          sc_partition_backward(part), &vo,
+                                          &rep, &err) == SC_OK,
+                          "seed %llu: %s", (unsigned long long)ro.seed,
+                          err.message);
+            ck_assert_msg(rep.passed,
+                          "seed %llu point %zu replays %zu random ops: %s",
+                          (unsigned long long)ro.seed, i,
+                          sc_frontier_point_replayed_random(f, i),
+                          rep.message);
+            sc_partition_free(part);
+        }
+        sc_frontier_free(f);
+        sc_frontier_free(f13);
+        sc_graph_free(joint);
+        sc_graph_free(fwd);
+        sc_ctx_free(ctx);
+    }
+    printf("check_frontier: %ld frontier points replaying random ops "
+           "validated\n",
+           replayed);
+    if (cases >= 300)
+        ck_assert_int_gt(replayed, 0);
+}
+END_TEST
+
+/* ---- Every policy's frontier; torch 2.13's budgets; given saved sets ------ */
+
+START_TEST(test_policies)
+{
+    const char *top = getenv("top_srcdir");
+    char path[1024];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_frontier *fe = NULL, *ft = NULL, *fk = NULL;
+    sc_frontier_options fo;
+    sc_partition_options o;
+    sc_frontier_point pt, lo, d, prev;
+    sc_partition *part = NULL;
+    sc_node_id *ids = NULL, bad[1];
+    size_t n, i;
+    sc_error err;
+    bool nonmono = false;
+
+    ck_assert_ptr_nonnull(ctx);
+    memset(&prev, 0, sizeof prev);
+    snprintf(path, sizeof path, "%s/examples/attention_single_head.joint.txt",
+             top ? top : ".");
+    ck_assert_int_eq(sc_graph_read_file(ctx, path, NULL, &g, &err), SC_OK);
+    sc_partition_options_init(&o);
+    sc_frontier_options_init(&fo);
+    o.policy = SC_PARTITION_EXACT;
+    ck_assert_int_eq(sc_frontier_compute(g, &o, &fo, &fe, &err), SC_OK);
+    o.policy = SC_PARTITION_PYTORCH_2_13;
+    ck_assert_int_eq(sc_frontier_compute(g, &o, &fo, &ft, &err), SC_OK);
+    ck_assert_int_eq(sc_frontier_policy(ft), SC_PARTITION_PYTORCH_2_13);
+    fo.keep_bans = true;
+    ck_assert_int_eq(sc_frontier_compute(g, &o, &fo, &fk, &err), SC_OK);
+    /* the default cut is torch 2.13's, on or above the frontier, and the
+     * least-memory end is at or below it; keeping the bans can only
+     * raise the least memory */
+    sc_frontier_default_cut(ft, &d);
+    ck_assert(sc_frontier_point_get(ft, 0, &lo));
+    ck_assert(d.valid);
+    ck_assert_uint_le(lo.saved_bytes, d.saved_bytes);
+    ck_assert_uint_ge(d.recompute_cost, d.lower_bound);
+    ck_assert(sc_frontier_point_get(fk, 0, &pt));
+    ck_assert_uint_ge(pt.saved_bytes, lo.saved_bytes);
+    /* torch 2.13's decisions: valid here, never below the hull, and the
+     * ratio's decision is the one sc_partition_run makes */
+    for (i = 1; i <= 19; i++) {
+        sc_partition *tp = NULL;
+        ck_assert_msg(sc_frontier_torch_budget(ft, i / 20.0, &pt, &ids, &n,
+                                               &err) == SC_OK,
+                      "%s", err.message);
+        ck_assert(pt.valid);
+        ck_assert_uint_ge(pt.recompute_cost, pt.lower_bound);
+        ck_assert_uint_ge(pt.saved_bytes, lo.saved_bytes);
+        o.memory_budget_kind = SC_PARTITION_BUDGET_RATIO;
+        o.memory_budget_ratio = i / 20.0;
+        o.flags = SC_PARTITION_NO_GRAPHS;
+        ck_assert_int_eq(sc_partition_run(g, &o, &tp, &err), SC_OK);
+        ck_assert_uint_eq((uint64_t)sc_partition_saved_bytes(tp),
+                          pt.saved_bytes);
+        ck_assert_uint_eq(sc_partition_saved_tensor_count(tp) +
+                              sc_partition_saved_symint_count(tp),
+                          n);
+        sc_partition_free(tp);
+        /* its partition through the frontier saves the same bytes */
+        ck_assert_int_eq(sc_frontier_partition_saved(ft, ids, n, 0, &part,
+                                                     &err),
+                         SC_OK);
+        ck_assert_uint_eq((uint64_t)sc_partition_saved_bytes(part),
+                          pt.saved_bytes);
+        sc_partition_free(part);
+        free(ids);
+        /* torch's cost is not monotone in the budget on this graph */
+        if (i > 1 && pt.recompute_cost > prev.recompute_cost)
+            nonmono = true;
+        prev = pt;
+    }
+    ck_assert_msg(nonmono, "attention_single_head: torch 2.13's recompute "
+                           "cost was monotone in the budget");
+    o.memory_budget_kind = SC_PARTITION_BUDGET_NONE;
+    o.flags = 0;
+    ck_assert_int_eq(sc_frontier_torch_budget(ft, 1.5, &pt, NULL, NULL, &err),
+                     SC_ERR_INVALID);
+    /* a given saved set that is not valid: the partition names the node */
+    bad[0] = sc_graph_find(g, "tangents_1");
+    ck_assert_int_ne(bad[0], SC_NODE_NONE);
+    ck_assert_int_eq(sc_frontier_partition_saved(fe, NULL, 0, 0, &part, &err),
+                     SC_ERR_INVALID);
+    ck_assert_ptr_null(part);
+    ck_assert_ptr_nonnull(strstr(err.message, "not valid"));
+    bad[0] = (sc_node_id)1000000;
+    ck_assert_int_eq(sc_frontier_partition_saved(fe, bad, 1, 0, &part, &err),
+                     SC_ERR_INVALID);
+    /* pytorch-2.13 takes no given saved set in sc_partition_run */
+    o.policy = SC_PARTITION_PYTORCH_2_13;
+    o.memory_budget_kind = SC_PARTITION_BUDGET_SAVED;
+    ck_assert_int_eq(sc_partition_run(g, &o, &part, &err), SC_ERR_INVALID);
+    sc_frontier_free(fe);
+    sc_frontier_free(ft);
+    sc_frontier_free(fk);
     sc_graph_free(g);
     sc_ctx_free(ctx);
 }
@@ -568,6 +785,8 @@ Suite *frontier_suite(void)
     tcase_add_test(tc, test_random_bruteforce);
     tcase_add_loop_test(tc, test_examples_validate, 0, (int)NEXAMPLES);
     tcase_add_test(tc, test_bad_budgets);
+    tcase_add_test(tc, test_random_replay);
+    tcase_add_test(tc, test_policies);
     suite_add_tcase(s, tc);
     return s;
 }

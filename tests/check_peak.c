@@ -350,6 +350,86 @@ START_TEST(test_peak_partitions)
 }
 END_TEST
 
+/* Every point of the frontier of the bundled examples (exact policy,
+ * and pytorch-2.13, whose partitions run under exact with the same saved
+ * set): the partition saves the point's bytes, and the measured saved
+ * storages and peak (forward then backward in the interpreter at the
+ * hints) are the predicted ones when the prediction is exact. */
+START_TEST(test_peak_frontier_points)
+{
+    static const char *const names[] = {"mlp_gelu", "attention_single_head",
+                                        "lm_head_ce", "small_cnn",
+                                        "two_output_mlp", "zoo/cnn"};
+    static const sc_partition_policy pols[] = {SC_PARTITION_EXACT,
+                                               SC_PARTITION_PYTORCH_2_13};
+    const char *top = getenv("top_srcdir");
+    size_t points = 0, exact = 0;
+    for (size_t q = 0; q < ARRAY_SIZE(names); q++)
+        for (size_t r = 0; r < ARRAY_SIZE(pols); r++) {
+            char path[1024];
+            sc_ctx *ctx = sc_ctx_new();
+            sc_graph *j;
+            sc_partition_options po;
+            sc_frontier_options fo;
+            sc_frontier *f = NULL;
+            sc_error err;
+            snprintf(path, sizeof path, "%s/examples/%s.joint.txt",
+                     top ? top : ".", names[q]);
+            j = read_path(ctx, path);
+            sc_partition_options_init(&po);
+            po.policy = pols[r];
+            sc_frontier_options_init(&fo);
+            ck_assert_msg(sc_frontier_compute(j, &po, &fo, &f, &err) == SC_OK,
+                          "%s: %s", names[q], err.message);
+            for (size_t i = 0; i < sc_frontier_point_count(f); i++) {
+                sc_frontier_point pt;
+                sc_partition *p = NULL;
+                sc_peak_report meas, pred;
+                sc_peak_options o;
+                ck_assert(sc_frontier_point_get(f, i, &pt));
+                ck_assert_msg(sc_frontier_point_partition(f, i, 0, &p, &err) ==
+                                  SC_OK,
+                              "%s point %zu: %s", names[q], i, err.message);
+                ck_assert_uint_eq((uint64_t)sc_partition_saved_bytes(p),
+                                  pt.saved_bytes);
+                sc_peak_options_init(&o);
+                o.seed = 11 + i;
+                ck_assert_msg(sc_peak_measure(sc_partition_forward(p),
+                                              sc_partition_backward(p), &o,
+                                              &meas, &err) == SC_OK,
+                              "%s point %zu: %s", names[q], i, err.message);
+                ck_assert_msg(sc_peak_predict(sc_partition_forward(p),
+                                              sc_partition_backward(p), NULL,
+                                              0, &pred, &err) == SC_OK,
+                              "%s point %zu: %s", names[q], i, err.message);
+                if (pred.unknown_elements == 0) {
+                    /* storages, each once: a saved view and its saved
+                     * base count once here, twice in the frontier's
+                     * bytes */
+                    ck_assert_msg(meas.saved_bytes == pred.saved_bytes,
+                                  "%s (%s) point %zu: measured saved %llu, "
+                                  "predicted %llu",
+                                  names[q], sc_partition_policy_name(pols[r]),
+                                  i, (unsigned long long)meas.saved_bytes,
+                                  (unsigned long long)pred.saved_bytes);
+                    ck_assert_uint_eq(meas.peak_bytes, pred.peak_bytes);
+                    exact++;
+                } else
+                    ck_assert_uint_le(pred.peak_bytes, meas.peak_bytes);
+                points++;
+                sc_partition_free(p);
+            }
+            sc_frontier_free(f);
+            sc_graph_free(j);
+            sc_ctx_free(ctx);
+        }
+    fprintf(stderr, "peak: %zu frontier points measured, %zu predicted "
+                    "exactly\n",
+            points, exact);
+    ck_assert_uint_gt(exact, points / 2);
+}
+END_TEST
+
 /* Random forward graphs (sc_graph_new_random, with and without symbolic
  * sizes), their joint graphs and symcut's partitions: the prediction
  * equals the measurement, and every node of the joint graph has a cost.
@@ -469,6 +549,7 @@ Suite *peak_suite(void)
     tcase_add_test(tc, test_peak_by_hand);
     tcase_add_test(tc, test_peak_measured_is_predicted);
     tcase_add_test(tc, test_peak_partitions);
+    tcase_add_test(tc, test_peak_frontier_points);
     tcase_add_test(tc, test_peak_random);
     tcase_add_test(tc, test_peak_bad_pairs);
     suite_add_tcase(s, tc);

@@ -166,13 +166,27 @@ typedef struct sc_partition_options {
     int memory_budget_kind;
     uint64_t memory_budget_bytes;
     double memory_budget_ratio;
+    /* SC_PARTITION_BUDGET_SAVED: save exactly these joint nodes (a
+     * decision, e.g. sc_frontier_point_saved's; CSE duplicates count as
+     * their representative), which must be valid under the policy's
+     * validity rules (doc/partition.md, "Frontier"). */
+    size_t memory_budget_nsaved;
+    const sc_node_id *memory_budget_saved;
+    /* Under exact with a budget: random ops may be recomputed, replayed
+     * exactly by symcut's counter-based kernels (the frontier's
+     * replay_random).  Off by default: torch re-draws a recomputed random
+     * op that is not tagged must_recompute. */
+    bool memory_budget_replay_random;
 } sc_partition_options;
 
-/* Values of sc_partition_options.memory_budget_kind. */
+/* Values of sc_partition_options.memory_budget_kind.  Under pytorch-2.13
+ * only RATIO (torch's own algorithm); BYTES and SAVED under exact and
+ * (SAVED only) pytorch-1.13. */
 enum {
     SC_PARTITION_BUDGET_NONE = 0,
     SC_PARTITION_BUDGET_BYTES = 1,
-    SC_PARTITION_BUDGET_RATIO = 2
+    SC_PARTITION_BUDGET_RATIO = 2,
+    SC_PARTITION_BUDGET_SAVED = 3
 };
 
 /* Bits of sc_partition_options.rules_off, one per PyTorch config flag
@@ -406,19 +420,23 @@ sc_graph *sc_partition_take_backward(sc_partition *p);
  * The exact memory/recompute trade-off of a joint graph (doc/partition.md,
  * "Frontier").  A decision is a valid saved set: the forward never reads
  * a tangent, the backward computes everything else it needs from the
- * saved values, and it never recomputes a primal, a random op, an op that
- * writes an argument, a value without tensor metadata, an op the op table
- * does not know or a node tagged must_save.  PyTorch's other bans are a
- * price, not a constraint (unless keep_bans).  Its memory is the bytes of
- * its saved tensors at the hints (sc_partition_saved_bytes of the
- * partition that saves it); its recompute cost the sum of sc_node_cost_eval
- * (.cost) over the nodes the backward computes that the forward computes
- * too.  The lower convex hull is exact (parametric min cut, every
- * breakpoint); a budget between two hull vertices is solved by GLPK's
- * branch and cut, warm-started by the hull vertex within the budget, with
- * the hull's Lagrangian bound.  Under the exact policy only; the options'
- * memory budget is ignored.  The frontier refers to the joint graph,
- * which must outlive it. */
+ * saved values, and it never recomputes a primal, an op that writes an
+ * argument, a value without tensor metadata, an op the op table does not
+ * know, a node tagged must_save, or a random op unless its replay is
+ * exact (with replay_random under the exact policy: the interpreter's
+ * random kernels are counter-based, and a recomputed random op replays
+ * the forward's draws; otherwise never, as in PyTorch).  The
+ * policy's other bans are a price, not a constraint (unless keep_bans).
+ * Its memory is the bytes of its saved tensors at the hints
+ * (sc_partition_saved_bytes of the partition that saves it); its
+ * recompute cost the sum of sc_node_cost_eval (.cost) over the nodes the
+ * backward computes that the forward computes too.  The lower convex hull
+ * is exact (parametric min cut, every breakpoint); a budget between two
+ * hull vertices is solved by GLPK's branch and cut, warm-started by the
+ * hull vertex within the budget, with the hull's Lagrangian bound.  Under
+ * the options' policy (its classification and bans, its default cut); the
+ * options' memory budget is ignored.  The frontier refers to the joint
+ * graph, which must outlive it. */
 
 typedef struct sc_frontier sc_frontier;
 
@@ -429,6 +447,13 @@ typedef struct sc_frontier_options {
     /* PyTorch's heuristic bans stay constraints (compare like with
      * like). */
     bool keep_bans;
+    /* Under the exact policy, random ops may be recomputed: symcut's
+     * interpreter replays them exactly (its kernels are counter-based,
+     * keyed by the node's name).  Off by default: torch, running the
+     * decision, re-draws a recomputed random op (its functionalize_rng_ops
+     * replays only ops tagged must_recompute), so such a decision is for
+     * symcut's interpreter, not for torch.compile. */
+    bool replay_random;
     /* Time limit of the MILP of one budget, in seconds (0: 10). */
     double milp_seconds;
 } sc_frontier_options;
@@ -455,8 +480,8 @@ typedef struct sc_frontier_point {
 } sc_frontier_point;
 
 /* Compute the hull, and with fopts->points > 0 that many budgets between
- * its ends.  opts as for sc_partition_run (NULL: defaults; its policy is
- * ignored: exact).  Errors: those of sc_partition_run; SC_ERR_UNSUPPORTED
+ * its ends.  opts as for sc_partition_run (NULL: defaults, policy
+ * pytorch-2.13; its memory budget is ignored).  Errors: those of sc_partition_run; SC_ERR_UNSUPPORTED
  * when the bytes times the costs pass 2^118 (the cut would not be
  * exact). */
 sc_status sc_frontier_compute(const sc_graph *joint,
@@ -475,6 +500,11 @@ bool sc_frontier_point_get(const sc_frontier *f, size_t i,
  * order, CSE representatives): the count; the first cap ids into ids. */
 size_t sc_frontier_point_saved(const sc_frontier *f, size_t i,
                                sc_node_id *ids, size_t cap);
+/* The random ops point i's backward recomputes (exact policy only; 0 out
+ * of range): each replays the forward's draws, from the run's seed and
+ * the node's name (doc/interp.md, "Random ops"); nothing is saved for
+ * them. */
+size_t sc_frontier_point_replayed_random(const sc_frontier *f, size_t i);
 /* The breakpoints of the hull: between vertex i and vertex i+1 (the hull
  * vertices in order), lambda = num / den bytes per unit of cost, exact.
  * sc_frontier_breakpoint_count is the number of hull vertices minus 1. */
@@ -499,14 +529,37 @@ sc_status sc_frontier_solve(const sc_frontier *f, uint64_t budget,
  * range. */
 sc_status sc_frontier_score(const sc_frontier *f, const sc_node_id *ids,
                             size_t n, sc_frontier_point *out, sc_error *err);
-/* The partition that point i's budget gives (sc_partition_run with the
- * frontier's options, policy exact, memory_budget_bytes the point's
- * budget), its graphs built unless flags has SC_PARTITION_NO_GRAPHS. */
+/* The partition that saves exactly point i's decision (sc_partition_run
+ * with the frontier's options and SC_PARTITION_BUDGET_SAVED), its graphs
+ * built unless flags has SC_PARTITION_NO_GRAPHS; its saved bytes are the
+ * point's.  Under pytorch-2.13, whose sc_partition_run takes no SAVED
+ * budget, the partition is run under the exact policy with the same saved
+ * set (the same forward and backward computations). */
 sc_status sc_frontier_point_partition(const sc_frontier *f, size_t i,
+                                      unsigned flags, sc_partition **out,
+                                      sc_error *err);
+/* The same for any saved set (ids of the joint, e.g. a compared
+ * decision's): SC_ERR_INVALID, naming the node, when the set is not
+ * valid. */
+sc_status sc_frontier_partition_saved(const sc_frontier *f,
+                                      const sc_node_id *ids, size_t n,
                                       unsigned flags, sc_partition **out,
                                       sc_error *err);
 /* Max-flows run (one per probe of the hull search and per end). */
 size_t sc_frontier_maxflow_count(const sc_frontier *f);
+/* The policy the frontier was computed under. */
+sc_partition_policy sc_frontier_policy(const sc_frontier *f);
+/* torch 2.13's own memory-budget decision at ratio (its
+ * activation_memory_budget in [0, 1]: sc_partition_run under pytorch-2.13
+ * with SC_PARTITION_BUDGET_RATIO and the frontier's other options),
+ * scored against the frontier as sc_frontier_score scores it (*out; its
+ * budget is its saved bytes, lower_bound the hull's bound there).
+ * *saved (may be NULL) receives the saved node ids (malloc'ed; free()),
+ * *nsaved their count (may be NULL).  Errors: sc_partition_run's
+ * (SC_ERR_INVALID for a ratio outside [0, 1]). */
+sc_status sc_frontier_torch_budget(const sc_frontier *f, double ratio,
+                                   sc_frontier_point *out, sc_node_id **saved,
+                                   size_t *nsaved, sc_error *err);
 
 /* ---- Reports ------------------------------------------------------------ */
 

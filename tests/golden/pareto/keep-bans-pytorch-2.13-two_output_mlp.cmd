@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/two_output_mlp.joint.txt --policy pytorch-2.13 --keep-bans --no-peak

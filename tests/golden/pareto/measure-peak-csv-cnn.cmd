@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/zoo/cnn.joint.txt --measure-peak --format csv

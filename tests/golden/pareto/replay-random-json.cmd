@@ -1,0 +1,1 @@
+$SYMCUT pareto random-replay.joint.txt --replay-random --format json --no-peak

@@ -1,0 +1,1 @@
+$SYMCUT pareto random-replay.joint.txt --no-peak

@@ -1,0 +1,1 @@
+$SYMCUT pareto random-replay.joint.txt --policy pytorch-1.13 --no-peak

@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/attention_single_head.joint.txt --policy pytorch-2.13 --format svg

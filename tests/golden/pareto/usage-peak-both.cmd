@@ -1,0 +1,1 @@
+$SYMCUT pareto ../../../examples/mlp_gelu.joint.txt --no-peak --measure-peak

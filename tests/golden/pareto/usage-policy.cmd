@@ -1,1 +1,0 @@
-$SYMCUT pareto ../../../examples/mlp_gelu.joint.txt --policy pytorch-2.13

@@ -1,0 +1,1 @@
+$SYMCUT pareto random-replay.joint.txt --policy pytorch-2.13 --replay-random
