@@ -42,8 +42,8 @@
 
 DEFINE_GEMM(gemm_u64, uint64_t)
 
-static void gemm(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
-                 const void *b, void *c)
+void sc__matmul(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
+                const void *b, void *c)
 {
     if (ct == SC__CT_F32)
         sc__gemm_f32(n, k, m, a, b, c);
@@ -103,8 +103,8 @@ static sc_status product(sc__kernel_call *c, const sc_tensor *a,
         goto fail;
     }
     for (t = 0; t < batch; t++)
-        gemm(ct, n, k, m, (char *)ba + t * n * k * es,
-             (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
+        sc__matmul(ct, n, k, m, (char *)ba + t * n * k * es,
+                   (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
     sc__free(ba);
     sc__free(bb);
     *out = bc;
