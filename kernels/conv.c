@@ -6,16 +6,28 @@
  * small side sees positions o*stride - padding + k*dilation of the big
  * side, for each kernel offset k.  A plain convolution's input is the big
  * side and its output the small one; a transposed convolution swaps them.
- * Three loop nests serve all six computations:
+ * Three computations serve all six:
  *   gather   small[n, a, o] = sum_{b in a's group, k} big[n, b, i(o, k)] * w[a, b', k]
  *   scatter  big[n, b, i(o, k)] += small[n, a, o] * w[a, b', k]
  *   wgrad    gw[a, b', k] = sum_{n, o} small[n, a, o] * big[n, b, i(o, k)]
  * where w is [C_small, C_big / groups, kernel...].  Spatial dims are
  * padded to three with leading size-1 dims.  Floating tensors only; sums
- * run in the compute type (float for f32/f16/bf16, double for f64) in a
- * fixed order (channel, then kernel offsets, row-major), the bias
- * gradient in double as sum() does. */
+ * run in the compute type (float for f32/f16/bf16, double for f64), the
+ * bias gradient in double as sum() does.
+ *
+ * They run as matrix products on kernels/gemm.c, per batch element and
+ * group, over the "columns" of the big side: col[r][o] = big[b, i(o, k)]
+ * (0 outside the input) for r = (b, k) in row-major order (im2col).
+ * gather is w (C_small/G x R) times col: every output element is the sum
+ * over b, then the kernel offsets in row-major order, in increasing r
+ * (padding adds exact zeros).  wgrad is small times col transposed,
+ * accumulated over the batch in order: each gradient element sums over n,
+ * then o in row-major order.  scatter is w transposed times small (the
+ * sum over the small channels), added back onto the big side in (r, o)
+ * order (col2im).  Fixed orders, one thread: the same bits on every run
+ * and in every graph. */
 #include "kernels/kernels-internal.h"
+#include "kernels/gemm.h"
 
 typedef struct cgeom {
     int64_t N, CS, CB, G;
@@ -24,158 +36,128 @@ typedef struct cgeom {
 
 #define PLANE(v) ((v)[0] * (v)[1] * (v)[2])
 
-#define DEFINE_CONV(SUF, T)                                                  \
-    static void gather_##SUF(const cgeom *g, T *small, const T *big,         \
-                             const T *w)                                     \
+/* ---- The three computations on matrix products ---------------------------- */
+
+#define DEFINE_CONV_GEMM(SUF, T, GEMM)                                       \
+    /* col (R x sp, or sp x R when tr) of one batch element and group:       \
+     * bigg points at its first big channel. */                              \
+    static void im2col_##SUF(const cgeom *g, const T *bigg, T *col, bool tr) \
     {                                                                        \
-        int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
-        int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
-        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
-        for (n = 0; n < g->N; n++)                                           \
-            for (a = 0; a < g->CS; a++) {                                    \
-                int64_t grp = a / CSg;                                       \
-                T *dst = small + (n * g->CS + a) * sp;                       \
-                for (o0 = 0; o0 < g->S[0]; o0++)                             \
-                    for (o1 = 0; o1 < g->S[1]; o1++)                         \
-                        for (o2 = 0; o2 < g->S[2]; o2++) {                   \
-                            T acc = 0;                                       \
-                            for (bl = 0; bl < CBg; bl++) {                   \
-                                const T *src =                               \
-                                    big + (n * g->CB + grp * CBg + bl) * bp; \
-                                const T *wk = w + (a * CBg + bl) * kp;       \
-                                for (k0 = 0; k0 < g->K[0]; k0++) {           \
-                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
-                                                 k0 * g->dl[0];              \
-                                    if (i0 < 0 || i0 >= g->B[0])             \
-                                        continue;                            \
-                                    for (k1 = 0; k1 < g->K[1]; k1++) {       \
-                                        int64_t i1 = o1 * g->st[1] -         \
-                                                     g->pd[1] +              \
-                                                     k1 * g->dl[1];          \
-                                        if (i1 < 0 || i1 >= g->B[1])         \
-                                            continue;                        \
-                                        for (k2 = 0; k2 < g->K[2]; k2++) {   \
-                                            int64_t i2 = o2 * g->st[2] -     \
-                                                         g->pd[2] +          \
-                                                         k2 * g->dl[2];      \
-                                            if (i2 < 0 || i2 >= g->B[2])     \
-                                                continue;                    \
-                                            acc += src[(i0 * g->B[1] + i1) * \
-                                                           g->B[2] +         \
-                                                       i2] *                 \
-                                                   wk[(k0 * g->K[1] + k1) *  \
-                                                          g->K[2] +          \
-                                                      k2];                   \
-                                        }                                    \
-                                    }                                        \
+        int64_t CBg = g->CB / g->G, kp = PLANE(g->K), sp = PLANE(g->S);      \
+        int64_t bp = PLANE(g->B), R = CBg * kp;                              \
+        int64_t bl, k0, k1, k2, o0, o1, o2, r = 0;                           \
+        for (bl = 0; bl < CBg; bl++)                                         \
+            for (k0 = 0; k0 < g->K[0]; k0++)                                 \
+                for (k1 = 0; k1 < g->K[1]; k1++)                             \
+                    for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
+                        const T *src = bigg + bl * bp;                       \
+                        int64_t o = 0;                                       \
+                        for (o0 = 0; o0 < g->S[0]; o0++) {                   \
+                            int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
+                                         k0 * g->dl[0];                      \
+                            bool ok0 = i0 >= 0 && i0 < g->B[0];              \
+                            for (o1 = 0; o1 < g->S[1]; o1++) {               \
+                                int64_t i1 = o1 * g->st[1] - g->pd[1] +      \
+                                             k1 * g->dl[1];                  \
+                                bool ok1 = ok0 && i1 >= 0 && i1 < g->B[1];   \
+                                for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
+                                    int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
+                                                 k2 * g->dl[2];              \
+                                    T v = ok1 && i2 >= 0 && i2 < g->B[2]     \
+                                              ? src[(i0 * g->B[1] + i1) *    \
+                                                        g->B[2] +            \
+                                                    i2]                      \
+                                              : (T)0;                        \
+                                    col[tr ? o * R + r : r * sp + o] = v;    \
                                 }                                            \
                             }                                                \
-                            dst[(o0 * g->S[1] + o1) * g->S[2] + o2] = acc;   \
                         }                                                    \
-            }                                                                \
+                    }                                                        \
     }                                                                        \
                                                                              \
-    static void scatter_##SUF(const cgeom *g, T *big, const T *small,        \
-                              const T *w)                                    \
+    /* bigg += col (R x sp) scattered back: the adjoint of im2col. */        \
+    static void col2im_##SUF(const cgeom *g, T *bigg, const T *col)          \
     {                                                                        \
-        int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
-        int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
-        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
-        for (n = 0; n < g->N; n++)                                           \
-            for (a = 0; a < g->CS; a++) {                                    \
-                int64_t grp = a / CSg;                                       \
-                const T *src = small + (n * g->CS + a) * sp;                 \
-                for (o0 = 0; o0 < g->S[0]; o0++)                             \
-                    for (o1 = 0; o1 < g->S[1]; o1++)                         \
-                        for (o2 = 0; o2 < g->S[2]; o2++) {                   \
-                            T v = src[(o0 * g->S[1] + o1) * g->S[2] + o2];   \
-                            for (bl = 0; bl < CBg; bl++) {                   \
-                                T *dst =                                     \
-                                    big + (n * g->CB + grp * CBg + bl) * bp; \
-                                const T *wk = w + (a * CBg + bl) * kp;       \
-                                for (k0 = 0; k0 < g->K[0]; k0++) {           \
-                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
-                                                 k0 * g->dl[0];              \
-                                    if (i0 < 0 || i0 >= g->B[0])             \
-                                        continue;                            \
-                                    for (k1 = 0; k1 < g->K[1]; k1++) {       \
-                                        int64_t i1 = o1 * g->st[1] -         \
-                                                     g->pd[1] +              \
-                                                     k1 * g->dl[1];          \
-                                        if (i1 < 0 || i1 >= g->B[1])         \
-                                            continue;                        \
-                                        for (k2 = 0; k2 < g->K[2]; k2++) {   \
-                                            int64_t i2 = o2 * g->st[2] -     \
-                                                         g->pd[2] +          \
-                                                         k2 * g->dl[2];      \
-                                            if (i2 < 0 || i2 >= g->B[2])     \
-                                                continue;                    \
-                                            dst[(i0 * g->B[1] + i1) *        \
-                                                    g->B[2] +                \
-                                                i2] +=                       \
-                                                v * wk[(k0 * g->K[1] + k1) * \
-                                                           g->K[2] +         \
-                                                       k2];                  \
-                                        }                                    \
-                                    }                                        \
+        int64_t CBg = g->CB / g->G, sp = PLANE(g->S), bp = PLANE(g->B);      \
+        int64_t bl, k0, k1, k2, o0, o1, o2, r = 0;                           \
+        for (bl = 0; bl < CBg; bl++)                                         \
+            for (k0 = 0; k0 < g->K[0]; k0++)                                 \
+                for (k1 = 0; k1 < g->K[1]; k1++)                             \
+                    for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
+                        T *dst = bigg + bl * bp;                             \
+                        const T *cr = col + r * sp;                          \
+                        int64_t o = 0;                                       \
+                        for (o0 = 0; o0 < g->S[0]; o0++) {                   \
+                            int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
+                                         k0 * g->dl[0];                      \
+                            bool ok0 = i0 >= 0 && i0 < g->B[0];              \
+                            for (o1 = 0; o1 < g->S[1]; o1++) {               \
+                                int64_t i1 = o1 * g->st[1] - g->pd[1] +      \
+                                             k1 * g->dl[1];                  \
+                                bool ok1 = ok0 && i1 >= 0 && i1 < g->B[1];   \
+                                for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
+                                    int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
+                                                 k2 * g->dl[2];              \
+                                    if (ok1 && i2 >= 0 && i2 < g->B[2])      \
+                                        dst[(i0 * g->B[1] + i1) * g->B[2] +  \
+                                            i2] += cr[o];                    \
                                 }                                            \
                             }                                                \
                         }                                                    \
-            }                                                                \
+                    }                                                        \
     }                                                                        \
                                                                              \
-    static void wgrad_##SUF(const cgeom *g, T *gw, const T *small,           \
-                            const T *big)                                    \
+    /* kind 0 gather (out = small), 1 scatter (out = big), 2 wgrad (out =    \
+     * gw, in1 = small, in2 = big); out is zeroed by the caller. */          \
+    static sc_status mm_##SUF(sc__kernel_call *c, const cgeom *g, int kind,  \
+                              T *out, const T *in1, const T *in2)            \
     {                                                                        \
         int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;                      \
         int64_t sp = PLANE(g->S), bp = PLANE(g->B), kp = PLANE(g->K);        \
-        int64_t n, a, o0, o1, o2, bl, k0, k1, k2;                            \
-        for (a = 0; a < g->CS; a++) {                                        \
-            int64_t grp = a / CSg;                                           \
-            for (bl = 0; bl < CBg; bl++)                                     \
-                for (k0 = 0; k0 < g->K[0]; k0++)                             \
-                    for (k1 = 0; k1 < g->K[1]; k1++)                         \
-                        for (k2 = 0; k2 < g->K[2]; k2++) {                   \
-                            T acc = 0;                                       \
-                            for (n = 0; n < g->N; n++) {                     \
-                                const T *s = small + (n * g->CS + a) * sp;   \
-                                const T *b =                                 \
-                                    big + (n * g->CB + grp * CBg + bl) * bp; \
-                                for (o0 = 0; o0 < g->S[0]; o0++) {           \
-                                    int64_t i0 = o0 * g->st[0] - g->pd[0] +  \
-                                                 k0 * g->dl[0];              \
-                                    if (i0 < 0 || i0 >= g->B[0])             \
-                                        continue;                            \
-                                    for (o1 = 0; o1 < g->S[1]; o1++) {       \
-                                        int64_t i1 = o1 * g->st[1] -         \
-                                                     g->pd[1] +              \
-                                                     k1 * g->dl[1];          \
-                                        if (i1 < 0 || i1 >= g->B[1])         \
-                                            continue;                        \
-                                        for (o2 = 0; o2 < g->S[2]; o2++) {   \
-                                            int64_t i2 = o2 * g->st[2] -     \
-                                                         g->pd[2] +          \
-                                                         k2 * g->dl[2];      \
-                                            if (i2 < 0 || i2 >= g->B[2])     \
-                                                continue;                    \
-                                            acc += s[(o0 * g->S[1] + o1) *   \
-                                                         g->S[2] +           \
-                                                     o2] *                   \
-                                                   b[(i0 * g->B[1] + i1) *   \
-                                                         g->B[2] +           \
-                                                     i2];                    \
-                                        }                                    \
-                                    }                                        \
-                                }                                            \
-                            }                                                \
-                            gw[(a * CBg + bl) * kp +                         \
-                               (k0 * g->K[1] + k1) * g->K[2] + k2] = acc;    \
-                        }                                                    \
+        int64_t R = CBg * kp, n, grp, i, j;                                  \
+        T *col = sc__malloc((size_t)(R * sp > 0 ? R * sp : 1) * sizeof *col);\
+        T *wt = NULL;                                                        \
+        if (!col)                                                            \
+            return sc__error_nomem(c->err);                                  \
+        if (kind == 1) {                                                     \
+            wt = sc__malloc((size_t)(R * CSg > 0 ? R * CSg : 1) * sizeof *wt);\
+            if (!wt) {                                                       \
+                sc__free(col);                                               \
+                return sc__error_nomem(c->err);                              \
+            }                                                                \
         }                                                                    \
+        for (grp = 0; grp < g->G; grp++) {                                   \
+            const T *wg = in2 + grp * CSg * R; /* w for gather, scatter */   \
+            if (kind == 1)                                                   \
+                for (i = 0; i < CSg; i++)                                    \
+                    for (j = 0; j < R; j++)                                  \
+                        wt[j * CSg + i] = wg[i * R + j];                     \
+            for (n = 0; n < g->N; n++) {                                     \
+                size_t sg = (size_t)((n * g->CS + grp * CSg) * sp);          \
+                size_t bg = (size_t)((n * g->CB + grp * CBg) * bp);          \
+                if (kind == 0) {                                             \
+                    im2col_##SUF(g, in1 + bg, col, false);                   \
+                    GEMM((size_t)CSg, (size_t)R, (size_t)sp, wg, col,        \
+                         out + sg);                                          \
+                } else if (kind == 1) {                                      \
+                    memset(col, 0, (size_t)(R * sp) * sizeof *col);          \
+                    GEMM((size_t)R, (size_t)CSg, (size_t)sp, wt, in1 + sg,   \
+                         col);                                               \
+                    col2im_##SUF(g, out + bg, col);                          \
+                } else {                                                     \
+                    im2col_##SUF(g, in2 + bg, col, true);                    \
+                    GEMM((size_t)CSg, (size_t)sp, (size_t)R, in1 + sg, col,  \
+                         out + grp * CSg * R);                               \
+                }                                                            \
+            }                                                                \
+        }                                                                    \
+        sc__free(col);                                                       \
+        sc__free(wt);                                                        \
+        return SC_OK;                                                        \
     }
 
-DEFINE_CONV(f32, float)
-DEFINE_CONV(f64, double)
+DEFINE_CONV_GEMM(f32, float, sc__gemm_f32)
+DEFINE_CONV_GEMM(f64, double, sc__gemm_f64)
 
 /* ---- Arguments and geometry ------------------------------------------------ */
 
@@ -332,31 +314,32 @@ static sc_status conv_parse(sc__kernel_call *c, conv_args *a,
     return SC_OK;
 }
 
-static void run_gather(sc__ctype ct, const cgeom *g, void *small,
-                       const void *big, const void *w)
+/* The three computations on matrix products. */
+static sc_status run_mm(sc__kernel_call *c, sc__ctype ct, const cgeom *g,
+                        int kind, void *out, const void *in1, const void *in2)
 {
     if (ct == SC__CT_F32)
-        gather_f32(g, small, big, w);
-    else
-        gather_f64(g, small, big, w);
+        return mm_f32(c, g, kind, out, in1, in2);
+    return mm_f64(c, g, kind, out, in1, in2);
 }
 
-static void run_scatter(sc__ctype ct, const cgeom *g, void *big,
-                        const void *small, const void *w)
+static sc_status run_gather(sc__kernel_call *c, sc__ctype ct, const cgeom *g,
+                            void *small, const void *big, const void *w)
 {
-    if (ct == SC__CT_F32)
-        scatter_f32(g, big, small, w);
-    else
-        scatter_f64(g, big, small, w);
+    return run_mm(c, ct, g, 0, small, big, w);
 }
 
-static void run_wgrad(sc__ctype ct, const cgeom *g, void *gw,
-                      const void *small, const void *big)
+static sc_status run_scatter(sc__kernel_call *c, sc__ctype ct,
+                             const cgeom *g, void *big, const void *small,
+                             const void *w)
 {
-    if (ct == SC__CT_F32)
-        wgrad_f32(g, gw, small, big);
-    else
-        wgrad_f64(g, gw, small, big);
+    return run_mm(c, ct, g, 1, big, small, w);
+}
+
+static sc_status run_wgrad(sc__kernel_call *c, sc__ctype ct, const cgeom *g,
+                           void *gw, const void *small, const void *big)
+{
+    return run_mm(c, ct, g, 2, gw, small, big);
 }
 
 static sc_status zbuf(sc__kernel_call *c, size_t n, sc__ctype ct, void **out)
@@ -390,9 +373,9 @@ sc_status sc__kernel_convolution(sc__kernel_call *call)
     SC_CHECK(sc__gather(a.w, a.w->ndim, a.w->sizes, ct, &bw, call->err));
     SC_CHECK(zbuf(call, n, ct, &bo));
     if (a.transposed)
-        run_scatter(ct, &a.g, bo, bx, bw);
+        SC_CHECK(run_scatter(call, ct, &a.g, bo, bx, bw));
     else
-        run_gather(ct, &a.g, bo, bx, bw);
+        SC_CHECK(run_gather(call, ct, &a.g, bo, bx, bw));
     if (bias) {
         size_t plane = 1, i, k, c, C = (size_t)a.out_sizes[1];
         for (k = 2; k < a.x->ndim; k++)
@@ -478,9 +461,9 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         SC_CHECK(sc__gather(a.w, a.w->ndim, a.w->sizes, ct, &bw, call->err));
         SC_CHECK(zbuf(call, nx, ct, &gi));
         if (a.transposed)
-            run_gather(ct, &a.g, gi, bgo, bw);
+            SC_CHECK(run_gather(call, ct, &a.g, gi, bgo, bw));
         else
-            run_scatter(ct, &a.g, gi, bgo, bw);
+            SC_CHECK(run_scatter(call, ct, &a.g, gi, bgo, bw));
         SC_CHECK(sc__new(a.x->dtype, a.x->ndim, a.x->sizes, &outs[0],
                          call->err));
         sc__scatter(outs[0], ct, gi);
@@ -489,9 +472,9 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         SC_CHECK(sc__gather(a.x, a.x->ndim, a.x->sizes, ct, &bx, call->err));
         SC_CHECK(zbuf(call, nw, ct, &gw));
         if (a.transposed)
-            run_wgrad(ct, &a.g, gw, bx, bgo);
+            SC_CHECK(run_wgrad(call, ct, &a.g, gw, bx, bgo));
         else
-            run_wgrad(ct, &a.g, gw, bgo, bx);
+            SC_CHECK(run_wgrad(call, ct, &a.g, gw, bgo, bx));
         SC_CHECK(sc__new(a.w->dtype, a.w->ndim, a.w->sizes, &outs[1],
                          call->err));
         sc__scatter(outs[1], ct, gw);

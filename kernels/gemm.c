@@ -1,7 +1,9 @@
-/* symcut — kernels: the float32 matrix product (see kernels/gemm.h).
+/* symcut — kernels: the float32 and float64 matrix products (see
+ * kernels/gemm.h).
  *
- * Packed panels and a register tile of MR x NR accumulators: B is copied
- * in panels of KC rows by NR columns (zero-padded), A in slivers of MR rows
+ * Packed panels and a register tile of MR x NR accumulators (NR = 16
+ * floats or 8 doubles): B is copied in panels of KC rows by NR columns
+ * (zero-padded), A in slivers of MR rows
  * by KC (interleaved by k); the tile of C is loaded, takes KC rank-one
  * updates in increasing k and is stored back, so each element of C sees
  * the products in the order of the scalar loop.  Products and sums are
@@ -17,10 +19,10 @@
 #include "util/internal.h"
 
 #define MR 6 /* the micro-kernel names its six rows */
-#define NR 16
 #define KC 256
 #define MC 96   /* a multiple of MR */
-#define NC 2048 /* a multiple of NR */
+/* NC_ (columns of B per panel: a multiple of NR_) is 2048 floats or 1024
+ * doubles, a panel of 2 MB. */
 
 #if defined(__GNUC__) && !defined(__clang__)
 #define NO_CONTRACT __attribute__((optimize("fp-contract=off")))
@@ -35,144 +37,175 @@
 #ifndef CLONES
 #define CLONES
 #endif
-
-typedef float vf __attribute__((vector_size(NR * sizeof(float))));
-
-/* ctile (MR x NR, row stride ldc) += the kc packed products of ap
- * (kc x MR) and bp (kc x NR). */
-CLONES NO_CONTRACT static void micro(size_t kc, const float *ap,
-                                     const float *bp, float *ctile,
-                                     size_t ldc)
-{
 #if defined(__clang__)
-#pragma clang fp contract(off)
+#define PRAGMA_NO_CONTRACT _Pragma("clang fp contract(off)")
+#else
+#define PRAGMA_NO_CONTRACT
 #endif
-    vf c0, c1, c2, c3, c4, c5, b, t;
-    size_t p;
 
-#define LOAD(r) memcpy(&c##r, ctile + (r) * ldc, sizeof c##r)
-#define STEP(r) (t = ap[p * MR + (r)] * b, c##r = c##r + t)
-#define STORE(r) memcpy(ctile + (r) * ldc, &c##r, sizeof c##r)
-    LOAD(0); LOAD(1); LOAD(2); LOAD(3); LOAD(4); LOAD(5);
-    for (p = 0; p < kc; p++) {
-        memcpy(&b, bp + p * NR, sizeof b);
-        STEP(0); STEP(1); STEP(2); STEP(3); STEP(4); STEP(5);
+/* One gemm per element type T with NR_ columns per register tile and NC_
+ * per packed panel of B: the
+ * micro-kernel, the packing and the driver. */
+#define DEFINE_GEMM(SUF, T, NR_, NC_)                                           \
+    typedef T v##SUF __attribute__((vector_size(NR_ * sizeof(T))));          \
+                                                                             \
+    /* ctile (MR x NR_, row stride ldc) += the kc packed products of ap      \
+     * (kc x MR) and bp (kc x NR_). */                                       \
+    CLONES NO_CONTRACT static void micro_##SUF(size_t kc, const T *ap,       \
+                                               const T *bp, T *ctile,        \
+                                               size_t ldc)                   \
+    {                                                                        \
+        PRAGMA_NO_CONTRACT                                                   \
+        v##SUF c0, c1, c2, c3, c4, c5, b, t;                                 \
+        size_t p;                                                            \
+        memcpy(&c0, ctile + 0 * ldc, sizeof c0);                             \
+        memcpy(&c1, ctile + 1 * ldc, sizeof c1);                             \
+        memcpy(&c2, ctile + 2 * ldc, sizeof c2);                             \
+        memcpy(&c3, ctile + 3 * ldc, sizeof c3);                             \
+        memcpy(&c4, ctile + 4 * ldc, sizeof c4);                             \
+        memcpy(&c5, ctile + 5 * ldc, sizeof c5);                             \
+        for (p = 0; p < kc; p++) {                                           \
+            memcpy(&b, bp + p * NR_, sizeof b);                              \
+            t = ap[p * MR + 0] * b, c0 = c0 + t;                             \
+            t = ap[p * MR + 1] * b, c1 = c1 + t;                             \
+            t = ap[p * MR + 2] * b, c2 = c2 + t;                             \
+            t = ap[p * MR + 3] * b, c3 = c3 + t;                             \
+            t = ap[p * MR + 4] * b, c4 = c4 + t;                             \
+            t = ap[p * MR + 5] * b, c5 = c5 + t;                             \
+        }                                                                    \
+        memcpy(ctile + 0 * ldc, &c0, sizeof c0);                             \
+        memcpy(ctile + 1 * ldc, &c1, sizeof c1);                             \
+        memcpy(ctile + 2 * ldc, &c2, sizeof c2);                             \
+        memcpy(ctile + 3 * ldc, &c3, sizeof c3);                             \
+        memcpy(ctile + 4 * ldc, &c4, sizeof c4);                             \
+        memcpy(ctile + 5 * ldc, &c5, sizeof c5);                             \
+    }                                                                        \
+                                                                             \
+    /* Rows [i0, i0+mc) x [p0, p0+kc) of a (row stride lda),                 \
+     * MR-interleaved, zero rows after the last. */                          \
+    static void pack_a_##SUF(const T *a, size_t lda, size_t i0, size_t mc,   \
+                             size_t p0, size_t kc, T *ap)                    \
+    {                                                                        \
+        size_t i, p, r;                                                      \
+        for (i = 0; i < mc; i += MR) {                                       \
+            size_t mr = mc - i < MR ? mc - i : MR;                           \
+            for (p = 0; p < kc; p++) {                                       \
+                for (r = 0; r < mr; r++)                                     \
+                    ap[p * MR + r] = a[(i0 + i + r) * lda + p0 + p];         \
+                for (; r < MR; r++)                                          \
+                    ap[p * MR + r] = 0;                                      \
+            }                                                                \
+            ap += kc * MR;                                                   \
+        }                                                                    \
+    }                                                                        \
+                                                                             \
+    /* Rows [p0, p0+kc) x columns [j0, j0+nc) of b (row stride ldb) in       \
+     * NR_-wide panels, zero columns after the last. */                      \
+    static void pack_b_##SUF(const T *b, size_t ldb, size_t p0, size_t kc,   \
+                             size_t j0, size_t nc, T *bp)                    \
+    {                                                                        \
+        size_t j, p, q;                                                      \
+        for (j = 0; j < nc; j += NR_) {                                      \
+            size_t nr = nc - j < NR_ ? nc - j : NR_;                         \
+            for (p = 0; p < kc; p++) {                                       \
+                const T *src = b + (p0 + p) * ldb + j0 + j;                  \
+                for (q = 0; q < nr; q++)                                     \
+                    bp[p * NR_ + q] = src[q];                                \
+                for (; q < NR_; q++)                                         \
+                    bp[p * NR_ + q] = 0;                                     \
+            }                                                                \
+            bp += kc * NR_;                                                  \
+        }                                                                    \
+    }                                                                        \
+                                                                             \
+    /* The scalar loop, for the sizes that the packing does not pay for      \
+     * (and when the panels cannot be allocated). */                         \
+    NO_CONTRACT static void small_##SUF(size_t n, size_t k, size_t m,        \
+                                        const T *a, size_t lda, const T *b,  \
+                                        size_t ldb, T *c, size_t ldc)        \
+    {                                                                        \
+        PRAGMA_NO_CONTRACT                                                   \
+        size_t i, p, j;                                                      \
+        for (i = 0; i < n; i++) {                                            \
+            T *ci = c + i * ldc;                                             \
+            for (p = 0; p < k; p++) {                                        \
+                T aip = a[i * lda + p];                                      \
+                const T *bp = b + p * ldb;                                   \
+                for (j = 0; j < m; j++) {                                    \
+                    T prod = aip * bp[j];                                    \
+                    ci[j] = ci[j] + prod;                                    \
+                }                                                            \
+            }                                                                \
+        }                                                                    \
+    }                                                                        \
+                                                                             \
+    void sc__gemm_##SUF##_ld(size_t n, size_t k, size_t m, const T *a,       \
+                             size_t lda, const T *b, size_t ldb, T *c,       \
+                             size_t ldc)                                     \
+    {                                                                        \
+        T *ap, *bp;                                                          \
+        size_t i0, j0, p0, i, j;                                             \
+        T tile[MR * NR_];                                                    \
+        if (n * k * m < 32768 || n < MR || m < NR_) {                        \
+            small_##SUF(n, k, m, a, lda, b, ldb, c, ldc);                    \
+            return;                                                          \
+        }                                                                    \
+        ap = sc__malloc((size_t)MC * KC * sizeof *ap);                       \
+        bp = sc__malloc((size_t)KC * NC_ * sizeof *bp);                      \
+        if (!ap || !bp) {                                                    \
+            sc__free(ap);                                                    \
+            sc__free(bp);                                                    \
+            small_##SUF(n, k, m, a, lda, b, ldb, c, ldc);                    \
+            return;                                                          \
+        }                                                                    \
+        for (j0 = 0; j0 < m; j0 += NC_) {                                    \
+            size_t nc = m - j0 < NC_ ? m - j0 : NC_;                         \
+            for (p0 = 0; p0 < k; p0 += KC) {                                 \
+                size_t kc = k - p0 < KC ? k - p0 : KC;                       \
+                pack_b_##SUF(b, ldb, p0, kc, j0, nc, bp);                    \
+                for (i0 = 0; i0 < n; i0 += MC) {                             \
+                    size_t mc = n - i0 < MC ? n - i0 : MC;                   \
+                    pack_a_##SUF(a, lda, i0, mc, p0, kc, ap);                \
+                    for (j = 0; j < nc; j += NR_) {                          \
+                        size_t nr = nc - j < NR_ ? nc - j : NR_;             \
+                        for (i = 0; i < mc; i += MR) {                       \
+                            size_t mr = mc - i < MR ? mc - i : MR, r;        \
+                            T *ct = c + (i0 + i) * ldc + j0 + j;             \
+                            if (mr == MR && nr == NR_) {                     \
+                                micro_##SUF(kc, ap + i * kc, bp + j * kc,    \
+                                            ct, ldc);                        \
+                                continue;                                    \
+                            }                                                \
+                            /* an edge tile: through a full-size copy */     \
+                            memset(tile, 0, sizeof tile);                    \
+                            for (r = 0; r < mr; r++)                         \
+                                memcpy(tile + r * NR_, ct + r * ldc,         \
+                                       nr * sizeof *ct);                     \
+                            micro_##SUF(kc, ap + i * kc, bp + j * kc, tile,  \
+                                        NR_);                                \
+                            for (r = 0; r < mr; r++)                         \
+                                memcpy(ct + r * ldc, tile + r * NR_,         \
+                                       nr * sizeof *ct);                     \
+                        }                                                    \
+                    }                                                        \
+                }                                                            \
+            }                                                                \
+        }                                                                    \
+        sc__free(ap);                                                        \
+        sc__free(bp);                                                        \
     }
-    STORE(0); STORE(1); STORE(2); STORE(3); STORE(4); STORE(5);
-#undef LOAD
-#undef STEP
-#undef STORE
-}
 
-/* Rows [i0, i0+mr) x [p0, p0+kc) of a, MR-interleaved, zero rows after
- * mr. */
-static void pack_a(const float *a, size_t k, size_t i0, size_t mc,
-                   size_t p0, size_t kc, float *ap)
-{
-    size_t i, p, r;
-    for (i = 0; i < mc; i += MR) {
-        size_t mr = mc - i < MR ? mc - i : MR;
-        for (p = 0; p < kc; p++) {
-            for (r = 0; r < mr; r++)
-                ap[p * MR + r] = a[(i0 + i + r) * k + p0 + p];
-            for (; r < MR; r++)
-                ap[p * MR + r] = 0.0f;
-        }
-        ap += kc * MR;
-    }
-}
-
-/* Rows [p0, p0+kc) x columns [j0, j0+nc) of b in NR-wide panels, zero
- * columns after nc. */
-static void pack_b(const float *b, size_t m, size_t p0, size_t kc,
-                   size_t j0, size_t nc, float *bp)
-{
-    size_t j, p, q;
-    for (j = 0; j < nc; j += NR) {
-        size_t nr = nc - j < NR ? nc - j : NR;
-        for (p = 0; p < kc; p++) {
-            const float *src = b + (p0 + p) * m + j0 + j;
-            for (q = 0; q < nr; q++)
-                bp[p * NR + q] = src[q];
-            for (; q < NR; q++)
-                bp[p * NR + q] = 0.0f;
-        }
-        bp += kc * NR;
-    }
-}
-
-/* The scalar loop, for the sizes that the packing does not pay for (and
- * when the panels cannot be allocated). */
-NO_CONTRACT static void gemm_small(size_t n, size_t k, size_t m,
-                                   const float *a, const float *b, float *c)
-{
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#endif
-    size_t i, p, j;
-    for (i = 0; i < n; i++) {
-        float *ci = c + i * m;
-        for (p = 0; p < k; p++) {
-            float aip = a[i * k + p];
-            const float *bp = b + p * m;
-            for (j = 0; j < m; j++) {
-                float prod = aip * bp[j];
-                ci[j] = ci[j] + prod;
-            }
-        }
-    }
-}
+DEFINE_GEMM(f32, float, 16, 2048)
+DEFINE_GEMM(f64, double, 8, 1024)
 
 void sc__gemm_f32(size_t n, size_t k, size_t m, const float *a,
                   const float *b, float *c)
 {
-    float *ap, *bp;
-    size_t i0, j0, p0, i, j;
-    float tile[MR * NR];
+    sc__gemm_f32_ld(n, k, m, a, k, b, m, c, m);
+}
 
-    if (n * k * m < 32768 || n < MR || m < NR) {
-        gemm_small(n, k, m, a, b, c);
-        return;
-    }
-    ap = sc__malloc((size_t)MC * KC * sizeof *ap);
-    bp = sc__malloc((size_t)KC * NC * sizeof *bp);
-    if (!ap || !bp) {
-        sc__free(ap);
-        sc__free(bp);
-        gemm_small(n, k, m, a, b, c);
-        return;
-    }
-    for (j0 = 0; j0 < m; j0 += NC) {
-        size_t nc = m - j0 < NC ? m - j0 : NC;
-        for (p0 = 0; p0 < k; p0 += KC) {
-            size_t kc = k - p0 < KC ? k - p0 : KC;
-            pack_b(b, m, p0, kc, j0, nc, bp);
-            for (i0 = 0; i0 < n; i0 += MC) {
-                size_t mc = n - i0 < MC ? n - i0 : MC;
-                pack_a(a, k, i0, mc, p0, kc, ap);
-                for (j = 0; j < nc; j += NR) {
-                    size_t nr = nc - j < NR ? nc - j : NR;
-                    for (i = 0; i < mc; i += MR) {
-                        size_t mr = mc - i < MR ? mc - i : MR, r;
-                        float *ct = c + (i0 + i) * m + j0 + j;
-                        if (mr == MR && nr == NR) {
-                            micro(kc, ap + i * kc, bp + j * kc, ct, m);
-                            continue;
-                        }
-                        /* an edge tile: through a full-size copy */
-                        memset(tile, 0, sizeof tile);
-                        for (r = 0; r < mr; r++)
-                            memcpy(tile + r * NR, ct + r * m,
-                                   nr * sizeof *ct);
-                        micro(kc, ap + i * kc, bp + j * kc, tile, NR);
-                        for (r = 0; r < mr; r++)
-                            memcpy(ct + r * m, tile + r * NR,
-                                   nr * sizeof *ct);
-                    }
-                }
-            }
-        }
-    }
-    sc__free(ap);
-    sc__free(bp);
+void sc__gemm_f64(size_t n, size_t k, size_t m, const double *a,
+                  const double *b, double *c)
+{
+    sc__gemm_f64_ld(n, k, m, a, k, b, m, c, m);
 }

@@ -1,6 +1,6 @@
-/* symcut — kernels: the float32 matrix product under mm, bmm and addmm.
- * Included by kernels/matmul.c (and by bench/bench_kernels.c).  Not
- * installed. */
+/* symcut — kernels: the float32 and float64 matrix products under mm,
+ * bmm, addmm and convolution.  Included by kernels/matmul.c,
+ * kernels/conv.c (and by bench/bench_kernels.c).  Not installed. */
 #ifndef SYMCUT_KERNELS_GEMM_H
 #define SYMCUT_KERNELS_GEMM_H
 
@@ -13,5 +13,20 @@
  * every machine, whatever the blocking and the vector width. */
 void sc__gemm_f32(size_t n, size_t k, size_t m, const float *a,
                   const float *b, float *c);
+
+/* The same with row strides: a is n x k with rows lda apart, b k x m with
+ * rows ldb apart, c n x m with rows ldc apart (the same bits as the
+ * scalar loop, as sc__gemm_f32). */
+void sc__gemm_f32_ld(size_t n, size_t k, size_t m, const float *a,
+                     size_t lda, const float *b, size_t ldb, float *c,
+                     size_t ldc);
+
+/* c += a b in float64, every element the same bits as the scalar loop in
+ * increasing k (products and sums rounded separately), as sc__gemm_f32. */
+void sc__gemm_f64(size_t n, size_t k, size_t m, const double *a,
+                  const double *b, double *c);
+void sc__gemm_f64_ld(size_t n, size_t k, size_t m, const double *a,
+                     size_t lda, const double *b, size_t ldb, double *c,
+                     size_t ldc);
 
 #endif

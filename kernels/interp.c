@@ -23,12 +23,14 @@ typedef enum ival_kind {
     IV_NONE,
     IV_TENSOR,
     IV_INT,     /* a SymInt */
+    IV_FLOAT,   /* a SymFloat (the value of a floating 0-d tensor) */
     IV_TUPLE    /* tensors (entries may be NULL) */
 } ival_kind;
 
 typedef struct ival {
     ival_kind kind;
     int64_t i;
+    double f;   /* IV_FLOAT */
     sc_tensor *t;
     sc_tensor **ts;
     size_t n;
@@ -780,6 +782,9 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
             else if (it->kind == SC_VALUE_BOOL)
                 base = SC_TYPE_BOOL;
             else if (it->kind == SC_VALUE_NODE &&
+                     in->vals[it->u.node].kind == IV_FLOAT)
+                base = SC_TYPE_FLOAT;
+            else if (it->kind == SC_VALUE_NODE &&
                      in->vals[it->u.node].kind != IV_INT)
                 base = SC_TYPE_TENSOR;
             break;
@@ -831,6 +836,11 @@ static sc_status list_karg(interp *in, sc_node_id user, call_scratch *cs,
             bool ok;
             if (items[k].kind == SC_VALUE_FLOAT) {
                 fs[k] = items[k].u.f.value;
+                continue;
+            }
+            if (items[k].kind == SC_VALUE_NODE &&
+                in->vals[items[k].u.node].kind == IV_FLOAT) {
+                fs[k] = in->vals[items[k].u.node].f;
                 continue;
             }
             SC_TRY(value_int(in, user, &items[k], &iv, &ok));
@@ -931,6 +941,27 @@ static sc_status to_karg(interp *in, sc_node_id user, call_scratch *cs,
             return SC_OK;
         case IV_INT:
             return expand_int(in, cs, ty, x->i, out);
+        case IV_FLOAT:
+            /* A SymFloat is a Python float to the kernel, where the
+             * schema says Scalar, float or Tensor (as a SymInt is a
+             * Python int: the pointwise kernels give it a Python
+             * number's place in type promotion, as PyTorch's scalar
+             * wrapping does). */
+            if (ty && ty->is_list)
+                return sc__error_set(in->err, SC_ERR_TYPE,
+                                     "node %s: a SymFloat (%s) where a "
+                                     "list is expected",
+                                     node_name(in, user),
+                                     node_name(in, v->u.node));
+            if (ty && (ty->base == SC_TYPE_INT || ty->base == SC_TYPE_SYMINT))
+                return sc__error_set(in->err, SC_ERR_TYPE,
+                                     "node %s: a SymFloat (%s) where an "
+                                     "int is expected",
+                                     node_name(in, user),
+                                     node_name(in, v->u.node));
+            out->kind = SC__KARG_FLOAT;
+            out->u.f = x->f;
+            return SC_OK;
         case IV_NONE:
             out->kind = SC__KARG_NONE;
             return SC_OK;
@@ -1140,6 +1171,34 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
     }
     SC_TRY(sc_tensor_alias(x->ts[i], &res->t, in->err));
     res->kind = IV_TENSOR;
+    return SC_OK;
+}
+
+/* _local_scalar_dense of a one-element floating tensor (`.item()` of a
+ * float): a SymFloat, the element's value in double (an f32/f16/bf16
+ * value is exact in double).  Integer and bool tensors go through the
+ * kernel, which gives a SymInt. */
+static bool is_float_item(interp *in, sc_node_id id)
+{
+    const sc_value *a = sc_graph_node_arg(in->g, id, 0);
+    const ival *x;
+    if (sc_graph_node_arg_count(in->g, id) != 1 || !a ||
+        a->kind != SC_VALUE_NODE)
+        return false;
+    x = &in->vals[a->u.node];
+    return x->kind == IV_TENSOR && x->t && sc__dtype_is_float(x->t->dtype);
+}
+
+static sc_status run_float_item(interp *in, sc_node_id id, ival *res)
+{
+    const ival *x = &in->vals[sc_graph_node_arg(in->g, id, 0)->u.node];
+    if (sc_tensor_numel(x->t) != 1)
+        return sc__error_set(in->err, SC_ERR_INVALID,
+                             "node %s: _local_scalar_dense: a tensor with "
+                             "%zu elements cannot be converted to a Scalar",
+                             node_name(in, id), sc_tensor_numel(x->t));
+    res->kind = IV_FLOAT;
+    res->f = sc_tensor_item_double(x->t, 0);
     return SC_OK;
 }
 
@@ -1406,6 +1465,8 @@ static sc_status run_node(interp *in, sc_node_id id)
     info = sc__op_get((sc__op)op);
     if (op == SC_OP_GETITEM) {
         status = run_getitem(in, id, &res);
+    } else if (op == SC_OP__LOCAL_SCALAR_DENSE && is_float_item(in, id)) {
+        status = run_float_item(in, id, &res);
     } else if (info->kernel == SC_KERNEL_NONE_ || info->kernel < 0 ||
                info->kernel >= SC_KERNEL_COUNT_ ||
                !sc__kernel_fns[info->kernel]) {
@@ -1760,12 +1821,17 @@ static sc_status collect_outputs(interp *in, sc_tensor *outputs[])
                                           in->err));
             *(int64_t *)sc_tensor_data(outputs[k]) = v->i;
             break;
+        case IV_FLOAT: /* a SymFloat output: a 0-d f64 tensor */
+            SC_CHECK(sc_tensor_new_scalar(SC_DTYPE_F64, 0, &outputs[k],
+                                          in->err));
+            *(double *)sc_tensor_data(outputs[k]) = v->f;
+            break;
         case IV_NONE:
             break;
         default:
             SC_CHECK(sc__error_set(in->err, SC_ERR_UNSUPPORTED,
-                                   "output %zu (%s) is not a tensor or a "
-                                   "SymInt",
+                                   "output %zu (%s) is not a tensor, a "
+                                   "SymInt or a SymFloat",
                                    k, node_name(in, o)));
         }
     }
@@ -1900,6 +1966,13 @@ sc_status sc__interp_run_held(const sc_graph *g, sc_tensor *const inputs[],
         sc_result r;
         ival *v = &in.vals[k];
         sc_graph_node_result(g, (sc_node_id)k, &r);
+        if (r.kind == SC_RESULT_SYMINT &&
+            sc__dtype_is_float(inputs[k]->dtype)) {
+            /* a SymFloat input (a saved .item() of a float tensor) */
+            v->kind = IV_FLOAT;
+            v->f = sc_tensor_item_double(inputs[k], 0);
+            continue;
+        }
         if (r.kind == SC_RESULT_SYMINT) {
             v->kind = IV_INT;
             v->i = sc_tensor_item_int64(inputs[k], 0);

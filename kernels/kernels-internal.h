@@ -190,6 +190,14 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
  * converting); t->numel must be n. */
 void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src);
 
+/* c (n x m) += a (n x k) times b (k x m), row-major contiguous buffers of
+ * ct (kernels/matmul.c: f32 and f64 on the packed kernels/gemm.c, int64
+ * wrapping): every element is the scalar loop's sum in increasing k, the
+ * same bits whatever the blocking.  The product under mm, bmm and addmm,
+ * for the other kernels that multiply matrices (linear, baddbmm). */
+void sc__matmul(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
+                const void *b, void *c);
+
 /* A new contiguous tensor like sizes; shorthand for sc_tensor_new. */
 static inline sc_status sc__new(sc_dtype d, size_t ndim, const int64_t *sizes,
                                 sc_tensor **out, sc_error *err)

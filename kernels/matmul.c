@@ -1,8 +1,9 @@
 /* symcut — kernels: matrix products (mm, bmm, addmm).
  *
  * Operands are gathered into contiguous row-major buffers of the compute
- * type and multiplied by a cache-blocked loop nest (float32: the packed,
- * vectorized kernels/gemm.c) whose blocks visit k in increasing order, so
+ * type and multiplied by a cache-blocked loop nest (float32 and float64:
+ * the packed, vectorized kernels/gemm.c) whose blocks visit k in
+ * increasing order, so
  * that every output element is the sequential sum
  * a[i][0]*b[0][j] + a[i][1]*b[1][j] + ... accumulated in the compute type
  * (float for f32/f16/bf16, double for f64, wrapping int64 for integers):
@@ -39,16 +40,15 @@
         }                                                                    \
     }
 
-DEFINE_GEMM(gemm_f64, double)
 DEFINE_GEMM(gemm_u64, uint64_t)
 
-static void gemm(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
-                 const void *b, void *c)
+void sc__matmul(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
+                const void *b, void *c)
 {
     if (ct == SC__CT_F32)
         sc__gemm_f32(n, k, m, a, b, c);
     else if (ct == SC__CT_F64)
-        gemm_f64(n, k, m, a, b, c);
+        sc__gemm_f64(n, k, m, a, b, c);
     else
         gemm_u64(n, k, m, a, b, c);
 }
@@ -103,8 +103,8 @@ static sc_status product(sc__kernel_call *c, const sc_tensor *a,
         goto fail;
     }
     for (t = 0; t < batch; t++)
-        gemm(ct, n, k, m, (char *)ba + t * n * k * es,
-             (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
+        sc__matmul(ct, n, k, m, (char *)ba + t * n * k * es,
+                   (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
     sc__free(ba);
     sc__free(bb);
     *out = bc;

@@ -98,6 +98,82 @@ sc_status sc__kernel_native_batch_norm_functional(sc__kernel_call *call)
     return batch_norm_run(call, true);
 }
 
+/* One channel of a float (f32, f16, bf16) batch norm, in place in bx (the
+ * input gathered in double, each value a float), computed as PyTorch's CPU
+ * kernel computes it (bit for bit against torch 2.13 on f32, checked by
+ * tests/check_kernels.c's torch rows):
+ *   mean = (float)(sum of x in double / count)
+ *   var_sum = (float)(sum in double of the float (x - mean)^2)
+ *   (a plane of one element, input [N, C]: PyTorch's channels-last path,
+ *   mean = (float sum of x) / (float)count, var_sum = the float sum of
+ *   fmaf(x - mean, x - mean, var_sum) in row order)
+ *   invstd = (float)(1 / sqrt((double)(var_sum / (float)count) + eps))
+ *     (eval: 1.0f / sqrtf(running_var + (float)eps), mean = running_mean)
+ *   running_mean = (float)m * mean + (float)(1 - m) * running_mean (float)
+ *   running_var = fmaf((float)m, var_sum / (float)(count - 1),
+ *                      (float)(1 - m) * running_var)
+ *   alpha = invstd * weight, beta = fmaf(-mean, alpha, bias),
+ *   out = fmaf(x, alpha, beta)  (the fused multiply-add of the vectorized
+ *                                kernel) */
+static void batch_norm_channel_f32(double *bx, size_t N, size_t C, size_t P,
+                                   size_t c, bool training, double momentum,
+                                   double eps, const double *bw,
+                                   const double *bb, double *brm, double *brv,
+                                   double *mean_out, double *invstd_out)
+{
+    size_t n, k, cnt = N * P;
+    float mu, is, alpha, beta;
+    if (training) {
+        double s = 0, q = 0;
+        float qf, mf = (float)momentum, om = (float)(1 - momentum);
+        if (P == 1) {
+            /* [N, C]: PyTorch's channels-last path, float sums */
+            float sf = 0, qs = 0;
+            for (n = 0; n < N; n++)
+                sf += (float)bx[n * C + c];
+            mu = sf / (float)cnt;
+            for (n = 0; n < N; n++) {
+                float d = (float)bx[n * C + c] - mu;
+                qs = fmaf(d, d, qs);
+            }
+            qf = qs;
+        } else {
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++)
+                    s += bx[(n * C + c) * P + k];
+            mu = (float)(s / (double)cnt);
+            for (n = 0; n < N; n++)
+                for (k = 0; k < P; k++) {
+                    float d = (float)bx[(n * C + c) * P + k] - mu;
+                    float d2 = d * d;
+                    q += d2;
+                }
+            qf = (float)q;
+        }
+        is = (float)(1.0 / sqrt((double)(qf / (float)cnt) + eps));
+        if (brm) {
+            float a = mf * mu, b = om * (float)brm[c];
+            brm[c] = a + b;
+        }
+        if (brv) {
+            float u = qf / (float)(cnt - 1), b = om * (float)brv[c];
+            brv[c] = fmaf(mf, u, b);
+        }
+    } else {
+        mu = (float)brm[c];
+        is = 1.0f / sqrtf((float)brv[c] + (float)eps);
+    }
+    alpha = is * (bw ? (float)bw[c] : 1.0f);
+    beta = fmaf(-mu, alpha, bb ? (float)bb[c] : 0.0f);
+    for (n = 0; n < N; n++)
+        for (k = 0; k < P; k++) {
+            double *v = &bx[(n * C + c) * P + k];
+            *v = fmaf((float)*v, alpha, beta);
+        }
+    *mean_out = mu;
+    *invstd_out = is;
+}
+
 static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
 {
     const sc_tensor *x, *w, *b, *rm, *rv;
@@ -160,21 +236,22 @@ static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
     f32 = x->dtype != SC_DTYPE_F64;
     stat_dtype = x->dtype;
     for (c = 0; c < C; c++) {
+        if (f32) {
+            batch_norm_channel_f32(bx, N, C, P, c, training, momentum, eps,
+                                   bw, bb, brm, brv, &mean[c], &invstd[c]);
+            continue;
+        }
         if (training) {
             double s = 0, q = 0, mu, var;
             for (n = 0; n < N; n++)
                 for (k = 0; k < P; k++)
                     s += bx[(n * C + c) * P + k];
             mu = s / (double)cnt;
-            if (f32)
-                mu = (float)mu;
             for (n = 0; n < N; n++)
                 for (k = 0; k < P; k++) {
                     double d = bx[(n * C + c) * P + k] - mu;
                     q += d * d;
                 }
-            if (f32)
-                q = (float)q;
             var = q / (double)cnt;
             mean[c] = mu;
             invstd[c] = 1.0 / sqrt(var + eps);
@@ -187,17 +264,7 @@ static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
             mean[c] = brm[c];
             invstd[c] = 1.0 / sqrt(brv[c] + eps);
         }
-        if (f32) {
-            float m = (float)mean[c], is = (float)invstd[c];
-            float alpha = is * (bw ? (float)bw[c] : 1.0f);
-            float beta = (bb ? (float)bb[c] : 0.0f) - m * alpha;
-            invstd[c] = is;
-            for (n = 0; n < N; n++)
-                for (k = 0; k < P; k++) {
-                    double *v = &bx[(n * C + c) * P + k];
-                    *v = (float)*v * alpha + beta;
-                }
-        } else {
+        {
             double alpha = invstd[c] * (bw ? bw[c] : 1.0);
             double beta = (bb ? bb[c] : 0.0) - mean[c] * alpha;
             for (n = 0; n < N; n++)

@@ -693,6 +693,137 @@ START_TEST(test_runtime_assert)
 }
 END_TEST
 
+/* ---- SymFloats: the value of a floating 0-d tensor ------------------------- */
+
+/* `.item()` of a floating tensor (_local_scalar_dense) is a SymFloat that
+ * later ops take as a Python float.  Each row: the scalar tensor's dtype
+ * and value, the op using the SymFloat `f` on x = [0.5, -1.25, 3]
+ * (f32), and the result computed here in float, as PyTorch computes it
+ * (the scalar converted to float, the op in float). */
+typedef struct float_item_case {
+    const char *dtype; /* of the scalar tensor: f64, f32, bf16 */
+    double value;      /* exactly representable in that dtype */
+    const char *op;    /* the line computing `r` from x and f */
+    int which;         /* 0 x+f, 1 x*f, 2 x/f, 3 x**f (x > 0 here: |x|),
+                        * 4 f-x (rsub), 5 x + 2*f (alpha) */
+} float_item_case;
+
+static const float_item_case float_item_cases[] = {
+    {"f64", 1e-6, "torch.ops.aten.add.Tensor(x, f)", 0},
+    {"f64", 0.1, "torch.ops.aten.mul.Tensor(x, f)", 1},
+    {"f32", 0.375, "torch.ops.aten.div.Tensor(x, f)", 2},
+    {"f64", 2.5, "torch.ops.aten.pow.Tensor_Scalar(a, f)", 3},
+    {"bf16", 1.5, "torch.ops.aten.rsub.Scalar(x, f)", 4},
+    {"f64", 0.3, "torch.ops.aten.add.Tensor(x, f, alpha = 2)", 5},
+    {"f64", -7.25, "torch.ops.aten.mul.Scalar(x, f)", 1},
+};
+
+START_TEST(test_float_item)
+{
+    const float_item_case *c = &float_item_cases[_i];
+    static const float xs[3] = {0.5f, -1.25f, 3.0f};
+    char text[1024];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g;
+    sc_tensor *in[2], **outs = NULL;
+    sc_dtype dt;
+    sc_error err;
+    sc_status st;
+    size_t i;
+    float f;
+
+    snprintf(text, sizeof text,
+             "def forward(self, x: \"f32[3][1]cpu\", s: \"%s[][]cpu\"):\n"
+             "    a: \"f32[3][1]cpu\" = torch.ops.aten.abs.default(x)\n"
+             "    f: \"Sym(zf0)\" = "
+             "torch.ops.aten._local_scalar_dense.default(s)\n"
+             "    r: \"f32[3][1]cpu\" = %s\n"
+             "    return [r, f]\n",
+             c->dtype, c->op);
+    g = text_graph(ctx, text);
+    ck_assert(sc_dtype_from_code(c->dtype, strlen(c->dtype), &dt));
+    in[0] = ramp(1, 3, 0);
+    memcpy(sc_tensor_data(in[0]), xs, sizeof xs);
+    ck_assert_int_eq(sc_tensor_new_scalar(dt, c->value, &in[1], &err), SC_OK);
+    st = run(g, in, NULL, &outs, NULL, &err);
+    ck_assert_msg(st == SC_OK, "%s: %s", c->op, err.message);
+    /* the SymFloat output: its value in double, as a 0-d f64 tensor */
+    ck_assert_int_eq(outs[1]->dtype, SC_DTYPE_F64);
+    ck_assert_int_eq(outs[1]->ndim, 0);
+    ck_assert(sc_tensor_item_double(outs[1], 0) == c->value);
+    ck_assert_int_eq(outs[0]->dtype, SC_DTYPE_F32);
+    f = (float)c->value;
+    for (i = 0; i < 3; i++) {
+        float x = xs[i], want;
+        switch (c->which) {
+        case 0: want = x + f; break;
+        case 1: want = x * f; break;
+        case 2: want = x / f; break;
+        case 3: want = powf(fabsf(x), f); break;
+        case 4: want = f - x; break;
+        default: want = x + 2.0f * f; break;
+        }
+        ck_assert_msg(((float *)sc_tensor_data(outs[0]))[i] == want,
+                      "%s, element %zu: %.9g, want %.9g", c->op, i,
+                      (double)((float *)sc_tensor_data(outs[0]))[i],
+                      (double)want);
+    }
+    free_tensors(outs, 2);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* A SymFloat where an int is needed, and .item() of a tensor with more
+ * than one element, are clean errors. */
+START_TEST(test_float_item_errors)
+{
+    static const char int_slot[] =
+        "def forward(self, x: \"f32[3][1]cpu\", s: \"f64[][]cpu\"):\n"
+        "    f: \"Sym(zf0)\" = torch.ops.aten._local_scalar_dense.default(s)\n"
+        "    r: \"f32[3][1]cpu\" = torch.ops.aten.squeeze.dim(x, f)\n"
+        "    return [r]\n";
+    static const char two[] =
+        "def forward(self, x: \"f32[3][1]cpu\", s: \"f64[2][1]cpu\"):\n"
+        "    f: \"Sym(zf0)\" = torch.ops.aten._local_scalar_dense.default(s)\n"
+        "    r: \"f32[3][1]cpu\" = torch.ops.aten.mul.Tensor(x, f)\n"
+        "    return [r]\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g;
+    sc_tensor *in[2], **outs = NULL;
+    sc_error err;
+    sc_status st;
+
+    in[0] = ramp(1, 3, 0);
+    g = text_graph(ctx, int_slot);
+    ck_assert_int_eq(sc_tensor_new_scalar(SC_DTYPE_F64, 0, &in[1], &err),
+                     SC_OK);
+    st = run(g, in, NULL, &outs, NULL, &err);
+    ck_assert_int_eq(st, SC_ERR_TYPE);
+    ck_assert_msg(strstr(err.message, "SymFloat") &&
+                      strstr(err.message, "int"),
+                  "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+
+    g = text_graph(ctx, two);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F64, 1, (int64_t[]){2}, &in[1],
+                                   &err),
+                     SC_OK);
+    st = run(g, in, NULL, &outs, NULL, &err);
+    ck_assert_int_ne(st, SC_OK);
+    ck_assert_msg(strstr(err.message, "2 elements"), "%s", err.message);
+    free(outs);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_tensor_free(in[0]);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- Ops without kernels, tuples, memory -------------------------------------------- */
 
 START_TEST(test_unknown_op)
@@ -1224,6 +1355,9 @@ Suite *interp_suite(void)
     tcase_add_test(tc, test_guard_failure);
     tcase_add_test(tc, test_unbacked_binding);
     tcase_add_test(tc, test_runtime_assert);
+    tcase_add_loop_test(tc, test_float_item, 0,
+                        (int)ARRAY_SIZE(float_item_cases));
+    tcase_add_test(tc, test_float_item_errors);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("execution");

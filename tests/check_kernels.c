@@ -13,6 +13,8 @@
 
 #include <check.h>
 
+#include <symcut/graph.h>
+#include <symcut/interp.h>
 #include <symcut/tensor.h>
 
 #include "kernels/kernels-internal.h"
@@ -3012,6 +3014,53 @@ START_TEST(test_max_pool2d)
 }
 END_TEST
 
+/* Graphs of tests/data/kernels/<case>/ (tools/zoo/kernels_data.py, torch
+ * 2.13): run on their inputs, every output equal to torch's bit for bit. */
+static const char *const torch_bit_cases[] = {"batch_norm_f32"};
+
+START_TEST(test_torch_bits)
+{
+    const char *name = torch_bit_cases[_i];
+    char path[1200];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_tensor **in, **out;
+    sc_error err;
+    size_t np, no, k;
+
+    snprintf(path, sizeof path, "%s/%s/graph.txt", data_dir(), name);
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    np = sc_graph_placeholder_count(g);
+    no = sc_graph_output_count(g);
+    in = calloc(np + 1, sizeof *in);
+    out = calloc(no + 1, sizeof *out);
+    ck_assert(in && out);
+    for (k = 0; k < np; k++) {
+        snprintf(path, sizeof path, "%s/%s.npy", name,
+                 sc_graph_node_name(g, (sc_node_id)k));
+        in[k] = load(path);
+    }
+    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK,
+                  "%s: %s", name, err.message);
+    for (k = 0; k < no; k++) {
+        sc_tensor *want;
+        snprintf(path, sizeof path, "%s/out_%zu.npy", name, k);
+        want = load(path);
+        ck_assert_msg(bits_equal(out[k], want),
+                      "%s: output %zu differs from torch's", name, k);
+        sc_tensor_free(want);
+        sc_tensor_free(out[k]);
+    }
+    for (k = 0; k < np; k++)
+        sc_tensor_free(in[k]);
+    free(in);
+    free(out);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_batch_norm)
 {
     int64_t xs[4] = {3, 2, 2, 2}, cs = 2;
@@ -3485,6 +3534,8 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, test_convolution);
     tcase_add_test(tc, test_max_pool2d);
     tcase_add_test(tc, test_batch_norm);
+    tcase_add_loop_test(tc, test_torch_bits, 0,
+                        (int)(sizeof torch_bit_cases / sizeof torch_bit_cases[0]));
     tcase_add_test(tc, test_group_norm);
     tcase_add_test(tc, test_new_kernels_oom);
     tcase_add_test(tc, test_lm_head_ce);
