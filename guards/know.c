@@ -841,7 +841,7 @@ fail:
 }
 
 sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
-                             sc_range *out, sc_error *err)
+                             bool facts, sc_range *out, sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
@@ -925,7 +925,10 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                 continue;
             if (nv == POLY_MAX_SYMS + POLY_MAX_ATOMS)
                 goto fail;
-            SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            if (facts)
+                SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            else
+                SC_CHECK(sc_expr_range(ctx, b, bounds, ar, err));
             if (sc_range_is_empty(ar) || ar->lo_inf || mpz_sgn(ar->lo) < 0)
                 goto fail;
             b2 = sc_expr_subst(ctx, b, env->poly_map);
@@ -1074,7 +1077,7 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
         if (f)
             *excl = &f->excluded;
     }
-    SC_TRY(sc__env_poly_range(env, L, bounds, out, err));
+    SC_TRY(sc__env_poly_range(env, L, bounds, true, out, err));
     SC_TRY(factored_range(env, L, bounds, out, err));
     return combine_forms(env, L, bounds, out, err);
 }
@@ -1802,14 +1805,16 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         goto fail;
     }
     if (sc__rng_singleton(&f->r, NULL)) {
-        /* L == v: solve it for a symbol if possible. */
+        /* L == v: solve it for a symbol if possible; otherwise the terms
+         * are bounded below (3*(s0//3) + 12*(s0//12) + (s0//3)*(s0//12)
+         * == 0 gives s0 <= 2). */
         sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, f->r.lo));
         bool done;
         SC_CHECK(sc__env_built(env, X, err));
         SC_CHECK(try_replace(env, X, &done, err));
-        goto fail;
-    }
-    if (sc__rng_singleton(br, NULL)) {
+        if (done)
+            goto fail;
+    } else if (sc__rng_singleton(br, NULL)) {
         /* The facts and L's own range leave one value v (Mod(x, 2) <= 0
          * makes Mod(x, 2) == 0): solve L == v for a symbol, or record
          * Mod(x, k) == 0 as the divisibility fact it is, so that the

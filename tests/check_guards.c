@@ -941,8 +941,20 @@ END_TEST
 /* Guards implied by several others together are dropped (the set written
  * from the learned state keeps them), and the smaller set still accepts
  * exactly the sizes where every recorded guard holds. */
+static void expect_same_decisions_from(fixture *f, int64_t lo, int64_t hi,
+                                       const char *label);
+
+/* The grid [0, hi]^n, every symbol's initial range starting at 2. */
 static void expect_same_decisions_at(fixture *f, int64_t hi,
                                      const char *label)
+{
+    expect_same_decisions_from(f, 2, hi, label);
+}
+
+/* The produced set decides every size of the grid [0, hi]^n as the
+ * recorded guards do (and the initial ranges, from lo up). */
+static void expect_same_decisions_from(fixture *f, int64_t lo, int64_t hi,
+                                       const char *label)
 {
     sc_guard_set *gs = NULL;
     sc_guard_checker *chk = NULL;
@@ -961,7 +973,7 @@ static void expect_same_decisions_at(fixture *f, int64_t hi,
             sc_expr *s = sc_env_source_expr(f->env, j);
             ck_assert(sc_expr_is_symbol(s));   /* one symbol per source */
             sc_symmap_set_si(bind, s, vals[j], &f->err);
-            direct = direct && vals[j] >= 2;   /* the initial range */
+            direct = direct && vals[j] >= lo;   /* the initial range */
         }
         for (k = 0; k < sc_env_guard_count(f->env) && direct; k++) {
             mpz_t v;
@@ -1643,6 +1655,33 @@ START_TEST(test_guard_set_minimal_polynomial)
     expect_guards(&f, "3 <= x.size(0); 4 <= y.size(0); "
                       "1 <= y.size(0)**2 - 4*y.size(0)");
     expect_same_decisions(&f, 14);
+    fx_done(&f);
+}
+END_TEST
+
+/* A fact about a form whose atoms the same fact bounds: after s1 ->
+ * s0//3 + 12, Eq(s1*(s1//4), 36) is (s0//3)*(s0//12) + 3*(s0//3) +
+ * 12*(s0//12) == 0, which makes s0//3 == 0.  The guard set once left the
+ * form out as implied (its atoms' ranges came from the form itself) and
+ * passed s0 = 3, s1 = 13 (seed 27274838513658, case 2216, of the guard
+ * set property); the fact now also bounds s0. */
+START_TEST(test_guard_set_form_not_self_implied)
+{
+    fixture f;
+    int64_t v = 0;
+
+    fx_init(&f, NULL);
+    backed(&f, 2, NULL, SC_ENV_NO_SPECIALIZE_01);
+    backed(&f, 12, NULL, SC_ENV_NO_SPECIALIZE_01);
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "s1*(s1//4)"), &v,
+                                         &f.err), SC_OK);
+    ck_assert_int_eq(v, 36);
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "-s1 + s0//3"), &v,
+                                         &f.err), SC_OK);
+    ck_assert_int_eq(v, -12);
+    expect_range(&f, "s0", "[0, 2]");
+    expect_guards(&f, "s1 == s0//3 + 12; 0 <= s0 <= 2");
+    expect_same_decisions_from(&f, 0, 14, NULL);
     fx_done(&f);
 }
 END_TEST
@@ -2416,6 +2455,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_int_feasible_examples);
     tcase_add_test(tc, test_known_polynomial);
     tcase_add_test(tc, test_guard_set_minimal_polynomial);
+    tcase_add_test(tc, test_guard_set_form_not_self_implied);
     tcase_add_test(tc, test_guard_set_c_and_checker);
     tcase_add_test(tc, test_facts_indexed_by_symbol);
     suite_add_tcase(s, tc);
