@@ -172,6 +172,10 @@ static void expect_guards(fixture *f, const char *want)
     free(got);
 }
 
+/* The produced set decides every size of the grid [0, hi]^n as the
+ * recorded guards do (defined with the guard-set tests below). */
+static void expect_same_decisions(fixture *f, int64_t hi);
+
 /* ---- Symbols ------------------------------------------------------------------- */
 
 START_TEST(test_backed_names_ranges_duck)
@@ -749,6 +753,11 @@ START_TEST(test_shapeenv_assert_refines_through_floordiv)
         {"2*((u0 + 3)//5) >= s0 + 7", "u0", "[22, inf]"},
         {"(u0 + s0)//3 <= 4", "u0", "[0, 12]"},
         {"-(u0//2) + s0 >= 0", "u0", "[0, inf]"},   /* s0 unbounded above */
+        /* the division's bound moves to its numerator exactly:
+         * (u0 + 5)//2 >= u0 - 3 is u0 + 5 >= 2*u0 - 6 */
+        {"u0 - (u0 + 5)//2 <= 3", "u0", "[0, 11]"},
+        {"CeilDiv(u0, 4) - u0 >= -6", "u0", "[0, 9]"},
+        {"Eq(u0 - (u0 + s0)//3, 4)", "u0", "[6, inf]"},   /* 2*u0 >= s0 + 10 */
     };
     size_t i;
     for (i = 0; i < ARRAY_SIZE(rows); i++) {
@@ -781,6 +790,38 @@ START_TEST(test_shapeenv_assert_refines_through_floordiv)
         ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
         fx_done(&f);
     }
+}
+END_TEST
+
+/* A bound on a sum with one floor division moves to the numerator: the
+ * differential's seed 1004 (`(u0 - s2)//2 >= u0` is `u0 - s2 >= 2*u0`,
+ * impossible for u0 >= 0 and s2 >= 2), which refining the sum's terms
+ * once only narrows to u0 in [2, 13]. */
+START_TEST(test_shapeenv_assert_division_term)
+{
+    fixture f;
+    sc_range r;
+    sc_expr *u = NULL;
+
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    sc_range_set_si(&r, 0, 29);
+    backed(&f, 6, "x.size(0)", 0);
+    ck_assert_int_eq(sc_env_create_unbacked(f.env, NULL, &r, 0, &u, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "(u0 - s0)//2 >= u0"),
+                                   &f.err), SC_ERR_CONTRADICTION);
+    sc_range_clear(&r);
+    fx_done(&f);
+
+    /* a guard on backed sizes: the set still decides as the guard does */
+    fx_init(&f, NULL);
+    backed(&f, 9, "x.size(0)", SC_ENV_NO_DUCK);
+    backed(&f, 4, "y.size(0)", SC_ENV_NO_DUCK);
+    ck_assert(guard(&f, "(s0 + s1)//3 - s1 >= 0"));
+    ck_assert(!guard(&f, "CeilDiv(s0, 2) - s1 >= 2"));
+    expect_same_decisions(&f, 14);
+    fx_done(&f);
 }
 END_TEST
 
@@ -2433,6 +2474,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_assert_becomes_fact);
     tcase_add_test(tc, test_shapeenv_congruence_of_products);
     tcase_add_test(tc, test_shapeenv_assert_refines_through_floordiv);
+    tcase_add_test(tc, test_shapeenv_assert_division_term);
     tcase_add_test(tc, test_shapeenv_singleton_form);
     tcase_add_test(tc, test_shapeenv_factored_range);
     tcase_add_test(tc, test_facts_on_expressions);
