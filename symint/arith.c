@@ -768,6 +768,29 @@ static size_t term_bases(const sc_expr *t)
     return t->kind == SC_EXPR_MUL ? t->nargs : 1;
 }
 
+/* The 64-bit words of big coefficients a step P * A forms at most:
+ * products times the words of a product of the largest coefficients of
+ * each side (constants included); 0 when those fit 128 bits (no product
+ * is big enough to matter); SIZE_MAX when it does not fit. */
+static size_t step_words(const term *pv, size_t pn, const sc__int *pc,
+                         const sum_view *av)
+{
+    size_t bp = sc__int_bits(pc), ba = sc__int_bits(&av->c), i, b, out;
+
+    for (i = 0; i < pn; i++)
+        if ((b = sc__int_bits(&pv[i].k)) > bp)
+            bp = b;
+    for (i = 0; i < av->n; i++)
+        if ((b = sc__int_bits(&av->k[i])) > ba)
+            ba = b;
+    if (bp + ba <= 128)
+        return 0;
+    if (__builtin_mul_overflow((pn + 1) * (av->n + 1), (bp + ba) / 64 + 1,
+                               &out))
+        return SIZE_MAX;
+    return out;
+}
+
 /* The bases the products of a step P * A form in all, sum over i, j of
  * bases(P_i) + bases(A_j) (the constants have none): known before the
  * step; SIZE_MAX when it does not fit. */
@@ -791,9 +814,11 @@ static size_t step_bases(const term *pv, size_t pn, const sum_view *av)
  * products or more than are left in lim->budget (a product with a big
  * coefficient counting one more per 64-bit word), or monomials with more
  * than lim->bases bases in all or more than are left in
- * lim->bases_budget (both decided before the step: a product of big sums
- * of long monomials fails without forming them), or its result has more
- * than lim->terms terms. */
+ * lim->bases_budget, or, by the largest coefficients, possibly more than
+ * lim->raw words of big coefficients (these three decided before the
+ * step: a product of big sums of long monomials or of huge coefficients
+ * fails without forming them), or its result has more than lim->terms
+ * terms. */
 static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
                         sc_expr *a, expand_limits *lim)
 {
@@ -808,7 +833,8 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
         (*pn + 1) * (av.n + 1) > lim->budget)
         return expand_too_large(ctx, lim->terms);
     nbases = step_bases(*pv, *pn, &av);
-    if (nbases > lim->bases || nbases > lim->bases_budget)
+    if (nbases > lim->bases || nbases > lim->bases_budget ||
+        step_words(*pv, *pn, pc, &av) > lim->raw)
         return expand_too_large(ctx, lim->terms);
     lim->budget -= (*pn + 1) * (av.n + 1);
     lim->bases_budget -= nbases;
@@ -988,8 +1014,10 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
      * sum), at most T terms after each step, at most max(16*L, L*L/4, 2*T
      * + 2) products formed in one step and 4 times that in all (a big
      * coefficient counting its 64-bit words), their monomials at most
-     * twice as many bases as that in all (decided before each step), at
-     * most T sums (a sum's power is made by repeated squaring first). */
+     * twice as many bases as that in all, at most as many words of big
+     * coefficients in one step as products (the last three decided
+     * before each step), at most T sums (a sum's power is made by
+     * repeated squaring first). */
     limit = ctx->expand_limit ? ctx->expand_limit : 1;
     lim.raw = limit <= SIZE_MAX / 16 ? 16 * limit : SIZE_MAX;
     if (limit < ((size_t)1 << (sizeof(size_t) * 4)) &&
