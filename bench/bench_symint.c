@@ -330,6 +330,34 @@ static bool run_phases(bench *b)
     record("eval (sc_expr_eval_si)", (double)rounds * n, secs, NULL, 0,
            NULL);
 
+    /* ---- a product too large to expand (the fuzzer's slow inputs) ---- */
+    {
+        static const char *const too_large[] = {
+            "((a + 1)*(b + 1)*(c + 1)*(d + 1)*(e + 1)*(f + 1)*(g + 1)*"
+            "(h + 1)*(i + 1))**2",
+            "((a + 1)*(b + 1)*(c + 1)*(d + 1)*(e + 1)*(f + 2)*(g + 1)*"
+            "(h + 1)*(i + 1))**2",
+        };
+        TIME_ROUNDS(rounds, secs, {
+            for (i = 0; i < sizeof too_large / sizeof too_large[0]; i++) {
+                sc_ctx *fresh = new_ctx();
+                sc_expr *e = NULL;
+                if (!fresh)
+                    goto done;
+                if (sc_expr_parse(fresh, too_large[i], "bench", 1, &e,
+                                  &err) != SC_ERR_LIMIT) {
+                    sc_ctx_free(fresh);
+                    goto done;
+                }
+                sc_ctx_free(fresh);
+            }
+        });
+        record("product too large to expand (fails)",
+               (double)rounds * (double)(sizeof too_large /
+                                         sizeof too_large[0]),
+               secs, NULL, 0, "the square of a product of nine sums");
+    }
+
     if (b->prog) {
         TIME_ROUNDS(rounds, secs, {
             if (sc_prog_eval(b->prog, b->inputs, b->outputs, &err) != SC_OK)

@@ -254,11 +254,14 @@ sc_status sc__env_learn_undecided(sc_env *env, sc_expr *fact, sc_error *err);
  * bounding every monomial of the expansion by [0, its maximum]: an
  * expansion whose coefficients are all >= 0 is >= its constant on the
  * whole range.  Sound for every integer value of the symbols inside
- * bounds.  Does nothing unless e is a polynomial of degree >= 2 in at
+ * bounds.  An atom that is not a symbol (s0//3) is bounded by
+ * sc__env_expr_range when facts is true (everything known: questions),
+ * by bounds alone when false (the guard producer, which must not let a
+ * fact imply itself: a form's fact bounds its own atoms).  Does nothing unless e is a polynomial of degree >= 2 in at
  * most 8 symbols, each bounded on at least one side (and the expansion
  * stays within the context's expansion limit).  Errors: SC_ERR_NOMEM. */
 sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
-                             sc_range *out, sc_error *err);
+                             bool facts, sc_range *out, sc_error *err);
 /* The range of an integer expression under everything known. */
 sc_status sc__env_expr_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                              sc_range *out, sc_error *err);

@@ -841,7 +841,7 @@ fail:
 }
 
 sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
-                             sc_range *out, sc_error *err)
+                             bool facts, sc_range *out, sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_ctx *ctx = env->ctx;
@@ -925,7 +925,10 @@ sc_status sc__env_poly_range(sc_env *env, sc_expr *e, const sc_bounds *bounds,
                 continue;
             if (nv == POLY_MAX_SYMS + POLY_MAX_ATOMS)
                 goto fail;
-            SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            if (facts)
+                SC_CHECK(sc__env_expr_range(env, b, bounds, ar, err));
+            else
+                SC_CHECK(sc_expr_range(ctx, b, bounds, ar, err));
             if (sc_range_is_empty(ar) || ar->lo_inf || mpz_sgn(ar->lo) < 0)
                 goto fail;
             b2 = sc_expr_subst(ctx, b, env->poly_map);
@@ -1074,7 +1077,7 @@ static sc_status form_range(sc_env *env, sc_expr *L, const sc_bounds *bounds,
         if (f)
             *excl = &f->excluded;
     }
-    SC_TRY(sc__env_poly_range(env, L, bounds, out, err));
+    SC_TRY(sc__env_poly_range(env, L, bounds, true, out, err));
     SC_TRY(factored_range(env, L, bounds, out, err));
     return combine_forms(env, L, bounds, out, err);
 }
@@ -1802,14 +1805,16 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
         goto fail;
     }
     if (sc__rng_singleton(&f->r, NULL)) {
-        /* L == v: solve it for a symbol if possible. */
+        /* L == v: solve it for a symbol if possible; otherwise the terms
+         * are bounded below (3*(s0//3) + 12*(s0//12) + (s0//3)*(s0//12)
+         * == 0 gives s0 <= 2). */
         sc_expr *X = sc_expr_sub(env->ctx, L, sc_expr_int_mpz(env->ctx, f->r.lo));
         bool done;
         SC_CHECK(sc__env_built(env, X, err));
         SC_CHECK(try_replace(env, X, &done, err));
-        goto fail;
-    }
-    if (sc__rng_singleton(br, NULL)) {
+        if (done)
+            goto fail;
+    } else if (sc__rng_singleton(br, NULL)) {
         /* The facts and L's own range leave one value v (Mod(x, 2) <= 0
          * makes Mod(x, 2) == 0): solve L == v for a symbol, or record
          * Mod(x, k) == 0 as the divisibility fact it is, so that the
@@ -1829,6 +1834,80 @@ static sc_status form_fact(sc_env *env, sc_expr *L, const sc_range *r,
     /* Learning may move the form table: f is not used after this. */
     sc_range_set(br, &f->r);
     SC_CHECK(propagate_sum(env, L, br, why, 2, err));
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
+/* L = a*F + rest, with F = FloorDiv(N, k) or CeilDiv(N, k) the only
+ * division term of L (k >= 2 a constant, a = +1 or -1), lies in R: with
+ * Q = a*L - F, F lies in a*R - Q, and a bound on F moves to N exactly
+ * (PyTorch's try_solve on a floor division): F >= m <=> N >= k*m
+ * (CeilDiv: N >= k*m - k + 1), F <= m <=> N <= k*m + k - 1 (CeilDiv:
+ * N <= k*m).  So `(u0 - s2)//2 >= u0` is `u0 - s2 >= 2*u0`, which
+ * repeated range refinement of the sum would only reach at its fixpoint.
+ * The linear facts are queued; L keeps its own fact. */
+static sc_status solve_division_term(sc_env *env, sc_expr *L,
+                                     const sc_range *R, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_ctx *ctx = env->ctx;
+    sc_status status = SC_OK;
+    sc_range *A = sc__tr(env);
+    mpz_ptr a = sc__tz(env), k = sc__tz(env), zero = sc__tz(env);
+    size_t i, n = sc_expr_arg_count(L), fi = SIZE_MAX;
+    sc_expr *F, *N, *Q, *kk;
+    bool ceil;
+
+    for (i = 0; i < n; i++) {
+        sc_expr_kind kx = sc_expr_node_kind(sc_expr_arg(L, i));
+        if (kx != SC_EXPR_FLOORDIV && kx != SC_EXPR_CEILDIV)
+            continue;
+        if (fi != SIZE_MAX)
+            goto fail;   /* two divisions: left to the form's fact */
+        fi = i;
+    }
+    if (fi == SIZE_MAX)
+        goto fail;
+    F = sc_expr_arg(L, fi);
+    if (!sc_expr_is_int(sc_expr_arg(F, 1)))
+        goto fail;
+    sc_expr_value_mpz(sc_expr_arg(F, 1), k);
+    sc_expr_add_coef(L, fi, a);
+    if (mpz_cmp_ui(k, 2) < 0 || mpz_cmpabs_ui(a, 1) != 0)
+        goto fail;
+    ceil = sc_expr_node_kind(F) == SC_EXPR_CEILDIV;
+    N = sc_expr_arg(F, 0);
+    kk = sc_expr_int_mpz(ctx, k);
+    Q = sc_expr_sub(ctx, sc_expr_mul(ctx, sc_expr_int_mpz(ctx, a), L), F);
+    SC_CHECK(sc__env_built(env, Q, err));
+    mpz_set_ui(zero, 0);
+    sc__rng_affine(A, R, zero, a);
+    if (!A->lo_inf) {
+        /* N >= k*(lo - Q) (+ 1 - k) */
+        mpz_set(zero, A->lo);
+        if (ceil) {
+            mpz_mul(zero, zero, k);
+            mpz_sub(zero, zero, k);
+            mpz_add_ui(zero, zero, 1);
+        } else {
+            mpz_mul(zero, zero, k);
+        }
+        SC_CHECK(push(env, sc_expr_ge(ctx, sc_expr_add(ctx, N,
+                                                       sc_expr_mul(ctx, kk, Q)),
+                                      sc_expr_int_mpz(ctx, zero)), err));
+    }
+    if (!A->hi_inf) {
+        /* N <= k*(hi - Q) (+ k - 1) */
+        mpz_mul(zero, A->hi, k);
+        if (!ceil) {
+            mpz_add(zero, zero, k);
+            mpz_sub_ui(zero, zero, 1);
+        }
+        SC_CHECK(push(env, sc_expr_le(ctx, sc_expr_add(ctx, N,
+                                                       sc_expr_mul(ctx, kk, Q)),
+                                      sc_expr_int_mpz(ctx, zero)), err));
+    }
 fail:
     SC__TMP_RESTORE(env);
     return status;
@@ -1924,6 +2003,8 @@ static sc_status constrain_form(sc_env *env, sc_expr *L, const sc_range *R,
         }
         goto fail;
     }
+    if (kind == SC_EXPR_ADD)
+        SC_CHECK(solve_division_term(env, L, R, err));
     status = form_fact(env, L, R, why, err);
 fail:
     SC__TMP_RESTORE(env);

@@ -446,7 +446,8 @@ static sc_status mz_collect_forms(producer *p)
         } else {
             SC_CHECK(sc_expr_range(env->ctx, f->L, env->bounds, base, p->err));
             /* a polynomial: also shifted to the origin of the ranges */
-            SC_CHECK(sc__env_poly_range(env, f->L, env->bounds, base, p->err));
+            SC_CHECK(sc__env_poly_range(env, f->L, env->bounds, false, base,
+                                        p->err));
         }
         sc_range_set(r, &f->r);
         /* Leave out the sides the ranges of the symbols already imply. */
@@ -999,7 +1000,8 @@ static sc_status mz_range_implied(producer *p, const sc__env_form *ef,
 
     *out = false;
     SC_CHECK(sc_expr_range(p->env->ctx, ef->L, p->mz.box, r, p->err));
-    SC_CHECK(sc__env_poly_range(p->env, ef->L, p->mz.box, r, p->err));
+    SC_CHECK(sc__env_poly_range(p->env, ef->L, p->mz.box, false, r,
+                                p->err));
     *out = hi ? !r->hi_inf && mpz_cmp(r->hi, ef->r.hi) <= 0
               : !r->lo_inf && mpz_cmp(r->lo, ef->r.lo) >= 0;
 fail:

@@ -758,19 +758,73 @@ typedef struct expand_limits {
     size_t terms;  /* terms after a step */
     size_t raw;    /* products formed in one step */
     size_t budget; /* products formed in all, what is left */
+    size_t bases;  /* bases of the product monomials in one step */
+    size_t bases_budget; /* the same in all, what is left */
 } expand_limits;
+
+/* The bases of a term (a product's factors; 1 for an atom). */
+static size_t term_bases(const sc_expr *t)
+{
+    return t->kind == SC_EXPR_MUL ? t->nargs : 1;
+}
+
+/* The 64-bit words of big coefficients a step P * A forms at most:
+ * products times the words of a product of the largest coefficients of
+ * each side (constants included); 0 when those fit 128 bits (no product
+ * is big enough to matter); SIZE_MAX when it does not fit. */
+static size_t step_words(const term *pv, size_t pn, const sc__int *pc,
+                         const sum_view *av)
+{
+    size_t bp = sc__int_bits(pc), ba = sc__int_bits(&av->c), i, b, out;
+
+    for (i = 0; i < pn; i++)
+        if ((b = sc__int_bits(&pv[i].k)) > bp)
+            bp = b;
+    for (i = 0; i < av->n; i++)
+        if ((b = sc__int_bits(&av->k[i])) > ba)
+            ba = b;
+    if (bp + ba <= 128)
+        return 0;
+    if (__builtin_mul_overflow((pn + 1) * (av->n + 1), (bp + ba) / 64 + 1,
+                               &out))
+        return SIZE_MAX;
+    return out;
+}
+
+/* The bases the products of a step P * A form in all, sum over i, j of
+ * bases(P_i) + bases(A_j) (the constants have none): known before the
+ * step; SIZE_MAX when it does not fit. */
+static size_t step_bases(const term *pv, size_t pn, const sum_view *av)
+{
+    size_t bp = 0, ba = 0, i, x, y;
+
+    for (i = 0; i < pn; i++)
+        bp += term_bases(pv[i].t);
+    for (i = 0; i < av->n; i++)
+        ba += term_bases(av->t[i]);
+    if (__builtin_mul_overflow(bp, av->n + 1, &x) ||
+        __builtin_mul_overflow(ba, pn + 1, &y) ||
+        __builtin_add_overflow(x, y, &x))
+        return SIZE_MAX;
+    return x;
+}
 
 /* P * A for a term list P (with constant *pc) and a sum A, normalized;
  * fails (SC_ERR_LIMIT) when the step would form more than lim->raw
  * products or more than are left in lim->budget (a product with a big
- * coefficient counting one more per 64-bit word), or its result has more
- * than lim->terms terms. */
+ * coefficient counting one more per 64-bit word), or monomials with more
+ * than lim->bases bases in all or more than are left in
+ * lim->bases_budget, or, by the largest coefficients, possibly more than
+ * lim->raw words of big coefficients (these three decided before the
+ * step: a product of big sums of long monomials or of huge coefficients
+ * fails without forming them), or its result has more than lim->terms
+ * terms. */
 static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
                         sc_expr *a, expand_limits *lim)
 {
     sum_view av;
     term *q;
-    size_t i, j, n = 0;
+    size_t i, j, n = 0, nbases;
     sc__int qc, k;
     sc_expr *t;
 
@@ -778,7 +832,12 @@ static bool expand_step(sc_ctx *ctx, term **pv, size_t *pn, sc__int *pc,
     if ((*pn + 1) > lim->raw / (av.n + 1) ||
         (*pn + 1) * (av.n + 1) > lim->budget)
         return expand_too_large(ctx, lim->terms);
+    nbases = step_bases(*pv, *pn, &av);
+    if (nbases > lim->bases || nbases > lim->bases_budget ||
+        step_words(*pv, *pn, pc, &av) > lim->raw)
+        return expand_too_large(ctx, lim->terms);
     lim->budget -= (*pn + 1) * (av.n + 1);
+    lim->bases_budget -= nbases;
     q = scratch_array(ctx, (*pn + 1) * (av.n + 1), sizeof *q);
     if (!q)
         return false;
@@ -954,8 +1013,11 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
      * limits: with L the expand limit and T = max(L, terms of the largest
      * sum), at most T terms after each step, at most max(16*L, L*L/4, 2*T
      * + 2) products formed in one step and 4 times that in all (a big
-     * coefficient counting its 64-bit words), at most T sums (a sum's
-     * power is made by repeated squaring first). */
+     * coefficient counting its 64-bit words), their monomials at most
+     * twice as many bases as that in all, at most as many words of big
+     * coefficients in one step as products (the last three decided
+     * before each step), at most T sums (a sum's power is made by
+     * repeated squaring first). */
     limit = ctx->expand_limit ? ctx->expand_limit : 1;
     lim.raw = limit <= SIZE_MAX / 16 ? 16 * limit : SIZE_MAX;
     if (limit < ((size_t)1 << (sizeof(size_t) * 4)) &&
@@ -968,6 +1030,8 @@ static sc_expr *mul_core(sc_ctx *ctx, size_t n, sc_expr *const *f,
         lim.raw = 2 * limit + 2;
     lim.terms = limit;
     lim.budget = lim.raw <= SIZE_MAX / 4 ? 4 * lim.raw : SIZE_MAX;
+    lim.bases = lim.raw <= SIZE_MAX / 2 ? 2 * lim.raw : SIZE_MAX;
+    lim.bases_budget = lim.budget <= SIZE_MAX / 2 ? 2 * lim.budget : SIZE_MAX;
     if (ns > limit) { /* each sum is a step */
         expand_too_large(ctx, limit);
         return NULL;

@@ -172,6 +172,10 @@ static void expect_guards(fixture *f, const char *want)
     free(got);
 }
 
+/* The produced set decides every size of the grid [0, hi]^n as the
+ * recorded guards do (defined with the guard-set tests below). */
+static void expect_same_decisions(fixture *f, int64_t hi);
+
 /* ---- Symbols ------------------------------------------------------------------- */
 
 START_TEST(test_backed_names_ranges_duck)
@@ -749,6 +753,11 @@ START_TEST(test_shapeenv_assert_refines_through_floordiv)
         {"2*((u0 + 3)//5) >= s0 + 7", "u0", "[22, inf]"},
         {"(u0 + s0)//3 <= 4", "u0", "[0, 12]"},
         {"-(u0//2) + s0 >= 0", "u0", "[0, inf]"},   /* s0 unbounded above */
+        /* the division's bound moves to its numerator exactly:
+         * (u0 + 5)//2 >= u0 - 3 is u0 + 5 >= 2*u0 - 6 */
+        {"u0 - (u0 + 5)//2 <= 3", "u0", "[0, 11]"},
+        {"CeilDiv(u0, 4) - u0 >= -6", "u0", "[0, 9]"},
+        {"Eq(u0 - (u0 + s0)//3, 4)", "u0", "[6, inf]"},   /* 2*u0 >= s0 + 10 */
     };
     size_t i;
     for (i = 0; i < ARRAY_SIZE(rows); i++) {
@@ -781,6 +790,38 @@ START_TEST(test_shapeenv_assert_refines_through_floordiv)
         ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
         fx_done(&f);
     }
+}
+END_TEST
+
+/* A bound on a sum with one floor division moves to the numerator: the
+ * differential's seed 1004 (`(u0 - s2)//2 >= u0` is `u0 - s2 >= 2*u0`,
+ * impossible for u0 >= 0 and s2 >= 2), which refining the sum's terms
+ * once only narrows to u0 in [2, 13]. */
+START_TEST(test_shapeenv_assert_division_term)
+{
+    fixture f;
+    sc_range r;
+    sc_expr *u = NULL;
+
+    fx_init(&f, NULL);
+    sc_range_init(&r);
+    sc_range_set_si(&r, 0, 29);
+    backed(&f, 6, "x.size(0)", 0);
+    ck_assert_int_eq(sc_env_create_unbacked(f.env, NULL, &r, 0, &u, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(sc_env_assert(f.env, P(&f, "(u0 - s0)//2 >= u0"),
+                                   &f.err), SC_ERR_CONTRADICTION);
+    sc_range_clear(&r);
+    fx_done(&f);
+
+    /* a guard on backed sizes: the set still decides as the guard does */
+    fx_init(&f, NULL);
+    backed(&f, 9, "x.size(0)", SC_ENV_NO_DUCK);
+    backed(&f, 4, "y.size(0)", SC_ENV_NO_DUCK);
+    ck_assert(guard(&f, "(s0 + s1)//3 - s1 >= 0"));
+    ck_assert(!guard(&f, "CeilDiv(s0, 2) - s1 >= 2"));
+    expect_same_decisions(&f, 14);
+    fx_done(&f);
 }
 END_TEST
 
@@ -941,8 +982,20 @@ END_TEST
 /* Guards implied by several others together are dropped (the set written
  * from the learned state keeps them), and the smaller set still accepts
  * exactly the sizes where every recorded guard holds. */
+static void expect_same_decisions_from(fixture *f, int64_t lo, int64_t hi,
+                                       const char *label);
+
+/* The grid [0, hi]^n, every symbol's initial range starting at 2. */
 static void expect_same_decisions_at(fixture *f, int64_t hi,
                                      const char *label)
+{
+    expect_same_decisions_from(f, 2, hi, label);
+}
+
+/* The produced set decides every size of the grid [0, hi]^n as the
+ * recorded guards do (and the initial ranges, from lo up). */
+static void expect_same_decisions_from(fixture *f, int64_t lo, int64_t hi,
+                                       const char *label)
 {
     sc_guard_set *gs = NULL;
     sc_guard_checker *chk = NULL;
@@ -961,7 +1014,7 @@ static void expect_same_decisions_at(fixture *f, int64_t hi,
             sc_expr *s = sc_env_source_expr(f->env, j);
             ck_assert(sc_expr_is_symbol(s));   /* one symbol per source */
             sc_symmap_set_si(bind, s, vals[j], &f->err);
-            direct = direct && vals[j] >= 2;   /* the initial range */
+            direct = direct && vals[j] >= lo;   /* the initial range */
         }
         for (k = 0; k < sc_env_guard_count(f->env) && direct; k++) {
             mpz_t v;
@@ -1643,6 +1696,33 @@ START_TEST(test_guard_set_minimal_polynomial)
     expect_guards(&f, "3 <= x.size(0); 4 <= y.size(0); "
                       "1 <= y.size(0)**2 - 4*y.size(0)");
     expect_same_decisions(&f, 14);
+    fx_done(&f);
+}
+END_TEST
+
+/* A fact about a form whose atoms the same fact bounds: after s1 ->
+ * s0//3 + 12, Eq(s1*(s1//4), 36) is (s0//3)*(s0//12) + 3*(s0//3) +
+ * 12*(s0//12) == 0, which makes s0//3 == 0.  The guard set once left the
+ * form out as implied (its atoms' ranges came from the form itself) and
+ * passed s0 = 3, s1 = 13 (seed 27274838513658, case 2216, of the guard
+ * set property); the fact now also bounds s0. */
+START_TEST(test_guard_set_form_not_self_implied)
+{
+    fixture f;
+    int64_t v = 0;
+
+    fx_init(&f, NULL);
+    backed(&f, 2, NULL, SC_ENV_NO_SPECIALIZE_01);
+    backed(&f, 12, NULL, SC_ENV_NO_SPECIALIZE_01);
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "s1*(s1//4)"), &v,
+                                         &f.err), SC_OK);
+    ck_assert_int_eq(v, 36);
+    ck_assert_int_eq(sc_env_guard_int_si(f.env, P(&f, "-s1 + s0//3"), &v,
+                                         &f.err), SC_OK);
+    ck_assert_int_eq(v, -12);
+    expect_range(&f, "s0", "[0, 2]");
+    expect_guards(&f, "s1 == s0//3 + 12; 0 <= s0 <= 2");
+    expect_same_decisions_from(&f, 0, 14, NULL);
     fx_done(&f);
 }
 END_TEST
@@ -2394,6 +2474,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_assert_becomes_fact);
     tcase_add_test(tc, test_shapeenv_congruence_of_products);
     tcase_add_test(tc, test_shapeenv_assert_refines_through_floordiv);
+    tcase_add_test(tc, test_shapeenv_assert_division_term);
     tcase_add_test(tc, test_shapeenv_singleton_form);
     tcase_add_test(tc, test_shapeenv_factored_range);
     tcase_add_test(tc, test_facts_on_expressions);
@@ -2416,6 +2497,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_int_feasible_examples);
     tcase_add_test(tc, test_known_polynomial);
     tcase_add_test(tc, test_guard_set_minimal_polynomial);
+    tcase_add_test(tc, test_guard_set_form_not_self_implied);
     tcase_add_test(tc, test_guard_set_c_and_checker);
     tcase_add_test(tc, test_facts_indexed_by_symbol);
     suite_add_tcase(s, tc);

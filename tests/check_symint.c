@@ -2341,6 +2341,23 @@ START_TEST(test_expand_limit)
     e = sc_expr_pow(ctx, ab, 300);
     ck_assert_ptr_nonnull(e);
     ck_assert_uint_eq(sc_expr_arg_count(e), 301);
+    /* The square of a product of nine sums (512 terms of nine bases,
+     * 19683 terms expanded) fails; the bases budget refuses it before its
+     * 262144 products are formed (bench/bench_symint.c times it).  The
+     * product itself is within the limits.  A power whose last step
+     * multiplies hundreds of terms with 250-bit coefficients is refused
+     * by its coefficients' words, before the step: (a + 1)**400 expands,
+     * (a + 1)**500 (a step of 245 by 257 terms, coefficients of up to
+     * 496 bits) does not. */
+    f = parse_ok(ctx, "(a + 1)*(b + 1)*(c + 1)*(d + 1)*(e + 1)*(f + 1)*"
+                      "(g + 1)*(h + 1)*(i + 1)");
+    ck_assert_uint_eq(sc_expr_arg_count(f), 511);
+    ck_assert_ptr_null(sc_expr_pow(ctx, f, 2));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    e = parse_ok(ctx, "(a + 1)**400");
+    ck_assert_uint_eq(sc_expr_arg_count(e), 400);
+    ck_assert_int_eq(sc_expr_parse(ctx, "(a + 1)**500", "t", 1, &f, &err),
+                     SC_ERR_LIMIT);
     sc_ctx_free(ctx);
 }
 END_TEST

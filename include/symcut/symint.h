@@ -103,7 +103,11 @@ size_t sc_ctx_node_count(const sc_ctx *ctx);
  * (a sum's power made by repeated squaring, then the sums multiplied in,
  * fewest terms first) at most T terms, at most max(16*L, L*L/4, 2*T + 2)
  * products formed in one step and 4 times that in all (a product with a
- * big coefficient counting one more per 64-bit word), at most T sums. */
+ * big coefficient counting one more per 64-bit word), their monomials at
+ * most twice as many bases as that (in one step and in all), in one step
+ * at most as many 64-bit words of big coefficients as products allowed
+ * (estimated from each side's largest coefficient), at most T sums; the
+ * counts of products, bases and words are checked before a step. */
 size_t sc_ctx_expand_limit(const sc_ctx *ctx);
 void sc_ctx_set_expand_limit(sc_ctx *ctx, size_t limit);
 

@@ -1,0 +1,1 @@
+"$SYMCUT" env division_term.env

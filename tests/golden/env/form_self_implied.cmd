@@ -1,0 +1,1 @@
+"$SYMCUT" env form_self_implied.env
