@@ -560,3 +560,45 @@ sc_status sc__shape_baddbmm(struct sc__shape_call *c)
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, b1.dtype, 3, d, NULL, &b1);
 }
+
+/* diagonal_backward(grad_output, input_sizes, offset, dim1, dim2): a
+ * contiguous tensor of input_sizes in grad_output's dtype; grad_output
+ * has the diagonal's rank and its sizes outside the diagonal. */
+sc_status sc__shape_diagonal_backward(struct sc__shape_call *c)
+{
+    sc_tensor_meta go;
+    sc_expr **sizes;
+    size_t n, d1, d2, i, k = 0;
+    int64_t a1, a2, off;
+    bool present;
+
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_get_symint_list(c, "input_sizes", &sizes, &n,
+                                     &present));
+    SC_TRY(sc__shape_get_int(c, "offset", 0, &off));
+    SC_TRY(sc__shape_get_int(c, "dim1", 0, &a1));
+    SC_TRY(sc__shape_get_int(c, "dim2", 1, &a2));
+    if (n < 2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal_backward: input_sizes needs at least "
+                              "2 dims, got %zu", n);
+    SC_TRY(sc__shape_wrap_dim(c, a1, n, &d1));
+    SC_TRY(sc__shape_wrap_dim(c, a2, n, &d2));
+    if (d1 == d2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal dimensions cannot be identical %lld, "
+                              "%lld", (long long)a1, (long long)a2);
+    if (go.ndim != n - 1)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal_backward: grad_output has %zu dims, "
+                              "the diagonal of input_sizes %zu",
+                              go.ndim, n - 1);
+    for (i = 0; i < n; i++)
+        if (i != d1 && i != d2)
+            SC_TRY(sc__shape_check_eq(c, go.sizes[k++], sizes[i],
+                                      "diagonal_backward: grad_output and "
+                                      "input_sizes differ outside the "
+                                      "diagonal"));
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, go.dtype, n, sizes, NULL, &go);
+}

@@ -24,6 +24,7 @@
 
 #include <symcut/graph.h>
 #include <symcut/interp.h>
+#include <symcut/partition.h>
 #include <symcut/tensor.h>
 
 #include "tests/testutil.h"
@@ -443,6 +444,122 @@ START_TEST(test_masked_scatter_short_source)
 }
 END_TEST
 
+/* ---- Joint graphs of the ops with derivative formulas ------------------- */
+
+/* A forward graph of one op; its joint graph (sc_graph_new_joint) must
+ * contain the backward nodes torch 2.13's AOTAutograd traced for the same
+ * forward (`want`: the calls, as torch printed them; for linear, which
+ * torch decomposes before differentiating, the ops of symcut's formula),
+ * and partition and validate. */
+static const struct {
+    const char *what, *text;
+    const char *want[3];
+} joints[] = {
+    {"gather",
+     "def forward(self, x: \"f32[3, 4]\", i: \"i64[2, 4]\"):\n"
+     "    gather: \"f32[2, 4]\" = torch.ops.aten.gather.default(x, 0, i)\n"
+     "    return [gather]\n",
+     {"new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(tangents_1, [3, 4])",
+      "= torch.ops.aten.scatter_add.default(new_zeros, 0, primals_2, "
+      "tangents_1)",
+      NULL}},
+    {"diagonal",
+     "def forward(self, x: \"f32[3, 2, 4]\"):\n"
+     "    diagonal: \"f32[2, 3]\" = torch.ops.aten.diagonal.default(x, -1, 2, "
+     "0)\n"
+     "    mul: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(diagonal, 2)\n"
+     "    return [mul]\n",
+     {"= torch.ops.aten.mul.Tensor(tangents_1, 2)",
+      "diagonal_backward: \"f32[3, 2, 4][8, 4, 1]cpu\" = "
+      "torch.ops.aten.diagonal_backward.default(mul_1, [3, 2, 4], -1, 2, 0)",
+      NULL}},
+    {"max.dim",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    max_1 = torch.ops.aten.max.dim(x, 1)\n"
+     "    getitem: \"f32[3]\" = max_1[0]\n"
+     "    getitem_1: \"i64[3]\" = max_1[1]\n"
+     "    return [getitem]\n",
+     {"unsqueeze: \"f32[3, 1][1, 1]cpu\" = "
+      "torch.ops.aten.unsqueeze.default(tangents_1, 1)",
+      "new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(unsqueeze, [3, 4])",
+      "= torch.ops.aten.scatter.src(new_zeros, 1, unsqueeze_1, unsqueeze)"}},
+    {"max.dim keepdim",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    max_1 = torch.ops.aten.max.dim(x, 1, True)\n"
+     "    getitem: \"f32[3, 1]\" = max_1[0]\n"
+     "    getitem_1: \"i64[3, 1]\" = max_1[1]\n"
+     "    return [getitem]\n",
+     {"new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(tangents_1, [3, 4])",
+      "= torch.ops.aten.scatter.src(new_zeros, 1, getitem_1, tangents_1)",
+      NULL}},
+    {"constant_pad_nd",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    constant_pad_nd: \"f32[3, 7]\" = "
+     "torch.ops.aten.constant_pad_nd.default(x, [1, 2, -1, 1], 0.5)\n"
+     "    return [constant_pad_nd]\n",
+     {"constant_pad_nd_1: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.constant_pad_nd.default(tangents_1, [-1, -2, 1, -1])",
+      NULL, NULL}},
+    {"linear",
+     "def forward(self, x: \"f32[2, 3, 4]\", w: \"f32[5, 4]\", "
+     "b: \"f32[5]\"):\n"
+     "    linear: \"f32[2, 3, 5]\" = torch.ops.aten.linear.default(x, w, b)\n"
+     "    return [linear]\n",
+     {"linear_1: \"f32[2, 3, 4]cpu\" = "
+      "torch.ops.aten.linear.default(tangents_1, t)",
+      "mm: \"f32[5, 4]cpu\" = torch.ops.aten.mm.default(t_1, reshape_1)",
+      "= torch.ops.aten.sum.dim_IntList(tangents_1, [0, 1], True)"}},
+    {"linear without bias",
+     "def forward(self, x: \"f32[3, 4]\", w: \"f32[5, 4]\"):\n"
+     "    linear: \"f32[3, 5]\" = torch.ops.aten.linear.default(x, w)\n"
+     "    return [linear]\n",
+     {"= torch.ops.aten.linear.default(tangents_1, t)",
+      "mm: \"f32[5, 4]cpu\" = torch.ops.aten.mm.default(t_1, reshape_1)",
+      NULL}},
+};
+
+START_TEST(test_joint_validates)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *fwd = text_graph(ctx, joints[_i].text, &err), *joint = NULL;
+    sc_partition *p = NULL;
+    sc_validate_options vo;
+    sc_validate_report rep;
+    char *text = NULL;
+    size_t k;
+
+    ck_assert_msg(fwd, "%s: %s", joints[_i].what, err.message);
+    ck_assert_msg(sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK,
+                  "%s: joint: %s", joints[_i].what, err.message);
+    ck_assert_int_eq(sc_graph_write_text(joint, NULL, &text, NULL, &err),
+                     SC_OK);
+    for (k = 0; k < 3 && joints[_i].want[k]; k++)
+        ck_assert_msg(strstr(text, joints[_i].want[k]) != NULL,
+                      "%s: no `%s` in\n%s", joints[_i].what,
+                      joints[_i].want[k], text);
+    ck_assert_msg(sc_partition_run(joint, NULL, &p, &err) == SC_OK,
+                  "%s: partition: %s", joints[_i].what, err.message);
+    sc_validate_options_init(&vo);
+    vo.seed = 3;
+    ck_assert_msg(sc_validate_run(sc_partition_joint(p),
+                                  sc_partition_forward(p),
+                                  sc_partition_backward(p), &vo, &rep,
+                                  &err) == SC_OK,
+                  "%s: validate: %s", joints[_i].what, err.message);
+    ck_assert_msg(rep.passed, "%s: validate: %s", joints[_i].what,
+                  rep.message);
+    sc_partition_free(p);
+    free(text);
+    sc_graph_free(joint);
+    sc_graph_free(fwd);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *ops2_suite(void)
 {
     Suite *s = suite_create("ops2");
@@ -453,6 +570,7 @@ Suite *ops2_suite(void)
     tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
     tcase_add_test(tc, test_masked_scatter_short_source);
     tcase_add_test(tc, test_index_bool_mask);
+    tcase_add_loop_test(tc, test_joint_validates, 0, (int)ARRAY_SIZE(joints));
     suite_add_tcase(s, tc);
     return s;
 }
