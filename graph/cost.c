@@ -231,6 +231,10 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SYM_LE:
     case SC_OP_SYM_GT:
     case SC_OP_SYM_GE:
+    case SC_OP_SYM_AND:
+    case SC_OP_SYM_OR:
+    case SC_OP_SYM_NOT:
+    case SC_OP_TORCH_SYM_NOT:
     case SC_OP_GETITEM:
         return SC__COST_NOTHING;
     default:

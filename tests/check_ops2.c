@@ -239,6 +239,118 @@ START_TEST(test_sym_compare)
 }
 END_TEST
 
+/* Logic on SymBools as torch 2.13 prints it (`ge & lt`, `gt | lt`, and
+ * operator.not_, which symcut prints `not eq`): the rules' SymBools, their
+ * values at n = 3, m = 5 and at n = 12, and an assertion on `&`; `&` of
+ * bool tensors (Dynamo's graphs) reads with its annotation and is refused
+ * when run. */
+static const char *logic_text =
+    "def forward(self, n: \"Sym(s0)\", m: \"Sym(s1)\"):\n"
+    "    ge: \"Sym(s0 >= 2)\" = n >= 2\n"
+    "    lt: \"Sym(s0 < 10)\" = n < 10\n"
+    "    and_ = ge & lt\n"
+    "    gt: \"Sym(s0 > s1)\" = n > m\n"
+    "    or_ = gt | lt\n"
+    "    eq: \"Sym(Eq(s0, 3))\" = n == 3\n"
+    "    not_1 = operator.not_(eq)\n"
+    "    _assert_scalar = torch.ops.aten._assert_scalar.default(and_, "
+    "\"Runtime assertion failed for expression (s0 >= 2) & (s0 < 10)\");  "
+    "_assert_scalar = None\n"
+    "    return (and_, or_, not_1)\n";
+
+static void run_logic(sc_graph *g, int64_t n, int64_t m, sc_status want_st,
+                      const bool *want)
+{
+    sc_tensor *in[2], *out[3] = {NULL};
+    sc_error err;
+    size_t k;
+    in[0] = i64_scalar(n);
+    in[1] = i64_scalar(m);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err), want_st);
+    for (k = 0; k < 3 && want_st == SC_OK; k++) {
+        ck_assert_ptr_nonnull(out[k]);
+        ck_assert_int_eq(out[k]->dtype, SC_DTYPE_B8);
+        ck_assert_msg((sc_tensor_item_int64(out[k], 0) != 0) == want[k],
+                      "n=%lld m=%lld: output %zu", (long long)n,
+                      (long long)m, k);
+        sc_tensor_free(out[k]);
+    }
+    if (want_st != SC_OK)
+        ck_assert_msg(strstr(err.message, "(s0 >= 2) & (s0 < 10)") != NULL,
+                      "%s", err.message);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+}
+
+START_TEST(test_sym_logic)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, logic_text, &err), *g2;
+    static const bool at3[3] = {true, true, false};
+    char *text = NULL, *text2 = NULL;
+    size_t k;
+
+    ck_assert_msg(g, "%s", err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k),
+                          "%s is not in the op table",
+                          sc_graph_node_target(g, (sc_node_id)k));
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(text, "and_: \"Sym(And(s0 >= 2, s0 <= 9))\" = "
+                               "ge & lt") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "or_: \"Sym(Or(s0 >= s1 + 1, s0 <= 9))\" = "
+                               "gt | lt") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "not_1: \"Sym(Ne(s0, 3))\" = not eq") != NULL,
+                  "%s", text);
+    /* the re-printed text reads back to itself */
+    g2 = text_graph(ctx, text, &err);
+    ck_assert_msg(g2, "%s\n%s", err.message, text);
+    ck_assert_int_eq(sc_graph_write_text(g2, NULL, &text2, NULL, &err), SC_OK);
+    ck_assert_str_eq(text, text2);
+    run_logic(g, 3, 5, SC_OK, at3);
+    run_logic(g, 12, 5, SC_ERR_GUARD, NULL);
+    run_logic(g, 1, 5, SC_ERR_GUARD, NULL);
+    free(text);
+    free(text2);
+    sc_graph_free(g2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_tensor_and)
+{
+    static const char *t =
+        "def forward(self, x: \"b8[4]\", y: \"b8[4]\"):\n"
+        "    and_: \"b8[4]\" = x & y\n"
+        "    return (and_,)\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, t, &err);
+    sc_tensor *in[2], *out[1] = {NULL};
+    int64_t four = 4;
+    sc_result r;
+
+    ck_assert_msg(g, "%s", err.message);
+    sc_graph_node_result(g, 2, &r);
+    ck_assert_int_eq(r.kind, SC_RESULT_TENSOR);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, &four, &in[0], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, &four, &in[1], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "bitwise") != NULL, "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* Calls the shape rules reject: the message and the line of the node. */
 static const struct {
     const char *what, *text, *message;
@@ -566,6 +678,8 @@ Suite *ops2_suite(void)
     TCase *tc = tcase_create("ops2");
     tcase_add_loop_test(tc, test_torch_case, 0, (int)ARRAY_SIZE(torch_cases));
     tcase_add_test(tc, test_sym_compare);
+    tcase_add_test(tc, test_sym_logic);
+    tcase_add_test(tc, test_tensor_and);
     tcase_add_loop_test(tc, test_bad_read, 0, (int)ARRAY_SIZE(bad_reads));
     tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
     tcase_add_test(tc, test_masked_scatter_short_source);
