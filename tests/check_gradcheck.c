@@ -1053,6 +1053,18 @@ static const op_case op_cases[] = {
     {"constant_pad_nd", "last dim only, non-contiguous", "x: f32[2, 4, 3]",
      "xt = transpose.int(x, 1, 2); o = constant_pad_nd.default(xt, [2, 0])",
      NULL},
+    /* memory-efficient attention */
+    {"_scaled_dot_product_efficient_attention", "bias, scale 0.3",
+     "q: f32[1, 2, 3, 4], k: f32[1, 2, 5, 4], v: f32[1, 2, 5, 3], b: f32[1, 2, 3, 5]",
+     "a = _scaled_dot_product_efficient_attention.default(q, k, v, b, True, "
+     "scale = 0.3); o = operator.getitem(a, 0)",
+     NULL},
+    {"_scaled_dot_product_efficient_attention", "causal, no bias, transposed query",
+     "q: f32[1, 4, 2, 3], k: f32[1, 2, 4, 3], v: f32[1, 2, 4, 2]",
+     "qt = transpose.int(q, 1, 2); "
+     "a = _scaled_dot_product_efficient_attention.default(qt, k, v, None, "
+     "False, 0.0, True); o = operator.getitem(a, 0)",
+     NULL},
     /* linear */
     {"linear", "[2, 3, 4] input with bias", "x: f32[2, 3, 4], w: f32[5, 4], b: f32[5]",
      "o = linear.default(x, w, b)", NULL},

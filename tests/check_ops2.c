@@ -99,6 +99,12 @@ static const struct {
     /* native_batch_norm's kernel computes through float64: f32 results
      * within a few ulps of PyTorch's, not bit for bit */
     {"batch_norm", "torch.ops.aten._native_batch_norm_legit.no_stats", 1e-5},
+    /* torch has no CPU kernel for the memory-efficient attention: the
+     * reference is torch's math attention in float64 rounded to float32;
+     * symcut's backward reads the float32 `out` (a few ulps of cancellation
+     * in dS = P * (dP - rowsum(dO * O))) */
+    {"sdpa_efficient", "torch.ops.aten._scaled_dot_product_efficient_"
+                       "attention_backward.default", 1e-5},
 };
 
 START_TEST(test_torch_case)
@@ -624,6 +630,22 @@ static const struct {
       "torch.ops.aten.linear.default(tangents_1, t)",
       "mm: \"f32[5, 4]cpu\" = torch.ops.aten.mm.default(t_1, reshape_1)",
       "= torch.ops.aten.sum.dim_IntList(tangents_1, [0, 1], True)"}},
+    {"memory-efficient attention with a bias",
+     "def forward(self, q: \"f32[2, 3, 5, 4]\", k: \"f32[2, 3, 7, 4]\", "
+     "v: \"f32[2, 3, 7, 6]\", b: \"f32[2, 3, 5, 7]\"):\n"
+     "    _scaled_dot_product_efficient_attention = "
+     "torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, "
+     "v, b, True, scale = 0.3)\n"
+     "    getitem: \"f32[2, 3, 5, 6]\" = "
+     "_scaled_dot_product_efficient_attention[0]\n"
+     "    return [getitem]\n",
+     {"= torch.ops.aten._scaled_dot_product_efficient_attention_backward."
+      "default(tangents_1, primals_1, primals_2, primals_3, primals_4, "
+      "getitem, getitem_1, getitem_2, getitem_3, 0.0, [True, True, True, "
+      "True], False, scale = 0.3)",
+      "getitem_7: \"f32[2, 3, 5, 7]cpu\" = "
+      "_scaled_dot_product_efficient_attention_backward[3]",
+      NULL}},
     {"linear without bias",
      "def forward(self, x: \"f32[3, 4]\", w: \"f32[5, 4]\"):\n"
      "    linear: \"f32[3, 5]\" = torch.ops.aten.linear.default(x, w)\n"
