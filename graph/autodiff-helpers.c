@@ -656,3 +656,49 @@ sc_status sc__ad_h_clamp_backward(sc__ad *ad, const sc_value *a,
     }
     return SC_OK;
 }
+
+/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim),
+ * as PyTorch traces it: without keepdim, grad and indices get dim back
+ * (unsqueeze, grad first); then scatter.src(new_zeros(grad, sizes), dim,
+ * indices, grad). */
+sc_status sc__ad_h_value_selecting_reduction_backward(sc__ad *ad,
+                                                      const sc_value *a,
+                                                      sc_value *out)
+{
+    sc_value g = a[0], ix = a[2], args[4], z;
+    if (a[4].kind != SC_VALUE_BOOL || !a[4].u.b) {
+        args[0] = a[0];
+        args[1] = a[1];
+        SC_TRY(sc__ad_add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL, NULL,
+                             &g));
+        args[0] = a[2];
+        SC_TRY(sc__ad_add_op(ad, SC_OP_UNSQUEEZE, 2, args, 0, NULL, NULL,
+                             &ix));
+    }
+    args[0] = g;
+    args[1] = a[3];
+    SC_TRY(sc__ad_add_op(ad, SC_OP_NEW_ZEROS, 2, args, 0, NULL, NULL, &z));
+    args[0] = z;
+    args[1] = a[1];
+    args[2] = ix;
+    args[3] = g;
+    return sc__ad_add_op(ad, SC_OP_SCATTER_SRC, 4, args, 0, NULL, NULL, out);
+}
+
+sc_status sc__ad_h_constant_pad_nd_backward(sc__ad *ad, const sc_value *a,
+                                            sc_value *out)
+{
+    size_t n, i;
+    sc_expr **e;
+    sc_value args[2];
+    SC_TRY(list_exprs(ad, &a[1], &n, &e));
+    for (i = 0; i < n; i++) {
+        e[i] = sc_expr_neg(ad->ctx, e[i]);
+        if (!e[i])
+            return sc__error_nomem(ad->err);
+    }
+    args[0] = a[0];
+    SC_TRY(sc__ad_sizes_list(ad, n, e, &args[1]));
+    return sc__ad_add_op(ad, SC_OP_CONSTANT_PAD_ND, 2, args, 0, NULL, NULL,
+                         out);
+}

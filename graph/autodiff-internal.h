@@ -1,6 +1,7 @@
 /* symcut — the autodiff transform's state, shared by its driver
- * (graph/autodiff.c) and the formula helpers (graph/autodiff-helpers.c).
- * Included by those two files only. */
+ * (graph/autodiff.c), the formula helpers (graph/autodiff-helpers.c) and
+ * the generated graph/ops-autodiff-gen.c.  Included by those three files
+ * only. */
 #ifndef SYMCUT_GRAPH_AUTODIFF_INTERNAL_H
 #define SYMCUT_GRAPH_AUTODIFF_INTERNAL_H
 
@@ -79,5 +80,17 @@ sc_status sc__ad_contiguous_strides(sc__ad *ad, size_t n, sc_expr *const *s,
 /* at::sum_to: x summed to the nd sizes to. */
 sc_status sc__ad_sum_to(sc__ad *ad, sc_value x, size_t nd, sc_expr *const *to,
                         sc_value *out);
+
+/* Formula helpers (doc/autodiff.md) beyond those of graph/autodiff.h,
+ * with their signatures: a[] are the arguments, *out the result.
+ * value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+ * max.dim's gradient, grad scattered into zeros of sizes at indices. */
+sc_status sc__ad_h_value_selecting_reduction_backward(sc__ad *ad,
+                                                      const sc_value *a,
+                                                      sc_value *out);
+/* constant_pad_nd_backward(grad, pad): constant_pad_nd of grad with every
+ * pad negated (the padding cut off again). */
+sc_status sc__ad_h_constant_pad_nd_backward(sc__ad *ad, const sc_value *a,
+                                            sc_value *out);
 
 #endif /* SYMCUT_GRAPH_AUTODIFF_INTERNAL_H */

@@ -52,6 +52,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SELECT_BACKWARD:
     case SC_OP_SLICE_BACKWARD:
     case SC_OP_AS_STRIDED_BACKWARD:
+    case SC_OP_DIAGONAL_BACKWARD:
     case SC_OP_CAT:
     case SC_OP_STACK:
     case SC_OP_CLONE:
@@ -78,6 +79,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_INDEX_SELECT:
         return SC__COST_GATHER;
     case SC_OP_INDEX_ADD:
+    case SC_OP_SCATTER_ADD:
         return SC__COST_SCATTER_ADD;
     /* pointwise: 1 FLOP per result element */
     case SC_OP_ADD_TENSOR:
@@ -178,8 +180,10 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_EMBEDDING_DENSE_BACKWARD:
         return SC__COST_SCATTER_ADD;
     case SC_OP__SCALED_DOT_PRODUCT_FLASH_ATTENTION_FOR_CPU:
+    case SC_OP__SCALED_DOT_PRODUCT_EFFICIENT_ATTENTION:
         return SC__COST_SDPA;
     case SC_OP__SCALED_DOT_PRODUCT_FLASH_ATTENTION_FOR_CPU_BACKWARD:
+    case SC_OP__SCALED_DOT_PRODUCT_EFFICIENT_ATTENTION_BACKWARD:
         return SC__COST_SDPA_BACKWARD;
     /* losses */
     case SC_OP_NLL_LOSS_FORWARD: return SC__COST_NLL_LOSS;
@@ -229,6 +233,10 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SYM_LE:
     case SC_OP_SYM_GT:
     case SC_OP_SYM_GE:
+    case SC_OP_SYM_AND:
+    case SC_OP_SYM_OR:
+    case SC_OP_SYM_NOT:
+    case SC_OP_TORCH_SYM_NOT:
     case SC_OP_GETITEM:
         return SC__COST_NOTHING;
     default:
@@ -777,9 +785,11 @@ static sc_status flops_of(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     case SC__COST_MAX_POOL:
         return flops_max_pool(c, flops);
     case SC__COST_SCATTER_ADD:
-        /* one add per element added in: grad_output's, index_add's source */
-        SC_TRY(arg_tensor(c, c->op == SC_OP_INDEX_ADD ? "source"
-                                                      : "grad_output",
+        /* one add per element added in: grad_output's, index_add's
+         * source, scatter_add's src */
+        SC_TRY(arg_tensor(c, c->op == SC_OP_INDEX_ADD     ? "source"
+                             : c->op == SC_OP_SCATTER_ADD ? "src"
+                                                          : "grad_output",
                           &a));
         *flops = a.numel;
         return SC_OK;

@@ -116,3 +116,65 @@ sc_status sc__shape_sym_compare(struct sc__shape_call *c)
     }
     return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "unknown operator");
 }
+
+/* sym_and, sym_or, sym_not and torch_sym_not: logic on SymBools.  An
+ * operand is a SymBool node, a bool, or a concrete int (nonzero is true,
+ * as Python's `&` of a bool and an int is not, but torch.sym_not(1) is). */
+static sc_status symbool_operand(struct sc__shape_call *c, const char *name,
+                                 sc_expr **out)
+{
+    const sc__default *def;
+    const sc_value *v = sc__shape_arg(c, name, &def);
+    sc_result r;
+
+    *out = NULL;
+    if (!v)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+    switch (v->kind) {
+    case SC_VALUE_BOOL:
+        *out = sc_expr_bool(c->ctx, v->u.b);
+        break;
+    case SC_VALUE_INT:
+        *out = sc_expr_bool(c->ctx, v->u.i != 0);
+        break;
+    case SC_VALUE_SYMINT:
+        if (!sc_expr_is_bool(v->u.expr))
+            return sc__shape_fail(c, SC_ERR_TYPE,
+                                  "argument '%s' must be a SymBool", name);
+        *out = v->u.expr;
+        return SC_OK;
+    case SC_VALUE_NODE:
+        sc_graph_node_result(c->g, v->u.node, &r);
+        if (r.kind == SC_RESULT_TENSOR)
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                                  "'%s' is a Tensor (bitwise logic of "
+                                  "tensors has no rule)",
+                                  sc_graph_node_name(c->g, v->u.node));
+        if (r.kind != SC_RESULT_SYMBOOL || !r.expr)
+            return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                                  "'%s' is not a known SymBool",
+                                  sc_graph_node_name(c->g, v->u.node));
+        *out = r.expr;
+        return SC_OK;
+    default:
+        return sc__shape_fail(c, SC_ERR_TYPE,
+                              "argument '%s' must be a SymBool", name);
+    }
+    return *out ? SC_OK : sc__shape_expr_error(c);
+}
+
+sc_status sc__shape_sym_logic(struct sc__shape_call *c)
+{
+    const char *name = c->info->name;
+    sc_expr *a, *b;
+
+    SC_TRY(symbool_operand(c, "self", &a));
+    if (strcmp(name, "sym_and") == 0 || strcmp(name, "sym_or") == 0) {
+        SC_TRY(symbool_operand(c, "other", &b));
+        return symint_result(c, name[4] == 'a' ? sc_expr_and(c->ctx, a, b)
+                                               : sc_expr_or(c->ctx, a, b));
+    }
+    if (strcmp(name, "sym_not") == 0 || strcmp(name, "torch_sym_not") == 0)
+        return symint_result(c, sc_expr_not(c->ctx, a));
+    return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "unknown operator");
+}

@@ -560,3 +560,154 @@ sc_status sc__shape_baddbmm(struct sc__shape_call *c)
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, b1.dtype, 3, d, NULL, &b1);
 }
+
+/* diagonal_backward(grad_output, input_sizes, offset, dim1, dim2): a
+ * contiguous tensor of input_sizes in grad_output's dtype; grad_output
+ * has the diagonal's rank and its sizes outside the diagonal. */
+sc_status sc__shape_diagonal_backward(struct sc__shape_call *c)
+{
+    sc_tensor_meta go;
+    sc_expr **sizes;
+    size_t n, d1, d2, i, k = 0;
+    int64_t a1, a2, off;
+    bool present;
+
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_get_symint_list(c, "input_sizes", &sizes, &n,
+                                     &present));
+    SC_TRY(sc__shape_get_int(c, "offset", 0, &off));
+    SC_TRY(sc__shape_get_int(c, "dim1", 0, &a1));
+    SC_TRY(sc__shape_get_int(c, "dim2", 1, &a2));
+    if (n < 2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal_backward: input_sizes needs at least "
+                              "2 dims, got %zu", n);
+    SC_TRY(sc__shape_wrap_dim(c, a1, n, &d1));
+    SC_TRY(sc__shape_wrap_dim(c, a2, n, &d2));
+    if (d1 == d2)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal dimensions cannot be identical %lld, "
+                              "%lld", (long long)a1, (long long)a2);
+    if (go.ndim != n - 1)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "diagonal_backward: grad_output has %zu dims, "
+                              "the diagonal of input_sizes %zu",
+                              go.ndim, n - 1);
+    for (i = 0; i < n; i++)
+        if (i != d1 && i != d2)
+            SC_TRY(sc__shape_check_eq(c, go.sizes[k++], sizes[i],
+                                      "diagonal_backward: grad_output and "
+                                      "input_sizes differ outside the "
+                                      "diagonal"));
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, go.dtype, n, sizes, NULL, &go);
+}
+
+/* ceil(n / m) * m. */
+static sc_expr *round_up(struct sc__shape_call *c, sc_expr *n, int64_t m)
+{
+    sc_expr *k = sc_expr_int_si(c->ctx, m);
+    sc_expr *q = sc_expr_floordiv(c->ctx, sc_expr_add_si(c->ctx, n, m - 1), k);
+    return sc_expr_mul(c->ctx, q, k);
+}
+
+static sc_status sdpa_qkv(struct sc__shape_call *c, sc_tensor_meta *q,
+                          sc_tensor_meta *k, sc_tensor_meta *v)
+{
+    SC_TRY(sc__shape_get_tensor(c, "query", q));
+    SC_TRY(sc__shape_get_tensor(c, "key", k));
+    SC_TRY(sc__shape_get_tensor(c, "value", v));
+    SC_TRY(sc__shape_need_dims(c, "query", q, 4, 4));
+    SC_TRY(sc__shape_need_dims(c, "key", k, 4, 4));
+    SC_TRY(sc__shape_need_dims(c, "value", v, 4, 4));
+    SC_TRY(sc__shape_check_eq(c, q->sizes[3], k->sizes[3],
+                              "query and key differ in their last size"));
+    return sc__shape_check_eq(c, k->sizes[2], v->sizes[2],
+                              "key and value differ in their sequence size");
+}
+
+/* _scaled_dot_product_efficient_attention: the output [B, H, L, Ev] dense
+ * in the order [B, L, H, Ev]; float32 (float64 for float64 inputs)
+ * log_sumexp [B, H, ceil(L/32)*32] (compute_log_sumexp) or [B, H, 0],
+ * contiguous; 0-d int64 philox_seed and philox_offset. */
+sc_status sc__shape_sdpa_efficient(struct sc__shape_call *c)
+{
+    sc_tensor_meta q, k, v;
+    sc_expr **d, **st;
+    size_t i;
+
+    SC_TRY(sdpa_qkv(c, &q, &k, &v));
+    SC_TRY(sc__shape_outputs(c, 4));
+    d = sc__shape_dims(c, 4);
+    if (!d)
+        return SC_ERR_NOMEM;
+    memcpy(d, q.sizes, 3 * sizeof *d);
+    d[3] = v.sizes[3];
+    SC_TRY(blhe_strides(c, 4, d, &st));
+    SC_TRY(sc__shape_set_tensor(c, 0, q.dtype, 4, d, st, &q));
+    d = sc__shape_dims(c, 3);
+    if (!d)
+        return SC_ERR_NOMEM;
+    d[0] = q.sizes[0];
+    d[1] = q.sizes[1];
+    d[2] = sc__shape_get_bool(c, "compute_log_sumexp", false)
+               ? round_up(c, q.sizes[2], 32)
+               : sc_expr_int_si(c->ctx, 0);
+    if (!d[2])
+        return sc__shape_expr_error(c);
+    /* float32 as torch's meta function says; float64 for float64 inputs,
+     * which torch's kernel refuses (symcut's gradcheck runs in float64) */
+    SC_TRY(sc__shape_set_tensor(c, 1,
+                                q.dtype == SC_DTYPE_F64 ? SC_DTYPE_F64
+                                                        : SC_DTYPE_F32,
+                                3, d, NULL, &q));
+    for (i = 2; i < 4; i++)
+        SC_TRY(sc__shape_set_tensor(c, i, SC_DTYPE_I64, 0, NULL, NULL, &q));
+    return SC_OK;
+}
+
+/* _scaled_dot_product_efficient_attention_backward: grad_query, grad_key
+ * and grad_value like query, key and value, dense in the order
+ * [B, L, H, E]; grad_attn_bias (when attn_bias is given and
+ * grad_input_mask[3]) of attn_bias's sizes in a buffer whose last dim is
+ * rounded up to a multiple of 16, as torch's meta function allocates it. */
+sc_status sc__shape_sdpa_efficient_backward(struct sc__shape_call *c)
+{
+    sc_tensor_meta q, k, v, t, bias;
+    const sc_tensor_meta *qkv[3] = {&q, &k, &v};
+    sc_expr **d, **st;
+    bool has_bias;
+    size_t i;
+
+    SC_TRY(sdpa_qkv(c, &q, &k, &v));
+    SC_TRY(sc__shape_get_tensor(c, "grad_out_", &t));
+    SC_TRY(sc__shape_need_dims(c, "grad_out_", &t, 4, 4));
+    SC_TRY(sc__shape_get_tensor_opt(c, "attn_bias", &bias, &has_bias));
+    SC_TRY(sc__shape_outputs(c, 4));
+    for (i = 0; i < 3; i++) {
+        d = sc__shape_copy_sizes(c, qkv[i]);
+        if (!d)
+            return SC_ERR_NOMEM;
+        SC_TRY(blhe_strides(c, 4, d, &st));
+        SC_TRY(sc__shape_set_tensor(c, i, qkv[i]->dtype, 4, d, st, qkv[i]));
+    }
+    if (!has_bias || !sc__shape_get_bool_at(c, "grad_input_mask", 3, true)) {
+        c->out[3].kind = SC_RESULT_NONE;
+        return SC_OK;
+    }
+    SC_TRY(sc__shape_need_dims(c, "attn_bias", &bias, 1, 64));
+    d = sc__shape_copy_sizes(c, &bias);
+    st = sc__shape_dims(c, bias.ndim);
+    if (!d || !st)
+        return SC_ERR_NOMEM;
+    {
+        sc_expr **padded = sc__shape_copy_sizes(c, &bias);
+        if (!padded)
+            return SC_ERR_NOMEM;
+        padded[bias.ndim - 1] = round_up(c, bias.sizes[bias.ndim - 1], 16);
+        if (!padded[bias.ndim - 1])
+            return sc__shape_expr_error(c);
+        SC_TRY(sc__shape_contiguous(c, bias.ndim, padded, st));
+    }
+    return sc__shape_set_tensor(c, 3, bias.dtype, bias.ndim, d, st, &bias);
+}

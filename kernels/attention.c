@@ -1,5 +1,8 @@
 /* symcut — kernels: scaled dot-product attention as PyTorch runs it on
- * the CPU (_scaled_dot_product_flash_attention_for_cpu and its backward),
+ * the CPU (_scaled_dot_product_flash_attention_for_cpu and its backward)
+ * and, with the same math, the memory-efficient attention
+ * (_scaled_dot_product_efficient_attention and its backward, CUDA-only in
+ * torch; an attn_bias added to the scores, its gradient dS),
  * computed in float64 per (batch, head):
  *   S = Q K^T * scale (+ attn_mask; causal: key j > query i masked),
  *   lse = log(sum_j exp(S)), P = exp(S - lse), O = P V;
@@ -179,6 +182,54 @@ static void order_of(const sc_tensor *t, size_t *perm)
 
 static const size_t blhe[4] = {0, 2, 1, 3};
 
+/* The gradients of attention given grad_out g and out o (row-major
+ * [B, H, L, Ev]) added into dq, dk, dv (zeroed, [B, H, ., .]) and, when
+ * not NULL, dbias (zeroed, the mask's row-major sizes: the score gradient
+ * before scaling, summed over the mask's broadcast batch and head dims);
+ * s: room for a row of S scores. */
+static void attn_backward(const attn *a, const double *g, const double *o,
+                          double *s, double *dq, double *dk, double *dv,
+                          double *dbias)
+{
+    int64_t b, h, i, j, e;
+    for (b = 0; b < a->B; b++)
+        for (h = 0; h < a->H; h++) {
+            size_t bh = (size_t)(b * a->H + h);
+            const double *k = a->k + bh * a->S * a->E;
+            const double *q = a->q + bh * a->L * a->E;
+            const double *v = a->v + bh * a->S * a->Ev;
+            int64_t mb = a->mask_bh[0] == 1 ? 0 : b;
+            int64_t mh = a->mask_bh[1] == 1 ? 0 : h;
+            for (i = 0; i < a->L; i++) {
+                /* the log-sum-exp is recomputed rather than read, so that
+                   a logsumexp input of lower precision does not matter */
+                double l = scores(a, b, h, i, s), rs = 0;
+                const double *grow = g + (bh * a->L + i) * a->Ev;
+                const double *orow = o + (bh * a->L + i) * a->Ev;
+                if (l == -INFINITY)
+                    continue;
+                for (e = 0; e < a->Ev; e++)
+                    rs += grow[e] * orow[e];
+                for (j = 0; j < a->S; j++) {
+                    double p = exp(s[j] - l), d = 0, ds;
+                    for (e = 0; e < a->Ev; e++) {
+                        d += grow[e] * v[j * a->Ev + e];
+                        dv[(bh * a->S + j) * a->Ev + e] += p * grow[e];
+                    }
+                    ds = p * (d - rs);
+                    if (dbias)
+                        dbias[((mb * a->mask_bh[1] + mh) * a->L + i) * a->S +
+                              j] += ds;
+                    ds *= a->scale;
+                    for (e = 0; e < a->E; e++) {
+                        dq[(bh * a->L + i) * a->E + e] += ds * k[j * a->E + e];
+                        dk[(bh * a->S + j) * a->E + e] += ds * q[i * a->E + e];
+                    }
+                }
+            }
+        }
+}
+
 sc_status sc__kernel_sdpa_flash_cpu(sc__kernel_call *call)
 {
     const size_t idx[7] = {
@@ -255,7 +306,7 @@ sc_status sc__kernel_sdpa_flash_cpu_backward(sc__kernel_call *call)
     double *g = NULL, *o = NULL, *dq = NULL, *dk = NULL, *dv = NULL,
            *s = NULL, *dp = NULL;
     sc_tensor *outs[3] = {NULL, NULL, NULL};
-    int64_t b, h, i, j, e, sz[4];
+    int64_t i, sz[4];
     sc_status status;
 
     memset(&a, 0, sizeof a);
@@ -280,36 +331,7 @@ sc_status sc__kernel_sdpa_flash_cpu_backward(sc__kernel_call *call)
         status = sc__error_nomem(call->err);
         goto fail;
     }
-    for (b = 0; b < a.B; b++)
-        for (h = 0; h < a.H; h++) {
-            size_t bh = (size_t)(b * a.H + h);
-            const double *k = a.k + bh * a.S * a.E;
-            const double *q = a.q + bh * a.L * a.E;
-            const double *v = a.v + bh * a.S * a.Ev;
-            for (i = 0; i < a.L; i++) {
-                /* the log-sum-exp is recomputed rather than read, so that
-                   a logsumexp input of lower precision does not matter */
-                double l = scores(&a, b, h, i, s), rs = 0;
-                const double *grow = g + (bh * a.L + i) * a.Ev;
-                const double *orow = o + (bh * a.L + i) * a.Ev;
-                if (l == -INFINITY)
-                    continue;
-                for (e = 0; e < a.Ev; e++)
-                    rs += grow[e] * orow[e];
-                for (j = 0; j < a.S; j++) {
-                    double p = exp(s[j] - l), d = 0, ds;
-                    for (e = 0; e < a.Ev; e++) {
-                        d += grow[e] * v[j * a.Ev + e];
-                        dv[(bh * a.S + j) * a.Ev + e] += p * grow[e];
-                    }
-                    ds = p * (d - rs) * a.scale;
-                    for (e = 0; e < a.E; e++) {
-                        dq[(bh * a.L + i) * a.E + e] += ds * k[j * a.E + e];
-                        dk[(bh * a.S + j) * a.E + e] += ds * q[i * a.E + e];
-                    }
-                }
-            }
-        }
+    attn_backward(&a, g, o, s, dq, dk, dv, NULL);
     sz[0] = a.B;
     sz[1] = a.H;
     sz[2] = a.L;
@@ -330,6 +352,205 @@ fail:
     sc__free(dv);
     sc__free(s);
     sc__free(dp);
+    attn_free(&a);
+    return status;
+}
+
+/* _scaled_dot_product_efficient_attention(query, key, value, attn_bias,
+ * compute_log_sumexp, dropout_p, is_causal, *, scale): the attention of
+ * the flash kernel with attn_bias added to the scores; the output dense in
+ * the order [B, L, H, Ev]; log_sumexp float32 (float64 for float64
+ * inputs, as the shape rule says), its rows padded to a
+ * multiple of 32 with zeros (torch leaves them uninitialized); philox_seed
+ * and philox_offset 0 (no dropout). */
+sc_status sc__kernel_sdpa_efficient(sc__kernel_call *call)
+{
+    const size_t idx[7] = {
+        SC_KARG_SDPA_EFFICIENT_QUERY, SC_KARG_SDPA_EFFICIENT_KEY,
+        SC_KARG_SDPA_EFFICIENT_VALUE, SC_KARG_SDPA_EFFICIENT_DROPOUT_P,
+        SC_KARG_SDPA_EFFICIENT_IS_CAUSAL, SC_KARG_SDPA_EFFICIENT_ATTN_BIAS,
+        SC_KARG_SDPA_EFFICIENT_SCALE};
+    static const size_t bhl[3] = {0, 1, 2};
+    const sc_tensor *qt;
+    attn a;
+    double *o = NULL, *lse = NULL, *s = NULL;
+    sc_tensor *outs[4] = {NULL, NULL, NULL, NULL};
+    int64_t b, h, i, j, e, osz[4], lsz[3], P;
+    bool want_lse;
+    sc_status status;
+
+    memset(&a, 0, sizeof a);
+    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(sc__arg_bool(call, SC_KARG_SDPA_EFFICIENT_COMPUTE_LOG_SUMEXP,
+                          &want_lse));
+    P = want_lse ? (a.L + 31) / 32 * 32 : 0;
+    o = sc__calloc((size_t)(a.B * a.H * a.L * a.Ev) + 1, sizeof *o);
+    lse = sc__calloc((size_t)(a.B * a.H * P) + 1, sizeof *lse);
+    s = sc__calloc((size_t)a.S + 1, sizeof *s);
+    if (!o || !lse || !s) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < a.B; b++)
+        for (h = 0; h < a.H; h++)
+            for (i = 0; i < a.L; i++) {
+                double l = scores(&a, b, h, i, s);
+                double *orow = o + ((b * a.H + h) * a.L + i) * a.Ev;
+                const double *v = a.v + (b * a.H + h) * a.S * a.Ev;
+                if (want_lse)
+                    lse[(b * a.H + h) * P + i] = l;
+                if (l == -INFINITY)
+                    continue;
+                for (j = 0; j < a.S; j++) {
+                    double p = exp(s[j] - l);
+                    for (e = 0; e < a.Ev; e++)
+                        orow[e] += p * v[j * a.Ev + e];
+                }
+            }
+    osz[0] = a.B;
+    osz[1] = a.H;
+    osz[2] = a.L;
+    osz[3] = a.Ev;
+    lsz[0] = a.B;
+    lsz[1] = a.H;
+    lsz[2] = P;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, blhe, o, &outs[0]));
+    SC_CHECK(out_in_order(call,
+                          qt->dtype == SC_DTYPE_F64 ? SC_DTYPE_F64
+                                                    : SC_DTYPE_F32,
+                          3, lsz, bhl, lse, &outs[1]));
+    SC_CHECK(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &outs[2], call->err));
+    SC_CHECK(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &outs[3], call->err));
+    status = sc__out_n(call, 4, outs);
+    for (i = 0; i < 4; i++)
+        outs[i] = NULL;
+fail:
+    for (i = 0; i < 4; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(o);
+    sc__free(lse);
+    sc__free(s);
+    attn_free(&a);
+    return status;
+}
+
+/* grad_attn_bias: buf (row-major over bias's sizes) in bias's dtype, in a
+ * buffer whose last dim is rounded up to a multiple of 16 (torch's
+ * layout). */
+static sc_status out_bias_grad(sc__kernel_call *c, const sc_tensor *bias,
+                               const double *buf, sc_tensor **out)
+{
+    sc_tensor *tmp = NULL;
+    int64_t strides[SC_TENSOR_MAX_DIMS], acc = 1;
+    size_t i, nd = bias->ndim;
+    sc_status status;
+
+    *out = NULL;
+    for (i = nd; i-- > 0;) {
+        int64_t sz = bias->sizes[i];
+        strides[i] = acc;
+        if (i == nd - 1)
+            sz = (sz + 15) / 16 * 16;
+        acc *= sz > 1 ? sz : 1;
+    }
+    SC_CHECK(sc__new(bias->dtype, nd, bias->sizes, &tmp, c->err));
+    sc__scatter(tmp, SC__CT_F64, buf);
+    SC_CHECK(sc_tensor_new_strided(bias->dtype, nd, bias->sizes, strides, out,
+                                   c->err));
+    SC_CHECK(sc_tensor_copy(*out, tmp, c->err));
+    sc_tensor_free(tmp);
+    return SC_OK;
+fail:
+    sc_tensor_free(tmp);
+    sc_tensor_free(*out);
+    *out = NULL;
+    return status;
+}
+
+/* _scaled_dot_product_efficient_attention_backward(grad_out_, query, key,
+ * value, attn_bias, out, logsumexp, philox_seed, philox_offset, dropout_p,
+ * grad_input_mask, is_causal, *, scale): the flash backward's gradients
+ * (the log-sum-exp recomputed), dense in the order [B, L, H, E], and the
+ * gradient of attn_bias when it is given and grad_input_mask[3] asks. */
+sc_status sc__kernel_sdpa_efficient_backward(sc__kernel_call *call)
+{
+    const size_t idx[7] = {
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_QUERY,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_KEY,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_VALUE,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_DROPOUT_P,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_IS_CAUSAL,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_ATTN_BIAS,
+        SC_KARG_SDPA_EFFICIENT_BACKWARD_SCALE};
+    const sc_tensor *qt, *gt, *ot, *bias;
+    attn a;
+    double *g = NULL, *o = NULL, *dq = NULL, *dk = NULL, *dv = NULL,
+           *db = NULL, *s = NULL;
+    sc_tensor *outs[4] = {NULL, NULL, NULL, NULL};
+    bool mask[4];
+    int64_t i, sz[4];
+    sc_status status;
+
+    memset(&a, 0, sizeof a);
+    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_ATTN_BIAS,
+                                &bias));
+    SC_CHECK(sc__arg_mask(call,
+                          SC_KARG_SDPA_EFFICIENT_BACKWARD_GRAD_INPUT_MASK, 4,
+                          mask));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_GRAD_OUT_,
+                     "grad_out_", &gt, &g));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_OUT, "out", &ot,
+                     &o));
+    if (gt->sizes[0] != a.B || gt->sizes[1] != a.H || gt->sizes[2] != a.L ||
+        gt->sizes[3] != a.Ev || ot->sizes[0] != a.B || ot->sizes[1] != a.H ||
+        ot->sizes[2] != a.L || ot->sizes[3] != a.Ev) {
+        status = sc__error_set(call->err, SC_ERR_SHAPE,
+                               "attention backward: grad_out_ and out must "
+                               "be [B, H, L, Ev]");
+        goto fail;
+    }
+    if (bias && !sc__dtype_is_float(bias->dtype)) {
+        status = sc__error_set(call->err, SC_ERR_TYPE,
+                               "attention backward: attn_bias must be "
+                               "floating");
+        goto fail;
+    }
+    dq = sc__calloc((size_t)(a.B * a.H * a.L * a.E) + 1, sizeof *dq);
+    dk = sc__calloc((size_t)(a.B * a.H * a.S * a.E) + 1, sizeof *dk);
+    dv = sc__calloc((size_t)(a.B * a.H * a.S * a.Ev) + 1, sizeof *dv);
+    s = sc__calloc((size_t)a.S + 1, sizeof *s);
+    if (bias && mask[3])
+        db = sc__calloc(sc_tensor_numel(bias) + 1, sizeof *db);
+    if (!dq || !dk || !dv || !s || (bias && mask[3] && !db)) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    attn_backward(&a, g, o, s, dq, dk, dv, db);
+    sz[0] = a.B;
+    sz[1] = a.H;
+    sz[2] = a.L;
+    sz[3] = a.E;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dq, &outs[0]));
+    sz[2] = a.S;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dk, &outs[1]));
+    sz[3] = a.Ev;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dv, &outs[2]));
+    if (db)
+        SC_CHECK(out_bias_grad(call, bias, db, &outs[3]));
+    status = sc__out_n(call, 4, outs);
+    for (i = 0; i < 4; i++)
+        outs[i] = NULL;
+fail:
+    for (i = 0; i < 4; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(g);
+    sc__free(o);
+    sc__free(dq);
+    sc__free(dk);
+    sc__free(dv);
+    sc__free(db);
+    sc__free(s);
     attn_free(&a);
     return status;
 }

@@ -295,3 +295,71 @@ fail:
     sc__free(o);
     return status;
 }
+
+/* diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset,
+ * int dim1, int dim2): zeros of input_sizes with grad_output written on
+ * the diagonal that diagonal(offset, dim1, dim2) reads (exact). */
+sc_status sc__kernel_diagonal_backward(sc__kernel_call *call)
+{
+    const sc_tensor *go;
+    const int64_t *isz;
+    size_t n, d1, d2, i, k, numel;
+    int64_t off, a1, a2, len, pos[SC_TENSOR_MAX_DIMS],
+        src[SC_TENSOR_MAX_DIMS];
+    sc_tensor *r = NULL;
+    sc_status status;
+
+    SC_TRY(sc__arg_tensor(call, SC_KARG_DIAGONAL_BACKWARD_GRAD_OUTPUT, &go));
+    SC_TRY(sc__arg_ints(call, SC_KARG_DIAGONAL_BACKWARD_INPUT_SIZES, &n,
+                        &isz));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_BACKWARD_OFFSET, &off));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_BACKWARD_DIM1, &a1));
+    SC_TRY(sc__arg_int(call, SC_KARG_DIAGONAL_BACKWARD_DIM2, &a2));
+    if (n < 2 || n > SC_TENSOR_MAX_DIMS)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal_backward: input_sizes has %zu dims", n);
+    SC_TRY(sc__wrap_dim(a1, n, &d1, call->err));
+    SC_TRY(sc__wrap_dim(a2, n, &d2, call->err));
+    if (d1 == d2)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal dimensions cannot be identical");
+    for (i = 0; i < n; i++)
+        if (isz[i] < 0)
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "diagonal_backward: negative size");
+    len = off >= 0 ? isz[d2] - off : isz[d1] + off;
+    if (len > (off >= 0 ? isz[d1] : isz[d2]))
+        len = off >= 0 ? isz[d1] : isz[d2];
+    if (len < 0)
+        len = 0;
+    if (go->ndim != n - 1 || go->sizes[n - 2] != len)
+        return sc__error_set(call->err, SC_ERR_SHAPE,
+                             "diagonal_backward: grad_output is not the "
+                             "diagonal's shape");
+    for (i = 0, k = 0; i < n; i++)
+        if (i != d1 && i != d2 && go->sizes[k++] != isz[i])
+            return sc__error_set(call->err, SC_ERR_SHAPE,
+                                 "diagonal_backward: grad_output and "
+                                 "input_sizes differ at dim %zu", i);
+    SC_TRY(sc_tensor_new(go->dtype, n, isz, &r, call->err));
+    numel = sc_tensor_numel(go);
+    for (i = 0; i < numel; i++) {
+        size_t rem = i, q;
+        double v;
+        for (q = go->ndim; q-- > 0;) {
+            pos[q] = (int64_t)(rem % (size_t)go->sizes[q]);
+            rem /= (size_t)go->sizes[q];
+        }
+        for (q = 0, k = 0; q < n; q++)
+            if (q != d1 && q != d2)
+                src[q] = pos[k++];
+        src[d1] = pos[n - 2] + (off < 0 ? -off : 0);
+        src[d2] = pos[n - 2] + (off > 0 ? off : 0);
+        SC_CHECK(sc_tensor_get_double(go, pos, &v, call->err));
+        SC_CHECK(sc_tensor_set_double(r, src, v, call->err));
+    }
+    return sc__out(call, r);
+fail:
+    sc_tensor_free(r);
+    return status;
+}

@@ -262,10 +262,12 @@ fail:
 
 /* scatter.value / scatter.src: a copy of self where, for every position p
  * of index, the element at p with dim replaced by index[p] takes value
- * (or src[p]); positions in row-major order (a later write wins). */
+ * (or src[p]); positions in row-major order (a later write wins).  With
+ * add (scatter_add), src[p] is added there instead, in the same order
+ * (add_into's rounding). */
 static sc_status scatter_run(sc__kernel_call *c, const sc_tensor *x,
                              int64_t dim, const sc_tensor *ix,
-                             const sc_tensor *src, double value)
+                             const sc_tensor *src, double value, bool add)
 {
     int64_t pos[SC_TENSOR_MAX_DIMS], *iv = NULL;
     size_t d, n, i, k, es;
@@ -331,7 +333,10 @@ static sc_status scatter_run(sc__kernel_call *c, const sc_tensor *x,
                 from += (size_t)pos[k] * sstride;
                 sstride *= (size_t)src->sizes[k];
             }
-            memcpy(bo + at * es, bs + from * es, es);
+            if (add)
+                add_into(bo, at, bs, from, ct, x->dtype, 1);
+            else
+                memcpy(bo + at * es, bs + from * es, es);
         } else {
             memcpy(bo + at * es, vbuf, es);
         }
@@ -358,7 +363,7 @@ sc_status sc__kernel_scatter_value(sc__kernel_call *call)
     SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_VALUE_DIM, &dim));
     SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_VALUE_INDEX, &ix));
     SC_TRY(sc__arg_double(call, SC_KARG_SCATTER_VALUE_VALUE, &v));
-    return scatter_run(call, x, dim, ix, NULL, v);
+    return scatter_run(call, x, dim, ix, NULL, v, false);
 }
 
 /* scatter.src(Tensor self, int dim, Tensor index, Tensor src) */
@@ -370,7 +375,19 @@ sc_status sc__kernel_scatter_src(sc__kernel_call *call)
     SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_SRC_DIM, &dim));
     SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_INDEX, &ix));
     SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SRC, &src));
-    return scatter_run(call, x, dim, ix, src, 0);
+    return scatter_run(call, x, dim, ix, src, 0, false);
+}
+
+/* scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
+sc_status sc__kernel_scatter_add(sc__kernel_call *call)
+{
+    const sc_tensor *x, *ix, *src;
+    int64_t dim;
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_SELF, &x));
+    SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_ADD_DIM, &dim));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_INDEX, &ix));
+    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_SRC, &src));
+    return scatter_run(call, x, dim, ix, src, 0, true);
 }
 
 /* ---- Advanced indexing: index.Tensor, index_put ------------------------- */

@@ -185,6 +185,47 @@ SYM_COMPARE_KERNEL(gt, GT, C_GT)
 SYM_COMPARE_KERNEL(ge, GE, C_GE)
 #undef SYM_COMPARE_KERNEL
 
+/* A SymBool argument: a 0-d tensor (another symbolic kernel's result), a
+ * bool, or an int (nonzero is true). */
+static sc_status symbool_arg(sc__kernel_call *c, size_t i, bool *v)
+{
+    int64_t n;
+    if (i < c->nargs && c->args[i].kind == SC__KARG_BOOL)
+        return sc__arg_bool(c, i, v);
+    if (i < c->nargs && c->args[i].kind == SC__KARG_TENSOR &&
+        c->args[i].u.t &&
+        (c->args[i].u.t->ndim != 0 || sc__dtype_is_float(c->args[i].u.t->dtype)))
+        return sc__error_set(c->err, SC_ERR_UNSUPPORTED,
+                             "&, | and not of tensors (bitwise logic) have "
+                             "no kernel: only SymBools");
+    SC_TRY(sym_arg(c, i, &n));
+    *v = n != 0;
+    return SC_OK;
+}
+
+sc_status sc__kernel_sym_and(sc__kernel_call *call)
+{
+    bool a, b;
+    SC_TRY(symbool_arg(call, SC_KARG_SYM_AND_SELF, &a));
+    SC_TRY(symbool_arg(call, SC_KARG_SYM_AND_OTHER, &b));
+    return out_bool(call, a && b);
+}
+
+sc_status sc__kernel_sym_or(sc__kernel_call *call)
+{
+    bool a, b;
+    SC_TRY(symbool_arg(call, SC_KARG_SYM_OR_SELF, &a));
+    SC_TRY(symbool_arg(call, SC_KARG_SYM_OR_OTHER, &b));
+    return out_bool(call, a || b);
+}
+
+sc_status sc__kernel_sym_not(sc__kernel_call *call)
+{
+    bool a;
+    SC_TRY(symbool_arg(call, SC_KARG_SYM_NOT_SELF, &a));
+    return out_bool(call, !a);
+}
+
 /* getitem(Any self, int index): self a TENSORS tuple or list; Python
  * indexing (negative from the end). */
 sc_status sc__kernel_getitem(sc__kernel_call *call)

@@ -24,6 +24,7 @@
 
 #include <symcut/graph.h>
 #include <symcut/interp.h>
+#include <symcut/partition.h>
 #include <symcut/tensor.h>
 
 #include "tests/testutil.h"
@@ -98,6 +99,12 @@ static const struct {
     /* native_batch_norm's kernel computes through float64: f32 results
      * within a few ulps of PyTorch's, not bit for bit */
     {"batch_norm", "torch.ops.aten._native_batch_norm_legit.no_stats", 1e-5},
+    /* torch has no CPU kernel for the memory-efficient attention: the
+     * reference is torch's math attention in float64 rounded to float32;
+     * symcut's backward reads the float32 `out` (a few ulps of cancellation
+     * in dS = P * (dP - rowsum(dO * O))) */
+    {"sdpa_efficient", "torch.ops.aten._scaled_dot_product_efficient_"
+                       "attention_backward.default", 1e-5},
 };
 
 START_TEST(test_torch_case)
@@ -231,6 +238,118 @@ START_TEST(test_sym_compare)
                   err.message);
     for (k = 0; k < 6; k++)
         ck_assert_ptr_null(out[k]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* Logic on SymBools as torch 2.13 prints it (`ge & lt`, `gt | lt`, and
+ * operator.not_, which symcut prints `not eq`): the rules' SymBools, their
+ * values at n = 3, m = 5 and at n = 12, and an assertion on `&`; `&` of
+ * bool tensors (Dynamo's graphs) reads with its annotation and is refused
+ * when run. */
+static const char *logic_text =
+    "def forward(self, n: \"Sym(s0)\", m: \"Sym(s1)\"):\n"
+    "    ge: \"Sym(s0 >= 2)\" = n >= 2\n"
+    "    lt: \"Sym(s0 < 10)\" = n < 10\n"
+    "    and_ = ge & lt\n"
+    "    gt: \"Sym(s0 > s1)\" = n > m\n"
+    "    or_ = gt | lt\n"
+    "    eq: \"Sym(Eq(s0, 3))\" = n == 3\n"
+    "    not_1 = operator.not_(eq)\n"
+    "    _assert_scalar = torch.ops.aten._assert_scalar.default(and_, "
+    "\"Runtime assertion failed for expression (s0 >= 2) & (s0 < 10)\");  "
+    "_assert_scalar = None\n"
+    "    return (and_, or_, not_1)\n";
+
+static void run_logic(sc_graph *g, int64_t n, int64_t m, sc_status want_st,
+                      const bool *want)
+{
+    sc_tensor *in[2], *out[3] = {NULL};
+    sc_error err;
+    size_t k;
+    in[0] = i64_scalar(n);
+    in[1] = i64_scalar(m);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err), want_st);
+    for (k = 0; k < 3 && want_st == SC_OK; k++) {
+        ck_assert_ptr_nonnull(out[k]);
+        ck_assert_int_eq(out[k]->dtype, SC_DTYPE_B8);
+        ck_assert_msg((sc_tensor_item_int64(out[k], 0) != 0) == want[k],
+                      "n=%lld m=%lld: output %zu", (long long)n,
+                      (long long)m, k);
+        sc_tensor_free(out[k]);
+    }
+    if (want_st != SC_OK)
+        ck_assert_msg(strstr(err.message, "(s0 >= 2) & (s0 < 10)") != NULL,
+                      "%s", err.message);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+}
+
+START_TEST(test_sym_logic)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, logic_text, &err), *g2;
+    static const bool at3[3] = {true, true, false};
+    char *text = NULL, *text2 = NULL;
+    size_t k;
+
+    ck_assert_msg(g, "%s", err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k),
+                          "%s is not in the op table",
+                          sc_graph_node_target(g, (sc_node_id)k));
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(text, "and_: \"Sym(And(s0 >= 2, s0 <= 9))\" = "
+                               "ge & lt") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "or_: \"Sym(Or(s0 >= s1 + 1, s0 <= 9))\" = "
+                               "gt | lt") != NULL, "%s", text);
+    ck_assert_msg(strstr(text, "not_1: \"Sym(Ne(s0, 3))\" = not eq") != NULL,
+                  "%s", text);
+    /* the re-printed text reads back to itself */
+    g2 = text_graph(ctx, text, &err);
+    ck_assert_msg(g2, "%s\n%s", err.message, text);
+    ck_assert_int_eq(sc_graph_write_text(g2, NULL, &text2, NULL, &err), SC_OK);
+    ck_assert_str_eq(text, text2);
+    run_logic(g, 3, 5, SC_OK, at3);
+    run_logic(g, 12, 5, SC_ERR_GUARD, NULL);
+    run_logic(g, 1, 5, SC_ERR_GUARD, NULL);
+    free(text);
+    free(text2);
+    sc_graph_free(g2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_tensor_and)
+{
+    static const char *t =
+        "def forward(self, x: \"b8[4]\", y: \"b8[4]\"):\n"
+        "    and_: \"b8[4]\" = x & y\n"
+        "    return (and_,)\n";
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, t, &err);
+    sc_tensor *in[2], *out[1] = {NULL};
+    int64_t four = 4;
+    sc_result r;
+
+    ck_assert_msg(g, "%s", err.message);
+    sc_graph_node_result(g, 2, &r);
+    ck_assert_int_eq(r.kind, SC_RESULT_TENSOR);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, &four, &in[0], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_tensor_new(SC_DTYPE_B8, 1, &four, &in[1], &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_interp_run(g, in, NULL, out, NULL, &err),
+                     SC_ERR_UNSUPPORTED);
+    ck_assert_msg(strstr(err.message, "bitwise") != NULL, "%s", err.message);
+    ck_assert_ptr_null(out[0]);
     sc_tensor_free(in[0]);
     sc_tensor_free(in[1]);
     sc_graph_free(g);
@@ -443,16 +562,151 @@ START_TEST(test_masked_scatter_short_source)
 }
 END_TEST
 
+/* ---- Joint graphs of the ops with derivative formulas ------------------- */
+
+/* A forward graph of one op; its joint graph (sc_graph_new_joint) must
+ * contain the backward nodes torch 2.13's AOTAutograd traced for the same
+ * forward (`want`: the calls, as torch printed them; for linear, which
+ * torch decomposes before differentiating, the ops of symcut's formula),
+ * and partition and validate. */
+static const struct {
+    const char *what, *text;
+    const char *want[3];
+} joints[] = {
+    {"gather",
+     "def forward(self, x: \"f32[3, 4]\", i: \"i64[2, 4]\"):\n"
+     "    gather: \"f32[2, 4]\" = torch.ops.aten.gather.default(x, 0, i)\n"
+     "    return [gather]\n",
+     {"new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(tangents_1, [3, 4])",
+      "= torch.ops.aten.scatter_add.default(new_zeros, 0, primals_2, "
+      "tangents_1)",
+      NULL}},
+    {"diagonal",
+     "def forward(self, x: \"f32[3, 2, 4]\"):\n"
+     "    diagonal: \"f32[2, 3]\" = torch.ops.aten.diagonal.default(x, -1, 2, "
+     "0)\n"
+     "    mul: \"f32[2, 3]\" = torch.ops.aten.mul.Tensor(diagonal, 2)\n"
+     "    return [mul]\n",
+     {"= torch.ops.aten.mul.Tensor(tangents_1, 2)",
+      "diagonal_backward: \"f32[3, 2, 4][8, 4, 1]cpu\" = "
+      "torch.ops.aten.diagonal_backward.default(mul_1, [3, 2, 4], -1, 2, 0)",
+      NULL}},
+    {"max.dim",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    max_1 = torch.ops.aten.max.dim(x, 1)\n"
+     "    getitem: \"f32[3]\" = max_1[0]\n"
+     "    getitem_1: \"i64[3]\" = max_1[1]\n"
+     "    return [getitem]\n",
+     {"unsqueeze: \"f32[3, 1][1, 1]cpu\" = "
+      "torch.ops.aten.unsqueeze.default(tangents_1, 1)",
+      "new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(unsqueeze, [3, 4])",
+      "= torch.ops.aten.scatter.src(new_zeros, 1, unsqueeze_1, unsqueeze)"}},
+    {"max.dim keepdim",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    max_1 = torch.ops.aten.max.dim(x, 1, True)\n"
+     "    getitem: \"f32[3, 1]\" = max_1[0]\n"
+     "    getitem_1: \"i64[3, 1]\" = max_1[1]\n"
+     "    return [getitem]\n",
+     {"new_zeros: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.new_zeros.default(tangents_1, [3, 4])",
+      "= torch.ops.aten.scatter.src(new_zeros, 1, getitem_1, tangents_1)",
+      NULL}},
+    {"constant_pad_nd",
+     "def forward(self, x: \"f32[3, 4]\"):\n"
+     "    constant_pad_nd: \"f32[3, 7]\" = "
+     "torch.ops.aten.constant_pad_nd.default(x, [1, 2, -1, 1], 0.5)\n"
+     "    return [constant_pad_nd]\n",
+     {"constant_pad_nd_1: \"f32[3, 4][4, 1]cpu\" = "
+      "torch.ops.aten.constant_pad_nd.default(tangents_1, [-1, -2, 1, -1])",
+      NULL, NULL}},
+    {"linear",
+     "def forward(self, x: \"f32[2, 3, 4]\", w: \"f32[5, 4]\", "
+     "b: \"f32[5]\"):\n"
+     "    linear: \"f32[2, 3, 5]\" = torch.ops.aten.linear.default(x, w, b)\n"
+     "    return [linear]\n",
+     {"linear_1: \"f32[2, 3, 4]cpu\" = "
+      "torch.ops.aten.linear.default(tangents_1, t)",
+      "mm: \"f32[5, 4]cpu\" = torch.ops.aten.mm.default(t_1, reshape_1)",
+      "= torch.ops.aten.sum.dim_IntList(tangents_1, [0, 1], True)"}},
+    {"memory-efficient attention with a bias",
+     "def forward(self, q: \"f32[2, 3, 5, 4]\", k: \"f32[2, 3, 7, 4]\", "
+     "v: \"f32[2, 3, 7, 6]\", b: \"f32[2, 3, 5, 7]\"):\n"
+     "    _scaled_dot_product_efficient_attention = "
+     "torch.ops.aten._scaled_dot_product_efficient_attention.default(q, k, "
+     "v, b, True, scale = 0.3)\n"
+     "    getitem: \"f32[2, 3, 5, 6]\" = "
+     "_scaled_dot_product_efficient_attention[0]\n"
+     "    return [getitem]\n",
+     {"= torch.ops.aten._scaled_dot_product_efficient_attention_backward."
+      "default(tangents_1, primals_1, primals_2, primals_3, primals_4, "
+      "getitem, getitem_1, getitem_2, getitem_3, 0.0, [True, True, True, "
+      "True], False, scale = 0.3)",
+      "getitem_7: \"f32[2, 3, 5, 7]cpu\" = "
+      "_scaled_dot_product_efficient_attention_backward[3]",
+      NULL}},
+    {"linear without bias",
+     "def forward(self, x: \"f32[3, 4]\", w: \"f32[5, 4]\"):\n"
+     "    linear: \"f32[3, 5]\" = torch.ops.aten.linear.default(x, w)\n"
+     "    return [linear]\n",
+     {"= torch.ops.aten.linear.default(tangents_1, t)",
+      "mm: \"f32[5, 4]cpu\" = torch.ops.aten.mm.default(t_1, reshape_1)",
+      NULL}},
+};
+
+START_TEST(test_joint_validates)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *fwd = text_graph(ctx, joints[_i].text, &err), *joint = NULL;
+    sc_partition *p = NULL;
+    sc_validate_options vo;
+    sc_validate_report rep;
+    char *text = NULL;
+    size_t k;
+
+    ck_assert_msg(fwd, "%s: %s", joints[_i].what, err.message);
+    ck_assert_msg(sc_graph_new_joint(fwd, NULL, &joint, &err) == SC_OK,
+                  "%s: joint: %s", joints[_i].what, err.message);
+    ck_assert_int_eq(sc_graph_write_text(joint, NULL, &text, NULL, &err),
+                     SC_OK);
+    for (k = 0; k < 3 && joints[_i].want[k]; k++)
+        ck_assert_msg(strstr(text, joints[_i].want[k]) != NULL,
+                      "%s: no `%s` in\n%s", joints[_i].what,
+                      joints[_i].want[k], text);
+    ck_assert_msg(sc_partition_run(joint, NULL, &p, &err) == SC_OK,
+                  "%s: partition: %s", joints[_i].what, err.message);
+    sc_validate_options_init(&vo);
+    vo.seed = 3;
+    ck_assert_msg(sc_validate_run(sc_partition_joint(p),
+                                  sc_partition_forward(p),
+                                  sc_partition_backward(p), &vo, &rep,
+                                  &err) == SC_OK,
+                  "%s: validate: %s", joints[_i].what, err.message);
+    ck_assert_msg(rep.passed, "%s: validate: %s", joints[_i].what,
+                  rep.message);
+    sc_partition_free(p);
+    free(text);
+    sc_graph_free(joint);
+    sc_graph_free(fwd);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 Suite *ops2_suite(void)
 {
     Suite *s = suite_create("ops2");
     TCase *tc = tcase_create("ops2");
     tcase_add_loop_test(tc, test_torch_case, 0, (int)ARRAY_SIZE(torch_cases));
     tcase_add_test(tc, test_sym_compare);
+    tcase_add_test(tc, test_sym_logic);
+    tcase_add_test(tc, test_tensor_and);
     tcase_add_loop_test(tc, test_bad_read, 0, (int)ARRAY_SIZE(bad_reads));
     tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
     tcase_add_test(tc, test_masked_scatter_short_source);
     tcase_add_test(tc, test_index_bool_mask);
+    tcase_add_loop_test(tc, test_joint_validates, 0, (int)ARRAY_SIZE(joints));
     suite_add_tcase(s, tc);
     return s;
 }

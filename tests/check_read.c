@@ -518,9 +518,11 @@ static const construct_case constructs[] = {
      "    neither = not le\n"
      "    big: \"Sym(Max(2, s0))\" = torch.sym_max(n, 2)\n"
      "    return (both, either, neither, ge, big)\n",
-     "        both = eq & ne;  eq = ne = None\n"
-     "        either = lt | gt;  lt = gt = None\n"
-     "        neither = not le;  le = None\n"},
+     "        both: \"Sym(And(Eq(s0, 4), Ne(s0, s1)))\" = eq & ne;  eq = ne = "
+     "None\n"
+     "        either: \"Sym(Or(s0 >= 3, s0 <= s1 - 1))\" = lt | gt;  lt = gt = "
+     "None\n"
+     "        neither: \"Sym(s0 >= 5)\" = not le;  le = None\n"},
 };
 #define NCONSTRUCTS (sizeof constructs / sizeof constructs[0])
 

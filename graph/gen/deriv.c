@@ -119,6 +119,9 @@ static const helper helpers[] = {
     {"amax_backward", 5, {Y_TENSOR, Y_TENSOR, Y_TENSOR, Y_ILIST, Y_BOOL},
      Y_TENSOR},
     {"clamp_backward", 4, {Y_TENSOR, Y_TENSOR, Y_ANY, Y_ANY}, Y_TENSOR},
+    {"value_selecting_reduction_backward", 5,
+     {Y_TENSOR, Y_INT, Y_TENSOR, Y_ILIST, Y_BOOL}, Y_TENSOR},
+    {"constant_pad_nd_backward", 2, {Y_TENSOR, Y_ILIST}, Y_TENSOR},
 };
 #define NHELPERS (sizeof helpers / sizeof helpers[0])
 
@@ -1142,7 +1145,8 @@ bool gen_emit_autodiff(FILE *f, const gen_table *t)
                "backward nodes through the runtime of\n * graph/autodiff.h "
                "(doc/autodiff.md), and sc__ad_table[].\n */\n");
     fputs("#include <stdint.h>\n\n#include <symcut/error.h>\n\n"
-          "#include \"graph/autodiff.h\"\n\n",
+          "#include \"graph/autodiff.h\"\n"
+          "#include \"graph/autodiff-internal.h\"\n\n",
           f);
     fputs("#if defined(__GNUC__)\n#pragma GCC diagnostic ignored "
           "\"-Wunused-parameter\"\n#endif\n\n", f);

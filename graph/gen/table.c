@@ -618,7 +618,7 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
             gen_error(line_of(n), col_of(n), "%s: '%s' is only for "
                       "'namespace: python' entries", op->label, fname);
             ok = false;
-        } else if (!n && python) {
+        } else if (!n && python && r == 1) {
             gen_error(op->line, col_of(item), "%s: missing field '%s' "
                       "(required for 'namespace: python')", op->label, fname);
             ok = false;
@@ -632,6 +632,15 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
                 op->python_target = gen_strdup(v);
             op->python_line = line_of(n);
         }
+    }
+
+    /* An operator.* target is printed infix: it needs its symbol.  Other
+     * targets (torch.sym_not) are functions, printed as calls. */
+    if (python && !fields[F_PYTHON_OP] && op->python_target &&
+        strncmp(op->python_target, "operator.", 9) == 0) {
+        gen_error(op->line, col_of(item), "%s: missing field 'python_op' "
+                  "(required for an operator.* python_target)", op->label);
+        ok = false;
     }
 
     resolve_mutates(op, fields[F_MUTATES], ld, &ok);
