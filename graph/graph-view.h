@@ -155,5 +155,14 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
 /* Enter the names of the nodes sc__graph_append_copy appended into the
  * name table (every node's name is then found in constant time). */
 void sc__graph_index_names(sc_graph *g);
+/* sc_graph_find of the n bytes at name (no NUL needed): the reader looks
+ * up its tokens in place. */
+sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
+                               size_t n);
+/* Ask the cache for the name-table slot where a lookup of the n bytes at
+ * name starts (the reader asks when it meets a statement's name, and
+ * looks it up after the annotation: the slot's cache miss overlaps that
+ * work).  Changes nothing. */
+void sc__graph_prefetch_name(const sc_graph *g, const char *name, size_t n);
 
 #endif /* SYMCUT_GRAPH_VIEW_H */

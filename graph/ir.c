@@ -502,6 +502,27 @@ sc_node_id sc_graph_find(const sc_graph *g, const char *name)
     return find_span(g, name, n, hash_span(name, n));
 }
 
+sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
+                               size_t n)
+{
+    if (!g->name_cap)
+        return SC_NODE_NONE;
+    return find_span(g, name, n, hash_span(name, n));
+}
+
+void sc__graph_prefetch_name(const sc_graph *g, const char *name, size_t n)
+{
+#if defined(__GNUC__)
+    if (g->name_cap)
+        __builtin_prefetch(&g->name_slots[2 * (hash_span(name, n) &
+                                               (g->name_cap - 1))]);
+#else
+    (void)g;
+    (void)name;
+    (void)n;
+#endif
+}
+
 static void name_table_put(sc_graph *g, sc_node_id id)
 {
     uint64_t h = hash_str(g->nodes[id].name);
