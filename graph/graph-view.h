@@ -118,7 +118,13 @@ struct sc_graph {
     char **warnings; /* malloc'ed strings */
     size_t nwarnings, warnings_cap;
     const char *class_name; /* arena, or NULL */
+    /* the shape rules' constant results, by their inputs
+     * (graph/shape-hook.c); NULL until the first */
+    struct sc__shape_memo *shape_memo;
 };
+
+/* Free a graph's memo of shape results (NULL: nothing). */
+void sc__shape_memo_free(struct sc__shape_memo *m);
 
 /* Make room for nnodes nodes in all (the node array and the name table),
  * so that appending up to that many nodes does not reallocate.  Never
