@@ -88,6 +88,8 @@ struct sc_graph {
     size_t ntargets, targets_cap;
     uint32_t *target_slots;
     size_t target_cap;
+    size_t last_target; /* index of the target interned last (a repeated
+                           call with its interned string skips the hash) */
 
     sc_node_id *outputs;
     size_t noutputs, num_fwd_outputs;
@@ -165,10 +167,5 @@ void sc__graph_index_names(sc_graph *g);
  * up its tokens in place. */
 sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
                                size_t n);
-/* Ask the cache for the name-table slot where a lookup of the n bytes at
- * name starts (the reader asks when it meets a statement's name, and
- * looks it up after the annotation: the slot's cache miss overlaps that
- * work).  Changes nothing. */
-void sc__graph_prefetch_name(const sc_graph *g, const char *name, size_t n);
 
 #endif /* SYMCUT_GRAPH_VIEW_H */

@@ -539,19 +539,6 @@ sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
     return find_span(g, name, n, name_hash(name, n));
 }
 
-void sc__graph_prefetch_name(const sc_graph *g, const char *name, size_t n)
-{
-#if defined(__GNUC__)
-    if (g->name_cap)
-        __builtin_prefetch(&g->name_slots[2 * (name_hash(name, n) &
-                                               (g->name_cap - 1))]);
-#else
-    (void)g;
-    (void)name;
-    (void)n;
-#endif
-}
-
 static void name_table_put(sc_graph *g, sc_node_id id)
 {
     const char *name = g->nodes[id].name;
@@ -714,12 +701,16 @@ size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
     void *items;
     char *copy;
 
+    /* the reader interns a target, then the builder asks again with the
+     * interned string */
+    if (g->last_target < g->ntargets && g->targets[g->last_target] == target)
+        return g->last_target;
     if (g->target_cap) {
         j = hash_str(target) & (g->target_cap - 1);
         while (g->target_slots[j]) {
             uint32_t i1 = g->target_slots[j];
             if (strcmp(g->targets[i1 - 1], target) == 0)
-                return i1 - 1;
+                return g->last_target = i1 - 1;
             j = (j + 1) & (g->target_cap - 1);
         }
     }
@@ -751,6 +742,7 @@ size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
     g->targets[g->ntargets] = copy;
     g->target_ops[g->ntargets] = (int32_t)sc__graph_lookup_op(copy);
     g->target_slots[j] = (uint32_t)g->ntargets + 1;
+    g->last_target = g->ntargets;
     return g->ntargets++;
 }
 

@@ -396,6 +396,25 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
     if (c == '"' || c == '\'')
         return lex_string(lx, tok);
     tok->kind = SC__TOK_OP;
+    switch (c) {
+    case '(': case '[': case '{':
+        tok->len = 1;
+        lx->p++;
+        lx->depth++;
+        return SC_OK;
+    case ')': case ']': case '}':
+        tok->len = 1;
+        lx->p++;
+        if (lx->depth > 0)
+            lx->depth--;
+        return SC_OK;
+    case ',': case ':': case ';': case '.':
+        tok->len = 1;
+        lx->p++;
+        return SC_OK;
+    default:
+        break;
+    }
     if (lx->p + 1 < lx->end && strchr("*/<>=!-", c) && c)
         for (i = 0; i < sizeof ops2 / sizeof ops2[0]; i++)
             if (lx->p[0] == ops2[i][0] && lx->p[1] == ops2[i][1]) {
@@ -403,13 +422,9 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
                 lx->p += 2;
                 return SC_OK;
             }
-    if (strchr("()[]{},:;=.+-*/%<>&|~@", c) && c) {
+    if (strchr("=+-*/%<>&|~@", c) && c) {
         tok->len = 1;
         lx->p++;
-        if (c == '(' || c == '[' || c == '{')
-            lx->depth++;
-        else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0)
-            lx->depth--;
         return SC_OK;
     }
     if (isprint((unsigned char)c))

@@ -138,15 +138,23 @@ static sc_status advance(reader *r)
     return sc__lex_next(&r->lx, &r->tok);
 }
 
-static bool at_op(const reader *r, const char *op)
+/* Is the current token the operator (name) of n bytes at w?  at_op and
+ * at_name take the length at the call site: a literal's is a constant,
+ * and most tokens differ in length from the word asked. */
+static inline bool at_op_n(const reader *r, const char *op, size_t n)
 {
-    return r->tok.kind == SC__TOK_OP && sc__tok_is(&r->tok, op);
+    return r->tok.kind == SC__TOK_OP && r->tok.len == n &&
+           memcmp(r->tok.start, op, n) == 0;
 }
 
-static bool at_name(const reader *r, const char *w)
+static inline bool at_name_n(const reader *r, const char *w, size_t n)
 {
-    return r->tok.kind == SC__TOK_NAME && sc__tok_is(&r->tok, w);
+    return r->tok.kind == SC__TOK_NAME && r->tok.len == n &&
+           memcmp(r->tok.start, w, n) == 0;
 }
+
+#define at_op(r, op) at_op_n((r), (op), strlen(op))
+#define at_name(r, w) at_name_n((r), (w), strlen(w))
 
 static sc_status expect_op(reader *r, const char *op)
 {
@@ -603,6 +611,9 @@ static sc_status grow_released(reader *r)
 {
     size_t old = r->released_cap;
     void *items = r->released;
+
+    if (SC__LIKELY(r->g->nnodes < old))
+        return SC_OK;
     if (!sc__grow(&items, &r->released_cap, r->g->nnodes + 1,
                   sizeof *r->released))
         return sc__error_nomem(r->err);
@@ -1981,8 +1992,6 @@ static sc_status parse_body(reader *r)
         }
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a statement");
-        /* its duplicate check comes after the annotation */
-        sc__graph_prefetch_name(r->g, first.start, first.len);
         SC_TRY(advance(r));
         if (at_op(r, ",")) {
             SC_TRY(parse_unpacking(r, first));
@@ -2223,6 +2232,9 @@ static sc_status scan_directives(reader *r)
     int line = 1;
     size_t i;
 
+    /* no line can hold a directive without these bytes */
+    if (!memmem(p, (size_t)(end - p), "symcut:", 7))
+        p = end;
     while (p < end) {
         eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
