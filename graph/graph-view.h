@@ -88,6 +88,8 @@ struct sc_graph {
     size_t ntargets, targets_cap;
     uint32_t *target_slots;
     size_t target_cap;
+    size_t last_target; /* index of the target interned last (a repeated
+                           call with its interned string skips the hash) */
 
     sc_node_id *outputs;
     size_t noutputs, num_fwd_outputs;
@@ -118,7 +120,13 @@ struct sc_graph {
     char **warnings; /* malloc'ed strings */
     size_t nwarnings, warnings_cap;
     const char *class_name; /* arena, or NULL */
+    /* the shape rules' constant results, by their inputs
+     * (graph/shape-hook.c); NULL until the first */
+    struct sc__shape_memo *shape_memo;
 };
+
+/* Free a graph's memo of shape results (NULL: nothing). */
+void sc__shape_memo_free(struct sc__shape_memo *m);
 
 /* Make room for nnodes nodes in all (the node array and the name table),
  * so that appending up to that many nodes does not reallocate.  Never
@@ -155,5 +163,9 @@ sc_status sc__graph_append_copy_mapped(sc_graph *g, const sc_graph *src,
 /* Enter the names of the nodes sc__graph_append_copy appended into the
  * name table (every node's name is then found in constant time). */
 void sc__graph_index_names(sc_graph *g);
+/* sc_graph_find of the n bytes at name (no NUL needed): the reader looks
+ * up its tokens in place. */
+sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
+                               size_t n);
 
 #endif /* SYMCUT_GRAPH_VIEW_H */

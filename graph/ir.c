@@ -225,6 +225,7 @@ void sc_graph_free(sc_graph *g)
     if (!g)
         return;
     sc__graph_invalidate_users(g);
+    sc__shape_memo_free(g->shape_memo);
     sc__free(g->nodes);
     sc__free(g->name_slots);
     sc__free(g->targets);
@@ -418,6 +419,34 @@ static uint64_t hash_span(const char *s, size_t n)
     return hash_mix(h);
 }
 
+/* The hash of a node name (the name table's; n bytes at s).  The names
+ * PyTorch and the builders make are base_N, made in order of N, and most
+ * lookups ask for a recent one: base_N hashes as (base, N / 8) with N % 8
+ * in the low bits, so eight consecutive names of a base share one cache
+ * line of slots (eight of eight bytes), and the lookup of a recent name,
+ * the check that a new one is free and its insertion find that line in
+ * the cache instead of a random one.  Other names hash as base_0. */
+static uint64_t name_hash(const char *s, size_t n)
+{
+    size_t i = n, k, base = n;
+    uint64_t num = 0, h = 1469598103934665603ull; /* FNV-1a of the base */
+
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+        i--;
+    if (i < n && i >= 2 && s[i - 1] == '_' && n - i <= 9 &&
+        (s[i] != '0' || n - i == 1)) {
+        for (k = i; k < n; k++)
+            num = num * 10 + (uint64_t)(s[k] - '0');
+        base = i - 1;
+    }
+    for (k = 0; k < base; k++) {
+        h ^= (unsigned char)s[k];
+        h *= 1099511628211ull;
+    }
+    h = hash_mix(h + (num >> 3) * 0x9e3779b97f4a7c15ull);
+    return (h & ~(uint64_t)7) | (num & 7);
+}
+
 /* Rehash the name table into ncap slots (a power of two holding every
  * entry), with the counters. */
 bool sc__graph_name_table_resize(sc_graph *g, size_t ncap)
@@ -499,12 +528,21 @@ sc_node_id sc_graph_find(const sc_graph *g, const char *name)
     if (!g->name_cap || !name)
         return SC_NODE_NONE;
     n = strlen(name);
-    return find_span(g, name, n, hash_span(name, n));
+    return find_span(g, name, n, name_hash(name, n));
+}
+
+sc_node_id sc__graph_find_span(const sc_graph *g, const char *name,
+                               size_t n)
+{
+    if (!g->name_cap)
+        return SC_NODE_NONE;
+    return find_span(g, name, n, name_hash(name, n));
 }
 
 static void name_table_put(sc_graph *g, sc_node_id id)
 {
-    uint64_t h = hash_str(g->nodes[id].name);
+    const char *name = g->nodes[id].name;
+    uint64_t h = name_hash(name, strlen(name));
     size_t j = h & (g->name_cap - 1);
     while (g->name_slots[2 * j])
         j = (j + 1) & (g->name_cap - 1);
@@ -560,7 +598,7 @@ char *sc__graph_auto_name(sc_graph *g, const char *base)
     k = slot ? slot->next : 0;
     for (;; k++) {
         len = numbered_name(cand, base, n, k);
-        if (find_span(g, cand, len, hash_span(cand, len)) == SC_NODE_NONE)
+        if (find_span(g, cand, len, name_hash(cand, len)) == SC_NODE_NONE)
             break;
     }
     if (slot) {
@@ -614,7 +652,7 @@ void sc__graph_name_table_remove(sc_graph *g, sc_node_id id)
     if ((size_t)id >= g->nnamed)
         return;
     g->nnamed = (size_t)id;
-    i = hash_str(g->nodes[id].name) & mask;
+    i = name_hash(g->nodes[id].name, strlen(g->nodes[id].name)) & mask;
     while (g->name_slots[2 * i] != (uint32_t)id + 1) {
         if (!g->name_slots[2 * i])
             return;
@@ -663,12 +701,16 @@ size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
     void *items;
     char *copy;
 
+    /* the reader interns a target, then the builder asks again with the
+     * interned string */
+    if (g->last_target < g->ntargets && g->targets[g->last_target] == target)
+        return g->last_target;
     if (g->target_cap) {
         j = hash_str(target) & (g->target_cap - 1);
         while (g->target_slots[j]) {
             uint32_t i1 = g->target_slots[j];
             if (strcmp(g->targets[i1 - 1], target) == 0)
-                return i1 - 1;
+                return g->last_target = i1 - 1;
             j = (j + 1) & (g->target_cap - 1);
         }
     }
@@ -700,6 +742,7 @@ size_t sc__graph_intern_target_index(sc_graph *g, const char *target)
     g->targets[g->ntargets] = copy;
     g->target_ops[g->ntargets] = (int32_t)sc__graph_lookup_op(copy);
     g->target_slots[j] = (uint32_t)g->ntargets + 1;
+    g->last_target = g->ntargets;
     return g->ntargets++;
 }
 

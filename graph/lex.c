@@ -56,13 +56,6 @@ sc_status sc__lex_error(const sc__lexer *lx, int line, int col,
     return SC_ERR_PARSE;
 }
 
-bool sc__tok_is(const sc__token *t, const char *word)
-{
-    size_t n = strlen(word);
-    return t->len == n && memcmp(t->start, word, n) == 0 &&
-           (t->kind == SC__TOK_NAME || t->kind == SC__TOK_OP);
-}
-
 void sc__lex_save(const sc__lexer *lx, sc__lex_mark *m)
 {
     m->p = lx->p;
@@ -192,19 +185,33 @@ static sc_status skip_comment(sc__lexer *lx)
 {
     const char *eol = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
     lx->p = eol ? eol : lx->end;
+    lx->ncomments++;
     return SC_OK;
 }
 
 /* ---- Tokens ------------------------------------------------------------- */
 
+/* Character classes: 1 starts a name, 2 continues one (ASCII letters,
+ * '_', digits). */
+static const unsigned char name_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 3,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static bool is_name_start(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return (name_class[(unsigned char)c] & 1) != 0;
 }
 
 static bool is_name_char(char c)
 {
-    return is_name_start(c) || (c >= '0' && c <= '9');
+    return (name_class[(unsigned char)c] & 2) != 0;
 }
 
 static int hexval(char c)
@@ -224,6 +231,19 @@ static sc_status lex_string(sc__lexer *lx, sc__token *tok)
     const char *q = lx->p + 1;
 
     sc__buf_reset(&lx->str);
+    /* most strings (annotations) have no escape: one copy */
+    while (q < lx->end && *q != quote && *q != '\\' && *q != '\n')
+        q++;
+    if (q < lx->end && *q == quote) {
+        sc__buf_putn(&lx->str, lx->p + 1, (size_t)(q - lx->p - 1));
+        if (lx->str.failed)
+            return sc__error_nomem(lx->err);
+        tok->kind = SC__TOK_STRING;
+        tok->len = (size_t)(q + 1 - lx->p);
+        lx->p = q + 1;
+        return SC_OK;
+    }
+    q = lx->p + 1;
     sc__buf_putn(&lx->str, "", 0);
     while (q < lx->end && *q != quote) {
         char c = *q;
@@ -376,20 +396,35 @@ sc_status sc__lex_next(sc__lexer *lx, sc__token *tok)
     if (c == '"' || c == '\'')
         return lex_string(lx, tok);
     tok->kind = SC__TOK_OP;
-    for (i = 0; i < sizeof ops2 / sizeof ops2[0]; i++)
-        if (lx->p + 1 < lx->end && lx->p[0] == ops2[i][0] &&
-            lx->p[1] == ops2[i][1]) {
-            tok->len = 2;
-            lx->p += 2;
-            return SC_OK;
-        }
-    if (strchr("()[]{},:;=.+-*/%<>&|~@", c) && c) {
+    switch (c) {
+    case '(': case '[': case '{':
         tok->len = 1;
         lx->p++;
-        if (c == '(' || c == '[' || c == '{')
-            lx->depth++;
-        else if ((c == ')' || c == ']' || c == '}') && lx->depth > 0)
+        lx->depth++;
+        return SC_OK;
+    case ')': case ']': case '}':
+        tok->len = 1;
+        lx->p++;
+        if (lx->depth > 0)
             lx->depth--;
+        return SC_OK;
+    case ',': case ':': case ';': case '.':
+        tok->len = 1;
+        lx->p++;
+        return SC_OK;
+    default:
+        break;
+    }
+    if (lx->p + 1 < lx->end && strchr("*/<>=!-", c) && c)
+        for (i = 0; i < sizeof ops2 / sizeof ops2[0]; i++)
+            if (lx->p[0] == ops2[i][0] && lx->p[1] == ops2[i][1]) {
+                tok->len = 2;
+                lx->p += 2;
+                return SC_OK;
+            }
+    if (strchr("=+-*/%<>&|~@", c) && c) {
+        tok->len = 1;
+        lx->p++;
         return SC_OK;
     }
     if (isprint((unsigned char)c))

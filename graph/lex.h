@@ -3,6 +3,8 @@
 #ifndef SYMCUT_GRAPH_LEX_H
 #define SYMCUT_GRAPH_LEX_H
 
+#include <string.h>
+
 #include "graph/graph-internal.h"
 
 typedef enum sc__tok_kind {
@@ -38,6 +40,8 @@ typedef struct sc__lexer {
     bool last_newline;      /* the previous token was NEWLINE (or none) */
     sc__buf str;            /* decoded string of the last STRING token */
     sc_error *err;
+    size_t ncomments;       /* comments skipped so far (the reader asks
+                               whether any came between two points) */
 } sc__lexer;
 
 void sc__lex_init(sc__lexer *lx, const char *text, size_t len,
@@ -75,7 +79,13 @@ sc_status sc__lex_error(const sc__lexer *lx, int line, int col,
 /* Current column of pointer q on the current physical line. */
 int sc__lex_col(const sc__lexer *lx, const char *q);
 
-/* Does token t spell word? */
-bool sc__tok_is(const sc__token *t, const char *word);
+/* Does token t spell word?  Inline: with a literal word the compiler
+ * knows its length, and the reader asks this several times a token. */
+static inline bool sc__tok_is(const sc__token *t, const char *word)
+{
+    size_t n = strlen(word);
+    return t->len == n && memcmp(t->start, word, n) == 0 &&
+           (t->kind == SC__TOK_NAME || t->kind == SC__TOK_OP);
+}
 
 #endif /* SYMCUT_GRAPH_LEX_H */

@@ -28,6 +28,18 @@ typedef struct pending_ph {
     int line, col;
 } pending_ph;
 
+/* A quoted annotation read before: its text and what it parsed to (a
+ * graph has few distinct ones; expressions are interned, so the result
+ * depends on the text alone). */
+typedef struct ann_cached {
+    char *block;    /* sc__malloc: the dims (sizes, strides), then text */
+    const char *text;
+    size_t len;
+    sc_result meta; /* its dims in block */
+} ann_cached;
+
+#define ANN_CACHE 1024 /* entries, direct-mapped by the text's hash */
+
 typedef struct reader {
     sc__lexer lx;
     sc__token tok;
@@ -65,6 +77,9 @@ typedef struct reader {
     bool flat;              /* the signature lists typed parameters */
     sc_graph_kind directive_kind; /* of a `# symcut: role` line */
     sc__buf comments;             /* the ".comments" note being made */
+    sc__buf name;   /* the name of the statement being read */
+    sc__buf target; /* the target of the call being read */
+    ann_cached *ann; /* ANN_CACHE entries, or NULL until the first */
 } reader;
 
 /* ---- Errors and tokens --------------------------------------------------- */
@@ -123,15 +138,23 @@ static sc_status advance(reader *r)
     return sc__lex_next(&r->lx, &r->tok);
 }
 
-static bool at_op(const reader *r, const char *op)
+/* Is the current token the operator (name) of n bytes at w?  at_op and
+ * at_name take the length at the call site: a literal's is a constant,
+ * and most tokens differ in length from the word asked. */
+static inline bool at_op_n(const reader *r, const char *op, size_t n)
 {
-    return r->tok.kind == SC__TOK_OP && sc__tok_is(&r->tok, op);
+    return r->tok.kind == SC__TOK_OP && r->tok.len == n &&
+           memcmp(r->tok.start, op, n) == 0;
 }
 
-static bool at_name(const reader *r, const char *w)
+static inline bool at_name_n(const reader *r, const char *w, size_t n)
 {
-    return r->tok.kind == SC__TOK_NAME && sc__tok_is(&r->tok, w);
+    return r->tok.kind == SC__TOK_NAME && r->tok.len == n &&
+           memcmp(r->tok.start, w, n) == 0;
 }
+
+#define at_op(r, op) at_op_n((r), (op), strlen(op))
+#define at_name(r, w) at_name_n((r), (w), strlen(w))
 
 static sc_status expect_op(reader *r, const char *op)
 {
@@ -218,7 +241,28 @@ static sc_status grow_dims(reader *r, size_t need)
 
 /* ---- Annotations ------------------------------------------------------- */
 
+static size_t hash_span(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return (size_t)h;
+}
+
 static bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+static bool is_name_start_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name_continue_char(char c)
+{
+    return is_name_start_char(c) || (c >= '0' && c <= '9');
+}
 
 static bool all_digits(const char *s, size_t n)
 {
@@ -453,6 +497,43 @@ static sc_status parse_annotation(reader *r, const char *s, size_t n,
     return SC_OK;
 }
 
+/* Keep annotation s[0..n) and its result meta in cache entry c (when
+ * memory allows: the cache is only a shortcut); meta's dims then point
+ * into the entry. */
+static void ann_remember(ann_cached *c, const char *s, size_t n,
+                         sc_result *meta)
+{
+    size_t nd = 0;
+    char *block;
+    sc_expr **dims;
+
+    if (meta->kind == SC_RESULT_TENSOR)
+        nd = meta->tensor.ndim * (meta->tensor.has_strides ? 2 : 1);
+    if (nd > 64 || n > 4096)
+        return;
+    block = sc__malloc(nd * sizeof *dims + n + 1);
+    if (!block)
+        return;
+    dims = (sc_expr **)(void *)block;
+    if (nd) {
+        memcpy(dims, meta->tensor.sizes,
+               meta->tensor.ndim * sizeof *dims);
+        if (meta->tensor.has_strides)
+            memcpy(dims + meta->tensor.ndim, meta->tensor.strides,
+                   meta->tensor.ndim * sizeof *dims);
+        meta->tensor.sizes = dims;
+        meta->tensor.strides =
+            meta->tensor.has_strides ? dims + meta->tensor.ndim : NULL;
+    }
+    memcpy(block + nd * sizeof *dims, s, n);
+    block[nd * sizeof *dims + n] = '\0';
+    sc__free(c->block);
+    c->block = block;
+    c->text = block + nd * sizeof *dims;
+    c->len = n;
+    c->meta = *meta;
+}
+
 /* After ':' — the current token is the first of the annotation.  Quoted:
  * a STRING token.  Unquoted: raw text up to the annotation's end (the
  * lexer is repositioned after it). */
@@ -461,12 +542,23 @@ static sc_status read_annotation(reader *r, sc_result *out)
     int line = r->tok.line, col = r->tok.col;
 
     if (r->tok.kind == SC__TOK_STRING) {
+        const char *s = r->tok.start + 1;
+        size_t n = r->tok.len - 2;
+        ann_cached *c = NULL;
+        if (r->ann || (r->ann = sc__calloc(ANN_CACHE, sizeof *r->ann))) {
+            c = &r->ann[hash_span(s, n) & (ANN_CACHE - 1)];
+            if (c->block && c->len == n && memcmp(c->text, s, n) == 0) {
+                *out = c->meta;
+                return advance(r);
+            }
+        }
         if (memchr(r->tok.start, '\\', r->tok.len))
             return error_at(r, line, col,
                             "escape sequences are not allowed in an "
                             "annotation");
-        SC_TRY(parse_annotation(r, r->tok.start + 1, r->tok.len - 2, line,
-                                col + 1, out));
+        SC_TRY(parse_annotation(r, s, n, line, col + 1, out));
+        if (c)
+            ann_remember(c, s, n, out);
         return advance(r);
     }
     if (r->tok.kind == SC__TOK_NAME) {
@@ -519,6 +611,9 @@ static sc_status grow_released(reader *r)
 {
     size_t old = r->released_cap;
     void *items = r->released;
+
+    if (SC__LIKELY(r->g->nnodes < old))
+        return SC_OK;
     if (!sc__grow(&items, &r->released_cap, r->g->nnodes + 1,
                   sizeof *r->released))
         return sc__error_nomem(r->err);
@@ -530,18 +625,26 @@ static sc_status grow_released(reader *r)
 /* The node named by the current NAME token, for a use. */
 static sc_status resolve_use(reader *r, sc_node_id *out)
 {
-    const char *name = tok_text(r);
+    const char *name, *tn = r->tok.start;
     sc_node_id id;
-    size_t last = r->g->nnodes;
+    size_t last = r->g->nnodes, n = r->tok.len;
     int def;
 
-    if (!name)
-        return sc__error_nomem(r->err);
     /* most uses name the node just defined */
-    if (last && strcmp(r->g->nodes[last - 1].name, name) == 0)
+    if (last && strncmp(r->g->nodes[last - 1].name, tn, n) == 0 &&
+        r->g->nodes[last - 1].name[n] == '\0')
         id = (sc_node_id)(last - 1);
     else
-        id = sc_graph_find(r->g, name);
+        id = sc__graph_find_span(r->g, tn, n);
+    if (SC__LIKELY(id != SC_NODE_NONE &&
+                   ((r->opts->flags & SC_GRAPH_READ_NO_LIVENESS_CHECK) ||
+                    (size_t)id >= r->released_cap || !r->released[id]))) {
+        *out = id;
+        return SC_OK;
+    }
+    name = tok_text(r);
+    if (!name)
+        return sc__error_nomem(r->err);
     if (id == SC_NODE_NONE) {
         def = sc__lex_find_definition(&r->lx, r->tok.start, r->tok.len);
         if (def)
@@ -574,13 +677,14 @@ static sc_status read_liveness(reader *r, int line)
             break;
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a name or None (a '; x = None' suffix)");
-        name = tok_text(r);
-        if (!name)
-            return sc__error_nomem(r->err);
-        id = sc_graph_find(r->g, name);
-        if (id == SC_NODE_NONE)
+        id = sc__graph_find_span(r->g, r->tok.start, r->tok.len);
+        if (id == SC_NODE_NONE) {
+            name = tok_text(r);
+            if (!name)
+                return sc__error_nomem(r->err);
             return error_at(r, r->tok.line, r->tok.col,
                             "undefined name '%s' in a '= None' suffix", name);
+        }
         SC_TRY(grow_released(r));
         r->released[id] = (uint32_t)line;
         SC_TRY(advance(r));
@@ -899,9 +1003,30 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
  * buffer. */
 static sc_status read_dotted(reader *r, int max_parts)
 {
-    int parts = 0;
+    int parts = 1;
+    const char *q = r->tok.start + r->tok.len, *end = r->lx.end;
 
     sc__buf_reset(&r->scratch);
+    /* A call's target as PyTorch prints it, `torch.ops.aten.mm.default(`:
+     * one run of names and dots up to the '(', taken from the text at
+     * once (the token-wise loop below reads the same name). */
+    if (r->tok.kind == SC__TOK_NAME) {
+        while (q + 1 < end && *q == '.' && is_name_start_char(q[1])) {
+            q += 2;
+            while (q < end && is_name_continue_char(*q))
+                q++;
+            parts++;
+        }
+        if (q < end && *q == '(' && parts <= max_parts) {
+            sc__buf_putn(&r->scratch, r->tok.start,
+                         (size_t)(q - r->tok.start));
+            if (r->scratch.failed)
+                return sc__error_nomem(r->err);
+            r->lx.p = q;
+            return advance(r);
+        }
+    }
+    parts = 0;
     for (;;) {
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a name");
@@ -1048,7 +1173,15 @@ static sc_status parse_call_args(reader *r, size_t *npos, size_t *nkw)
 
     SC_TRY(advance(r));
     while (!at_op(r, ")")) {
-        if (r->tok.kind == SC__TOK_NAME) {
+        const char *after = r->tok.start + r->tok.len;
+        while (after < r->lx.end && is_space(*after))
+            after++;
+        if (r->tok.kind == SC__TOK_NAME && after < r->lx.end &&
+            (*after == ',' || *after == ')')) {
+            /* a name right before ',' or ')': positional, no look-ahead */
+            SC_TRY(parse_positional(r, *nkw));
+            (*npos)++;
+        } else if (r->tok.kind == SC__TOK_NAME) {
             /* keyword? look ahead for '=' (not '==') */
             sc__lex_mark lsave;
             sc__token tsave = r->tok;
@@ -1089,10 +1222,13 @@ static sc_status parse_call(reader *r, const char *name, int line, int col,
 {
     sc_status status;
     size_t base = r->vlen, kwbase = r->kwlen, npos = 0, nkw = 0;
-    char *target = sc__strdup(r->scratch.data);
+    const char *target;
 
-    if (!target)
+    sc__buf_reset(&r->target);
+    sc__buf_putn(&r->target, r->scratch.data, r->scratch.len);
+    if (r->target.failed)
         return sc__error_nomem(r->err);
+    target = r->target.data;
     SC_CHECK(parse_call_args(r, &npos, &nkw));
     SC_CHECK(append_node(r, name, target, npos, nkw, meta, line, col));
     if (strcmp(target, "operator.getitem") == 0 && npos == 2 && nkw == 0) {
@@ -1101,10 +1237,8 @@ static sc_status parse_call(reader *r, const char *name, int line, int col,
             n->args[1].kind == SC_VALUE_INT)
             note_getitem(r, n->args[0].u.node, n->args[1].u.i);
     }
-    sc__free(target);
     return SC_OK;
 fail:
-    sc__free(target);
     r->vlen = base;
     r->kwlen = kwbase;
     return status;
@@ -1270,17 +1404,6 @@ static sc_status add_placeholder(reader *r, const char *name,
     return grow_released(r);
 }
 
-static size_t hash_span(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    size_t i;
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return (size_t)h;
-}
-
 /* The slot of pending name (name, len) in the hash set: its entry, or
  * the empty slot where it would go.  The set has room. */
 static size_t pending_slot(const reader *r, const char *name, size_t len)
@@ -1366,7 +1489,11 @@ static sc_status add_pending(reader *r, const char *name, size_t len,
         dims = sc__arena_alloc(&r->g->arena, nd * sizeof *dims);
         if (!dims)
             return sc__error_nomem(r->err);
-        memcpy(dims, r->dims, nd * sizeof *dims);
+        memcpy(dims, meta->tensor.sizes,
+               meta->tensor.ndim * sizeof *dims);
+        if (meta->tensor.has_strides)
+            memcpy(dims + meta->tensor.ndim, meta->tensor.strides,
+                   meta->tensor.ndim * sizeof *dims);
         p->meta.tensor.sizes = dims;
         p->meta.tensor.strides =
             meta->tensor.has_strides ? dims + meta->tensor.ndim : NULL;
@@ -1842,12 +1969,16 @@ static sc_status keep_comments(reader *r, const sc__token *t)
 
 static sc_status parse_body(reader *r)
 {
-    sc_status st;
+    size_t ncomments = SIZE_MAX;
 
     for (;;) {
         sc__token first = r->tok;
-        char *name;
+        const char *name;
         sc_result meta;
+        sc_node_id dup;
+        bool maybe_comments = r->lx.ncomments != ncomments;
+
+        ncomments = r->lx.ncomments;
 
         if (r->tok.kind == SC__TOK_EOF)
             return error_at(r, r->tok.line, r->tok.col,
@@ -1892,24 +2023,24 @@ static sc_status parse_body(reader *r)
         if (!r->placeholders_done) {
             SC_TRY(flush_pending(r));
         }
-        name = sc__strndup(first.start, first.len);
-        if (!name)
+        sc__buf_reset(&r->name);
+        sc__buf_putn(&r->name, first.start, first.len);
+        if (r->name.failed)
             return sc__error_nomem(r->err);
-        if (sc_graph_find(r->g, name) != SC_NODE_NONE) {
-            st = error_at(r, first.line, first.col,
-                          "duplicate definition of '%s' (first defined at "
-                          "line %d)",
-                          name,
-                          sc_graph_node_line(r->g, sc_graph_find(r->g, name)));
-            sc__free(name);
-            return st;
-        }
+        name = r->name.data;
+        dup = sc__graph_find_span(r->g, first.start, first.len);
+        if (dup != SC_NODE_NONE)
+            return error_at(r, first.line, first.col,
+                            "duplicate definition of '%s' (first defined at "
+                            "line %d)",
+                            name, sc_graph_node_line(r->g, dup));
         /* The annotation's dims must survive until the node is made:
          * they live in r->dims, which only annotations write. */
-        st = parse_node_rhs(r, name, first.line, first.col, &meta);
-        sc__free(name);
-        SC_TRY(st);
-        SC_TRY(keep_comments(r, &first));
+        SC_TRY(parse_node_rhs(r, name, first.line, first.col, &meta));
+        /* comment lines before the statement: only if the lexer skipped
+         * a comment since the previous statement began */
+        if (maybe_comments)
+            SC_TRY(keep_comments(r, &first));
     }
 }
 
@@ -2101,6 +2232,9 @@ static sc_status scan_directives(reader *r)
     int line = 1;
     size_t i;
 
+    /* no line can hold a directive without these bytes */
+    if (!memmem(p, (size_t)(end - p), "symcut:", 7))
+        p = end;
     while (p < end) {
         eol = memchr(p, '\n', (size_t)(end - p));
         if (!eol)
@@ -2227,6 +2361,8 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     r.err = err;
     sc__buf_init(&r.scratch);
     sc__buf_init(&r.comments);
+    sc__buf_init(&r.name);
+    sc__buf_init(&r.target);
     sc__lex_init(&r.lx, text ? text : "", len, r.file, err);
     nul = len ? memchr(text, '\0', len) : NULL;
     if (nul) {
@@ -2281,6 +2417,14 @@ fail:
     sc__lex_destroy(&r.lx);
     sc__buf_free(&r.scratch);
     sc__buf_free(&r.comments);
+    sc__buf_free(&r.name);
+    sc__buf_free(&r.target);
+    if (r.ann) {
+        size_t k;
+        for (k = 0; k < ANN_CACHE; k++)
+            sc__free(r.ann[k].block);
+        sc__free(r.ann);
+    }
     sc__free(r.pending);
     sc__free(r.pending_slots);
     sc__free(r.vstack);

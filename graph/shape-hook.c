@@ -22,7 +22,7 @@ static sc_status add_symbols_of(sc_graph *g, sc_expr *e, sc_error *err)
     size_t n, i;
     sc_status status = SC_OK;
 
-    if (!e)
+    if (!e || sc_expr_is_int(e))
         return SC_OK;
     n = sc_expr_free_symbols(e, syms, 16);
     if (n == 0)
@@ -204,6 +204,305 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
         *out = c.out[0];
     }
     return SC_OK;
+}
+
+/* ---- The memo of constant results ---------------------------------------------- */
+
+/* Most nodes of a graph with static sizes repeat one of a few calls: the
+ * same op on inputs of the same shapes.  A rule's result is kept, keyed
+ * by everything the rule can read: the op, the arguments (node arguments
+ * by their metadata), the keyword names, and the node's own annotation
+ * (rules of data-dependent ops read it).  Only results that cannot
+ * depend on the shape environment are kept: every input size, stride and
+ * SymInt an integer constant, the result too, and the environment left
+ * as it was (no symbol, guard or runtime assertion added).  A node whose
+ * argument is a tuple or has no metadata is not kept (getitem's rule
+ * reads the tuple's own inputs).  Expressions are interned: keys hold
+ * their addresses. */
+#define MEMO_SLOTS 1024   /* direct-mapped */
+#define MEMO_KEY_MAX 128  /* words */
+
+typedef struct memo_entry {
+    uint64_t *block; /* sc__malloc: the key's words, then the result's dims */
+    size_t nkey;
+    sc_result res;   /* its dims in block */
+} memo_entry;
+
+struct sc__shape_memo {
+    memo_entry e[MEMO_SLOTS];
+};
+
+void sc__shape_memo_free(struct sc__shape_memo *m)
+{
+    size_t i;
+    if (!m)
+        return;
+    for (i = 0; i < MEMO_SLOTS; i++)
+        sc__free(m->e[i].block);
+    sc__free(m);
+}
+
+typedef struct {
+    uint64_t w[MEMO_KEY_MAX];
+    size_t n;
+    bool ok;
+} memo_key;
+
+static void kput(memo_key *k, uint64_t v)
+{
+    if (k->n < MEMO_KEY_MAX)
+        k->w[k->n++] = v;
+    else
+        k->ok = false;
+}
+
+static void key_expr(memo_key *k, const sc_expr *e)
+{
+    if (e && sc_expr_is_int(e))
+        kput(k, (uint64_t)(uintptr_t)e);
+    else
+        k->ok = false;
+}
+
+/* Node id's metadata; own: the node checked (no metadata, or a tuple,
+ * is then part of the key, not a refusal). */
+static void key_node(memo_key *k, const sc_graph *g, sc_node_id id, bool own)
+{
+    const sc__node *n;
+    size_t i, nd;
+
+    if (id < 0 || (size_t)id >= g->nnodes) {
+        k->ok = false;
+        return;
+    }
+    n = &g->nodes[id];
+    kput(k, (uint64_t)n->rkind | (uint64_t)n->dtype << 8 |
+                (uint64_t)n->flags << 16 | (uint64_t)n->dev_type << 24 |
+                (uint64_t)(uint16_t)n->dev_index << 32);
+    kput(k, n->ndim);
+    switch ((sc_result_kind)n->rkind) {
+    case SC_RESULT_TENSOR:
+        nd = (size_t)n->ndim * (n->flags & SC__NODE_HAS_STRIDES ? 2 : 1);
+        if (nd && !n->meta.dims) {
+            k->ok = false;
+            return;
+        }
+        for (i = 0; i < nd && k->ok; i++)
+            key_expr(k, n->meta.dims[i]);
+        return;
+    case SC_RESULT_SYMINT:
+    case SC_RESULT_SYMBOOL:
+        key_expr(k, n->meta.expr);
+        return;
+    case SC_RESULT_NONE:
+        return;
+    default:
+        if (!own)
+            k->ok = false;
+        return;
+    }
+}
+
+static void key_value(memo_key *k, const sc_graph *g, const sc_value *v,
+                      int depth)
+{
+    uint64_t bits;
+    size_t i;
+
+    kput(k, (uint64_t)v->kind);
+    switch (v->kind) {
+    case SC_VALUE_NONE:
+        return;
+    case SC_VALUE_NODE:
+        key_node(k, g, v->u.node, false);
+        return;
+    case SC_VALUE_INT:
+        kput(k, (uint64_t)v->u.i);
+        return;
+    case SC_VALUE_SYMINT:
+        key_expr(k, v->u.expr);
+        return;
+    case SC_VALUE_FLOAT:
+        memcpy(&bits, &v->u.f.value, sizeof bits);
+        kput(k, bits);
+        return;
+    case SC_VALUE_BOOL:
+        kput(k, v->u.b ? 1 : 0);
+        return;
+    case SC_VALUE_DTYPE:
+        kput(k, (uint64_t)v->u.dtype);
+        return;
+    case SC_VALUE_DEVICE:
+        kput(k, (uint64_t)v->u.device.type);
+        kput(k, (uint64_t)(int64_t)v->u.device.index);
+        return;
+    case SC_VALUE_LAYOUT:
+        kput(k, (uint64_t)v->u.layout);
+        return;
+    case SC_VALUE_MEMORY_FORMAT:
+        kput(k, (uint64_t)v->u.memory_format);
+        return;
+    case SC_VALUE_LIST:
+    case SC_VALUE_TUPLE:
+        if (depth >= 2 || v->u.list.n > MEMO_KEY_MAX) {
+            k->ok = false;
+            return;
+        }
+        kput(k, v->u.list.n);
+        for (i = 0; i < v->u.list.n && k->ok; i++)
+            key_value(k, g, &v->u.list.items[i], depth + 1);
+        return;
+    default: /* strings */
+        k->ok = false;
+        return;
+    }
+}
+
+/* The key of node id's call; k->ok false when it has none. */
+static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
+{
+    const sc__node *n = &g->nodes[id];
+    size_t i, j, len;
+
+    k->n = 0;
+    k->ok = n->kind == SC_NODE_CALL && n->op != SC_OP_UNKNOWN;
+    if (!k->ok)
+        return;
+    kput(k, (uint64_t)(uint16_t)n->op | (uint64_t)n->npos << 16 |
+                (uint64_t)n->nargs << 32);
+    for (i = n->npos; i < n->nargs && k->ok; i++) {
+        const char *kw = n->kwnames ? n->kwnames[i - n->npos] : NULL;
+        uint64_t w = 0;
+        if (!kw) {
+            k->ok = false;
+            return;
+        }
+        len = strlen(kw);
+        kput(k, len);
+        for (j = 0; j < len; j++) {
+            w = w << 8 | (unsigned char)kw[j];
+            if (j % 8 == 7 || j + 1 == len) {
+                kput(k, w);
+                w = 0;
+            }
+        }
+    }
+    for (i = 0; i < n->nargs && k->ok; i++)
+        key_value(k, g, &n->args[i], 0);
+    if (k->ok)
+        key_node(k, g, id, true);
+}
+
+static size_t memo_slot(const memo_key *k)
+{
+    uint64_t h = 1469598103934665603ull;
+    size_t i;
+    for (i = 0; i < k->n; i++)
+        h = (h ^ k->w[i]) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 40) & (MEMO_SLOTS - 1);
+}
+
+/* Is the result r made of integer constants only? */
+static bool constant_result(const sc_result *r)
+{
+    size_t i;
+    switch (r->kind) {
+    case SC_RESULT_TENSOR:
+        if (r->tensor.ndim > 4096 || (r->tensor.ndim && !r->tensor.sizes) ||
+            (r->tensor.has_strides && r->tensor.ndim && !r->tensor.strides))
+            return false;
+        for (i = 0; i < r->tensor.ndim; i++)
+            if (!r->tensor.sizes[i] || !sc_expr_is_int(r->tensor.sizes[i]) ||
+                (r->tensor.has_strides &&
+                 (!r->tensor.strides[i] ||
+                  !sc_expr_is_int(r->tensor.strides[i]))))
+                return false;
+        return true;
+    case SC_RESULT_SYMINT:
+        return r->expr && sc_expr_is_int(r->expr);
+    case SC_RESULT_SYMBOOL:
+        return false;
+    default:
+        return true;
+    }
+}
+
+typedef struct {
+    const sc_env *env;
+    size_t symbols, guards, asserts;
+} env_mark;
+
+static void env_mark_of(const sc_graph *g, env_mark *m)
+{
+    m->env = g->env;
+    m->symbols = g->env ? sc_env_symbol_count(g->env) : 0;
+    m->guards = g->env ? sc_env_guard_count(g->env) : 0;
+    m->asserts = g->env ? sc_env_runtime_assert_count(g->env) : 0;
+}
+
+/* Keep result r (of the call with key k) in entry e, when memory allows
+ * (the memo is only a shortcut). */
+static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r)
+{
+    size_t nd = 0;
+    uint64_t *block;
+    sc_expr **dims;
+
+    if (r->kind == SC_RESULT_TENSOR)
+        nd = r->tensor.ndim * (r->tensor.has_strides ? 2 : 1);
+    block = sc__malloc(k->n * sizeof *block + nd * sizeof *dims + 1);
+    if (!block)
+        return;
+    memcpy(block, k->w, k->n * sizeof *block);
+    sc__free(e->block);
+    e->block = block;
+    e->nkey = k->n;
+    e->res = *r;
+    if (r->kind == SC_RESULT_TENSOR) {
+        dims = (sc_expr **)(void *)(block + k->n);
+        if (r->tensor.ndim)
+            memcpy(dims, r->tensor.sizes, r->tensor.ndim * sizeof *dims);
+        if (r->tensor.has_strides && r->tensor.ndim)
+            memcpy(dims + r->tensor.ndim, r->tensor.strides,
+                   r->tensor.ndim * sizeof *dims);
+        e->res.tensor.sizes = r->tensor.ndim ? dims : NULL;
+        e->res.tensor.strides =
+            r->tensor.has_strides && r->tensor.ndim ? dims + r->tensor.ndim
+                                                    : NULL;
+    }
+}
+
+/* sc__shape_infer through the memo. */
+static sc_status infer_memo(sc_graph *g, sc_node_id id, sc_result *out,
+                            sc_error *err)
+{
+    memo_key k;
+    memo_entry *e = NULL;
+    env_mark before, after;
+    sc_status st;
+
+    if (id >= 0 && (size_t)id < g->nnodes) {
+        memo_key_of(&k, g, id);
+        if (k.ok && (g->shape_memo ||
+                     (g->shape_memo = sc__calloc(1, sizeof *g->shape_memo)))) {
+            e = &g->shape_memo->e[memo_slot(&k)];
+            if (e->block && e->nkey == k.n &&
+                memcmp(e->block, k.w, k.n * sizeof k.w[0]) == 0) {
+                *out = e->res;
+                return SC_OK;
+            }
+        }
+    }
+    if (e)
+        env_mark_of(g, &before);
+    st = sc__shape_infer(g, id, out, err);
+    if (e && st == SC_OK && constant_result(out)) {
+        env_mark_of(g, &after);
+        if (before.env == after.env && before.symbols == after.symbols &&
+            before.guards == after.guards && before.asserts == after.asserts)
+            memo_store(e, &k, out);
+    }
+    return st;
 }
 
 /* ---- Checking against the annotation ----------------------------------------------- */
@@ -437,6 +736,7 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
     const sc_tensor_meta *a = &inf->tensor, *b = &dec->tensor;
     bool same;
     size_t i;
+    sc_expr *one;
 
     if (inf->kind == SC_RESULT_UNKNOWN || inf->kind == SC_RESULT_TUPLE ||
         dec->kind == SC_RESULT_UNKNOWN)
@@ -476,16 +776,19 @@ static sc_status compare(sc_graph *g, sc_node_id id, const sc_result *inf,
     for (i = 0; i < a->ndim; i++)
         SC_TRY(match_one(g, id, "the size", i, a->sizes[i], b->sizes[i], pl,
                          err));
-    if (a->has_strides && b->has_strides)
+    if (a->has_strides && b->has_strides && a->ndim) {
+        one = sc_expr_int_si(g->ctx, 1);
         for (i = 0; i < a->ndim; i++) {
             /* The stride of a dimension of size one does not matter (known
                without a guard: this asks nothing of the trace). */
-            SC_TRY(same_expr(g, b->sizes[i], sc_expr_int_si(g->ctx, 1),
-                             &same, err));
+            if (a->strides[i] == b->strides[i])
+                continue; /* the same interned stride: nothing to ask */
+            SC_TRY(same_expr(g, b->sizes[i], one, &same, err));
             if (!same)
                 SC_TRY(match_one(g, id, "the stride", i, a->strides[i],
                                  b->strides[i], pl, err));
         }
+    }
     if (a->has_device && b->has_device &&
         (a->device.type != b->device.type ||
          (a->device.index != b->device.index && a->device.index >= 0 &&
@@ -521,9 +824,16 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
     sc_result inferred;
     sc_error ierr;
     sc_status st;
+    /* The rule's results (sc__shape_dims, sc__shape_outputs) go to the
+     * graph's arena; checked against an annotation they are dropped:
+     * the arena's head block is rewound to where it was (when the rule
+     * did not start a new one), which saves about a hundred bytes a
+     * node.  Nothing else is allocated in the arena meanwhile. */
+    const sc__arena_block *head = g->arena.head;
+    size_t used = g->arena.used;
 
     sc_error_init(&ierr);
-    st = sc__shape_infer(g, id, &inferred, &ierr);
+    st = infer_memo(g, id, &inferred, &ierr);
     if (st == SC_ERR_SHAPE) {
         if (err)
             *err = ierr;
@@ -551,5 +861,8 @@ sc_status sc__shape_check_node(sc_graph *g, sc_node_id id, bool declared,
             return sc__graph_set_meta(g, &g->nodes[id], &inferred, err);
         return SC_OK;
     }
-    return sc__shape_check_result(g, id, &inferred, err);
+    st = sc__shape_check_result(g, id, &inferred, err);
+    if (g->arena.head == head && g->arena.used >= used)
+        g->arena.used = used;
+    return st;
 }

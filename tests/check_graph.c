@@ -1355,6 +1355,100 @@ START_TEST(test_reserve)
 }
 END_TEST
 
+/* The name table with names of every shape its hash tells apart (base_N
+ * in runs, leading zeros, long numbers, no underscore, underscores only):
+ * each found, the absent ones not, a refused node's name freed. */
+START_TEST(test_name_shapes)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = sc_graph_new(ctx);
+    sc_error err;
+    sc_result r, bad;
+    sc_expr *dims[4], *bdims[4];
+    int64_t sz[2] = {2, 3}, bsz[2] = {3, 2};
+    sc_value arg;
+    sc_node_id id, prev;
+    size_t i, k, n = 0;
+    char name[64];
+    static const char *const fixed[] = {
+        "t", "t_01", "t_0", "t_1234567890", "t_12345678901234567890",
+        "n5", "_1", "a__3", "a_", "__", "mm_7", "mm_8", "x_y_9",
+    };
+    static const char *const absent[] = {
+        "t_00", "t_12345678", "n_5", "_2", "a__4", "mm_9", "x_y", "y",
+    };
+
+    tensor_meta(ctx, &r, dims, 2, sz);
+    tensor_meta(ctx, &bad, bdims, 2, bsz);
+    ck_assert_int_eq(sc_graph_add_placeholder(g, "x", SC_ROLE_PRIMAL, &r,
+                                              &prev, &err),
+                     SC_OK);
+    n++;
+    for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+        arg = sc_value_node(prev);
+        ck_assert_int_eq(sc_graph_add_call(g, fixed[i],
+                                           "torch.ops.aten.relu.default", 1,
+                                           &arg, 0, NULL, NULL, NULL, &prev,
+                                           &err),
+                         SC_OK);
+        n++;
+    }
+    /* runs of base_N of a few bases, interleaved (they share lines of
+     * the table), through several resizes */
+    for (i = 1; i <= 3000; i++)
+        for (k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "%s_%zu",
+                     k == 0 ? "relu" : k == 1 ? "threshold_backward" : "t",
+                     i);
+            arg = sc_value_node(prev);
+            ck_assert_int_eq(sc_graph_add_call(g, name,
+                                               "torch.ops.aten.relu.default",
+                                               1, &arg, 0, NULL, NULL, NULL,
+                                               &id, &err),
+                             SC_OK);
+            ck_assert_int_eq(id, (sc_node_id)n);
+            prev = id;
+            n++;
+        }
+    ck_assert_int_eq(sc_graph_find(g, "x"), 0);
+    for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        ck_assert_int_eq(sc_graph_find(g, fixed[i]), (sc_node_id)(i + 1));
+    for (i = 1; i <= 3000; i++)
+        for (k = 0; k < 3; k++) {
+            snprintf(name, sizeof name, "%s_%zu",
+                     k == 0 ? "relu" : k == 1 ? "threshold_backward" : "t",
+                     i);
+            ck_assert_int_eq(sc_graph_find(g, name),
+                             (sc_node_id)(1 + sizeof fixed / sizeof fixed[0] +
+                                          3 * (i - 1) + k));
+        }
+    for (i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        ck_assert_int_eq(sc_graph_find(g, absent[i]), SC_NODE_NONE);
+    ck_assert_int_eq(sc_graph_find(g, "relu_3001"), SC_NODE_NONE);
+    /* a node refused by its shape rule leaves no name behind */
+    arg = sc_value_node(prev);
+    ck_assert_int_eq(sc_graph_add_call(g, "relu_3001",
+                                       "torch.ops.aten.relu.default", 1, &arg,
+                                       0, NULL, NULL, &bad, &id, &err),
+                     SC_ERR_SHAPE);
+    ck_assert_int_eq(sc_graph_find(g, "relu_3001"), SC_NODE_NONE);
+    ck_assert_uint_eq(sc_graph_node_count(g), n);
+    ck_assert_int_eq(sc_graph_add_call(g, "relu_3001",
+                                       "torch.ops.aten.relu.default", 1, &arg,
+                                       0, NULL, NULL, &r, &id, &err),
+                     SC_OK);
+    ck_assert_int_eq(sc_graph_find(g, "relu_3001"), (sc_node_id)n);
+    for (i = 1; i <= 3000; i += 97) {
+        snprintf(name, sizeof name, "t_%zu", i);
+        ck_assert_int_eq(sc_graph_find(g, name),
+                         (sc_node_id)(1 + sizeof fixed / sizeof fixed[0] +
+                                      3 * (i - 1) + 2));
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* Reserved words are refused whatever their first letter; look-alikes are
  * accepted. */
 START_TEST(test_reserved_names)
@@ -1793,6 +1887,7 @@ Suite *graph_suite(void)
     tcase_add_test(tc, test_equal);
     tcase_add_test(tc, test_dot);
     tcase_add_test(tc, test_reserve);
+    tcase_add_test(tc, test_name_shapes);
     tcase_add_test(tc, test_reserved_names);
     tcase_add_test(tc, test_many_targets);
     tcase_add_test(tc, test_append_copy);

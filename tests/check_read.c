@@ -523,6 +523,29 @@ static const construct_case constructs[] = {
      "        either: \"Sym(Or(s0 >= 3, s0 <= s1 - 1))\" = lt | gt;  lt = gt = "
      "None\n"
      "        neither: \"Sym(s0 >= 5)\" = not le;  le = None\n"},
+    {"data-dependent ops on the same input, not memoized together",
+     "def forward(self, x: \"f32[4]\"):\n"
+     "    a: \"i64[3, 1]\" = torch.ops.aten.nonzero.default(x)\n"
+     "    b: \"i64[2, 1]\" = torch.ops.aten.nonzero.default(x)\n"
+     "    c: \"Sym(3)\" = torch.ops.aten._local_scalar_dense.default(x)\n"
+     "    d: \"Sym(2)\" = torch.ops.aten._local_scalar_dense.default(x)\n"
+     "    return (a, b, c, d)\n",
+     "        a: \"i64[3, 1]\" = torch.ops.aten.nonzero.default(x)\n"
+     "        b: \"i64[2, 1]\" = torch.ops.aten.nonzero.default(x)\n"
+     "        c: \"Sym(3)\" = torch.ops.aten._local_scalar_dense.default(x)\n"
+     "        d: \"Sym(2)\" = torch.ops.aten._local_scalar_dense.default(x)"},
+    {"unannotated calls take the rule's result, memoized or not",
+     "def forward(self, x: \"f32[2, 3][3, 1]cpu\"):\n"
+     "    a = torch.ops.aten.relu.default(x)\n"
+     "    b = torch.ops.aten.relu.default(x)\n"
+     "    c: \"f32[3, 2][1, 3]cpu\" = torch.ops.aten.t.default(b)\n"
+     "    d = torch.ops.aten.t.default(a)\n"
+     "    return (c, d)\n",
+     "        b: \"f32[2, 3][3, 1]cpu\" = torch.ops.aten.relu.default(x);  "
+     "x = None\n"
+     "        c: \"f32[3, 2][1, 3]cpu\" = torch.ops.aten.t.default(b);  "
+     "b = None\n"
+     "        d: \"f32[3, 2][1, 3]cpu\" = torch.ops.aten.t.default(a)"},
 };
 #define NCONSTRUCTS (sizeof constructs / sizeof constructs[0])
 
@@ -573,6 +596,14 @@ static const struct {
      "OP[.OVERLOAD])"},
     {"def forward(self, x: \"Sym(s0)\"):\n    y = not\n    return (y,)\n",
      "t.py:2:12: expected a name or a number, found the end of the line"},
+    /* the shape rules' memo: the second of two identical calls is still
+     * checked against its own annotation */
+    {"def forward(self, x: \"f32[2, 3]\"):\n"
+     "    a: \"f32[2, 3]\" = torch.ops.aten.relu.default(x)\n"
+     "    b: \"f32[3, 2]\" = torch.ops.aten.relu.default(x)\n"
+     "    return (a, b)\n",
+     "t.py:3:5: node 'b' (torch.ops.aten.relu.default): the shape rule gives "
+     "the size of dim 0 = 2, the annotation says 3"},
 };
 #define NCONSTRUCT_ERRORS (sizeof construct_errors / sizeof construct_errors[0])
 
