@@ -7,8 +7,9 @@
  *                    [--max-dist-from-bw N] [--long-chain-limit N]
  *                    [--unbacked-fallback N] [--memory-budget B]
  *                    [--saved NAMES|FILE]
- *                    [--fw FILE] [--bw FILE] [--format text|json|dot]
- *                    [--no-timings] [-o FILE]
+ *                    [--fw FILE] [--bw FILE]
+ *                    [--format text|json|dot|html]
+ *                    [--around NODE [--depth K]] [--no-timings] [-o FILE]
  *
  * Every output is produced before any is written, and each is written
  * atomically: nothing is written when the run fails. */
@@ -24,6 +25,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/html.h"
 #include "cli/load.h"
 
 static void usage(FILE *out)
@@ -37,7 +39,8 @@ static void usage(FILE *out)
           "                        [--unbacked-fallback N]\n"
           "                        [--memory-budget B] [--saved NAMES|FILE]\n"
           "                        [--fw FILE] [--bw FILE]\n"
-          "                        [--format text|json|dot] [--no-timings]\n"
+          "                        [--format text|json|dot|html]\n"
+          "                        [--around NODE [--depth K]] [--no-timings]\n"
           "                        [-o FILE]\n"
           "\n"
           "Partition a joint forward/backward graph (PyTorch's text; '-' is\n"
@@ -77,7 +80,12 @@ static void usage(FILE *out)
           out);
     cli_partition_rules_help(out);
     fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
-          "  --format F            the report: text (default), json, dot\n"
+          "  --format F            the report: text (default), json (fields in\n"
+          "                        doc/partition.md), dot (Graphviz), html (one\n"
+          "                        self-contained page: decision, reasons, the\n"
+          "                        graph as SVG when Graphviz's dot is installed)\n"
+          "  --around NODE         dot, html: draw only the nodes near NODE\n"
+          "  --depth K             ... at most K edges away (default 2)\n"
           "  --no-timings          leave the timings out of the report\n"
           "  -o FILE               write the report to FILE (atomically)\n"
           "\n"
@@ -243,7 +251,8 @@ bad:
 
 typedef struct partition_args {
     const char *file, *out_path, *fw_path, *bw_path, *format, *saved;
-    long nfwd;
+    const char *around;
+    long nfwd, depth;
     cli_params params;
     bool forward;
     unsigned report_flags;
@@ -256,7 +265,8 @@ typedef struct partition_args {
 
 static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
 {
-    static const char *const formats[] = {"text", "json", "dot", NULL};
+    static const char *const formats[] = {"text", "json", "dot", "html",
+                                          NULL};
     const cli_opt opts[] = {
         CLI_PARTITION_RULE_OPTIONS(&a->rules),
         {.name = "--forward", .kind = CLI_OPT_FLAG, .dest = &a->forward},
@@ -276,7 +286,11 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
         {.name = "--fw", .kind = CLI_OPT_TEXT, .dest = &a->fw_path},
         {.name = "--bw", .kind = CLI_OPT_TEXT, .dest = &a->bw_path},
         {.name = "--format", .kind = CLI_OPT_CHOICE, .dest = &a->format,
-         .choices = formats, .bad = "unknown format '%s' (text, json, dot)"},
+         .choices = formats,
+         .bad = "unknown format '%s' (text, json, dot, html)"},
+        {.name = "--around", .kind = CLI_OPT_TEXT, .dest = &a->around},
+        {.name = "--depth", .kind = CLI_OPT_COUNT, .dest = &a->depth,
+         .bad = "--depth needs a non-negative integer"},
         {.name = "--tag", .kind = CLI_OPT_CALL, .dest = &a->tags,
          .fn = tag_option},
         {.name = "--memory-budget", .kind = CLI_OPT_CALL, .dest = &a->opts,
@@ -306,11 +320,21 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
                                             "pytorch-2.13)");
     if (a->saved && (a->fw_path || a->bw_path ||
                      a->opts.memory_budget_kind != SC_PARTITION_BUDGET_NONE ||
-                     strcmp(a->format, "dot") == 0))
+                     strcmp(a->format, "dot") == 0 ||
+                     strcmp(a->format, "html") == 0))
         return cli_usage_error("partition", "--saved scores a decision: not "
                                             "with --fw, --bw, "
                                             "--memory-budget or --format "
-                                            "dot");
+                                            "dot or html");
+    if (a->around && strcmp(a->format, "dot") != 0 &&
+        strcmp(a->format, "html") != 0)
+        return cli_usage_error("partition", "--around draws part of the "
+                                            "graph: with --format dot or "
+                                            "html");
+    if (a->depth >= 0 && !a->around)
+        return cli_usage_error("partition", "--depth is the reach of "
+                                            "--around NODE: give --around "
+                                            "too");
     if (a->forward && a->nfwd >= 0)
         return cli_usage_error("partition", "--num-fwd-outputs is for a "
                                             "joint graph, not with "
@@ -354,18 +378,38 @@ fail:
     return status == SC_OK ? CLI_EXIT_OK : CLI_EXIT_INPUT;
 }
 
-/* The report in the format asked for. */
-static sc_status write_report(const partition_args *a,
-                              const sc_partition *part, char **report,
-                              size_t *rlen, sc_error *err)
+/* The report in the format asked for, with what the command knows
+ * beside the result: the input, the budget's outcome, the picture's view. */
+static sc_status write_report(const partition_args *a, const sc_graph *g,
+                              const sc_partition *part,
+                              const sc_partition_budget_outcome *budget,
+                              char **report, size_t *rlen, sc_error *err)
 {
-    if (strcmp(a->format, "json") == 0)
-        return sc_partition_write_json(part, a->report_flags, report, rlen,
-                                       err);
-    if (strcmp(a->format, "dot") == 0)
-        return sc_partition_write_dot(part, a->report_flags, report, rlen,
-                                      err);
-    return sc_partition_write_text(part, a->report_flags, report, rlen, err);
+    sc_partition_report_info info;
+
+    sc_partition_report_info_init(&info);
+    info.input = a->file;
+    info.forward = a->forward;
+    info.budget = budget->kind != SC_PARTITION_BUDGET_NONE ? budget : NULL;
+    if (a->around) {
+        info.around = sc_graph_find(g, a->around);
+        if (a->depth >= 0)
+            info.around_depth = (size_t)a->depth;
+    }
+    if (strcmp(a->format, "html") == 0) {
+        const char *dot = getenv("SYMCUT_DOT");
+        cli_html_page page = {.joint = g, .opts = &a->opts, .part = part,
+                              .info = &info,
+                              .report_flags = a->report_flags,
+                              .dot = dot ? dot : "dot"};
+        return cli_partition_html(&page, report, rlen, err);
+    }
+    return sc_partition_write_report(
+        part, &info,
+        strcmp(a->format, "json") == 0  ? SC_PARTITION_REPORT_JSON
+        : strcmp(a->format, "dot") == 0 ? SC_PARTITION_REPORT_DOT
+                                        : SC_PARTITION_REPORT_TEXT,
+        a->report_flags, report, rlen, err);
 }
 
 /* The values of options that must name something of the graph g: 0, or
@@ -400,6 +444,10 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
 {
     size_t k, np = sc_graph_primal_count(g);
 
+    if (a->around && sc_graph_find(g, a->around) == SC_NODE_NONE)
+        return cli_usage_error("partition",
+                               "--around %s: the graph has no node '%s'",
+                               a->around, a->around);
     for (k = 0; k < a->tags.n; k++)
         if (sc_graph_find(g, a->tags.nodes[k]) == SC_NODE_NONE)
             return cli_usage_error("partition",
@@ -526,6 +574,7 @@ int cli_cmd_partition(int argc, char **argv)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *g = NULL, *fwd = NULL;
     sc_partition *part = NULL;
+    sc_partition_budget_outcome budget;
     cli_load load;
     sc_error err;
     char *report = NULL;
@@ -537,7 +586,7 @@ int cli_cmd_partition(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
     a.format = "text";
-    a.nfwd = a.params.count = -1;
+    a.nfwd = a.params.count = a.depth = -1;
     sc_partition_options_init(&a.opts);
     a.rules.opts = &a.opts;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
@@ -563,7 +612,9 @@ int cli_cmd_partition(int argc, char **argv)
     if (!a.fw_path && !a.bw_path)
         a.opts.flags |= SC_PARTITION_NO_GRAPHS;
     if (sc_partition_run(g, &a.opts, &part, &err) != SC_OK ||
-        write_report(&a, part, &report, &rlen, &err) != SC_OK) {
+        sc_partition_budget_explain(g, &a.opts, part, &budget, &err) !=
+            SC_OK ||
+        write_report(&a, g, part, &budget, &report, &rlen, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }

@@ -1,4 +1,7 @@
-/* symcut — partitioner reports: text, JSON (jansson) and DOT. */
+/* symcut — partitioner reports: text, JSON (jansson) and DOT, each with
+ * an optional context (sc_partition_report_info: the input, the memory
+ * budget's outcome, the DOT view); the stable codes of bans, reasons and
+ * solvers. */
 #include <config.h>
 
 #include <stdio.h>
@@ -7,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "graph/dot-internal.h"
 #include "partition/partition-internal.h"
 
 /* ---- Shared -------------------------------------------------------------- */
@@ -150,9 +154,170 @@ static sc_status finish(sc__buf *b, char **out, size_t *len, sc_error *err)
     return SC_OK;
 }
 
+
+/* ---- Codes ------------------------------------------------------------------ */
+
+/* Stable codes of the bans, in SC_PARTITION_BAN_MAP's order (written out:
+ * a code must not change when an enum constant is renamed). */
+static const char *const ban_codes[] = {
+    "none",           "primal",           "not_recomputable",
+    "compute_intensive", "random",        "mutates",
+    "reduction",      "materialized_backward", "must_save",
+    "used_far_apart", "long_fusible_chain", "far_from_backward"};
+_Static_assert(sizeof ban_codes / sizeof ban_codes[0] ==
+                   SC_PARTITION_BAN_COUNT_,
+               "a code for every ban");
+
+const char *sc_partition_ban_code(sc_partition_ban ban)
+{
+    return (unsigned)ban < SC_PARTITION_BAN_COUNT_ ? ban_codes[ban] : NULL;
+}
+
+static const char *const solver_codes[] = {
+#define SC__X(name, code, prose) code,
+    SC_PARTITION_SOLVER_MAP(SC__X)
+#undef SC__X
+};
+static const char *const solver_texts[] = {
+#define SC__X(name, code, prose) prose,
+    SC_PARTITION_SOLVER_MAP(SC__X)
+#undef SC__X
+};
+
+const char *sc_partition_solver_code(sc_partition_solver solver)
+{
+    return (unsigned)solver < SC_PARTITION_SOLVER_COUNT_
+               ? solver_codes[solver]
+               : NULL;
+}
+
+const char *sc_partition_solver_text(sc_partition_solver solver)
+{
+    return (unsigned)solver < SC_PARTITION_SOLVER_COUNT_
+               ? solver_texts[solver]
+               : NULL;
+}
+
+/* Is the ban one the exact frontier prices instead of obeying
+ * (partition/frontier.c's heuristic bans)? */
+static bool heuristic_ban(unsigned ban)
+{
+    switch ((sc_partition_ban)ban) {
+    case SC_PARTITION_BAN_NOT_RECOMPUTABLE:
+    case SC_PARTITION_BAN_COMPUTE_INTENSIVE:
+    case SC_PARTITION_BAN_REDUCTION:
+    case SC_PARTITION_BAN_MATERIALIZED_BACKWARD:
+    case SC_PARTITION_BAN_USED_FAR_APART:
+    case SC_PARTITION_BAN_LONG_FUSIBLE_CHAIN:
+    case SC_PARTITION_BAN_FAR_FROM_BACKWARD:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool exact_budget(const sc_partition_budget_outcome *b)
+{
+    return b && (b->solver == SC_PARTITION_SOLVER_EXACT_HULL ||
+                 b->solver == SC_PARTITION_SOLVER_EXACT_MILP);
+}
+
+/* The code of the reason sc_partition_node_reason gives (the same
+ * decisions, in the same order, as partition/result.c). */
+static const char *reason_code(const sc_partition *p, const sc__pnode *pn)
+{
+    switch ((sc_partition_place)pn->place) {
+    case SC_PARTITION_PLACE_DEAD:
+        return "dead";
+    case SC_PARTITION_PLACE_FOLDED:
+        return "folded";
+    case SC_PARTITION_PLACE_SAVED:
+        if (pn->flags & SC__PN_PRIMAL)
+            return "saved_primal";
+        if (pn->flags & SC__PN_BINDING)
+            return "saved_binding";
+        if (pn->ban != SC_PARTITION_BAN_NONE &&
+            pn->ban < SC_PARTITION_BAN_COUNT_)
+            return "saved_banned";
+        if (pn->weight == 0)
+            return "saved_free";
+        return "saved_min_cut";
+    case SC_PARTITION_PLACE_RECOMPUTED:
+        if (pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE &&
+            p->policy != SC_PARTITION_PYTORCH_1_13)
+            return "recomputed_tagged";
+        return "recomputed_min_cut";
+    case SC_PARTITION_PLACE_FORWARD:
+        return pn->flags & SC__PN_PRIMAL ? "forward_primal" : "forward_only";
+    case SC_PARTITION_PLACE_BACKWARD:
+        if (pn->flags & SC__PN_TANGENT)
+            return "backward_tangent";
+        if (pn->cls & SC_PARTITION_TANGENT_CLOSURE)
+            return "backward_tangent_closure";
+        return "backward_only";
+    case SC_PARTITION_PLACE_UNUSED:
+    default:
+        return "unused";
+    }
+}
+
+const char *sc_partition_report_reason(const sc_partition *p,
+                                       const sc_partition_budget_outcome *b,
+                                       sc_node_id id, const char **code)
+{
+    static const sc__pnode none = {SC_NODE_NONE, 0, -1, 0, NULL, 0, 0, 0,
+                                   0, 0, SC_PARTITION_PLACE_DEAD};
+    const sc__pnode *pn =
+        id >= 0 && (size_t)id < p->n ? &p->nodes[id] : &none;
+    const char *c = reason_code(p, pn);
+
+    if (exact_budget(b)) {
+        bool priced = heuristic_ban(pn->ban);
+        if (strcmp(c, "saved_banned") == 0 && priced) {
+            *code = "saved_budget";
+            return "saved: the least recompute cost within the memory "
+                   "budget saves it (its heuristic ban is a price there, "
+                   "not a rule)";
+        }
+        if (strcmp(c, "saved_min_cut") == 0) {
+            *code = "saved_budget";
+            return "saved: the least recompute cost within the memory "
+                   "budget saves it";
+        }
+        if (strcmp(c, "recomputed_min_cut") == 0) {
+            *code = "recomputed_budget";
+            return priced ? "recomputed: the least recompute cost within "
+                            "the memory budget recomputes it (its heuristic "
+                            "ban is a price there, not a rule)"
+                          : "recomputed: the least recompute cost within "
+                            "the memory budget recomputes it";
+        }
+    }
+    *code = c;
+    return sc_partition_node_reason(p, id);
+}
+
+void sc_partition_report_info_init(sc_partition_report_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->around = SC_NODE_NONE;
+    info->around_depth = 2;
+}
+
+/* The reason's prose (code ignored). */
+static const char *reason_of(const sc_partition *p,
+                             const sc_partition_report_info *info,
+                             sc_node_id id, const char **code)
+{
+    const char *dummy;
+    return sc_partition_report_reason(p, info ? info->budget : NULL, id,
+                                      code ? code : &dummy);
+}
+
 /* ---- Text ------------------------------------------------------------------ */
 
-static void put_list(sc__buf *b, const sc_partition *p, const char *title,
+static void put_list(sc__buf *b, const sc_partition *p,
+                     const sc_partition_report_info *info, const char *title,
                      const sc__idlist *l, bool with_bytes)
 {
     size_t i;
@@ -169,12 +334,53 @@ static void put_list(sc__buf *b, const sc_partition *p, const char *title,
             sc__buf_printf(b, " %12lld B  ", (long long)p->nodes[id].bytes);
         else
             sc__buf_puts(b, " ");
-        sc__buf_printf(b, "%s\n", sc_partition_node_reason(p, id));
+        sc__buf_printf(b, "%s\n", reason_of(p, info, id, NULL));
     }
 }
 
-sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
-                                  char **out, size_t *len, sc_error *err)
+/* "memory budget: ..." lines of the text report. */
+static void put_budget(sc__buf *b, const sc_partition_budget_outcome *o)
+{
+    if (o->kind == SC_PARTITION_BUDGET_BYTES)
+        sc__buf_printf(b, "memory budget: %llu bytes",
+                       (unsigned long long)o->asked_bytes);
+    else
+        sc__buf_printf(b, "memory budget: ratio %g", o->asked_ratio);
+    if (o->kind == SC_PARTITION_BUDGET_RATIO && o->has_budget_bytes)
+        sc__buf_printf(b, " = %llu bytes (from the least, %llu, to the "
+                          "default cut, %llu)",
+                       (unsigned long long)o->budget_bytes,
+                       (unsigned long long)o->least_bytes,
+                       (unsigned long long)o->default_bytes);
+    else if (!o->has_budget_bytes)
+        sc__buf_puts(b, " (torch's normalization)");
+    sc__buf_printf(b, "\nsolver: %s (%s)\n",
+                   sc_partition_solver_code(o->solver),
+                   sc_partition_solver_text(o->solver));
+    if (!o->valid) {
+        sc__buf_puts(b, "exact frontier: the decision recomputes what no "
+                        "valid decision may; no bound\n");
+        return;
+    }
+    sc__buf_printf(b, "exact frontier: recompute cost %llu (%llu FLOPs); ",
+                   (unsigned long long)o->recompute_cost,
+                   (unsigned long long)o->recompute_flops);
+    if (o->optimal)
+        sc__buf_printf(b, "optimal (proven; the hull's bound %llu)\n",
+                       (unsigned long long)o->hull_bound);
+    else
+        sc__buf_printf(b,
+                       "not proven optimal: lower bound %llu (the hull's%s), "
+                       "gap %llu\n",
+                       (unsigned long long)o->lower_bound,
+                       o->has_budget_bytes ? "" : ", at its saved bytes",
+                       (unsigned long long)o->gap);
+}
+
+static sc_status write_text(const sc_partition *p,
+                            const sc_partition_report_info *info,
+                            unsigned flags, char **out, size_t *len,
+                            sc_error *err)
 {
     sc__buf b;
     counts c;
@@ -212,8 +418,8 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
                    "flow network: %zu vertices, %zu edges, minimum cut "
                    "%lld\n",
                    p->net_vertices, p->net_edges, (long long)p->cut_value);
-    put_list(&b, p, "saved tensors", &p->saved_tensors, true);
-    put_list(&b, p, "saved symints", &p->saved_symints, false);
+    put_list(&b, p, info, "saved tensors", &p->saved_tensors, true);
+    put_list(&b, p, info, "saved symints", &p->saved_symints, false);
     if (p->nsynth)
         sc__buf_printf(&b, "synthesized symints (%zu):\n", p->nsynth);
     for (i = 0; i < p->nsynth; i++) {
@@ -243,6 +449,8 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
                    "recompute cost: %zu nodes, %lld FLOPs (%zu without a "
                    "formula)\n",
                    p->recomputed.n, (long long)flops, unknown);
+    if (info && info->budget && info->budget->kind != SC_PARTITION_BUDGET_NONE)
+        put_budget(&b, info->budget);
     for (i = 0; i < p->nwarnings; i++)
         sc__buf_printf(&b, "warning: %s\n", p->warnings[i]);
     if (!(flags & SC_PARTITION_REPORT_NO_TIMINGS)) {
@@ -256,6 +464,12 @@ sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
         sc__buf_printf(&b, "; total %.6f s\n", total);
     }
     return finish(&b, out, len, err);
+}
+
+sc_status sc_partition_write_text(const sc_partition *p, unsigned flags,
+                                  char **out, size_t *len, sc_error *err)
+{
+    return write_text(p, NULL, flags, out, len, err);
 }
 
 /* ---- JSON -------------------------------------------------------------------- */
@@ -303,8 +517,9 @@ static void set(json_t *o, const char *k, json_t *v, bool *ok)
         *ok = false;
 }
 
-static json_t *saved_details(const sc_partition *p, const sc__idlist *l,
-                             bool *ok)
+static json_t *saved_details(const sc_partition *p,
+                             const sc_partition_report_info *info,
+                             const sc__idlist *l, bool *ok)
 {
     json_t *a = json_array();
     size_t i;
@@ -319,7 +534,18 @@ static json_t *saved_details(const sc_partition *p, const sc__idlist *l,
             set(o, "bytes_formula", expr_json(p, pn->bytes_expr), ok);
         }
         set(o, "weight", json_integer(pn->weight), ok);
-        set(o, "reason", json_string(sc_partition_node_reason(p, id)), ok);
+        {
+            const char *code;
+            const char *r = reason_of(p, info, id, &code);
+            set(o, "reason_code", json_string(code), ok);
+            set(o, "reason", json_string(r), ok);
+        }
+        if (pn->ban != SC_PARTITION_BAN_NONE) {
+            set(o, "ban", json_string(ban_codes[pn->ban]), ok);
+            set(o, "ban_text",
+                json_string(sc_partition_ban_name((sc_partition_ban)pn->ban)),
+                ok);
+        }
         if (!o || json_array_append_new(a, o) != 0)
             *ok = false;
     }
@@ -370,7 +596,95 @@ static json_t *synth_json(const sc_partition *p, bool *ok)
     return a;
 }
 
-static json_t *nodes_json(const sc_partition *p, bool *ok)
+/* A node's op: the target of a call ("torch.ops.aten.mm.default"),
+ * "placeholder" for an input. */
+static json_t *op_json(const sc_partition *p, sc_node_id id)
+{
+    const char *t = sc_graph_node_target(p->g, id);
+    return json_string(t ? t : "placeholder");
+}
+
+/* [{symbol, value, source}]: every symbol of the joint and the value it
+ * weighed as (a hint, or a fallback for an unbacked symbol). */
+static json_t *hints_json(const sc_partition *p, bool *ok)
+{
+    json_t *a = json_array();
+    sc_expr **syms = NULL;
+    size_t n = sc_graph_symbols(p->g, NULL, 0), i;
+
+    if (n && !(syms = malloc(n * sizeof *syms)))
+        *ok = false;
+    if (syms)
+        n = sc_graph_symbols(p->g, syms, n);
+    for (i = 0; a && syms && i < n && *ok; i++) {
+        json_t *o = json_object();
+        sc_expr *v = p->binding ? sc_symmap_get(p->binding, syms[i]) : NULL;
+        int64_t x, h;
+        set(o, "symbol", json_string(sc_expr_symbol_name(syms[i])), ok);
+        if (v && sc_expr_value_si(v, &x))
+            set(o, "value", json_integer(x), ok);
+        else
+            set(o, "value", json_null(), ok);
+        set(o, "source",
+            json_string(sc_graph_get_hint(p->g, syms[i], &h) ? "hint"
+                                                              : "fallback"),
+            ok);
+        if (!o || json_array_append_new(a, o) != 0)
+            *ok = false;
+    }
+    free(syms);
+    if (!a)
+        *ok = false;
+    return a;
+}
+
+/* The "memory_budget" object (null without a budget). */
+static json_t *budget_json(const sc_partition_budget_outcome *b, bool *ok)
+{
+    json_t *o;
+    if (!b || b->kind == SC_PARTITION_BUDGET_NONE)
+        return json_null();
+    o = json_object();
+    set(o, "kind",
+        json_string(b->kind == SC_PARTITION_BUDGET_BYTES ? "bytes" : "ratio"),
+        ok);
+    if (b->kind == SC_PARTITION_BUDGET_BYTES)
+        set(o, "asked_bytes", json_integer((json_int_t)b->asked_bytes), ok);
+    else
+        set(o, "asked_ratio", json_real(b->asked_ratio), ok);
+    set(o, "budget_bytes",
+        b->has_budget_bytes ? json_integer((json_int_t)b->budget_bytes)
+                            : json_null(),
+        ok);
+    set(o, "solver", json_string(sc_partition_solver_code(b->solver)), ok);
+    set(o, "solver_text", json_string(sc_partition_solver_text(b->solver)),
+        ok);
+    set(o, "optimal", json_boolean(b->optimal), ok);
+    set(o, "valid", json_boolean(b->valid), ok);
+    if (b->valid) {
+        set(o, "saved_bytes", json_integer((json_int_t)b->saved_bytes), ok);
+        set(o, "recompute_cost", json_integer((json_int_t)b->recompute_cost),
+            ok);
+        set(o, "recompute_flops",
+            json_integer((json_int_t)b->recompute_flops), ok);
+        set(o, "lower_bound", json_integer((json_int_t)b->lower_bound), ok);
+        set(o, "hull_bound", json_integer((json_int_t)b->hull_bound), ok);
+        set(o, "hull_bound_at",
+            json_string(b->has_budget_bytes ? "budget" : "saved_bytes"), ok);
+        set(o, "gap", json_integer((json_int_t)b->gap), ok);
+        set(o, "relative_gap",
+            json_real(b->recompute_cost
+                          ? (double)b->gap / (double)b->recompute_cost
+                          : 0.0),
+            ok);
+    }
+    set(o, "least_bytes", json_integer((json_int_t)b->least_bytes), ok);
+    set(o, "default_bytes", json_integer((json_int_t)b->default_bytes), ok);
+    return o;
+}
+
+static json_t *nodes_json(const sc_partition *p,
+                          const sc_partition_report_info *info, bool *ok)
 {
     json_t *a = json_array();
     size_t i;
@@ -378,22 +692,28 @@ static json_t *nodes_json(const sc_partition *p, bool *ok)
         const sc__pnode *pn = &p->nodes[i];
         sc_node_id id = (sc_node_id)i;
         json_t *o = json_object();
+        const char *code, *reason = reason_of(p, info, id, &code);
         set(o, "name", json_string(sc_graph_node_name(p->g, id)), ok);
+        set(o, "op", op_json(p, id), ok);
+        set(o, "type", type_json(p, id), ok);
         set(o, "place",
             json_string(sc_partition_place_name(
                 (sc_partition_place)pn->place)),
             ok);
-        set(o, "reason", json_string(sc_partition_node_reason(p, id)), ok);
+        set(o, "reason_code", json_string(code), ok);
+        set(o, "reason", json_string(reason), ok);
         if (pn->rep != id && pn->rep != SC_NODE_NONE)
             set(o, "representative",
                 json_string(sc_graph_node_name(p->g, pn->rep)), ok);
         if (pn->flags & SC__PN_CANON) {
             set(o, "class", class_json(pn->cls), ok);
-            if (pn->ban != SC_PARTITION_BAN_NONE)
-                set(o, "ban",
+            if (pn->ban != SC_PARTITION_BAN_NONE && pn->ban < SC_PARTITION_BAN_COUNT_) {
+                set(o, "ban", json_string(ban_codes[pn->ban]), ok);
+                set(o, "ban_text",
                     json_string(sc_partition_ban_name(
                         (sc_partition_ban)pn->ban)),
                     ok);
+            }
             if (pn->tag != SC_PARTITION_TAG_NONE)
                 set(o, "tag",
                     json_string(sc_partition_tag_name(
@@ -411,8 +731,10 @@ static json_t *nodes_json(const sc_partition *p, bool *ok)
     return a;
 }
 
-sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
-                                  char **out, size_t *len, sc_error *err)
+static sc_status write_json(const sc_partition *p,
+                            const sc_partition_report_info *info,
+                            unsigned flags, char **out, size_t *len,
+                            sc_error *err)
 {
     json_t *root = json_object(), *o;
     counts c;
@@ -423,6 +745,13 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
 
     *out = NULL;
     count_nodes(p, &c);
+    set(root, "format_version",
+        json_integer(SC_PARTITION_REPORT_FORMAT_VERSION), &ok);
+    o = json_object();
+    set(o, "file",
+        info && info->input ? json_string(info->input) : json_null(), &ok);
+    set(o, "forward", json_boolean(info && info->forward), &ok);
+    set(root, "input", o, &ok);
     set(root, "policy", json_string(sc_partition_policy_name(p->policy)),
         &ok);
     {
@@ -438,6 +767,9 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
         set(root, "rules", o, &ok);
     }
     set(root, "unbacked_fallback", json_integer(p->unbacked_fallback), &ok);
+    set(root, "hints", hints_json(p, &ok), &ok);
+    set(root, "memory_budget", budget_json(info ? info->budget : NULL, &ok),
+        &ok);
     o = json_object();
     set(o, "nodes", json_integer((json_int_t)p->n), &ok);
     set(o, "primals", json_integer((json_int_t)sc_graph_primal_count(p->g)),
@@ -489,15 +821,15 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     set(o, "edges", json_integer((json_int_t)p->net_edges), &ok);
     set(o, "cut_value", json_integer(p->cut_value), &ok);
     set(root, "network", o, &ok);
-    set(root, "saved", saved_details(p, &p->saved_tensors, &ok), &ok);
-    set(root, "saved_symint_details", saved_details(p, &p->saved_symints, &ok),
-        &ok);
+    set(root, "saved", saved_details(p, info, &p->saved_tensors, &ok), &ok);
+    set(root, "saved_symint_details",
+        saved_details(p, info, &p->saved_symints, &ok), &ok);
     o = json_array();
     for (i = 0; o && i < p->nwarnings; i++)
         if (json_array_append_new(o, json_string(p->warnings[i])) != 0)
             ok = false;
     set(root, "warnings", o, &ok);
-    set(root, "nodes", nodes_json(p, &ok), &ok);
+    set(root, "nodes", nodes_json(p, info, &ok), &ok);
     if (!(flags & SC_PARTITION_REPORT_NO_TIMINGS)) {
         double total = 0;
         o = json_object();
@@ -535,6 +867,12 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
     return SC_OK;
 }
 
+sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
+                                  char **out, size_t *len, sc_error *err)
+{
+    return write_json(p, NULL, flags, out, len, err);
+}
+
 /* ---- DOT ---------------------------------------------------------------------- */
 
 static const char *place_color(const sc_graph *g, sc_node_id id, void *user)
@@ -559,19 +897,118 @@ static const char *place_color(const sc_graph *g, sc_node_id id, void *user)
     }
 }
 
-sc_status sc_partition_write_dot(const sc_partition *p, unsigned flags,
-                                 char **out, size_t *len, sc_error *err)
+static const sc__dot_legend_entry place_legend[] = {
+    {"#c6dbef", NULL, "forward only"},
+    {"#6baed6", NULL, "forward only, banned from recomputation"},
+    {"#ffd92f", NULL, "saved (forward to backward)"},
+    {"#b2df8a", NULL, "recomputed (in both graphs)"},
+    {"#fb9a99", NULL, "backward only"},
+    {"#eeeeee", NULL, "dead, folded by CSE, or unused"},
+    {"white", "dashed", "call of an op the op table does not know"}};
+
+/* Clusters of the picture, by place. */
+static const char *const place_clusters[] = {
+    "forward graph only", "saved", "recomputed: in both graphs",
+    "backward graph only"};
+
+static int8_t place_cluster(sc_partition_place place)
+{
+    switch (place) {
+    case SC_PARTITION_PLACE_FORWARD:
+        return 0;
+    case SC_PARTITION_PLACE_SAVED:
+        return 1;
+    case SC_PARTITION_PLACE_RECOMPUTED:
+        return 2;
+    case SC_PARTITION_PLACE_BACKWARD:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+static sc_status write_dot(const sc_partition *p,
+                           const sc_partition_report_info *info,
+                           char **out, size_t *len, sc_error *err)
 {
     sc_graph_dot_options o;
-    char title[128];
-    (void)flags;
+    sc__dot_ext ext;
+    char title[160], note[256];
+    int8_t *cluster = NULL;
+    bool *keep = NULL;
+    sc_status status = SC_OK;
+    size_t i, nkeep = 0;
+
+    *out = NULL;
     sc_graph_dot_options_init(&o);
     o.color = place_color;
     o.user = (void *)p;
-    snprintf(title, sizeof title,
-             "%s partition: forward (blue; dark: banned), saved (yellow), "
-             "recomputed (green), backward (red), dead/folded (grey)",
-             sc_partition_policy_name(p->policy));
+    snprintf(title, sizeof title, "%s partition of %s",
+             sc_partition_policy_name(p->policy),
+             info && info->input ? info->input : "the joint graph");
     o.title = title;
-    return sc_graph_write_dot(p->g, &o, out, len, err);
+    memset(&ext, 0, sizeof ext);
+    ext.legend = place_legend;
+    ext.nlegend = sizeof place_legend / sizeof place_legend[0];
+    cluster = sc__malloc(p->n ? p->n : 1);
+    if (!cluster)
+        SC_CHECK(sc__error_nomem(err));
+    for (i = 0; i < p->n; i++)
+        cluster[i] = place_cluster((sc_partition_place)p->nodes[i].place);
+    ext.cluster = cluster;
+    ext.nclusters = sizeof place_clusters / sizeof place_clusters[0];
+    ext.cluster_labels = place_clusters;
+    if (info && info->around != SC_NODE_NONE) {
+        if (info->around < 0 || (size_t)info->around >= p->n)
+            SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
+                                   "DOT around node %ld: the joint has %zu "
+                                   "nodes",
+                                   (long)info->around, p->n));
+        keep = sc__calloc(p->n, sizeof *keep);
+        if (!keep)
+            SC_CHECK(sc__error_nomem(err));
+        SC_CHECK(sc__graph_dot_neighbourhood(p->g, info->around,
+                                             info->around_depth, keep, err));
+        for (i = 0; i < p->n; i++)
+            nkeep += keep[i];
+        snprintf(note, sizeof note,
+                 "the %zu of %zu nodes at most %zu edge%s from %s", nkeep,
+                 p->n, info->around_depth,
+                 info->around_depth == 1 ? "" : "s",
+                 sc_graph_node_name(p->g, info->around));
+        ext.keep = keep;
+        ext.note = note;
+    }
+    SC_CHECK(sc__graph_write_dot_ext(p->g, &o, &ext, out, len, err));
+fail:
+    sc__free(cluster);
+    sc__free(keep);
+    return status;
+}
+
+sc_status sc_partition_write_dot(const sc_partition *p, unsigned flags,
+                                 char **out, size_t *len, sc_error *err)
+{
+    (void)flags;
+    return write_dot(p, NULL, out, len, err);
+}
+
+sc_status sc_partition_write_report(const sc_partition *p,
+                                    const sc_partition_report_info *info,
+                                    sc_partition_report_format format,
+                                    unsigned flags, char **out, size_t *len,
+                                    sc_error *err)
+{
+    *out = NULL;
+    switch (format) {
+    case SC_PARTITION_REPORT_TEXT:
+        return write_text(p, info, flags, out, len, err);
+    case SC_PARTITION_REPORT_JSON:
+        return write_json(p, info, flags, out, len, err);
+    case SC_PARTITION_REPORT_DOT:
+        return write_dot(p, info, out, len, err);
+    default:
+        return sc__error_set(err, SC_ERR_INVALID, "unknown report format %d",
+                             (int)format);
+    }
 }

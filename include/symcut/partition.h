@@ -580,6 +580,141 @@ sc_status sc_partition_write_json(const sc_partition *p, unsigned flags,
 sc_status sc_partition_write_dot(const sc_partition *p, unsigned flags,
                                  char **out, size_t *len, sc_error *err);
 
+/* ---- Reports with their context ------------------------------------------
+ * What the writers above cannot know from the result alone: the input
+ * file, the memory budget asked for and how it was met, and the view of
+ * the DOT picture.  The JSON schema is in doc/partition.md ("JSON
+ * report"); SC_PARTITION_REPORT_FORMAT_VERSION is its format_version,
+ * raised whenever a field changes meaning or goes. */
+#define SC_PARTITION_REPORT_FORMAT_VERSION 1
+
+/* X(NAME, code, prose): how the decision under a memory budget was found.
+ * The codes are stable (JSON "solver"). */
+#define SC_PARTITION_SOLVER_MAP(X)                                           \
+    X(NONE, "none", "no memory budget: the policy's minimum cut")           \
+    X(EXACT_HULL, "exact_hull",                                              \
+      "a vertex of the exact frontier's lower convex hull (parametric "      \
+      "min cut)")                                                            \
+    X(EXACT_MILP, "exact_milp",                                              \
+      "GLPK's branch and cut between two vertices of the exact hull")        \
+    X(TORCH_DEFAULT_CUT, "torch_default_cut",                                \
+      "torch 2.13: the default cut fits the budget")                         \
+    X(TORCH_MORE_AGGRESSIVE_CUT, "torch_more_aggressive_cut",                \
+      "torch 2.13: the cut with used-far-apart, long-fusible-chains and "    \
+      "materialized-backward off fits the budget")                           \
+    X(TORCH_AGGRESSIVE_CUT, "torch_aggressive_cut",                          \
+      "torch 2.13: the aggressive cut (the allowlist off too) fits the "     \
+      "budget")                                                              \
+    X(TORCH_INPUTS_ONLY, "torch_inputs_only",                                \
+      "torch 2.13: saves the inputs (and must_save nodes) only")             \
+    X(TORCH_KNAPSACK, "torch_knapsack",                                      \
+      "torch 2.13: its dp knapsack over the banned nodes of the "            \
+      "aggressive cut")
+
+typedef enum sc_partition_solver {
+#define SC__SOLVER_ENUM(name, code, prose) SC_PARTITION_SOLVER_##name,
+    SC_PARTITION_SOLVER_MAP(SC__SOLVER_ENUM)
+#undef SC__SOLVER_ENUM
+    SC_PARTITION_SOLVER_COUNT_
+} sc_partition_solver;
+
+/* "exact_hull", ...; the prose; NULL when out of range. */
+const char *sc_partition_solver_code(sc_partition_solver solver);
+const char *sc_partition_solver_text(sc_partition_solver solver);
+/* The stable code of a ban ("compute_intensive"; "none"), beside
+ * sc_partition_ban_name's prose; NULL when out of range. */
+const char *sc_partition_ban_code(sc_partition_ban ban);
+
+/* How a memory budget was met (sc_partition_budget_explain). */
+typedef struct sc_partition_budget_outcome {
+    int kind;                 /* SC_PARTITION_BUDGET_*, as asked */
+    uint64_t asked_bytes;     /* kind BYTES: the budget */
+    double asked_ratio;       /* kind RATIO: the ratio */
+    /* The budget in bytes the solver worked to (exact policy: the ratio
+     * resolved between the least bytes and the default cut's); false
+     * under pytorch-2.13, whose ratio is torch's own normalization. */
+    bool has_budget_bytes;
+    uint64_t budget_bytes;
+    sc_partition_solver solver;
+    /* Proven: no valid decision within the budget recomputes less
+     * (never under pytorch-2.13, whose solver is a heuristic). */
+    bool optimal;
+    /* The decision scored on the exact frontier (valid false: it
+     * recomputes something the frontier may not, and nothing below is
+     * known). */
+    bool valid;
+    uint64_t saved_bytes, recompute_cost, recompute_flops;
+    /* hull_bound: the exact hull's Lagrangian bound on the recompute cost
+     * of any valid decision within the budget (or, without budget bytes,
+     * within the decision's saved bytes).  lower_bound: the best proven
+     * bound, recompute_cost when optimal, else hull_bound; gap =
+     * recompute_cost - lower_bound. */
+    uint64_t hull_bound, lower_bound, gap;
+    /* The frontier's ends: the least bytes of any valid decision, and the
+     * exact policy's default cut. */
+    uint64_t least_bytes, default_bytes;
+} sc_partition_budget_outcome;
+
+/* How p, the result of sc_partition_run(joint, opts), met opts' memory
+ * budget: with no budget, out->kind is SC_PARTITION_BUDGET_NONE and
+ * out->solver SC_PARTITION_SOLVER_NONE.  Otherwise the exact frontier of
+ * joint (sc_frontier_compute, hull only) scores p's saved set, and under
+ * the exact policy the budget is solved again (sc_frontier_solve: the MILP
+ * runs a second time when the budget falls between two hull vertices)
+ * for its proof and bound; under pytorch-2.13 the solver is read off p's
+ * warnings.  Errors: those of sc_frontier_compute.  Time: the frontier's
+ * hull plus one budget solve. */
+sc_status sc_partition_budget_explain(const sc_graph *joint,
+                                      const sc_partition_options *opts,
+                                      const sc_partition *p,
+                                      sc_partition_budget_outcome *out,
+                                      sc_error *err);
+
+/* The reason of a node's place as the reports give it: a stable code
+ * (*code, e.g. "saved_min_cut", "saved_banned", "recomputed_budget";
+ * doc/partition.md lists them) and the prose.  The same as
+ * sc_partition_node_reason, except that under a memory budget met by the
+ * exact frontier (budget non-NULL, solver EXACT_*) a heuristic ban (the
+ * frontier's price, not its rule) is not cited as the reason: the
+ * decision within the budget is.  Static strings. */
+const char *sc_partition_report_reason(const sc_partition *p,
+                                       const sc_partition_budget_outcome *b,
+                                       sc_node_id id, const char **code);
+
+typedef enum sc_partition_report_format {
+    SC_PARTITION_REPORT_TEXT,
+    SC_PARTITION_REPORT_JSON,
+    SC_PARTITION_REPORT_DOT
+} sc_partition_report_format;
+
+typedef struct sc_partition_report_info {
+    const char *input;   /* the graph's file ("-": standard input); NULL:
+                            not said */
+    bool forward;        /* the input was a forward graph, its joint built */
+    /* The memory budget's outcome (NULL: no budget). */
+    const sc_partition_budget_outcome *budget;
+    /* DOT: draw only the nodes at most around_depth edges (either way)
+     * from around (SC_NODE_NONE, the default from _init: every node).
+     * Every picture is clustered by place (forward, saved, recomputed,
+     * backward) and has a drawn legend. */
+    sc_node_id around;
+    size_t around_depth;
+} sc_partition_report_info;
+
+/* Defaults: nothing known, the whole graph (around_depth 2 for when
+ * around is set). */
+void sc_partition_report_info_init(sc_partition_report_info *info);
+
+/* The report of p in a format, with info (NULL: as the writers above).
+ * JSON gains input, hints and budget fields; the text report a "memory
+ * budget" line; reasons are sc_partition_report_reason's.
+ * SC_ERR_INVALID for an around node out of range.  *out is malloc'ed. */
+sc_status sc_partition_write_report(const sc_partition *p,
+                                    const sc_partition_report_info *info,
+                                    sc_partition_report_format format,
+                                    unsigned flags, char **out, size_t *len,
+                                    sc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

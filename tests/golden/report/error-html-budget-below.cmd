@@ -1,0 +1,1 @@
+d=$(mktemp -d) && SYMCUT_DOT=/nonexistent/dot "$SYMCUT" partition ../../../examples/mlp_gelu.joint.txt --policy exact --memory-budget 100B --format html -o "$d/page.html"; s=$?; if [ -e "$d/page.html" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

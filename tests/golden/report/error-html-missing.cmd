@@ -1,0 +1,1 @@
+d=$(mktemp -d) && "$SYMCUT" partition missing.joint.txt --format html -o "$d/page.html"; s=$?; if [ -e "$d/page.html" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s

@@ -1,0 +1,1 @@
+d=$(mktemp -d) && printf 'class joint_fn(torch.nn.Module):\n    def forward(self, primals, tangents):\n        primals_1: "f32[4]" = \n' | "$SYMCUT" partition - --format html -o "$d/page.html"; s=$?; if [ -e "$d/page.html" ]; then echo "output written"; else echo "no output written"; fi; ls "$d"; rm -rf "$d"; exit $s
