@@ -146,6 +146,21 @@ bool sc__partition_impure_2_13(const char *target)
                    sizeof sc__impure_2_13[0], cmp_str) != NULL;
 }
 
+bool sc__partition_seeded_2_13(const char *target)
+{
+    return target &&
+           bsearch(target, sc__seeded_2_13, sc__seeded_2_13_count,
+                   sizeof sc__seeded_2_13[0], cmp_str) != NULL;
+}
+
+bool sc__partition_mutable_2_13(const char *target)
+{
+    return sc__partition_impure_2_13(target) &&
+           bsearch(target, sc__impure_unwritten_2_13,
+                   sc__impure_unwritten_2_13_count,
+                   sizeof sc__impure_unwritten_2_13[0], cmp_str) == NULL;
+}
+
 static unsigned oplist_bits(const sc_partition *p, sc_node_id id)
 {
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
@@ -216,7 +231,9 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
         const sc_node_id *us;
         if (!(pn->flags & SC__PN_CANON))
             continue;
-        if (pn->flags & SC__PN_TANGENT)
+        /* torch 2.13's classify_nodes: a node that must be in the
+         * backward is required by it like a tangent */
+        if ((pn->flags & SC__PN_TANGENT) || (pn->ptag & SC__PT_BW))
             pn->cls |= SC_PARTITION_TANGENT_CLOSURE;
         if (!(pn->cls & SC_PARTITION_TANGENT_CLOSURE))
             continue;
@@ -881,10 +898,43 @@ static sc_status set_meta(sc_partition *p, sc_node_id id, long long v,
     return SC_OK;
 }
 
-static bool is_copy_(const sc_partition *p, sc_node_id id)
+static bool is_target(const sc_partition *p, sc_node_id id,
+                      const char *target)
 {
     const char *t = sc_graph_node_target(p->g, id);
-    return t && strcmp(t, "torch.ops.aten.copy_.default") == 0;
+    return t && strcmp(t, target) == 0;
+}
+
+static bool is_copy_(const sc_partition *p, sc_node_id id)
+{
+    return is_target(p, id, "torch.ops.aten.copy_.default");
+}
+
+/* force_save_effectful_ops' walk: every getitem user of id, recursively;
+ * those whose value is not a tuple are tagged must_save. */
+static sc_status save_effect_outputs(sc_partition *p, sc_node_id id,
+                                     sc_error *err)
+{
+    sc__idlist stack = {NULL, 0, 0};
+    size_t k;
+    sc_status status = SC_OK;
+    if (!sc__idlist_push(&stack, id))
+        return sc__error_nomem(err);
+    while (stack.n > 0) {
+        sc_node_id x = stack.ids[--stack.n];
+        for (k = p->uoff[x]; k < p->uoff[x + 1]; k++) {
+            sc_node_id u = p->users[k];
+            if (sc__graph_node_op(p->g, u) != SC_OP_GETITEM)
+                continue;
+            if (!sc__idlist_push(&stack, u))
+                SC_CHECK(sc__error_nomem(err));
+            if (p->nodes[u].vkind != SC__PV_TUPLE)
+                p->nodes[u].tag = SC_PARTITION_TAG_MUST_SAVE;
+        }
+    }
+fail:
+    sc__idlist_free(&stack);
+    return status;
 }
 
 /* The canonical node argument k of node id refers to, or SC_NODE_NONE. */
@@ -946,6 +996,14 @@ static sc_status tag_passes_2_13(sc_partition *p, sc_error *err)
         if ((m.bits[i] & M_HOOK) && !user_tagged)
             pn->tag = SC_PARTITION_TAG_MUST_SAVE;
     }
+    /* force_save_effectful_ops: the leaf getitems of a with_effects call
+     * that is not tagged to recompute are saved (a getitem is never
+     * banned, so this only overrides a recompute tag on them). */
+    for (i = 0; i < p->n; i++)
+        if ((p->nodes[i].flags & SC__PN_CANON) &&
+            is_target(p, (sc_node_id)i, "torch.ops.higher_order.with_effects") &&
+            !recompute_tagged(&p->nodes[i]))
+            SC_CHECK(save_effect_outputs(p, (sc_node_id)i, err));
     /* force_save_bw_mutation_src: from the end of the joint, over the
      * copy_ nodes there (the joint writes inputs back last), the source
      * of a forward write of an input the backward also writes is saved. */
@@ -970,6 +1028,21 @@ static sc_status tag_passes_2_13(sc_partition *p, sc_error *err)
             if (k < bw_written.n && src != SC_NODE_NONE)
                 p->nodes[src].tag = SC_PARTITION_TAG_MUST_SAVE;
         }
+    }
+    /* _must_be_in_forward, _must_be_in_backward (the is_backward tag
+     * is not read: a printed graph does not say which nodes the
+     * backward traced) */
+    for (i = 0; i < p->n; i++) {
+        sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) ||
+            sc_graph_node_kind(p->g, (sc_node_id)i) != SC_NODE_CALL)
+            continue;
+        if (m.bits[i] & M_BW)
+            pn->ptag = SC__PT_BW;
+        else if ((m.bits[i] & M_FW) ||
+                 sc__partition_mutable_2_13(
+                     sc_graph_node_target(p->g, (sc_node_id)i)))
+            pn->ptag = SC__PT_FW;
     }
 fail:
     sc__idlist_free(&bw_written);

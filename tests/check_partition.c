@@ -2776,6 +2776,101 @@ START_TEST(test_binding_before_derived_symint)
 }
 END_TEST
 
+/* ---- torch 2.13's rules on committed joints ---------------------------------
+ * tests/data/partition/rules/NAME.joint.txt and NAME.torch.json, torch
+ * 2.13's decision on it (tools/oracle/record.py; the `# symcut:` lines
+ * give num_fwd_outputs and the tags): with_effects calls
+ * (force_save_effectful_ops: a getitem of one, tagged to recompute, is
+ * saved when the call is not tagged too), random ops tagged to recompute
+ * (functionalize_rng_ops: the saved set is torch's; torch's forward has
+ * two nodes more and its backward one input more per rewritten op,
+ * sc__partition_rng_functionalized), and the copy_ writes of an input
+ * (an untagged write is never computed by the backward, one tagged
+ * must_be_in_backward never by the forward).  The saved tensors and
+ * SymInts, in order, and the node counts must be torch's. */
+static void rules_compare(const char *dir, const char *name, size_t *nrng)
+{
+    char path[1400];
+    json_error_t jerr;
+    json_t *want, *mine;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_partition *p;
+    sc_error err;
+    char *text = NULL;
+    size_t len = 0, k, n;
+    static const char *const keys[4] = {"forward_nodes", "forward_calls",
+                                        "backward_nodes", "backward_calls"};
+    json_int_t extra[4];
+
+    ck_assert_ptr_nonnull(ctx);
+    snprintf(path, sizeof path, "%s/%s.torch.json", dir, name);
+    want = json_load_file(path, 0, &jerr);
+    ck_assert_msg(want != NULL, "%s: %s", path, jerr.text);
+    snprintf(path, sizeof path, "%s/%s.joint.txt", dir, name);
+    sc_error_init(&err);
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    p = run(g, SC_PARTITION_PYTORCH_2_13, 0);
+    ck_assert_msg(names_equal(p, json_object_get(want, "saved_tensors"),
+                              sc_partition_saved_tensor_count,
+                              sc_partition_saved_tensor),
+                  "%s: saved tensors differ from torch 2.13's", name);
+    ck_assert_msg(names_equal(p, json_object_get(want, "saved_symints"),
+                              sc_partition_saved_symint_count,
+                              sc_partition_saved_symint),
+                  "%s: saved SymInts differ from torch 2.13's", name);
+    n = sc__partition_rng_functionalized(p);
+    ck_assert_uint_eq(n, json_array_size(json_object_get(want,
+                                                         "rng_states")));
+    *nrng += n;
+    extra[0] = extra[1] = 2 * (json_int_t)n;
+    extra[2] = (json_int_t)n;
+    extra[3] = 0;
+    ck_assert(sc_partition_write_json(p, SC_PARTITION_REPORT_NO_TIMINGS,
+                                      &text, &len, &err) == SC_OK);
+    mine = json_loadb(text, len, 0, &jerr);
+    ck_assert_ptr_nonnull(mine);
+    for (k = 0; k < 4; k++)
+        ck_assert_msg(json_integer_value(json_object_get(mine, keys[k])) +
+                              extra[k] ==
+                          json_integer_value(json_object_get(want, keys[k])),
+                      "%s: %s: symcut %lld (+%lld rewritten by "
+                      "functionalize_rng_ops), torch %lld",
+                      name, keys[k],
+                      (long long)json_integer_value(
+                          json_object_get(mine, keys[k])),
+                      (long long)extra[k],
+                      (long long)json_integer_value(
+                          json_object_get(want, keys[k])));
+    json_decref(mine);
+    free(text);
+    json_decref(want);
+    sc_partition_free(p);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+
+START_TEST(test_rules_2_13)
+{
+    static const char *const names[] = {
+        "effects", "effects-getitem-recompute", "effects-recompute",
+        "rng", "rng-recompute", "rng-recompute-mul", "copy-untagged",
+        "copy-backward-tag"};
+    const char *top = getenv("top_srcdir");
+    char dir[1024];
+    size_t k, nrng = 0;
+    snprintf(dir, sizeof dir, "%s/tests/data/partition/rules",
+             top ? top : ".");
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        rules_compare(dir, names[k], &nrng);
+    /* rng-recompute rewrites two ops (randn_like only feeds the forward,
+     * but torch's backward keeps it: an impure op whose input is saved),
+     * rng-recompute-mul one */
+    ck_assert_uint_eq(nrng, 3);
+}
+END_TEST
+
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
@@ -2806,6 +2901,7 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_unbacked_weights);
     tcase_add_test(tc, test_rule_switches);
     tcase_add_test(tc, test_binding_before_derived_symint);
+    tcase_add_test(tc, test_rules_2_13);
     tcase_add_test(tc, test_tag_random_op);
     tcase_add_test(tc, test_tag_views);
     tcase_add_test(tc, test_walks_examples);
