@@ -478,15 +478,39 @@ static bool recompute_tagged(const sc__pnode *pn)
            pn->tag == SC_PARTITION_TAG_PREFER_RECOMPUTE;
 }
 
+/* torch's float symbols are named zfN (backed) and zufN (unbacked). */
+bool sc__partition_float_symbol(const sc_expr *e)
+{
+    const char *n;
+    if (!e || !sc_expr_is_symbol(e))
+        return false;
+    n = sc_expr_symbol_name(e);
+    return n && (strncmp(n, "zf", 2) == 0 || strncmp(n, "zuf", 3) == 0);
+}
+
+/* Under pytorch-2.13, is the node a SymFloat (its value a float symbol,
+ * as `_local_scalar_dense: "Sym(zf85)"` of a floating tensor)?  torch
+ * never bans one and weighs it 4 (sym_node_size). */
+static bool symfloat_2_13(const sc_partition *p, sc_node_id id)
+{
+    sc_result r;
+    if (p->policy != SC_PARTITION_PYTORCH_2_13 ||
+        p->nodes[id].vkind != SC__PV_SYMINT)
+        return false;
+    sc_graph_node_result(p->g, id, &r);
+    return r.kind == SC_RESULT_SYMINT && sc__partition_float_symbol(r.expr);
+}
+
 /* PyTorch's ban_recomputation_if_allowed: never a view, never a node
- * tagged must_recompute or prefer_recompute.  (Nodes already banned keep
+ * tagged must_recompute or prefer_recompute (nor, under pytorch-2.13, a
+ * SymFloat).  (Nodes already banned keep
  * their first reason.) */
 static void ban_if_allowed(sc_partition *p, const rules *r, sc_node_id id,
                            sc_partition_ban why)
 {
     sc__pnode *pn = &p->nodes[id];
     if (pn->ban != SC_PARTITION_BAN_NONE || is_view(p, r, id) ||
-        recompute_tagged(pn))
+        recompute_tagged(pn) || symfloat_2_13(p, id))
         return;
     pn->ban = (uint8_t)why;
 }
@@ -562,7 +586,8 @@ static sc_status bans(sc_partition *p, const rules *r, const uint8_t *fus,
             continue;
         }
         if (!(pn->cls & SC_PARTITION_REQUIRED_FW) ||
-            sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
+            sc_graph_node_kind(p->g, id) != SC_NODE_CALL ||
+            symfloat_2_13(p, id))
             continue;
         pn->ban = (uint8_t)(r->modern
                                 ? ban_modern(p, r, fus, id, &stack, &nomem)
@@ -784,7 +809,8 @@ static void weights(sc_partition *p, const rules *r, const uint8_t *fus)
             continue;
         }
         if (pn->vkind == SC__PV_SYMINT) {
-            pn->weight = p->policy == SC_PARTITION_PYTORCH_1_13 ? -1
+            pn->weight = symfloat_2_13(p, id)                ? 4
+                         : p->policy == SC_PARTITION_PYTORCH_1_13 ? -1
                          : p->policy == SC_PARTITION_EXACT      ? 8
                                                                 : 1;
             continue;

@@ -702,7 +702,19 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
         if (!(p->nodes[i].flags & SC__PN_CANON) || !(mark[i] & M_NEEDED) ||
             (p->nodes[i].flags & SC__PN_BW_INPUT))
             continue;
-        ok = need_meta(g, (sc_node_id)i, &bound_all, &need);
+        /* under pytorch-2.13 a symbol the backward computes itself (a
+         * call whose value is the bare symbol, as _local_scalar_dense's
+         * unbacked one) is bound (itself included): torch binds only
+         * the backward's inputs' symbols */
+        if (p->policy == SC_PARTITION_PYTORCH_2_13) {
+            sc_result r;
+            sc_graph_node_result(g, (sc_node_id)i, &r);
+            if (r.kind == SC_RESULT_SYMINT && r.expr &&
+                sc_expr_is_symbol(r.expr) && !set_has(&bound_all, r.expr) &&
+                !set_has(&need, r.expr))
+                ok = set_add(&bound_all, r.expr);
+        }
+        ok = ok && need_meta(g, (sc_node_id)i, &bound_all, &need);
         na = sc_graph_node_arg_count(g, (sc_node_id)i);
         for (j = 0; j < na && ok; j++)
             ok = need_value(sc_graph_node_arg(g, (sc_node_id)i, j),

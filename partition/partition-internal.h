@@ -199,6 +199,9 @@ bool sc__partition_impure_2_13(const char *target);
  * operator.getitem is recomputable) (classify.c). */
 unsigned sc__partition_oplist_2_13(const char *target);
 
+/* Is e one of torch's float symbols (zfN, zufN)?  (classify.c) */
+bool sc__partition_float_symbol(const sc_expr *e);
+
 /* Is this node's op recomputable / fusible under the policy? */
 bool sc__partition_recomputable(const sc_partition *p, sc_node_id id);
 bool sc__partition_fusible(const sc_partition *p, sc_node_id id);

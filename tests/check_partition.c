@@ -2786,7 +2786,10 @@ END_TEST
  * two nodes more and its backward one input more per rewritten op,
  * sc__partition_rng_functionalized), and the copy_ writes of an input
  * (an untagged write is never computed by the backward, one tagged
- * must_be_in_backward never by the forward).  The saved tensors and
+ * must_be_in_backward never by the forward), and a SymFloat
+ * (_local_scalar_dense of a float tensor: torch never bans it, weighs it
+ * 4, and its backward recomputes it, binding the float symbol itself).
+ * The saved tensors and
  * SymInts, in order, and the node counts must be torch's. */
 static void rules_compare(const char *dir, const char *name, size_t *nrng)
 {
@@ -2856,7 +2859,7 @@ START_TEST(test_rules_2_13)
     static const char *const names[] = {
         "effects", "effects-getitem-recompute", "effects-recompute",
         "rng", "rng-recompute", "rng-recompute-mul", "copy-untagged",
-        "copy-backward-tag"};
+        "copy-backward-tag", "symfloat"};
     const char *top = getenv("top_srcdir");
     char dir[1024];
     size_t k, nrng = 0;

@@ -1,7 +1,8 @@
 """torch 2.13's partitioner rules on the joints of tests/data/partition/rules
 (with_effects calls and force_save_effectful_ops; random ops tagged to
 recompute and functionalize_rng_ops; the placement of copy_ writes of an
-input, _must_be_in_forward / _must_be_in_backward): symcut's partition under
+input, _must_be_in_forward / _must_be_in_backward; a SymFloat, never
+banned and weighed 4): symcut's partition under
 --policy pytorch-2.13 against torch's min_cut_rematerialization_partition
 (tools/oracle), live, and the committed records (tools/oracle/record.py,
 which tests/check_partition.c reads) are still torch's decisions.  Plus a
@@ -96,6 +97,10 @@ def test_rules_exercised():
     assert rec["effects-getitem-recompute"]["saved_tensors"] == \
         rec["effects"]["saved_tensors"]
     assert "with_effects" in rec["effects-recompute"]["recomputed"]
+    # a SymFloat is never banned: the backward recomputes it from the
+    # primal it saves anyway
+    assert rec["symfloat"]["saved_symints"] == []
+    assert rec["symfloat"]["recomputed"] == ["_local_scalar_dense"]
 
 
 def test_traced_effects(symcut, tmp_path):
