@@ -4,13 +4,18 @@ on the same joint graphs, in one run.
 
     nice -n 19 /work/venv/bin/python bench/bench_torch_partition.py \
         [--symcut build/symcut] [--quick] [--repeat N] [--no-examples] \
-        [--blocks 500,1000,3000,10000]
+        [--blocks 500] [--sizes 10000,100000]
 
 The joints: the committed examples (examples/*.joint.txt and, when present,
-examples/zoo/*.joint.txt), and joints traced here with torch (aot_function,
+examples/zoo/*.joint.txt); joints traced here with torch (aot_function,
 the joint captured inside partition_fn): a 24-layer transformer encoder
-stack and residual MLPs of --blocks blocks (500 blocks, then about 1e4 to
-1e5 nodes).  torch's time is the min_cut_rematerialization_partition call
+stack and residual MLPs of --blocks blocks (18 joint nodes a block;
+tracing costs about 0.3 s a block on a loaded machine, so the large
+graphs are not traced); and joints of about --sizes nodes (1e4 and 1e5 by
+default): a chain of residual blocks (t, mm, relu, add) that `symcut
+joint` differentiates, rebuilt as an FX graph for torch with fake tensors
+by the oracle's Builder (the same path as the examples).  torch's time is
+the min_cut_rematerialization_partition call
 on the FX joint (a fresh copy per run, best of --repeat; one run above
 20,000 nodes); symcut's is the whole command `symcut partition GRAPH
 --policy pytorch-2.13 --fw F --bw B -o REPORT` on the joint's text (wall
@@ -26,6 +31,7 @@ import copy
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -92,6 +98,52 @@ def traced(quick, blocks):
                *model_joint(Residual(b, 16), torch.randn(4, 16)))
 
 
+def mlp_forward(calls):
+    """The forward text of a chain of calls // 4 residual blocks (x = x +
+    relu(x @ w.t()), one weight), as bench/bench-lib.sh writes it."""
+    sx, sw, st = ('"f32[8, 16][16, 1]cpu"', '"f32[16, 16][16, 1]cpu"',
+                  '"f32[16, 16][1, 16]cpu"')
+    out = ["class forward_fn(torch.nn.Module):",
+           "    def forward(self, primals):",
+           "        arg0_1: %s; arg1_1: %s; " % (sx, sw), "    ",
+           "        arg0_1, arg1_1, = fx_pytree.tree_flatten_spec([primals], "
+           "self._in_spec)"]
+    x = "arg0_1"
+    for i in range(calls // 4):
+        k = "_%d" % i if i else ""
+        out += ["        t%s: %s = torch.ops.aten.t.default(arg1_1)" % (k, st),
+                "        mm%s: %s = torch.ops.aten.mm.default(%s, t%s)"
+                % (k, sx, x, k),
+                "        relu%s: %s = torch.ops.aten.relu.default(mm%s)"
+                % (k, sx, k),
+                "        add%s: %s = torch.ops.aten.add.Tensor(relu%s, %s)"
+                % (k, sx, k, x)]
+        x = "add" + k
+    out.append("        return pytree.tree_unflatten([%s], self._out_spec)"
+               % x)
+    return "\n".join(out) + "\n"
+
+
+def mlp_joint(exe, nodes, tmp):
+    """The path of a joint text of about `nodes` nodes (symcut joint of
+    mlp_forward), the joint nodes per forward call measured on a small
+    one first."""
+    def joint(calls, path):
+        fwd = path.with_suffix(".fwd.txt")
+        fwd.write_text(mlp_forward(calls))
+        subprocess.run([exe, "joint", str(fwd), "-o", str(path)], check=True,
+                       capture_output=True)
+        fwd.unlink()
+        return sum(1 for line in path.read_text().splitlines()
+                   if re.match(r'\s+\w+(: "[^"]*")? = ', line)) + 3
+    probe = pathlib.Path(tmp) / "probe.joint.txt"
+    per_call = joint(400, probe) / 400.0
+    probe.unlink()
+    path = pathlib.Path(tmp) / ("mlp-%d.joint.txt" % nodes)
+    joint(max(4, int(nodes / per_call) // 4 * 4), path)
+    return path
+
+
 def time_torch(gm, nfwd, params, repeat, mode=None):
     """(best seconds of the partition call, saved names in order)."""
     best, saved = None, None
@@ -141,9 +193,11 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-examples", action="store_true")
-    ap.add_argument("--blocks", default="500,1000,3000,10000")
+    ap.add_argument("--blocks", default="500")
+    ap.add_argument("--sizes", default="10000,100000")
     a = ap.parse_args()
     blocks = [int(x) for x in a.blocks.split(",") if x]
+    sizes = [int(float(x)) for x in a.sizes.split(",") if x]
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 100000))
     # warm-up: torch's first partition imports and initializes what later
     # calls reuse (seconds); it is not timed
@@ -206,6 +260,26 @@ def main():
                                      ("--num-fwd-outputs", str(nfwd)))
         row(name, n, tt, tsaved, sc, ph, ssaved)
         del gm
+    for size in (sizes if not a.quick else (2000,)):
+        path = mlp_joint(a.symcut, size, tmp)
+        text = path.read_text()
+        t0 = time.perf_counter()
+        b = oracle.Builder(text, oracle.parse_directives(text)["hint"])
+        graph = b.build()
+        print("mlp-%d: rebuilt for torch in %.1f s" % (
+            size, time.perf_counter() - t0), file=sys.stderr, flush=True)
+        gm = torch.fx.GraphModule(torch.nn.Module(), graph)
+        nprim = sum(1 for n in b.placeholders
+                    if n.target.startswith("primals"))
+        nfwd = len(list(graph.nodes)[-1].args[0]) - nprim
+        n = len(graph.nodes)
+        rep = a.repeat if n <= 20000 else 1
+        tt, tsaved = time_torch(gm, nfwd, 0, rep, b.mode)
+        sc, ph, ssaved = time_symcut(a.symcut, path, rep, tmp,
+                                     ("--num-fwd-outputs", str(nfwd),
+                                      "--params", "0"))
+        row("mlp-joint-%d" % size, n, tt, tsaved, sc, ph, ssaved)
+        del gm, graph, b
     shutil.rmtree(tmp, ignore_errors=True)
     print("| graph | nodes | torch 2.13 s | symcut command s | symcut phases s "
           "| torch/symcut | same |")

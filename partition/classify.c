@@ -146,6 +146,21 @@ bool sc__partition_impure_2_13(const char *target)
                    sizeof sc__impure_2_13[0], cmp_str) != NULL;
 }
 
+bool sc__partition_seeded_2_13(const char *target)
+{
+    return target &&
+           bsearch(target, sc__seeded_2_13, sc__seeded_2_13_count,
+                   sizeof sc__seeded_2_13[0], cmp_str) != NULL;
+}
+
+bool sc__partition_mutable_2_13(const char *target)
+{
+    return sc__partition_impure_2_13(target) &&
+           bsearch(target, sc__impure_unwritten_2_13,
+                   sc__impure_unwritten_2_13_count,
+                   sizeof sc__impure_unwritten_2_13[0], cmp_str) == NULL;
+}
+
 static unsigned oplist_bits(const sc_partition *p, sc_node_id id)
 {
     if (sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
@@ -216,7 +231,9 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
         const sc_node_id *us;
         if (!(pn->flags & SC__PN_CANON))
             continue;
-        if (pn->flags & SC__PN_TANGENT)
+        /* torch 2.13's classify_nodes: a node that must be in the
+         * backward is required by it like a tangent */
+        if ((pn->flags & SC__PN_TANGENT) || (pn->ptag & SC__PT_BW))
             pn->cls |= SC_PARTITION_TANGENT_CLOSURE;
         if (!(pn->cls & SC_PARTITION_TANGENT_CLOSURE))
             continue;
@@ -461,15 +478,39 @@ static bool recompute_tagged(const sc__pnode *pn)
            pn->tag == SC_PARTITION_TAG_PREFER_RECOMPUTE;
 }
 
+/* torch's float symbols are named zfN (backed) and zufN (unbacked). */
+bool sc__partition_float_symbol(const sc_expr *e)
+{
+    const char *n;
+    if (!e || !sc_expr_is_symbol(e))
+        return false;
+    n = sc_expr_symbol_name(e);
+    return n && (strncmp(n, "zf", 2) == 0 || strncmp(n, "zuf", 3) == 0);
+}
+
+/* Under pytorch-2.13, is the node a SymFloat (its value a float symbol,
+ * as `_local_scalar_dense: "Sym(zf85)"` of a floating tensor)?  torch
+ * never bans one and weighs it 4 (sym_node_size). */
+static bool symfloat_2_13(const sc_partition *p, sc_node_id id)
+{
+    sc_result r;
+    if (p->policy != SC_PARTITION_PYTORCH_2_13 ||
+        p->nodes[id].vkind != SC__PV_SYMINT)
+        return false;
+    sc_graph_node_result(p->g, id, &r);
+    return r.kind == SC_RESULT_SYMINT && sc__partition_float_symbol(r.expr);
+}
+
 /* PyTorch's ban_recomputation_if_allowed: never a view, never a node
- * tagged must_recompute or prefer_recompute.  (Nodes already banned keep
+ * tagged must_recompute or prefer_recompute (nor, under pytorch-2.13, a
+ * SymFloat).  (Nodes already banned keep
  * their first reason.) */
 static void ban_if_allowed(sc_partition *p, const rules *r, sc_node_id id,
                            sc_partition_ban why)
 {
     sc__pnode *pn = &p->nodes[id];
     if (pn->ban != SC_PARTITION_BAN_NONE || is_view(p, r, id) ||
-        recompute_tagged(pn))
+        recompute_tagged(pn) || symfloat_2_13(p, id))
         return;
     pn->ban = (uint8_t)why;
 }
@@ -545,7 +586,8 @@ static sc_status bans(sc_partition *p, const rules *r, const uint8_t *fus,
             continue;
         }
         if (!(pn->cls & SC_PARTITION_REQUIRED_FW) ||
-            sc_graph_node_kind(p->g, id) != SC_NODE_CALL)
+            sc_graph_node_kind(p->g, id) != SC_NODE_CALL ||
+            symfloat_2_13(p, id))
             continue;
         pn->ban = (uint8_t)(r->modern
                                 ? ban_modern(p, r, fus, id, &stack, &nomem)
@@ -767,7 +809,8 @@ static void weights(sc_partition *p, const rules *r, const uint8_t *fus)
             continue;
         }
         if (pn->vkind == SC__PV_SYMINT) {
-            pn->weight = p->policy == SC_PARTITION_PYTORCH_1_13 ? -1
+            pn->weight = symfloat_2_13(p, id)                ? 4
+                         : p->policy == SC_PARTITION_PYTORCH_1_13 ? -1
                          : p->policy == SC_PARTITION_EXACT      ? 8
                                                                 : 1;
             continue;
@@ -881,10 +924,43 @@ static sc_status set_meta(sc_partition *p, sc_node_id id, long long v,
     return SC_OK;
 }
 
-static bool is_copy_(const sc_partition *p, sc_node_id id)
+static bool is_target(const sc_partition *p, sc_node_id id,
+                      const char *target)
 {
     const char *t = sc_graph_node_target(p->g, id);
-    return t && strcmp(t, "torch.ops.aten.copy_.default") == 0;
+    return t && strcmp(t, target) == 0;
+}
+
+static bool is_copy_(const sc_partition *p, sc_node_id id)
+{
+    return is_target(p, id, "torch.ops.aten.copy_.default");
+}
+
+/* force_save_effectful_ops' walk: every getitem user of id, recursively;
+ * those whose value is not a tuple are tagged must_save. */
+static sc_status save_effect_outputs(sc_partition *p, sc_node_id id,
+                                     sc_error *err)
+{
+    sc__idlist stack = {NULL, 0, 0};
+    size_t k;
+    sc_status status = SC_OK;
+    if (!sc__idlist_push(&stack, id))
+        return sc__error_nomem(err);
+    while (stack.n > 0) {
+        sc_node_id x = stack.ids[--stack.n];
+        for (k = p->uoff[x]; k < p->uoff[x + 1]; k++) {
+            sc_node_id u = p->users[k];
+            if (sc__graph_node_op(p->g, u) != SC_OP_GETITEM)
+                continue;
+            if (!sc__idlist_push(&stack, u))
+                SC_CHECK(sc__error_nomem(err));
+            if (p->nodes[u].vkind != SC__PV_TUPLE)
+                p->nodes[u].tag = SC_PARTITION_TAG_MUST_SAVE;
+        }
+    }
+fail:
+    sc__idlist_free(&stack);
+    return status;
 }
 
 /* The canonical node argument k of node id refers to, or SC_NODE_NONE. */
@@ -946,6 +1022,14 @@ static sc_status tag_passes_2_13(sc_partition *p, sc_error *err)
         if ((m.bits[i] & M_HOOK) && !user_tagged)
             pn->tag = SC_PARTITION_TAG_MUST_SAVE;
     }
+    /* force_save_effectful_ops: the leaf getitems of a with_effects call
+     * that is not tagged to recompute are saved (a getitem is never
+     * banned, so this only overrides a recompute tag on them). */
+    for (i = 0; i < p->n; i++)
+        if ((p->nodes[i].flags & SC__PN_CANON) &&
+            is_target(p, (sc_node_id)i, "torch.ops.higher_order.with_effects") &&
+            !recompute_tagged(&p->nodes[i]))
+            SC_CHECK(save_effect_outputs(p, (sc_node_id)i, err));
     /* force_save_bw_mutation_src: from the end of the joint, over the
      * copy_ nodes there (the joint writes inputs back last), the source
      * of a forward write of an input the backward also writes is saved. */
@@ -970,6 +1054,21 @@ static sc_status tag_passes_2_13(sc_partition *p, sc_error *err)
             if (k < bw_written.n && src != SC_NODE_NONE)
                 p->nodes[src].tag = SC_PARTITION_TAG_MUST_SAVE;
         }
+    }
+    /* _must_be_in_forward, _must_be_in_backward (the is_backward tag
+     * is not read: a printed graph does not say which nodes the
+     * backward traced) */
+    for (i = 0; i < p->n; i++) {
+        sc__pnode *pn = &p->nodes[i];
+        if (!(pn->flags & SC__PN_CANON) ||
+            sc_graph_node_kind(p->g, (sc_node_id)i) != SC_NODE_CALL)
+            continue;
+        if (m.bits[i] & M_BW)
+            pn->ptag = SC__PT_BW;
+        else if ((m.bits[i] & M_FW) ||
+                 sc__partition_mutable_2_13(
+                     sc_graph_node_target(p->g, (sc_node_id)i)))
+            pn->ptag = SC__PT_FW;
     }
 fail:
     sc__idlist_free(&bw_written);

@@ -120,7 +120,12 @@ static sc_status backward_set(sc_partition *p, uint8_t *mark, sc_error *err)
             continue;
         }
         pn->flags &= (uint16_t)~SC__PN_BW_INPUT;
-        if (!(pn->flags & SC__PN_PRIMAL) && !(mark[i] & M_BAD)) {
+        /* torch 2.13's extraction: a node that must be in the forward
+         * (a write the partitioner tags do not send to the backward) is
+         * never computed by the backward, nor is what depends on it */
+        if (!(pn->flags & SC__PN_PRIMAL) && !(mark[i] & M_BAD) &&
+            !(p->policy == SC_PARTITION_PYTORCH_2_13 &&
+              (pn->ptag & SC__PT_FW))) {
             mark[i] |= M_VALID;
             continue;
         }
@@ -697,7 +702,19 @@ static sc_status plan_bindings(sc_partition *p, const uint8_t *mark,
         if (!(p->nodes[i].flags & SC__PN_CANON) || !(mark[i] & M_NEEDED) ||
             (p->nodes[i].flags & SC__PN_BW_INPUT))
             continue;
-        ok = need_meta(g, (sc_node_id)i, &bound_all, &need);
+        /* under pytorch-2.13 a symbol the backward computes itself (a
+         * call whose value is the bare symbol, as _local_scalar_dense's
+         * unbacked one) is bound (itself included): torch binds only
+         * the backward's inputs' symbols */
+        if (p->policy == SC_PARTITION_PYTORCH_2_13) {
+            sc_result r;
+            sc_graph_node_result(g, (sc_node_id)i, &r);
+            if (r.kind == SC_RESULT_SYMINT && r.expr &&
+                sc_expr_is_symbol(r.expr) && !set_has(&bound_all, r.expr) &&
+                !set_has(&need, r.expr))
+                ok = set_add(&bound_all, r.expr);
+        }
+        ok = ok && need_meta(g, (sc_node_id)i, &bound_all, &need);
         na = sc_graph_node_arg_count(g, (sc_node_id)i);
         for (j = 0; j < na && ok; j++)
             ok = need_value(sc_graph_node_arg(g, (sc_node_id)i, j),
@@ -1370,6 +1387,18 @@ sc_status sc__partition_extract(sc_partition *p, sc_error *err)
             pn->place = SC_PARTITION_PLACE_BACKWARD;
         else
             pn->place = SC_PARTITION_PLACE_UNUSED;
+        /* functionalize_rng_ops rewrites a random op tagged to
+         * recompute that is in both of torch's graphs: the forward, and
+         * the backward as its extraction leaves it (an impure op stays
+         * wherever its inputs are, needed or not) */
+        if ((pn->flags & SC__PN_IN_FW) && (mark[i] & M_VALID) &&
+            !(pn->flags & SC__PN_BW_INPUT) &&
+            p->policy == SC_PARTITION_PYTORCH_2_13 &&
+            (pn->tag == SC_PARTITION_TAG_MUST_RECOMPUTE ||
+             pn->tag == SC_PARTITION_TAG_PREFER_RECOMPUTE) &&
+            sc__partition_seeded_2_13(
+                sc_graph_node_target(p->g, (sc_node_id)i)))
+            p->nrng++;
         if (pn->place == SC_PARTITION_PLACE_RECOMPUTED) {
             int64_t f;
             if (!sc__idlist_push(&p->recomputed, (sc_node_id)i))
@@ -1391,4 +1420,9 @@ fail:
     sc__free(mark);
     sc__free(fmark);
     return status;
+}
+
+size_t sc__partition_rng_functionalized(const sc_partition *p)
+{
+    return p->nrng;
 }

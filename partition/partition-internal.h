@@ -52,7 +52,18 @@ typedef struct sc__pnode {
     uint8_t ban;        /* sc_partition_ban */
     uint8_t tag;        /* sc_partition_tag */
     uint8_t place;      /* sc_partition_place */
+    uint8_t ptag;       /* SC__PT_*: pytorch-2.13's partitioner placement */
 } sc__pnode;
+
+/* Where torch 2.13's extraction lets a node go (_must_be_in_forward,
+ * _must_be_in_backward; classify.c sets them, extract.c reads them). */
+enum {
+    SC__PT_FW = 1u << 0, /* never computed by the backward: tagged
+                            must_be_in_forward, or a write that is not
+                            tagged must_be_in_backward */
+    SC__PT_BW = 1u << 1  /* tagged must_be_in_backward: never in the
+                            forward, and required by the backward */
+};
 
 /* A SymInt the extraction synthesized so that the backward can bind a
  * symbol (extract.c, plan_bindings): a `sym_size.int(src, dim)` node of
@@ -111,6 +122,7 @@ struct sc_partition {
      * SC__PARTITION_FULL_NETWORK; sc__partition_network_solved) */
     size_t net_solved_vertices, net_solved_edges;
     size_t ndead, nfolded;
+    size_t nrng;           /* sc__partition_rng_functionalized */
     double seconds[SC_PARTITION_PHASE_COUNT_];
 
     char **warnings;
@@ -167,6 +179,17 @@ extern const size_t sc__oplist_2_13_count;
 /* The overloads torch 2.13's dead-code elimination keeps (sorted). */
 extern const char *const sc__impure_2_13[];
 extern const size_t sc__impure_2_13_count;
+/* Those of them whose schema does not write an argument (sorted). */
+extern const char *const sc__impure_unwritten_2_13[];
+extern const size_t sc__impure_unwritten_2_13_count;
+/* The overloads tagged nondeterministic_seeded (sorted), and whether a
+ * target is one of them (classify.c). */
+extern const char *const sc__seeded_2_13[];
+extern const size_t sc__seeded_2_13_count;
+bool sc__partition_seeded_2_13(const char *target);
+/* Does the target's schema write an argument (torch 2.13's
+ * _schema.is_mutable, aten and prims overloads)?  (classify.c) */
+bool sc__partition_mutable_2_13(const char *target);
 /* Is the target one of them ("torch.ops.aten.bernoulli.p")?  Under
  * pytorch-2.13 such a node is never dead, and the forward (and the
  * backward, where its inputs are there) keep it as torch's do
@@ -175,6 +198,9 @@ bool sc__partition_impure_2_13(const char *target);
 /* The SC__OPL_* bits of a call's target under torch 2.13 (0: in no list;
  * operator.getitem is recomputable) (classify.c). */
 unsigned sc__partition_oplist_2_13(const char *target);
+
+/* Is e one of torch's float symbols (zfN, zufN)?  (classify.c) */
+bool sc__partition_float_symbol(const sc_expr *e);
 
 /* Is this node's op recomputable / fusible under the policy? */
 bool sc__partition_recomputable(const sc_partition *p, sc_node_id id);

@@ -36,6 +36,16 @@ sc_status sc__partition_network(sc_partition *p, bool reduced,
 void sc__partition_network_solved(const sc_partition *p, size_t *vertices,
                                   size_t *edges);
 
+/* Under pytorch-2.13: the random ops tagged to recompute that both
+ * graphs run, which torch 2.13's functionalize_rng_ops rewrites (the
+ * forward calls run_and_save_rng_state and two getitems instead of the
+ * op and returns the RNG state, the backward takes the state as one more
+ * input and calls run_with_rng_state instead).  symcut's graphs keep the
+ * op, so torch's forward has 2 nodes (2 calls) more per such op and its
+ * backward 1 node (an input) more; the saved set is the same.  0 under
+ * the other policies (extract.c). */
+size_t sc__partition_rng_functionalized(const sc_partition *p);
+
 /* Seconds of CPU time of the calling thread (a monotonic clock where
  * there is none; helpers.c). */
 double sc__partition_now(void);

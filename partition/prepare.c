@@ -382,6 +382,13 @@ static sc_status make_binding(sc_partition *p,
             }
         if (!have)
             have = sc_graph_get_hint(g, syms[i], &v);
+        if (!have && p->policy == SC_PARTITION_PYTORCH_2_13 &&
+            sc__partition_float_symbol(syms[i])) {
+            /* a float symbol (a SymFloat's value) is in no size: torch
+             * weighs its node 4, whatever its value */
+            v = 0;
+            have = true;
+        }
         if (!have && p->policy == SC_PARTITION_PYTORCH_2_13) {
             SC_CHECK(fallback_2_13(p, syms[i], &v, err));
             have = true;

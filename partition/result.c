@@ -163,7 +163,7 @@ bool sc_partition_synth_symint(const sc_partition *p, size_t i,
 static const sc__pnode *pnode(const sc_partition *p, sc_node_id id)
 {
     static const sc__pnode none = {SC_NODE_NONE, 0, -1, 0, NULL, 0, 0, 0,
-                                   0, 0, SC_PARTITION_PLACE_DEAD};
+                                   0, 0, SC_PARTITION_PLACE_DEAD, 0};
     return id >= 0 && (size_t)id < p->n ? &p->nodes[id] : &none;
 }
 

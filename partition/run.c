@@ -168,6 +168,22 @@ static sc_status setup(sc_partition *p, const sc_partition_options *o,
                                  "graph returns %zu values",
                                  o->num_fwd_outputs, nout);
         p->nfwd_out = (size_t)o->num_fwd_outputs;
+    } else if (sc_graph_directive(g, "num_fwd_outputs")) {
+        /* `# symcut: num_fwd_outputs N` (the oracle's directive) */
+        const char *d = sc_graph_directive(g, "num_fwd_outputs");
+        char *end;
+        long v;
+        errno = 0;
+        v = strtol(d, &end, 10);
+        while (*end && isspace((unsigned char)*end))
+            end++;
+        if (end == d || *end || errno || v < 0 || (unsigned long)v > nout)
+            return sc__error_set(err, SC_ERR_INVALID,
+                                 "'# symcut: num_fwd_outputs %s': expected "
+                                 "an integer from 0 to %zu (the graph's "
+                                 "outputs)",
+                                 d, nout);
+        p->nfwd_out = (size_t)v;
     } else {
         p->nfwd_out = sc_graph_fwd_output_count(g);
     }

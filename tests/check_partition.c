@@ -143,8 +143,8 @@ static bool counts_equal(const sc_partition *p, const json_t *mc)
     return ok;
 }
 
-static int zoo_compare(const char *dir, const char *name, char *why,
-                       size_t wlen)
+static int zoo_compare(const char *dir, const char *name, bool use_hints,
+                       char *why, size_t wlen)
 {
     char path[1400];
     json_error_t jerr;
@@ -169,7 +169,9 @@ static int zoo_compare(const char *dir, const char *name, char *why,
     for (i = 0; i < json_array_size(idx) && np < 512; i++)
         pidx[np++] = (size_t)json_integer_value(json_array_get(idx, i));
     snprintf(path, sizeof path, "%s/%s.hints", dir, name);
-    read_hints(ctx, path, syms, vals, &nh);
+    nh = 0;
+    if (use_hints)
+        read_hints(ctx, path, syms, vals, &nh);
     sc_graph_read_options_init(&ro);
     ro.nhints = nh;
     ro.hint_symbols = syms;
@@ -202,6 +204,8 @@ static int zoo_compare(const char *dir, const char *name, char *why,
                           sc_partition_saved_symint) ||
              sc_partition_synth_symint_count(p) != 0)
         snprintf(why, wlen, "saved SymInts differ");
+    else if (!use_hints)
+        same = 1; /* the decision; the counts are compared with hints */
     else if (!counts_equal(p, mc)) {
         static const char *const sfx[2] = {"forward", "backward"};
         char *joint, op[256];
@@ -235,6 +239,36 @@ done:
     return same;
 }
 
+/* The dynamic zoo joints without their hints (as a printed joint or a
+ * TORCH_TRACE log reaches the command line: every symbol weighs as torch
+ * 2.13's size fallback, 4096 within its range): the decision is still
+ * torch's recorded one. */
+START_TEST(test_zoo_dyn_unhinted)
+{
+    static const char *const names[] = {
+        "cnn_dyn", "embedding_ce_dyn", "gpt2_block_dyn", "input_mutation_dyn",
+        "llama_block_dyn", "lstm_dyn", "mlp_gelu_dyn", "mlp_silu_dyn",
+        "mobilenetv2_dyn", "resnet_dyn", "transformer_encoder_layer_dyn"};
+    const char *top = getenv("top_srcdir");
+    char dir[1024], why[1200], path[1400];
+    size_t k, n = 0;
+    snprintf(dir, sizeof dir, "%s/examples/zoo", top ? top : ".");
+    for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+        FILE *f;
+        snprintf(path, sizeof path, "%s/%s.joint.txt", dir, names[k]);
+        if (!(f = fopen(path, "r")))
+            continue;
+        fclose(f);
+        why[0] = '\0';
+        ck_assert_msg(zoo_compare(dir, names[k], false, why, sizeof why) == 1,
+                      "%s without hints: %s", names[k], why);
+        n++;
+    }
+    printf("test_zoo_dyn_unhinted: %zu dynamic zoo decisions without hints "
+           "equal torch 2.13's\n", n);
+}
+END_TEST
+
 START_TEST(test_zoo_pytorch_2_13)
 {
     const char *top = getenv("top_srcdir");
@@ -260,7 +294,7 @@ START_TEST(test_zoo_pytorch_2_13)
         name[len - 13] = '\0';
         why[0] = '\0';
         n++;
-        r = zoo_compare(dir, name, why, sizeof why);
+        r = zoo_compare(dir, name, true, why, sizeof why);
         if (r == 1)
             same++;
         else {
@@ -2776,6 +2810,104 @@ START_TEST(test_binding_before_derived_symint)
 }
 END_TEST
 
+/* ---- torch 2.13's rules on committed joints ---------------------------------
+ * tests/data/partition/rules/NAME.joint.txt and NAME.torch.json, torch
+ * 2.13's decision on it (tools/oracle/record.py; the `# symcut:` lines
+ * give num_fwd_outputs and the tags): with_effects calls
+ * (force_save_effectful_ops: a getitem of one, tagged to recompute, is
+ * saved when the call is not tagged too), random ops tagged to recompute
+ * (functionalize_rng_ops: the saved set is torch's; torch's forward has
+ * two nodes more and its backward one input more per rewritten op,
+ * sc__partition_rng_functionalized), and the copy_ writes of an input
+ * (an untagged write is never computed by the backward, one tagged
+ * must_be_in_backward never by the forward), and a SymFloat
+ * (_local_scalar_dense of a float tensor: torch never bans it, weighs it
+ * 4, and its backward recomputes it, binding the float symbol itself).
+ * The saved tensors and
+ * SymInts, in order, and the node counts must be torch's. */
+static void rules_compare(const char *dir, const char *name, size_t *nrng)
+{
+    char path[1400];
+    json_error_t jerr;
+    json_t *want, *mine;
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = NULL;
+    sc_partition *p;
+    sc_error err;
+    char *text = NULL;
+    size_t len = 0, k, n;
+    static const char *const keys[4] = {"forward_nodes", "forward_calls",
+                                        "backward_nodes", "backward_calls"};
+    json_int_t extra[4];
+
+    ck_assert_ptr_nonnull(ctx);
+    snprintf(path, sizeof path, "%s/%s.torch.json", dir, name);
+    want = json_load_file(path, 0, &jerr);
+    ck_assert_msg(want != NULL, "%s: %s", path, jerr.text);
+    snprintf(path, sizeof path, "%s/%s.joint.txt", dir, name);
+    sc_error_init(&err);
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    p = run(g, SC_PARTITION_PYTORCH_2_13, 0);
+    ck_assert_msg(names_equal(p, json_object_get(want, "saved_tensors"),
+                              sc_partition_saved_tensor_count,
+                              sc_partition_saved_tensor),
+                  "%s: saved tensors differ from torch 2.13's", name);
+    ck_assert_msg(names_equal(p, json_object_get(want, "saved_symints"),
+                              sc_partition_saved_symint_count,
+                              sc_partition_saved_symint),
+                  "%s: saved SymInts differ from torch 2.13's", name);
+    n = sc__partition_rng_functionalized(p);
+    ck_assert_uint_eq(n, json_array_size(json_object_get(want,
+                                                         "rng_states")));
+    *nrng += n;
+    extra[0] = extra[1] = 2 * (json_int_t)n;
+    extra[2] = (json_int_t)n;
+    extra[3] = 0;
+    ck_assert(sc_partition_write_json(p, SC_PARTITION_REPORT_NO_TIMINGS,
+                                      &text, &len, &err) == SC_OK);
+    mine = json_loadb(text, len, 0, &jerr);
+    ck_assert_ptr_nonnull(mine);
+    for (k = 0; k < 4; k++)
+        ck_assert_msg(json_integer_value(json_object_get(mine, keys[k])) +
+                              extra[k] ==
+                          json_integer_value(json_object_get(want, keys[k])),
+                      "%s: %s: symcut %lld (+%lld rewritten by "
+                      "functionalize_rng_ops), torch %lld",
+                      name, keys[k],
+                      (long long)json_integer_value(
+                          json_object_get(mine, keys[k])),
+                      (long long)extra[k],
+                      (long long)json_integer_value(
+                          json_object_get(want, keys[k])));
+    json_decref(mine);
+    free(text);
+    json_decref(want);
+    sc_partition_free(p);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+
+START_TEST(test_rules_2_13)
+{
+    static const char *const names[] = {
+        "effects", "effects-getitem-recompute", "effects-recompute",
+        "rng", "rng-recompute", "rng-recompute-mul", "copy-untagged",
+        "copy-backward-tag", "symfloat"};
+    const char *top = getenv("top_srcdir");
+    char dir[1024];
+    size_t k, nrng = 0;
+    snprintf(dir, sizeof dir, "%s/tests/data/partition/rules",
+             top ? top : ".");
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        rules_compare(dir, names[k], &nrng);
+    /* rng-recompute rewrites two ops (randn_like only feeds the forward,
+     * but torch's backward keeps it: an impure op whose input is saved),
+     * rng-recompute-mul one */
+    ck_assert_uint_eq(nrng, 3);
+}
+END_TEST
+
 Suite *partition_suite(void)
 {
     Suite *s = suite_create("partition");
@@ -2788,6 +2920,7 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_reports);
     suite_add_tcase(s, tc);
     tcase_add_test(tc, test_zoo_pytorch_2_13);
+    tcase_add_test(tc, test_zoo_dyn_unhinted);
     tc = tcase_create("rules");
     tcase_add_test(tc, test_tie_break);
     tcase_add_test(tc, test_tags);
@@ -2806,6 +2939,7 @@ Suite *partition_suite(void)
     tcase_add_test(tc, test_unbacked_weights);
     tcase_add_test(tc, test_rule_switches);
     tcase_add_test(tc, test_binding_before_derived_symint);
+    tcase_add_test(tc, test_rules_2_13);
     tcase_add_test(tc, test_tag_random_op);
     tcase_add_test(tc, test_tag_views);
     tcase_add_test(tc, test_walks_examples);

@@ -9,7 +9,8 @@ min_cut_rematerialization_partition.  It prepares the joint module the way
 PyTorch's partitioner does (dead code, CSE, recompute tags, forced saves,
 classification), hands the joint graph to libsymcut through the text
 PyTorch prints (print_readable with strides and devices, and the symbols'
-hints), takes symcut's decision (saved tensors and SymInts, by name), and
+hints) with the node meta the partitioner reads as `# symcut:` lines
+(recompute tags, partitioner tags), takes symcut's decision (saved tensors and SymInts, by name), and
 builds the forward and backward modules with PyTorch's own extraction
 (_extract_fwd_bwd_modules and the passes after it), so that the modules are
 exactly those PyTorch builds for that decision.  A graph symcut cannot
@@ -130,10 +131,42 @@ def _prepare(joint_module, num_fwd_outputs, static_lifetime_input_indices):
     return joint_module, info, flags
 
 
+_TAG_NAMES = {"MUST_SAVE": "must_save", "PREFER_SAVE": "prefer_save",
+              "MUST_RECOMPUTE": "must_recompute",
+              "PREFER_RECOMPUTE": "prefer_recompute"}
+
+
+def meta_directives(joint_module):
+    """`# symcut:` lines for the node meta PyTorch's partitioner reads and
+    the printed text does not carry: the recompute tags
+    (meta["recompute"], a CheckpointPolicy: selective activation
+    checkpointing, and what the partitioner's own passes set) and the
+    partitioner tags must_be_in_forward / must_be_in_backward
+    (meta["partitioner_tag"]).  The module is prepared (_prepare): its
+    tags are already those torch's cleanup_recompute_tags left, so the
+    checkpoint regions and backward hooks, which only that pass reads,
+    are not passed (symcut would run it a second time)."""
+    tags, placement = {}, {}
+    for n in joint_module.graph.nodes:
+        if n.op == "output":
+            continue
+        rc = n.meta.get("recompute")
+        name = getattr(rc, "name", None)
+        if name in _TAG_NAMES:
+            tags.setdefault(_TAG_NAMES[name], []).append(n.name)
+        pt = n.meta.get("partitioner_tag")
+        if pt in ("must_be_in_forward", "must_be_in_backward"):
+            placement.setdefault(pt, []).append(n.name)
+    lines = ["# symcut: %s %s" % (k, ", ".join(v))
+             for k, v in list(tags.items()) + list(placement.items())]
+    return "".join(line + "\n" for line in lines)
+
+
 def decide(joint_module, *, num_fwd_outputs, static_lifetime_input_indices=None,
            policy="pytorch-2.13", **rules):
-    """symcut's Partition (graphs=False) of a prepared joint module."""
-    text = joint_text(joint_module)
+    """symcut's Partition (graphs=False) of a prepared joint module, with
+    the node meta PyTorch's partitioner reads (meta_directives)."""
+    text = meta_directives(joint_module) + joint_text(joint_module)
     g = Graph.read_text(text, "<joint graph>",
                         num_fwd_outputs=num_fwd_outputs,
                         hints=_hints(joint_module), liveness_check=False)

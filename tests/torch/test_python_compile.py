@@ -1,8 +1,10 @@
-"""symcut.torch inside torch.compile: training steps of zoo models
-(tools/zoo/models.py), static and dynamic=True, with symcut's backend:
-losses and gradients match eager, and symcut's saved values equal those of
-PyTorch's own partitioner on the same joint modules (policy
-pytorch-2.13)."""
+"""symcut.torch inside torch.compile: training steps of every zoo model
+(tools/zoo/models.py: 29, the static ones and their dynamic=True
+variants), with symcut's backend: losses and gradients match eager, and
+symcut's saved values equal those of PyTorch's own partitioner on the same
+joint modules (policy pytorch-2.13).  The larger models' ids end in
+"-big" (`-k "not big"` skips them); a selective-activation-checkpointing
+step checks that the recompute tags reach symcut."""
 import copy
 import os
 import pathlib
@@ -23,11 +25,24 @@ import symcut.torch as st  # noqa: E402
 import models  # noqa: E402
 from torch._functorch.partitioners import \
     min_cut_rematerialization_partition  # noqa: E402
+from torch.fx.experimental.symbolic_shapes import \
+    optimization_hint  # noqa: E402
 
 HAS_213 = "pytorch-2.13" in symcut.policies()
 POLICY = "pytorch-2.13" if HAS_213 else "pytorch"
-CASES = ["mlp_gelu", "mlp_gelu_dyn", "cnn", "cnn_dyn", "gpt2_block",
-         "gpt2_block_dyn", "embedding_ce", "embedding_ce_dyn"]
+# the models whose step takes longest to compile (ids "NAME-big")
+BIG = ("gpt2_block", "llama_block", "resnet", "mobilenetv2",
+       "transformer_encoder_layer", "lstm", "gru")
+# data_dependent: symcut's saved SymInts differ from torch's inside
+# torch.compile (index 4: sym_size_int against sym_size_int_1, nonzero's
+# unbacked sizes); on the zoo's joint text they are equal
+KNOWN = {"data_dependent": "saved SymInts of nonzero's unbacked sizes "
+                           "differ from torch's inside torch.compile"}
+CASES = [pytest.param(n, id=n + "-big" if models.BY_NAME[n].group in BIG
+                      else n,
+                      marks=[pytest.mark.xfail(reason=KNOWN[n], strict=True)]
+                      if n in KNOWN else [])
+         for n in models.BY_NAME]
 
 
 def build(name):
@@ -44,9 +59,20 @@ def loss_of(out):
     return out.float().sum()
 
 
-def step(model, inputs):
+def step(model, inputs, case=None):
+    """One training step on copies of the inputs (a model may write its
+    inputs), seeded (dropout draws the same in eager and compiled runs),
+    under bfloat16 autocast for the _bf16 models."""
     model.zero_grad(set_to_none=True)
-    loss = loss_of(model(*inputs))
+    inputs = [x.clone() if isinstance(x, torch.Tensor) else x
+              for x in inputs]
+    torch.manual_seed(4321)
+    if case is not None and case.autocast_bf16:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            out = model(*inputs)
+    else:
+        out = model(*inputs)
+    loss = loss_of(out)
     loss.backward()
     return loss.detach(), {k.replace("_orig_mod.", ""): p.grad.detach().clone()
                            for k, p in model.named_parameters()
@@ -63,8 +89,9 @@ def saved_tensor_bytes(fw_module, num_fwd_outputs):
         if isinstance(v, torch.Tensor):
             numel = 1
             for d in v.shape:
-                numel *= int(d.node.hint if isinstance(d, torch.SymInt)
-                             else d)
+                # an unbacked size (nonzero's) at the partitioner's own
+                # fallback
+                numel *= optimization_hint(d, fallback=4096)
             total += numel * v.element_size()
     return total
 
@@ -100,24 +127,36 @@ def compiled_step(name, policy=None, torch_budget=1.0, **backend_kw):
     torch._dynamo.reset()
     fn = torch.compile(cmodel, backend=be, dynamic=case.dynamic,
                        fullgraph=True)
-    eager = step(model, inputs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        warnings.filterwarnings("ignore", "var_to_val is deprecated")
-        comp = step(fn, inputs)
-        comp2 = step(fn, inputs)       # the compiled artifact reused
-    return eager, comp, comp2, records
+    # as tools/zoo traces them: nonzero's sizes and .item() in the graph,
+    # nn.LSTM without mkldnn (its mkldnn_rnn_layer joint does not run
+    # without inductor)
+    dyn = torch._dynamo.config
+    with dyn.patch(capture_scalar_outputs=True,
+                   capture_dynamic_output_shape_ops=True, allow_rnn=True), \
+            torch.backends.mkldnn.flags(enabled=not case.no_mkldnn):
+        eager = step(model, inputs, case)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.filterwarnings("ignore", "var_to_val is deprecated")
+            comp = step(fn, inputs, case)
+            comp2 = step(fn, inputs, case)   # the compiled artifact reused
+    return eager, comp, comp2, records, case
 
 
 @pytest.mark.parametrize("name", CASES)
 def test_training_step_matches_eager_and_pytorch(name):
-    (el, eg), (cl, cg), (cl2, cg2), records = compiled_step(name)
+    (el, eg), (cl, cg), (cl2, cg2), records, case = compiled_step(name)
     assert records, "the partition_fn was not called"
-    torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(cl2, el, rtol=1e-5, atol=1e-5)
+    # float32 tolerances; bfloat16 autocast rounds each op's result to 8
+    # bits of mantissa, in whatever order the graphs run them
+    tol = dict(rtol=1.6e-2, atol=1e-2) if case.autocast_bf16 else \
+        dict(rtol=1e-5, atol=1e-5)
+    gtol = tol if case.autocast_bf16 else dict(rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(cl, el, **tol)
+    torch.testing.assert_close(cl2, el, **tol)
     assert eg.keys() == cg.keys()
     for k in eg:
-        torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(cg[k], eg[k], **gtol)
     for r in records:
         print(name, r["meta"])
     if not HAS_213:
@@ -181,7 +220,7 @@ def test_memory_budget_ratio_is_pytorchs(name, ratio):
     matches eager and the saved values are those of PyTorch's partitioner
     under the same budget."""
     _need_budget()
-    (el, eg), (cl, cg), _, records = compiled_step(
+    (el, eg), (cl, cg), _, records, _ = compiled_step(
         name, policy="pytorch-2.13", torch_budget=ratio, memory_budget=ratio)
     torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
     for k in eg:
@@ -205,7 +244,7 @@ def test_memory_budget_bytes_exact(name):
     print(name, "least", lo[0]["bytes"], "default", hi[0]["bytes"],
           "budget", budget)
     assert lo[0]["bytes"] <= hi[0]["bytes"]
-    (el, eg), (cl, cg), _, records = compiled_step(
+    (el, eg), (cl, cg), _, records, _ = compiled_step(
         name, policy="exact", memory_budget=max(budget, 2))
     torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
     for k in eg:
@@ -252,3 +291,69 @@ def test_inductor_training_step(monkeypatch):
     for k in eg:
         torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-4)
     assert seen and all(a == b for a, b in seen), seen
+
+
+def test_selective_checkpointing_tags_reach_symcut():
+    """A checkpointed region with a selective-checkpointing policy (mm
+    saved, the rest recomputed): the recompute tags on the joint's nodes
+    reach symcut (as `# symcut:` lines), so its saved values are PyTorch's
+    (without the tags symcut saves addmm and cos, which the policy
+    recomputes); loss and gradients match eager."""
+    import functools
+    from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
+                                        create_selective_checkpoint_contexts)
+
+    def policy(ctx, op, *args, **kwargs):
+        return CheckpointPolicy.MUST_SAVE if op is torch.ops.aten.mm.default \
+            else CheckpointPolicy.PREFER_RECOMPUTE
+
+    class M(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(16, 32)
+            self.b = torch.nn.Linear(32, 16)
+
+        def body(self, x):
+            return self.b(torch.sin(self.a(x)).cos())
+
+        def forward(self, x):
+            return checkpoint(self.body, x, use_reentrant=False,
+                              context_fn=functools.partial(
+                                  create_selective_checkpoint_contexts,
+                                  policy)).sum()
+
+    torch.manual_seed(0)
+    model, x = M(), torch.randn(8, 16)
+    records = []
+
+    def pf(joint, joint_inputs, compiler="inductor", **kw):
+        ref = copy.deepcopy(joint)
+        tfw, _ = min_cut_rematerialization_partition(ref, joint_inputs,
+                                                     compiler, **kw)
+        text = st.meta_directives(joint)
+        fw, bw = st.partition_fn(joint, joint_inputs, compiler,
+                                 policy=POLICY, **kw)
+        n = kw["num_fwd_outputs"]
+        records.append((st.saved_values(fw, n), st.saved_values(tfw, n),
+                        text, fw.meta.get("symcut")))
+        return fw, bw
+
+    from torch._dynamo.backends.common import aot_autograd
+    from torch._dynamo.backends.debugging import boxed_nop
+    torch._dynamo.reset()
+    fn = torch.compile(copy.deepcopy(model), fullgraph=True,
+                       backend=aot_autograd(fw_compiler=boxed_nop,
+                                            partition_fn=pf))
+    el, eg = step(model, [x])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cl, cg = step(fn, [x])
+    torch.testing.assert_close(cl, el, rtol=1e-5, atol=1e-5)
+    for k in eg:
+        torch.testing.assert_close(cg[k], eg[k], rtol=1e-4, atol=1e-5)
+    assert len(records) == 1
+    mine, theirs, text, meta = records[0]
+    assert "# symcut: prefer_recompute" in text, text
+    assert "# symcut: must_save" in text, text
+    assert meta["fallback"] is None, meta
+    assert mine == theirs

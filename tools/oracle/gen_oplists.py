@@ -56,10 +56,40 @@ def main():
     print("};")
     print("const size_t sc__impure_2_13_count =")
     print("    sizeof sc__impure_2_13 / sizeof sc__impure_2_13[0];")
+    print()
+    print("/* Those of them whose schema is not mutable (nondeterministic_seeded")
+    print(" * or side-effectful): every other one writes an argument, which the")
+    print(" * partitioner's _must_be_in_forward reads. */")
+    print("const char *const sc__impure_unwritten_2_13[] = {")
+    for s in impure(mutable=False):
+        print('    "%s",' % s)
+    print("};")
+    print("const size_t sc__impure_unwritten_2_13_count =")
+    print("    sizeof sc__impure_unwritten_2_13 /")
+    print("    sizeof sc__impure_unwritten_2_13[0];")
+    print()
+    print("/* The overloads tagged nondeterministic_seeded (the random ops")
+    print(" * functionalize_rng_ops rewrites when they are tagged to recompute),")
+    print(" * aten and prims. */")
+    print("const char *const sc__seeded_2_13[] = {")
+    for s in overloads(lambda op: torch.Tag.nondeterministic_seeded in op.tags):
+        print('    "%s",' % s)
+    print("};")
+    print("const size_t sc__seeded_2_13_count =")
+    print("    sizeof sc__seeded_2_13 / sizeof sc__seeded_2_13[0];")
 
 
-def impure():
+def impure(mutable=None):
+    """The impure aten and prims overloads, sorted; mutable=False: only
+    those whose schema is not mutable."""
     from torch._library.utils import is_impure
+    return overloads(lambda op: is_impure(op) and (
+        mutable is None or op._schema.is_mutable == mutable))
+
+
+def overloads(keep):
+    """The aten and prims overloads op with keep(op), sorted, spelled as
+    symcut spells targets."""
     out = set()
     for ns in ("aten", "prims"):
         mod = getattr(torch.ops, ns)
@@ -72,7 +102,7 @@ def impure():
                 continue
             for ov in pk.overloads():
                 op = getattr(pk, ov)
-                if is_impure(op):
+                if keep(op):
                     out.add("torch.ops.%s.%s.%s" % (ns, name, ov))
     return sorted(out)
 

@@ -62,6 +62,29 @@ class OracleError(Exception):
     pass
 
 
+def _register_test_ops():
+    """symcut_oracle::effectful(Tensor x) -> Tensor (2x + 1), a custom op
+    registered as effectful (ordered), so that joints with a with_effects
+    call whose result the backward reads can be traced and rebuilt here
+    (tests/torch/test_partition_rules.py): torch.ops.symcut_oracle.
+    effectful.default.  Its gradient is 2 * grad."""
+    from torch._library.effects import EffectType
+
+    @torch.library.custom_op("symcut_oracle::effectful", mutates_args=())
+    def effectful(x: torch.Tensor) -> torch.Tensor:
+        return x * 2 + 1
+
+    @effectful.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    effectful.register_autograd(lambda ctx, g: g * 2)
+    effectful.register_effect(EffectType.ORDERED)
+
+
+_register_test_ops()
+
+
 def parse_directives(text):
     """The `# symcut: KEY VALUE` lines: hints, params, static_inputs, tags."""
     d = {"hint": {}, "tags": {}}
@@ -132,7 +155,12 @@ class Builder:
         top = idx[-1] + 1 if idx else 0
         # symbols are named by the number their source name gives
         # (ShapeEnv hashes it); here the text's own number
-        self.shape_env._generate_unique_id = lambda src: int(src[1:])
+        # (other sources, such as the RNG state functionalize_rng_ops
+        # fakes, keep ShapeEnv's own numbering)
+        own = self.shape_env._generate_unique_id
+        self.shape_env._generate_unique_id = \
+            lambda src: int(src[1:]) if re.fullmatch(r"s\d+", src) \
+            else own(src)
         for i in range(top):
             name = "s%d" % i
             hint = self.hints.get(name, 8)
@@ -382,6 +410,14 @@ def decide(text, hints=None, params=None, static_inputs=None,
         raise
     fw_out = list(fw.graph.nodes)[-1].args[0]
     saved = [a for a in fw_out[num_fwd_outputs:] if a is not None]
+    # the RNG states functionalize_rng_ops adds to the forward's outputs
+    # (getitem 0 of run_and_save_rng_state) are not of the min cut's
+    # saved set: listed apart
+    rng = torch.ops.higher_order.run_and_save_rng_state
+    rng_states = [a for a in saved if a.op == "call_function" and
+                  a.target is operator.getitem and
+                  getattr(a.args[0], "target", None) is rng]
+    saved = [a for a in saved if a not in rng_states]
 
     def count(g, what):
         return sum(1 for n in g.graph.nodes
@@ -399,6 +435,7 @@ def decide(text, hints=None, params=None, static_inputs=None,
         "backward_nodes": count(bw, ("placeholder", "call_function")),
         "backward_calls": count(bw, ("call_function",)),
         "recomputed": [n for n in joint_names if n in fw_calls and n in bw_calls],
+        "rng_states": [name_of(a) for a in rng_states],
         "params": sorted(static_inputs),
         "num_fwd_outputs": num_fwd_outputs,
         # symbols of the text that torch's fake tensors specialized to a
