@@ -265,8 +265,8 @@ const char *sc_partition_report_reason(const sc_partition *p,
                                        const sc_partition_budget_outcome *b,
                                        sc_node_id id, const char **code)
 {
-    static const sc__pnode none = {SC_NODE_NONE, 0, -1, 0, NULL, 0, 0, 0,
-                                   0, 0, SC_PARTITION_PLACE_DEAD};
+    static const sc__pnode none = {.rep = SC_NODE_NONE, .bytes = -1,
+                                   .place = SC_PARTITION_PLACE_DEAD};
     const sc__pnode *pn =
         id >= 0 && (size_t)id < p->n ? &p->nodes[id] : &none;
     const char *c = reason_code(p, pn);
