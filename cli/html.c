@@ -368,18 +368,32 @@ static sc_status put_graph(FILE *out, const cli_html_page *pg, sc_error *err)
     return SC_OK;
 }
 
-/* The frontier plot's place on the page.  The hook for the frontier's SVG
- * writer: it writes nothing of the frontier yet, only a note that the plot
- * is not part of this build. */
-static void html_frontier_plot_hook(FILE *out, const sc_graph *joint,
-                                    const sc_partition_options *opts)
+/* The memory/recompute frontier of the joint under the page's policy,
+ * drawn by the pareto command's SVG writer (its hull vertices; the SVG is
+ * inline).  A joint whose frontier cannot be computed gets the reason in
+ * place of the plot: the rest of the page stands. */
+static void put_frontier(FILE *out, const sc_graph *joint,
+                         const sc_partition_options *opts, const char *title)
 {
-    (void)joint;
-    (void)opts;
-    fputs("<p class=\"missing\">The frontier plot is not part of this "
-          "build; <code>symcut pareto GRAPH --format svg</code> draws "
-          "it.</p>\n",
+    sc_frontier_options fo;
+    sc_frontier *fr = NULL;
+    sc_error err;
+
+    sc_frontier_options_init(&fo);
+    if (sc_frontier_compute(joint, opts, &fo, &fr, &err) != SC_OK) {
+        fputs("<p class=\"missing\">No frontier: ", out);
+        esc(out, err.message);
+        fputs("</p>\n", out);
+        return;
+    }
+    fputs("<p>Saved bytes against recompute cost, every vertex of the "
+          "lower convex hull; <code>symcut pareto</code> lists them.</p>\n",
           out);
+    if (cli_pareto_write_svg(out, fr, title ? title : "joint") != 0)
+        fputs("<p class=\"missing\">The frontier has no point to "
+              "plot.</p>\n",
+              out);
+    sc_frontier_free(fr);
 }
 
 sc_status cli_partition_html(const cli_html_page *pg, char **out,
@@ -422,7 +436,7 @@ sc_status cli_partition_html(const cli_html_page *pg, char **out,
         status = put_graph(f, pg, err);
     if (!bad && status == SC_OK) {
         fputs("<h2 id=\"frontier\">Frontier</h2>\n", f);
-        html_frontier_plot_hook(f, pg->joint, pg->opts);
+        put_frontier(f, pg->joint, pg->opts, pg->info->input);
     }
     fputs("</body>\n</html>\n", f);
     bad |= ferror(f);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # symcut partition --format html with Graphviz installed: the page holds
-# the graph as inline SVG and loads nothing from outside (no src=, no
+# the graph and the memory/recompute frontier as inline SVG and loads nothing from outside (no src=, no
 # href= but in-page anchors, no @import or url()).  Skipped (77) when
 # Graphviz's dot is not on the PATH; the golden cases (tests/golden/
 # report/) cover the page without it.
@@ -22,6 +22,9 @@ check() { # $1: what, then the command's arguments
     fi
     grep -q '<svg' "$tmp/page.html" || { echo "FAIL $what: no SVG"; fail=1; }
     grep -q 'No picture' "$tmp/page.html" && { echo "FAIL $what: no picture"; fail=1; }
+    # The frontier section holds its plot (the pareto command's SVG).
+    sed -n '/id="frontier"/,$p' "$tmp/page.html" | grep -q '<svg' ||
+        { echo "FAIL $what: no frontier plot"; fail=1; }
     if grep -Eiq '(src|href)="[a-z]+:|@import|url\(' "$tmp/page.html"; then
         echo "FAIL $what: an external resource:"
         grep -Eio '(src|href)="[a-z]+:[^"]*"|@import|url\([^)]*\)' "$tmp/page.html" | head -3
