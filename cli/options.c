@@ -245,7 +245,12 @@ int cli_parse_options(const cli_syntax *syn, int argc, char **argv, int first,
                   "  -q, --quiet           only errors on standard error\n"
                   "  -v, --verbose         each phase's time and size, and "
                   "the\n"
-                  "                        total, on standard error\n",
+                  "                        total, on standard error\n"
+                  "      --progress        a progress line on standard error "
+                  "even\n"
+                  "                        when it is not a terminal\n"
+                  "      --no-progress     no progress line, even on a "
+                  "terminal\n",
                   stdout);
             return CLI_EXIT_OK;
         }
