@@ -1,7 +1,8 @@
 /* symcut graph — read a PyTorch graph text, summarize it, re-print it in
  * the newer print_readable style, or write it as Graphviz DOT.
  *
- *   symcut graph FILE [--print | --dot | --cost] [--hint s0=8,...]
+ *   symcut graph FILE [--print | --dot [--around NODE [--depth K]] | --cost]
+ *                [--hint s0=8,...]
  *                [--num-fwd-outputs N] [--graph N|NAME] [--role R]
  *                [--strict] [--input-type NAME=ANN] [-o OUT]
  *
@@ -23,7 +24,8 @@
 
 static void usage(FILE *out)
 {
-    fputs("Usage: symcut graph FILE [--print | --dot | --cost] [--hint s0=8,...]\n"
+    fputs("Usage: symcut graph FILE [--print | --dot [--around NODE [--depth K]]\n"
+          "                    | --cost] [--hint s0=8,...]\n"
           "                    [--num-fwd-outputs N] [--graph N|NAME] [--role R]\n"
           "                    [--strict] [--input-type NAME=ANN] [-o OUT]\n"
           "\n"
@@ -38,6 +40,9 @@ static void usage(FILE *out)
           "  --print               re-print the graph in the newer style\n"
           "                        (quoted annotations with strides and device)\n"
           "  --dot                 write the graph as Graphviz DOT\n"
+          "  --around NODE         --dot: draw only the nodes near NODE\n"
+          "  --depth K             ... at most K edges away, either way\n"
+          "                        (default 2)\n"
           "  --cost                the recompute cost of every call node at\n"
           "                        the hints: FLOPs, bytes read and written,\n"
           "                        cost = 8 * FLOPs + bytes + 1 (doc/graph.md,\n"
@@ -309,7 +314,8 @@ fail:
 typedef struct graph_args {
     const char *file, *out_path;
     bool print, dot, cost;
-    long nfwd;
+    const char *around;
+    long nfwd, depth;
     cli_hints hints;
     cli_reading reading;
 } graph_args;
@@ -320,6 +326,9 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
         {.name = "--print", .kind = CLI_OPT_FLAG, .dest = &a->print},
         {.name = "--dot", .kind = CLI_OPT_FLAG, .dest = &a->dot},
         {.name = "--cost", .kind = CLI_OPT_FLAG, .dest = &a->cost},
+        {.name = "--around", .kind = CLI_OPT_TEXT, .dest = &a->around},
+        {.name = "--depth", .kind = CLI_OPT_COUNT, .dest = &a->depth,
+         .bad = "--depth needs a non-negative integer"},
         {.name = "--hint", .kind = CLI_OPT_HINTS, .dest = &a->hints},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         {.name = "--num-fwd-outputs", .kind = CLI_OPT_COUNT, .dest = &a->nfwd,
@@ -342,6 +351,12 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, graph_args *a)
                                         "other");
     if (a->cost && (a->print || a->dot))
         return cli_usage_error("graph", "--cost excludes --print and --dot");
+    if (a->around && !a->dot)
+        return cli_usage_error("graph", "--around draws part of the graph: "
+                                        "with --dot");
+    if (a->depth >= 0 && !a->around)
+        return cli_usage_error("graph", "--depth is the reach of --around "
+                                        "NODE: give --around too");
     return CLI_PARSED;
 }
 
@@ -410,6 +425,7 @@ int cli_cmd_graph(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
     a.nfwd = -1;
+    a.depth = -1;
     if ((rc = parse_args(ctx, argc, argv, &a)) != CLI_PARSED)
         goto done;
     if (!a.print && !a.dot && !a.cost && !a.reading.graph &&
@@ -454,7 +470,21 @@ int cli_cmd_graph(int argc, char **argv)
     } else if (a.print) {
         st = sc_graph_write_text(g, NULL, &text, &len, &err);
     } else {
-        st = sc_graph_write_dot(g, NULL, &text, &len, &err);
+        sc_graph_dot_options dopts;
+        sc_graph_dot_options_init(&dopts);
+        if (a.around) {
+            dopts.around = sc_graph_find(g, a.around);
+            if (dopts.around == SC_NODE_NONE) {
+                rc = cli_usage_error("graph",
+                                     "--around %s: the graph has no node "
+                                     "'%s'",
+                                     a.around, a.around);
+                goto done;
+            }
+            if (a.depth >= 0)
+                dopts.around_depth = (size_t)a.depth;
+        }
+        st = sc_graph_write_dot(g, &dopts, &text, &len, &err);
     }
     if (st != SC_OK || cli_write_file(a.out_path, text, len, &err) != SC_OK) {
         cli_report(&err);

@@ -47,4 +47,12 @@ sc_status sc__graph_dot_neighbourhood(const sc_graph *g, sc_node_id id,
                                       size_t depth, bool *keep,
                                       sc_error *err);
 
+/* The neighbourhood view: *keep (malloc'ed, the caller frees it, also
+ * on error) marks the nodes at most depth edges from id; ext->keep and
+ * ext->note (written into note) are set to draw them.  SC_ERR_INVALID for
+ * an id out of range. */
+sc_status sc__graph_dot_around(const sc_graph *g, sc_node_id id,
+                               size_t depth, sc__dot_ext *ext, bool **keep,
+                               char *note, size_t note_size, sc_error *err);
+
 #endif /* SYMCUT_GRAPH_DOT_INTERNAL_H */

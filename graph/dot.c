@@ -3,6 +3,7 @@
  * legend; optionally clusters and a subset of the nodes (dot-internal.h). */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,8 @@
 void sc_graph_dot_options_init(sc_graph_dot_options *opts)
 {
     memset(opts, 0, sizeof *opts);
+    opts->around = SC_NODE_NONE;
+    opts->around_depth = 2;
 }
 
 /* Text inside a DOT double-quoted string. */
@@ -280,11 +283,53 @@ static void put_node(sc__buf *b, const sc_graph *g,
     sc__buf_puts(b, "];\n");
 }
 
+sc_status sc__graph_dot_around(const sc_graph *g, sc_node_id id,
+                               size_t depth, sc__dot_ext *ext, bool **keep,
+                               char *note, size_t note_size, sc_error *err)
+{
+    size_t i, nkeep = 0;
+
+    *keep = NULL;
+    if (id < 0 || (size_t)id >= g->nnodes)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "DOT around node %ld: the graph has %zu nodes",
+                             (long)id, g->nnodes);
+    *keep = sc__calloc(g->nnodes ? g->nnodes : 1, sizeof **keep);
+    if (!*keep)
+        return sc__error_nomem(err);
+    SC_TRY(sc__graph_dot_neighbourhood(g, id, depth, *keep, err));
+    for (i = 0; i < g->nnodes; i++)
+        nkeep += (*keep)[i];
+    snprintf(note, note_size,
+             "the %zu of %zu nodes at most %zu edge%s from %s", nkeep,
+             g->nnodes, depth, depth == 1 ? "" : "s",
+             sc_graph_node_name(g, id));
+    ext->keep = *keep;
+    ext->note = note;
+    return SC_OK;
+}
+
 sc_status sc_graph_write_dot(const sc_graph *g,
                              const sc_graph_dot_options *opts, char **out,
                              size_t *len, sc_error *err)
 {
-    return sc__graph_write_dot_ext(g, opts, NULL, out, len, err);
+    sc__dot_ext ext;
+    bool *keep = NULL;
+    char note[256];
+    sc_status status;
+
+    if (!opts || opts->around == SC_NODE_NONE)
+        return sc__graph_write_dot_ext(g, opts, NULL, out, len, err);
+    *out = NULL;
+    if (len)
+        *len = 0;
+    memset(&ext, 0, sizeof ext);
+    status = sc__graph_dot_around(g, opts->around, opts->around_depth, &ext,
+                                  &keep, note, sizeof note, err);
+    if (status == SC_OK)
+        status = sc__graph_write_dot_ext(g, opts, &ext, out, len, err);
+    sc__free(keep);
+    return status;
 }
 
 sc_status sc__graph_write_dot_ext(const sc_graph *g,

@@ -1235,6 +1235,24 @@ START_TEST(test_dot)
     ck_assert_ptr_nonnull(
         strstr(dot, "  nslimit=2;\n  nslimit1=2;\n  mclimit=0.1;\n"));
     free(dot);
+    /* the neighbourhood of mm: mm, its two arguments and its one user at
+     * depth 1, named in the legend; nothing else drawn */
+    sc_graph_dot_options_init(&opts);
+    opts.around = sc_graph_find(g, "mm");
+    opts.around_depth = 1;
+    ck_assert_int_ge(opts.around, 0);
+    ck_assert_int_eq(sc_graph_write_dot(g, &opts, &dot, &len, &err), SC_OK);
+    ck_assert_ptr_nonnull(strstr(dot, "the 4 of "));
+    ck_assert_ptr_nonnull(strstr(dot, " nodes at most 1 edge from mm<"));
+    ck_assert_ptr_nonnull(strstr(dot, "\\naten.mm.default\\n"));
+    ck_assert_ptr_null(strstr(dot, "aten.tanh"));
+    ck_assert_ptr_null(strstr(dot, "nslimit"));
+    free(dot);
+    opts.around = (sc_node_id)sc_graph_node_count(g);
+    ck_assert_int_eq(sc_graph_write_dot(g, &opts, &dot, &len, &err),
+                     SC_ERR_INVALID);
+    ck_assert_ptr_null(dot);
+    ck_assert_ptr_nonnull(strstr(err.message, "around node"));
     free(path);
     sc_graph_free(g);
     sc_ctx_free(ctx);

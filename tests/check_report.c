@@ -13,6 +13,8 @@
 
 #include <symcut.h>
 
+Suite *report_suite(void);
+
 static char *example(const char *name)
 {
     const char *top = getenv("top_srcdir");

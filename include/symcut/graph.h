@@ -575,12 +575,18 @@ typedef struct sc_graph_dot_options {
     sc_graph_color_fn color; /* NULL: by role (primals, tangents, calls) */
     void *user;
     const char *title;       /* NULL: the class name */
+    /* Draw only the nodes at most around_depth edges (arguments and users
+     * both ways) from around; SC_NODE_NONE (the default): every node. */
+    sc_node_id around;
+    size_t around_depth;     /* default 2 */
 } sc_graph_dot_options;
 
+/* Defaults: colors by role, the class name as title, every node. */
 void sc_graph_dot_options_init(sc_graph_dot_options *opts);
 
 /* Write g as a Graphviz digraph: one box per node labelled with its name,
- * op and shape, edges producer -> user, and an output node. */
+ * op and shape, edges producer -> user, an output node and a drawn legend.
+ * SC_ERR_INVALID for an around node out of range. */
 sc_status sc_graph_write_dot(const sc_graph *g,
                              const sc_graph_dot_options *opts, char **out,
                              size_t *len, sc_error *err);

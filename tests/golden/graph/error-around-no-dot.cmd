@@ -1,0 +1,1 @@
+$SYMCUT graph ../../../examples/lstm_module.joint.txt --around mm
