@@ -294,17 +294,20 @@ def test_inductor_training_step(monkeypatch):
 
 
 def test_selective_checkpointing_tags_reach_symcut():
-    """A checkpointed region with a selective-checkpointing policy (mm
-    saved, the rest recomputed): the recompute tags on the joint's nodes
-    reach symcut (as `# symcut:` lines), so its saved values are PyTorch's
-    (without the tags symcut saves addmm and cos, which the policy
-    recomputes); loss and gradients match eager."""
+    """A checkpointed region with a selective-checkpointing policy (the
+    matmuls saved, the rest recomputed): both kinds of recompute tag on
+    the joint's nodes reach symcut (as `# symcut:` lines), symcut takes
+    the graph without falling back, its saved values are PyTorch's, and
+    loss and gradients match eager."""
     import functools
     from torch.utils.checkpoint import (CheckpointPolicy, checkpoint,
                                         create_selective_checkpoint_contexts)
 
+    # nn.Linear traces to addmm (with a bias) or mm: both are "the matmul"
+    matmuls = (torch.ops.aten.mm.default, torch.ops.aten.addmm.default)
+
     def policy(ctx, op, *args, **kwargs):
-        return CheckpointPolicy.MUST_SAVE if op is torch.ops.aten.mm.default \
+        return CheckpointPolicy.MUST_SAVE if op in matmuls \
             else CheckpointPolicy.PREFER_RECOMPUTE
 
     class M(torch.nn.Module):
