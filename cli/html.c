@@ -243,13 +243,47 @@ static void put_summary(FILE *out, const cli_html_page *pg)
     fputs("</table>\n", out);
 }
 
+/* The executable prog names, as execvp would find it (a name with a slash
+ * as is, else the first executable match on PATH), into path; 0 on success,
+ * else an errno (ENOENT, EACCES, ENAMETOOLONG).  Looked up here rather than
+ * left to posix_spawnp because how a spawn reports a missing program
+ * differs between C libraries and under valgrind (an error return, or a
+ * child that exits 127), and the page names the reason either way. */
+static int find_program(const char *prog, char *path, size_t size)
+{
+    const char *dirs = getenv("PATH"), *p, *colon;
+    int why = ENOENT;
+
+    if (strchr(prog, '/')) {
+        if ((size_t)snprintf(path, size, "%s", prog) >= size)
+            return ENAMETOOLONG;
+        return access(path, X_OK) == 0 ? 0 : errno;
+    }
+    for (p = dirs && *dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ;
+         p = colon + 1) {
+        size_t n;
+
+        colon = strchr(p, ':');
+        n = colon ? (size_t)(colon - p) : strlen(p);
+        if ((size_t)snprintf(path, size, "%.*s%s%s", (int)n, p,
+                             n ? "/" : "", prog) < size) {
+            if (access(path, X_OK) == 0)
+                return 0;
+            if (errno == EACCES)
+                why = EACCES;
+        }
+        if (!colon)
+            return why;
+    }
+}
+
 /* Run Graphviz on the DOT text; the SVG (from its "<svg") or NULL with a
  * reason in why. */
 static char *run_dot(const char *prog, const char *dot, size_t dlen,
                      char *why, size_t wsize)
 {
     const char *tmp = getenv("TMPDIR");
-    char dir[4096], in[4200], svg[4200], errf[4200];
+    char dir[4096], in[4200], svg[4200], errf[4200], exe[4096];
     char *argv[6], *text = NULL, *start;
     posix_spawn_file_actions_t fa;
     size_t len = 0;
@@ -257,6 +291,11 @@ static char *run_dot(const char *prog, const char *dot, size_t dlen,
     pid_t pid;
     int fd, st, rc;
 
+    if ((rc = find_program(prog, exe, sizeof exe)) != 0) {
+        snprintf(why, wsize, "Graphviz (%s) is not installed: %s", prog,
+                 strerror(rc));
+        return NULL;
+    }
     snprintf(dir, sizeof dir, "%s/symcut-html-XXXXXX",
              tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
@@ -283,10 +322,10 @@ static char *run_dot(const char *prog, const char *dot, size_t dlen,
     argv[5] = NULL;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 2, errf, O_WRONLY | O_CREAT, 0600);
-    rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
+    rc = posix_spawn(&pid, exe, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
-        snprintf(why, wsize, "Graphviz (%s) is not installed: %s", prog,
+        snprintf(why, wsize, "Graphviz (%s) could not be run: %s", prog,
                  strerror(rc));
         goto done;
     }
@@ -297,10 +336,7 @@ static char *run_dot(const char *prog, const char *dot, size_t dlen,
         char *nl = e ? strchr(e, '\n') : NULL;
         if (nl)
             *nl = '\0';
-        snprintf(why, wsize, "Graphviz (%s) failed%s%s%s", prog,
-                 WIFEXITED(st) && WEXITSTATUS(st) == 127
-                     ? ": not installed"
-                     : "",
+        snprintf(why, wsize, "Graphviz (%s) failed%s%s", prog,
                  e && *e ? ": " : "", e ? e : "");
         free(e);
         goto done;
