@@ -937,7 +937,7 @@ static sc_status write_dot(const sc_partition *p,
     int8_t *cluster = NULL;
     bool *keep = NULL;
     sc_status status = SC_OK;
-    size_t i, nkeep = 0;
+    size_t i;
 
     *out = NULL;
     sc_graph_dot_options_init(&o);
@@ -958,27 +958,9 @@ static sc_status write_dot(const sc_partition *p,
     ext.cluster = cluster;
     ext.nclusters = sizeof place_clusters / sizeof place_clusters[0];
     ext.cluster_labels = place_clusters;
-    if (info && info->around != SC_NODE_NONE) {
-        if (info->around < 0 || (size_t)info->around >= p->n)
-            SC_CHECK(sc__error_set(err, SC_ERR_INVALID,
-                                   "DOT around node %ld: the joint has %zu "
-                                   "nodes",
-                                   (long)info->around, p->n));
-        keep = sc__calloc(p->n, sizeof *keep);
-        if (!keep)
-            SC_CHECK(sc__error_nomem(err));
-        SC_CHECK(sc__graph_dot_neighbourhood(p->g, info->around,
-                                             info->around_depth, keep, err));
-        for (i = 0; i < p->n; i++)
-            nkeep += keep[i];
-        snprintf(note, sizeof note,
-                 "the %zu of %zu nodes at most %zu edge%s from %s", nkeep,
-                 p->n, info->around_depth,
-                 info->around_depth == 1 ? "" : "s",
-                 sc_graph_node_name(p->g, info->around));
-        ext.keep = keep;
-        ext.note = note;
-    }
+    if (info && info->around != SC_NODE_NONE)
+        SC_CHECK(sc__graph_dot_around(p->g, info->around, info->around_depth,
+                                      &ext, &keep, note, sizeof note, err));
     SC_CHECK(sc__graph_write_dot_ext(p->g, &o, &ext, out, len, err));
 fail:
     sc__free(cluster);
