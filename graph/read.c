@@ -592,19 +592,16 @@ static sc_status read_annotation(reader *r, sc_result *out)
 
 /* ---- Names and liveness ------------------------------------------------- */
 
-/* A bound on the number of nodes of a text: its lines, but no more than
- * one per 8 bytes. */
-static size_t presize_count(const char *text, size_t len)
+/* A bound on the number of nodes of the graph f of a text of len bytes:
+ * its lines (the frame scan counted them), but no more than one per 8
+ * bytes. */
+static size_t presize_count(const sc__frame *f, size_t len)
 {
-    size_t lines = 1;
-    const char *p = text, *end = text + len;
-    if (!text)
-        return 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        lines++;
-        p++;
-    }
-    return lines < len / 8 + 1 ? lines : len / 8 + 1;
+    size_t lines = f->end_line >= f->line ? (size_t)(f->end_line - f->line) + 1
+                                          : 1;
+    size_t bytes = (size_t)(f->end - f->start);
+    (void)len;
+    return lines < bytes / 8 + 1 ? lines : bytes / 8 + 1;
 }
 
 static sc_status grow_released(reader *r)
@@ -849,12 +846,13 @@ static sc_status parse_device(reader *r, sc_value *out)
             is_index = true;
         }
         if (!is_index) {
-            const char *s = r->lx.str.data;
-            const char *colon;
+            const char *s, *colon;
             size_t n;
             if (r->tok.kind != SC__TOK_STRING)
                 return unexpected(r, "a device type string ('cpu')");
-            n = r->lx.str.len;
+            s = sc__lex_string(&r->lx, &n);
+            if (!s)
+                return sc__error_nomem(r->err);
             colon = memchr(s, ':', n);
             if (!sc_device_type_from_name(s, colon ? (size_t)(colon - s) : n,
                                           &dev.type))
@@ -946,8 +944,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
                           out));
         return advance(r);
     case SC__TOK_STRING: {
-        char *s = sc__arena_strdup(&r->g->arena, r->lx.str.data,
-                                   r->lx.str.len);
+        size_t n = 0;
+        const char *d = sc__lex_string(&r->lx, &n);
+        char *s = d ? sc__arena_strdup(&r->g->arena, d, n) : NULL;
         if (!s)
             return sc__error_nomem(r->err);
         *out = sc_value_none();
@@ -2382,13 +2381,13 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
         status = sc__error_nomem(err);
         goto fail;
     }
-    /* At most one node a line, and a node line is longer than 8 bytes:
-     * size the graph once. */
-    SC_CHECK(sc__graph_reserve(r.g, presize_count(text, len), err));
     SC_CHECK(scan_directives(&r));
     SC_CHECK(sc__frame_scan(text, len, r.file, &frames, err));
     SC_CHECK(sc__frame_select(&frames, opts->graph, r.file, &which, err));
     r.frame = &frames.items[which];
+    /* At most one node a line of the graph, and a node line is longer
+     * than 8 bytes: size the graph once. */
+    SC_CHECK(sc__graph_reserve(r.g, presize_count(r.frame, len), err));
     r.lx.p = r.frame->start;
     r.lx.line_start = r.frame->line_start;
     r.lx.line = r.frame->line;
@@ -2453,6 +2452,23 @@ sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
     if (!f)
         return sc__error_set(err, SC_ERR_IO, "cannot open '%s': %s", path,
                              strerror(errno));
+    /* a seekable file: one buffer of its size (and room to see the end)
+     * instead of doubling copies */
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        if (fseek(f, 0, SEEK_SET) != 0) {
+            fclose(f);
+            return sc__error_set(err, SC_ERR_IO, "cannot read '%s'", path);
+        }
+        if (size > 0 && (unsigned long)size < SIZE_MAX / 2) {
+            cap = (size_t)size + 4096;
+            buf = sc__malloc(cap);
+            if (!buf) {
+                fclose(f);
+                return sc__error_nomem(err);
+            }
+        }
+    }
     for (;;) {
         if (cap - n < 4096) {
             size_t ncap = cap ? cap * 2 : 65536;
