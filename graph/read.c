@@ -65,6 +65,7 @@ typedef struct reader {
     size_t dims_cap;
     uint32_t *released; /* per node: line of its `= None`, 0 if live */
     size_t released_cap;
+    size_t progress_next; /* the frame offset of the next progress call */
     sc__buf scratch;
     int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
@@ -1966,6 +1967,21 @@ static sc_status keep_comments(reader *r, const sc__token *t)
     return b->failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
+/* The progress of the read, in bytes of the graph's text: a call each
+ * time the statements parsed pass another PROGRESS_STEP bytes. */
+#define PROGRESS_STEP ((size_t)64 * 1024)
+#define PROGRESS_PHASE "reading the graph"
+
+static void progress_report(reader *r)
+{
+    size_t done = (size_t)(r->lx.p - r->frame->start);
+    if (done < r->progress_next)
+        return;
+    r->opts->progress(r->opts->progress_user, PROGRESS_PHASE, done,
+                      (size_t)(r->frame->end - r->frame->start));
+    r->progress_next = done - done % PROGRESS_STEP + PROGRESS_STEP;
+}
+
 static sc_status parse_body(reader *r)
 {
     size_t ncomments = SIZE_MAX;
@@ -1978,6 +1994,8 @@ static sc_status parse_body(reader *r)
         bool maybe_comments = r->lx.ncomments != ncomments;
 
         ncomments = r->lx.ncomments;
+        if (SC__UNLIKELY(r->opts->progress != NULL))
+            progress_report(r);
 
         if (r->tok.kind == SC__TOK_EOF)
             return error_at(r, r->tok.line, r->tok.col,
@@ -2392,6 +2410,11 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     r.lx.line_start = r.frame->line_start;
     r.lx.line = r.frame->line;
     r.lx.end = r.frame->end;
+    if (opts->progress) {
+        opts->progress(opts->progress_user, PROGRESS_PHASE, 0,
+                       (size_t)(r.frame->end - r.frame->start));
+        r.progress_next = PROGRESS_STEP;
+    }
     SC_CHECK(advance(&r));
     if (at_name(&r, "class"))
         SC_CHECK(parse_class_header(&r));
@@ -2405,6 +2428,10 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     if (r.comments.len)
         SC_CHECK(sc__graph_set_note(r.g, ".comments", r.comments.data, err));
     status = finish_read(&r);
+    if (status == SC_OK && opts->progress)
+        opts->progress(opts->progress_user, PROGRESS_PHASE,
+                       (size_t)(r.frame->end - r.frame->start),
+                       (size_t)(r.frame->end - r.frame->start));
 fail:
     if (status == SC_OK) {
         *out = r.g;
