@@ -66,6 +66,10 @@ typedef struct reader {
     uint32_t *released; /* per node: line of its `= None`, 0 if live */
     size_t released_cap;
     size_t progress_next; /* the frame offset of the next progress call */
+    /* the nodes the current statement's operands named, most of the
+     * names of its '; x = None' suffix */
+    sc_node_id used[8];
+    unsigned nused;
     sc__buf scratch;
     int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
@@ -637,6 +641,7 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
     if (SC__LIKELY(id != SC_NODE_NONE &&
                    ((r->opts->flags & SC_GRAPH_READ_NO_LIVENESS_CHECK) ||
                     (size_t)id >= r->released_cap || !r->released[id]))) {
+        r->used[r->nused++ & 7] = id;
         *out = id;
         return SC_OK;
     }
@@ -662,6 +667,20 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
     return SC_OK;
 }
 
+/* The node the current NAME token names among the statement's operands
+ * (SC_NODE_NONE: not one of the last eight). */
+static sc_node_id used_find(const reader *r)
+{
+    unsigned k, n = r->nused < 8 ? r->nused : 8;
+    size_t len = r->tok.len;
+    for (k = 0; k < n; k++) {
+        const char *name = r->g->nodes[r->used[k]].name;
+        if (strncmp(name, r->tok.start, len) == 0 && name[len] == '\0')
+            return r->used[k];
+    }
+    return SC_NODE_NONE;
+}
+
 /* `;  a = b = None` after a statement (the current token follows ';'). */
 static sc_status read_liveness(reader *r, int line)
 {
@@ -675,7 +694,9 @@ static sc_status read_liveness(reader *r, int line)
             break;
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a name or None (a '; x = None' suffix)");
-        id = sc__graph_find_span(r->g, r->tok.start, r->tok.len);
+        id = used_find(r);
+        if (id == SC_NODE_NONE)
+            id = sc__graph_find_span(r->g, r->tok.start, r->tok.len);
         if (id == SC_NODE_NONE) {
             name = tok_text(r);
             if (!name)
@@ -1994,6 +2015,7 @@ static sc_status parse_body(reader *r)
         bool maybe_comments = r->lx.ncomments != ncomments;
 
         ncomments = r->lx.ncomments;
+        r->nused = 0;
         if (SC__UNLIKELY(r->opts->progress != NULL))
             progress_report(r);
 
