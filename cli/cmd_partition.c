@@ -24,6 +24,7 @@
 #include <symcut/graph.h>
 #include <symcut/partition.h>
 
+#include "cli/progress.h"
 #include "cli/cli.h"
 #include "cli/html.h"
 #include "cli/load.h"
@@ -611,6 +612,7 @@ int cli_cmd_partition(int argc, char **argv)
     }
     if (!a.fw_path && !a.bw_path)
         a.opts.flags |= SC_PARTITION_NO_GRAPHS;
+    a.opts.progress = cli_progress;
     if (sc_partition_run(g, &a.opts, &part, &err) != SC_OK ||
         sc_partition_budget_explain(g, &a.opts, part, &budget, &err) !=
             SC_OK ||

@@ -10,6 +10,7 @@
 
 #include <symcut/graph.h>
 
+#include "cli/progress.h"
 #include "cli/load.h"
 
 const char *const cli_role_choices[] = {"joint", "forward", "backward",
@@ -122,6 +123,7 @@ static sc_graph *read_graph(sc_ctx *ctx, const char *file, const cli_load *l,
     *rc = CLI_EXIT_INPUT;
     sc_graph_read_options_init(&ro);
     ro.num_fwd_outputs = l->num_fwd_outputs;
+    ro.progress = cli_progress;
     if (l->hints) {
         ro.nhints = l->hints->n;
         ro.hint_symbols = l->hints->syms;

@@ -247,6 +247,7 @@ static sc_status take_graph(scanner *s, const char *p, int *line,
     }
     /* trailing blank lines stay outside */
     f->end = q;
+    f->end_line = ln;
     *next = q;
     *line = ln;
     return push_frame(s, f);

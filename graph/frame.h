@@ -13,6 +13,7 @@ typedef struct sc__frame {
     const char *line_start; /* the physical line holding start */
     int line;               /* its 1-based number */
     const char *end;        /* the end of the graph's lines (exclusive) */
+    int end_line;           /* the number of the line at end */
     sc_graph_kind kind;     /* from the banner or the trace record */
     char compile_id[64];    /* "0/0", "1/0_1", or "" */
     char name[136];         /* "0/0:joint", "joint", "#2", ... */

@@ -128,6 +128,9 @@ const char *sc__lex_skip_log_prefix(const char *p, const char *end)
     const char *q = p, *r;
     int i;
 
+    /* the common case: an indented line, or an empty one */
+    if (p >= end || *p == ' ' || *p == '\n')
+        return p;
     /* Python logging, optionally after a rank tag:
      * `[rank0]:[2026-11-29 12:00:00,000] [0/0] logger: [INFO] ` */
     if (end - q > 6 && memcmp(q, "[rank", 5) == 0) {
@@ -231,13 +234,13 @@ static sc_status lex_string(sc__lexer *lx, sc__token *tok)
     const char *q = lx->p + 1;
 
     sc__buf_reset(&lx->str);
-    /* most strings (annotations) have no escape: one copy */
+    lx->str_raw = NULL;
+    /* most strings (annotations) have no escape: no copy until asked */
     while (q < lx->end && *q != quote && *q != '\\' && *q != '\n')
         q++;
     if (q < lx->end && *q == quote) {
-        sc__buf_putn(&lx->str, lx->p + 1, (size_t)(q - lx->p - 1));
-        if (lx->str.failed)
-            return sc__error_nomem(lx->err);
+        lx->str_raw = lx->p + 1;
+        lx->str_raw_len = (size_t)(q - lx->p - 1);
         tok->kind = SC__TOK_STRING;
         tok->len = (size_t)(q + 1 - lx->p);
         lx->p = q + 1;
@@ -290,6 +293,21 @@ static sc_status lex_string(sc__lexer *lx, sc__token *tok)
     tok->len = (size_t)(q + 1 - lx->p);
     lx->p = q + 1;
     return SC_OK;
+}
+
+const char *sc__lex_string(sc__lexer *lx, size_t *len)
+{
+    if (lx->str_raw) {
+        sc__buf_reset(&lx->str);
+        sc__buf_putn(&lx->str, lx->str_raw, lx->str_raw_len);
+        if (lx->str.failed) {
+            sc__error_nomem(lx->err);
+            return NULL;
+        }
+        lx->str_raw = NULL;
+    }
+    *len = lx->str.len;
+    return lx->str.data;
 }
 
 static sc_status lex_number(sc__lexer *lx, sc__token *tok)

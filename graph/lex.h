@@ -38,7 +38,12 @@ typedef struct sc__lexer {
     const char *line_start; /* of the current physical line */
     int depth;              /* bracket nesting */
     bool last_newline;      /* the previous token was NEWLINE (or none) */
-    sc__buf str;            /* decoded string of the last STRING token */
+    sc__buf str;            /* decoded string of the last STRING token
+                               (read it with sc__lex_string) */
+    const char *str_raw;    /* that string when it has no escape: its
+                               span in the text, copied into str only
+                               when asked for */
+    size_t str_raw_len;
     sc_error *err;
     size_t ncomments;       /* comments skipped so far (the reader asks
                                whether any came between two points) */
@@ -62,6 +67,10 @@ void sc__lex_restore(sc__lexer *lx, const sc__lex_mark *m);
 
 /* The next token, or an error (SC_ERR_PARSE with a location). */
 sc_status sc__lex_next(sc__lexer *lx, sc__token *tok);
+
+/* The decoded text of the last STRING token, NUL-terminated, its length
+ * in *len; NULL when memory runs out (lx->err set). */
+const char *sc__lex_string(sc__lexer *lx, size_t *len);
 
 /* The start of the content of the physical line at p (after a log
  * prefix), p itself if there is none. */

@@ -65,6 +65,11 @@ typedef struct reader {
     size_t dims_cap;
     uint32_t *released; /* per node: line of its `= None`, 0 if live */
     size_t released_cap;
+    size_t progress_next; /* the frame offset of the next progress call */
+    /* the nodes the current statement's operands named, most of the
+     * names of its '; x = None' suffix */
+    sc_node_id used[8];
+    unsigned nused;
     sc__buf scratch;
     int ret_line, ret_col; /* of the return statement */
     const char **unknown; /* unknown targets (interned), in first-seen order */
@@ -592,19 +597,16 @@ static sc_status read_annotation(reader *r, sc_result *out)
 
 /* ---- Names and liveness ------------------------------------------------- */
 
-/* A bound on the number of nodes of a text: its lines, but no more than
- * one per 8 bytes. */
-static size_t presize_count(const char *text, size_t len)
+/* A bound on the number of nodes of the graph f of a text of len bytes:
+ * its lines (the frame scan counted them), but no more than one per 8
+ * bytes. */
+static size_t presize_count(const sc__frame *f, size_t len)
 {
-    size_t lines = 1;
-    const char *p = text, *end = text + len;
-    if (!text)
-        return 0;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        lines++;
-        p++;
-    }
-    return lines < len / 8 + 1 ? lines : len / 8 + 1;
+    size_t lines = f->end_line >= f->line ? (size_t)(f->end_line - f->line) + 1
+                                          : 1;
+    size_t bytes = (size_t)(f->end - f->start);
+    (void)len;
+    return lines < bytes / 8 + 1 ? lines : bytes / 8 + 1;
 }
 
 static sc_status grow_released(reader *r)
@@ -639,6 +641,7 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
     if (SC__LIKELY(id != SC_NODE_NONE &&
                    ((r->opts->flags & SC_GRAPH_READ_NO_LIVENESS_CHECK) ||
                     (size_t)id >= r->released_cap || !r->released[id]))) {
+        r->used[r->nused++ & 7] = id;
         *out = id;
         return SC_OK;
     }
@@ -664,6 +667,20 @@ static sc_status resolve_use(reader *r, sc_node_id *out)
     return SC_OK;
 }
 
+/* The node the current NAME token names among the statement's operands
+ * (SC_NODE_NONE: not one of the last eight). */
+static sc_node_id used_find(const reader *r)
+{
+    unsigned k, n = r->nused < 8 ? r->nused : 8;
+    size_t len = r->tok.len;
+    for (k = 0; k < n; k++) {
+        const char *name = r->g->nodes[r->used[k]].name;
+        if (strncmp(name, r->tok.start, len) == 0 && name[len] == '\0')
+            return r->used[k];
+    }
+    return SC_NODE_NONE;
+}
+
 /* `;  a = b = None` after a statement (the current token follows ';'). */
 static sc_status read_liveness(reader *r, int line)
 {
@@ -677,7 +694,9 @@ static sc_status read_liveness(reader *r, int line)
             break;
         if (r->tok.kind != SC__TOK_NAME)
             return unexpected(r, "a name or None (a '; x = None' suffix)");
-        id = sc__graph_find_span(r->g, r->tok.start, r->tok.len);
+        id = used_find(r);
+        if (id == SC_NODE_NONE)
+            id = sc__graph_find_span(r->g, r->tok.start, r->tok.len);
         if (id == SC_NODE_NONE) {
             name = tok_text(r);
             if (!name)
@@ -849,12 +868,13 @@ static sc_status parse_device(reader *r, sc_value *out)
             is_index = true;
         }
         if (!is_index) {
-            const char *s = r->lx.str.data;
-            const char *colon;
+            const char *s, *colon;
             size_t n;
             if (r->tok.kind != SC__TOK_STRING)
                 return unexpected(r, "a device type string ('cpu')");
-            n = r->lx.str.len;
+            s = sc__lex_string(&r->lx, &n);
+            if (!s)
+                return sc__error_nomem(r->err);
             colon = memchr(s, ':', n);
             if (!sc_device_type_from_name(s, colon ? (size_t)(colon - s) : n,
                                           &dev.type))
@@ -946,8 +966,9 @@ static sc_status parse_value(reader *r, int depth, sc_value *out)
                           out));
         return advance(r);
     case SC__TOK_STRING: {
-        char *s = sc__arena_strdup(&r->g->arena, r->lx.str.data,
-                                   r->lx.str.len);
+        size_t n = 0;
+        const char *d = sc__lex_string(&r->lx, &n);
+        char *s = d ? sc__arena_strdup(&r->g->arena, d, n) : NULL;
         if (!s)
             return sc__error_nomem(r->err);
         *out = sc_value_none();
@@ -1967,6 +1988,21 @@ static sc_status keep_comments(reader *r, const sc__token *t)
     return b->failed ? sc__error_nomem(r->err) : SC_OK;
 }
 
+/* The progress of the read, in bytes of the graph's text: a call each
+ * time the statements parsed pass another PROGRESS_STEP bytes. */
+#define PROGRESS_STEP ((size_t)64 * 1024)
+#define PROGRESS_PHASE "reading the graph"
+
+static void progress_report(reader *r)
+{
+    size_t done = (size_t)(r->lx.p - r->frame->start);
+    if (done < r->progress_next)
+        return;
+    r->opts->progress(r->opts->progress_user, PROGRESS_PHASE, done,
+                      (size_t)(r->frame->end - r->frame->start));
+    r->progress_next = done - done % PROGRESS_STEP + PROGRESS_STEP;
+}
+
 static sc_status parse_body(reader *r)
 {
     size_t ncomments = SIZE_MAX;
@@ -1979,6 +2015,9 @@ static sc_status parse_body(reader *r)
         bool maybe_comments = r->lx.ncomments != ncomments;
 
         ncomments = r->lx.ncomments;
+        r->nused = 0;
+        if (SC__UNLIKELY(r->opts->progress != NULL))
+            progress_report(r);
 
         if (r->tok.kind == SC__TOK_EOF)
             return error_at(r, r->tok.line, r->tok.col,
@@ -2382,17 +2421,22 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
         status = sc__error_nomem(err);
         goto fail;
     }
-    /* At most one node a line, and a node line is longer than 8 bytes:
-     * size the graph once. */
-    SC_CHECK(sc__graph_reserve(r.g, presize_count(text, len), err));
     SC_CHECK(scan_directives(&r));
     SC_CHECK(sc__frame_scan(text, len, r.file, &frames, err));
     SC_CHECK(sc__frame_select(&frames, opts->graph, r.file, &which, err));
     r.frame = &frames.items[which];
+    /* At most one node a line of the graph, and a node line is longer
+     * than 8 bytes: size the graph once. */
+    SC_CHECK(sc__graph_reserve(r.g, presize_count(r.frame, len), err));
     r.lx.p = r.frame->start;
     r.lx.line_start = r.frame->line_start;
     r.lx.line = r.frame->line;
     r.lx.end = r.frame->end;
+    if (opts->progress) {
+        opts->progress(opts->progress_user, PROGRESS_PHASE, 0,
+                       (size_t)(r.frame->end - r.frame->start));
+        r.progress_next = PROGRESS_STEP;
+    }
     SC_CHECK(advance(&r));
     if (at_name(&r, "class"))
         SC_CHECK(parse_class_header(&r));
@@ -2406,6 +2450,10 @@ sc_status sc_graph_read_text(sc_ctx *ctx, const char *text, size_t len,
     if (r.comments.len)
         SC_CHECK(sc__graph_set_note(r.g, ".comments", r.comments.data, err));
     status = finish_read(&r);
+    if (status == SC_OK && opts->progress)
+        opts->progress(opts->progress_user, PROGRESS_PHASE,
+                       (size_t)(r.frame->end - r.frame->start),
+                       (size_t)(r.frame->end - r.frame->start));
 fail:
     if (status == SC_OK) {
         *out = r.g;
@@ -2453,6 +2501,23 @@ sc_status sc_graph_read_file(sc_ctx *ctx, const char *path,
     if (!f)
         return sc__error_set(err, SC_ERR_IO, "cannot open '%s': %s", path,
                              strerror(errno));
+    /* a seekable file: one buffer of its size (and room to see the end)
+     * instead of doubling copies */
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long size = ftell(f);
+        if (fseek(f, 0, SEEK_SET) != 0) {
+            fclose(f);
+            return sc__error_set(err, SC_ERR_IO, "cannot read '%s'", path);
+        }
+        if (size > 0 && (unsigned long)size < SIZE_MAX / 2) {
+            cap = (size_t)size + 4096;
+            buf = sc__malloc(cap);
+            if (!buf) {
+                fclose(f);
+                return sc__error_nomem(err);
+            }
+        }
+    }
     for (;;) {
         if (cap - n < 4096) {
             size_t ncap = cap ? cap * 2 : 65536;

@@ -69,9 +69,12 @@ sc_status sc__shape_set_tensor(struct sc__shape_call *c, size_t k,
     }
     if (c->env)
         for (i = 0; i < ndim; i++) {
-            SC_TRY(sc_env_simplify(c->env, sizes[i], &sizes[i], c->err));
-            SC_TRY(sc_env_simplify(c->env, strides[i], &strides[i],
-                                   c->err));
+            /* an integer constant is its own simplest form */
+            if (!sc_expr_is_int(sizes[i]))
+                SC_TRY(sc_env_simplify(c->env, sizes[i], &sizes[i], c->err));
+            if (!sc_expr_is_int(strides[i]))
+                SC_TRY(sc_env_simplify(c->env, strides[i], &strides[i],
+                                       c->err));
         }
     sc_result_init(r);
     r->kind = SC_RESULT_TENSOR;

@@ -30,7 +30,8 @@ typedef struct rules {
 enum {
     P_FUSIBLE = 1, /* canonical, and the policy's fusible op */
     P_CAT = 2,     /* aten.cat: current PyTorch fuses anything into it */
-    P_VIEW = 4     /* the op table's view class */
+    P_VIEW = 4,    /* the op table's view class */
+    OP_PROPS_KNOWN = 0x80 /* (per-op cache of sc__partition_classify) */
 };
 
 static bool rule_on(const rules *r, unsigned bit)
@@ -255,14 +256,36 @@ static sc_status classify_nodes(sc_partition *p, sc_error *err)
                                  i, sc_graph_node_name(g, o));
         p->nodes[o].flags |= SC__PN_IN_FW;
     }
-    if (p->policy == SC_PARTITION_PYTORCH_2_13)
-        for (i = 0; i < p->n; i++)
-            if ((p->nodes[i].flags & SC__PN_CANON) &&
-                !(p->nodes[i].cls & SC_PARTITION_TANGENT_CLOSURE) &&
-                sc_graph_node_kind(g, (sc_node_id)i) == SC_NODE_CALL &&
-                sc__partition_impure_2_13(
-                    sc_graph_node_target(g, (sc_node_id)i)))
+    if (p->policy == SC_PARTITION_PYTORCH_2_13) {
+        /* impure by the target's name: once per known op */
+        /* per op: 0 not known, 1 pure, 2 impure, for the (interned)
+         * target in impure_target */
+        uint8_t impure_op[SC_OP_COUNT_];
+        const char *impure_target[SC_OP_COUNT_];
+        memset(impure_op, 0, sizeof impure_op);
+        for (i = 0; i < p->n; i++) {
+            int op;
+            bool known, impure;
+            const char *t;
+            if (!(p->nodes[i].flags & SC__PN_CANON) ||
+                (p->nodes[i].cls & SC_PARTITION_TANGENT_CLOSURE) ||
+                sc_graph_node_kind(g, (sc_node_id)i) != SC_NODE_CALL)
+                continue;
+            op = sc__graph_node_op(g, (sc_node_id)i);
+            t = sc_graph_node_target(g, (sc_node_id)i);
+            known = op >= 0 && op < (int)SC_OP_COUNT_;
+            if (!known || !impure_op[op] || impure_target[op] != t)
+                impure = sc__partition_impure_2_13(t);
+            else
+                impure = impure_op[op] == 2;
+            if (known) {
+                impure_op[op] = impure ? 2 : 1;
+                impure_target[op] = t;
+            }
+            if (impure)
                 p->nodes[i].flags |= SC__PN_IN_FW;
+        }
+    }
     for (i = p->n; i-- > 0;) {
         sc__pnode *pn = &p->nodes[i];
         if (!(pn->flags & SC__PN_CANON))
@@ -1081,7 +1104,8 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
 {
     size_t i;
     rules r;
-    uint8_t *fus = NULL;
+    uint8_t *fus = NULL, op_props[SC_OP_COUNT_];
+    const char *op_target[SC_OP_COUNT_];
     int32_t *order = NULL;
     sc_status status = SC_OK;
     if (p->policy == SC_PARTITION_PYTORCH_2_13)
@@ -1092,18 +1116,36 @@ sc_status sc__partition_classify(sc_partition *p, sc_error *err)
     fus = sc__malloc(p->n ? p->n : 1);
     if (!fus)
         return sc__error_nomem(err);
+    /* fusible and view depend on the call's target alone: looked up (by
+     * name, under pytorch-2.13) once per known op and interned target */
+    memset(op_props, 0, sizeof op_props);
     for (i = 0; i < p->n; i++) {
         int op = sc__graph_node_op(p->g, (sc_node_id)i);
-        fus[i] = 0;
-        if ((p->nodes[i].flags & SC__PN_CANON) &&
-            sc__partition_fusible(p, (sc_node_id)i))
+        bool known = op >= 0 && op < (int)SC_OP_COUNT_ &&
+                     sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL;
+        const char *t = known ? sc_graph_node_target(p->g, (sc_node_id)i)
+                              : NULL;
+        uint8_t props;
+        if (known && op_props[op] && op_target[op] == t) {
+            props = op_props[op];
+        } else {
+            props = OP_PROPS_KNOWN;
+            if (sc__partition_fusible(p, (sc_node_id)i))
+                props |= P_FUSIBLE;
+            if (p->policy == SC_PARTITION_PYTORCH_2_13
+                    ? (oplist_bits(p, (sc_node_id)i) & SC__OPL_VIEW) != 0
+                    : op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW)
+                props |= P_VIEW;
+            if (known) {
+                op_props[op] = props;
+                op_target[op] = t;
+            }
+        }
+        fus[i] = props & P_VIEW;
+        if ((p->nodes[i].flags & SC__PN_CANON) && (props & P_FUSIBLE))
             fus[i] |= P_FUSIBLE;
         if (op == SC_OP_CAT)
             fus[i] |= P_CAT;
-        if (p->policy == SC_PARTITION_PYTORCH_2_13
-                ? (oplist_bits(p, (sc_node_id)i) & SC__OPL_VIEW) != 0
-                : op >= 0 && sc__op_get((sc__op)op)->cls == SC_CLASS_VIEW)
-            fus[i] |= P_VIEW;
     }
     r.props = fus;
     SC_CHECK(bans(p, &r, fus, err));

@@ -264,7 +264,13 @@ static void dead_code(sc_partition *p, prep *q, bool writes)
     uint8_t *live = q->live;
     size_t i, j, nout = g->noutputs;
     size_t nph = g->nplaceholders;
+    /* per op: 0 not known, 1 pure, 2 impure, for the (interned) target
+     * in impure_target */
+    uint8_t impure_op[SC_OP_COUNT_];
+    const char *impure_target[SC_OP_COUNT_];
+    bool impure;
 
+    memset(impure_op, 0, sizeof impure_op);
     memset(live, 0, p->n);
     for (i = 0; i < nout; i++) {
         sc_node_id o = g->outputs[i];
@@ -279,9 +285,21 @@ static void dead_code(sc_partition *p, prep *q, bool writes)
             for (j = 0; j < nd->nargs; j++)
                 sc__value_visit_nodes(&nd->args[j], mark_written, pn);
         if (!live[i] && p->policy == SC_PARTITION_PYTORCH_2_13 &&
-            nd->kind == SC_NODE_CALL &&
-            sc__partition_impure_2_13(sc_graph_node_target(g, (sc_node_id)i)))
-            live[i] = LIVE;
+            nd->kind == SC_NODE_CALL) {
+            /* impure by the target's name: once per known op */
+            int op = nd->op;
+            bool known = op >= 0 && op < (int)SC_OP_COUNT_;
+            if (!known || !impure_op[op] || impure_target[op] != nd->target)
+                impure = sc__partition_impure_2_13(nd->target);
+            else
+                impure = impure_op[op] == 2;
+            if (known) {
+                impure_op[op] = impure ? 2 : 1;
+                impure_target[op] = nd->target;
+            }
+            if (impure)
+                live[i] = LIVE;
+        }
         if (!live[i])
             continue;
         for (j = 0; j < nd->nargs; j++) {

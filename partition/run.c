@@ -248,6 +248,15 @@ static void resolve_rules(sc_partition *p, const sc_partition_options *o)
                                                     : o->long_chain_limit;
 }
 
+/* One progress call: phases done of the run's four. */
+#define PROGRESS_PHASE "partitioning the joint graph"
+
+static void progress(const sc_partition_options *opts, size_t done)
+{
+    if (opts->progress)
+        opts->progress(opts->progress_user, PROGRESS_PHASE, done, 4);
+}
+
 sc_status sc_partition_run(const sc_graph *joint,
                            const sc_partition_options *opts,
                            sc_partition **out, sc_error *err)
@@ -281,15 +290,18 @@ sc_status sc_partition_run(const sc_graph *joint,
         goto fail;
     }
 
+    progress(opts, 0);
     t = sc__partition_now();
     SC_CHECK(setup(p, opts, err));
     SC_CHECK(sc__partition_prepare(p, opts, err));
     SC_CHECK(apply_tags(p, opts, err));
     p->seconds[SC_PARTITION_PHASE_PREPARE] = sc__partition_now() - t;
+    progress(opts, 1);
 
     t = sc__partition_now();
     SC_CHECK(sc__partition_classify(p, err));
     p->seconds[SC_PARTITION_PHASE_CLASSIFY] = sc__partition_now() - t;
+    progress(opts, 2);
     SC_CHECK(sc__budget_2_13(p, opts, err)); /* pytorch-2.13 budget */
 
     if (opts->memory_budget_kind != SC_PARTITION_BUDGET_NONE &&
@@ -297,10 +309,12 @@ sc_status sc_partition_run(const sc_graph *joint,
         SC_CHECK(sc__frontier_budget_cut(p, err));
     else
         SC_CHECK(sc__partition_cut(p, err));
+    progress(opts, 3);
 
     t = sc__partition_now();
     SC_CHECK(sc__partition_extract(p, err));
     p->seconds[SC_PARTITION_PHASE_EXTRACT] = sc__partition_now() - t;
+    progress(opts, 4);
     p->opts = NULL;
     *out = p;
     return SC_OK;

@@ -59,8 +59,8 @@ typedef int32_t sc_node_id;
  * nodes or per checked element), and once with done == total when the
  * phase ends.  A progress function must not call back into the
  * operation's objects; it returns nothing and cannot stop the work.
- * Used by sc_joint_options, sc_graph_random_options and
- * sc_gradcheck_options. */
+ * Used by sc_joint_options, sc_graph_random_options,
+ * sc_graph_read_options, sc_partition_options and sc_gradcheck_options. */
 typedef void (*sc_progress_fn)(void *user, const char *phase, size_t done,
                                size_t total);
 
@@ -492,6 +492,12 @@ typedef struct sc_graph_read_options {
     size_t ninputs;
     const char *const *input_names;
     const char *const *input_types;
+    /* Progress of the read (NULL: none): phase "reading the graph", units
+     * the bytes of the graph's text parsed (a call about every 64 KiB,
+     * total the graph's length in the text; the last call, done == total,
+     * after the graph passed sc_graph_finish). */
+    sc_progress_fn progress;
+    void *progress_user;
 } sc_graph_read_options;
 
 void sc_graph_read_options_init(sc_graph_read_options *opts);

@@ -177,6 +177,12 @@ typedef struct sc_partition_options {
      * replay_random).  Off by default: torch re-draws a recomputed random
      * op that is not tagged must_recompute. */
     bool memory_budget_replay_random;
+    /* Progress of the run (NULL: none): phase "partitioning the joint
+     * graph", units its phases done of 4 (preparing, classifying, the
+     * cut, extracting the forward and backward graphs): one call as it
+     * starts and one as each phase ends. */
+    sc_progress_fn progress;
+    void *progress_user;
 } sc_partition_options;
 
 /* Values of sc_partition_options.memory_budget_kind.  Under pytorch-2.13
