@@ -129,11 +129,6 @@ typedef struct sc_partition_options {
     const size_t *param_indices;
     /* Number of forward outputs; negative: the graph's. */
     long num_fwd_outputs;
-    /* Hints that override the graph's: hint_values[i] for
-     * hint_symbols[i]. */
-    size_t nhints;
-    sc_expr *const *hint_symbols;
-    const int64_t *hint_values;
     /* The value an unbacked symbol with an infinite upper bound takes
      * when weighing (0: 8192, PyTorch's unbacked_symint_fallback). */
     int64_t unbacked_fallback;
