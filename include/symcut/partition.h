@@ -215,6 +215,8 @@ typedef struct sc_partition sc_partition;
  *   SC_ERR_UNBOUND     a size that cannot be evaluated;
  *   SC_ERR_LIMIT       more than about 2^30 nodes;
  *   SC_ERR_NOMEM.
+ * Sizes are weighed at the joint graph's hints (sc_graph_get_hint): set
+ * other hints on the graph (sc_graph_set_hint) before the call.
  * Time: linear in the graph plus the max-flow (push-relabel) of the
  * reduced network, solved in pieces (doc/partition.md). */
 sc_status sc_partition_run(const sc_graph *joint,
