@@ -81,43 +81,35 @@ static const char *kind_name(sc_validate_kind k)
     return "?";
 }
 
-/* Partition joint with the policy, weighing at the hints given (else the
- * graph's hints, else the sizes). */
-static sc_status partition(const sc_graph *joint,
-                           const sc_partition_options *base,
+/* Set the hints joint is partitioned at: the hints given, and for a
+ * symbol without a hint its size (an unbacked symbol keeps it as its
+ * example value in the environment).  Then partition joint with the
+ * policy. */
+static sc_status partition(sc_graph *joint, const sc_partition_options *base,
                            const sc_symmap *hints, const sc_symmap *sizes,
                            sc_partition **out, sc_error *err)
 {
-    sc_partition_options po = *base;
-    size_t ns = sc_graph_symbols(joint, NULL, 0), j, n = 0;
+    size_t ns = sc_graph_symbols(joint, NULL, 0), j;
     sc_expr **syms = calloc(ns + 1, sizeof *syms);
-    int64_t *vals = calloc(ns + 1, sizeof *vals);
-    sc_status status;
+    sc_status status = SC_OK;
 
-    if (!syms || !vals) {
-        free(syms);
-        free(vals);
+    if (!syms) {
         err->code = SC_ERR_NOMEM;
         snprintf(err->message, sizeof err->message, "out of memory");
         return SC_ERR_NOMEM;
     }
     ns = sc_graph_symbols(joint, syms, ns);
-    for (j = 0; j < ns; j++) {
+    for (j = 0; j < ns && status == SC_OK; j++) {
         sc_expr *e = sc_symmap_get(hints, syms[j]);
-        int64_t v, h;
-        if (!e && !sc_graph_get_hint(joint, syms[j], &h))
+        int64_t v;
+        if (!e && !sc_graph_get_hint(joint, syms[j], NULL))
             e = sc_symmap_get(sizes, syms[j]);
-        if (e && sc_expr_value_si(e, &v)) {
-            syms[n] = syms[j];
-            vals[n++] = v;
-        }
+        if (e && sc_expr_value_si(e, &v))
+            status = sc_graph_set_hint(joint, syms[j], v, err);
     }
-    po.nhints = n;
-    po.hint_symbols = syms;
-    po.hint_values = vals;
-    status = sc_partition_run(joint, &po, out, err);
     free(syms);
-    free(vals);
+    if (status == SC_OK)
+        status = sc_partition_run(joint, base, out, err);
     return status;
 }
 
@@ -187,7 +179,7 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, validate_args *a)
 
 /* The forward and backward graphs: read from --fw/--bw, or made by the
  * partitioner (*part).  0 or the exit status after printing the error. */
-static int split(sc_ctx *ctx, const validate_args *a, const sc_graph *joint,
+static int split(sc_ctx *ctx, const validate_args *a, sc_graph *joint,
                  const sc_symmap *hints, const sc_symmap *sizes,
                  sc_graph **fw, sc_graph **bw, sc_partition **part,
                  const sc_graph **fwp, const sc_graph **bwp)

@@ -1209,11 +1209,27 @@ size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap)
     return count;
 }
 
+/* Where a hint lives: in the graph's environment once the environment
+ * knows the symbol (sc_env_set_hint, sc_env_symbol_hint), else in g->hints
+ * until the symbol is registered (sc__graph_bind_env, the shape rules),
+ * which makes it backed with that hint.  g->hints also lists, in the order
+ * they were first set, the symbols given a hint on this graph (the writer's
+ * `# symcut: hint` line, sc_graph_symbols); an entry's value is read only
+ * while the environment does not know its symbol. */
+static sc__hint *hint_entry(const sc_graph *g, const sc_expr *symbol)
+{
+    size_t i;
+    for (i = 0; i < g->nhints; i++)
+        if (g->hints[i].sym == symbol)
+            return &g->hints[i];
+    return NULL;
+}
+
 sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
                             sc_error *err)
 {
-    size_t i;
     void *items = g->hints;
+    sc__hint *h;
 
     if (!symbol || !sc_expr_is_symbol(symbol))
         return sc__error_set(err, SC_ERR_INVALID, "a hint needs a symbol");
@@ -1221,31 +1237,31 @@ sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
         return sc__error_set(err, SC_ERR_INVALID,
                              "the hint of %s must not be negative (%lld)",
                              sc_expr_symbol_name(symbol), (long long)value);
-    for (i = 0; i < g->nhints; i++)
-        if (g->hints[i].sym == symbol) {
-            g->hints[i].value = value;
-            return SC_OK;
-        }
-    if (!sc__grow(&items, &g->hints_cap, g->nhints + 1, sizeof(sc__hint)))
-        return sc__error_nomem(err);
-    g->hints = items;
-    g->hints[g->nhints].sym = symbol;
-    g->hints[g->nhints].value = value;
-    g->nhints++;
+    if (g->env && sc_env_has_symbol(g->env, symbol))
+        SC_TRY(sc_env_set_hint(g->env, symbol, value, err));
+    h = hint_entry(g, symbol);
+    if (!h) {
+        if (!sc__grow(&items, &g->hints_cap, g->nhints + 1,
+                      sizeof(sc__hint)))
+            return sc__error_nomem(err);
+        g->hints = items;
+        h = &g->hints[g->nhints++];
+        h->sym = symbol;
+    }
+    h->value = value;
     return SC_OK;
 }
 
 bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
                        int64_t *out)
 {
-    size_t i;
-    for (i = 0; i < g->nhints; i++)
-        if (g->hints[i].sym == symbol) {
-            if (out)
-                *out = g->hints[i].value;
-            return true;
-        }
-    return false;
+    const sc__hint *h;
+    if (g->env && sc_env_has_symbol(g->env, symbol))
+        return sc_env_symbol_hint(g->env, symbol, out);
+    h = hint_entry(g, symbol);
+    if (h && out)
+        *out = h->value;
+    return h != NULL;
 }
 
 /* Store key = value in the directive table (replacing an earlier value

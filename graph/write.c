@@ -406,10 +406,13 @@ static void put_directives(sc__buf *b, const sc_graph *g)
         sc__buf_printf(b, "# symcut: role %s\n", sc_graph_kind_name(kind));
     if (g->nhints) {
         put_s(b, "# symcut: hint");
-        for (i = 0; i < g->nhints; i++)
+        for (i = 0; i < g->nhints; i++) {
+            int64_t v = g->hints[i].value;
+            (void)sc_graph_get_hint(g, g->hints[i].sym, &v);
             sc__buf_printf(b, " %s=%lld",
                            sc_expr_symbol_name(g->hints[i].sym),
-                           (long long)g->hints[i].value);
+                           (long long)v);
+        }
         put_c(b, '\n');
     }
     for (i = 0; i < g->ndirectives; i++)

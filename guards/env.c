@@ -641,6 +641,62 @@ const char *sc_env_symbol_source(const sc_env *env, const sc_expr *sym)
     return env->sources[s->first_source].text;
 }
 
+bool sc_env_symbol_hint(const sc_env *env, const sc_expr *sym,
+                        int64_t *out)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    sc_expr *v = s ? (s->backed ? s->hint : s->value) : NULL;
+    int64_t x;
+    if (!v || !sc_expr_value_si(v, &x))
+        return false;
+    if (out)
+        *out = x;
+    return true;
+}
+
+sc_status sc_env_set_hint(sc_env *env, sc_expr *sym, int64_t value,
+                          sc_error *err)
+{
+    sc__env_sym *s = sc__env_sym_of(env, sym);
+    const sc_range *r;
+    sc_expr *v;
+    uint64_t id;
+    size_t i;
+
+    if (!s)
+        return sc__error_set(err, SC_ERR_UNBOUND,
+                             "%s is not a symbol of the environment",
+                             sym && sc_expr_is_symbol(sym)
+                                 ? sc_expr_symbol_name(sym)
+                                 : "the expression");
+    r = sc__env_sym_range(env, s);
+    if (s->backed && r &&
+        ((!r->lo_inf && mpz_cmp_si(r->lo, value) > 0) ||
+         (!r->hi_inf && mpz_cmp_si(r->hi, value) < 0)))
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "the hint %lld of %s lies outside its range",
+                             (long long)value, sc_expr_symbol_name(sym));
+    v = sc_expr_int_si(env->ctx, value);
+    SC_TRY(sc__env_built(env, v, err));
+    if (s->backed && s->hint != v &&
+        sc__gmap_get(&env->duck, sc__gmap_ptr(s->hint), &id) &&
+        env->syms[id].sym == sym)
+        return sc__error_set(err, SC_ERR_INVALID,
+                             "the hint of %s is shared by duck sizing and "
+                             "cannot change",
+                             sc_expr_symbol_name(sym));
+    if (!s->backed) {
+        s->value = v;
+        return SC_OK;
+    }
+    SC_TRY(sc_symmap_set(env->hints, sym, v, err));
+    s->hint = v;
+    for (i = 0; i < env->nsources; i++)
+        if (env->sources[i].expr == sym)
+            env->sources[i].hint = v;
+    return SC_OK;
+}
+
 sc_expr *sc_env_replacement(const sc_env *env, const sc_expr *sym)
 {
     sc__env_sym *s = sc__env_sym_of(env, sym);

@@ -50,6 +50,8 @@ typedef struct sc__env_sym {
     sc_expr *sym;
     bool backed, size_like, replaced;
     sc_expr *hint;         /* INT; backed only */
+    sc_expr *value;        /* INT; unbacked only: the value given by
+                            * sc_env_set_hint, or NULL */
     sc_expr *repl;         /* replacement, in free symbols; NULL if free */
     sc_expr *decl_lo, *decl_hi;  /* backed: the range given at creation
                                   * (INT; NULL: that side is infinite) */

@@ -858,17 +858,11 @@ static sc_status add_input(builder *b, sc_graph *ng, sc_node_id id,
 static sc_status copy_hints(const sc_partition *p, const builder *b,
                             sc_graph *ng, sc_error *err)
 {
-    size_t nsym = b->nsyms, i, k;
+    size_t nsym = b->nsyms, i;
     sc_expr **syms = b->syms;
     for (i = 0; i < nsym; i++) {
         int64_t v;
-        bool have = sc_graph_get_hint(p->g, syms[i], &v);
-        for (k = 0; p->opts && k < p->opts->nhints; k++)
-            if (p->opts->hint_symbols[k] == syms[i]) {
-                v = p->opts->hint_values[k];
-                have = true;
-            }
-        if (have)
+        if (sc_graph_get_hint(p->g, syms[i], &v))
             SC_TRY(sc_graph_set_hint(ng, syms[i], v, err));
     }
     return SC_OK;

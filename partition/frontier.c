@@ -1437,8 +1437,6 @@ struct sc_frontier {
     sc_frontier_options fo;
     /* a deep copy of the partition options */
     sc_partition_options opts;
-    sc_expr **hint_syms;
-    int64_t *hint_vals;
     size_t *pidx;
     char **tag_nodes;
     sc_partition_tag *tags;
@@ -1461,18 +1459,11 @@ static sc_status copy_options(sc_frontier *f, const sc_partition_options *o,
     f->opts.memory_budget_nsaved = 0;
     f->opts.memory_budget_saved = NULL;
     f->opts.memory_budget_replay_random = false;
-    f->hint_syms = sc__calloc(o->nhints + 1, sizeof *f->hint_syms);
-    f->hint_vals = sc__calloc(o->nhints + 1, sizeof *f->hint_vals);
     f->pidx = sc__calloc(o->nparam_indices + 1, sizeof *f->pidx);
     f->tag_nodes = sc__calloc(o->ntags + 1, sizeof *f->tag_nodes);
     f->tags = sc__calloc(o->ntags + 1, sizeof *f->tags);
-    if (!f->hint_syms || !f->hint_vals || !f->pidx || !f->tag_nodes ||
-        !f->tags)
+    if (!f->pidx || !f->tag_nodes || !f->tags)
         return sc__error_nomem(err);
-    for (i = 0; i < o->nhints; i++) {
-        f->hint_syms[i] = o->hint_symbols[i];
-        f->hint_vals[i] = o->hint_values[i];
-    }
     for (i = 0; i < o->nparam_indices; i++)
         f->pidx[i] = o->param_indices[i];
     for (i = 0; i < o->ntags; i++) {
@@ -1480,8 +1471,6 @@ static sc_status copy_options(sc_frontier *f, const sc_partition_options *o,
         if (o->tag_nodes[i] && !(f->tag_nodes[i] = strdup(o->tag_nodes[i])))
             return sc__error_nomem(err);
     }
-    f->opts.hint_symbols = f->hint_syms;
-    f->opts.hint_values = f->hint_vals;
     f->opts.param_indices = f->pidx;
     f->opts.tag_nodes = (const char *const *)f->tag_nodes;
     f->opts.tags = f->tags;
@@ -1498,8 +1487,6 @@ void sc_frontier_free(sc_frontier *f)
     sc__free(f->pts);
     core_free(&f->core);
     sc_partition_free(f->p);
-    sc__free(f->hint_syms);
-    sc__free(f->hint_vals);
     sc__free(f->pidx);
     for (i = 0; f->tag_nodes && i < f->opts.ntags; i++)
         free(f->tag_nodes[i]);

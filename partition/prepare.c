@@ -377,7 +377,7 @@ static sc_status make_binding(sc_partition *p,
     const sc_graph *g = p->g;
     /* one scan of the graph: the context's symbol count bounds the
      * graph's */
-    size_t nsym = sc_ctx_symbol_count(sc_graph_ctx(g)), i, k;
+    size_t nsym = sc_ctx_symbol_count(sc_graph_ctx(g)), i;
     sc_expr **syms = NULL;
     sc_status status = SC_OK;
 
@@ -392,14 +392,7 @@ static sc_status make_binding(sc_partition *p,
     nsym = sc_graph_symbols(g, syms, nsym);
     for (i = 0; i < nsym; i++) {
         int64_t v = 0;
-        bool have = false;
-        for (k = 0; k < opts->nhints; k++)
-            if (opts->hint_symbols[k] == syms[i]) {
-                v = opts->hint_values[k];
-                have = true;
-            }
-        if (!have)
-            have = sc_graph_get_hint(g, syms[i], &v);
+        bool have = sc_graph_get_hint(g, syms[i], &v);
         if (!have && p->policy == SC_PARTITION_PYTORCH_2_13 &&
             sc__partition_float_symbol(syms[i])) {
             /* a float symbol (a SymFloat's value) is in no size: torch

@@ -90,9 +90,6 @@ static sc_status model_run(model *m, int kind, double ratio,
     po.num_fwd_outputs = m->nfwd;
     po.nparam_indices = m->np;
     po.param_indices = m->pidx;
-    po.nhints = m->nh;
-    po.hint_symbols = m->syms;
-    po.hint_values = m->vals;
     po.memory_budget_kind = kind;
     po.memory_budget_ratio = ratio;
     return sc_partition_run(m->g, &po, p, err);

@@ -188,9 +188,6 @@ static int zoo_compare(const char *dir, const char *name, bool use_hints,
         (long)json_integer_value(json_object_get(mc, "num_fwd_outputs"));
     po.nparam_indices = np;
     po.param_indices = pidx;
-    po.nhints = nh;
-    po.hint_symbols = syms;
-    po.hint_values = vals;
     if (sc_partition_run(g, &po, &p, &err) != SC_OK) {
         snprintf(why, wlen, "cannot partition: %s", err.message);
         goto done;

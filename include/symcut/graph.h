@@ -408,11 +408,18 @@ sc_node_id sc_graph_output(const sc_graph *g, size_t i);
 size_t sc_graph_symbols(const sc_graph *g, sc_expr **out, size_t cap);
 
 /* The hint of a symbol (its value seen while tracing).  A symbol without a
- * hint is unbacked.  Hints come from `# symcut: hint s0=8` lines and the
- * callers (sc_graph_set_hint replaces).  The reader registers the symbols
- * in the shape environment with the hints known then (give the command
- * line's hints in sc_graph_read_options); a later sc_graph_set_hint does
- * not change the environment. */
+ * hint is unbacked.  Hints come from `# symcut: hint s0=8` lines, the read
+ * options and the callers (sc_graph_set_hint replaces).  The hint lives in
+ * the graph's shape environment (sc_env_symbol_hint, sc_env_set_hint) once
+ * the environment knows the symbol, and the graph holds it only until
+ * then (the reader and the shape rules register the symbols, a symbol with
+ * a hint as backed).  A later sc_graph_set_hint changes the environment's
+ * hint: its questions at the hints, and every graph sharing the
+ * environment, see the new value; the guards recorded before are not
+ * re-checked.  A value outside a backed symbol's range is refused
+ * (SC_ERR_INVALID, the hint unchanged); an unbacked symbol stays unbacked
+ * and keeps the value as its example value, which sc_graph_get_hint
+ * returns. */
 sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
                             sc_error *err);
 bool sc_graph_get_hint(const sc_graph *g, const sc_expr *symbol,
@@ -466,7 +473,9 @@ typedef struct sc_graph_read_options {
     long num_fwd_outputs;
     unsigned flags;
     /* Hints that override the text's `# symcut: hint` lines (the
-     * command line's --hint): hint_values[i] for hint_symbols[i]. */
+     * command line's --hint): hint_values[i] for hint_symbols[i].  They
+     * seed the environment when the symbols are registered; afterwards
+     * hints change through sc_graph_set_hint. */
     size_t nhints;
     sc_expr *const *hint_symbols;
     const int64_t *hint_values;

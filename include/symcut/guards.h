@@ -146,6 +146,23 @@ bool sc_env_is_backed(const sc_env *env, const sc_expr *sym);
 bool sc_env_is_size_like(const sc_env *env, const sc_expr *sym);
 /* The first source of a backed symbol (NULL for others). */
 const char *sc_env_symbol_source(const sc_env *env, const sc_expr *sym);
+/* The hint of sym: a backed symbol's hint, or the value an unbacked symbol
+ * was given by sc_env_set_hint; false when it has neither, when sym is no
+ * symbol of the environment, or when the hint does not fit in int64_t. */
+bool sc_env_symbol_hint(const sc_env *env, const sc_expr *sym,
+                        int64_t *out);
+/* Set the hint of sym, a symbol of the environment (SC_ERR_UNBOUND
+ * otherwise).  A backed symbol's hint becomes value: every later question
+ * answered at the hints, and the sources of sym, see it; the value must
+ * lie in the symbol's current range, and a symbol that duck sizing shares
+ * keeps its hint (SC_ERR_INVALID otherwise).  The guards, assertions and
+ * facts recorded before stay as they were (they are not re-checked at the
+ * new hint).  An unbacked symbol stays unbacked: value is only remembered
+ * as its example value (sc_env_symbol_hint returns it; the questions never
+ * use it), as PyTorch's ShapeEnv keeps values of unbacked symbols seen at
+ * run time.  Time: O(number of sources). */
+sc_status sc_env_set_hint(sc_env *env, sc_expr *sym, int64_t value,
+                          sc_error *err);
 /* What sym has been replaced by (an expression in symbols that are not
  * replaced), or NULL when it is free.  The executor binds a replaced
  * unbacked symbol by evaluating it. */

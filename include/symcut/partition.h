@@ -129,11 +129,6 @@ typedef struct sc_partition_options {
     const size_t *param_indices;
     /* Number of forward outputs; negative: the graph's. */
     long num_fwd_outputs;
-    /* Hints that override the graph's: hint_values[i] for
-     * hint_symbols[i]. */
-    size_t nhints;
-    sc_expr *const *hint_symbols;
-    const int64_t *hint_values;
     /* The value an unbacked symbol with an infinite upper bound takes
      * when weighing (0: 8192, PyTorch's unbacked_symint_fallback). */
     int64_t unbacked_fallback;
@@ -226,6 +221,8 @@ typedef struct sc_partition sc_partition;
  *   SC_ERR_UNBOUND     a size that cannot be evaluated;
  *   SC_ERR_LIMIT       more than about 2^30 nodes;
  *   SC_ERR_NOMEM.
+ * Sizes are weighed at the joint graph's hints (sc_graph_get_hint): set
+ * other hints on the graph (sc_graph_set_hint) before the call.
  * Time: linear in the graph plus the max-flow (push-relabel) of the
  * reduced network, solved in pieces (doc/partition.md). */
 sc_status sc_partition_run(const sc_graph *joint,
