@@ -2283,6 +2283,58 @@ START_TEST(test_interning_and_contexts)
 }
 END_TEST
 
+/* A node stands for a tree; its printed form repeats every shared
+ * subtree, so a node whose text would pass SC__TEXT_LIMIT (2**20
+ * characters of names and digits) is refused with a located error, and
+ * one just under it is kept and round-trips. */
+START_TEST(test_text_limit)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *e, *f = NULL, *s, *t;
+    sc_error err;
+    char *text;
+    int k;
+
+    ck_assert_ptr_nonnull(ctx);
+    s = sym(ctx, "s");
+    t = sym(ctx, "t");
+    e = sym(ctx, "x0"); /* 2 characters */
+    /* e_{k+1} = e_k//s + e_k//t: each level doubles the text (plus 2) */
+    for (k = 0; k < 18; k++) {
+        e = sc_expr_add(ctx, sc_expr_floordiv(ctx, e, s),
+                        sc_expr_floordiv(ctx, e, t));
+        ck_assert_ptr_nonnull(e);
+    }
+    /* 2**19 + 2**19 - 2 = 2**20 - 2 characters: within the limit */
+    text = sc_expr_to_str(ctx, e);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_gt(strlen(text), (size_t)1 << 20);
+    ck_assert_int_eq(sc_expr_parse(ctx, text, "t", 1, &f, &err), SC_OK);
+    ck_assert_ptr_eq(f, e);
+    free(text);
+    /* one level more would be 2**21 - 2 */
+    ck_assert_ptr_null(sc_expr_add(ctx, sc_expr_floordiv(ctx, e, s),
+                                   sc_expr_floordiv(ctx, e, t)));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message, "expression too large"), "%s",
+                  err.message);
+    /* the same from the parser, located at the operator that makes it */
+    ck_assert_int_eq(sc_expr_parse(ctx, "(w - 29999999999)**99", "t", 1, &f,
+                                   &err),
+                     SC_OK);
+    ck_assert_int_eq(
+        sc_expr_parse(ctx,
+                      "((w - 29999999999)**99//v - 29999999999)**99", "t",
+                      1, &f, &err),
+        SC_ERR_LIMIT);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 41);
+    ck_assert_msg(strstr(err.message, "expression too large"), "%s",
+                  err.message);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_expand_limit)
 {
     sc_ctx *ctx = ctx_with_symbols();
@@ -5645,6 +5697,7 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_constructor_errors);
     tcase_add_test(tc, test_interning_and_contexts);
     tcase_add_test(tc, test_expand_limit);
+    tcase_add_test(tc, test_text_limit);
     tcase_add_test(tc, test_range_cache_follows_bounds);
     tcase_add_test(tc, test_operation_cache);
     tcase_add_test(tc, test_symbol_natural_order);
