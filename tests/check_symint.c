@@ -674,6 +674,19 @@ static const text_row same_pointer_rows[] = {
     {"a < b and c < d", "And(a < b, c < d)"},
     {"a < b or c < d and a < d", "Or(a < b, And(c < d, a < d))"},
     {"Or(a < b, c < d)", "a < b or c < d"},
+    /* & and | as sympy prints And and Or: booleans only, with Python's
+     * precedence (| < & < + -, both tighter than comparisons) */
+    {"Eq(s0, 4) & Ne(s0, s1)", "And(Eq(s0, 4), Ne(s0, s1))"},
+    {"Eq(a, 1) | Eq(b, 2)", "Or(Eq(a, 1), Eq(b, 2))"},
+    {"Eq(a, 1) | Eq(b, 2) & Eq(c, 3)", "Eq(a, 1) or (Eq(b, 2) and Eq(c, 3))"},
+    {"Eq(a, 1) & Eq(b, 2) | Eq(c, 3)", "(Eq(a, 1) and Eq(b, 2)) or Eq(c, 3)"},
+    {"(Eq(a, 1) | Eq(b, 2)) & Eq(c, 3)", "And(Or(Eq(a, 1), Eq(b, 2)), Eq(c, 3))"},
+    {"(a < b) & (c < d) & (a < d)", "And(a < b, c < d, a < d)"},
+    {"not Eq(a, 1) & Eq(b, 2)", "Not(And(Eq(a, 1), Eq(b, 2)))"},
+    {"Eq(a, 1) & Eq(b, 2) or Eq(c, 3)", "Or(And(Eq(a, 1), Eq(b, 2)), Eq(c, 3))"},
+    {"Eq(a, 1) and Eq(b, 2) | Eq(c, 3)", "And(Eq(a, 1), Or(Eq(b, 2), Eq(c, 3)))"},
+    {"True & (s0 >= 2)", "s0 >= 2"},
+    {"(s0 >= 2) | True", "True"},
     {"0 <= s0 < 8", "And(s0 >= 0, s0 <= 7)"},
     {"s0 < s1 < s2", "And(s0 < s1, s1 < s2)"},
     {"not True", "False"},
@@ -885,6 +898,17 @@ static const parse_error_row parse_error_rows[] = {
     {"True + 1", SC_ERR_TYPE, 1, ANY_COLUMN},
     {"Max(s0, True)", SC_ERR_TYPE, 1, ANY_COLUMN},
     {"s0 < (s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
+    /* & and | join booleans; they bind tighter than comparisons */
+    {"a & b", SC_ERR_PARSE, 1, 3},
+    {"Eq(a, 1) & 3", SC_ERR_PARSE, 1, 10},
+    {"3 | Eq(a, 1)", SC_ERR_PARSE, 1, 3},
+    {"a == 4 & Eq(b, 1)", SC_ERR_PARSE, 1, 8},
+    {"a < 3 & b < 2", SC_ERR_PARSE, 1, 7},
+    {"Eq(a, 1) &", SC_ERR_PARSE, 1, 11},
+    {"Eq(a, 1) && Eq(b, 1)", SC_ERR_PARSE, 1, 11},
+    {"Eq(a, 1) & not Eq(b, 1)", SC_ERR_PARSE, 1, 12},
+    {"s0 + (Eq(a, 1) & Eq(b, 1))", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"Eq(a, 1) ^ Eq(b, 1)", SC_ERR_PARSE, 1, 10},
 };
 
 static bool row_parse_error(sc_ctx *ctx, size_t i, char *msg, size_t size)
