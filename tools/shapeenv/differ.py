@@ -29,6 +29,11 @@ the outputs by script line and classifies every answer:
               size-like symbol by 1: PyTorch keeps its range at least
               [0, 2] (_update_var_to_range) and answers with it >= 2,
               symcut's `known` proves the opposite from the assertion
+  assert-contradicts-hints
+              a guard whose value at the hints is the opposite of what
+              symcut's `known` proves from the runtime assertions (which
+              then cannot hold at these hints): PyTorch guards on the hint
+              value, symcut gives an error
   error-where-torch-dde
               PyTorch raises a data-dependent error, symcut another error
               (a contradiction with what it learned): an error on both
@@ -234,6 +239,17 @@ def canon_many(symcut, texts):
 def known_at(symcut, script_lines, n, expr):
     """symcut's `known EXPR` after the script's lines before line n."""
     prefix = "\n".join(script_lines[:n - 1])
+    out = run_symcut(symcut, prefix + "\nknown " + expr + "\n")
+    return out.rstrip("\n").split("\n")[-1]
+
+
+def oblivious_known_at(symcut, script_lines, n, expr, size_like):
+    """symcut's `known EXPR` after the script's lines before line n and
+    the size-oblivious assumption made explicit: a `check NAME >= 2` for
+    each size-like symbol of expr (what guard_size_oblivious assumes)."""
+    prefix = "\n".join(script_lines[:n - 1] +
+                       ["check %s >= 2" % x for x in
+                        sorted(set(ast_names(expr)) & size_like)])
     out = run_symcut(symcut, prefix + "\nknown " + expr + "\n")
     return out.rstrip("\n").split("\n")[-1]
 
@@ -555,6 +571,19 @@ def compare(script, symcut, res):
                 guards_diverged = True
             elif T == S:
                 res.add("same", cmd)
+            elif cmd == "guard" and not tk and T in ("True", "False") and \
+                    "cannot hold at these hints" in S and \
+                    py_eval(rest, hints) is not None and \
+                    bool(py_eval(rest, hints)) == (T == "True") and \
+                    known_at(symcut, lines, n, rest) == \
+                    ("False" if T == "True" else "True"):
+                # What is known (runtime assertions) proves the opposite of
+                # the value at the hints: the assertions cannot hold at
+                # these hints.  PyTorch guards on the hint value; symcut
+                # refuses.  The environments differ from here on.
+                res.add("assert-contradicts-hints", cmd, "%s\n  torch: %s\n"
+                        "  symcut: %s" % (where, T, S))
+                guards_diverged = True
             elif tk == "dde" and not sk:
                 e = rest if cmd != "int" and cmd != "hint" else \
                     "Eq(%s, %s)" % (rest, S)
@@ -564,6 +593,10 @@ def compare(script, symcut, res):
                     continue
                 v = known_at(symcut, lines, n, e)
                 want = "True" if cmd == "int" else S
+                if v != want and cmd == "oblivious":
+                    # proven with the size-like symbols >= 2
+                    v = oblivious_known_at(symcut, lines, n, e,
+                                           size_like_names)
                 if v == want:
                     res.add("more", cmd, "%s\n  torch: %s\n  symcut: %s"
                             % (where, T, S))
