@@ -23,7 +23,9 @@ the outputs by script line and classifies every answer:
               symcut gives the same answer once those sizes are declared
               >= 1 (range 1..) and not before, or its guard_int returned
               v for a size at hint 0 while its own Eq(e, v) is False
-              (it recorded no guard)
+              (it recorded no guard), or it rejects a check true at its
+              own hints with such a size at 0, or its guard set rejects
+              the trace's own sizes with such a size at 0
   torch-size-like-floor
               a size-oblivious answer where a runtime assertion bounds a
               size-like symbol by 1: PyTorch keeps its range at least
