@@ -323,6 +323,46 @@ static sc_expr *intern_find(const sc_ctx *ctx, const sc_expr *p, uint64_t h)
     return NULL;
 }
 
+/* Decimal digits of v, less one for a big value (mpz_sizeinbase may
+ * count one too many): a lower bound of its printed digits. */
+static uint64_t int_digits(const sc__int *v)
+{
+    uint64_t n = 1, m;
+    if (v->big)
+        return (uint64_t)mpz_sizeinbase(v->big, 10) - 1;
+    m = v->small < 0 ? (uint64_t)0 - (uint64_t)v->small : (uint64_t)v->small;
+    while (m >= 10) {
+        m /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* The text bound (sc_expr.text) of a node of content p. */
+static uint64_t text_bound(const sc_expr *p)
+{
+    uint64_t t = 0;
+    uint32_t i;
+    switch (p->kind) {
+    case SC_EXPR_INT:
+        return int_digits(&p->u.value);
+    case SC_EXPR_SYMBOL:
+        return strlen(p->u.sym.name);
+    case SC_EXPR_ADD:
+        if (sc__int_sgn(&p->u.value))
+            t += int_digits(&p->u.value);
+        for (i = 0; i < p->nargs; i++)
+            if (p->coefs[i].big)
+                t += int_digits(&p->coefs[i]);
+        break;
+    default:
+        break;
+    }
+    for (i = 0; i < p->nargs; i++)
+        t += p->args[i]->text; /* each at most the limit: no overflow */
+    return t;
+}
+
 /* Insert a copy of p (not present, hash h). */
 static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
 {
@@ -332,7 +372,13 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
     unsigned char *mem;
     uint32_t i;
     void *items;
+    uint64_t text = text_bound(p);
 
+    if (text > SC__TEXT_LIMIT)
+        return sc__ctx_fail(ctx, SC_ERR_LIMIT,
+                            "expression too large (it would print to more "
+                            "than %llu characters)",
+                            (unsigned long long)SC__TEXT_LIMIT);
     if (p->kind == SC_EXPR_INT && p->u.value.big)
         nbig = 1;
     if (p->kind == SC_EXPR_ADD) {
@@ -375,6 +421,7 @@ static sc_expr *intern_insert(sc_ctx *ctx, const sc_expr *p, uint64_t h)
     e = (sc_expr *)mem;
     *e = *p;
     e->hash = h;
+    e->text = text;
     e->chain = NULL;
     e->args = p->nargs ? (sc_expr **)(mem + off_args) : NULL;
     e->coefs = NULL;

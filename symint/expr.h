@@ -24,6 +24,10 @@ struct sc_expr {
                             Add max over terms; orders Add terms */
     uint32_t depth;      /* 1 + max depth of args (INT/SYMBOL: 1) */
     uint64_t hash;       /* content hash (stable across runs) */
+    uint64_t text;       /* a lower bound of the printed length: the
+                            characters of its symbols' names and of its
+                            integers' digits, counted at each occurrence
+                            in the tree (at most SC__TEXT_LIMIT) */
     sc_expr *chain;      /* next node in the intern table bucket */
     sc_expr **args;      /* children, canonical order */
     sc__int *coefs;      /* ADD: coefficient of args[i] (never 0) */
@@ -51,6 +55,12 @@ struct sc_expr {
  *  AND, OR   args[0..nargs), nargs >= 2, no TRUE/FALSE among them
  *  TRUE, FALSE  nothing
  */
+
+/* The largest tree a node may stand for, counted as in sc_expr.text: a
+ * node whose printed form would be longer is refused with SC_ERR_LIMIT
+ * (interned nodes share subtrees, but their printed forms do not, so
+ * nested expansions can make a short input print to gigabytes). */
+#define SC__TEXT_LIMIT ((uint64_t)1 << 20)
 
 #define SC__NAME_CACHE 64 /* a power of two */
 #define SC__SMALL_MIN (-64)

@@ -2,8 +2,11 @@
  *
  * A hand-written recursive-descent parser with Python's precedence, from
  * loosest to tightest:
- *     or  <  and  <  not  <  comparisons (chained)  <  + -
+ *     or  <  and  <  not  <  comparisons (chained)  <  |  <  &  <  + -
  *         <  * // %  <  unary - +  <  **  (right-associative)
+ * where `&` and `|` are sympy's And and Or (as sympy prints them), between
+ * booleans only: so `Eq(a, 4) & Ne(a, b)` is a conjunction, while in
+ * `a == 4 & b` the `&` binds first, as in Python, and is an error.
  * Primaries are decimal integers of any size, identifiers (symbols, True,
  * False), parenthesized expressions and calls of the known functions.
  * Nodes are built with the public constructors as soon as an operator is
@@ -33,6 +36,8 @@ typedef enum tok_kind {
     T_AND,
     T_OR,
     T_NOT,
+    T_AMP,
+    T_PIPE,
     T_LPAREN,
     T_RPAREN,
     T_COMMA,
@@ -84,6 +89,8 @@ enum {
     PREC_AND,
     PREC_NOT,
     PREC_CMP,
+    PREC_BOR,
+    PREC_BAND,
     PREC_ADD,
     PREC_MUL
 };
@@ -304,6 +311,8 @@ static void advance(parser *P)
     case '+': t->kind = T_PLUS; p++; break;
     case '-': t->kind = T_MINUS; p++; break;
     case '%': t->kind = T_PERCENT; p++; break;
+    case '&': t->kind = T_AMP; p++; break;
+    case '|': t->kind = T_PIPE; p++; break;
     case '*':
         if (p[1] == '*') { t->kind = T_POW; p += 2; }
         else { t->kind = T_STAR; p++; }
@@ -751,6 +760,8 @@ static int binary_prec(tok_kind k)
     case T_GE:
     case T_EQ:
     case T_NE: return PREC_CMP;
+    case T_PIPE: return PREC_BOR;
+    case T_AMP: return PREC_BAND;
     case T_PLUS:
     case T_MINUS: return PREC_ADD;
     case T_STAR:
@@ -764,8 +775,10 @@ static int binary_prec(tok_kind k)
 static sc_expr *binary(sc_ctx *ctx, tok_kind k, sc_expr *a, sc_expr *b)
 {
     switch (k) {
-    case T_OR: return sc_expr_or(ctx, a, b);
-    case T_AND: return sc_expr_and(ctx, a, b);
+    case T_OR:
+    case T_PIPE: return sc_expr_or(ctx, a, b);
+    case T_AND:
+    case T_AMP: return sc_expr_and(ctx, a, b);
     case T_PLUS: return sc_expr_add(ctx, a, b);
     case T_MINUS: return sc_expr_sub(ctx, a, b);
     case T_STAR: return sc_expr_mul(ctx, a, b);
@@ -784,7 +797,7 @@ static sc_expr *parse_chain(parser *P, sc_expr *x)
     while (binary_prec(P->tok.kind) == PREC_CMP) {
         op = P->tok;
         advance(P);
-        y = parse_expr(P, PREC_ADD);
+        y = parse_expr(P, PREC_BOR);
         if (!y)
             return NULL;
         r = check(P, relation(P->ctx, op.kind, x, y), &op);
@@ -883,6 +896,22 @@ static sc_expr *parse_sum(parser *P, sc_expr *x)
     return check_at(P, sum_pending(P->ctx, v, neg, n), at);
 }
 
+/* The error of `&` or `|` (at at) with the integer operand e. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static sc_expr *bitwise_fail(parser *P, tok_kind kind, bool left,
+                             const char *at)
+{
+    char op = kind == T_AMP ? '&' : '|';
+    return fail_at(P, SC_ERR_PARSE, at,
+                   "'%c' joins booleans (sympy's %s): its %s operand is an "
+                   "integer (integer bitwise operators are not supported; '%c' binds "
+                   "tighter than comparisons, so write (a < b) %c (c < d))",
+                   op, kind == T_AMP ? "And" : "Or", left ? "left" : "right",
+                   op, op);
+}
+
 /* Precedence climbing over the binary operators of precedence >= minprec
  * (and `not` when minprec allows it). */
 static sc_expr *parse_expr(parser *P, int minprec)
@@ -941,6 +970,8 @@ static sc_expr *parse_climb(parser *P, sc_expr *x, int minprec)
         y = prec == PREC_MUL ? parse_unary(P) : parse_expr(P, prec + 1);
         if (!y)
             return NULL;
+        if ((kind == T_AMP || kind == T_PIPE) && (!x->is_bool || !y->is_bool))
+            return bitwise_fail(P, kind, !x->is_bool, at);
         x = check_at(P, binary(P->ctx, kind, x, y), at);
     }
     return x;

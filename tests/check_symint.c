@@ -674,6 +674,19 @@ static const text_row same_pointer_rows[] = {
     {"a < b and c < d", "And(a < b, c < d)"},
     {"a < b or c < d and a < d", "Or(a < b, And(c < d, a < d))"},
     {"Or(a < b, c < d)", "a < b or c < d"},
+    /* & and | as sympy prints And and Or: booleans only, with Python's
+     * precedence (| < & < + -, both tighter than comparisons) */
+    {"Eq(s0, 4) & Ne(s0, s1)", "And(Eq(s0, 4), Ne(s0, s1))"},
+    {"Eq(a, 1) | Eq(b, 2)", "Or(Eq(a, 1), Eq(b, 2))"},
+    {"Eq(a, 1) | Eq(b, 2) & Eq(c, 3)", "Eq(a, 1) or (Eq(b, 2) and Eq(c, 3))"},
+    {"Eq(a, 1) & Eq(b, 2) | Eq(c, 3)", "(Eq(a, 1) and Eq(b, 2)) or Eq(c, 3)"},
+    {"(Eq(a, 1) | Eq(b, 2)) & Eq(c, 3)", "And(Or(Eq(a, 1), Eq(b, 2)), Eq(c, 3))"},
+    {"(a < b) & (c < d) & (a < d)", "And(a < b, c < d, a < d)"},
+    {"not Eq(a, 1) & Eq(b, 2)", "Not(And(Eq(a, 1), Eq(b, 2)))"},
+    {"Eq(a, 1) & Eq(b, 2) or Eq(c, 3)", "Or(And(Eq(a, 1), Eq(b, 2)), Eq(c, 3))"},
+    {"Eq(a, 1) and Eq(b, 2) | Eq(c, 3)", "And(Eq(a, 1), Or(Eq(b, 2), Eq(c, 3)))"},
+    {"True & (s0 >= 2)", "s0 >= 2"},
+    {"(s0 >= 2) | True", "True"},
     {"0 <= s0 < 8", "And(s0 >= 0, s0 <= 7)"},
     {"s0 < s1 < s2", "And(s0 < s1, s1 < s2)"},
     {"not True", "False"},
@@ -885,6 +898,17 @@ static const parse_error_row parse_error_rows[] = {
     {"True + 1", SC_ERR_TYPE, 1, ANY_COLUMN},
     {"Max(s0, True)", SC_ERR_TYPE, 1, ANY_COLUMN},
     {"s0 < (s1 < 2)", SC_ERR_TYPE, 1, ANY_COLUMN},
+    /* & and | join booleans; they bind tighter than comparisons */
+    {"a & b", SC_ERR_PARSE, 1, 3},
+    {"Eq(a, 1) & 3", SC_ERR_PARSE, 1, 10},
+    {"3 | Eq(a, 1)", SC_ERR_PARSE, 1, 3},
+    {"a == 4 & Eq(b, 1)", SC_ERR_PARSE, 1, 8},
+    {"a < 3 & b < 2", SC_ERR_PARSE, 1, 7},
+    {"Eq(a, 1) &", SC_ERR_PARSE, 1, 11},
+    {"Eq(a, 1) && Eq(b, 1)", SC_ERR_PARSE, 1, 11},
+    {"Eq(a, 1) & not Eq(b, 1)", SC_ERR_PARSE, 1, 12},
+    {"s0 + (Eq(a, 1) & Eq(b, 1))", SC_ERR_TYPE, 1, ANY_COLUMN},
+    {"Eq(a, 1) ^ Eq(b, 1)", SC_ERR_PARSE, 1, 10},
 };
 
 static bool row_parse_error(sc_ctx *ctx, size_t i, char *msg, size_t size)
@@ -2280,6 +2304,58 @@ START_TEST(test_interning_and_contexts)
     sc_ctx_free(ctx);
     sc_ctx_free(ctx2);
     sc_ctx_free(NULL);
+}
+END_TEST
+
+/* A node stands for a tree; its printed form repeats every shared
+ * subtree, so a node whose text would pass SC__TEXT_LIMIT (2**20
+ * characters of names and digits) is refused with a located error, and
+ * one just under it is kept and round-trips. */
+START_TEST(test_text_limit)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_expr *e, *f = NULL, *s, *t;
+    sc_error err;
+    char *text;
+    int k;
+
+    ck_assert_ptr_nonnull(ctx);
+    s = sym(ctx, "s");
+    t = sym(ctx, "t");
+    e = sym(ctx, "x0"); /* 2 characters */
+    /* e_{k+1} = e_k//s + e_k//t: each level doubles the text (plus 2) */
+    for (k = 0; k < 18; k++) {
+        e = sc_expr_add(ctx, sc_expr_floordiv(ctx, e, s),
+                        sc_expr_floordiv(ctx, e, t));
+        ck_assert_ptr_nonnull(e);
+    }
+    /* 2**19 + 2**19 - 2 = 2**20 - 2 characters: within the limit */
+    text = sc_expr_to_str(ctx, e);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_gt(strlen(text), (size_t)1 << 20);
+    ck_assert_int_eq(sc_expr_parse(ctx, text, "t", 1, &f, &err), SC_OK);
+    ck_assert_ptr_eq(f, e);
+    free(text);
+    /* one level more would be 2**21 - 2 */
+    ck_assert_ptr_null(sc_expr_add(ctx, sc_expr_floordiv(ctx, e, s),
+                                   sc_expr_floordiv(ctx, e, t)));
+    ck_assert_int_eq(sc_ctx_take_error(ctx, &err), SC_ERR_LIMIT);
+    ck_assert_msg(strstr(err.message, "expression too large"), "%s",
+                  err.message);
+    /* the same from the parser, located at the operator that makes it */
+    ck_assert_int_eq(sc_expr_parse(ctx, "(w - 29999999999)**99", "t", 1, &f,
+                                   &err),
+                     SC_OK);
+    ck_assert_int_eq(
+        sc_expr_parse(ctx,
+                      "((w - 29999999999)**99//v - 29999999999)**99", "t",
+                      1, &f, &err),
+        SC_ERR_LIMIT);
+    ck_assert_int_eq(err.line, 1);
+    ck_assert_int_eq(err.column, 41);
+    ck_assert_msg(strstr(err.message, "expression too large"), "%s",
+                  err.message);
+    sc_ctx_free(ctx);
 }
 END_TEST
 
@@ -5645,6 +5721,7 @@ Suite *symint_suite(void)
     tcase_add_test(tc, test_constructor_errors);
     tcase_add_test(tc, test_interning_and_contexts);
     tcase_add_test(tc, test_expand_limit);
+    tcase_add_test(tc, test_text_limit);
     tcase_add_test(tc, test_range_cache_follows_bounds);
     tcase_add_test(tc, test_operation_cache);
     tcase_add_test(tc, test_symbol_natural_order);

@@ -30,6 +30,10 @@
  *    depend on how the factors were grouped), and a product whose
  *    expansion would exceed the limit (sc_ctx_expand_limit) fails with
  *    SC_ERR_LIMIT instead.
+ *  - A node stands for a tree whose printed form repeats shared subtrees:
+ *    a node whose printed form would pass 2**20 characters of symbol names
+ *    and digits is refused by every constructor with SC_ERR_LIMIT
+ *    ("expression too large").
  *  - Relations are `e == 0`, `e != 0` or `e <= 0` with e having coprime
  *    coefficients (divided by their gcd, rounding the constant the sound way)
  *    and, for Eq/Ne, a positive leading coefficient.  Lt/Gt/Ge are rewritten
@@ -349,8 +353,9 @@ sc_status sc_expr_to_c(sc_ctx *ctx, sc_expr *e, const sc_bounds *bounds,
 const char *sc_expr_c_prelude(void);
 
 /* Parse the syntax the printer writes, plus `%`, `//`, `**`, `<`, `<=`,
- * `>`, `>=`, `==`, `!=`, chained comparisons, `and`/`or`/`not`, unary
- * minus, parentheses, and the function spellings FloorDiv, CeilDiv, Mod,
+ * `>`, `>=`, `==`, `!=`, chained comparisons, `and`/`or`/`not`, `&`/`|`
+ * between booleans (sympy's And/Or, with Python's precedence: tighter
+ * than comparisons, looser than `+`), unary minus, parentheses, and the function spellings FloorDiv, CeilDiv, Mod,
  * PythonMod, Min, Max, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not.
  * Unknown identifiers are symbols.  Errors are SC_ERR_PARSE (and those of
  * the constructors) with line and column set in err; `file` (may be

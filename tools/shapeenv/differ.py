@@ -23,12 +23,20 @@ the outputs by script line and classifies every answer:
               symcut gives the same answer once those sizes are declared
               >= 1 (range 1..) and not before, or its guard_int returned
               v for a size at hint 0 while its own Eq(e, v) is False
-              (it recorded no guard)
+              (it recorded no guard), or it rejects a check true at its
+              own hints with such a size at 0, or its guard set rejects
+              the trace's own sizes with such a size at 0
   torch-size-like-floor
               a size-oblivious answer where a runtime assertion bounds a
               size-like symbol by 1: PyTorch keeps its range at least
               [0, 2] (_update_var_to_range) and answers with it >= 2,
               symcut's `known` proves the opposite from the assertion
+  assert-contradicts-hints
+              a runtime assertion cannot hold at the hints (a `check`
+              false at the hints for every value of its unbacked symbols
+              on a box, or a guard whose value at the hints is the
+              opposite of what symcut's `known` proves): PyTorch answers
+              from the hints, symcut gives an error (a contradiction)
   error-where-torch-dde
               PyTorch raises a data-dependent error, symcut another error
               (a contradiction with what it learned): an error on both
@@ -238,6 +246,17 @@ def known_at(symcut, script_lines, n, expr):
     return out.rstrip("\n").split("\n")[-1]
 
 
+def oblivious_known_at(symcut, script_lines, n, expr, size_like):
+    """symcut's `known EXPR` after the script's lines before line n and
+    the size-oblivious assumption made explicit: a `check NAME >= 2` for
+    each size-like symbol of expr (what guard_size_oblivious assumes)."""
+    prefix = "\n".join(script_lines[:n - 1] +
+                       ["check %s >= 2" % x for x in
+                        sorted(set(ast_names(expr)) & size_like)])
+    out = run_symcut(symcut, prefix + "\nknown " + expr + "\n")
+    return out.rstrip("\n").split("\n")[-1]
+
+
 def torch_guard_at(script_lines, n, expr):
     """PyTorch's `guard EXPR` after the script's lines up to line n (a
     separate run: what it records does not matter)."""
@@ -322,6 +341,55 @@ def backed_rewrite(symcut, script_lines, n, expr, hints, answer, cmd):
     if cmd == "int" or cmd == "hint":
         return str(v) == answer
     return ("True" if v else "False") == answer
+
+
+def source_hints(script_lines, hints):
+    """Sources of backed symbols -> their hints."""
+    out = {}
+    for line in script_lines:
+        c, r = command_of(line)
+        if c == "sym" and "source" in r.split():
+            toks = r.replace("=", " = ").split()
+            if toks[0] in hints:
+                out[toks[toks.index("source") + 1]] = hints[toks[0]]
+    return out
+
+
+def test_at_hints(test_args, src_hints):
+    """Does a `test` line set only sources, each to its own hint?"""
+    toks = test_args.split()
+    return all(t.rpartition("=")[0] in src_hints and
+               t.rpartition("=")[2] == str(src_hints[t.rpartition("=")[0]])
+               for t in toks)
+
+
+def assert_impossible_at_hints(script_lines, n, hints, unbacked, size_like):
+    """Is a `check` before line n false at the hints for every value of
+    its unbacked symbols on a box (0..24 for size-like ones, -12..12 for
+    the others; at most two of them)?  Then the traced program fails
+    that assertion at these sizes."""
+    for line in script_lines[:n - 1]:
+        c, r = command_of(line)
+        if c != "check":
+            continue
+        names = [x for x in sorted(set(ast_names(r))) if x in unbacked]
+        if len(names) > 2:
+            continue
+        boxes = [range(0, 25) if x in size_like else range(-12, 13)
+                 for x in names]
+        grid = [()] if not names else [(a,) for a in boxes[0]] \
+            if len(names) == 1 else [(a, b) for a in boxes[0]
+                                     for b in boxes[1]]
+        vals = set()
+        for v in grid:
+            x = py_eval(r, dict(hints, **dict(zip(names, v))))
+            if x is None:
+                vals = None
+                break
+            vals.add(bool(x))
+        if vals == {False}:
+            return True
+    return False
 
 
 def zero_no01(test_args, no01_sources):
@@ -445,6 +513,14 @@ def compare(script, symcut, res):
                 # range refinement), so the sets may differ on sizes that
                 # would fail the assertion at run time.
                 res.add("assert-consequence", cmd)
+            elif T.startswith("fail:") and S == "pass" and \
+                    zero_no01_names and \
+                    test_at_hints(rest, source_hints(lines, hints)):
+                # PyTorch's guard set rejects the very sizes it was traced
+                # with, a 0/1-unspecialized size among them at 0: sympy
+                # took that size as positive (dropping an Eq(s1, 0) from
+                # an assertion, say) and the guard it kept is false at 0.
+                res.add("torch-positive-assumption", cmd)
             elif T == "pass" and S.startswith("fail:") and \
                     zero_no01(rest, no01_sources):
                 # PyTorch's size symbols are sympy-positive even with 0/1
@@ -519,6 +595,14 @@ def compare(script, symcut, res):
                     if command_of(lines[m - 1])[0] is not None:
                         res.add("cut", command_of(lines[m - 1])[0])
                 return
+            elif tk == "failed" and S == "ok" and \
+                    set(ast_names(rest)) & zero_no01_names and \
+                    py_eval(rest, hints) is True:
+                # PyTorch rejects an assertion that holds at its own
+                # hints, a 0/1-unspecialized size at 0 among them: sympy
+                # takes that size as positive.
+                res.add("torch-positive-assumption", cmd)
+                guards_diverged = True
             elif T == "ok" and sk == "failed" and \
                     backed_rewrite(symcut, lines, n, rest, hints, "False",
                                    cmd):
@@ -555,6 +639,24 @@ def compare(script, symcut, res):
                 guards_diverged = True
             elif T == S:
                 res.add("same", cmd)
+            elif not tk and (sk == "contradiction" or
+                             "cannot hold at these hints" in S) and \
+                    (("cannot hold at these hints" in S and
+                      T in ("True", "False") and
+                      py_eval(rest, hints) is not None and
+                      bool(py_eval(rest, hints)) == (T == "True") and
+                      known_at(symcut, lines, n, rest) ==
+                      ("False" if T == "True" else "True")) or
+                     assert_impossible_at_hints(lines, n, hints,
+                                                unbacked_names,
+                                                size_like_names)):
+                # What is known (runtime assertions) proves the opposite of
+                # the value at the hints: the assertions cannot hold at
+                # these hints.  PyTorch guards on the hint value; symcut
+                # refuses.  The environments differ from here on.
+                res.add("assert-contradicts-hints", cmd, "%s\n  torch: %s\n"
+                        "  symcut: %s" % (where, T, S))
+                guards_diverged = True
             elif tk == "dde" and not sk:
                 e = rest if cmd != "int" and cmd != "hint" else \
                     "Eq(%s, %s)" % (rest, S)
@@ -564,6 +666,10 @@ def compare(script, symcut, res):
                     continue
                 v = known_at(symcut, lines, n, e)
                 want = "True" if cmd == "int" else S
+                if v != want and cmd == "oblivious":
+                    # proven with the size-like symbols >= 2
+                    v = oblivious_known_at(symcut, lines, n, e,
+                                           size_like_names)
                 if v == want:
                     res.add("more", cmd, "%s\n  torch: %s\n  symcut: %s"
                             % (where, T, S))
