@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "kernels/gemm.h"
 #include "kernels/kernels-internal.h"
 
 typedef struct attn {
@@ -20,11 +21,13 @@ typedef struct attn {
     double scale;
     bool causal;
     double *q, *k, *v, *mask; /* row-major; mask [L, S] per (b, h) or NULL */
+    float *qf, *kf, *vf, *maskf; /* the same in float32 (the blocked path) */
+    sc_dtype dt;              /* query's dtype */
     int64_t mask_bh[2];       /* the mask's batch and head sizes (1: shared) */
 } attn;
 
 static sc_status gather4(sc__kernel_call *c, size_t i, const char *what,
-                         const sc_tensor **t, double **buf)
+                         const sc_tensor **t, sc__ctype ct, void **buf)
 {
     SC_TRY(sc__arg_tensor(c, i, t));
     if ((*t)->ndim != 4)
@@ -35,21 +38,35 @@ static sc_status gather4(sc__kernel_call *c, size_t i, const char *what,
     if (!sc__dtype_is_float((*t)->dtype))
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "attention: %s must be floating", what);
-    return sc__gather(*t, 4, (*t)->sizes, SC__CT_F64, (void **)buf, c->err);
+    return sc__gather(*t, 4, (*t)->sizes, ct, buf, c->err);
+}
+
+/* Whether attention on query qt runs the float32 blocked path: float32,
+ * bfloat16 and float16 inputs (PyTorch's accumulation type for them). */
+static bool attn_is_f32(const sc_tensor *qt)
+{
+    return qt->dtype == SC_DTYPE_F32 || qt->dtype == SC_DTYPE_BF16 ||
+           qt->dtype == SC_DTYPE_F16;
 }
 
 /* The shared arguments (query, key, value, dropout_p, is_causal,
- * attn_mask, scale) at the given indices. */
+ * attn_mask, scale) at the given indices; f32: into the float32 buffers
+ * (qf, kf, vf, maskf) rather than the float64 ones. */
 static sc_status attn_setup(sc__kernel_call *c, const size_t *idx, attn *a,
-                            const sc_tensor **qt)
+                            const sc_tensor **qt, bool f32)
 {
     const sc_tensor *k, *v, *m;
+    sc__ctype ct = f32 ? SC__CT_F32 : SC__CT_F64;
     double p;
 
     memset(a, 0, sizeof *a);
-    SC_TRY(gather4(c, idx[0], "query", qt, &a->q));
-    SC_TRY(gather4(c, idx[1], "key", &k, &a->k));
-    SC_TRY(gather4(c, idx[2], "value", &v, &a->v));
+    SC_TRY(gather4(c, idx[0], "query", qt, ct,
+                   f32 ? (void **)&a->qf : (void **)&a->q));
+    SC_TRY(gather4(c, idx[1], "key", &k, ct,
+                   f32 ? (void **)&a->kf : (void **)&a->k));
+    SC_TRY(gather4(c, idx[2], "value", &v, ct,
+                   f32 ? (void **)&a->vf : (void **)&a->v));
+    a->dt = (*qt)->dtype;
     a->B = (*qt)->sizes[0];
     a->H = (*qt)->sizes[1];
     a->L = (*qt)->sizes[2];
@@ -80,12 +97,22 @@ static sc_status attn_setup(sc__kernel_call *c, const size_t *idx, attn *a,
                                  (long long)a->S);
         a->mask_bh[0] = sz[0];
         a->mask_bh[1] = sz[1];
-        SC_TRY(sc__gather(m, m->ndim, m->sizes, SC__CT_F64,
-                          (void **)&a->mask, c->err));
-        if (m->dtype == SC_DTYPE_B8) {
-            size_t n = sc_tensor_numel(m), i;
-            for (i = 0; i < n; i++)
-                a->mask[i] = a->mask[i] != 0 ? 0.0 : -INFINITY;
+        if (f32) {
+            SC_TRY(sc__gather(m, m->ndim, m->sizes, SC__CT_F32,
+                              (void **)&a->maskf, c->err));
+            if (m->dtype == SC_DTYPE_B8) {
+                size_t n = sc_tensor_numel(m), i;
+                for (i = 0; i < n; i++)
+                    a->maskf[i] = a->maskf[i] != 0 ? 0.0f : -INFINITY;
+            }
+        } else {
+            SC_TRY(sc__gather(m, m->ndim, m->sizes, SC__CT_F64,
+                              (void **)&a->mask, c->err));
+            if (m->dtype == SC_DTYPE_B8) {
+                size_t n = sc_tensor_numel(m), i;
+                for (i = 0; i < n; i++)
+                    a->mask[i] = a->mask[i] != 0 ? 0.0 : -INFINITY;
+            }
         }
     }
     if (sc__arg_is_none(c, idx[6]))
@@ -101,6 +128,10 @@ static void attn_free(attn *a)
     sc__free(a->k);
     sc__free(a->v);
     sc__free(a->mask);
+    sc__free(a->qf);
+    sc__free(a->kf);
+    sc__free(a->vf);
+    sc__free(a->maskf);
 }
 
 /* Row i of the scores of (b, h) into s[0..S); the row's log-sum-exp. */
@@ -139,7 +170,7 @@ static double scores(const attn *a, int64_t b, int64_t h, int64_t i,
  * results. */
 static sc_status out_in_order(sc__kernel_call *c, sc_dtype d, size_t ndim,
                               const int64_t *sizes, const size_t *perm,
-                              const double *buf, sc_tensor **out)
+                              sc__ctype ct, const void *buf, sc_tensor **out)
 {
     sc_tensor *tmp = NULL;
     int64_t strides[4], acc = 1;
@@ -152,7 +183,7 @@ static sc_status out_in_order(sc__kernel_call *c, sc_dtype d, size_t ndim,
         acc *= sizes[perm[i]] > 1 ? sizes[perm[i]] : 1;
     }
     SC_CHECK(sc__new(d, ndim, sizes, &tmp, c->err));
-    sc__scatter(tmp, SC__CT_F64, buf);
+    sc__scatter(tmp, ct, buf);
     SC_CHECK(sc_tensor_new_strided(d, ndim, sizes, strides, out, c->err));
     SC_CHECK(sc_tensor_copy(*out, tmp, c->err));
     sc_tensor_free(tmp);
@@ -230,6 +261,353 @@ static void attn_backward(const attn *a, const double *g, const double *o,
         }
 }
 
+/* The float32 blocked path (float32, bfloat16 and float16 inputs), in
+ * the blocks and order of PyTorch's CPU flash attention: queries in
+ * blocks of 256 rows (sequences of 768 or more), 64 (192 or more) or 32,
+ * keys in blocks of 512; the block products through sc__gemm_f32_ld; per
+ * query row an online softmax over the key blocks (the block's scaled
+ * scores and running maximum, exp(s - max) and its sum, the earlier sums
+ * and output rescaled by exp(old max - new max)); for bfloat16 and
+ * float16 inputs the probabilities rounded to that type before they
+ * multiply V, as PyTorch's reduced-precision product does.  Every step is
+ * a fixed sequence of float32 roundings, so results are deterministic. */
+
+static int64_t q_block(int64_t L)
+{
+    int64_t q = L >= 768 ? 256 : L >= 192 ? 64 : 32;
+    return q < L ? q : L;
+}
+
+static int64_t kv_block(int64_t S)
+{
+    return S < 512 ? S : 512;
+}
+
+/* x rounded to the input dtype d where d is narrower than float32. */
+static float round_to(sc_dtype d, float x)
+{
+    if (d == SC_DTYPE_BF16)
+        return sc_bf16_to_f32(sc_f32_to_bf16(x));
+    if (d == SC_DTYPE_F16)
+        return sc_f16_to_f32(sc_f32_to_f16(x));
+    return x;
+}
+
+/* The mask row i of (b, h), or NULL. */
+static const float *mask_row_f32(const attn *a, int64_t b, int64_t h,
+                                 int64_t i)
+{
+    int64_t mb, mh;
+    if (!a->maskf)
+        return NULL;
+    mb = a->mask_bh[0] == 1 ? 0 : b;
+    mh = a->mask_bh[1] == 1 ? 0 : h;
+    return a->maskf + ((mb * a->mask_bh[1] + mh) * a->L + i) * a->S;
+}
+
+/* t (c x r, row-major) = the transpose of x (r x c, rows ldx apart). */
+static void transpose_f32(size_t r, size_t c, const float *x, size_t ldx,
+                          float *t)
+{
+    size_t i, j;
+    for (i = 0; i < r; i++)
+        for (j = 0; j < c; j++)
+            t[j * r + i] = x[i * ldx + j];
+}
+
+/* The scores of query rows [m, m+qb) against keys [n, n+kb) of (b, h)
+ * into qk (qb x kb): q k^T (kt: k transposed, E x S), causal entries
+ * -inf, times scale, plus the mask. */
+static void block_scores_f32(const attn *a, int64_t b, int64_t h,
+                             const float *q, const float *kt, int64_t m,
+                             int64_t qb, int64_t n, int64_t kb, float *qk)
+{
+    int64_t r, j;
+    float scale = (float)a->scale;
+    memset(qk, 0, (size_t)(qb * kb) * sizeof *qk);
+    sc__gemm_f32_ld((size_t)qb, (size_t)a->E, (size_t)kb, q + m * a->E,
+                    (size_t)a->E, kt + n, (size_t)a->S, qk, (size_t)kb);
+    for (r = 0; r < qb; r++) {
+        float *row = qk + r * kb;
+        const float *mrow = mask_row_f32(a, b, h, m + r);
+        if (a->causal && n + kb - 1 > m + r)
+            for (j = m + r + 1 - n < 0 ? 0 : m + r + 1 - n; j < kb; j++)
+                row[j] = -INFINITY;
+        for (j = 0; j < kb; j++) {
+            row[j] = row[j] * scale;
+            if (mrow)
+                row[j] = row[j] + mrow[n + j];
+        }
+    }
+}
+
+/* The forward of (b, h) into o (L x Ev) and lse (L); work: kt (E x S),
+ * qk (qb x kvb), mx and sum (qb). */
+static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
+                          float *lse, float *kt, float *qk, float *mx,
+                          float *sum)
+{
+    size_t bh = (size_t)(b * a->H + h);
+    const float *q = a->qf + bh * a->L * a->E;
+    const float *v = a->vf + bh * a->S * a->Ev;
+    int64_t qs = q_block(a->L), ks = kv_block(a->S), m, n, r, j;
+    transpose_f32((size_t)a->S, (size_t)a->E, a->kf + bh * a->S * a->E,
+                  (size_t)a->E, kt);
+    for (m = 0; m < a->L; m += qs) {
+        int64_t qb = a->L - m < qs ? a->L - m : qs;
+        int64_t nkeys = a->causal && m + qb < a->S ? m + qb : a->S;
+        float *dst = o + m * a->Ev;
+        memset(dst, 0, (size_t)(qb * a->Ev) * sizeof *dst);
+        for (r = 0; r < qb; r++)
+            mx[r] = -INFINITY, sum[r] = 0;
+        for (n = 0; n < nkeys; n += ks) {
+            int64_t kb = nkeys - n < ks ? nkeys - n : ks;
+            block_scores_f32(a, b, h, q, kt, m, qb, n, kb, qk);
+            for (r = 0; r < qb; r++) {
+                float *row = qk + r * kb, bmax = -INFINITY, bsum = 0, f;
+                for (j = 0; j < kb; j++)
+                    if (row[j] > bmax)
+                        bmax = row[j];
+                if (mx[r] > bmax)
+                    bmax = mx[r];
+                if (bmax == -INFINITY) {
+                    memset(row, 0, (size_t)kb * sizeof *row);
+                    continue;
+                }
+                for (j = 0; j < kb; j++) {
+                    row[j] = expf(row[j] - bmax);
+                    bsum += row[j];
+                    row[j] = round_to(a->dt, row[j]);
+                }
+                f = expf(mx[r] - bmax);
+                sum[r] = sum[r] * f + bsum;
+                mx[r] = bmax;
+                if (n > 0)
+                    for (j = 0; j < a->Ev; j++)
+                        dst[r * a->Ev + j] *= f;
+            }
+            sc__gemm_f32_ld((size_t)qb, (size_t)kb, (size_t)a->Ev, qk,
+                            (size_t)kb, v + n * a->Ev, (size_t)a->Ev, dst,
+                            (size_t)a->Ev);
+        }
+        for (r = 0; r < qb; r++) {
+            float rec;
+            if (sum[r] == 0) {
+                memset(dst + r * a->Ev, 0, (size_t)a->Ev * sizeof *dst);
+                lse[m + r] = -INFINITY;
+                continue;
+            }
+            rec = 1 / sum[r];
+            for (j = 0; j < a->Ev; j++)
+                dst[r * a->Ev + j] = dst[r * a->Ev + j] * rec;
+            lse[m + r] = mx[r] + logf(sum[r]);
+        }
+    }
+}
+
+/* The backward of (b, h): grad_out g and out o ([L, Ev] of (b, h)), lse
+ * (L) added into dq (L x E), dk (S x E), dv (S x Ev), zeroed.  Work: kt
+ * (E x S), vt (Ev x S), p, dp, t (qb x kvb each) and ds (qb). */
+static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
+                          const float *g, const float *o, const float *lse,
+                          float *dq, float *dk, float *dv, float *kt,
+                          float *vt, float *p, float *dp, float *t,
+                          float *dsum)
+{
+    size_t bh = (size_t)(b * a->H + h);
+    const float *q = a->qf + bh * a->L * a->E;
+    const float *k = a->kf + bh * a->S * a->E;
+    int64_t qs = q_block(a->L), ks = kv_block(a->S), m, n, r, j;
+    float scale = (float)a->scale;
+    transpose_f32((size_t)a->S, (size_t)a->E, k, (size_t)a->E, kt);
+    transpose_f32((size_t)a->S, (size_t)a->Ev, a->vf + bh * a->S * a->Ev,
+                  (size_t)a->Ev, vt);
+    for (m = 0; m < a->L; m += qs) {
+        int64_t qb = a->L - m < qs ? a->L - m : qs;
+        int64_t nkeys = a->causal && m + qb < a->S ? m + qb : a->S;
+        for (r = 0; r < qb; r++) {
+            float acc = 0;
+            for (j = 0; j < a->Ev; j++)
+                acc += g[(m + r) * a->Ev + j] * o[(m + r) * a->Ev + j];
+            dsum[r] = acc;
+        }
+        for (n = 0; n < nkeys; n += ks) {
+            int64_t kb = nkeys - n < ks ? nkeys - n : ks;
+            block_scores_f32(a, b, h, q, kt, m, qb, n, kb, p);
+            for (r = 0; r < qb; r++) {
+                float l = lse[m + r], *row = p + r * kb;
+                for (j = 0; j < kb; j++)
+                    row[j] = l == -INFINITY ? 0 : expf(row[j] - l);
+            }
+            /* dv += p^T g */
+            for (r = 0; r < qb; r++)
+                for (j = 0; j < kb; j++)
+                    t[j * qb + r] = round_to(a->dt, p[r * kb + j]);
+            sc__gemm_f32_ld((size_t)kb, (size_t)qb, (size_t)a->Ev, t,
+                            (size_t)qb, g + m * a->Ev, (size_t)a->Ev,
+                            dv + n * a->Ev, (size_t)a->Ev);
+            /* dp = g v^T; ds = p (dp - dsum) scale */
+            memset(dp, 0, (size_t)(qb * kb) * sizeof *dp);
+            sc__gemm_f32_ld((size_t)qb, (size_t)a->Ev, (size_t)kb,
+                            g + m * a->Ev, (size_t)a->Ev, vt + n,
+                            (size_t)a->S, dp, (size_t)kb);
+            for (r = 0; r < qb; r++)
+                for (j = 0; j < kb; j++) {
+                    float d = p[r * kb + j] * (dp[r * kb + j] - dsum[r]);
+                    dp[r * kb + j] = round_to(a->dt, d * scale);
+                }
+            /* dq += ds k; dk += ds^T q */
+            sc__gemm_f32_ld((size_t)qb, (size_t)kb, (size_t)a->E, dp,
+                            (size_t)kb, k + n * a->E, (size_t)a->E,
+                            dq + m * a->E, (size_t)a->E);
+            transpose_f32((size_t)qb, (size_t)kb, dp, (size_t)kb, t);
+            sc__gemm_f32_ld((size_t)kb, (size_t)qb, (size_t)a->E, t,
+                            (size_t)qb, q + m * a->E, (size_t)a->E,
+                            dk + n * a->E, (size_t)a->E);
+        }
+    }
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu on the float32 path. */
+static sc_status sdpa_flash_f32(sc__kernel_call *call, attn *a,
+                                const sc_tensor *qt)
+{
+    float *o = NULL, *lse = NULL, *kt = NULL, *qk = NULL, *mx = NULL,
+          *sum = NULL;
+    sc_tensor *outs[2] = {NULL, NULL};
+    int64_t b, h, osz[4], lsz[3];
+    int64_t qs = q_block(a->L), ks = kv_block(a->S);
+    size_t qperm[4];
+    sc_status status;
+
+    o = sc__calloc((size_t)(a->B * a->H * a->L * a->Ev) + 1, sizeof *o);
+    lse = sc__calloc((size_t)(a->B * a->H * a->L) + 1, sizeof *lse);
+    kt = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kt);
+    qk = sc__calloc((size_t)(qs * ks) + 1, sizeof *qk);
+    mx = sc__calloc((size_t)qs + 1, sizeof *mx);
+    sum = sc__calloc((size_t)qs + 1, sizeof *sum);
+    if (!o || !lse || !kt || !qk || !mx || !sum) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < a->B; b++)
+        for (h = 0; h < a->H; h++) {
+            size_t bh = (size_t)(b * a->H + h);
+            flash_fwd_f32(a, b, h, o + bh * a->L * a->Ev, lse + bh * a->L,
+                          kt, qk, mx, sum);
+        }
+    osz[0] = a->B;
+    osz[1] = a->H;
+    osz[2] = a->L;
+    osz[3] = a->Ev;
+    memcpy(lsz, osz, sizeof lsz);
+    order_of(qt, qperm);
+    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, qperm, SC__CT_F32, o,
+                          &outs[0]));
+    SC_CHECK(out_in_order(call, SC_DTYPE_F32, 3, lsz, blhe, SC__CT_F32, lse,
+                          &outs[1]));
+    status = sc__out_n(call, 2, outs);
+fail:
+    sc_tensor_free(outs[0]);
+    sc_tensor_free(outs[1]);
+    sc__free(o);
+    sc__free(lse);
+    sc__free(kt);
+    sc__free(qk);
+    sc__free(mx);
+    sc__free(sum);
+    return status;
+}
+
+/* The backward on the float32 path: grad_out, out and logsumexp read
+ * from the call (lse at index li). */
+static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
+                                    const sc_tensor *qt, size_t li)
+{
+    const sc_tensor *gt, *ot, *lt;
+    float *g = NULL, *o = NULL, *lse = NULL, *dq = NULL, *dk = NULL,
+          *dv = NULL, *kt = NULL, *vt = NULL, *p = NULL, *dp = NULL,
+          *t = NULL, *dsum = NULL;
+    sc_tensor *outs[3] = {NULL, NULL, NULL};
+    int64_t b, h, i, sz[4];
+    int64_t qs = q_block(a->L), ks = kv_block(a->S);
+    sc_status status;
+
+    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_GRAD_OUT,
+                     "grad_out", &gt, SC__CT_F32, (void **)&g));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_OUT, "out", &ot,
+                     SC__CT_F32, (void **)&o));
+    if (gt->sizes[0] != a->B || gt->sizes[1] != a->H ||
+        gt->sizes[2] != a->L || gt->sizes[3] != a->Ev ||
+        ot->sizes[0] != a->B || ot->sizes[1] != a->H ||
+        ot->sizes[2] != a->L || ot->sizes[3] != a->Ev) {
+        status = sc__error_set(call->err, SC_ERR_SHAPE,
+                               "attention backward: grad_out and out must "
+                               "be [B, H, L, Ev]");
+        goto fail;
+    }
+    SC_CHECK(sc__arg_tensor(call, li, &lt));
+    if (lt->ndim != 3 || lt->sizes[0] != a->B || lt->sizes[1] != a->H ||
+        lt->sizes[2] != a->L || !sc__dtype_is_float(lt->dtype)) {
+        status = sc__error_set(call->err, SC_ERR_SHAPE,
+                               "attention backward: logsumexp must be "
+                               "floating [B, H, L]");
+        goto fail;
+    }
+    SC_CHECK(sc__gather(lt, 3, lt->sizes, SC__CT_F32, (void **)&lse,
+                        call->err));
+    dq = sc__calloc((size_t)(a->B * a->H * a->L * a->E) + 1, sizeof *dq);
+    dk = sc__calloc((size_t)(a->B * a->H * a->S * a->E) + 1, sizeof *dk);
+    dv = sc__calloc((size_t)(a->B * a->H * a->S * a->Ev) + 1, sizeof *dv);
+    kt = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kt);
+    vt = sc__calloc((size_t)(a->Ev * a->S) + 1, sizeof *vt);
+    p = sc__calloc((size_t)(qs * ks) + 1, sizeof *p);
+    dp = sc__calloc((size_t)(qs * ks) + 1, sizeof *dp);
+    t = sc__calloc((size_t)(qs * ks) + 1, sizeof *t);
+    dsum = sc__calloc((size_t)qs + 1, sizeof *dsum);
+    if (!dq || !dk || !dv || !kt || !vt || !p || !dp || !t || !dsum) {
+        status = sc__error_nomem(call->err);
+        goto fail;
+    }
+    for (b = 0; b < a->B; b++)
+        for (h = 0; h < a->H; h++) {
+            size_t bh = (size_t)(b * a->H + h);
+            flash_bwd_f32(a, b, h, g + bh * a->L * a->Ev,
+                          o + bh * a->L * a->Ev, lse + bh * a->L,
+                          dq + bh * a->L * a->E, dk + bh * a->S * a->E,
+                          dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum);
+        }
+    sz[0] = a->B;
+    sz[1] = a->H;
+    sz[2] = a->L;
+    sz[3] = a->E;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F32, dq,
+                          &outs[0]));
+    sz[2] = a->S;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F32, dk,
+                          &outs[1]));
+    sz[3] = a->Ev;
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F32, dv,
+                          &outs[2]));
+    status = sc__out_n(call, 3, outs);
+fail:
+    for (i = 0; i < 3; i++)
+        sc_tensor_free(outs[i]);
+    sc__free(g);
+    sc__free(o);
+    sc__free(lse);
+    sc__free(dq);
+    sc__free(dk);
+    sc__free(dv);
+    sc__free(kt);
+    sc__free(vt);
+    sc__free(p);
+    sc__free(dp);
+    sc__free(t);
+    sc__free(dsum);
+    return status;
+}
+
 sc_status sc__kernel_sdpa_flash_cpu(sc__kernel_call *call)
 {
     const size_t idx[7] = {
@@ -246,7 +624,14 @@ sc_status sc__kernel_sdpa_flash_cpu(sc__kernel_call *call)
     sc_status status;
     sc_dtype ld;
 
-    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    memset(&a, 0, sizeof a);
+    SC_CHECK(sc__arg_tensor(call, idx[0], &qt));
+    if (attn_is_f32(qt)) {
+        SC_CHECK(attn_setup(call, idx, &a, &qt, true));
+        status = sdpa_flash_f32(call, &a, qt);
+        goto fail;
+    }
+    SC_CHECK(attn_setup(call, idx, &a, &qt, false));
     o = sc__calloc((size_t)(a.B * a.H * a.L * a.Ev) + 1, sizeof *o);
     lse = sc__calloc((size_t)(a.B * a.H * a.L) + 1, sizeof *lse);
     s = sc__calloc((size_t)a.S + 1, sizeof *s);
@@ -278,8 +663,8 @@ sc_status sc__kernel_sdpa_flash_cpu(sc__kernel_call *call)
              ? SC_DTYPE_F32
              : qt->dtype;
     order_of(qt, qperm);
-    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, qperm, o, &outs[0]));
-    SC_CHECK(out_in_order(call, ld, 3, lsz, blhe, lse, &outs[1]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, qperm, SC__CT_F64, o, &outs[0]));
+    SC_CHECK(out_in_order(call, ld, 3, lsz, blhe, SC__CT_F64, lse, &outs[1]));
     status = sc__out_n(call, 2, outs);
 fail:
     sc_tensor_free(outs[0]);
@@ -310,11 +695,19 @@ sc_status sc__kernel_sdpa_flash_cpu_backward(sc__kernel_call *call)
     sc_status status;
 
     memset(&a, 0, sizeof a);
-    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(sc__arg_tensor(call, idx[0], &qt));
+    if (attn_is_f32(qt)) {
+        SC_CHECK(attn_setup(call, idx, &a, &qt, true));
+        status = sdpa_flash_bwd_f32(call, &a, qt,
+                                    SC_KARG_SDPA_FLASH_CPU_BACKWARD_LOGSUMEXP);
+        goto fail;
+    }
+    SC_CHECK(attn_setup(call, idx, &a, &qt, false));
     SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_GRAD_OUT,
-                     "grad_out", &gt, &g));
-    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_OUT, "out", &ot,
-                     &o));
+                     "grad_out", &gt, SC__CT_F64,
+                     (void **)&g));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_OUT, "out", &ot, SC__CT_F64,
+                     (void **)&o));
     if (gt->sizes[2] != a.L || gt->sizes[3] != a.Ev || ot->sizes[2] != a.L ||
         ot->sizes[3] != a.Ev) {
         status = sc__error_set(call->err, SC_ERR_SHAPE,
@@ -336,11 +729,11 @@ sc_status sc__kernel_sdpa_flash_cpu_backward(sc__kernel_call *call)
     sz[1] = a.H;
     sz[2] = a.L;
     sz[3] = a.E;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dq, &outs[0]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dq, &outs[0]));
     sz[2] = a.S;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dk, &outs[1]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dk, &outs[1]));
     sz[3] = a.Ev;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dv, &outs[2]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dv, &outs[2]));
     status = sc__out_n(call, 3, outs);
 fail:
     for (i = 0; i < 3; i++)
@@ -380,7 +773,7 @@ sc_status sc__kernel_sdpa_efficient(sc__kernel_call *call)
     sc_status status;
 
     memset(&a, 0, sizeof a);
-    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(attn_setup(call, idx, &a, &qt, false));
     SC_CHECK(sc__arg_bool(call, SC_KARG_SDPA_EFFICIENT_COMPUTE_LOG_SUMEXP,
                           &want_lse));
     P = want_lse ? (a.L + 31) / 32 * 32 : 0;
@@ -414,11 +807,11 @@ sc_status sc__kernel_sdpa_efficient(sc__kernel_call *call)
     lsz[0] = a.B;
     lsz[1] = a.H;
     lsz[2] = P;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, blhe, o, &outs[0]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, osz, blhe, SC__CT_F64, o, &outs[0]));
     SC_CHECK(out_in_order(call,
                           qt->dtype == SC_DTYPE_F64 ? SC_DTYPE_F64
                                                     : SC_DTYPE_F32,
-                          3, lsz, bhl, lse, &outs[1]));
+                          3, lsz, bhl, SC__CT_F64, lse, &outs[1]));
     SC_CHECK(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &outs[2], call->err));
     SC_CHECK(sc_tensor_new(SC_DTYPE_I64, 0, NULL, &outs[3], call->err));
     status = sc__out_n(call, 4, outs);
@@ -492,16 +885,17 @@ sc_status sc__kernel_sdpa_efficient_backward(sc__kernel_call *call)
     sc_status status;
 
     memset(&a, 0, sizeof a);
-    SC_CHECK(attn_setup(call, idx, &a, &qt));
+    SC_CHECK(attn_setup(call, idx, &a, &qt, false));
     SC_CHECK(sc__arg_opt_tensor(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_ATTN_BIAS,
                                 &bias));
     SC_CHECK(sc__arg_mask(call,
                           SC_KARG_SDPA_EFFICIENT_BACKWARD_GRAD_INPUT_MASK, 4,
                           mask));
     SC_CHECK(gather4(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_GRAD_OUT_,
-                     "grad_out_", &gt, &g));
-    SC_CHECK(gather4(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_OUT, "out", &ot,
-                     &o));
+                     "grad_out_", &gt, SC__CT_F64,
+                     (void **)&g));
+    SC_CHECK(gather4(call, SC_KARG_SDPA_EFFICIENT_BACKWARD_OUT, "out", &ot, SC__CT_F64,
+                     (void **)&o));
     if (gt->sizes[0] != a.B || gt->sizes[1] != a.H || gt->sizes[2] != a.L ||
         gt->sizes[3] != a.Ev || ot->sizes[0] != a.B || ot->sizes[1] != a.H ||
         ot->sizes[2] != a.L || ot->sizes[3] != a.Ev) {
@@ -531,11 +925,11 @@ sc_status sc__kernel_sdpa_efficient_backward(sc__kernel_call *call)
     sz[1] = a.H;
     sz[2] = a.L;
     sz[3] = a.E;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dq, &outs[0]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dq, &outs[0]));
     sz[2] = a.S;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dk, &outs[1]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dk, &outs[1]));
     sz[3] = a.Ev;
-    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, dv, &outs[2]));
+    SC_CHECK(out_in_order(call, qt->dtype, 4, sz, blhe, SC__CT_F64, dv, &outs[2]));
     if (db)
         SC_CHECK(out_bias_grad(call, bias, db, &outs[3]));
     status = sc__out_n(call, 4, outs);

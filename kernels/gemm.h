@@ -1,6 +1,7 @@
 /* symcut — kernels: the float32 and float64 matrix products under mm,
- * bmm, addmm and convolution.  Included by kernels/matmul.c,
- * kernels/conv.c (and by bench/bench_kernels.c).  Not installed. */
+ * bmm, addmm, attention and convolution.  Included by kernels/matmul.c,
+ * kernels/attention.c, kernels/conv.c (and by bench/bench_kernels.c).
+ * Not installed. */
 #ifndef SYMCUT_KERNELS_GEMM_H
 #define SYMCUT_KERNELS_GEMM_H
 

@@ -26,7 +26,7 @@ static sc_status out_f64(sc__kernel_call *c, sc_dtype d, size_t ndim,
 sc_status sc__kernel_linear(sc__kernel_call *call)
 {
     const sc_tensor *x, *w, *b;
-    double *bx = NULL, *bw = NULL, *bb = NULL, *o = NULL;
+    double *bx = NULL, *bw = NULL, *bb = NULL, *o = NULL, *wt = NULL;
     int64_t sizes[SC_TENSOR_MAX_DIMS], in, out, rows, r, j, k;
     sc_status status;
 
@@ -49,18 +49,23 @@ sc_status sc__kernel_linear(sc__kernel_call *call)
     if (b)
         SC_CHECK(f64_of(call, b, &bb));
     o = sc__calloc((size_t)(rows * out) + 1, sizeof *o);
-    if (!o) {
+    wt = sc__calloc((size_t)(in * out) + 1, sizeof *wt);
+    if (!o || !wt) {
         status = sc__error_nomem(call->err);
         goto fail;
     }
-    for (r = 0; r < rows; r++)
-        for (j = 0; j < out; j++) {
-            double acc = bb ? bb[b->ndim == 1 && b->sizes[0] == out ? j : 0]
-                            : 0;
-            for (k = 0; k < in; k++)
-                acc += bx[r * in + k] * bw[j * in + k];
-            o[r * out + j] = acc;
-        }
+    /* each element: the bias, then the products added in increasing k
+       (sc__matmul's order), through the packed gemm on weight^T */
+    for (k = 0; k < in; k++)
+        for (j = 0; j < out; j++)
+            wt[k * out + j] = bw[j * in + k];
+    if (bb)
+        for (r = 0; r < rows; r++)
+            for (j = 0; j < out; j++)
+                o[r * out + j] =
+                    bb[b->ndim == 1 && b->sizes[0] == out ? j : 0];
+    sc__matmul(SC__CT_F64, (size_t)rows, (size_t)in, (size_t)out, bx, wt,
+               o);
     memcpy(sizes, x->sizes, x->ndim * sizeof *sizes);
     sizes[x->ndim - 1] = out;
     status = out_f64(call, x->dtype, x->ndim, sizes, o);
@@ -69,6 +74,7 @@ fail:
     sc__free(bw);
     sc__free(bb);
     sc__free(o);
+    sc__free(wt);
     return status;
 }
 
@@ -240,7 +246,7 @@ sc_status sc__kernel_baddbmm(sc__kernel_call *call)
     const sc_tensor *s, *x, *y;
     double beta = 1, alpha = 1, *bs = NULL, *bx = NULL, *by = NULL,
            *o = NULL;
-    int64_t sizes[3], B, N, M, P, b, i, j, k;
+    int64_t sizes[3], B, N, M, P, b, i;
     size_t nd;
     sc_status status;
 
@@ -278,15 +284,13 @@ sc_status sc__kernel_baddbmm(sc__kernel_call *call)
         status = sc__error_nomem(call->err);
         goto fail;
     }
+    /* the products through sc__matmul (from 0, in increasing k), then
+       alpha and beta */
     for (b = 0; b < B; b++)
-        for (i = 0; i < N; i++)
-            for (j = 0; j < P; j++) {
-                double acc = 0;
-                size_t at = (size_t)((b * N + i) * P + j);
-                for (k = 0; k < M; k++)
-                    acc += bx[(b * N + i) * M + k] * by[(b * M + k) * P + j];
-                o[at] = alpha * acc + (beta == 0 ? 0 : beta * bs[at]);
-            }
+        sc__matmul(SC__CT_F64, (size_t)N, (size_t)M, (size_t)P,
+                   bx + b * N * M, by + b * M * P, o + b * N * P);
+    for (i = 0; i < B * N * P; i++)
+        o[i] = alpha * o[i] + (beta == 0 ? 0 : beta * bs[i]);
     status = out_f64(call, x->dtype, 3, sizes, o);
 fail:
     sc__free(bs);

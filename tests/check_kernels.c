@@ -3481,6 +3481,78 @@ START_TEST(test_lm_head_ce)
 }
 END_TEST
 
+/* Attention on float32 (and bfloat16) inputs, the blocked float32 path,
+ * against the float64 path on the same values: several query blocks (200
+ * rows: 64-row blocks and an edge), two key blocks (600 keys: 512 and 88),
+ * causal and not, with a float mask whose first query row is fully
+ * masked; forward (out, lse) and backward (dq, dk, dv). */
+static void sdpa_f32_case(sc_dtype d, bool causal, double tol)
+{
+    int64_t qs[4] = {1, 2, 200, 8}, ks[4] = {1, 2, 600, 8},
+            vs[4] = {1, 2, 600, 5}, gs[4] = {1, 2, 200, 5}, ms[2] = {200, 600};
+    sc_tensor *q[2], *k[2], *v[2], *g[2], *m[2], *fo[2][2], *bo[2][3];
+    size_t x, i, n;
+    for (x = 0; x < 2; x++) {
+        sc_dtype t = x == 0 ? d : SC_DTYPE_F64;
+        double *mv = calloc(200 * 600, sizeof *mv);
+        ck_assert_ptr_nonnull(mv);
+        for (i = 0; i < 200 * 600; i++)
+            mv[i] = i < 600 ? -INFINITY : (double)(i % 7) * 0.25 - 0.5;
+        q[x] = mkrand(t, 4, qs, 11);
+        k[x] = mkrand(t, 4, ks, 12);
+        v[x] = mkrand(t, 4, vs, 13);
+        g[x] = mkrand(t, 4, gs, 14);
+        m[x] = mk(t, 2, ms, mv);
+        free(mv);
+        {
+            sc__karg fa[7] = {KT(q[x]), KT(k[x]), KT(v[x]), KF(0),
+                              KB(causal), KT(m[x]), KN()};
+            n = runN(sc__kernel_sdpa_flash_cpu, 7, fa, fo[x]);
+            ck_assert_uint_eq(n, 2);
+        }
+        {
+            sc__karg ba[10] = {KT(g[x]), KT(q[x]), KT(k[x]), KT(v[x]),
+                               KT(fo[x][0]), KT(fo[x][1]), KF(0),
+                               KB(causal), KT(m[x]), KN()};
+            n = runN(sc__kernel_sdpa_flash_cpu_backward, 10, ba, bo[x]);
+            ck_assert_uint_eq(n, 3);
+        }
+    }
+    ck_assert_int_eq(fo[0][0]->dtype, d);
+    ck_assert_int_eq(fo[0][1]->dtype, SC_DTYPE_F32);
+    /* the fully masked first row of each head: out 0, lse -inf */
+    for (i = 0; i < 5; i++)
+        ck_assert(sc_tensor_item_double(fo[0][0], i) == 0);
+    ck_assert(isinf(sc_tensor_item_double(fo[0][1], 0)));
+    ck_assert(isinf(sc_tensor_item_double(fo[0][1], 200)));
+    for (i = 0; i < 2; i++)
+        ck_assert_msg(max_rel_diff(fo[0][i], fo[1][i], tol) <= tol,
+                      "forward result %zu: %g", i,
+                      max_rel_diff(fo[0][i], fo[1][i], tol));
+    for (i = 0; i < 3; i++)
+        ck_assert_msg(max_rel_diff(bo[0][i], bo[1][i], tol) <= tol,
+                      "gradient %zu: %g", i,
+                      max_rel_diff(bo[0][i], bo[1][i], tol));
+    for (x = 0; x < 2; x++) {
+        sc_tensor_free(q[x]);
+        sc_tensor_free(k[x]);
+        sc_tensor_free(v[x]);
+        sc_tensor_free(g[x]);
+        sc_tensor_free(m[x]);
+        free_outs(fo[x], 2);
+        free_outs(bo[x], 3);
+    }
+}
+
+START_TEST(test_sdpa_f32_blocked)
+{
+    sdpa_f32_case(SC_DTYPE_F32, false, 1e-4);
+    sdpa_f32_case(SC_DTYPE_F32, true, 1e-4);
+    /* bfloat16 inputs and results: within bfloat16's rounding */
+    sdpa_f32_case(SC_DTYPE_BF16, true, 3e-2);
+}
+END_TEST
+
 Suite *kernels_suite(void)
 {
     Suite *s = suite_create("kernels");
@@ -3502,6 +3574,7 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, test_npy_malformed);
     suite_add_tcase(s, tc);
     tc = tcase_create("kernels");
+    tcase_add_test(tc, test_sdpa_f32_blocked);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_unary);
     tcase_add_test(tc, test_unary_dtypes);
