@@ -597,18 +597,41 @@ static bool is_batch_norm_op(int op)
            op == SC_OP__NATIVE_BATCH_NORM_LEGIT_NO_TRAINING;
 }
 
-/* Node id is getitem(batch norm, 1 or 2). */
-static bool is_batch_norm_stat(const sc_graph *g, sc_node_id id)
+bool sc__interp_bn_stat_f32(const sc_graph *g, sc_node_id id)
 {
-    const sc_value *c, *ix;
+    const sc_value *c, *ix, *a;
+    sc_result r;
+    size_t k;
+    bool any = false;
     if (sc__graph_node_op(g, id) != SC_OP_GETITEM)
         return false;
     c = sc_graph_node_arg(g, id, 0);
     ix = sc_graph_node_arg(g, id, 1);
-    if (!c || !ix || c->kind != SC_VALUE_NODE || ix->kind != SC_VALUE_INT)
+    if (!c || !ix || c->kind != SC_VALUE_NODE || ix->kind != SC_VALUE_INT ||
+        (ix->u.i != 1 && ix->u.i != 2) ||
+        !is_batch_norm_op(sc__graph_node_op(g, c->u.node)))
         return false;
-    return is_batch_norm_op(sc__graph_node_op(g, c->u.node)) &&
-           (ix->u.i == 1 || ix->u.i == 2);
+    /* the input bf16/f16, every tensor among weight, bias and the running
+     * statistics (arguments 1 .. 4; no_stats has a bool at 3) float32 */
+    a = sc_graph_node_arg(g, c->u.node, 0);
+    if (!a || a->kind != SC_VALUE_NODE)
+        return false;
+    sc_graph_node_result(g, a->u.node, &r);
+    if (r.kind != SC_RESULT_TENSOR ||
+        (r.tensor.dtype != SC_DTYPE_BF16 && r.tensor.dtype != SC_DTYPE_F16))
+        return false;
+    for (k = 1; k <= 4; k++) {
+        a = sc_graph_node_arg(g, c->u.node, k);
+        if (!a || a->kind != SC_VALUE_NODE)
+            continue;
+        sc_graph_node_result(g, a->u.node, &r);
+        if (r.kind != SC_RESULT_TENSOR)
+            continue;
+        if (r.tensor.dtype != SC_DTYPE_F32)
+            return false;
+        any = true;
+    }
+    return any;
 }
 
 /* Placeholder id is used (at least once) and only as save_mean or
@@ -1423,7 +1446,7 @@ static sc_status check_result(interp *in, sc_node_id id, const ival *v)
     if (r.kind == SC_RESULT_TENSOR && v->kind == IV_TENSOR) {
         if (check && r.tensor.dtype != v->t->dtype &&
             !(reduced_as_f32(r.tensor.dtype, v->t->dtype) &&
-              is_batch_norm_stat(in->g, id)))
+              sc__interp_bn_stat_f32(in->g, id)))
             return sc__error_set(in->err, SC_ERR_TYPE,
                                  "node %s: the kernel returned %s, the graph "
                                  "says %s",
