@@ -1,8 +1,9 @@
 /* symcut — the interpreter and validation: private declarations shared by
- * kernels/interp.c, kernels/validate.c and kernels/gradcheck.c.
+ * kernels/interp.c, kernels/validate.c, kernels/gradcheck.c and
+ * kernels/peak.c.
  *
- * Included by those three files only (sc__interp_bn_stat_f32 is meant for
- * kernels/peak.c's prediction too).  Not installed. */
+ * Included by those four files only (kernels/peak.c for
+ * sc__interp_bn_stat_f32).  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERP_H
 #define SYMCUT_KERNELS_INTERP_H
 
