@@ -174,6 +174,36 @@ static void batch_norm_channel_f32(double *bx, size_t N, size_t C, size_t P,
     *invstd_out = is;
 }
 
+/* The dtype of save_mean and save_invstd, as PyTorch's CPU kernel makes
+ * them: float32 for a reduced-precision (bf16, f16) input whose defined
+ * parameters (weight, bias, running statistics; at least one) are float32
+ * -- PyTorch's mixed-type batch norm, which keeps float statistics; else
+ * the input's dtype.  PyTorch 2.13's meta function, and so the graphs'
+ * annotations, say the input's dtype in the mixed case too; the
+ * interpreter accepts float32 there (doc/interp.md). */
+static sc_dtype stat_dtype_of(const sc_tensor *x, const sc_tensor *w,
+                              const sc_tensor *b, const sc_tensor *rm,
+                              const sc_tensor *rv)
+{
+    const sc_tensor *p[4];
+    size_t k;
+    bool any = false;
+    p[0] = w;
+    p[1] = b;
+    p[2] = rm;
+    p[3] = rv;
+    if (x->dtype != SC_DTYPE_BF16 && x->dtype != SC_DTYPE_F16)
+        return x->dtype;
+    for (k = 0; k < 4; k++) {
+        if (!p[k])
+            continue;
+        if (p[k]->dtype != SC_DTYPE_F32)
+            return x->dtype;
+        any = true;
+    }
+    return any ? SC_DTYPE_F32 : x->dtype;
+}
+
 static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
 {
     const sc_tensor *x, *w, *b, *rm, *rv;
@@ -234,7 +264,7 @@ static sc_status batch_norm_run(sc__kernel_call *call, bool functional)
         goto fail;
     }
     f32 = x->dtype != SC_DTYPE_F64;
-    stat_dtype = x->dtype;
+    stat_dtype = stat_dtype_of(x, w, b, rm, rv);
     for (c = 0; c < C; c++) {
         if (f32) {
             batch_norm_channel_f32(bx, N, C, P, c, training, momentum, eps,

@@ -11,6 +11,7 @@
 #include <symcut/interp.h>
 
 #include "graph/ops.h"
+#include "kernels/interp.h"
 #include "kernels/peak.h"
 #include "util/internal.h"
 
@@ -776,6 +777,10 @@ static sc_status make_value(sim *s, const sc_graph *g, gvals *v,
                 continue;
             }
             sc_graph_node_result(g, rd, &er);
+            /* a mixed-type batch norm's statistics are float32 whatever
+             * their annotation says (doc/interp.md) */
+            if (er.kind == SC_RESULT_TENSOR && sc__interp_bn_stat_f32(g, rd))
+                er.tensor.dtype = SC_DTYPE_F32;
             SC_TRY(fresh_for(s, v, &er, true));
         }
         goto done;

@@ -1033,6 +1033,141 @@ START_TEST(test_layout_follows_metadata)
 }
 END_TEST
 
+/* ---- Batch-norm statistics of a bf16 input ------------------------------------ */
+
+/* A bf16 input with float32 parameters: PyTorch's CPU kernel keeps
+ * float32 save_mean and save_invstd, while the annotations (its meta
+ * function) say bf16.  The interpreter accepts the float32 statistics at
+ * the getitems of the batch norm and at placeholders that only
+ * native_batch_norm_backward reads as saved statistics; nowhere else. */
+static const char bn_bf16_joint[] =
+    "def forward(self, primals_1: \"bf16[4, 2, 3][6, 3, 1]cpu\", "
+    "primals_2: \"f32[2][1]cpu\", primals_3: \"f32[2][1]cpu\", "
+    "primals_4: \"f32[2][1]cpu\", primals_5: \"f32[2][1]cpu\", "
+    "tangents_1: \"bf16[4, 2, 3][6, 3, 1]cpu\"):\n"
+    "    bn = torch.ops.aten._native_batch_norm_legit_functional.default("
+    "primals_1, primals_2, primals_3, primals_4, primals_5, True, 0.1, "
+    "1e-05)\n"
+    "    getitem: \"bf16[4, 2, 3][6, 3, 1]cpu\" = bn[0]\n"
+    "    getitem_1: \"bf16[2][1]cpu\" = bn[1]\n"
+    "    getitem_2: \"bf16[2][1]cpu\" = bn[2]\n"
+    "    getitem_3: \"f32[2][1]cpu\" = bn[3]\n"
+    "    getitem_4: \"f32[2][1]cpu\" = bn[4]\n"
+    "    bwd = torch.ops.aten.native_batch_norm_backward.default("
+    "tangents_1, primals_1, primals_2, getitem_3, getitem_4, getitem_1, "
+    "getitem_2, True, 1e-05, [True, True, True])\n"
+    "    getitem_5: \"bf16[4, 2, 3][6, 3, 1]cpu\" = bwd[0]\n"
+    "    getitem_6: \"f32[2][1]cpu\" = bwd[1]\n"
+    "    getitem_7: \"f32[2][1]cpu\" = bwd[2]\n"
+    "    return [getitem, getitem_1, getitem_2, getitem_5, getitem_6]\n";
+
+/* The backward alone: getitem_1 and getitem_2 come from the forward; in
+ * bn_bf16_misuse an add reads them too, so they must be bf16. */
+static const char bn_bf16_backward[] =
+    "def forward(self, primals_1: \"bf16[4, 2, 3][6, 3, 1]cpu\", "
+    "primals_2: \"f32[2][1]cpu\", getitem_1: \"bf16[2][1]cpu\", "
+    "getitem_2: \"bf16[2][1]cpu\", "
+    "tangents_1: \"bf16[4, 2, 3][6, 3, 1]cpu\"):\n"
+    "    bwd = torch.ops.aten.native_batch_norm_backward.default("
+    "tangents_1, primals_1, primals_2, None, None, getitem_1, "
+    "getitem_2, True, 1e-05, [True, True, True])\n"
+    "    getitem_5: \"bf16[4, 2, 3][6, 3, 1]cpu\" = bwd[0]\n"
+    "    getitem_6: \"f32[2][1]cpu\" = bwd[1]\n"
+    "    return [getitem_5, getitem_6]\n";
+
+static const char bn_bf16_misuse[] =
+    "def forward(self, primals_1: \"bf16[4, 2, 3][6, 3, 1]cpu\", "
+    "primals_2: \"f32[2][1]cpu\", getitem_1: \"bf16[2][1]cpu\", "
+    "getitem_2: \"bf16[2][1]cpu\", "
+    "tangents_1: \"bf16[4, 2, 3][6, 3, 1]cpu\"):\n"
+    "    bwd = torch.ops.aten.native_batch_norm_backward.default("
+    "tangents_1, primals_1, primals_2, None, None, getitem_1, "
+    "getitem_2, True, 1e-05, [True, True, True])\n"
+    "    getitem_5: \"bf16[4, 2, 3][6, 3, 1]cpu\" = bwd[0]\n"
+    "    add: \"bf16[2][1]cpu\" = torch.ops.aten.add.Tensor(getitem_2, "
+    "getitem_1)\n"
+    "    return [getitem_5, add]\n";
+
+static sc_tensor *to_dtype(sc_tensor *t, sc_dtype dt)
+{
+    sc_tensor *o = NULL;
+    sc_error err;
+    ck_assert_msg(sc_tensor_to_dtype(t, dt, &o, &err) == SC_OK, "%s",
+                  err.message);
+    sc_tensor_free(t);
+    return o;
+}
+
+START_TEST(test_batch_norm_bf16_stats)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, bn_bf16_joint);
+    sc_tensor *in[6], *bin[5], **outs = NULL, **bouts = NULL;
+    sc_error err;
+    size_t i, k, unrounded = 0;
+
+    {
+        int64_t xs[3] = {4, 2, 3};
+        float *a, *t;
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 3, xs, &in[0], &err) == SC_OK);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 3, xs, &in[5], &err) == SC_OK);
+        a = sc_tensor_data(in[0]);
+        t = sc_tensor_data(in[5]);
+        for (i = 0; i < 24; i++) {
+            a[i] = (float)((i * 7) % 11) * 0.375f - 1.0f;
+            t[i] = (float)((i * 5) % 7) * 0.25f - 0.5f;
+        }
+        in[0] = to_dtype(in[0], SC_DTYPE_BF16);
+        in[5] = to_dtype(in[5], SC_DTYPE_BF16);
+    }
+    for (k = 1; k < 5; k++)
+        in[k] = ramp(1, 2, 0);
+    ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    /* the statistics are float32 and not rounded to bf16 */
+    for (k = 1; k <= 2; k++) {
+        ck_assert_int_eq(outs[k]->dtype, SC_DTYPE_F32);
+        for (i = 0; i < 2; i++) {
+            float v = ((const float *)sc_tensor_data(outs[k]))[i];
+            if (sc_bf16_to_f32(sc_f32_to_bf16(v)) != v)
+                unrounded++;
+        }
+    }
+    ck_assert_uint_gt(unrounded, 0);
+    ck_assert_int_eq(outs[3]->dtype, SC_DTYPE_BF16);
+
+    /* the backward graph alone takes the forward's float32 statistics */
+    sc_graph_free(g);
+    g = text_graph(ctx, bn_bf16_backward);
+    bin[0] = in[0];
+    bin[1] = in[1];
+    bin[2] = outs[1];
+    bin[3] = outs[2];
+    bin[4] = in[5];
+    ck_assert_msg(run(g, bin, NULL, &bouts, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(bouts[0]->dtype, SC_DTYPE_BF16);
+    ck_assert(bit_equal(bouts[0], outs[3]));
+    ck_assert(bit_equal(bouts[1], outs[4]));
+    free_tensors(bouts, 2);
+
+    /* ... but not where another op reads them */
+    sc_graph_free(g);
+    g = text_graph(ctx, bn_bf16_misuse);
+    ck_assert_int_eq(run(g, bin, NULL, &bouts, NULL, &err), SC_ERR_TYPE);
+    ck_assert_msg(strstr(err.message, "getitem_1") &&
+                      strstr(err.message, "bf16"),
+                  "%s", err.message);
+    free(bouts);
+
+    free_tensors(outs, 5);
+    for (k = 0; k < 6; k++)
+        sc_tensor_free(in[k]);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- Random ops ----------------------------------------------------------------- */
 
 START_TEST(test_random_keyed_by_name)
@@ -1382,6 +1517,7 @@ Suite *interp_suite(void)
     tc = tcase_create("validate");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_layout_follows_metadata);
+    tcase_add_test(tc, test_batch_norm_bf16_stats);
     tcase_add_test(tc, test_validate_pass);
     tcase_add_test(tc, test_validate_mismatch);
     tcase_add_test(tc, test_validate_dynamic_sizes);

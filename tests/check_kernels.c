@@ -3212,6 +3212,118 @@ START_TEST(test_batch_norm)
 }
 END_TEST
 
+/* The saved statistics' dtype: float32 for a bf16/f16 input whose
+ * defined parameters are float32 (PyTorch's mixed-type CPU batch norm),
+ * else the input's; the values are the float statistics, not rounded to
+ * the input's dtype. */
+START_TEST(test_batch_norm_mixed_stats)
+{
+    static const struct {
+        sc_dtype x, p; /* input; parameters (SC_DTYPE_B8: none) */
+        bool running, train;
+        sc_dtype want;
+    } rows[] = {
+        {SC_DTYPE_BF16, SC_DTYPE_F32, true, true, SC_DTYPE_F32},
+        {SC_DTYPE_BF16, SC_DTYPE_F32, false, true, SC_DTYPE_F32},
+        {SC_DTYPE_F16, SC_DTYPE_F32, true, true, SC_DTYPE_F32},
+        {SC_DTYPE_BF16, SC_DTYPE_F32, true, false, SC_DTYPE_F32},
+        {SC_DTYPE_BF16, SC_DTYPE_BF16, true, true, SC_DTYPE_BF16},
+        {SC_DTYPE_BF16, SC_DTYPE_B8, false, true, SC_DTYPE_BF16},
+        {SC_DTYPE_F32, SC_DTYPE_F32, true, true, SC_DTYPE_F32},
+    };
+    int64_t xs[3] = {4, 2, 3}, cs = 2;
+    static const double rm0[] = {0.25, -0.5}, rv0[] = {1.5, 0.75};
+    size_t r;
+
+    for (r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        bool params = rows[r].p != SC_DTYPE_B8;
+        sc_dtype pd = params ? rows[r].p : SC_DTYPE_F32;
+        sc_tensor *x = mkrand(rows[r].x, 3, xs, 71);
+        sc_tensor *w = mkrand(pd, 1, &cs, 72), *b = mkrand(pd, 1, &cs, 73);
+        sc_tensor *rm = mk1(pd, 2, rm0), *rv = mk1(pd, 2, rv0);
+        sc_tensor *outs[4];
+        sc__karg k[8];
+        size_t n, c, unrounded = 0;
+
+        k[0] = KT(x);
+        k[1] = params ? KT(w) : KN();
+        k[2] = params ? KT(b) : KN();
+        k[3] = rows[r].running ? KT(rm) : KN();
+        k[4] = rows[r].running ? KT(rv) : KN();
+        k[5] = KB(rows[r].train);
+        k[6] = KF(0.1);
+        k[7] = KF(1e-5);
+        n = runN(sc__kernel_native_batch_norm, 8, k, outs);
+        ck_assert_uint_eq(n, 3);
+        ck_assert_msg(outs[0]->dtype == rows[r].x, "row %zu", r);
+        ck_assert_msg(outs[1]->dtype == rows[r].want &&
+                          outs[2]->dtype == rows[r].want,
+                      "row %zu: statistics %s, want %s", r,
+                      sc_dtype_code(outs[1]->dtype),
+                      sc_dtype_code(rows[r].want));
+        expect_shape(outs[1], 1, (int64_t)(rows[r].train ? 2 : 0));
+        if (rows[r].train && rows[r].want == SC_DTYPE_F32) {
+            /* each statistic against the float formula in double, and at
+             * least one of them is not a bf16 value */
+            for (c = 0; c < 2; c++) {
+                double s = 0, q = 0, mu, is;
+                size_t i;
+                for (i = 0; i < 12; i++)
+                    s += sc_tensor_item_double(x, (i / 3 * 2 + c) * 3 + i % 3);
+                mu = s / 12;
+                for (i = 0; i < 12; i++) {
+                    double d = sc_tensor_item_double(
+                                   x, (i / 3 * 2 + c) * 3 + i % 3) -
+                               mu;
+                    q += d * d;
+                }
+                is = 1 / sqrt(q / 12 + 1e-5);
+                ck_assert(fabs(sc_tensor_item_double(outs[1], c) - mu) <
+                          1e-6 * (1 + fabs(mu)));
+                ck_assert(fabs(sc_tensor_item_double(outs[2], c) - is) <
+                          1e-6 * is);
+                if (rows[r].x == SC_DTYPE_BF16) {
+                    float m = (float)sc_tensor_item_double(outs[1], c);
+                    float v = (float)sc_tensor_item_double(outs[2], c);
+                    unrounded += sc_bf16_to_f32(sc_f32_to_bf16(m)) != m;
+                    unrounded += sc_bf16_to_f32(sc_f32_to_bf16(v)) != v;
+                }
+            }
+            if (rows[r].x == SC_DTYPE_BF16)
+                ck_assert_msg(unrounded > 0, "row %zu: rounded to bf16", r);
+        }
+        if (rows[r].train) {
+            /* the backward reads the float32 statistics */
+            bool mask[3] = {true, true, true};
+            sc_tensor *go = mkrand(rows[r].x, 3, xs, 74), *bo[3];
+            sc__karg kb[10];
+            size_t nb;
+            kb[0] = KT(go);
+            kb[1] = KT(x);
+            kb[2] = params ? KT(w) : KN();
+            kb[3] = KN();
+            kb[4] = KN();
+            kb[5] = KT(outs[1]);
+            kb[6] = KT(outs[2]);
+            kb[7] = KB(true);
+            kb[8] = KF(1e-5);
+            kb[9] = KBL(3, mask);
+            nb = runN(sc__kernel_native_batch_norm_backward, 10, kb, bo);
+            ck_assert_uint_eq(nb, 3);
+            ck_assert_int_eq(bo[0]->dtype, rows[r].x);
+            free_outs(bo, nb);
+            sc_tensor_free(go);
+        }
+        free_outs(outs, n);
+        sc_tensor_free(x);
+        sc_tensor_free(w);
+        sc_tensor_free(b);
+        sc_tensor_free(rm);
+        sc_tensor_free(rv);
+    }
+}
+END_TEST
+
 START_TEST(test_group_norm)
 {
     int64_t xs[3] = {2, 4, 3}, cs = 4;
@@ -3607,6 +3719,7 @@ Suite *kernels_suite(void)
     tcase_add_test(tc, test_convolution);
     tcase_add_test(tc, test_max_pool2d);
     tcase_add_test(tc, test_batch_norm);
+    tcase_add_test(tc, test_batch_norm_mixed_stats);
     tcase_add_loop_test(tc, test_torch_bits, 0,
                         (int)(sizeof torch_bit_cases / sizeof torch_bit_cases[0]));
     tcase_add_test(tc, test_group_norm);
