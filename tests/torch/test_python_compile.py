@@ -33,15 +33,8 @@ POLICY = "pytorch-2.13" if HAS_213 else "pytorch"
 # the models whose step takes longest to compile (ids "NAME-big")
 BIG = ("gpt2_block", "llama_block", "resnet", "mobilenetv2",
        "transformer_encoder_layer", "lstm", "gru")
-# data_dependent: symcut's saved SymInts differ from torch's inside
-# torch.compile (index 4: sym_size_int against sym_size_int_1, nonzero's
-# unbacked sizes); on the zoo's joint text they are equal
-KNOWN = {"data_dependent": "saved SymInts of nonzero's unbacked sizes "
-                           "differ from torch's inside torch.compile"}
 CASES = [pytest.param(n, id=n + "-big" if models.BY_NAME[n].group in BIG
-                      else n,
-                      marks=[pytest.mark.xfail(reason=KNOWN[n], strict=True)]
-                      if n in KNOWN else [])
+                      else n)
          for n in models.BY_NAME]
 
 
