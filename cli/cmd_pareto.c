@@ -23,6 +23,7 @@
 #include <symcut/partition.h>
 
 #include "cli/cli.h"
+#include "cli/decision-peak.h"
 #include "cli/load.h"
 
 int cli_cmd_pareto(int argc, char **argv);
@@ -125,21 +126,13 @@ static void bprintf(buf *b, const char *fmt, ...)
 
 /* ---- Peak memory ----------------------------------------------------------- */
 
-typedef struct peak {
-    bool have;
-    bool exact;          /* no tuple element of unknown size */
-    uint64_t bytes;      /* predicted (sc_peak_predict) */
-    bool have_measured;
-    uint64_t measured;   /* measured (sc_peak_measure) */
-} peak;
+/* a decision's peak memory (cli/decision-peak.h) */
+typedef cli_peak peak;
 
-/* The peak of a decision's partition at the hints: predicted, and with
- * measure also measured by running forward then backward in the
- * interpreter on generated inputs.  point >= 0: frontier point number
- * point, else the saved set ids[0..n). */
-static int decision_peak(const sc_frontier *f, const sc_graph *g, long point,
-                         const sc_node_id *ids, size_t n, bool measure,
-                         peak *out)
+/* cli/decision-peak.h */
+int cli_decision_peak(const sc_frontier *f, const sc_graph *g, long point,
+                      const sc_node_id *ids, size_t n, bool measure,
+                      cli_peak *out)
 {
     sc_partition *part = NULL;
     sc_peak_report rep;
@@ -725,14 +718,14 @@ static int report(const pareto_args *a, const sc_graph *g,
         return CLI_EXIT_INPUT;
     }
     for (i = 0; i < n && !a->no_peak && !svg; i++)
-        if ((rc = decision_peak(f, g, (long)i, NULL, 0, a->measure_peak,
-                                &pk[i])) != 0)
+        if ((rc = cli_decision_peak(f, g, (long)i, NULL, 0,
+                                    a->measure_peak, &pk[i])) != 0)
             goto done;
     for (i = 0; i < cl->n && !a->no_peak && !svg; i++) {
         cmp_item *it = &cl->items[i];
         if (!it->error[0] && it->pt.valid &&
-            (rc = decision_peak(f, g, -1, it->ids, it->nids, a->measure_peak,
-                                &it->pk)) != 0)
+            (rc = cli_decision_peak(f, g, -1, it->ids, it->nids,
+                                    a->measure_peak, &it->pk)) != 0)
             goto done;
     }
     /* peak memory should grow with the saved bytes: flag a point whose

@@ -6,7 +6,8 @@
  *                    [--rule-off NAME] [--aggressive-recomputation]
  *                    [--max-dist-from-bw N] [--long-chain-limit N]
  *                    [--unbacked-fallback N] [--memory-budget B]
- *                    [--saved NAMES|FILE]
+ *                    [--saved NAMES|FILE [--no-peak | --measure-peak]]
+ *                    [--replay-random]
  *                    [--fw FILE] [--bw FILE]
  *                    [--format text|json|dot|html]
  *                    [--around NODE [--depth K]] [--no-timings] [-o FILE]
@@ -26,6 +27,7 @@
 
 #include "cli/progress.h"
 #include "cli/cli.h"
+#include "cli/decision-peak.h"
 #include "cli/html.h"
 #include "cli/load.h"
 
@@ -38,7 +40,9 @@ static void usage(FILE *out)
           "                        [--rule-off NAME] [--aggressive-recomputation]\n"
           "                        [--max-dist-from-bw N] [--long-chain-limit N]\n"
           "                        [--unbacked-fallback N]\n"
-          "                        [--memory-budget B] [--saved NAMES|FILE]\n"
+          "                        [--memory-budget B] [--replay-random]\n"
+          "                        [--saved NAMES|FILE\n"
+          "                         [--no-peak | --measure-peak]]\n"
           "                        [--fw FILE] [--bw FILE]\n"
           "                        [--format text|json|dot|html]\n"
           "                        [--around NODE [--depth K]] [--no-timings]\n"
@@ -74,10 +78,20 @@ static void usage(FILE *out)
           "                        cut).  exact: the least recompute cost\n"
           "                        within B; pytorch-2.13: torch 2.13's\n"
           "                        memory-budget solver\n"
+          "  --replay-random       exact with --memory-budget, and --saved:\n"
+          "                        random ops may be recomputed (symcut's\n"
+          "                        interpreter replays their draws exactly;\n"
+          "                        torch would re-draw them)\n"
           "  --saved NAMES|FILE    score a saved set given from outside (names,\n"
           "                        comma-separated, or a FILE of names):\n"
           "                        validity, saved bytes, recompute cost, and\n"
-          "                        the exact frontier's least cost at its bytes\n",
+          "                        the exact frontier's least cost at its\n"
+          "                        bytes, and (valid) its peak memory of\n"
+          "                        forward then backward, predicted at the\n"
+          "                        hints (as 'symcut pareto')\n"
+          "  --no-peak             --saved: leave the peak out\n"
+          "  --measure-peak        --saved: also measure it (the interpreter\n"
+          "                        runs both graphs on generated inputs)\n",
           out);
     cli_partition_rules_help(out);
     fputs("  --fw FILE, --bw FILE  write the forward / backward graph\n"
@@ -255,7 +269,7 @@ typedef struct partition_args {
     const char *around;
     long nfwd, depth;
     cli_params params;
-    bool forward;
+    bool forward, replay_random, no_peak, measure_peak;
     unsigned report_flags;
     cli_hints hints;
     tag_list tags;
@@ -297,6 +311,11 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
         {.name = "--memory-budget", .kind = CLI_OPT_CALL, .dest = &a->opts,
          .fn = budget_option},
         {.name = "--saved", .kind = CLI_OPT_TEXT, .dest = &a->saved},
+        {.name = "--replay-random", .kind = CLI_OPT_FLAG,
+         .dest = &a->replay_random},
+        {.name = "--no-peak", .kind = CLI_OPT_FLAG, .dest = &a->no_peak},
+        {.name = "--measure-peak", .kind = CLI_OPT_FLAG,
+         .dest = &a->measure_peak},
         {.short_name = "-o", .kind = CLI_OPT_TEXT, .dest = &a->out_path},
         CLI_READING_OPTIONS(&a->reading),
     };
@@ -327,6 +346,22 @@ static int parse_args(sc_ctx *ctx, int argc, char **argv, partition_args *a)
                                             "with --fw, --bw, "
                                             "--memory-budget or --format "
                                             "dot or html");
+    if ((a->no_peak || a->measure_peak) && !a->saved)
+        return cli_usage_error("partition", "--no-peak and --measure-peak "
+                                            "are for --saved");
+    if (a->no_peak && a->measure_peak)
+        return cli_usage_error("partition", "--no-peak and --measure-peak "
+                                            "contradict each other");
+    /* as 'symcut pareto': under exact only (--saved scores on the exact
+     * frontier whatever the policy) */
+    if (a->replay_random && !a->saved &&
+        (a->opts.policy != SC_PARTITION_EXACT ||
+         a->opts.memory_budget_kind == SC_PARTITION_BUDGET_NONE))
+        return cli_usage_error("partition", "--replay-random: random ops "
+                                            "are replayed under the exact "
+                                            "policy with --memory-budget, "
+                                            "or in --saved's scoring, only");
+    a->opts.memory_budget_replay_random = a->replay_random;
     if (a->around && strcmp(a->format, "dot") != 0 &&
         strcmp(a->format, "html") != 0)
         return cli_usage_error("partition", "--around draws part of the "
@@ -461,7 +496,9 @@ static int check_graph_options(const sc_graph *g, const partition_args *a)
 
 /* --saved NAMES|FILE: a file that exists is read (names separated by
  * blanks, commas or new lines), else the value is the comma-separated
- * names.  The set is scored against the exact frontier. */
+ * names.  The set is scored against the exact frontier (random ops
+ * replayed with --replay-random), and a valid set's peak memory is
+ * predicted (and measured) as 'symcut pareto' does. */
 static int score_saved(const partition_args *a, const sc_graph *g)
 {
     char *text = NULL, *s, *tok, *save = NULL;
@@ -470,7 +507,10 @@ static int score_saved(const partition_args *a, const sc_graph *g)
     FILE *fp = fopen(a->saved, "r");
     sc_frontier *f = NULL;
     sc_frontier_point pt, lo;
+    sc_frontier_options fo;
     sc_partition_options po = a->opts;
+    cli_peak pk;
+    char peak_json[160] = "", peak_text[160] = "";
     sc_error err;
     char out[2048];
     int rc = CLI_EXIT_INPUT, k;
@@ -506,12 +546,39 @@ static int score_saved(const partition_args *a, const sc_graph *g)
     }
     po.policy = SC_PARTITION_EXACT;
     po.flags |= SC_PARTITION_NO_GRAPHS;
-    if (sc_frontier_compute(g, &po, NULL, &f, &err) != SC_OK ||
+    po.memory_budget_replay_random = false;
+    sc_frontier_options_init(&fo);
+    fo.replay_random = a->replay_random;
+    if (sc_frontier_compute(g, &po, &fo, &f, &err) != SC_OK ||
         sc_frontier_score(f, ids, n, &pt, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
     sc_frontier_point_get(f, 0, &lo);
+    memset(&pk, 0, sizeof pk);
+    if (pt.valid && !a->no_peak &&
+        (rc = cli_decision_peak(f, g, -1, ids, n, a->measure_peak, &pk)) !=
+            0)
+        goto done;
+    rc = CLI_EXIT_INPUT;
+    if (pk.have) {
+        snprintf(peak_json, sizeof peak_json,
+                 ",\n  \"peak_bytes\": %llu,\n  \"peak_exact\": %s",
+                 (unsigned long long)pk.bytes, pk.exact ? "true" : "false");
+        snprintf(peak_text, sizeof peak_text,
+                 "peak memory (forward then backward): %llu bytes "
+                 "(predicted%s)\n",
+                 (unsigned long long)pk.bytes, pk.exact ? "" : ", a bound");
+    }
+    if (pk.have_measured) {
+        size_t lj = strlen(peak_json), lt = strlen(peak_text);
+        snprintf(peak_json + lj, sizeof peak_json - lj,
+                 ",\n  \"measured_peak_bytes\": %llu",
+                 (unsigned long long)pk.measured);
+        snprintf(peak_text + lt, sizeof peak_text - lt,
+                 "measured peak: %llu bytes\n",
+                 (unsigned long long)pk.measured);
+    }
     if (strcmp(a->format, "json") == 0)
         k = snprintf(out, sizeof out,
                      "{\n  \"saved\": %zu,\n  \"valid\": %s,\n"
@@ -521,7 +588,8 @@ static int score_saved(const partition_args *a, const sc_graph *g)
                      "  \"recompute_cost\": %llu,\n"
                      "  \"recompute_flops\": %llu,\n"
                      "  \"least_bytes\": %llu,\n  \"lower_bound\": %s%llu,\n"
-                     "  \"on_frontier\": %s\n}\n",
+                     "  \"on_frontier\": %s,\n"
+                     "  \"replay_random\": %s%s\n}\n",
                      n, pt.valid ? "true" : "false", pt.valid ? "" : "\"",
                      pt.valid ? "null"
                               : sc_graph_node_name(g, pt.invalid_node),
@@ -532,7 +600,8 @@ static int score_saved(const partition_args *a, const sc_graph *g)
                      (unsigned long long)pt.recompute_flops,
                      (unsigned long long)lo.saved_bytes, "",
                      (unsigned long long)pt.lower_bound,
-                     pt.optimal ? "true" : "false");
+                     pt.optimal ? "true" : "false",
+                     a->replay_random ? "true" : "false", peak_json);
     else if (!pt.valid)
         k = snprintf(out, sizeof out,
                      "saved set of %zu names: not valid: the backward would "
@@ -544,7 +613,7 @@ static int score_saved(const partition_args *a, const sc_graph *g)
                      "saved bytes: %llu (%zu tensors, %zu symints)\n"
                      "recompute cost: %llu (%llu FLOPs)\n"
                      "frontier at %llu bytes: least recompute cost %llu%s\n"
-                     "least bytes of any valid decision: %llu\n",
+                     "least bytes of any valid decision: %llu\n%s",
                      n, (unsigned long long)pt.saved_bytes, pt.saved_tensors,
                      pt.saved_symints, (unsigned long long)pt.recompute_cost,
                      (unsigned long long)pt.recompute_flops,
@@ -552,7 +621,7 @@ static int score_saved(const partition_args *a, const sc_graph *g)
                      (unsigned long long)pt.lower_bound,
                      pt.optimal ? " (this set is on the frontier)"
                                 : " or more (the hull's bound)",
-                     (unsigned long long)lo.saved_bytes);
+                     (unsigned long long)lo.saved_bytes, peak_text);
     if (k < 0 || (size_t)k >= sizeof out) {
         cli_errorf("report too long");
         goto done;

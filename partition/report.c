@@ -806,6 +806,8 @@ static sc_status write_json(const sc_partition *p,
     set(root, "trivial_bytes", json_integer(p->trivial_bytes), &ok);
     set(root, "trivial_bytes_formula", expr_json(p, p->trivial_expr), &ok);
     set(root, "recomputed", name_array(p, &p->recomputed), &ok);
+    /* torch 2.13's functionalize_rng_ops: the random ops it rewrites */
+    set(root, "rng_functionalized", json_integer((json_int_t)p->nrng), &ok);
     set(root, "forward_nodes", json_integer((json_int_t)c.fw_nodes), &ok);
     set(root, "forward_calls", json_integer((json_int_t)c.fw_calls), &ok);
     set(root, "backward_nodes", json_integer((json_int_t)c.bw_nodes), &ok);

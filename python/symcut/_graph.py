@@ -497,7 +497,8 @@ class Graph(_Handle):
                   num_fwd_outputs=None, hints=None, unbacked_fallback=None,
                   tags=None, cse=True, graphs=True, rules_off=(),
                   aggressive_recomputation=False, max_dist_from_bw=None,
-                  long_chain_limit=None, memory_budget=None):
+                  long_chain_limit=None, memory_budget=None,
+                  replay_random=False):
         """Partition this joint graph; returns a Partition.
 
         policy: a name of policies(); params: the first N primals are
@@ -508,18 +509,20 @@ class Graph(_Handle):
         memory_budget: bytes (an int > 1, or "40MB", "1.5GiB") or
         PyTorch's ratio (a float in [0, 1], or "0.5"), see
         parse_memory_budget; UnsupportedError when the library has no
-        memory budget (has_memory_budget)."""
+        memory budget (has_memory_budget); replay_random: under exact with
+        a budget, random ops may be recomputed (symcut's interpreter
+        replays their draws; torch would re-draw them)."""
         buf, keep = self._options(
             policy, params, param_indices, num_fwd_outputs, hints,
             unbacked_fallback, tags, cse, graphs, rules_off,
             aggressive_recomputation, max_dist_from_bw, long_chain_limit,
-            memory_budget)
+            memory_budget, replay_random)
         return self._run_partition(buf)
 
     def _options(self, policy, params, param_indices, num_fwd_outputs, hints,
                  unbacked_fallback, tags, cse, graphs, rules_off,
                  aggressive_recomputation, max_dist_from_bw,
-                 long_chain_limit, memory_budget):
+                 long_chain_limit, memory_budget, replay_random=False):
         """sc_partition_options in a buffer, and the arrays it points
         into (kept alive by the caller)."""
         Opts = _lib.PartitionOptions
@@ -587,6 +590,7 @@ class Graph(_Handle):
                 o.memory_budget_bytes = value
             else:
                 o.memory_budget_ratio = value
+        o.memory_budget_replay_random = bool(replay_random)
         return buf, keep
 
     def _run_partition(self, buf):
@@ -1035,29 +1039,36 @@ class Partition(_Handle):
 
 
 def pareto(graph, *, points=0, keep_bans=False, milp_seconds=0.0,
-           **options):
+           replay_random=False, policy="exact", **options):
     """The exact memory/recompute frontier of a joint graph (a Frontier):
     the lower convex hull of (saved bytes, recompute cost), and with
     points > 0 that many budgets between its ends solved exactly.
     keep_bans: PyTorch's heuristic bans stay constraints; milp_seconds:
-    the time limit of one budget's MILP (0: the library's); options:
-    Graph.partition's (policy and memory_budget are ignored: exact).
+    the time limit of one budget's MILP (0: the library's);
+    replay_random: under exact, random ops may be recomputed (symcut's
+    interpreter replays their draws; torch would re-draw them); policy:
+    exact or pytorch-2.13 (its classification, bans and default cut);
+    options: Graph.partition's (memory_budget is ignored).
     UnsupportedError when the library has no frontier."""
     if not _lib.HAS_FRONTIER:
         raise _ERROR_CLASSES["ERR_UNSUPPORTED"](
             "ERR_UNSUPPORTED", "this libsymcut has no frontier (%s)"
             % _lib.path)
-    return Frontier(graph, points, keep_bans, milp_seconds, options)
+    options["policy"] = policy
+    return Frontier(graph, points, keep_bans, milp_seconds, options,
+                    replay_random)
 
 
 class Frontier(_Handle):
     """What pareto returns: points (dicts, in increasing saved bytes),
     breakpoints (Fractions: bytes per unit of cost between hull
-    vertices), default_cut, solve(budget), score(names), partition(i)."""
+    vertices), default_cut, policy, solve(budget), score(names),
+    partition(i), partition_saved(names), torch_budget(ratio)."""
 
     _free = staticmethod(getattr(lib, "sc_frontier_free", None))
 
-    def __init__(self, joint, points, keep_bans, milp_seconds, options):
+    def __init__(self, joint, points, keep_bans, milp_seconds, options,
+                 replay_random=False):
         self.joint = joint
         args = dict(policy="exact", params=None, param_indices=None,
                     num_fwd_outputs=None, hints=None, unbacked_fallback=None,
@@ -1069,13 +1080,13 @@ class Frontier(_Handle):
             raise TypeError("unknown option(s): %s"
                             % ", ".join(sorted(unknown)))
         args.update(options)
-        args["policy"] = "exact"
         args["memory_budget"] = None
         buf, keep = joint._options(**args)
         fo = _lib.FrontierOptions()
         lib.sc_frontier_options_init(ctypes.byref(fo))
         fo.points = points
         fo.keep_bans = keep_bans
+        fo.replay_random = bool(replay_random)
         if milp_seconds:
             fo.milp_seconds = milp_seconds
         out = ctypes.c_void_p()
@@ -1106,7 +1117,9 @@ class Frontier(_Handle):
     def points(self):
         """Each point: saved_bytes, recompute_cost, recompute_flops,
         lower_bound, budget, saved_tensors, saved_symints (counts),
-        hull_vertex, optimal, valid, and saved (the joint's node names)."""
+        hull_vertex, optimal, valid, saved (the joint's node names), and
+        replayed_random (how many random ops its backward recomputes,
+        replaying the forward's draws: exact with replay_random only)."""
         f = self._alive()
         out = []
         for i in range(lib.sc_frontier_point_count(f)):
@@ -1115,8 +1128,16 @@ class Frontier(_Handle):
             n = lib.sc_frontier_point_saved(f, i, None, 0)
             ids = (ctypes.c_int32 * max(n, 1))()
             lib.sc_frontier_point_saved(f, i, ids, n)
-            out.append(self._point(pt, self._names(ids, n)))
+            d = self._point(pt, self._names(ids, n))
+            d["replayed_random"] = lib.sc_frontier_point_replayed_random(f, i)
+            out.append(d)
         return out
+
+    @property
+    def policy(self):
+        """The policy the frontier was computed under."""
+        return lib.sc_partition_policy_name(
+            lib.sc_frontier_policy(self._alive())).decode()
 
     @property
     def breakpoints(self):
@@ -1173,8 +1194,43 @@ class Frontier(_Handle):
                err)
         return self._point(pt)
 
+    def _ids(self, saved):
+        ids = [self.joint.node(n).id for n in saved]
+        return (ctypes.c_int32 * max(len(ids), 1))(*ids), len(ids)
+
+    def partition_saved(self, saved, graphs=True):
+        """The Partition that saves exactly these joint nodes (names; a
+        valid set: InvalidError naming the node otherwise), under the
+        frontier's options."""
+        arr, n = self._ids(saved)
+        out = ctypes.c_void_p()
+        err = _lib.Error()
+        _check(lib.sc_frontier_partition_saved(
+            self._alive(), arr, n, 0 if graphs else PARTITION_NO_GRAPHS,
+            ctypes.byref(out), ctypes.byref(err)), err)
+        return Partition(self.joint, out.value)
+
+    def torch_budget(self, ratio):
+        """torch 2.13's own memory-budget decision at ratio (its
+        activation_memory_budget in [0, 1]) scored against the frontier:
+        a point with saved names (its budget is its saved bytes).
+        InvalidError for a ratio outside [0, 1]."""
+        pt = _lib.FrontierPoint()
+        ids = P(ctypes.c_int32)()
+        n = ctypes.c_size_t()
+        err = _lib.Error()
+        _check(lib.sc_frontier_torch_budget(
+            self._alive(), float(ratio), ctypes.byref(pt), ctypes.byref(ids),
+            ctypes.byref(n), ctypes.byref(err)), err)
+        try:
+            names = self._names(ids, n.value)
+        finally:
+            _lib.free(ctypes.cast(ids, ctypes.c_void_p))
+        return self._point(pt, names)
+
     def partition(self, i, graphs=True):
-        """The Partition of point i's budget (policy exact)."""
+        """The Partition of point i's decision (under pytorch-2.13 run
+        under exact with the same saved set)."""
         if not 0 <= i < len(self):
             raise IndexError(i)
         out = ctypes.c_void_p()

@@ -157,10 +157,13 @@ class PartitionOptions(ctypes.Structure):
     _fields_ = _PART_HEAD + [("nparam_indices", c_size_t),
                              ("param_indices", P(c_size_t))] + _PART_TAIL + [
         ("memory_budget_kind", c_int), ("memory_budget_bytes", c_uint64),
-        ("memory_budget_ratio", c_double)]
+        ("memory_budget_ratio", c_double),
+        ("memory_budget_nsaved", c_size_t),
+        ("memory_budget_saved", P(c_int32)),
+        ("memory_budget_replay_random", c_bool)]
 
 
-BUDGET_NONE, BUDGET_BYTES, BUDGET_RATIO = 0, 1, 2
+BUDGET_NONE, BUDGET_BYTES, BUDGET_RATIO, BUDGET_SAVED = 0, 1, 2, 3
 
 
 class Synth(ctypes.Structure):
@@ -550,7 +553,7 @@ _check_partition_layout()
 
 class FrontierOptions(ctypes.Structure):
     _fields_ = [("points", c_size_t), ("keep_bans", c_bool),
-                ("milp_seconds", c_double)]
+                ("replay_random", c_bool), ("milp_seconds", c_double)]
 
 
 class FrontierPoint(ctypes.Structure):
@@ -561,6 +564,36 @@ class FrontierPoint(ctypes.Structure):
                 ("optimal", c_bool), ("valid", c_bool),
                 ("invalid_node", c_int32)]
 
+
+# The C type each structure above mirrors, and the C names of fields named
+# otherwise here (tests/torch/test_python_layout.py compiles a probe
+# against the headers and compares every size and offset).
+C_TYPES = {
+    Error: ("sc_error", {}),
+    Mpz: ("__mpz_struct", {"alloc": "_mp_alloc", "size": "_mp_size",
+                           "d": "_mp_d"}),
+    Range: ("sc_range", {}),
+    EnvOptions: ("sc_env_options", {}),
+    Device: ("sc_device", {}),
+    TensorMeta: ("sc_tensor_meta", {}),
+    Result: ("sc_result", {}),
+    ReadOptions: ("sc_graph_read_options", {}),
+    WriteOptions: ("sc_graph_write_options", {}),
+    RandomOptions: ("sc_graph_random_options", {}),
+    JointOptions: ("sc_joint_options", {}),
+    PartitionOptions: ("sc_partition_options", {}),
+    Synth: ("sc_partition_synth", {}),
+    InterpStats: ("sc_interp_stats", {}),
+    Tensor: ("sc_tensor", {}),
+    ValidateOptions: ("sc_validate_options", {}),
+    ValidateReport: ("sc_validate_report", {}),
+    GradcheckOptions: ("sc_gradcheck_options", {}),
+    GradcheckReport: ("sc_gradcheck_report", {}),
+    InterpOptions: ("sc_interp_options", {}),
+    ListingEntry: ("sc_graph_listing_entry", {}),
+    FrontierOptions: ("sc_frontier_options", {}),
+    FrontierPoint: ("sc_frontier_point", {}),
+}
 
 HAS_FRONTIER = hasattr(lib, "sc_frontier_compute")
 if HAS_FRONTIER:
@@ -583,6 +616,13 @@ if HAS_FRONTIER:
             "sc_frontier_point_partition": (c_int, [V, c_size_t, c_uint,
                                                     P(V), E]),
             "sc_frontier_maxflow_count": (c_size_t, [V]),
+            "sc_frontier_point_replayed_random": (c_size_t, [V, c_size_t]),
+            "sc_frontier_partition_saved": (c_int, [V, P(c_int32), c_size_t,
+                                                    c_uint, P(V), E]),
+            "sc_frontier_policy": (c_int, [V]),
+            "sc_frontier_torch_budget": (c_int, [V, c_double, _FP,
+                                                 P(P(c_int32)), P(c_size_t),
+                                                 E]),
     }.items():
         _f = getattr(lib, _name)
         _f.restype = _res

@@ -247,8 +247,10 @@ def partition_fn(joint_module, _joint_inputs, compiler="inductor", *,
     if missing:
         return fallback("saved value %s is not a node of the joint module"
                         % missing[0])
-    order = {n: i for i, n in enumerate(joint_module.graph.nodes)}
-    saved = sorted((by_name[n] for n in names), key=order.__getitem__)
+    # in symcut's order (its saved SymInts as torch 2.13's extraction
+    # orders them: bindings first), which _extract_fwd_bwd_modules keeps:
+    # it adds no binding that symcut's list already has
+    saved = [by_name[n] for n in names]
     saved_sym = [n for n in saved if P.is_sym_node(n)
                  and not P._is_assert_only_symbool(n)]
     saved_opaque = [n for n in saved if P.is_opaque_node(n)]

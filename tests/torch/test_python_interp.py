@@ -464,3 +464,50 @@ def test_no_leak_tensors_runs_listings(tmp_path):
         assert heap < 64 * 1024
     assert py_growth < 64 * 1024
     assert rss < 2048
+
+
+def test_pareto_policies_replay_random_and_torch_budget():
+    """The frontier's newer half: its policy, replay_random (random ops
+    recomputed, their draws replayed: points that save less than without),
+    partition_saved of a point's set, and torch 2.13's own decision at a
+    ratio scored against the exact frontier (never below its bound)."""
+    from symcut import _lib
+    if not _lib.HAS_FRONTIER:
+        pytest.skip("libsymcut has no frontier (%s)" % symcut.library_path)
+    g = symcut.Graph.read_file(ZOO / "transformer_encoder_layer.joint.txt")
+    plain = symcut.pareto(g)
+    replay = symcut.pareto(g, replay_random=True)
+    assert plain.policy == replay.policy == "exact"
+    assert all(p["replayed_random"] == 0 for p in plain.points)
+    least = replay.points[0]
+    assert least["replayed_random"] > 0
+    assert least["saved_bytes"] < plain.points[0]["saved_bytes"]
+    part = replay.partition_saved(least["saved"])
+    assert part.saved_bytes == least["saved_bytes"]
+    rep = part.validate()
+    assert rep.passed, rep.message
+    # a set the frontier may not take: recomputing a random op without
+    # replay_random (the plain frontier), named in the error
+    with pytest.raises(symcut.InvalidError):
+        plain.partition_saved(least["saved"])
+    t213 = symcut.pareto(g, policy="pytorch-2.13")
+    assert t213.policy == "pytorch-2.13"
+    # torch 2.13 at ratio 0 recomputes a dropout (re-drawing it): not a
+    # decision of the exact frontier, which names the node; its default
+    # cut is one
+    lo, hi = plain.torch_budget(0.0), plain.torch_budget(1.0)
+    assert not lo["valid"] and "dropout" in lo["invalid_node"]
+    assert hi["valid"] and hi["lower_bound"] <= hi["recompute_cost"]
+    for t in (lo, hi):
+        assert t["saved_bytes"] == t["budget"]
+        assert len(t["saved"]) == t["saved_tensors"] + t["saved_symints"]
+    assert hi["saved_bytes"] >= plain.points[0]["saved_bytes"]
+    assert lo["saved_bytes"] <= hi["saved_bytes"]
+    ref = g.partition("pytorch-2.13", memory_budget=0.0)
+    assert sorted(lo["saved"]) == sorted(ref.saved_tensors +
+                                         ref.saved_symints)
+    with pytest.raises(symcut.InvalidError):
+        plain.torch_budget(1.5)
+    with pytest.raises(TypeError):
+        symcut.pareto(g, replay_random=True, nonsense=1)
+    g.close()

@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/zoo/transformer_encoder_layer.joint.txt --policy exact --memory-budget 0 --replay-random --format json --no-timings | sed -n '/"saved_tensors"/,/\]/p;/"saved_bytes"/p'

@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/mlp_gelu.joint.txt --saved primals_5,addmm,t_2 --measure-peak --format json

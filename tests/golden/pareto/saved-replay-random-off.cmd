@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/zoo/transformer_encoder_layer.joint.txt --saved primals_1,primals_5,primals_6,primals_7,primals_9,primals_11,primals_12,primals_13,view_7,view_8,view_11,t_1,t_2,t_3

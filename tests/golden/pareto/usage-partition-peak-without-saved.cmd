@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/mlp_gelu.joint.txt --no-peak

@@ -1,0 +1,1 @@
+$SYMCUT partition ../../../examples/mlp_gelu.joint.txt --replay-random --policy exact
