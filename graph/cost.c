@@ -237,6 +237,8 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_SYM_OR:
     case SC_OP_SYM_NOT:
     case SC_OP_TORCH_SYM_NOT:
+    case SC_OP_TORCH_SYM_MAX:
+    case SC_OP_TORCH_SYM_MIN:
     case SC_OP_GETITEM:
         return SC__COST_NOTHING;
     default:

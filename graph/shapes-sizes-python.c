@@ -77,6 +77,10 @@ sc_status sc__shape_sym_arith(struct sc__shape_call *c)
         r = sc_expr_mul(c->ctx, a, b);
     else if (strcmp(name, "sym_neg") == 0)
         r = sc_expr_neg(c->ctx, a);
+    else if (strcmp(name, "torch_sym_max") == 0)
+        r = sc_expr_max(c->ctx, a, b);
+    else if (strcmp(name, "torch_sym_min") == 0)
+        r = sc_expr_min(c->ctx, a, b);
     else if (strcmp(name, "sym_floordiv") == 0 ||
              strcmp(name, "sym_mod") == 0) {
         SC_TRY(sc__shape_check(c, sc_expr_ne(c->ctx, b,

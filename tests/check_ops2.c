@@ -326,6 +326,73 @@ START_TEST(test_sym_logic)
 }
 END_TEST
 
+/* torch's SymInt functions, as torch 2.13's make_fx printed them
+ * (tracing_mode="symbolic"): torch.sym_max, torch.sym_min and
+ * torch.sym_not resolve to ops, their annotations are the rules', the
+ * text re-prints stably, and a run gives Max/Min/Not at three sizes. */
+static const char *torch_sym_text =
+    "def forward(self, x_1: \"f32[s75]\"):\n"
+    "    sym_size_int: \"Sym(s75)\" = "
+    "torch.ops.aten.sym_size.int(x_1, 0)\n"
+    "    sym_max: \"Sym(Max(4, s75))\" = torch.sym_max(sym_size_int, 4)\n"
+    "    sym_min: \"Sym(Min(3, s75))\" = torch.sym_min(sym_size_int, 3)\n"
+    "    eq: \"Sym(Eq(s75, 3))\" = sym_size_int == 3;  sym_size_int = None\n"
+    "    sym_not: \"Sym(Ne(s75, 3))\" = torch.sym_not(eq);  eq = None\n"
+    "    add: \"Sym(Max(4, s75) + Min(3, s75))\" = sym_max + sym_min;  "
+    "sym_max = sym_min = None\n"
+    "    new_zeros: \"f32[Max(4, s75) + Min(3, s75)]\" = "
+    "torch.ops.aten.new_zeros.default(x_1, [add], pin_memory = False);  "
+    "x_1 = add = None\n"
+    "    return (new_zeros, sym_not)\n";
+
+START_TEST(test_torch_sym_functions)
+{
+    static const int64_t sizes[3] = {5, 3, 2}, want_len[3] = {8, 7, 6};
+    static const bool want_not[3] = {true, false, true};
+    sc_ctx *ctx = sc_ctx_new();
+    sc_error err;
+    sc_graph *g = text_graph(ctx, torch_sym_text, &err), *g2;
+    char *text = NULL, *text2 = NULL;
+    size_t k;
+
+    ck_assert_msg(g, "%s", err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k),
+                          "%s is not in the op table",
+                          sc_graph_node_target(g, (sc_node_id)k));
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(text, "torch.sym_max(sym_size_int, 4)") != NULL,
+                  "%s", text);
+    ck_assert_msg(strstr(text, "torch.sym_min(sym_size_int, 3)") != NULL,
+                  "%s", text);
+    ck_assert_msg(strstr(text, "torch.sym_not(eq)") != NULL, "%s", text);
+    g2 = text_graph(ctx, text, &err);
+    ck_assert_msg(g2, "%s\n%s", err.message, text);
+    ck_assert_int_eq(sc_graph_write_text(g2, NULL, &text2, NULL, &err), SC_OK);
+    ck_assert_str_eq(text, text2);
+    for (k = 0; k < 3; k++) {
+        sc_tensor *in[1] = {NULL}, *out[2] = {NULL, NULL};
+        ck_assert_int_eq(sc_tensor_new(SC_DTYPE_F32, 1, &sizes[k], &in[0],
+                                       &err), SC_OK);
+        ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK,
+                      "size %lld: %s", (long long)sizes[k], err.message);
+        ck_assert_int_eq(out[0]->ndim, 1);
+        ck_assert_int_eq(out[0]->sizes[0], want_len[k]);
+        ck_assert_int_eq(out[1]->dtype, SC_DTYPE_B8);
+        ck_assert_int_eq(sc_tensor_item_int64(out[1], 0) != 0, want_not[k]);
+        sc_tensor_free(in[0]);
+        sc_tensor_free(out[0]);
+        sc_tensor_free(out[1]);
+    }
+    free(text);
+    free(text2);
+    sc_graph_free(g2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_tensor_and)
 {
     static const char *t =
@@ -702,6 +769,7 @@ Suite *ops2_suite(void)
     tcase_add_test(tc, test_sym_compare);
     tcase_add_test(tc, test_sym_logic);
     tcase_add_test(tc, test_tensor_and);
+    tcase_add_test(tc, test_torch_sym_functions);
     tcase_add_loop_test(tc, test_bad_read, 0, (int)ARRAY_SIZE(bad_reads));
     tcase_add_loop_test(tc, test_bad_run, 0, (int)ARRAY_SIZE(bad_indices));
     tcase_add_test(tc, test_masked_scatter_short_source);
