@@ -506,7 +506,9 @@ class Graph(_Handle):
         static_lifetime_input_indices); tags: {node name: "must_save" |
         "must_recompute" | "prefer_recompute"}; rules_off: names of
         RULES; max_dist_from_bw, long_chain_limit: PyTorch's knobs;
-        memory_budget: bytes (an int > 1, or "40MB", "1.5GiB") or
+        hints: {symbol name: value} set on this graph first (set_hint:
+        they stay, as the graph's); memory_budget: bytes (an int > 1, or
+        "40MB", "1.5GiB") or
         PyTorch's ratio (a float in [0, 1], or "0.5"), see
         parse_memory_budget; UnsupportedError when the library has no
         memory budget (has_memory_budget); replay_random: under exact with
@@ -542,15 +544,10 @@ class Graph(_Handle):
                 o.num_params = 0
         if num_fwd_outputs is not None:
             o.num_fwd_outputs = num_fwd_outputs
-        hints = dict(hints or {})
-        if hints:
-            syms = (ctypes.c_void_p * len(hints))(
-                *[self.ctx.symbol(k)._p for k in hints])
-            vals = (ctypes.c_int64 * len(hints))(*hints.values())
-            keep += [syms, vals]
-            o.nhints = len(hints)
-            o.hint_symbols = ctypes.cast(syms, P(ctypes.c_void_p))
-            o.hint_values = ctypes.cast(vals, P(ctypes.c_int64))
+        # The graph's shape environment is the one home of hints: they
+        # are set on the graph (and stay), as the C API asks.
+        for k, v in dict(hints or {}).items():
+            self.set_hint(k, v)
         if unbacked_fallback is not None:
             o.unbacked_fallback = unbacked_fallback
         tags = dict(tags or {})

@@ -143,8 +143,7 @@ class JointOptions(ctypes.Structure):
 
 
 _PART_HEAD = [("policy", c_int), ("num_params", c_long)]
-_PART_TAIL = [("num_fwd_outputs", c_long), ("nhints", c_size_t),
-              ("hint_symbols", P(c_void_p)), ("hint_values", P(c_int64)),
+_PART_TAIL = [("num_fwd_outputs", c_long),
               ("unbacked_fallback", c_int64), ("ntags", c_size_t),
               ("tag_nodes", P(c_char_p)), ("tags", P(c_int)),
               ("flags", c_uint), ("rules_off", c_uint),
