@@ -1142,13 +1142,11 @@ static sc_status setup_tuples(sc__ad *ad)
             sc__graph_node_op(f, n) != SC_OP_UNKNOWN) {
             /* the number of returns is the shape rule's (a split's
              * pieces), not the getitems the graph happens to have: a
-             * gradient needs zeros for the unused ones */
+             * gradient needs zeros for the unused ones.  copy_call built
+             * the node without metadata, so its result is the rule's. */
             sc_result ri;
-            sc_error e2;
-            sc_status st = sc__shape_infer(ad->g, ad->map[n], &ri, &e2);
-            if (st == SC_ERR_NOMEM)
-                return sc__error_nomem(ad->err);
-            if (st == SC_OK && ri.kind == SC_RESULT_TUPLE) {
+            sc_graph_node_result(ad->g, ad->map[n], &ri);
+            if (ri.kind == SC_RESULT_TUPLE) {
                 r = ri;
                 count = ri.count;
             }
