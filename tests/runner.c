@@ -24,6 +24,7 @@ Suite *cost_suite(void);
 Suite *peak_suite(void);
 Suite *ops2_suite(void);
 Suite *report_suite(void);
+Suite *builder_names_suite(void);
 
 int main(void)
 {
@@ -50,6 +51,7 @@ int main(void)
     srunner_add_suite(sr, peak_suite());
     srunner_add_suite(sr, ops2_suite());
     srunner_add_suite(sr, report_suite());
+    srunner_add_suite(sr, builder_names_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
