@@ -417,6 +417,22 @@ static sc_status sym_value(sc__ad *ad, const sc_value *v, sc_value *out)
     return SC_OK;
 }
 
+/* "torch.ops.<ns>.<dotted>" of op into buf (size bytes), without printf:
+ * every node the backward adds is named this way. */
+static sc_status op_target(sc__ad *ad, sc__op op, char *buf, size_t size)
+{
+    const char *ns = sc__op_get(op)->ns, *dotted = sc__op_get(op)->dotted;
+    size_t nn = strlen(ns), nd = strlen(dotted);
+    if (10 + nn + 1 + nd + 1 > size)
+        return sc__error_set(ad->err, SC_ERR_INTERNAL,
+                             "op name '%s.%s' too long", ns, dotted);
+    memcpy(buf, "torch.ops.", 10);
+    memcpy(buf + 10, ns, nn);
+    buf[10 + nn] = '.';
+    memcpy(buf + 11 + nn, dotted, nd + 1);
+    return SC_OK;
+}
+
 /* Append a call of op to positional and keyword values. */
 sc_status sc__ad_add_op(sc__ad *ad, sc__op op, size_t npos,
                         const sc_value *pos, size_t nkw,
@@ -433,8 +449,7 @@ sc_status sc__ad_add_op(sc__ad *ad, sc__op op, size_t npos,
         SC_TRY(sym_value(ad, &pos[i], &p2[i]));
     for (i = 0; i < nkw; i++)
         SC_TRY(sym_value(ad, &kw[i], &k2[i]));
-    snprintf(target, sizeof target, "torch.ops.%s.%s", sc__op_get(op)->ns,
-             sc__op_get(op)->dotted);
+    SC_TRY(op_target(ad, op, target, sizeof target));
     SC_TRY(sc_graph_add_call(ad->g, NULL, target, npos, p2, nkw, kwn, k2,
                              NULL, &id, ad->err));
     *out = sc_value_node(id);
@@ -1127,13 +1142,11 @@ static sc_status setup_tuples(sc__ad *ad)
             sc__graph_node_op(f, n) != SC_OP_UNKNOWN) {
             /* the number of returns is the shape rule's (a split's
              * pieces), not the getitems the graph happens to have: a
-             * gradient needs zeros for the unused ones */
+             * gradient needs zeros for the unused ones.  copy_call built
+             * the node without metadata, so its result is the rule's. */
             sc_result ri;
-            sc_error e2;
-            sc_status st = sc__shape_infer(ad->g, ad->map[n], &ri, &e2);
-            if (st == SC_ERR_NOMEM)
-                return sc__error_nomem(ad->err);
-            if (st == SC_OK && ri.kind == SC_RESULT_TUPLE) {
+            sc_graph_node_result(ad->g, ad->map[n], &ri);
+            if (ri.kind == SC_RESULT_TUPLE) {
                 r = ri;
                 count = ri.count;
             }

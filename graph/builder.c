@@ -20,26 +20,44 @@ static void name_table_insert(sc_graph *g, sc_node_id id)
     (void)id;
 }
 
-static bool is_reserved_name(const char *s)
+/* Whether s is one of list's words (each followed by a NUL, the list by
+ * another). */
+static bool one_of(const char *s, const char *list)
 {
-    static const char *const words[] = {
-        "None", "True", "False", "and", "or", "not", "if", "else", "elif",
-        "for", "while", "in", "is", "lambda", "return", "class", "def",
-        "del", "pass", "import", "from", "as", "with", "yield", "global",
-        "nonlocal", "assert", "raise", "try", "except", "finally", "break",
-        "continue", "async", "await", "inf", "nan", "self", "torch",
-        "operator", "device", "pytree", "fx_pytree",
-    };
-    size_t i;
-    /* Every word is 2 to 9 characters long and starts with one of these
-     * letters: most names are rejected without a comparison. */
-    if (s[0] == '\0' || s[1] == '\0' ||
-        !strchr("NTFaoniefwlrcdpygtbs", s[0]))
-        return false;
-    for (i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (words[i][0] == s[0] && strcmp(s, words[i]) == 0)
+    for (; *list; list += strlen(list) + 1)
+        if (strcmp(s, list) == 0)
             return true;
     return false;
+}
+
+/* Python's keywords and the names the printed code uses (torch, operator,
+ * device, pytree, fx_pytree, self, inf, nan), by first letter: every
+ * automatic name is checked, most bases reach no comparison. */
+static bool is_reserved_name(const char *s)
+{
+    switch (s[0]) {
+    case 'N': return strcmp(s, "None") == 0;
+    case 'T': return strcmp(s, "True") == 0;
+    case 'F': return strcmp(s, "False") == 0;
+    case 'a': return one_of(s, "and\0as\0assert\0async\0await\0");
+    case 'b': return strcmp(s, "break") == 0;
+    case 'c': return one_of(s, "class\0continue\0");
+    case 'd': return one_of(s, "def\0del\0device\0");
+    case 'e': return one_of(s, "else\0elif\0except\0");
+    case 'f': return one_of(s, "for\0from\0finally\0fx_pytree\0");
+    case 'g': return strcmp(s, "global") == 0;
+    case 'i': return one_of(s, "if\0in\0is\0import\0inf\0");
+    case 'l': return strcmp(s, "lambda") == 0;
+    case 'n': return one_of(s, "not\0nonlocal\0nan\0");
+    case 'o': return one_of(s, "or\0operator\0");
+    case 'p': return one_of(s, "pass\0pytree\0");
+    case 'r': return one_of(s, "return\0raise\0");
+    case 's': return strcmp(s, "self") == 0;
+    case 't': return one_of(s, "try\0torch\0");
+    case 'w': return one_of(s, "while\0with\0");
+    case 'y': return strcmp(s, "yield") == 0;
+    default: return false;
+    }
 }
 
 static sc_status check_new_name(const sc_graph *g, const char *name,
@@ -680,21 +698,24 @@ static sc_status check_kwname(const char *kw, sc_error *err)
     return SC_OK;
 }
 
+/* Identifiers joined by dots ("torch.ops.aten.mm.default"): checked for
+ * every call added, so by a loop over the letters with one test in the
+ * common case. */
 static bool is_dotted_name(const char *s)
 {
-    const char *p = s;
+    const unsigned char *p = (const unsigned char *)s;
     bool need = true;
     if (!s || !*s)
         return false;
     for (; *p; p++) {
-        if (*p == '.') {
+        unsigned char c = *p;
+        if ((unsigned char)((c | 0x20) - 'a') < 26 || c == '_') {
+            need = false;
+        } else if (c == '.') {
             if (need)
                 return false;
             need = true;
-        } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                   *p == '_' || (!need && *p >= '0' && *p <= '9')) {
-            need = false;
-        } else {
+        } else if (need || (unsigned char)(c - '0') >= 10) {
             return false;
         }
     }

@@ -369,7 +369,8 @@ static uint64_t hash_str(const char *s)
  * base_1, ..., base_{next-1} are all taken (base in the arena; next = 0
  * says nothing).  Names only disappear through
  * sc__graph_name_table_remove, which lowers the counter they belong to,
- * so a counter never claims a free name. */
+ * so a counter never claims a free name (but for the name
+ * sc__graph_auto_name just returned, which its caller adds at once). */
 typedef struct name_counter {
     const char *base;
     size_t next;
@@ -609,7 +610,7 @@ char *sc__graph_auto_name(sc_graph *g, const char *base)
             slot->base = b;
             c->count++;
         }
-        slot->next = k;
+        slot->next = k + 1; /* the caller adds the node (see the header) */
     }
     return sc__arena_strdup(&g->arena, cand, len);
 }

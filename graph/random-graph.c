@@ -375,10 +375,12 @@ static sc_status call_kw(gen *G, const char *op, size_t npos,
             return SC_ERR_UNSUPPORTED;
     sc_env *env = sc_graph_env(G->g);
     size_t nguards = 0, nasserts = 0, nsyms = 0;
-    if (strncmp(op, "operator.", 9) == 0)
-        snprintf(target, sizeof target, "%s", op);
-    else
-        snprintf(target, sizeof target, "torch.ops.aten.%s", op);
+    size_t nop = strlen(op), pre = strncmp(op, "operator.", 9) == 0 ? 0 : 15;
+    if (pre + nop >= sizeof target) /* the ops drawn have short names */
+        return sc__error_set(G->err, SC_ERR_INTERNAL, "op name '%s' too long",
+                             op);
+    memcpy(target, "torch.ops.aten.", pre); /* no printf: one per node */
+    memcpy(target + pre, op, nop + 1);
     if (env) {
         nguards = sc_env_guard_count(env);
         nasserts = sc_env_runtime_assert_count(env);

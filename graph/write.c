@@ -237,10 +237,13 @@ static bool put_annotation(sc__buf *b, const sc_graph *g, const sc__node *n)
 
 static void put_rhs(sc__buf *b, const sc_graph *g, const sc__node *n)
 {
-    const char *infix = sc__graph_infix_symbol(n->target);
+    const char *infix;
     uint32_t i;
 
-    if (n->nargs == n->npos) {
+    /* Only operator.* targets print otherwise than as a call (and
+     * self.* attribute reads): the aten ops skip the comparisons. */
+    if (n->nargs == n->npos && (n->target[0] == 'o' || n->target[0] == 's')) {
+        infix = sc__graph_infix_symbol(n->target);
         if (strcmp(n->target, "operator.getitem") == 0 && n->npos == 2 &&
             n->args[0].kind == SC_VALUE_NODE) {
             put_value(b, g, &n->args[0], 0);
