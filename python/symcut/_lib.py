@@ -122,7 +122,8 @@ class ReadOptions(ctypes.Structure):
                 ("nhints", c_size_t), ("hint_symbols", P(c_void_p)),
                 ("hint_values", P(c_int64)), ("env", c_void_p),
                 ("graph", c_char_p), ("kind", c_int), ("ninputs", c_size_t),
-                ("input_names", P(c_char_p)), ("input_types", P(c_char_p))]
+                ("input_names", P(c_char_p)), ("input_types", P(c_char_p)),
+                ("progress", c_void_p), ("progress_user", c_void_p)]
 
 
 class WriteOptions(ctypes.Structure):
@@ -159,7 +160,8 @@ class PartitionOptions(ctypes.Structure):
         ("memory_budget_ratio", c_double),
         ("memory_budget_nsaved", c_size_t),
         ("memory_budget_saved", P(c_int32)),
-        ("memory_budget_replay_random", c_bool)]
+        ("memory_budget_replay_random", c_bool),
+        ("progress", c_void_p), ("progress_user", c_void_p)]
 
 
 BUDGET_NONE, BUDGET_BYTES, BUDGET_RATIO, BUDGET_SAVED = 0, 1, 2, 3

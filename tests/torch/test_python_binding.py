@@ -150,8 +150,12 @@ def test_graph_read_partition_validate():
     assert p.forward is None and "gelu" not in p.saved_tensors
     assert p.node("gelu")["tag"] == "must_recompute"
     assert p.rules["reductions"] is False and p.rules["long_chain_limit"] == 3
+    p4 = g.partition("pytorch")
     p8 = g.partition("pytorch", hints={"s77": 64})
-    assert p8.saved_bytes > g.partition("pytorch").saved_bytes
+    assert p8.saved_bytes > p4.saved_bytes
+    # the hint went on the graph (its one home): it stays
+    assert g.hints == {"s77": 64}
+    assert g.partition("pytorch").saved_bytes == p8.saved_bytes
     assert g.partition("pytorch", aggressive_recomputation=True).rules[
         "used_far_apart"] is False
     with pytest.raises(ValueError):
