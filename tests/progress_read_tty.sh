@@ -12,6 +12,7 @@
 # case passed, 1 otherwise, 77 (skipped) without python3.  Writes only in
 # its own temporary directory.
 set -u
+srcdir=${top_srcdir:-$(dirname "$0")/..}
 builddir=${top_builddir:-.}
 SYMCUT=$(cd "$builddir" && pwd)/symcut
 py=${SYMCUT_PYTHON3:-python3}
@@ -22,31 +23,13 @@ trap 'rm -rf "$t"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# on_tty OUT ARGS...: as in tests/progress_tty.sh
+# on_tty OUT ARGS...: symcut ARGS with standard error on a new
+# pseudo-terminal, standard output into OUT.stdout, what the terminal got
+# into OUT; the exit status is symcut's (tests/on-tty.py).
 on_tty() {
     out=$1
     shift
-    "$py" - "$out" "$SYMCUT" "$@" <<'PY'
-import os, pty, subprocess, sys
-out, cmd = sys.argv[1], sys.argv[2:]
-m, s = pty.openpty()
-with open(out + ".stdout", "wb") as so:
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=so, stderr=s)
-os.close(s)
-got = b""
-while True:
-    try:
-        d = os.read(m, 65536)
-    except OSError:
-        break
-    if not d:
-        break
-    got += d
-rc = p.wait()
-with open(out, "wb") as f:
-    f.write(got)
-sys.exit(rc)
-PY
+    "$py" "$srcdir/tests/on-tty.py" "$out" "$SYMCUT" "$@"
 }
 
 "$SYMCUT" random --seed 7 --nodes 3000 -o "$t/joint.txt" ||

@@ -22,33 +22,13 @@ trap 'rm -rf "$t"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# on_tty OUT ARGS...: run symcut ARGS with standard error on a new
-# pseudo-terminal, standard output into OUT.stdout; what the terminal got
-# goes to OUT (bytes as they came); the exit status is symcut's.
+# on_tty OUT ARGS...: symcut ARGS with standard error on a new
+# pseudo-terminal, standard output into OUT.stdout, what the terminal got
+# into OUT; the exit status is symcut's (tests/on-tty.py).
 on_tty() {
     out=$1
     shift
-    "$py" - "$out" "$SYMCUT" "$@" <<'PY'
-import os, pty, subprocess, sys
-out, cmd = sys.argv[1], sys.argv[2:]
-m, s = pty.openpty()
-with open(out + ".stdout", "wb") as so:
-    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=so, stderr=s)
-os.close(s)
-got = b""
-while True:
-    try:
-        d = os.read(m, 65536)
-    except OSError:
-        break
-    if not d:
-        break
-    got += d
-rc = p.wait()
-with open(out, "wb") as f:
-    f.write(got)
-sys.exit(rc)
-PY
+    "$py" "$srcdir/tests/on-tty.py" "$out" "$SYMCUT" "$@"
 }
 
 "$SYMCUT" joint "$ex/mlp_gelu.forward.txt" >"$t/plain.txt" || bad "plain joint exited $?"
