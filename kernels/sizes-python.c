@@ -1,5 +1,6 @@
 /* symcut — kernels: the symbolic-integer ops (sym_size, sym_numel,
- * sym_stride, the Python integer operators) and getitem, evaluated on
+ * sym_stride, the Python integer operators, torch.sym_max/sym_min) and
+ * getitem, evaluated on
  * concrete values.
  *
  * A kernel returns tensors only, so a SymInt result is a 0-d int64 tensor
@@ -69,7 +70,7 @@ sc_status sc__kernel_sym_stride(sc__kernel_call *call)
     return out_int(call, x->strides[d]);
 }
 
-typedef enum symop { S_ADD, S_SUB, S_MUL, S_FLOORDIV, S_MOD } symop;
+typedef enum symop { S_ADD, S_SUB, S_MUL, S_FLOORDIV, S_MOD, S_MAX, S_MIN } symop;
 
 /* Python integer arithmetic; SC_ERR_OVERFLOW beyond int64, SC_ERR_DIV_ZERO
  * for // and % by zero. */
@@ -84,6 +85,8 @@ static sc_status sym_binary(sc__kernel_call *c, symop op, size_t self,
     case S_ADD: ovf = __builtin_add_overflow(a, b, &r); break;
     case S_SUB: ovf = __builtin_sub_overflow(a, b, &r); break;
     case S_MUL: ovf = __builtin_mul_overflow(a, b, &r); break;
+    case S_MAX: r = a > b ? a : b; break;
+    case S_MIN: r = a < b ? a : b; break;
     case S_FLOORDIV:
     case S_MOD:
         if (b == 0)
@@ -129,6 +132,19 @@ sc_status sc__kernel_sym_mod(sc__kernel_call *call)
 {
     return sym_binary(call, S_MOD, SC_KARG_SYM_MOD_SELF,
                       SC_KARG_SYM_MOD_OTHER);
+}
+
+/* torch.sym_max / torch.sym_min, which FX prints as calls */
+sc_status sc__kernel_torch_sym_max(sc__kernel_call *call)
+{
+    return sym_binary(call, S_MAX, SC_KARG_TORCH_SYM_MAX_SELF,
+                      SC_KARG_TORCH_SYM_MAX_OTHER);
+}
+
+sc_status sc__kernel_torch_sym_min(sc__kernel_call *call)
+{
+    return sym_binary(call, S_MIN, SC_KARG_TORCH_SYM_MIN_SELF,
+                      SC_KARG_TORCH_SYM_MIN_OTHER);
 }
 
 sc_status sc__kernel_sym_neg(sc__kernel_call *call)
