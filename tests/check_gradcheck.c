@@ -1053,6 +1053,65 @@ static const op_case op_cases[] = {
     {"constant_pad_nd", "last dim only, non-contiguous", "x: f32[2, 4, 3]",
      "xt = transpose.int(x, 1, 2); o = constant_pad_nd.default(xt, [2, 0])",
      NULL},
+    /* batch norm without running statistics or without training, adaptive
+     * pooling, var_mean, masked and indexed writes (torch 2.x graphs) */
+    {"_native_batch_norm_legit_no_training", "[2, 3, 2, 2]",
+     "x: f32[2, 3, 2, 2], w: f32[3], b: f32[3], rm: f32[3], r: f32[3]",
+     "rv = exp.default(r); "
+     "bn = _native_batch_norm_legit_no_training.default(x, w, b, rm, rv, "
+     "0.1, 1e-05); o = operator.getitem(bn, 0)",
+     NULL},
+    {"_native_batch_norm_legit.no_stats", "training, [4, 3, 2]",
+     "x: f32[4, 3, 2], w: f32[3], b: f32[3]",
+     "bn = _native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-05); "
+     "o = operator.getitem(bn, 0)",
+     NULL},
+    {"_native_batch_norm_legit.no_stats", "training, no weight, non-contiguous",
+     "x: f32[2, 4, 3]",
+     "xt = transpose.int(x, 1, 2); "
+     "bn = _native_batch_norm_legit.no_stats(xt, None, None, True, 0.1, "
+     "1e-05); o = operator.getitem(bn, 0)",
+     NULL},
+    {"_adaptive_avg_pool2d", "[2, 3, 5, 7] to [2, 3] (overlapping windows)",
+     "x: f32[2, 3, 5, 7]", "o = _adaptive_avg_pool2d.default(x, [2, 3])",
+     NULL},
+    {"_adaptive_avg_pool2d", "3-d input to [1, 1]", "x: f32[2, 4, 3]",
+     "o = _adaptive_avg_pool2d.default(x, [1, 1])", NULL},
+    {"var_mean.correction", "dim 1, both results", "x: f32[3, 4]",
+     "vm = var_mean.correction(x, [1], correction = 1); "
+     "v = operator.getitem(vm, 0); m = operator.getitem(vm, 1)",
+     "v, m"},
+    {"var_mean.correction", "every dim, default correction", "x: f32[3, 4]",
+     "vm = var_mean.correction(x); "
+     "v = operator.getitem(vm, 0); m = operator.getitem(vm, 1)",
+     "v, m"},
+    {"var_mean.correction", "dims 0 and 2 keepdim, correction 0, var only, non-contiguous",
+     "x: f32[3, 4, 2]",
+     "xt = transpose.int(x, 0, 2); "
+     "vm = var_mean.correction(xt, [0, 2], correction = 0, keepdim = True); "
+     "o = operator.getitem(vm, 0)",
+     NULL},
+    {"masked_scatter", "[3, 4], source [3, 5] (partly used)",
+     "x: f32[3, 4], c: f32[3, 4], s: f32[3, 5]",
+     "m = gt.Scalar(c, 0); o = masked_scatter.default(x, m, s)", NULL},
+    {"masked_scatter", "[4] self and [3, 4] mask broadcast",
+     "x: f32[4], c: f32[3, 4], s: f32[12]",
+     "m = gt.Scalar(c, 0); o = masked_scatter.default(x, m, s)", NULL},
+    {"index_put", "rows 0 and 2 overwritten", "x: f32[4, 3], v: f32[2, 3]",
+     "i = arange.start_step(0, 4, 2); o = index_put.default(x, [i], v)",
+     NULL},
+    {"index_put", "accumulate, repeated indices, broadcast values",
+     "x: f32[4, 3], v: f32[3], i: i64[5]",
+     "o = index_put.default(x, [i], v, True)", NULL},
+    {"index_put", "accumulate, x[:, i], non-contiguous",
+     "x: f32[3, 4], v: f32[4, 2], i: i64[2]",
+     "xt = t.default(x); o = index_put.default(xt, [None, i], v, True)",
+     NULL},
+    {"masked_select", "[3, 4] with a fixed [4] mask (9 selected)",
+     "x: f32[3, 4]",
+     "a = arange.default(4); m = lt.Scalar(a, 3); "
+     "o = masked_select.default(x, m)",
+     NULL},
     /* memory-efficient attention */
     {"_scaled_dot_product_efficient_attention", "bias, scale 0.3",
      "q: f32[1, 2, 3, 4], k: f32[1, 2, 5, 4], v: f32[1, 2, 5, 3], b: f32[1, 2, 3, 5]",
@@ -1247,6 +1306,36 @@ static char *case_text(const op_case *c)
 /* Check one case: the joint graph must build and pass gradcheck on every
  * element, unless the op has no formula (then sc_graph_new_joint may reject
  * it as unsupported: reported, not failed). */
+/* The values of the unbacked symbols of cases whose output size depends
+ * on data (gradcheck cannot know them before it runs the graph): the
+ * case's op and what, then "SYMBOL=VALUE". */
+static const char *const case_sizes[][3] = {
+    {"masked_select", "[3, 4] with a fixed [4] mask (9 selected)", "u0=9"},
+};
+
+static sc_symmap *case_symmap(sc_ctx *ctx, const op_case *c)
+{
+    size_t i;
+    for (i = 0; i < ARRAY_SIZE(case_sizes); i++) {
+        const char *eq = strchr(case_sizes[i][2], '=');
+        char sym[32];
+        sc_symmap *m;
+        if (strcmp(case_sizes[i][0], c->op) != 0 ||
+            strcmp(case_sizes[i][1], c->what) != 0)
+            continue;
+        ck_assert_ptr_nonnull(eq);
+        snprintf(sym, sizeof sym, "%.*s", (int)(eq - case_sizes[i][2]),
+                 case_sizes[i][2]);
+        m = sc_symmap_new(ctx);
+        ck_assert_ptr_nonnull(m);
+        ck_assert_int_eq(sc_symmap_set_si(m, sc_expr_symbol(ctx, sym),
+                                          strtoll(eq + 1, NULL, 10), NULL),
+                         SC_OK);
+        return m;
+    }
+    return NULL;
+}
+
 START_TEST(test_op_case)
 {
     const op_case *c = &op_cases[_i];
@@ -1256,6 +1345,7 @@ START_TEST(test_op_case)
     sc_graph *fwd = read_string(ctx, text), *joint = NULL;
     sc_gradcheck_options o;
     sc_gradcheck_report r;
+    sc_symmap *sizes;
     sc_error err;
     sc_status st;
 
@@ -1272,7 +1362,10 @@ START_TEST(test_op_case)
     sc_gradcheck_options_init(&o);
     o.max_per_input = 0; /* every element */
     o.seed = 5 + (uint64_t)_i;
+    sizes = case_symmap(ctx, c);
+    o.sizes = sizes;
     st = sc_gradcheck_run(joint, &o, &r, &err);
+    sc_symmap_free(sizes);
     ck_assert_msg(st == SC_OK, "%s (%s): %s\n%s", c->op, c->what,
                   err.message, text);
     ck_assert_msg(r.passed, "%s (%s): %s\n%s", c->op, c->what, r.message,
