@@ -1858,6 +1858,205 @@ typedef struct progress_log {
     size_t restarts; /* done went back to 0 (a draw that starts over) */
 } progress_log;
 
+/* ---- The formulas of torch 2.x's ops against torch 2.13's joint graphs ----
+ *
+ * tests/data/autodiff-2.13/<name>.joint.txt are the joint graphs torch
+ * 2.13's AOTAutograd builds for one op (tools/autodiff/gen_joints.py); the
+ * zoo's data_dependent joint has masked_select's.  The forward part is cut
+ * out, symcut builds its joint graph from it, and the backward ops of the
+ * two (the call nodes the forward outputs do not need, getitem aside) are
+ * compared as multisets: the ops only one of them has must be exactly the
+ * differences listed (doc/autodiff.md explains each).  Then the joint
+ * reads back, passes gradcheck, and partitions and validates. */
+typedef struct torch_joint_case {
+    const char *file;
+    /* gradcheck too (not where the inputs must be special: a positive
+     * running variance, indices without repeats when not accumulating) */
+    bool gradcheck;
+    const char *sizes;        /* "u0=9" or NULL: values of unbacked symbols */
+    const char *symcut_only;  /* sorted, space separated; "" none */
+    const char *torch_only;
+} torch_joint_case;
+
+static const torch_joint_case torch_joints[] = {
+    {"tests/data/autodiff-2.13/bn_no_training.joint.txt", false, NULL, "", ""},
+    {"tests/data/autodiff-2.13/bn_no_stats.joint.txt", true, NULL, "", ""},
+    {"tests/data/autodiff-2.13/adaptive_avg_pool2d.joint.txt", true, NULL, "", ""},
+    /* the variance's gradient is expanded before it is scaled (torch
+     * broadcasts the unsqueezed one) */
+    {"tests/data/autodiff-2.13/var_mean_dim.joint.txt", true, NULL,
+     "expand.default", ""},
+    /* and restored one dim at a time: torch expands the 0-d one directly
+     * and takes mean.default of every dim where symcut has mean.dim */
+    {"tests/data/autodiff-2.13/var_mean_all.joint.txt", true, NULL,
+     "expand.default mean.dim unsqueeze.default unsqueeze.default "
+     "unsqueeze.default unsqueeze.default",
+     "mean.default"},
+    /* the mean's gradient is undefined: symcut reads zeros for it */
+    {"tests/data/autodiff-2.13/var_mean_var_only.joint.txt", true, NULL,
+     "add.Tensor div.Scalar expand.default expand.default zeros.default", ""},
+    /* masked_scatter_backward has no kernel here: masked_select, padded */
+    {"tests/data/autodiff-2.13/masked_scatter.joint.txt", true, NULL,
+     "add constant_pad_nd.default masked_select.default "
+     "masked_select.default mul sym_size.int view.default",
+     "masked_scatter_backward.default"},
+    {"tests/data/autodiff-2.13/index_put.joint.txt", false, NULL,
+     "new_zeros.default", "zeros.default"},
+    /* accumulating: torch passes the gradient through, symcut adds zeros */
+    {"tests/data/autodiff-2.13/index_put_accumulate.joint.txt", true, NULL,
+     "index_put.default new_zeros.default", ""},
+    /* masked_select's gradient as torch's (expand, zeros_like,
+     * masked_scatter); elsewhere: the view's gradient is reshape_as_sizes
+     * (torch 1.13's spelling, which the 1.13 examples' exact comparisons
+     * need), index_select's expand reads u0 as sym_size of the nonzero
+     * where torch takes sym_numel of the index, and torch transposes
+     * addmm's weight gradient twice */
+    {"examples/zoo/data_dependent.joint.txt", false, "u0=5,u1=7",
+     "_reshape_alias.default sym_size.int",
+     "sym_numel.default t.default view.default"},
+};
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* need[i]: node i is one of the outputs [from, to) of j, or an input of
+ * such a node (transitively). */
+static void reach(const sc_graph *j, size_t from, size_t to, bool *need)
+{
+    size_t i, k;
+    for (i = from; i < to; i++)
+        if (sc_graph_output(j, i) != SC_NODE_NONE)
+            need[sc_graph_output(j, i)] = true;
+    for (i = sc_graph_node_count(j); i-- > 0;) {
+        if (!need[i])
+            continue;
+        for (k = 0; k < sc_graph_node_arg_count(j, (sc_node_id)i); k++) {
+            const sc_value *v = sc_graph_node_arg(j, (sc_node_id)i, k);
+            size_t e;
+            if (v->kind == SC_VALUE_NODE)
+                need[v->u.node] = true;
+            else if (v->kind == SC_VALUE_LIST || v->kind == SC_VALUE_TUPLE)
+                for (e = 0; e < v->u.list.n; e++)
+                    if (v->u.list.items[e].kind == SC_VALUE_NODE)
+                        need[v->u.list.items[e].u.node] = true;
+        }
+    }
+}
+
+/* The sorted targets of j's backward call nodes (those a gradient output
+ * needs and no forward output does; getitem aside: torch and symcut
+ * name tuples alike); returns their count.  Runtime assertions on
+ * SymInts feed no output and are not counted. */
+static size_t backward_ops(const sc_graph *j, const char **out, size_t cap)
+{
+    size_t n = sc_graph_node_count(j), nfo = sc_graph_fwd_output_count(j);
+    size_t i, m = 0;
+    bool *fwd = calloc(n + 1, sizeof *fwd), *bwd = calloc(n + 1, sizeof *bwd);
+    ck_assert(fwd && bwd);
+    reach(j, 0, nfo, fwd);
+    reach(j, nfo, sc_graph_output_count(j), bwd);
+    for (i = 0; i < n; i++) {
+        const char *op = op_of(j, (sc_node_id)i);
+        if (!bwd[i] || fwd[i] ||
+            sc_graph_node_kind(j, (sc_node_id)i) == SC_NODE_PLACEHOLDER ||
+            strcmp(op, "getitem") == 0)
+            continue;
+        ck_assert_uint_lt(m, cap);
+        out[m++] = op;
+    }
+    free(fwd);
+    free(bwd);
+    qsort(out, m, sizeof *out, cmp_str);
+    return m;
+}
+
+/* The elements of sorted a that sorted b lacks (as multisets), space
+ * separated, into buf. */
+static void multiset_minus(const char **a, size_t na, const char **b,
+                           size_t nb, char *buf, size_t cap)
+{
+    size_t i = 0, k = 0;
+    buf[0] = '\0';
+    while (i < na) {
+        int c = k < nb ? strcmp(a[i], b[k]) : -1;
+        if (c == 0) {
+            i++;
+            k++;
+        } else if (c < 0) {
+            if (buf[0])
+                strncat(buf, " ", cap - strlen(buf) - 1);
+            strncat(buf, a[i++], cap - strlen(buf) - 1);
+        } else {
+            k++;
+        }
+    }
+}
+
+static sc_symmap *parse_sizes(sc_ctx *ctx, const char *spec)
+{
+    sc_symmap *m;
+    char buf[128], *tok, *save = NULL;
+    if (!spec)
+        return NULL;
+    m = sc_symmap_new(ctx);
+    ck_assert_ptr_nonnull(m);
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        ck_assert_ptr_nonnull(eq);
+        *eq = '\0';
+        ck_assert_int_eq(sc_symmap_set_si(m, sc_expr_symbol(ctx, tok),
+                                          strtoll(eq + 1, NULL, 10), NULL),
+                         SC_OK);
+    }
+    return m;
+}
+
+START_TEST(test_torch213_joints)
+{
+    const torch_joint_case *c = &torch_joints[_i];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *tj = file_graph(ctx, c->file), *fwd, *j;
+    const char *tops[256], *sops[256];
+    size_t nt, ns, np, k;
+    bool rg[16];
+    char only[1024];
+    sc_symmap *sizes;
+
+    fwd = forward_of_joint(ctx, tj);
+    /* the primals torch differentiates: those with a gradient output */
+    np = sc_graph_primal_count(fwd);
+    ck_assert_uint_le(np, 16);
+    for (k = 0; k < np; k++)
+        rg[k] = sc_graph_output(tj, sc_graph_fwd_output_count(tj) + k) !=
+                SC_NODE_NONE;
+    j = joint(fwd, rg, np);
+    nt = backward_ops(tj, tops, 256);
+    ns = backward_ops(j, sops, 256);
+    multiset_minus(sops, ns, tops, nt, only, sizeof only);
+    ck_assert_msg(strcmp(only, c->symcut_only) == 0,
+                  "%s: backward ops only symcut has: '%s' (expected '%s')",
+                  c->file, only, c->symcut_only);
+    multiset_minus(tops, nt, sops, ns, only, sizeof only);
+    ck_assert_msg(strcmp(only, c->torch_only) == 0,
+                  "%s: backward ops only torch has: '%s' (expected '%s')",
+                  c->file, only, c->torch_only);
+    assert_reads_back(ctx, j);
+    sizes = parse_sizes(ctx, c->sizes);
+    if (c->gradcheck)
+        assert_gradcheck(j, sizes);
+    assert_partition_validates(j, sizes);
+    sc_symmap_free(sizes);
+    sc_graph_free(j);
+    sc_graph_free(fwd);
+    sc_graph_free(tj);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 static void log_progress(void *user, const char *phase, size_t done,
                          size_t total)
 {
@@ -2050,6 +2249,8 @@ Suite *autodiff_suite(void)
     tcase_add_test(tc, test_progress_reports);
     tcase_add_test(tc, test_forward_name_clashes_with_placeholder);
     tcase_add_test(tc, test_gradcheck_streams_inputs);
+    tcase_add_loop_test(tc, test_torch213_joints, 0,
+                        (int)(sizeof torch_joints / sizeof torch_joints[0]));
     suite_add_tcase(s, tc);
     tc = tcase_create("formulas");
     tcase_set_timeout(tc, 60);
