@@ -59,9 +59,11 @@ def cases():
            (rnd(4, 3), rnd(3), torch.tensor([0, 2, 2, 1, 0])))
 
 
-def main(out):
+def main(out, only=None):
     os.makedirs(out, exist_ok=True)
     for name, fn, args in cases():
+        if only is not None and name != only:
+            continue
         texts = []
 
         def part(joint, joint_inputs, **kw):
@@ -78,7 +80,8 @@ def main(out):
         f(*args)
         with open(os.path.join(out, name + ".joint.txt"), "w") as fh:
             fh.write(texts[0])
-        print(name)
+        if only is None:
+            print(name)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,100 @@
+"""symcut's derivative formulas against torch 2.13, per op.
+
+For every case of tools/autodiff/gen_joints.py (batch norm without
+training or without running statistics, _adaptive_avg_pool2d,
+var_mean.correction, masked_scatter, index_put with and without
+accumulation):
+
+- the joint graph torch 2.13 builds today is the committed
+  tests/data/autodiff-2.13/<case>.joint.txt (which the C suite compares
+  symcut's joint graph with);
+- make_fx's forward graph of the op, differentiated by `symcut joint`
+  (the primals torch does not differentiate given to --no-grad), run by
+  `symcut run --inputs --expect` on the case's inputs and random tangents,
+  gives torch's outputs and torch.autograd's gradients (rtol 1e-4).
+
+The tangents are drawn from SYMCUT_SEED (printed).
+"""
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from conftest import SRCDIR, seed_from_env
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location(
+        "gen_joints", SRCDIR / "tools" / "autodiff" / "gen_joints.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GEN = _gen()
+CASES = {name: (fn, args) for name, fn, args in GEN.cases()}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_committed_joint_is_torchs(name, tmp_path):
+    GEN.main(str(tmp_path), only=name)
+    got = (tmp_path / (name + ".joint.txt")).read_text()
+    want = (SRCDIR / "tests" / "data" / "autodiff-2.13" /
+            (name + ".joint.txt")).read_text()
+    assert got == want
+
+
+def _outputs(res):
+    return list(res) if isinstance(res, (tuple, list)) else [res]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradients_match_torch(name, tmp_path, symcut):
+    seed = seed_from_env(1234)
+    print("SYMCUT_SEED=%d" % seed)
+    fn, args = CASES[name]
+    plain = [a.detach() for a in args]
+    gm = make_fx(fn)(*plain)
+    fwd = tmp_path / "fwd.txt"
+    fwd.write_text(gm.print_readable(print_output=False, include_stride=True,
+                                     include_device=True))
+    names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    no_grad = [nm for nm, a in zip(names, args)
+               if a.is_floating_point() and not a.requires_grad]
+    joint = tmp_path / "joint.txt"
+    cmd = ["joint", fwd, "-o", joint]
+    if no_grad:
+        cmd += ["--no-grad", ",".join(no_grad)]
+    r = symcut(*cmd)
+    assert r.returncode == 0, r.stderr
+
+    leaves = [a.detach().clone().requires_grad_(a.requires_grad)
+              for a in args]
+    outs = _outputs(fn(*leaves))
+    g = torch.Generator().manual_seed(seed)
+    tangents = [torch.randn(o.shape, generator=g) for o in outs]
+    wrt = [a for a in leaves if a.requires_grad]
+    grads = torch.autograd.grad(outs, wrt, tangents)
+
+    inputs, expect = tmp_path / "in", tmp_path / "expect"
+    inputs.mkdir()
+    expect.mkdir()
+    for k, a in enumerate(plain):
+        np.save(inputs / ("primals_%d.npy" % (k + 1)), a.numpy())
+    for k, t in enumerate(tangents):
+        np.save(inputs / ("tangents_%d.npy" % (k + 1)), t.numpy())
+    k = 0
+    for o in outs:
+        np.save(expect / ("out_%d.npy" % k), o.detach().numpy())
+        k += 1
+    it = iter(grads)
+    for a in leaves:
+        if a.requires_grad:
+            np.save(expect / ("out_%d.npy" % k), next(it).numpy())
+        k += 1
+    r = symcut("run", joint, "--inputs", inputs, "--expect", expect,
+               "--rtol", "1e-4", "--atol", "1e-5")
+    assert r.returncode == 0, r.stdout + r.stderr
