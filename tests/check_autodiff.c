@@ -2057,6 +2057,49 @@ START_TEST(test_torch213_joints)
 }
 END_TEST
 
+/* The new formulas on symbolic sizes: the joint reads back, passes
+ * gradcheck, and partitions and validates at the hints and at s0 = 5
+ * (s1 = 6).  (var_mean's scale is a number computed by the transform:
+ * symbolic reduced sizes are unsupported, see doc/autodiff.md.) */
+static const char *const symbolic_formulas[] = {
+    "# symcut: hint s0=3 s1=5\n"
+    "def forward(self, x: \"f32[s0, 4]\", c: \"f32[s0, 4]\", s: \"f32[s0, s1]\"):\n"
+    "    m = torch.ops.aten.gt.Scalar(c, 0)\n"
+    "    o = torch.ops.aten.masked_scatter.default(x, m, s)\n"
+    "    return o\n",
+    "# symcut: hint s0=4\n"
+    "def forward(self, x: \"f32[s0, 3]\", v: \"f32[3]\", i: \"i64[5]\"):\n"
+    "    o = torch.ops.aten.index_put.default(x, [i], v, True)\n"
+    "    return o\n",
+    "# symcut: hint s0=2\n"
+    "def forward(self, x: \"f32[s0, 3, 5, 7]\"):\n"
+    "    o = torch.ops.aten._adaptive_avg_pool2d.default(x, [2, 3])\n"
+    "    return o\n",
+    "# symcut: hint s0=4\n"
+    "def forward(self, x: \"f32[s0, 3, 2]\", w: \"f32[3]\", b: \"f32[3]\"):\n"
+    "    bn = torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-05)\n"
+    "    o = operator.getitem(bn, 0)\n"
+    "    return o\n",
+};
+
+START_TEST(test_symbolic_formulas)
+{
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *f = text_graph(ctx, symbolic_formulas[_i]), *j = joint(f, NULL, 0);
+    sc_symmap *sizes = parse_sizes(ctx, "s0=5,s1=6");
+    assert_no_bare_symints(j);
+    assert_reads_back(ctx, j);
+    assert_gradcheck(j, NULL);
+    assert_gradcheck(j, sizes);
+    assert_partition_validates(j, NULL);
+    assert_partition_validates(j, sizes);
+    sc_symmap_free(sizes);
+    sc_graph_free(j);
+    sc_graph_free(f);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* Every zoo model's joint graph, rebuilt by symcut from the forward part
  * of torch 2.13's (the primals torch differentiates requiring grad): the
  * transform has a formula for every op on the way, and gives a gradient
@@ -2294,6 +2337,9 @@ Suite *autodiff_suite(void)
     tcase_add_test(tc, test_progress_reports);
     tcase_add_test(tc, test_forward_name_clashes_with_placeholder);
     tcase_add_test(tc, test_gradcheck_streams_inputs);
+    tcase_add_loop_test(tc, test_symbolic_formulas, 0,
+                        (int)(sizeof symbolic_formulas /
+                              sizeof symbolic_formulas[0]));
     tcase_add_loop_test(tc, test_zoo_joints, 0,
                         (int)(sizeof zoo_joints / sizeof zoo_joints[0]));
     tcase_add_loop_test(tc, test_torch213_joints, 0,
