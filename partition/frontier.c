@@ -258,7 +258,12 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, bool replay,
         n->sink[k] = (pn->flags & SC__PN_IN_SINK)    ? 1
                      : (pn->flags & SC__PN_OUT_SINK) ? 2
                                                      : 0;
+        /* a recompute cost only for a node of the forward (required by
+         * its outputs): it runs there in every decision, so the backward
+         * computing it is a second run; a node only the backward needs
+         * runs once wherever it runs */
         if (sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL &&
+            (pn->cls & SC_PARTITION_REQUIRED_FW) &&
             !(pn->cls & SC_PARTITION_TANGENT_CLOSURE)) {
             sc_node_cost c;
             SC_CHECK(sc_node_cost_eval(p->g, (sc_node_id)i, p->binding, &c,

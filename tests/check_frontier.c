@@ -178,8 +178,11 @@ static bool rcase_draw(rcase *r, uint64_t seed, sc_partition_policy policy)
         sc_result res;
         if (sc_partition_node_place(r->p, id) == SC_PARTITION_PLACE_DEAD)
             continue;
+        /* a cost only where the forward computes the node in every
+         * decision (it is required by the forward's outputs) */
         if (sc_graph_node_kind(r->joint, id) == SC_NODE_CALL &&
-            !tangent_side(r->p, id)) {
+            !tangent_side(r->p, id) &&
+            (sc_partition_node_class(r->p, id) & SC_PARTITION_REQUIRED_FW)) {
             /* draws with unbacked sizes (nonzero) have no cost here */
             if (sc_node_cost_eval(r->joint, id, hints, &c, &err) != SC_OK) {
                 sc_symmap_free(hints);
