@@ -1165,12 +1165,22 @@ static uint64_t hull_bound(const fcore *c, uint64_t budget)
  * budget's decision is pruned. */
 #define PRUNE_WORK 20000000u
 
+/* Whether dropping saved node k can keep the cost: it has bytes, may be
+ * recomputed, and recomputing it costs nothing itself (a value only the
+ * backward needs, a view). */
+static bool prunable(const sc__fnet *n, size_t k)
+{
+    return n->bytes[k] > 0 && n->src[k] != SC__FSRC_HARD &&
+           !(n->src[k] == SC__FSRC_COST && n->cost[k] > 0);
+}
+
 /* Among decisions of one recompute cost, fewer saved bytes: drop, one at
  * a time in node order, every saved value whose removal keeps the set
  * valid and its cost (the backward then computes the value from what
  * stays saved; a value only the backward needs costs nothing there), so
- * that no single saved value of the result is superfluous.  Skipped when
- * the rescoring would pass PRUNE_WORK. */
+ * that no single saved value of the result is superfluous.  Only values
+ * whose own recompute is free can go (any other raises the cost).
+ * Skipped when the rescoring would pass PRUNE_WORK. */
 static sc_status prune_saved(const sc__fnet *n, sc__fscore *s, uint8_t *mask,
                              sc_error *err)
 {
@@ -1179,7 +1189,7 @@ static sc_status prune_saved(const sc__fnet *n, sc__fscore *s, uint8_t *mask,
     sc_status status = SC_OK;
 
     for (k = 0; k < n->nk; k++)
-        cnt += mask[k] != 0;
+        cnt += mask[k] && prunable(n, k);
     if (cnt == 0 || (uint64_t)cnt * n->nk > PRUNE_WORK)
         return SC_OK;
     trial = sc__malloc(nk1);
@@ -1188,7 +1198,7 @@ static sc_status prune_saved(const sc__fnet *n, sc__fscore *s, uint8_t *mask,
         SC_CHECK(sc__error_nomem(err));
     for (k = 0; k < n->nk; k++) {
         sc__fscore t;
-        if (!mask[k] || n->bytes[k] <= 0)
+        if (!mask[k] || !prunable(n, k))
             continue;
         memcpy(trial, mask, nk1);
         trial[k] = 0;
