@@ -7,7 +7,7 @@ on the same joint graphs, in one run.
         [--blocks 500] [--sizes 10000,100000]
 
 The joints: the committed examples (examples/*.joint.txt and, when present,
-examples/zoo/*.joint.txt); joints traced here with torch (aot_function,
+examples/zoo/*.joint.txt, named zoo/NAME); joints traced here with torch (aot_function,
 the joint captured inside partition_fn): a 24-layer transformer encoder
 stack and residual MLPs of --blocks blocks (18 joint nodes a block;
 tracing costs about 0.3 s a block on a loaded machine, so the large
@@ -245,7 +245,8 @@ def main():
                                      (("--hint", ",".join(
                                          "%s=%d" % kv for kv in hints.items()))
                                       if hints else ()))
-        row(p.name.replace(".joint.txt", ""), len(graph.nodes), tt, tsaved,
+        row(("zoo/" if p.parent.name == "zoo" else "") +
+            p.name.replace(".joint.txt", ""), len(graph.nodes), tt, tsaved,
             sc, ph, ssaved)
     for name, gm, nfwd, params in traced(a.quick, blocks):
         path = tmp / (name + ".joint.txt")

@@ -258,7 +258,12 @@ static sc_status fnet_build(sc_partition *p, bool keep_bans, bool replay,
         n->sink[k] = (pn->flags & SC__PN_IN_SINK)    ? 1
                      : (pn->flags & SC__PN_OUT_SINK) ? 2
                                                      : 0;
+        /* a recompute cost only for a node of the forward (required by
+         * its outputs): it runs there in every decision, so the backward
+         * computing it is a second run; a node only the backward needs
+         * runs once wherever it runs */
         if (sc_graph_node_kind(p->g, (sc_node_id)i) == SC_NODE_CALL &&
+            (pn->cls & SC_PARTITION_REQUIRED_FW) &&
             !(pn->cls & SC_PARTITION_TANGENT_CLOSURE)) {
             sc_node_cost c;
             SC_CHECK(sc_node_cost_eval(p->g, (sc_node_id)i, p->binding, &c,
@@ -1156,6 +1161,59 @@ static uint64_t hull_bound(const fcore *c, uint64_t budget)
     return a->cost - (uint64_t)q;
 }
 
+/* Rescoring work (network nodes times saved values) up to which a
+ * budget's decision is pruned. */
+#define PRUNE_WORK 20000000u
+
+/* Whether dropping saved node k can keep the cost: it has bytes, may be
+ * recomputed, and recomputing it costs nothing itself (a value only the
+ * backward needs, a view). */
+static bool prunable(const sc__fnet *n, size_t k)
+{
+    return n->bytes[k] > 0 && n->src[k] != SC__FSRC_HARD &&
+           !(n->src[k] == SC__FSRC_COST && n->cost[k] > 0);
+}
+
+/* Among decisions of one recompute cost, fewer saved bytes: drop, one at
+ * a time in node order, every saved value whose removal keeps the set
+ * valid and its cost (the backward then computes the value from what
+ * stays saved; a value only the backward needs costs nothing there), so
+ * that no single saved value of the result is superfluous.  Only values
+ * whose own recompute is free can go (any other raises the cost).
+ * Skipped when the rescoring would pass PRUNE_WORK. */
+static sc_status prune_saved(const sc__fnet *n, sc__fscore *s, uint8_t *mask,
+                             sc_error *err)
+{
+    size_t k, cnt = 0, nk1 = n->nk ? n->nk : 1;
+    uint8_t *trial = NULL, *eff = NULL;
+    sc_status status = SC_OK;
+
+    for (k = 0; k < n->nk; k++)
+        cnt += mask[k] && prunable(n, k);
+    if (cnt == 0 || (uint64_t)cnt * n->nk > PRUNE_WORK)
+        return SC_OK;
+    trial = sc__malloc(nk1);
+    eff = sc__malloc(nk1);
+    if (!trial || !eff)
+        SC_CHECK(sc__error_nomem(err));
+    for (k = 0; k < n->nk; k++) {
+        sc__fscore t;
+        if (!mask[k] || !prunable(n, k))
+            continue;
+        memcpy(trial, mask, nk1);
+        trial[k] = 0;
+        SC_CHECK(sc__fnet_score(n, trial, &t, eff, err));
+        if (t.valid && t.cost == s->cost && t.bytes < s->bytes) {
+            *s = t;
+            memcpy(mask, eff, nk1);
+        }
+    }
+fail:
+    sc__free(trial);
+    sc__free(eff);
+    return status;
+}
+
 /* The least recompute cost within budget: *out, mask (effective saved
  * set), whether proven, whether a hull vertex, the bound. */
 static sc_status core_solve(fcore *c, uint64_t budget, double seconds,
@@ -1223,6 +1281,7 @@ static sc_status core_solve(fcore *c, uint64_t budget, double seconds,
         SC_CHECK(sc__fnet_score(&c->net, start, out, mask, err));
         proven = false;
     }
+    SC_CHECK(prune_saved(&c->net, out, mask, err));
     *optimal = proven || out->cost == *bound;
     *hullv = false;
 fail:

@@ -178,8 +178,11 @@ static bool rcase_draw(rcase *r, uint64_t seed, sc_partition_policy policy)
         sc_result res;
         if (sc_partition_node_place(r->p, id) == SC_PARTITION_PLACE_DEAD)
             continue;
+        /* a cost only where the forward computes the node in every
+         * decision (it is required by the forward's outputs) */
         if (sc_graph_node_kind(r->joint, id) == SC_NODE_CALL &&
-            !tangent_side(r->p, id)) {
+            !tangent_side(r->p, id) &&
+            (sc_partition_node_class(r->p, id) & SC_PARTITION_REQUIRED_FW)) {
             /* draws with unbacked sizes (nonzero) have no cost here */
             if (sc_node_cost_eval(r->joint, id, hints, &c, &err) != SC_OK) {
                 sc_symmap_free(hints);
@@ -370,6 +373,41 @@ START_TEST(test_random_bruteforce)
                           (unsigned long long)want);
             ck_assert_uint_le(pt.recompute_cost, prev);
             prev = pt.recompute_cost;
+            /* no saved value is superfluous: without any one of them the
+             * set is invalid, costs more, or saves no fewer bytes */
+            {
+                sc_node_id *ids = NULL;
+                size_t ns = 0, q;
+                bool *sv = calloc(sc_graph_node_count(r.joint), 1);
+                ck_assert_ptr_nonnull(sv);
+                ck_assert_int_eq(sc_frontier_solve(f, b, 0, &pt, &ids, &ns,
+                                                   &err),
+                                 SC_OK);
+                for (q = 0; q < ns; q++)
+                    sv[ids[q]] = true;
+                for (q = 0; q < ns; q++) {
+                    uint64_t m2, c2;
+                    bool ok2;
+                    sv[ids[q]] = false;
+                    ok2 = score_walk(r.p, r.ncost, r.replay, sv, &m2, &c2);
+                    ck_assert_msg(!ok2 || c2 != pt.recompute_cost ||
+                                      m2 >= pt.saved_bytes,
+                                  "seed %llu case %ld budget %llu: saved "
+                                  "%s is superfluous (%llu bytes, cost "
+                                  "%llu without it; %llu bytes with it, "
+                                  "hull vertex %d)",
+                                  (unsigned long long)seed, c,
+                                  (unsigned long long)b,
+                                  sc_graph_node_name(r.joint, ids[q]),
+                                  (unsigned long long)m2,
+                                  (unsigned long long)c2,
+                                  (unsigned long long)pt.saved_bytes,
+                                  (int)pt.hull_vertex);
+                    sv[ids[q]] = true;
+                }
+                free(sv);
+                free(ids);
+            }
         }
         /* the whole frontier: at the bytes of every decision no other beats
          * on both, the optimum is that decision's cost */
