@@ -156,6 +156,20 @@ static sc_status get_operand(sc__kernel_call *c, size_t k, operand *o)
     }
 }
 
+/* Between two 0-d operands of different dtypes one is a Python number,
+ * which the interpreter passes as a 0-d f32, i64 or b8 tensor: the other
+ * dtype is the tensor's; f32 before i64 (a float tensor and an int
+ * number: an int tensor with a float number is refused anyway). */
+static int zero_d_rank(const sc_tensor *t)
+{
+    switch (t->dtype) {
+    case SC_DTYPE_F32: return 2;
+    case SC_DTYPE_I64: return 1;
+    case SC_DTYPE_B8: return 0;
+    default: return 3;
+    }
+}
+
 static sc_status binary(sc__kernel_call *c, size_t ia, size_t ib, bool mul)
 {
     operand o[2];
@@ -170,9 +184,14 @@ static sc_status binary(sc__kernel_call *c, size_t ia, size_t ib, bool mul)
 
     SC_TRY(get_operand(c, ia, &o[0]));
     SC_TRY(get_operand(c, ib, &o[1]));
-    for (k = 0; k < 2; k++)
-        if (o[k].t && (!ref || ref->ndim == 0))
-            ref = o[k].t;
+    for (k = 0; k < 2; k++) {
+        const sc_tensor *t = o[k].t;
+        if (!t)
+            continue;
+        if (!ref || (ref->ndim == 0 &&
+                     (t->ndim > 0 || zero_d_rank(t) > zero_d_rank(ref))))
+            ref = t;
+    }
     if (!ref)
         return sc__error_set(c->err, SC_ERR_TYPE, "%s: no tensor operand",
                              name);
@@ -413,8 +432,8 @@ static int it_swap(const int64_t *sizes, const int64_t *os, const int64_t *is,
     return 0;
 }
 
-/* Sum x (already in the result dtype) over the dims marked in red into
- * the contiguous r. */
+/* Sum the floating x over the dims marked in red into the contiguous r
+ * of x's dtype (acc: r's numel zeros, the running results). */
 static void sum_order(const sc_tensor *x, const bool *red, sc_tensor *r,
                       double *acc)
 {
@@ -532,7 +551,7 @@ static void sum_order(const sc_tensor *x, const bool *red, sc_tensor *r,
 sc_status sc__kernel_prims_sum(sc__kernel_call *call)
 {
     const sc_tensor *x;
-    sc_tensor *xc = NULL, *r = NULL;
+    sc_tensor *r = NULL;
     const int64_t *dims = NULL;
     size_t nd = 0, i, numel;
     bool red[SC_TENSOR_MAX_DIMS] = {false};
@@ -567,11 +586,9 @@ sc_status sc__kernel_prims_sum(sc__kernel_call *call)
             osz[k++] = x->sizes[i];
     SC_CHECK(sc__new(dt, k, osz, &r, call->err));
     SC_CHECK(sc__numel_checked(k, osz, &numel, call->err));
-    if (x->dtype != dt)
-        SC_CHECK(sc_tensor_to_dtype(x, dt, &xc, call->err));
     if (!sc__dtype_is_float(dt)) {
         /* integers: exact in int64 (any order), stored wrapping */
-        sc_tensor *src = xc ? xc : (sc_tensor *)x;
+        const sc_tensor *src = x;
         uint64_t *ia = sc__malloc((numel ? numel : 1) * sizeof *ia);
         sc__iter it;
         size_t n, tot, item = sc_dtype_itemsize(src->dtype);
@@ -609,17 +626,15 @@ sc_status sc__kernel_prims_sum(sc__kernel_call *call)
             acc[i] = 0;
         SC_CHECK(sc__numel_checked(x->ndim, x->sizes, &i, call->err));
         if (i > 0)
-            sum_order(xc ? xc : x, red, r, acc);
+            sum_order(x, red, r, acc);
         else
             sc_tensor_fill(r, 0, call->err);
         sc__free(acc);
         acc = NULL;
     }
-    sc_tensor_free(xc);
     return sc__out(call, r);
 fail:
     sc__free(acc);
-    sc_tensor_free(xc);
     sc_tensor_free(r);
     return status;
 }

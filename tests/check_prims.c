@@ -4,7 +4,8 @@
  *
  * The torch cases are graphs torch 2.13 traced on fake CPU tensors
  * (torch's decompositions into prims under TorchRefsMode, and direct prims
- * calls) with their inputs and outputs, tests/data/ops-prims/, made by
+ * calls; one traced with symbolic sizes) with their inputs and outputs,
+ * tests/data/ops-prims/, made by
  * tools/meta/gen_prims_data.py: each reads (reading checks every node's
  * annotation against its shape rule, sizes and strides), every call is in
  * the op table, and it runs to torch's outputs bit for bit.  The bad
@@ -97,6 +98,10 @@ static const struct {
     {"iota_refs", {"torch.ops.prims.iota.default"}},
     {"iota", {"torch.ops.prims.iota.default"}},
     {"device_put", {"torch.ops.prims.device_put.default"}},
+    /* symbolic sizes: broadcast_in_dim to SymInts, iota of a SymInt */
+    {"dynamic", {"torch.ops.prims.broadcast_in_dim.default",
+                 "torch.ops.prims.sum.default",
+                 "torch.ops.prims.iota.default"}},
 };
 
 START_TEST(test_torch_case)

@@ -8,7 +8,7 @@ annotation is torch's prims meta function's), either under
 torch._prims.context.TorchRefsMode (torch's own decompositions of aten
 calls into prims: torch.add with broadcasting becomes broadcast_in_dim and
 prims.add, torch.arange becomes iota) or calling torch.ops.prims directly.
-print_readable writes CASE.txt (sizes, strides, device); CASE.data/ holds
+(`dynamic` is traced with symbolic sizes.)  print_readable writes CASE.txt (sizes, strides, device); CASE.data/ holds
 the inputs (<placeholder>.npy) and torch's outputs (out_K.npy) of the
 traced module run eagerly on one thread, every file float32, float64,
 int64, int32 or bool (bfloat16 values are converted inside the graph).
@@ -130,6 +130,13 @@ def cases(gen):
         return (d(x, cpu), prims.mul.default(d(x.t(), cpu), 2.0),
                 prims.add.default(d(prims.broadcast_in_dim.default(y, [4, 3], [1]), cpu), x))
     out["device_put"] = (device_put, (randn(4, 3), randn(3)))
+
+    # dynamic sizes (make_fx's symbolic mode): broadcast_in_dim to
+    # SymInt sizes, prims.sum and iota of a symbolic length.
+    def dynamic(x, y):
+        return (torch.add(x, y).sum(0), torch.mul(x, y.unsqueeze(0)).sum(1),
+                torch.arange(x.shape[0]))
+    out["dynamic"] = (refs(dynamic), (randn(6, 20), randn(20)), "symbolic")
     return out
 
 
@@ -143,8 +150,8 @@ def main():
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(1)
     gen = torch.Generator().manual_seed(2013)
-    for name, (fn, args) in cases(gen).items():
-        gm = make_fx(fn, tracing_mode="fake")(*args)
+    for name, (fn, args, *mode) in cases(gen).items():
+        gm = make_fx(fn, tracing_mode=mode[0] if mode else "fake")(*args)
         text = gm.print_readable(print_output=False, include_stride=True,
                                  include_device=True)
         (out / ("%s.txt" % name)).write_text(text)
