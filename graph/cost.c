@@ -47,6 +47,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_MOVEDIM_INT:
     case SC_OP_DIAGONAL:
     case SC_OP_PRIMS_TRANSPOSE:
+    case SC_OP_PRIMS_BROADCAST_IN_DIM:
         return SC__COST_VIEW;
     /* copies: read the tensors, write the result */
     case SC_OP_SELECT_BACKWARD:
@@ -69,6 +70,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
         return SC__COST_COPY;
     case SC_OP_MASKED_SCATTER:
     case SC_OP_PRIMS_CONVERT_ELEMENT_TYPE:
+    case SC_OP_PRIMS_DEVICE_PUT:
     case SC_OP_SCATTER_VALUE:
     case SC_OP_SCATTER_SRC:
     case SC_OP_INDEX_TENSOR:
@@ -83,6 +85,8 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
         return SC__COST_SCATTER_ADD;
     /* pointwise: 1 FLOP per result element */
     case SC_OP_ADD_TENSOR:
+    case SC_OP_PRIMS_ADD:
+    case SC_OP_PRIMS_MUL:
     case SC_OP_ADD_SCALAR:
     case SC_OP_SUB_TENSOR:
     case SC_OP_SUB_SCALAR:
@@ -143,6 +147,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     /* reductions */
     case SC_OP_SUM:
     case SC_OP_SUM_DIM_INTLIST:
+    case SC_OP_PRIMS_SUM:
     case SC_OP_SUM_TO_SIZE:
     case SC_OP_AMAX:
     case SC_OP_MAX_DIM:
@@ -214,6 +219,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_ARANGE:
     case SC_OP_ARANGE_START:
     case SC_OP_ARANGE_START_STEP:
+    case SC_OP_PRIMS_IOTA:
         return SC__COST_FILL;
     /* nothing runs */
     case SC_OP__ASSERT_SCALAR:
@@ -753,7 +759,7 @@ static sc_status flops_of(cost_eval *c, sc__cost_formula f, uint64_t *flops)
     }
     case SC__COST_REDUCE:
     case SC__COST_MEAN:
-        SC_TRY(arg_tensor(c, "self", &a));
+        SC_TRY(arg_tensor(c, c->op == SC_OP_PRIMS_SUM ? "inp" : "self", &a));
         *flops = a.numel;
         /* var_mean: the mean's add, then centre, square and add */
         if (c->op == SC_OP_VAR_MEAN_CORRECTION)

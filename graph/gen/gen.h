@@ -142,6 +142,9 @@ typedef struct gen_op {
     char *ns;                   /* "aten" / "python" */
     int cls;
     char *shape;                /* rule name */
+    char *shape_doc;            /* NULL, or the rule's doc when the entry
+                                   declares it (`shape_doc:`) */
+    int shape_doc_line, shape_doc_col;
     char *kernel;               /* NULL: none */
     char *reason;
     char *flops;                /* NULL: none */

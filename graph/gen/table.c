@@ -118,12 +118,13 @@ static gen_registry_entry *registry_find(gen_vec *reg, const char *name)
 enum {
     F_FUNC, F_CLASS, F_SHAPE, F_KERNEL, F_REASON, F_FLOPS, F_RANDOM,
     F_MUTATES, F_NAMESPACE, F_PYTHON_OP, F_PYTHON_TARGET, F_DERIVATIVES,
-    F_COUNT
+    F_SHAPE_DOC, F_COUNT
 };
 
 static const char *const field_names[F_COUNT] = {
     "func", "class", "shape", "kernel", "reason", "flops", "functorch_random",
     "mutates", "namespace", "python_op", "python_target", "derivatives",
+    "shape_doc",
 };
 
 static bool get_bool(yaml_node_t *n, const char *label, const char *field,
@@ -556,6 +557,20 @@ static gen_op *load_op(loader *ld, yaml_node_t *item, size_t index)
         else
             ok = false;
     }
+    if (fields[F_SHAPE_DOC]) {
+        yaml_node_t *dn = fields[F_SHAPE_DOC];
+        const char *doc = scalar_of(dn, op->label, "shape_doc");
+        op->shape_doc_line = line_of(dn);
+        op->shape_doc_col = col_of(dn);
+        if (!doc)
+            ok = false;
+        else if (!*doc) {
+            gen_error(line_of(dn), col_of(dn), "%s: shape_doc is empty",
+                      op->label);
+            ok = false;
+        } else
+            op->shape_doc = gen_strdup(doc);
+    }
     if (fields[F_KERNEL]) {
         yaml_node_t *kn = fields[F_KERNEL];
         const char *k = scalar_of(kn, op->label, "kernel");
@@ -687,14 +702,53 @@ static void check_unique_ops(gen_table *t)
     }
 }
 
-static void check_registries(gen_table *t)
+/* Rules declared by an entry (`shape_doc:`) join the registry after the
+ * ones under shape_rules, in file order; each name is declared once. */
+static void declare_entry_rules(gen_table *t)
 {
     for (size_t i = 0; i < t->ops.n; i++) {
         gen_op *op = t->ops.items[i];
+        bool dup = false;
+        if (!op->shape_doc || !op->shape)
+            continue;
+        if (!gen_is_ident(op->shape) ||
+            op->shape[strlen(op->shape) - 1] == '_') {
+            gen_error(op->shape_line, 0, "%s: shape rule '%s' is not a valid "
+                      "name (a C identifier not ending in '_')", op->label,
+                      op->shape);
+            continue;
+        }
+        for (size_t k = 0; k < t->shape_rules.n && !dup; k++) {
+            gen_registry_entry *e = t->shape_rules.items[k];
+            if (strcmp(gen_upper(e->name), gen_upper(op->shape)) == 0) {
+                gen_error(op->shape_doc_line, op->shape_doc_col,
+                          "%s: shape rule '%s' is declared twice (first at "
+                          "line %d)", op->label, op->shape, e->line);
+                dup = true;
+            }
+        }
+        if (dup)
+            continue;
+        gen_registry_entry *e = gen_alloc(sizeof *e);
+        e->name = gen_strdup(op->shape);
+        e->doc = gen_strdup(op->shape_doc);
+        e->line = op->shape_doc_line;
+        gen_vec_push(&t->shape_rules, e);
+    }
+}
+
+static void check_registries(gen_table *t)
+{
+    declare_entry_rules(t);
+    for (size_t i = 0; i < t->ops.n; i++) {
+        gen_op *op = t->ops.items[i];
         gen_registry_entry *e = registry_find(&t->shape_rules, op->shape);
-        if (!e)
+        if (!e && op->shape_doc)
+            ; /* declare_entry_rules said why */
+        else if (!e)
             gen_error(op->shape_line, 0, "%s: unknown shape rule '%s' "
-                      "(declare it under shape_rules)", op->label, op->shape);
+                      "(declare it under shape_rules or with shape_doc)",
+                      op->label, op->shape);
         else
             e->used = true;
         if (op->flops) {
