@@ -479,7 +479,7 @@ int main(int argc, char **argv)
     }
     if (reps < 1)
         reps = 1;
-    printf("gemm micro-kernel: %s\n", sc__gemm_kernel_name());
+    printf("gemm micro-kernel: %s\n", sc__gemm_kernel_name(sc__gemm_level()));
     printf("float32 mm, one thread, best of %d; GFLOP/s\n", reps);
     printf("%-21s  %9s  %9s  %7s\n", "n x k x m", "scalar", "gemm.c",
            "speedup");

@@ -49,10 +49,10 @@ static int gemm_level(void)
     return 0;
 }
 
-const char *sc__gemm_kernel_name(void)
+const char *sc__gemm_kernel_name(int level)
 {
     static const char *const names[] = {"portable", "avx2-fma", "avx512"};
-    return names[gemm_level()];
+    return names[level < 0 ? 0 : level > 2 ? 2 : level];
 }
 
 /* ---- Micro-kernels: ctile (MR x NR, row stride ldc) += the kc packed
@@ -342,11 +342,12 @@ typedef void micro_f64_fn(size_t, const double *, const double *, double *,
 DEFINE_GEMM(f32, float, fmaf)
 DEFINE_GEMM(f64, double, fma)
 
-void sc__gemm_f32_strided(size_t n, size_t k, size_t m, const float *a,
-                          ptrdiff_t rsa, ptrdiff_t csa, const float *b,
-                          ptrdiff_t rsb, ptrdiff_t csb, float *c, size_t ldc)
+void sc__gemm_f32_at(int level, size_t n, size_t k, size_t m,
+                     const float *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const float *b, ptrdiff_t rsb, ptrdiff_t csb, float *c,
+                     size_t ldc)
 {
-    switch (gemm_level()) {
+    switch (level < gemm_level() ? level : gemm_level()) {
 #ifdef GEMM_X86
     case 2:
         run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 12, 32,
@@ -363,12 +364,12 @@ void sc__gemm_f32_strided(size_t n, size_t k, size_t m, const float *a,
     }
 }
 
-void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
-                          ptrdiff_t rsa, ptrdiff_t csa, const double *b,
-                          ptrdiff_t rsb, ptrdiff_t csb, double *c,
-                          size_t ldc)
+void sc__gemm_f64_at(int level, size_t n, size_t k, size_t m,
+                     const double *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const double *b, ptrdiff_t rsb, ptrdiff_t csb,
+                     double *c, size_t ldc)
 {
-    switch (gemm_level()) {
+    switch (level < gemm_level() ? level : gemm_level()) {
 #ifdef GEMM_X86
     case 2:
         run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 12, 16,
@@ -383,6 +384,26 @@ void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
         run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 4, 8,
                 micro_portable_f64, small_f64);
     }
+}
+
+void sc__gemm_f32_strided(size_t n, size_t k, size_t m, const float *a,
+                          ptrdiff_t rsa, ptrdiff_t csa, const float *b,
+                          ptrdiff_t rsb, ptrdiff_t csb, float *c, size_t ldc)
+{
+    sc__gemm_f32_at(2, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+}
+
+void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
+                          ptrdiff_t rsa, ptrdiff_t csa, const double *b,
+                          ptrdiff_t rsb, ptrdiff_t csb, double *c,
+                          size_t ldc)
+{
+    sc__gemm_f64_at(2, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+}
+
+int sc__gemm_level(void)
+{
+    return gemm_level();
 }
 
 void sc__gemm_f32_ld(size_t n, size_t k, size_t m, const float *a,

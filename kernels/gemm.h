@@ -50,8 +50,22 @@ void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
                           ptrdiff_t rsb, ptrdiff_t csb, double *c,
                           size_t ldc);
 
-/* The name of the micro-kernel this machine runs ("avx512", "avx2-fma"
- * or "portable"), for benchmarks and reports. */
-const char *sc__gemm_kernel_name(void);
+/* The kernels by level: 0 portable (fmaf / fma calls, 4 x 16 floats),
+ * 1 AVX2 + FMA (6 x 16), 2 AVX-512 (12 x 32).  sc__gemm_level() is the
+ * best this machine runs (the one the entry points above use);
+ * sc__gemm_kernel_name names a level ("portable", "avx2-fma", "avx512").
+ * sc__gemm_f32_at / sc__gemm_f64_at run the strided product on the kernel
+ * of `level` (at most the machine's best): for tests and benchmarks that
+ * check that every kernel gives the same bits. */
+int sc__gemm_level(void);
+const char *sc__gemm_kernel_name(int level);
+void sc__gemm_f32_at(int level, size_t n, size_t k, size_t m,
+                     const float *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const float *b, ptrdiff_t rsb, ptrdiff_t csb, float *c,
+                     size_t ldc);
+void sc__gemm_f64_at(int level, size_t n, size_t k, size_t m,
+                     const double *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const double *b, ptrdiff_t rsb, ptrdiff_t csb,
+                     double *c, size_t ldc);
 
 #endif
