@@ -2,11 +2,12 @@
  * kernels/gemm.h for the summation contract: a chain of fused
  * multiply-adds in increasing k for every element).
  *
- * Packed panels and a register tile of MR x NR accumulators: B is copied
- * in panels of KC rows by NR columns (zero-padded), A in slivers of MR
- * rows by KC (interleaved by k), both read through any element strides
+ * Packed panels and a register tile of MR x NR accumulators: k is cut
+ * into the fewest passes of at most KC (768) of equal length; B is copied
+ * in panels of kc rows by NR columns (zero-padded), A in slivers of MR
+ * rows by kc (interleaved by k), both read through any element strides
  * (transposed operands are packed in place, never copied first); the tile
- * of C is loaded, takes KC fused rank-one updates in increasing k and is
+ * of C is loaded (or starts at +0 for sc__gemm_*_set), takes kc fused rank-one updates in increasing k and is
  * stored back, so each element of C sees the products in the order of the
  * scalar loop, each one fused with its sum.  Since every step is one
  * correctly rounded fma, the tile shape does not change the bits, and the
@@ -32,7 +33,7 @@
 
 #define MR_MAX 12
 #define NR_MAX 32
-#define KC 256
+#define KC 768 /* the longest pass over k */
 #define MC_ROWS 144 /* rows of A per packed block: a multiple of 12, 6, 4 */
 #define NC_BYTES (1u << 21) /* a packed panel of B: 2 MB at most */
 
@@ -60,12 +61,16 @@ const char *sc__gemm_kernel_name(int level)
 
 #define PORTABLE_MICRO(SUF, T, FMA, NR_)                                      \
     static void micro_portable_##SUF(size_t kc, const T *ap, const T *bp,  \
-                                     T *c, size_t ldc)                     \
+                                     T *c, size_t ldc, int zero)           \
     {                                                                      \
         T acc[4][NR_];                                                     \
         size_t p, r, q;                                                    \
         for (r = 0; r < 4; r++)                                            \
-            memcpy(acc[r], c + r * ldc, sizeof acc[r]);                    \
+            if (zero)                                                      \
+                for (q = 0; q < NR_; q++)                                  \
+                    acc[r][q] = 0;                                         \
+            else                                                           \
+                memcpy(acc[r], c + r * ldc, sizeof acc[r]);                \
         for (p = 0; p < kc; p++, ap += 4, bp += NR_)                       \
             for (r = 0; r < 4; r++)                                        \
                 for (q = 0; q < NR_; q++)                                  \
@@ -83,6 +88,7 @@ PORTABLE_MICRO(f64, double, fma, 8)
 #define ROW_DECL(r) V c##r##a, c##r##b;
 #define ROW_LOAD(r)                                                          \
     c##r##a = LOAD(c + (r) * ldc), c##r##b = LOAD(c + (r) * ldc + W);
+#define ROW_ZERO(r) c##r##a = ZERO(), c##r##b = ZERO();
 #define ROW_STORE(r)                                                         \
     STORE(c + (r) * ldc, c##r##a), STORE(c + (r) * ldc + W, c##r##b);
 #define ROW_FMA(r)                                                           \
@@ -96,12 +102,16 @@ PORTABLE_MICRO(f64, double, fma, 8)
 
 #define X86_MICRO(NAME, TGT, T, ROWS, MR_)                                   \
     TGT static void NAME(size_t kc, const T *ap, const T *bp, T *c,          \
-                         size_t ldc)                                         \
+                         size_t ldc, int zero)                               \
     {                                                                        \
         ROWS(ROW_DECL)                                                       \
         V b0, b1;                                                            \
         size_t p;                                                            \
-        ROWS(ROW_LOAD)                                                       \
+        if (zero) {                                                          \
+            ROWS(ROW_ZERO)                                                   \
+        } else {                                                             \
+            ROWS(ROW_LOAD)                                                   \
+        }                                                                    \
         for (p = 0; p < kc; p++, ap += MR_, bp += 2 * W) {                   \
             b0 = LOAD(bp);                                                   \
             b1 = LOAD(bp + W);                                               \
@@ -111,6 +121,7 @@ PORTABLE_MICRO(f64, double, fma, 8)
     }
 
 #define V __m512
+#define ZERO _mm512_setzero_ps
 #define W 16
 #define LOAD _mm512_loadu_ps
 #define STORE _mm512_storeu_ps
@@ -123,8 +134,10 @@ X86_MICRO(micro_avx512_f32, TARGET_AVX512, float, ROWS12, 12)
 #undef STORE
 #undef SET1
 #undef FMADD
+#undef ZERO
 
 #define V __m512d
+#define ZERO _mm512_setzero_pd
 #define W 8
 #define LOAD _mm512_loadu_pd
 #define STORE _mm512_storeu_pd
@@ -137,8 +150,10 @@ X86_MICRO(micro_avx512_f64, TARGET_AVX512, double, ROWS12, 12)
 #undef STORE
 #undef SET1
 #undef FMADD
+#undef ZERO
 
 #define V __m256
+#define ZERO _mm256_setzero_ps
 #define W 8
 #define LOAD _mm256_loadu_ps
 #define STORE _mm256_storeu_ps
@@ -151,8 +166,10 @@ X86_MICRO(micro_avx2_f32, TARGET_AVX2, float, ROWS6, 6)
 #undef STORE
 #undef SET1
 #undef FMADD
+#undef ZERO
 
 #define V __m256d
+#define ZERO _mm256_setzero_pd
 #define W 4
 #define LOAD _mm256_loadu_pd
 #define STORE _mm256_storeu_pd
@@ -165,6 +182,7 @@ X86_MICRO(micro_avx2_f64, TARGET_AVX2, double, ROWS6, 6)
 #undef STORE
 #undef SET1
 #undef FMADD
+#undef ZERO
 
 /* The scalar loop with the fused instruction inlined (the portable one
  * calls fmaf / fma, which may be a library call on baseline x86-64). */
@@ -191,9 +209,9 @@ X86_SMALL(small_avx2_f64, TARGET_AVX2, double, __builtin_fma)
 /* ---- Packing and the driver, one per element type ----------------------- */
 
 typedef void micro_f32_fn(size_t, const float *, const float *, float *,
-                          size_t);
+                          size_t, int);
 typedef void micro_f64_fn(size_t, const double *, const double *, double *,
-                          size_t);
+                          size_t, int);
 
 #define DEFINE_GEMM(SUF, T, FMA)                                              \
     /* Rows [i0, i0+mc) x [p0, p0+kc) of a, mr-interleaved, zero rows after  \
@@ -275,38 +293,52 @@ typedef void micro_f64_fn(size_t, const double *, const double *, double *,
     static void run_##SUF(size_t n, size_t k, size_t m, const T *a,          \
                           ptrdiff_t rsa, ptrdiff_t csa, const T *b,          \
                           ptrdiff_t rsb, ptrdiff_t csb, T *c, size_t ldc,    \
-                          size_t mr, size_t nr, micro_##SUF##_fn *micro,     \
+                          int set, size_t mr, size_t nr,                     \
+                          micro_##SUF##_fn *micro,                           \
                           void (*small)(size_t, size_t, size_t, const T *,   \
                                         ptrdiff_t, ptrdiff_t, const T *,     \
                                         ptrdiff_t, ptrdiff_t, T *, size_t))  \
     {                                                                        \
         T *ap, *bp;                                                          \
-        size_t i0, j0, p0, i, j, ncmax, mcmax;                               \
+        size_t i0, j0, p0, i, j, ncmax, mcmax, kcb;                          \
         T tile[MR_MAX * NR_MAX];                                             \
+        /* set: c = a b from +0, as c += a b on a zero-filled c; the         \
+           packed path starts its first pass over k from +0 */               \
+        if (set && (k == 0 || n * k * m < 32768 || n < mr || m < nr))        \
+            for (i = 0; i < n; i++)                                          \
+                for (j = 0; j < m; j++)                                      \
+                    c[i * ldc + j] = 0;                                      \
         if (n == 0 || m == 0 || k == 0)                                      \
             return;                                                          \
         if (n * k * m < 32768 || n < mr || m < nr) {                         \
             small(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);                \
             return;                                                          \
         }                                                                    \
-        ncmax = NC_BYTES / (KC * sizeof(T)) / nr * nr;                       \
+        /* k in the fewest passes of at most KC, of equal length */          \
+        kcb = (k + KC - 1) / KC;                                             \
+        kcb = (k + kcb - 1) / kcb;                                           \
+        ncmax = NC_BYTES / (kcb * sizeof(T)) / nr * nr;                      \
         if (ncmax > (m + nr - 1) / nr * nr)                                  \
             ncmax = (m + nr - 1) / nr * nr;                                  \
         mcmax = MC_ROWS / mr * mr;                                           \
         if (mcmax > (n + mr - 1) / mr * mr)                                  \
             mcmax = (n + mr - 1) / mr * mr;                                  \
-        ap = sc__malloc(mcmax * KC * sizeof *ap);                            \
-        bp = sc__malloc(KC * ncmax * sizeof *bp);                            \
+        ap = sc__malloc(mcmax * kcb * sizeof *ap);                           \
+        bp = sc__malloc(kcb * ncmax * sizeof *bp);                           \
         if (!ap || !bp) {                                                    \
             sc__free(ap);                                                    \
             sc__free(bp);                                                    \
+            for (i = 0; set && i < n; i++)                                   \
+                for (j = 0; j < m; j++)                                      \
+                    c[i * ldc + j] = 0;                                      \
             small(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);                \
             return;                                                          \
         }                                                                    \
         for (j0 = 0; j0 < m; j0 += ncmax) {                                  \
             size_t nc = m - j0 < ncmax ? m - j0 : ncmax;                     \
-            for (p0 = 0; p0 < k; p0 += KC) {                                 \
-                size_t kc = k - p0 < KC ? k - p0 : KC;                       \
+            for (p0 = 0; p0 < k; p0 += kcb) {                                \
+                size_t kc = k - p0 < kcb ? k - p0 : kcb;                     \
+                int zero = set && p0 == 0;                                   \
                 pack_b_##SUF(b, rsb, csb, nr, p0, kc, j0, nc, bp);           \
                 for (i0 = 0; i0 < n; i0 += mcmax) {                          \
                     size_t mc = n - i0 < mcmax ? n - i0 : mcmax;             \
@@ -318,15 +350,16 @@ typedef void micro_f64_fn(size_t, const double *, const double *, double *,
                             T *ct = c + (i0 + i) * ldc + j0 + j;             \
                             if (rows == mr && ncols == nr) {                 \
                                 micro(kc, ap + i * kc, bp + j * kc, ct,      \
-                                      ldc);                                  \
+                                      ldc, zero);                            \
                                 continue;                                    \
                             }                                                \
                             /* an edge tile: through a full-size copy */     \
                             memset(tile, 0, sizeof tile);                    \
-                            for (r = 0; r < rows; r++)                       \
+                            for (r = 0; r < rows && !zero; r++)              \
                                 memcpy(tile + r * nr, ct + r * ldc,          \
                                        ncols * sizeof *ct);                  \
-                            micro(kc, ap + i * kc, bp + j * kc, tile, nr);   \
+                            micro(kc, ap + i * kc, bp + j * kc, tile, nr,    \
+                                  zero);                                     \
                             for (r = 0; r < rows; r++)                       \
                                 memcpy(ct + r * ldc, tile + r * nr,          \
                                        ncols * sizeof *ct);                  \
@@ -342,7 +375,7 @@ typedef void micro_f64_fn(size_t, const double *, const double *, double *,
 DEFINE_GEMM(f32, float, fmaf)
 DEFINE_GEMM(f64, double, fma)
 
-void sc__gemm_f32_at(int level, size_t n, size_t k, size_t m,
+static void gemm_f32(int level, int set, size_t n, size_t k, size_t m,
                      const float *a, ptrdiff_t rsa, ptrdiff_t csa,
                      const float *b, ptrdiff_t rsb, ptrdiff_t csb, float *c,
                      size_t ldc)
@@ -350,21 +383,21 @@ void sc__gemm_f32_at(int level, size_t n, size_t k, size_t m,
     switch (level < gemm_level() ? level : gemm_level()) {
 #ifdef GEMM_X86
     case 2:
-        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 12, 32,
+        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 12, 32,
                 micro_avx512_f32, small_avx2_f32);
         return;
     case 1:
-        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 6, 16,
+        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 6, 16,
                 micro_avx2_f32, small_avx2_f32);
         return;
 #endif
     default:
-        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 4, 16,
+        run_f32(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 4, 16,
                 micro_portable_f32, small_f32);
     }
 }
 
-void sc__gemm_f64_at(int level, size_t n, size_t k, size_t m,
+static void gemm_f64(int level, int set, size_t n, size_t k, size_t m,
                      const double *a, ptrdiff_t rsa, ptrdiff_t csa,
                      const double *b, ptrdiff_t rsb, ptrdiff_t csb,
                      double *c, size_t ldc)
@@ -372,25 +405,55 @@ void sc__gemm_f64_at(int level, size_t n, size_t k, size_t m,
     switch (level < gemm_level() ? level : gemm_level()) {
 #ifdef GEMM_X86
     case 2:
-        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 12, 16,
+        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 12, 16,
                 micro_avx512_f64, small_avx2_f64);
         return;
     case 1:
-        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 6, 8,
+        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 6, 8,
                 micro_avx2_f64, small_avx2_f64);
         return;
 #endif
     default:
-        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, 4, 8,
+        run_f64(n, k, m, a, rsa, csa, b, rsb, csb, c, ldc, set, 4, 8,
                 micro_portable_f64, small_f64);
     }
+}
+
+void sc__gemm_f32_at(int level, size_t n, size_t k, size_t m,
+                     const float *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const float *b, ptrdiff_t rsb, ptrdiff_t csb, float *c,
+                     size_t ldc)
+{
+    gemm_f32(level, 0, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+}
+
+void sc__gemm_f64_at(int level, size_t n, size_t k, size_t m,
+                     const double *a, ptrdiff_t rsa, ptrdiff_t csa,
+                     const double *b, ptrdiff_t rsb, ptrdiff_t csb,
+                     double *c, size_t ldc)
+{
+    gemm_f64(level, 0, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
 }
 
 void sc__gemm_f32_strided(size_t n, size_t k, size_t m, const float *a,
                           ptrdiff_t rsa, ptrdiff_t csa, const float *b,
                           ptrdiff_t rsb, ptrdiff_t csb, float *c, size_t ldc)
 {
-    sc__gemm_f32_at(2, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+    gemm_f32(2, 0, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+}
+
+void sc__gemm_f32_set(size_t n, size_t k, size_t m, const float *a,
+                      ptrdiff_t rsa, ptrdiff_t csa, const float *b,
+                      ptrdiff_t rsb, ptrdiff_t csb, float *c, size_t ldc)
+{
+    gemm_f32(2, 1, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+}
+
+void sc__gemm_f64_set(size_t n, size_t k, size_t m, const double *a,
+                      ptrdiff_t rsa, ptrdiff_t csa, const double *b,
+                      ptrdiff_t rsb, ptrdiff_t csb, double *c, size_t ldc)
+{
+    gemm_f64(2, 1, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
 }
 
 void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
@@ -398,7 +461,7 @@ void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
                           ptrdiff_t rsb, ptrdiff_t csb, double *c,
                           size_t ldc)
 {
-    sc__gemm_f64_at(2, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
+    gemm_f64(2, 0, n, k, m, a, rsa, csa, b, rsb, csb, c, ldc);
 }
 
 int sc__gemm_level(void)

@@ -39,6 +39,12 @@ void sc__gemm_f32_strided(size_t n, size_t k, size_t m, const float *a,
                           ptrdiff_t rsb, ptrdiff_t csb, float *c,
                           size_t ldc);
 
+/* c = a b: c's old contents are never read (its pages are only
+ * written), the same bits as sc__gemm_f32_strided on a zero-filled c. */
+void sc__gemm_f32_set(size_t n, size_t k, size_t m, const float *a,
+                      ptrdiff_t rsa, ptrdiff_t csa, const float *b,
+                      ptrdiff_t rsb, ptrdiff_t csb, float *c, size_t ldc);
+
 /* c += a b in float64 under the same contract (fma). */
 void sc__gemm_f64(size_t n, size_t k, size_t m, const double *a,
                   const double *b, double *c);
@@ -49,6 +55,9 @@ void sc__gemm_f64_strided(size_t n, size_t k, size_t m, const double *a,
                           ptrdiff_t rsa, ptrdiff_t csa, const double *b,
                           ptrdiff_t rsb, ptrdiff_t csb, double *c,
                           size_t ldc);
+void sc__gemm_f64_set(size_t n, size_t k, size_t m, const double *a,
+                      ptrdiff_t rsa, ptrdiff_t csa, const double *b,
+                      ptrdiff_t rsb, ptrdiff_t csb, double *c, size_t ldc);
 
 /* The kernels by level: 0 portable (fmaf / fma calls, 4 x 16 floats),
  * 1 AVX2 + FMA (6 x 16), 2 AVX-512 (12 x 32).  sc__gemm_level() is the

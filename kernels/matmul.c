@@ -90,8 +90,8 @@ static bool in_place(const sc_tensor *t, sc__ctype ct)
            (ct == SC__CT_F64 && t->dtype == SC_DTYPE_F64);
 }
 
-/* c (batch x n x m, contiguous, compute type) += a b for a and b 2-d or
- * 3-d.  float32 and float64 operands are read in place through their
+/* c (batch x n x m, contiguous, compute type, zero-filled) = a b for a
+ * and b 2-d or 3-d.  float32 and float64 operands are read in place through their
  * strides (the packing of kernels/gemm.c reads any strides, so a
  * transposed or permuted view costs no copy); other dtypes are gathered
  * into compute-type buffers first. */
@@ -112,13 +112,13 @@ static sc_status product_into(sc__kernel_call *c, const sc_tensor *a,
                   bsb = nd == 3 ? (ptrdiff_t)b->strides[0] : 0;
         for (t = 0; t < batch; t++) {
             if (ct == SC__CT_F32)
-                sc__gemm_f32_strided(
+                sc__gemm_f32_set(
                     n, k, m, (const float *)sc_tensor_data(a) +
                                  (ptrdiff_t)t * bsa, rsa, csa,
                     (const float *)sc_tensor_data(b) + (ptrdiff_t)t * bsb,
                     rsb, csb, (float *)bc + t * n * m, m);
             else
-                sc__gemm_f64_strided(
+                sc__gemm_f64_set(
                     n, k, m, (const double *)sc_tensor_data(a) +
                                  (ptrdiff_t)t * bsa, rsa, csa,
                     (const double *)sc_tensor_data(b) + (ptrdiff_t)t * bsb,

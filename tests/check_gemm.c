@@ -45,13 +45,14 @@ static layout pick_layout(sc_test_rng *g, size_t r, size_t c)
 }
 
 /* The sizes of one case: mostly small (the scalar path and the edge
- * tiles), sometimes past the packing threshold and the k blocking. */
+ * tiles), sometimes past the packing threshold and in several passes over
+ * k (of at most 768). */
 static void pick_sizes(sc_test_rng *g, size_t *n, size_t *k, size_t *m)
 {
-    if (sc_test_rng_below(g, 4) == 0) {
-        *n = (size_t)sc_test_rng_range(g, 12, 70);
-        *k = (size_t)sc_test_rng_range(g, 200, 600);
-        *m = (size_t)sc_test_rng_range(g, 30, 90);
+    if (sc_test_rng_below(g, 4) == 0) { /* one or more passes over k */
+        *n = (size_t)sc_test_rng_range(g, 12, 40);
+        *k = (size_t)sc_test_rng_range(g, 200, 1700);
+        *m = (size_t)sc_test_rng_range(g, 30, 70);
     } else {
         *n = (size_t)sc_test_rng_range(g, 1, 40);
         *k = (size_t)sc_test_rng_range(g, 0, 60);
@@ -147,8 +148,9 @@ START_TEST(test_gemm_contract_f64)
 }
 END_TEST
 
-/* The contiguous entry points and a transposed view give the bits of the
- * strided one: a product's bits do not depend on how it is called. */
+/* The contiguous entry points, a transposed view and the set form give
+ * the bits of the strided one: a product's bits do not depend on how it
+ * is called. */
 START_TEST(test_gemm_entry_points)
 {
     const size_t n = 50, k = 300, m = 70;
@@ -173,6 +175,18 @@ START_TEST(test_gemm_entry_points)
                          c3, m);
     ck_assert(memcmp(c1, c2, n * m * sizeof *c1) == 0);
     ck_assert(memcmp(c1, c3, n * m * sizeof *c1) == 0);
+    /* set: c's old contents (NaN here) are not read */
+    for (i = 0; i < n * m; i++)
+        c3[i] = NAN;
+    sc__gemm_f32_set(n, k, m, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)m, 1, c3, m);
+    ck_assert(memcmp(c1, c3, n * m * sizeof *c1) == 0);
+    for (i = 0; i < 7 * 5; i++)
+        c3[i] = NAN;
+    sc__gemm_f32_set(7, 3, 5, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)m, 1, c3, 5);
+    memset(c2, 0, 7 * 5 * sizeof *c2);
+    sc__gemm_f32_strided(7, 3, 5, a, (ptrdiff_t)k, 1, b, (ptrdiff_t)m, 1, c2,
+                         5);
+    ck_assert(memcmp(c2, c3, 7 * 5 * sizeof *c2) == 0);
     free(a);
     free(at);
     free(b);
