@@ -381,14 +381,15 @@ sc_status sc_tensor_set_int64(sc_tensor *t, const int64_t *idx, int64_t v,
 static const unsigned char *linear_ptr(const sc_tensor *t, size_t i)
 {
     int64_t off = 0;
-    size_t d;
+    size_t d, isz = sc_dtype_itemsize(t->dtype);
+    if (sc_tensor_is_contiguous(t)) /* the row-major index is the offset */
+        return (const unsigned char *)sc_tensor_data(t) + i * isz;
     for (d = t->ndim; d-- > 0;) {
         int64_t s = t->sizes[d];
         off += (int64_t)(i % (size_t)s) * t->strides[d];
         i /= (size_t)s;
     }
-    return (const unsigned char *)sc_tensor_data(t) +
-           off * (int64_t)sc_dtype_itemsize(t->dtype);
+    return (const unsigned char *)sc_tensor_data(t) + off * (int64_t)isz;
 }
 
 double sc_tensor_item_double(const sc_tensor *t, size_t i)
