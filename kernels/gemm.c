@@ -197,8 +197,12 @@ X86_MICRO(micro_avx2_f64, TARGET_AVX2, double, ROWS6, 6)
             for (p = 0; p < k; p++) {                                        \
                 T aip = a[(ptrdiff_t)i * rsa + (ptrdiff_t)p * csa];          \
                 const T *bq = b + (ptrdiff_t)p * rsb;                        \
-                for (j = 0; j < m; j++)                                      \
-                    ci[j] = FMA(aip, bq[(ptrdiff_t)j * csb], ci[j]);         \
+                if (csb == 1)                                                \
+                    for (j = 0; j < m; j++)                                  \
+                        ci[j] = FMA(aip, bq[j], ci[j]);                      \
+                else                                                         \
+                    for (j = 0; j < m; j++)                                  \
+                        ci[j] = FMA(aip, bq[(ptrdiff_t)j * csb], ci[j]);     \
             }                                                                \
         }                                                                    \
     }
@@ -284,8 +288,12 @@ typedef void micro_f64_fn(size_t, const double *, const double *, double *,
             for (p = 0; p < k; p++) {                                        \
                 T aip = a[(ptrdiff_t)i * rsa + (ptrdiff_t)p * csa];          \
                 const T *bq = b + (ptrdiff_t)p * rsb;                        \
-                for (j = 0; j < m; j++)                                      \
-                    ci[j] = FMA(aip, bq[(ptrdiff_t)j * csb], ci[j]);         \
+                if (csb == 1)                                                \
+                    for (j = 0; j < m; j++)                                  \
+                        ci[j] = FMA(aip, bq[j], ci[j]);                      \
+                else                                                         \
+                    for (j = 0; j < m; j++)                                  \
+                        ci[j] = FMA(aip, bq[(ptrdiff_t)j * csb], ci[j]);     \
             }                                                                \
         }                                                                    \
     }                                                                        \

@@ -3,7 +3,8 @@
  * context and the list of kernels.
  *
  * Included by kernels/ only (and by tests/check_kernels.c, which calls
- * kernels directly).  Not installed. */
+ * kernels directly, and by tests/check_gemm.c and bench/bench_kernels.c,
+ * which call the gathers and the products).  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERNAL_H
 #define SYMCUT_KERNELS_INTERNAL_H
 
