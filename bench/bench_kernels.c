@@ -6,13 +6,13 @@
  * float32 and float64: for square sizes 128, 256, ... up to N (default
  * 2048; float64 up to N/2), plus odd shapes that exercise the edge tiles,
  * times on one thread the cache-blocked scalar loop the matmul kernels
- * used before (kept here as the reference) and sc__gemm_f32 /
- * sc__gemm_f64 (kernels/gemm.c), best of R runs (default 3), prints
- * GFLOP/s of each and checks that both give the same bits (exit 1 if
- * not).
+ * used before, each step one fmaf (the reference of the contract of
+ * kernels/gemm.h), and sc__gemm_f32 / sc__gemm_f64 (kernels/gemm.c, the
+ * micro-kernel it names), best of R runs (default 3), prints GFLOP/s of
+ * each and checks that both give the same bits (exit 1 if not).
  *
  * Convolution (float32, 2-d, ResNet-like layers): the direct loop nest
- * kernels/conv.c used before (kept here as the reference) against the
+ * kernels/conv.c used before, with fmaf steps (the reference) against the
  * kernel (im2col on sc__gemm_f32), forward and weight gradient (the same
  * bits: checked) and input gradient (a different fixed order: the largest
  * relative difference is printed).  Times are CPU seconds of the process
@@ -20,6 +20,7 @@
  * stream: the same every run. */
 #include <config.h>
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,17 @@
 #include "kernels/gemm.h"
 #include "kernels/kernels-internal.h"
 
-/* The loop nest of kernels/matmul.c before kernels/gemm.c. */
-static void gemm_ref(size_t n, size_t kk, size_t m, const float *a,
+/* The reference of the contract of kernels/gemm.h: the cache-blocked
+ * scalar loop nest (the one kernels/matmul.c used before kernels/gemm.c),
+ * each step one fmaf in increasing k (cloned for FMA hardware, so that
+ * the fused step is one instruction, not a library call). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define REF_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define REF_CLONES
+#endif
+
+REF_CLONES static void gemm_ref(size_t n, size_t kk, size_t m, const float *a,
                      const float *b, float *c)
 {
     size_t i0, k0, j0, i, k, j;
@@ -46,7 +56,7 @@ static void gemm_ref(size_t n, size_t kk, size_t m, const float *a,
                         float aik = a[i * kk + k];
                         const float *bk = b + k * m;
                         for (j = j0; j < j1; j++)
-                            ci[j] += aik * bk[j];
+                            ci[j] = fmaf(aik, bk[j], ci[j]);
                     }
                 }
             }
@@ -54,7 +64,7 @@ static void gemm_ref(size_t n, size_t kk, size_t m, const float *a,
     }
 }
 
-static void gemm_ref64(size_t n, size_t kk, size_t m, const double *a,
+REF_CLONES static void gemm_ref64(size_t n, size_t kk, size_t m, const double *a,
                        const double *b, double *c)
 {
     size_t i0, k0, j0, i, k, j;
@@ -70,7 +80,7 @@ static void gemm_ref64(size_t n, size_t kk, size_t m, const double *a,
                         double aik = a[i * kk + k];
                         const double *bk = b + k * m;
                         for (j = j0; j < j1; j++)
-                            ci[j] += aik * bk[j];
+                            ci[j] = fma(aik, bk[j], ci[j]);
                     }
                 }
             }
@@ -195,7 +205,7 @@ static int one64(size_t n, size_t k, size_t m, int reps)
 
 /* The direct loop nests of kernels/conv.c before im2col, 2-d, groups 1:
  * x [N, C, H, W], w [O, C, K, K], stride st, padding pd; y [N, O, Ho, Wo]. */
-static void conv_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
+REF_CLONES static void conv_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
                      int64_t K, int64_t st, int64_t pd, const float *x,
                      const float *w, float *y, int64_t Ho, int64_t Wo)
 {
@@ -214,15 +224,16 @@ static void conv_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
                                 int64_t v = j * st - pd + q;
                                 if (v < 0 || v >= W)
                                     continue;
-                                acc += x[((n * C + c) * H + h) * W + v] *
-                                       w[((o * C + c) * K + p) * K + q];
+                                acc = fmaf(x[((n * C + c) * H + h) * W + v],
+                                           w[((o * C + c) * K + p) * K + q],
+                                           acc);
                             }
                         }
                     y[((n * O + o) * Ho + i) * Wo + j] = acc;
                 }
 }
 
-static void wgrad_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
+REF_CLONES static void wgrad_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
                       int64_t K, int64_t st, int64_t pd, const float *x,
                       const float *gy, float *gw, int64_t Ho, int64_t Wo)
 {
@@ -241,15 +252,16 @@ static void wgrad_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
                                 int64_t v = j * st - pd + q;
                                 if (v < 0 || v >= W)
                                     continue;
-                                acc += gy[((n * O + o) * Ho + i) * Wo + j] *
-                                       x[((n * C + c) * H + h) * W + v];
+                                acc = fmaf(gy[((n * O + o) * Ho + i) * Wo + j],
+                                           x[((n * C + c) * H + h) * W + v],
+                                           acc);
                             }
                         }
                     gw[((o * C + c) * K + p) * K + q] = acc;
                 }
 }
 
-static void igrad_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
+REF_CLONES static void igrad_ref(int64_t N, int64_t C, int64_t H, int64_t W, int64_t O,
                       int64_t K, int64_t st, int64_t pd, const float *w,
                       const float *gy, float *gx, int64_t Ho, int64_t Wo)
 {
@@ -467,8 +479,9 @@ int main(int argc, char **argv)
     }
     if (reps < 1)
         reps = 1;
+    printf("gemm micro-kernel: %s\n", sc__gemm_kernel_name(sc__gemm_level()));
     printf("float32 mm, one thread, best of %d; GFLOP/s\n", reps);
-    printf("%-21s  %9s  %9s  %7s\n", "n x k x m", "before", "gemm.c",
+    printf("%-21s  %9s  %9s  %7s\n", "n x k x m", "scalar", "gemm.c",
            "speedup");
     for (s = 128; s <= max; s *= 2)
         bad |= one(s, s, s, reps);
@@ -476,7 +489,7 @@ int main(int argc, char **argv)
     bad |= one(7, 300, 5, reps);
     bad |= one(512, 3072, 768, reps);
     printf("\nfloat64 mm, one thread, best of %d; GFLOP/s\n", reps);
-    printf("%-21s  %9s  %9s  %7s\n", "n x k x m", "before", "gemm.c",
+    printf("%-21s  %9s  %9s  %7s\n", "n x k x m", "scalar", "gemm.c",
            "speedup");
     for (s = 128; s <= max / 2; s *= 2)
         bad |= one64(s, s, s, reps);

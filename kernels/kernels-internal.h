@@ -3,7 +3,8 @@
  * context and the list of kernels.
  *
  * Included by kernels/ only (and by tests/check_kernels.c, which calls
- * kernels directly).  Not installed. */
+ * kernels directly, and by tests/check_gemm.c and bench/bench_kernels.c,
+ * which call the gathers and the products).  Not installed. */
 #ifndef SYMCUT_KERNELS_INTERNAL_H
 #define SYMCUT_KERNELS_INTERNAL_H
 
@@ -194,7 +195,9 @@ void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src);
  * ct (kernels/matmul.c: f32 and f64 on the packed kernels/gemm.c, int64
  * wrapping): every element is the scalar loop's sum in increasing k, the
  * same bits whatever the blocking.  The product under mm, bmm and addmm,
- * for the other kernels that multiply matrices (linear, baddbmm). */
+ * for the other kernels that multiply matrices (linear, baddbmm).
+ * For f32 and f64 each step of that sum is one fused multiply-add (the
+ * contract of kernels/gemm.h). */
 void sc__matmul(sc__ctype ct, size_t n, size_t k, size_t m, const void *a,
                 const void *b, void *c);
 

@@ -1,13 +1,13 @@
 /* symcut — kernels: matrix products (mm, bmm, addmm).
  *
- * Operands are gathered into contiguous row-major buffers of the compute
- * type and multiplied by a cache-blocked loop nest (float32 and float64:
- * the packed, vectorized kernels/gemm.c) whose blocks visit k in
- * increasing order, so
- * that every output element is the sequential sum
- * a[i][0]*b[0][j] + a[i][1]*b[1][j] + ... accumulated in the compute type
- * (float for f32/f16/bf16, double for f64, wrapping int64 for integers):
- * the same bits whatever the blocking. */
+ * float32 and float64 operands are read in place through their strides by
+ * the packed kernels of kernels/gemm.c, and the product is written straight
+ * into the result tensor: every output element is the chain of fused
+ * multiply-adds a[i][0]*b[0][j], a[i][1]*b[1][j], ... in increasing k (the
+ * contract of kernels/gemm.h: the same bits whatever the blocking, the
+ * machine and the call site).  float16 and bfloat16 are gathered into
+ * float buffers and take the same kernel; integers are gathered into int64
+ * and multiplied by a cache-blocked loop nest, wrapping. */
 #include "kernels/kernels-internal.h"
 #include "kernels/gemm.h"
 
@@ -83,36 +83,97 @@ static sc_status check_mats(sc__kernel_call *c, const char *op,
     return SC_OK;
 }
 
-/* The product of a and b (2-d or 3-d), as a compute-type buffer (the
- * caller frees) of shape [batch, n, m]. */
-static sc_status product(sc__kernel_call *c, const sc_tensor *a,
-                         const sc_tensor *b, sc__ctype ct, size_t batch,
-                         size_t n, size_t k, size_t m, void **out)
+/* Can t be read in place as ct (its dtype is ct's own)? */
+static bool in_place(const sc_tensor *t, sc__ctype ct)
 {
-    void *ba = NULL, *bb = NULL, *bc = NULL;
-    size_t es = sc__ctype_size(ct), t;
+    return (ct == SC__CT_F32 && t->dtype == SC_DTYPE_F32) ||
+           (ct == SC__CT_F64 && t->dtype == SC_DTYPE_F64);
+}
+
+/* c (batch x n x m, contiguous, compute type, zero-filled) = a b for a
+ * and b 2-d or 3-d.  float32 and float64 operands are read in place through their
+ * strides (the packing of kernels/gemm.c reads any strides, so a
+ * transposed or permuted view costs no copy); other dtypes are gathered
+ * into compute-type buffers first. */
+static sc_status product_into(sc__kernel_call *c, const sc_tensor *a,
+                              const sc_tensor *b, sc__ctype ct, size_t batch,
+                              size_t n, size_t k, size_t m, void *bc)
+{
+    void *ba = NULL, *bb = NULL;
+    size_t es = sc__ctype_size(ct), t, nd = a->ndim;
     sc_status status;
 
-    *out = NULL;
+    if (ct != SC__CT_I64 && in_place(a, ct) && in_place(b, ct)) {
+        ptrdiff_t rsa = (ptrdiff_t)a->strides[nd - 2],
+                  csa = (ptrdiff_t)a->strides[nd - 1],
+                  rsb = (ptrdiff_t)b->strides[nd - 2],
+                  csb = (ptrdiff_t)b->strides[nd - 1];
+        ptrdiff_t bsa = nd == 3 ? (ptrdiff_t)a->strides[0] : 0,
+                  bsb = nd == 3 ? (ptrdiff_t)b->strides[0] : 0;
+        for (t = 0; t < batch; t++) {
+            if (ct == SC__CT_F32)
+                sc__gemm_f32_set(
+                    n, k, m, (const float *)sc_tensor_data(a) +
+                                 (ptrdiff_t)t * bsa, rsa, csa,
+                    (const float *)sc_tensor_data(b) + (ptrdiff_t)t * bsb,
+                    rsb, csb, (float *)bc + t * n * m, m);
+            else
+                sc__gemm_f64_set(
+                    n, k, m, (const double *)sc_tensor_data(a) +
+                                 (ptrdiff_t)t * bsa, rsa, csa,
+                    (const double *)sc_tensor_data(b) + (ptrdiff_t)t * bsb,
+                    rsb, csb, (double *)bc + t * n * m, m);
+        }
+        return SC_OK;
+    }
     SC_CHECK(sc__gather(a, a->ndim, a->sizes, ct, &ba, c->err));
     SC_CHECK(sc__gather(b, b->ndim, b->sizes, ct, &bb, c->err));
-    t = batch * n * m;
-    bc = sc__calloc(t ? t : 1, es);
-    if (!bc) {
-        status = sc__error_nomem(c->err);
-        goto fail;
-    }
     for (t = 0; t < batch; t++)
         sc__matmul(ct, n, k, m, (char *)ba + t * n * k * es,
                    (char *)bb + t * k * m * es, (char *)bc + t * n * m * es);
-    sc__free(ba);
-    sc__free(bb);
-    *out = bc;
-    return SC_OK;
+    status = SC_OK;
 fail:
     sc__free(ba);
     sc__free(bb);
-    sc__free(bc);
+    return status;
+}
+
+/* The product of a and b (2-d or 3-d) as a new contiguous tensor r of
+ * a's dtype and shape [batch,] n, m; *buf is r's data when r holds the
+ * compute type, else a compute-type buffer (the caller frees it and
+ * scatters it into r). */
+static sc_status product(sc__kernel_call *c, const sc_tensor *a,
+                         const sc_tensor *b, sc__ctype ct, size_t batch,
+                         size_t n, size_t k, size_t m, sc_tensor **r,
+                         void **buf)
+{
+    int64_t sizes[3];
+    size_t nd = a->ndim, t;
+    sc_status status;
+
+    *buf = NULL;
+    sizes[0] = (int64_t)batch;
+    sizes[nd - 2] = (int64_t)n;
+    sizes[nd - 1] = (int64_t)m;
+    SC_TRY(sc__new(a->dtype, nd, sizes, r, c->err));
+    if (in_place(*r, ct)) {
+        SC_CHECK(product_into(c, a, b, ct, batch, n, k, m,
+                              sc_tensor_data(*r)));
+        return SC_OK;
+    }
+    t = batch * n * m;
+    *buf = sc__calloc(t ? t : 1, sc__ctype_size(ct));
+    if (!*buf) {
+        status = sc__error_nomem(c->err);
+        goto fail;
+    }
+    SC_CHECK(product_into(c, a, b, ct, batch, n, k, m, *buf));
+    return SC_OK;
+fail:
+    sc__free(*buf);
+    *buf = NULL;
+    sc_tensor_free(*r);
+    *r = NULL;
     return status;
 }
 
@@ -121,33 +182,24 @@ static sc_status run_mm(sc__kernel_call *c, size_t nd, size_t self,
                         size_t mat2)
 {
     const sc_tensor *a, *b;
-    int64_t sizes[3];
     sc__ctype ct;
     size_t batch, n, k, m;
     void *buf = NULL;
     sc_tensor *r = NULL;
-    sc_status status;
 
-    SC_CHECK(sc__arg_tensor(c, self, &a));
-    SC_CHECK(sc__arg_tensor(c, mat2, &b));
-    SC_CHECK(check_mats(c, nd == 2 ? "mm" : "bmm", a, b, nd));
+    SC_TRY(sc__arg_tensor(c, self, &a));
+    SC_TRY(sc__arg_tensor(c, mat2, &b));
+    SC_TRY(check_mats(c, nd == 2 ? "mm" : "bmm", a, b, nd));
     ct = sc__ctype_of(a->dtype);
     batch = nd == 3 ? (size_t)a->sizes[0] : 1;
     n = (size_t)a->sizes[nd - 2];
     k = (size_t)a->sizes[nd - 1];
     m = (size_t)b->sizes[nd - 1];
-    SC_CHECK(product(c, a, b, ct, batch, n, k, m, &buf));
-    sizes[0] = (int64_t)batch;
-    sizes[nd - 2] = (int64_t)n;
-    sizes[nd - 1] = (int64_t)m;
-    SC_CHECK(sc__new(a->dtype, nd, sizes, &r, c->err));
-    sc__scatter(r, ct, buf);
+    SC_TRY(product(c, a, b, ct, batch, n, k, m, &r, &buf));
+    if (buf)
+        sc__scatter(r, ct, buf);
     sc__free(buf);
     return sc__out(c, r);
-fail:
-    sc__free(buf);
-    sc_tensor_free(r);
-    return status;
 }
 
 /* mm(Tensor self, Tensor mat2) */
@@ -169,10 +221,11 @@ sc_status sc__kernel_addmm(sc__kernel_call *call)
 {
     const sc_tensor *s, *a, *b;
     double beta = 1, alpha = 1;
-    int64_t sizes[2];
+    int64_t sizes[2], st[2];
     sc__ctype ct;
-    size_t n, k, m, i;
-    void *buf = NULL, *bs = NULL;
+    size_t n, k, m, i, j;
+    void *buf = NULL, *bs = NULL, *out;
+    const void *self;
     sc_tensor *r = NULL;
     sc_status status;
 
@@ -193,23 +246,49 @@ sc_status sc__kernel_addmm(sc__kernel_call *call)
     m = (size_t)b->sizes[1];
     sizes[0] = (int64_t)n;
     sizes[1] = (int64_t)m;
-    SC_CHECK(sc__gather(s, 2, sizes, ct, &bs, call->err));
-    SC_CHECK(product(call, a, b, ct, 1, n, k, m, &buf));
-    for (i = 0; i < n * m; i++) {
+    /* self read in place through its broadcast strides when it holds the
+       compute type, else gathered */
+    SC_CHECK(sc__broadcast_strides(s, 2, sizes, st, call->err));
+    if (in_place(s, ct)) {
+        self = sc_tensor_data(s);
+    } else {
+        SC_CHECK(sc__gather(s, 2, sizes, ct, &bs, call->err));
+        self = bs;
+        st[0] = (int64_t)m;
+        st[1] = 1;
+    }
+    SC_CHECK(product(call, a, b, ct, 1, n, k, m, &r, &buf));
+    out = buf ? buf : sc_tensor_data(r);
+    for (i = 0; i < n; i++) {
+        ptrdiff_t row = (ptrdiff_t)i * st[0];
         if (ct == SC__CT_F32) {
-            float *p = buf, v = (float)alpha * p[i];
-            p[i] = beta == 0 ? v : v + (float)beta * ((float *)bs)[i];
+            float *p = (float *)out + i * m, fa = (float)alpha,
+                  fb = (float)beta;
+            const float *q = (const float *)self + row;
+            if (beta == 0)
+                for (j = 0; j < m; j++)
+                    p[j] = fa * p[j];
+            else
+                for (j = 0; j < m; j++)
+                    p[j] = fa * p[j] + fb * q[(ptrdiff_t)j * st[1]];
         } else if (ct == SC__CT_F64) {
-            double *p = buf, v = alpha * p[i];
-            p[i] = beta == 0 ? v : v + beta * ((double *)bs)[i];
+            double *p = (double *)out + i * m;
+            const double *q = (const double *)self + row;
+            for (j = 0; j < m; j++) {
+                double v = alpha * p[j];
+                p[j] = beta == 0 ? v : v + beta * q[(ptrdiff_t)j * st[1]];
+            }
         } else {
-            uint64_t *p = buf;
-            p[i] = (uint64_t)sc__sat_i64(alpha) * p[i] +
-                   (uint64_t)sc__sat_i64(beta) * ((uint64_t *)bs)[i];
+            uint64_t *p = (uint64_t *)out + i * m;
+            const uint64_t *q = (const uint64_t *)self + row;
+            for (j = 0; j < m; j++)
+                p[j] = (uint64_t)sc__sat_i64(alpha) * p[j] +
+                       (uint64_t)sc__sat_i64(beta) *
+                           q[(ptrdiff_t)j * st[1]];
         }
     }
-    SC_CHECK(sc__new(a->dtype, 2, sizes, &r, call->err));
-    sc__scatter(r, ct, buf);
+    if (buf)
+        sc__scatter(r, ct, buf);
     sc__free(buf);
     sc__free(bs);
     return sc__out(call, r);

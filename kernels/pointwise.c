@@ -7,8 +7,13 @@
  * converted, into a contiguous buffer of the compute type (float for f32,
  * f16 and bf16; double for f64; int64 for integers and bool), the op runs
  * over the buffers, and the result is stored into a new contiguous tensor
- * of the result dtype.  The formulas are the ones PyTorch's CPU kernels
- * use, in f32 with the f32 libm functions. */
+ * of the result dtype.  Where no conversion is needed (contiguous float32
+ * operands of the result's shape, scalars, a contiguous operand of the
+ * trailing sizes; contiguous float32 / float64 unary operands) the
+ * operands are read in place and the result written straight into the new
+ * tensor: the same formulas on the same values, so the same bits.  The
+ * formulas are the ones PyTorch's CPU kernels use, in f32 with the f32
+ * libm functions. */
 #include <math.h>
 
 #include "kernels/kernels-internal.h"
@@ -226,8 +231,26 @@ sc_status sc__pw_run_unary(sc__kernel_call *c, size_t self,
         rd = cd = SC_DTYPE_F32;
     }
     ct = sc__ctype_of(cd);
-    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &buf, c->err));
     n = sc_tensor_numel(x);
+    if (ct != SC__CT_I64 && x->dtype == rd &&
+        (rd == SC_DTYPE_F32 || rd == SC_DTYPE_F64) &&
+        sc_tensor_is_contiguous(x)) {
+        /* read in place, written straight into the result */
+        SC_TRY(sc__new(rd, x->ndim, x->sizes, &r, c->err));
+        if (ct == SC__CT_F32) {
+            const float *in = sc_tensor_data(x);
+            float *out = sc_tensor_data(r);
+            for (k = 0; k < n; k++)
+                out[k] = unary_f32(op, in[k]);
+        } else {
+            const double *in = sc_tensor_data(x);
+            double *out = sc_tensor_data(r);
+            for (k = 0; k < n; k++)
+                out[k] = unary_f64(op, in[k]);
+        }
+        return sc__out(c, r);
+    }
+    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &buf, c->err));
     if (ct == SC__CT_F32) {
         float *v = buf;
         for (k = 0; k < n; k++)
@@ -481,6 +504,48 @@ static int64_t binary_i64(sc__pw_binop op, int64_t a, int64_t b, int64_t alpha,
     }
 }
 
+/* How a float32 operand of a binary op is read in place over the
+ * broadcast shape (ndim, sizes) of n elements: its value (a scalar), all
+ * n elements (contiguous, the full shape) or its `len` elements again and
+ * again (contiguous, the trailing sizes of the shape: a bias).  False when
+ * it must be gathered. */
+typedef struct f32_reader {
+    const float *p;
+    float v;
+    size_t len; /* 0: the scalar v */
+} f32_reader;
+
+static bool f32_reader_init(const sc__pw_operand *o, size_t ndim,
+                            const int64_t *sizes, size_t n, f32_reader *rd)
+{
+    size_t lead, d, len = 1, od;
+    const sc_tensor *t = o->t;
+    rd->p = NULL;
+    rd->v = 0;
+    rd->len = 0;
+    if (!t) {
+        rd->v = (float)o->f;
+        return true;
+    }
+    if (t->dtype != SC_DTYPE_F32 || !sc_tensor_is_contiguous(t) ||
+        t->ndim > ndim)
+        return false;
+    /* its sizes, leading 1s dropped, must be the trailing sizes */
+    for (od = 0; od < t->ndim && t->sizes[od] == 1; od++)
+        ;
+    lead = ndim - (t->ndim - od);
+    for (d = od; d < t->ndim; d++) {
+        if (t->sizes[d] != sizes[lead + d - od])
+            return false;
+        len *= (size_t)t->sizes[d];
+    }
+    if (len == 0 || n % len != 0)
+        return false;
+    rd->p = sc_tensor_data(t);
+    rd->len = len;
+    return true;
+}
+
 /* Run op over operands a and b (with alpha and a threshold scalar).
  * The result dtype is PyTorch's result_type of the operands, f32 for a
  * true division of integers, bool for comparisons; `float_only` ops
@@ -514,9 +579,40 @@ sc_status sc__pw_run_binary(sc__kernel_call *c, sc__pw_binop op,
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "alpha must be an integer for integer tensors");
     SC_CHECK(sc__pw_operands_shape(2, o, &ndim, sizes, c->err));
+    SC_CHECK(sc__numel_checked(ndim, sizes, &n, c->err));
+    if (ct == SC__CT_F32 && rd == SC_DTYPE_F32 && n > 0) {
+        f32_reader ra, rb;
+        if (f32_reader_init(&o[0], ndim, sizes, n, &ra) &&
+            f32_reader_init(&o[1], ndim, sizes, n, &rb)) {
+            /* float32 read in place (contiguous, scalar or a trailing
+               broadcast), the result written straight into the tensor */
+            float al = (float)alpha, t = (float)th, *out;
+            size_t i, j;
+            SC_CHECK(sc__new(rd, ndim, sizes, &r, c->err));
+            out = sc_tensor_data(r);
+            if (ra.len == n && rb.len == n)
+                for (k = 0; k < n; k++)
+                    out[k] = binary_f32(op, ra.p[k], rb.p[k], al, t);
+            else if (ra.len == n && rb.len == 0)
+                for (k = 0; k < n; k++)
+                    out[k] = binary_f32(op, ra.p[k], rb.v, al, t);
+            else if (ra.len == n)
+                for (k = 0; k < n; k += rb.len)
+                    for (j = 0; j < rb.len; j++)
+                        out[k + j] =
+                            binary_f32(op, ra.p[k + j], rb.p[j], al, t);
+            else
+                for (k = 0; k < n; k++) {
+                    i = ra.len ? k % ra.len : 0;
+                    j = rb.len ? k % rb.len : 0;
+                    out[k] = binary_f32(op, ra.len ? ra.p[i] : ra.v,
+                                        rb.len ? rb.p[j] : rb.v, al, t);
+                }
+            return sc__out(c, r);
+        }
+    }
     SC_CHECK(sc__pw_operand_gather(&o[0], ndim, sizes, ct, &ba, c->err));
     SC_CHECK(sc__pw_operand_gather(&o[1], ndim, sizes, ct, &bb, c->err));
-    SC_CHECK(sc__numel_checked(ndim, sizes, &n, c->err));
     if (ct == SC__CT_F32) {
         float *x = ba, *y = bb;
         float al = (float)alpha, t = (float)th;

@@ -11,11 +11,14 @@
 
 /* ---- Reduction layout ----------------------------------------------------- */
 
+typedef enum redop { R_SUM, R_MEAN, R_AMAX, R_AMIN } redop;
+
 typedef struct rlayout {
     size_t outer;        /* number of output elements */
     size_t inner;        /* number of reduced elements per output */
     size_t out_ndim;
     int64_t out_sizes[SC_TENSOR_MAX_DIMS];
+    size_t kept;         /* the number of kept dims (first in perm) */
     sc_tensor *perm;     /* x permuted: kept dims first, reduced last */
 } rlayout;
 
@@ -53,12 +56,90 @@ static sc_status rlayout_init(rlayout *L, const sc_tensor *x, size_t n,
         } else if (keepdim) {
             L->out_sizes[L->out_ndim++] = 1;
         }
+    L->kept = k;
     for (i = 0; i < x->ndim; i++)
         if (red[i]) {
             perm[k++] = (int64_t)i;
             L->inner *= (size_t)x->sizes[i];
         }
     return sc_tensor_permute(x, perm, &L->perm, err);
+}
+
+/* Are dims [d0, d1) of t dense with step `unit` (in elements): the
+ * row-major index over them times unit is the offset? */
+static bool dense_run(const sc_tensor *t, size_t d0, size_t d1, int64_t unit)
+{
+    int64_t expected = unit;
+    size_t d;
+    for (d = d1; d-- > d0;) {
+        if (t->sizes[d] == 1)
+            continue;
+        if (t->strides[d] != expected)
+            return false;
+        expected *= t->sizes[d];
+    }
+    return true;
+}
+
+/* One step of a floating reduction (NaN propagates through amax/amin). */
+static inline double red_step(redop op, double acc, double e)
+{
+    if (op == R_SUM || op == R_MEAN)
+        return acc + e;
+    if (e != e || acc != acc)
+        return acc != acc ? acc : e;
+    return (op == R_AMAX ? e > acc : e < acc) ? e : acc;
+}
+
+/* The floating reduction of L.perm (float32 or float64) read in place
+ * when its layout allows: reduced elements adjacent (each output's run
+ * read in order) or kept elements adjacent (the input read row after row,
+ * one accumulator per output: each accumulator still takes its elements
+ * in row-major order, so the sums are the same).  res holds L.outer
+ * accumulators; false when the layout is neither (the caller gathers). */
+static bool reduce_in_place(const rlayout *L, redop op, double init,
+                            double *res)
+{
+    const sc_tensor *p = L->perm;
+    bool f32 = p->dtype == SC_DTYPE_F32;
+    const float *bf = sc_tensor_data(p);
+    const double *bd = sc_tensor_data(p);
+    size_t o, k;
+
+    if (p->dtype != SC_DTYPE_F32 && p->dtype != SC_DTYPE_F64)
+        return false;
+    if (dense_run(p, 0, L->kept, (int64_t)L->inner) &&
+        dense_run(p, L->kept, p->ndim, 1)) {
+        for (o = 0; o < L->outer; o++) {
+            double acc = init;
+            if (f32)
+                for (k = 0; k < L->inner; k++)
+                    acc = red_step(op, acc, bf[o * L->inner + k]);
+            else
+                for (k = 0; k < L->inner; k++)
+                    acc = red_step(op, acc, bd[o * L->inner + k]);
+            res[o] = acc;
+        }
+        return true;
+    }
+    if (dense_run(p, 0, L->kept, 1) &&
+        dense_run(p, L->kept, p->ndim, (int64_t)L->outer)) {
+        for (o = 0; o < L->outer; o++)
+            res[o] = init;
+        for (k = 0; k < L->inner; k++) {
+            if (f32 && (op == R_SUM || op == R_MEAN))
+                for (o = 0; o < L->outer; o++)
+                    res[o] += bf[k * L->outer + o];
+            else if (f32)
+                for (o = 0; o < L->outer; o++)
+                    res[o] = red_step(op, res[o], bf[k * L->outer + o]);
+            else
+                for (o = 0; o < L->outer; o++)
+                    res[o] = red_step(op, res[o], bd[k * L->outer + o]);
+        }
+        return true;
+    }
+    return false;
 }
 
 /* The optional dtype argument at position i (NONE: keep `dflt`). */
@@ -77,8 +158,6 @@ static sc_status opt_dtype(sc__kernel_call *c, size_t i, sc_dtype dflt,
     *out = c->args[i].u.dtype;
     return SC_OK;
 }
-
-typedef enum redop { R_SUM, R_MEAN, R_AMAX, R_AMIN } redop;
 
 /* An argument a reduction's op does not have. */
 #define NO_ARG SIZE_MAX
@@ -131,27 +210,36 @@ static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
     }
     ct = sc__dtype_is_float(rd) || sc__dtype_is_float(x->dtype) ? SC__CT_F64
                                                      : SC__CT_I64;
-    SC_CHECK(sc__gather(L.perm, L.perm->ndim, L.perm->sizes, ct, &buf,
-                        c->err));
     res = sc__malloc(L.outer ? L.outer * 8 : 1);
     if (!res) {
         status = sc__error_nomem(c->err);
         goto fail;
     }
+    if (ct == SC__CT_F64 &&
+        reduce_in_place(&L, op,
+                        op == R_AMAX ? -INFINITY
+                        : op == R_AMIN ? INFINITY : 0.0,
+                        res)) {
+        for (o = 0; o < L.outer; o++) {
+            double acc = ((double *)res)[o];
+            if (op == R_MEAN)
+                acc /= (double)L.inner;
+            if (rd == SC_DTYPE_F32 || rd == SC_DTYPE_F16 ||
+                rd == SC_DTYPE_BF16)
+                acc = (double)(float)acc;
+            ((double *)res)[o] = acc;
+        }
+        goto done;
+    }
+    SC_CHECK(sc__gather(L.perm, L.perm->ndim, L.perm->sizes, ct, &buf,
+                        c->err));
     for (o = 0; o < L.outer; o++) {
         if (ct == SC__CT_F64) {
             const double *v = (const double *)buf + o * L.inner;
             double acc = op == R_AMAX ? -INFINITY
                          : op == R_AMIN ? INFINITY : 0.0;
-            for (k = 0; k < L.inner; k++) {
-                double e = v[k];
-                if (op == R_SUM || op == R_MEAN)
-                    acc += e;
-                else if (e != e || acc != acc)
-                    acc = acc != acc ? acc : e;
-                else if (op == R_AMAX ? e > acc : e < acc)
-                    acc = e;
-            }
+            for (k = 0; k < L.inner; k++)
+                acc = red_step(op, acc, v[k]);
             if (op == R_MEAN)
                 acc /= (double)L.inner;
             if (rd == SC_DTYPE_F32 || rd == SC_DTYPE_F16 ||
@@ -170,6 +258,7 @@ static sc_status run_reduce(sc__kernel_call *c, redop op, reduce_args a)
             ((int64_t *)res)[o] = op == R_SUM ? (int64_t)acc : m;
         }
     }
+done:
     SC_CHECK(sc__new(rd, L.out_ndim, L.out_sizes, &r, c->err));
     sc__scatter(r, ct, res);
     sc__free(res);

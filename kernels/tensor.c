@@ -381,14 +381,15 @@ sc_status sc_tensor_set_int64(sc_tensor *t, const int64_t *idx, int64_t v,
 static const unsigned char *linear_ptr(const sc_tensor *t, size_t i)
 {
     int64_t off = 0;
-    size_t d;
+    size_t d, isz = sc_dtype_itemsize(t->dtype);
+    if (sc_tensor_is_contiguous(t)) /* the row-major index is the offset */
+        return (const unsigned char *)sc_tensor_data(t) + i * isz;
     for (d = t->ndim; d-- > 0;) {
         int64_t s = t->sizes[d];
         off += (int64_t)(i % (size_t)s) * t->strides[d];
         i /= (size_t)s;
     }
-    return (const unsigned char *)sc_tensor_data(t) +
-           off * (int64_t)sc_dtype_itemsize(t->dtype);
+    return (const unsigned char *)sc_tensor_data(t) + off * (int64_t)isz;
 }
 
 double sc_tensor_item_double(const sc_tensor *t, size_t i)
@@ -403,13 +404,65 @@ int64_t sc_tensor_item_int64(const sc_tensor *t, size_t i)
 
 /* ---- Gather and scatter ----------------------------------------------------- */
 
+/* Merge the dims of (sizes, strides) that one stride walks (a dim of
+ * size 1 dropped, d-1 and d merged when strides[d-1] == strides[d] *
+ * sizes[d]) into (*nd, osz, ost), at least one dim; the row-major order
+ * of the elements is unchanged. */
+static void coalesce(size_t ndim, const int64_t *sizes,
+                     const int64_t *strides, size_t *nd, int64_t *osz,
+                     int64_t *ost)
+{
+    size_t d, k = 0;
+    for (d = 0; d < ndim; d++) {
+        if (sizes[d] == 1)
+            continue;
+        if (k > 0 && ost[k - 1] == strides[d] * sizes[d]) {
+            osz[k - 1] *= sizes[d];
+            ost[k - 1] = strides[d];
+            continue;
+        }
+        osz[k] = sizes[d];
+        ost[k] = strides[d];
+        k++;
+    }
+    if (k == 0) {
+        osz[0] = 1;
+        ost[0] = 0;
+        k = 1;
+    }
+    *nd = k;
+}
+
+/* The rows of a copy: the coalesced shape's last dim is one row of
+ * `len` elements `step` apart (in elements), the dims before it are
+ * walked by `it` (byte offsets of each row's first element). */
+typedef struct rows {
+    sc__iter it;
+    size_t nrows, len;
+    int64_t step;
+} rows;
+
+static void rows_init(rows *r, size_t ndim, const int64_t *sizes,
+                      const int64_t *strides, size_t isz)
+{
+    int64_t csz[SC_TENSOR_MAX_DIMS], cst[SC_TENSOR_MAX_DIMS];
+    size_t nd, d;
+    coalesce(ndim, sizes, strides, &nd, csz, cst);
+    r->len = (size_t)csz[nd - 1];
+    r->step = cst[nd - 1];
+    r->nrows = 1;
+    for (d = 0; d + 1 < nd; d++)
+        r->nrows *= (size_t)csz[d];
+    sc__iter_init(&r->it, nd - 1, csz, cst, isz);
+}
+
 sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
                      sc__ctype ct, void **out, sc_error *err)
 {
     int64_t strides[SC_TENSOR_MAX_DIMS];
-    size_t n, k, isz = sc_dtype_itemsize(t->dtype);
+    size_t n, k, q, isz = sc_dtype_itemsize(t->dtype);
     const unsigned char *base = sc_tensor_data(t);
-    sc__iter it;
+    rows r;
     void *buf;
 
     *out = NULL;
@@ -420,30 +473,67 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
     buf = sc__malloc(n ? n * sc__ctype_size(ct) : 1);
     if (!buf)
         return sc__error_nomem(err);
-    sc__iter_init(&it, ndim, sizes, strides, isz);
-    switch (ct) {
-    case SC__CT_F32: {
-        float *o = buf;
-        if (t->dtype == SC_DTYPE_F32)
-            for (k = 0; k < n; k++, sc__iter_next(&it))
-                o[k] = *(const float *)(base + it.pos);
-        else
-            for (k = 0; k < n; k++, sc__iter_next(&it))
-                o[k] = sc__load_f32(base + it.pos, t->dtype);
-        break;
+    if (n == 0) {
+        *out = buf;
+        return SC_OK;
     }
-    case SC__CT_F64: {
-        double *o = buf;
-        for (k = 0; k < n; k++, sc__iter_next(&it))
-            o[k] = sc__load_f64(base + it.pos, t->dtype);
-        break;
-    }
-    case SC__CT_I64: {
-        int64_t *o = buf;
-        for (k = 0; k < n; k++, sc__iter_next(&it))
-            o[k] = sc__load_i64(base + it.pos, t->dtype);
-        break;
-    }
+    rows_init(&r, ndim, sizes, strides, isz);
+    /* one row at a time: rows of the compute type's own dtype read one
+       step apart are copied (memcpy when the step is 1), the others
+       converted element by element */
+    for (k = 0; k < r.nrows; k++, sc__iter_next(&r.it)) {
+        const unsigned char *src = base + r.it.pos;
+        size_t len = r.len;
+        switch (ct) {
+        case SC__CT_F32: {
+            float *o = (float *)buf + k * len;
+            const float *f = (const float *)src;
+            if (t->dtype != SC_DTYPE_F32)
+                for (q = 0; q < len; q++)
+                    o[q] = sc__load_f32(src + (int64_t)q * r.step *
+                                                  (int64_t)isz,
+                                        t->dtype);
+            else if (r.step == 1)
+                memcpy(o, f, len * sizeof *o);
+            else if (r.step == 0)
+                for (q = 0; q < len; q++)
+                    o[q] = f[0];
+            else
+                for (q = 0; q < len; q++)
+                    o[q] = f[(int64_t)q * r.step];
+            break;
+        }
+        case SC__CT_F64: {
+            double *o = (double *)buf + k * len;
+            const double *f = (const double *)src;
+            if (t->dtype != SC_DTYPE_F64)
+                for (q = 0; q < len; q++)
+                    o[q] = sc__load_f64(src + (int64_t)q * r.step *
+                                                  (int64_t)isz,
+                                        t->dtype);
+            else if (r.step == 1)
+                memcpy(o, f, len * sizeof *o);
+            else
+                for (q = 0; q < len; q++)
+                    o[q] = f[(int64_t)q * r.step];
+            break;
+        }
+        case SC__CT_I64: {
+            int64_t *o = (int64_t *)buf + k * len;
+            const int64_t *f = (const int64_t *)src;
+            if (t->dtype != SC_DTYPE_I64)
+                for (q = 0; q < len; q++)
+                    o[q] = sc__load_i64(src + (int64_t)q * r.step *
+                                                  (int64_t)isz,
+                                        t->dtype);
+            else if (r.step == 1)
+                memcpy(o, f, len * sizeof *o);
+            else
+                for (q = 0; q < len; q++)
+                    o[q] = f[(int64_t)q * r.step];
+            break;
+        }
+        }
     }
     *out = buf;
     return SC_OK;
@@ -451,34 +541,49 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
 
 void sc__scatter(sc_tensor *t, sc__ctype ct, const void *src)
 {
-    size_t n = sc_tensor_numel(t), k, isz = sc_dtype_itemsize(t->dtype);
+    size_t n = sc_tensor_numel(t), k, q, isz = sc_dtype_itemsize(t->dtype);
     unsigned char *base = sc_tensor_data(t);
-    sc__iter it;
+    rows r;
 
-    sc__iter_init(&it, t->ndim, t->sizes, t->strides, isz);
-    switch (ct) {
-    case SC__CT_F32: {
-        const float *s = src;
-        if (t->dtype == SC_DTYPE_F32)
-            for (k = 0; k < n; k++, sc__iter_next(&it))
-                *(float *)(base + it.pos) = s[k];
-        else
-            for (k = 0; k < n; k++, sc__iter_next(&it))
-                sc__store_f32(base + it.pos, t->dtype, s[k]);
-        break;
-    }
-    case SC__CT_F64: {
-        const double *s = src;
-        for (k = 0; k < n; k++, sc__iter_next(&it))
-            sc__store_f64(base + it.pos, t->dtype, s[k]);
-        break;
-    }
-    case SC__CT_I64: {
-        const int64_t *s = src;
-        for (k = 0; k < n; k++, sc__iter_next(&it))
-            sc__store_i64(base + it.pos, t->dtype, s[k]);
-        break;
-    }
+    if (n == 0)
+        return;
+    rows_init(&r, t->ndim, t->sizes, t->strides, isz);
+    for (k = 0; k < r.nrows; k++, sc__iter_next(&r.it)) {
+        unsigned char *dst = base + r.it.pos;
+        size_t len = r.len;
+        int64_t bstep = r.step * (int64_t)isz;
+        switch (ct) {
+        case SC__CT_F32: {
+            const float *s = (const float *)src + k * len;
+            if (t->dtype == SC_DTYPE_F32 && r.step == 1)
+                memcpy(dst, s, len * sizeof *s);
+            else if (t->dtype == SC_DTYPE_F32)
+                for (q = 0; q < len; q++)
+                    ((float *)dst)[(int64_t)q * r.step] = s[q];
+            else
+                for (q = 0; q < len; q++)
+                    sc__store_f32(dst + (int64_t)q * bstep, t->dtype, s[q]);
+            break;
+        }
+        case SC__CT_F64: {
+            const double *s = (const double *)src + k * len;
+            if (t->dtype == SC_DTYPE_F64 && r.step == 1)
+                memcpy(dst, s, len * sizeof *s);
+            else
+                for (q = 0; q < len; q++)
+                    sc__store_f64(dst + (int64_t)q * bstep, t->dtype, s[q]);
+            break;
+        }
+        case SC__CT_I64: {
+            const int64_t *s = (const int64_t *)src + k * len;
+            if (t->dtype == SC_DTYPE_I64 && r.step == 1)
+                memcpy(dst, s, len * sizeof *s);
+            else
+                for (q = 0; q < len; q++)
+                    sc__store_i64(dst + (int64_t)q * bstep, t->dtype, s[q]);
+            break;
+        }
+        }
     }
 }
 
