@@ -24,8 +24,10 @@
  * accumulated over the batch in order: each gradient element sums over n,
  * then o in row-major order.  scatter is w transposed times small (the
  * sum over the small channels), added back onto the big side in (r, o)
- * order (col2im).  Fixed orders, one thread: the same bits on every run
- * and in every graph. */
+ * order (col2im).  The bf16 weight and bias gradients of a plain
+ * convolution instead follow PyTorch's CPU order (wgrad_bf16, bgrad_bf16
+ * below; doc/kernels.md).  Fixed orders, one thread: the same bits on
+ * every run and in every graph. */
 #include "kernels/kernels-internal.h"
 #include "kernels/gemm.h"
 
@@ -342,6 +344,71 @@ static sc_status run_wgrad(sc__kernel_call *c, sc__ctype ct, const cgeom *g,
     return run_mm(c, ct, g, 2, gw, small, big);
 }
 
+/* The bf16 weight gradient of a plain (not transposed) convolution in
+ * PyTorch's CPU order, oneDNN's AMX backward-weights kernel as torch 2.13
+ * runs it: per batch element, per row of the output (its last spatial
+ * dim, W positions), the row is cut into ceil(W / 32) chunks of equal
+ * even length (the last one shorter); in a chunk the products at even and
+ * at odd offsets are summed in float in two separate running sums, and
+ * the gradient element adds (even + odd) at the end of the chunk.  small
+ * and big are float (bf16 values), gw float, zeroed by the caller. */
+static sc_status wgrad_bf16(sc__kernel_call *c, const cgeom *g, float *gw,
+                            const float *small, const float *big)
+{
+    int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;
+    int64_t sp = PLANE(g->S), bp = PLANE(g->B), R = CBg * PLANE(g->K);
+    int64_t W = g->S[2], rows = W > 0 ? sp / W : 0;
+    int64_t nchunk = (W + 31) / 32, len, n, grp, a, r, row, s, o;
+    float *col = sc__malloc((size_t)(R * sp > 0 ? R * sp : 1) * sizeof *col);
+    if (!col)
+        return sc__error_nomem(c->err);
+    len = nchunk > 0 ? (W + nchunk - 1) / nchunk : 0;
+    len += len % 2;
+    for (grp = 0; grp < g->G; grp++)
+        for (n = 0; n < g->N; n++) {
+            const float *sg = small + (n * g->CS + grp * CSg) * sp;
+            im2col_f32(g, big + (n * g->CB + grp * CBg) * bp, col, false);
+            for (a = 0; a < CSg; a++)
+                for (r = 0; r < R; r++) {
+                    float *dst = gw + (grp * CSg + a) * R + r;
+                    const float *sa = sg + a * sp, *cr = col + r * sp;
+                    for (row = 0; row < rows; row++)
+                        for (s = 0; s < W; s += len) {
+                            float even = 0.0f, odd = 0.0f;
+                            int64_t end = s + len < W ? s + len : W;
+                            for (o = row * W + s; o < row * W + end; o++) {
+                                float p = sa[o] * cr[o];
+                                if ((o - row * W - s) % 2 == 0)
+                                    even += p;
+                                else
+                                    odd += p;
+                            }
+                            *dst += even + odd;
+                        }
+                }
+        }
+    sc__free(col);
+    return SC_OK;
+}
+
+/* The bf16 bias gradient of a plain convolution in PyTorch's CPU order
+ * (the same oneDNN kernel): one float sum per channel, over the rows of
+ * the output (every spatial dim but the last) in row-major order, in a
+ * row over the batch, then over the row's W positions. */
+static void bgrad_bf16(double *gb, const float *go, size_t N, size_t C,
+                       size_t plane, size_t W)
+{
+    size_t c, n, row, k;
+    for (c = 0; c < C; c++) {
+        float sum = 0.0f;
+        for (row = 0; W > 0 && row < plane / W; row++)
+            for (n = 0; n < N; n++)
+                for (k = 0; k < W; k++)
+                    sum += go[(n * C + c) * plane + row * W + k];
+        gb[c] = sum;
+    }
+}
+
 static sc_status zbuf(sc__kernel_call *c, size_t n, sc__ctype ct, void **out)
 {
     *out = sc__calloc(n ? n : 1, sc__ctype_size(ct));
@@ -473,6 +540,8 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         SC_CHECK(zbuf(call, nw, ct, &gw));
         if (a.transposed)
             SC_CHECK(run_wgrad(call, ct, &a.g, gw, bx, bgo));
+        else if (a.x->dtype == SC_DTYPE_BF16)
+            SC_CHECK(wgrad_bf16(call, &a.g, gw, bgo, bx));
         else
             SC_CHECK(run_wgrad(call, ct, &a.g, gw, bgo, bx));
         SC_CHECK(sc__new(a.w->dtype, a.w->ndim, a.w->sizes, &outs[1],
@@ -484,13 +553,18 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         if (go->sizes[0] == 0 || C == 0)
             plane = 0;
         SC_CHECK(zbuf(call, (size_t)C, SC__CT_F64, (void **)&gb));
-        for (c = 0; c < (size_t)C; c++)
-            for (i = 0; i < (size_t)go->sizes[0]; i++)
-                for (k = 0; k < plane; k++) {
-                    size_t e = (i * (size_t)C + c) * plane + k;
-                    gb[c] += ct == SC__CT_F32 ? (double)((float *)bgo)[e]
-                                              : ((double *)bgo)[e];
-                }
+        if (a.x->dtype == SC_DTYPE_BF16 && !a.transposed)
+            bgrad_bf16(gb, bgo, (size_t)go->sizes[0], (size_t)C, plane,
+                       (size_t)go->sizes[go->ndim - 1]);
+        else
+            for (c = 0; c < (size_t)C; c++)
+                for (i = 0; i < (size_t)go->sizes[0]; i++)
+                    for (k = 0; k < plane; k++) {
+                        size_t e = (i * (size_t)C + c) * plane + k;
+                        gb[c] += ct == SC__CT_F32
+                                     ? (double)((float *)bgo)[e]
+                                     : ((double *)bgo)[e];
+                    }
         SC_CHECK(sc__new(a.x->dtype, 1, &C, &outs[2], call->err));
         sc__scatter(outs[2], SC__CT_F64, gb);
     }

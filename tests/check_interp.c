@@ -1168,6 +1168,85 @@ START_TEST(test_batch_norm_bf16_stats)
 }
 END_TEST
 
+/* A bf16 convolution weight gradient in PyTorch's CPU order: a row of 40
+ * output positions is summed in two chunks of 20, each as two float sums
+ * (even and odd offsets) added at the chunk's end.  go holds 2^25 at 0,
+ * -2^25 at 1 and 1 at position k: the 1 is lost in the first chunk (the
+ * even and odd sums hold 2^25 and -2^25 while it is added) and kept in
+ * the second; a running sum over the row would keep it for every k >= 2.
+ * The expected values are torch 2.13's (convolution_backward of the same
+ * bf16 tensors on the CPU). */
+static const char conv_bf16_graph[] =
+    "def forward(self, x: \"f32[1, 1, 1, 40][40, 40, 40, 1]cpu\", "
+    "w: \"f32[1, 1, 1, 3][3, 3, 3, 1]cpu\", "
+    "go: \"f32[1, 1, 1, 40][40, 40, 40, 1]cpu\"):\n"
+    "    xb: \"bf16[1, 1, 1, 40][40, 40, 40, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(x, dtype = torch.bfloat16)\n"
+    "    wb: \"bf16[1, 1, 1, 3][3, 3, 3, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(w, dtype = torch.bfloat16)\n"
+    "    gob: \"bf16[1, 1, 1, 40][40, 40, 40, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(go, dtype = torch.bfloat16)\n"
+    "    cb = torch.ops.aten.convolution_backward.default(gob, xb, wb, [1], "
+    "[1, 1], [0, 1], [1, 1], False, [0, 0], 1, [False, True, True])\n"
+    "    gw: \"bf16[1, 1, 1, 3][3, 3, 3, 1]cpu\" = cb[1]\n"
+    "    gb: \"bf16[1][1]cpu\" = cb[2]\n"
+    "    return (gw, gb)\n";
+
+START_TEST(test_conv_bf16_weight_gradient_order)
+{
+    static const struct {
+        int k;
+        float gw[3];
+    } cases[] = {
+        {2, {-0x1p25f, 0.0f, 0.0f}},  {19, {-0x1p25f, 0.0f, 0.0f}},
+        {20, {-0x1p25f, 1.0f, 1.0f}}, {21, {-0x1p25f, 1.0f, 1.0f}},
+        {39, {-0x1p25f, 1.0f, 0.0f}},
+    };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, conv_bf16_graph);
+    int64_t xs[4] = {1, 1, 1, 40}, ws[4] = {1, 1, 1, 3};
+    size_t c, i;
+
+    for (c = 0; c < ARRAY_SIZE(cases); c++) {
+        sc_tensor *in[3], **outs = NULL;
+        sc_error err;
+        float *x, *go;
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, xs, &in[0], &err) == SC_OK);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, ws, &in[1], &err) == SC_OK);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, xs, &in[2], &err) == SC_OK);
+        x = sc_tensor_data(in[0]);
+        go = sc_tensor_data(in[2]);
+        for (i = 0; i < 40; i++) {
+            x[i] = 1.0f;
+            go[i] = 0.0f;
+        }
+        memset(sc_tensor_data(in[1]), 0, 3 * sizeof(float));
+        go[0] = 0x1p25f;
+        go[1] = -0x1p25f;
+        go[cases[c].k] = 1.0f;
+        ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                      err.message);
+        ck_assert_int_eq(outs[0]->dtype, SC_DTYPE_BF16);
+        for (i = 0; i < 3; i++) {
+            float v = sc_bf16_to_f32(
+                ((const uint16_t *)sc_tensor_data(outs[0]))[i]);
+            ck_assert_msg(v == cases[c].gw[i],
+                          "k %d: grad_weight[%zu] is %g, torch %g",
+                          cases[c].k, i, (double)v,
+                          (double)cases[c].gw[i]);
+        }
+        ck_assert(sc_bf16_to_f32(
+                      ((const uint16_t *)sc_tensor_data(outs[1]))[0]) ==
+                  1.0f);
+        free_tensors(outs, 2);
+        for (i = 0; i < 3; i++)
+            sc_tensor_free(in[i]);
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- Random ops ----------------------------------------------------------------- */
 
 START_TEST(test_random_keyed_by_name)
@@ -1518,6 +1597,7 @@ Suite *interp_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_layout_follows_metadata);
     tcase_add_test(tc, test_batch_norm_bf16_stats);
+    tcase_add_test(tc, test_conv_bf16_weight_gradient_order);
     tcase_add_test(tc, test_validate_pass);
     tcase_add_test(tc, test_validate_mismatch);
     tcase_add_test(tc, test_validate_dynamic_sizes);
