@@ -41,9 +41,13 @@ typedef struct cgeom {
 /* ---- The three computations on matrix products ---------------------------- */
 
 #define DEFINE_CONV_GEMM(SUF, T, GEMM)                                       \
-    /* col (R x sp, or sp x R when tr) of one batch element and group:       \
-     * bigg points at its first big channel. */                              \
-    static void im2col_##SUF(const cgeom *g, const T *bigg, T *col, bool tr) \
+    /* The im2col map of one batch element and group (bigg points at its  \
+     * first big channel): every (r, o) whose big-side position is inside  \
+     * the input pairs col[r][o] (col[o][r] when tr) with it.  add false:   \
+     * col = big there, 0 elsewhere (im2col); add true: big += col, col     \
+     * read as R x sp (col2im, the adjoint). */                             \
+    static void colmap_##SUF(const cgeom *g, T *bigg, T *col, bool tr,     \
+                             bool add)                                     \
     {                                                                        \
         int64_t CBg = g->CB / g->G, kp = PLANE(g->K), sp = PLANE(g->S);      \
         int64_t bp = PLANE(g->B), R = CBg * kp;                              \
@@ -52,7 +56,7 @@ typedef struct cgeom {
             for (k0 = 0; k0 < g->K[0]; k0++)                                 \
                 for (k1 = 0; k1 < g->K[1]; k1++)                             \
                     for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
-                        const T *src = bigg + bl * bp;                       \
+                        T *big = bigg + bl * bp;                             \
                         int64_t o = 0;                                       \
                         for (o0 = 0; o0 < g->S[0]; o0++) {                   \
                             int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
@@ -65,48 +69,26 @@ typedef struct cgeom {
                                 for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
                                     int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
                                                  k2 * g->dl[2];              \
-                                    T v = ok1 && i2 >= 0 && i2 < g->B[2]     \
-                                              ? src[(i0 * g->B[1] + i1) *    \
-                                                        g->B[2] +            \
-                                                    i2]                      \
-                                              : (T)0;                        \
-                                    col[tr ? o * R + r : r * sp + o] = v;    \
+                                    bool in = ok1 && i2 >= 0 && i2 < g->B[2];\
+                                    int64_t b = (i0 * g->B[1] + i1) *        \
+                                                    g->B[2] + i2;            \
+                                    T *cv = col + (tr ? o * R + r            \
+                                                      : r * sp + o);         \
+                                    if (add) {                               \
+                                        if (in)                              \
+                                            big[b] += *cv;                   \
+                                    } else {                                 \
+                                        *cv = in ? big[b] : (T)0;            \
+                                    }                                        \
                                 }                                            \
                             }                                                \
                         }                                                    \
                     }                                                        \
     }                                                                        \
                                                                              \
-    /* bigg += col (R x sp) scattered back: the adjoint of im2col. */        \
-    static void col2im_##SUF(const cgeom *g, T *bigg, const T *col)          \
+    static void im2col_##SUF(const cgeom *g, const T *bigg, T *col, bool tr) \
     {                                                                        \
-        int64_t CBg = g->CB / g->G, sp = PLANE(g->S), bp = PLANE(g->B);      \
-        int64_t bl, k0, k1, k2, o0, o1, o2, r = 0;                           \
-        for (bl = 0; bl < CBg; bl++)                                         \
-            for (k0 = 0; k0 < g->K[0]; k0++)                                 \
-                for (k1 = 0; k1 < g->K[1]; k1++)                             \
-                    for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
-                        T *dst = bigg + bl * bp;                             \
-                        const T *cr = col + r * sp;                          \
-                        int64_t o = 0;                                       \
-                        for (o0 = 0; o0 < g->S[0]; o0++) {                   \
-                            int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
-                                         k0 * g->dl[0];                      \
-                            bool ok0 = i0 >= 0 && i0 < g->B[0];              \
-                            for (o1 = 0; o1 < g->S[1]; o1++) {               \
-                                int64_t i1 = o1 * g->st[1] - g->pd[1] +      \
-                                             k1 * g->dl[1];                  \
-                                bool ok1 = ok0 && i1 >= 0 && i1 < g->B[1];   \
-                                for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
-                                    int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
-                                                 k2 * g->dl[2];              \
-                                    if (ok1 && i2 >= 0 && i2 < g->B[2])      \
-                                        dst[(i0 * g->B[1] + i1) * g->B[2] +  \
-                                            i2] += cr[o];                    \
-                                }                                            \
-                            }                                                \
-                        }                                                    \
-                    }                                                        \
+        colmap_##SUF(g, (T *)bigg, col, tr, false);                          \
     }                                                                        \
                                                                              \
     /* kind 0 gather (out = small), 1 scatter (out = big), 2 wgrad (out =    \
@@ -145,7 +127,7 @@ typedef struct cgeom {
                     memset(col, 0, (size_t)(R * sp) * sizeof *col);          \
                     GEMM((size_t)R, (size_t)CSg, (size_t)sp, wt, in1 + sg,   \
                          col);                                               \
-                    col2im_##SUF(g, out + bg, col);                          \
+                    colmap_##SUF(g, out + bg, col, false, true);                          \
                 } else {                                                     \
                     im2col_##SUF(g, in2 + bg, col, true);                    \
                     GEMM((size_t)CSg, (size_t)sp, (size_t)R, in1 + sg, col,  \

@@ -66,6 +66,32 @@ static sc_status planes_of(sc__kernel_call *c, const sc_tensor *x,
     return SC_OK;
 }
 
+/* The two kernels' buffers: in gathered in the compute
+ * type ct, and a zeroed output of nout elements. */
+static sc_status pool_buffers(sc__kernel_call *c, const sc_tensor *in,
+                              sc__ctype ct, size_t nout, void **bin,
+                              void **bout)
+{
+    SC_TRY(sc__gather(in, in->ndim, in->sizes, ct, bin, c->err));
+    *bout = sc__calloc(nout + 1, sc__ctype_size(ct));
+    if (!*bout)
+        return sc__error_nomem(c->err);
+    return SC_OK;
+}
+
+/* The result: buffer bo (compute type ct) as a tensor of sizes in self's
+ * layout, handed to the call. */
+static sc_status pool_result(sc__kernel_call *c, const sc_tensor *self,
+                             const int64_t *sizes, sc__ctype ct,
+                             const void *bo)
+{
+    sc_tensor *r = NULL;
+    SC_TRY(new_like_layout(self, self->dtype, self->ndim, sizes, &r,
+                           c->err));
+    sc__scatter(r, ct, bo);
+    return sc__out(c, r);
+}
+
 /* _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) */
 sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
 {
@@ -75,7 +101,6 @@ sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
     int64_t planes, H, W, oh, ow, p, i, j, h, w, sizes[4];
     sc__ctype ct;
     void *bx = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_SELF, &x));
@@ -92,12 +117,7 @@ sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
     sizes[x->ndim - 2] = oh;
     sizes[x->ndim - 1] = ow;
     ct = sc__ctype_of(x->dtype);
-    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &bx, call->err));
-    bo = sc__calloc((size_t)(planes * oh * ow) + 1, sc__ctype_size(ct));
-    if (!bo) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
+    SC_CHECK(pool_buffers(call, x, ct, (size_t)(planes * oh * ow), &bx, &bo));
     for (p = 0; p < planes; p++)
         for (i = 0; i < oh; i++) {
             int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
@@ -123,12 +143,8 @@ sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
                 }
             }
         }
-    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = pool_result(call, x, sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(bx);
     sc__free(bo);
     return status;
@@ -142,7 +158,6 @@ sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
     size_t k;
     sc__ctype ct;
     void *bg = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_BACKWARD_GRAD_OUTPUT,
@@ -162,12 +177,7 @@ sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
     oh = g->sizes[g->ndim - 2];
     ow = g->sizes[g->ndim - 1];
     ct = sc__ctype_of(x->dtype);
-    SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
-    bo = sc__calloc((size_t)(planes * H * W) + 1, sc__ctype_size(ct));
-    if (!bo) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
+    SC_CHECK(pool_buffers(call, g, ct, (size_t)(planes * H * W), &bg, &bo));
     for (p = 0; p < planes; p++)
         for (i = 0; i < oh; i++) {
             int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
@@ -191,12 +201,8 @@ sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
                 }
             }
         }
-    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, x->sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = pool_result(call, x, x->sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(bg);
     sc__free(bo);
     return status;
