@@ -10,7 +10,7 @@ result), and some cases are cancellation probes (a large value, its
 negation and a small one at random output positions), where any other
 summation order than torch's gives another answer.  The shapes cover
 rows of up to 100 output positions (several chunks per row), odd widths,
-stride 2, groups and 1-d convolutions.
+stride 2, dilation 2, groups, and 1-d and 3-d convolutions.
 
 The order modelled is what torch's CPU build runs for bf16 on this
 machine (oneDNN's AMX backward-weights kernel, see doc/kernels.md); on a
@@ -29,15 +29,17 @@ import torch
 from conftest import cases_from_env, seed_from_env
 
 SHAPES = [
-    # (N, C_in, C_out, spatial, kernel, stride, padding, groups)
-    (4, 3, 8, (16, 16), 3, 1, 1, 1),
-    (2, 3, 8, (4, 40), 3, 1, 1, 1),
-    (2, 4, 8, (3, 66), 3, 1, 1, 1),
-    (2, 3, 4, (2, 100), 3, 1, 1, 1),
-    (2, 3, 8, (5, 17), 3, 1, 0, 1),
-    (2, 8, 16, (8, 9), 3, 2, 1, 1),
-    (2, 4, 8, (6, 12), 3, 1, 1, 2),
-    (3, 4, 6, (50,), 3, 1, 1, 1),
+    # (N, C_in, C_out, spatial, kernel, stride, padding, groups, dilation)
+    (4, 3, 8, (16, 16), 3, 1, 1, 1, 1),
+    (2, 3, 8, (4, 40), 3, 1, 1, 1, 1),
+    (2, 4, 8, (3, 66), 3, 1, 1, 1, 1),
+    (2, 3, 4, (2, 100), 3, 1, 1, 1, 1),
+    (2, 3, 8, (5, 17), 3, 1, 0, 1, 1),
+    (2, 8, 16, (8, 9), 3, 2, 1, 1, 1),
+    (2, 4, 8, (6, 12), 3, 1, 1, 2, 1),
+    (3, 4, 6, (50,), 3, 1, 1, 1, 1),
+    (2, 3, 8, (12, 20), 3, 1, 2, 1, 2),
+    (2, 3, 4, (4, 5, 40), 3, 1, 1, 1, 1),
 ]
 
 
@@ -53,7 +55,7 @@ def ann(dtype, t):
     return '"%s[%s][%s]cpu"' % (dtype, sizes, strides)
 
 
-def graph_text(x, w, go, stride, pad, groups):
+def graph_text(x, w, go, stride, pad, groups, dil=1):
     nsp = x.dim() - 2
     ints = lambda v: '[' + ', '.join([str(v)] * nsp) + ']'
     gw, gb = w, torch.empty(w.shape[0])
@@ -71,13 +73,13 @@ def graph_text(x, w, go, stride, pad, groups):
         '    return (gwf, gbf)\n'
         % (ann('f32', x), ann('f32', w), ann('f32', go), ann('bf16', x),
            ann('bf16', w), ann('bf16', go), w.shape[0], ints(stride),
-           ints(pad), ints(1), ints(0), groups, ann('bf16', gw),
+           ints(pad), ints(dil), ints(0), groups, ann('bf16', gw),
            ann('bf16', gb), ann('f32', gw), ann('f32', gb)))
 
 
 def inputs(rng, shape, probe):
-    n, cin, cout, sp, k, stride, pad, groups = shape
-    out = [(s + 2 * pad - k) // stride + 1 for s in sp]
+    n, cin, cout, sp, k, stride, pad, groups, dil = shape
+    out = [(s + 2 * pad - dil * (k - 1) - 1) // stride + 1 for s in sp]
     g = torch.Generator().manual_seed(rng.randrange(1 << 30))
     x = torch.randn(n, cin, *sp, generator=g)
     w = torch.randn(cout, cin // groups, *([k] * len(sp)), generator=g)
@@ -96,12 +98,12 @@ def inputs(rng, shape, probe):
     return bf(x), bf(w), bf(go)
 
 
-def torch_grads(x, w, go, stride, pad, groups):
+def torch_grads(x, w, go, stride, pad, groups, dil):
     nsp = x.dim() - 2
     torch.set_num_threads(1)
     r = torch.ops.aten.convolution_backward.default(
         go.bfloat16(), x.bfloat16(), w.bfloat16(), [w.shape[0]],
-        [stride] * nsp, [pad] * nsp, [1] * nsp, False, [0] * nsp, groups,
+        [stride] * nsp, [pad] * nsp, [dil] * nsp, False, [0] * nsp, groups,
         [False, True, True])
     return r[1].float().numpy(), r[2].float().numpy()
 
@@ -118,15 +120,16 @@ def test_bf16_weight_gradient_bits(symcut, tmp_path):
         shape = SHAPES[case % len(SHAPES)]
         probe = case % 3 == 2
         x, w, go = inputs(rng, shape, probe)
-        stride, pad, groups = shape[5], shape[6], shape[7]
+        stride, pad, groups, dil = shape[5:9]
         d = tmp_path / ('case%d' % case)
         d.mkdir()
-        (d / 'g.txt').write_text(graph_text(x, w, go, stride, pad, groups))
+        (d / 'g.txt').write_text(graph_text(x, w, go, stride, pad, groups,
+                                            dil))
         for name, t in (('x', x), ('w', w), ('go', go)):
             np.save(d / (name + '.npy'), t.numpy())
         r = symcut('run', d / 'g.txt', '--inputs', d, '--save', d / 'out')
         assert r.returncode == 0, r.stderr
-        want_w, want_b = torch_grads(x, w, go, stride, pad, groups)
+        want_w, want_b = torch_grads(x, w, go, stride, pad, groups, dil)
         got_w = np.load(d / 'out' / 'out_0.npy')
         got_b = np.load(d / 'out' / 'out_1.npy')
         nw = int((got_w.view(np.uint32) != want_w.view(np.uint32)).sum())
