@@ -245,6 +245,12 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_TORCH_SYM_NOT:
     case SC_OP_TORCH_SYM_MAX:
     case SC_OP_TORCH_SYM_MIN:
+    case SC_OP_TORCH_SYM_FLOAT:
+    case SC_OP_TORCH_SYM_INT:
+    case SC_OP_TORCH_SYM_ITE:
+    case SC_OP_TORCH_SYM_SQRT:
+    case SC_OP_TORCH_SYM_SQRT_PUBLIC:
+    case SC_OP_TORCH_SYM_SUM:
     case SC_OP_GETITEM:
         return SC__COST_NOTHING;
     default:

@@ -182,3 +182,107 @@ sc_status sc__shape_sym_logic(struct sc__shape_call *c)
         return symint_result(c, sc_expr_not(c->ctx, a));
     return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "unknown operator");
 }
+
+/* ---- torch.sym_float, sym_int, sym_ite, sym_sqrt, sym_sum --------------- */
+
+/* A SymFloat result (torch.sym_float, torch._sym_sqrt): the graph layer
+ * has no float expressions, so the result stays unknown (the kernel
+ * computes it); the operand must be a number, not a tensor. */
+sc_status sc__shape_sym_float(struct sc__shape_call *c)
+{
+    const sc__default *def;
+    const sc_value *v = sc__shape_arg(c, "self", &def);
+    sc_result r;
+
+    if (!v)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+    if (v->kind == SC_VALUE_NODE) {
+        sc_graph_node_result(c->g, v->u.node, &r);
+        if (r.kind == SC_RESULT_TENSOR || r.kind == SC_RESULT_TUPLE ||
+            r.kind == SC_RESULT_NONE)
+            return sc__shape_fail(c, SC_ERR_TYPE,
+                                  "'%s' is not a number",
+                                  sc_graph_node_name(c->g, v->u.node));
+    } else if (v->kind != SC_VALUE_INT && v->kind != SC_VALUE_FLOAT &&
+               v->kind != SC_VALUE_SYMINT && v->kind != SC_VALUE_BOOL) {
+        return sc__shape_fail(c, SC_ERR_TYPE,
+                              "argument 'self' must be a number");
+    }
+    if (v->kind == SC_VALUE_SYMINT && sc_expr_is_bool(v->u.expr))
+        return sc__shape_fail(c, SC_ERR_TYPE,
+                              "argument 'self' must be a number, not a "
+                              "SymBool");
+    SC_TRY(sc__shape_outputs(c, 1));
+    c->out[0].kind = SC_RESULT_UNKNOWN;
+    return SC_OK;
+}
+
+/* torch.sym_int: a SymInt stays itself, a float constant is truncated
+ * toward zero; of a SymFloat node the result is unknown (no float
+ * expressions), as sym_float's. */
+sc_status sc__shape_sym_int(struct sc__shape_call *c)
+{
+    const sc__default *def;
+    const sc_value *v = sc__shape_arg(c, "self", &def);
+    sc_result r;
+    sc_expr *e;
+
+    if (!v)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+    if (v->kind == SC_VALUE_FLOAT) {
+        double f = v->u.f.value;
+        if (!(f > -0x1p63 && f < 0x1p63))
+            return sc__shape_fail(c, SC_ERR_OVERFLOW,
+                                  "sym_int of %g is not an int64", f);
+        return symint_result(c, sc_expr_int_si(c->ctx, (int64_t)f));
+    }
+    if (v->kind == SC_VALUE_NODE) {
+        sc_graph_node_result(c->g, v->u.node, &r);
+        if (r.kind == SC_RESULT_UNKNOWN)
+            return sc__shape_sym_float(c);
+    }
+    SC_TRY(sc__shape_get_symint(c, "self", &e));
+    if (!e || sc_expr_is_bool(e))
+        return sc__shape_fail(c, SC_ERR_TYPE,
+                              "argument 'self' must be a number");
+    return symint_result(c, e);
+}
+
+/* torch.sym_ite(b, t, f): t where b holds, else f.  There is no
+ * conditional expression: the result is known when b is decided (a
+ * constant once simplified) or when t and f are the same. */
+sc_status sc__shape_sym_ite(struct sc__shape_call *c)
+{
+    sc_expr *b, *t, *f;
+
+    SC_TRY(symbool_operand(c, "b", &b));
+    SC_TRY(sc__shape_get_symint(c, "t", &t));
+    SC_TRY(sc__shape_get_symint(c, "f", &f));
+    if (!t || !f)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+    if (c->env)
+        SC_TRY(sc_env_simplify(c->env, b, &b, c->err));
+    if (t == f)
+        return symint_result(c, t);
+    if (b == sc_expr_true(c->ctx))
+        return symint_result(c, t);
+    if (b == sc_expr_false(c->ctx))
+        return symint_result(c, f);
+    return sc__shape_fail(c, SC_ERR_UNSUPPORTED,
+                          "the condition of sym_ite is not decided (no "
+                          "conditional expression)");
+}
+
+/* torch.sym_sum(args): the sum of a list or tuple of SymInts. */
+sc_status sc__shape_sym_sum(struct sc__shape_call *c)
+{
+    sc_expr **v;
+    size_t n;
+    bool present;
+
+    SC_TRY(sc__shape_get_symint_list(c, "args", &v, &n, &present));
+    if (!present)
+        return sc__shape_fail(c, SC_ERR_UNSUPPORTED, "missing operand");
+    return symint_result(c, n ? sc_expr_add_n(c->ctx, n, v)
+                              : sc_expr_int_si(c->ctx, 0));
+}

@@ -24,8 +24,10 @@
  * accumulated over the batch in order: each gradient element sums over n,
  * then o in row-major order.  scatter is w transposed times small (the
  * sum over the small channels), added back onto the big side in (r, o)
- * order (col2im).  Fixed orders, one thread: the same bits on every run
- * and in every graph. */
+ * order (col2im).  The bf16 weight and bias gradients of a plain
+ * convolution instead follow PyTorch's CPU order (wgrad_bf16, bgrad_bf16
+ * below; doc/kernels.md).  Fixed orders, one thread: the same bits on
+ * every run and in every graph. */
 #include "kernels/kernels-internal.h"
 #include "kernels/gemm.h"
 
@@ -39,9 +41,13 @@ typedef struct cgeom {
 /* ---- The three computations on matrix products ---------------------------- */
 
 #define DEFINE_CONV_GEMM(SUF, T, GEMM)                                       \
-    /* col (R x sp, or sp x R when tr) of one batch element and group:       \
-     * bigg points at its first big channel. */                              \
-    static void im2col_##SUF(const cgeom *g, const T *bigg, T *col, bool tr) \
+    /* The im2col map of one batch element and group (bigg points at its  \
+     * first big channel): every (r, o) whose big-side position is inside  \
+     * the input pairs col[r][o] (col[o][r] when tr) with it.  add false:   \
+     * col = big there, 0 elsewhere (im2col); add true: big += col, col     \
+     * read as R x sp (col2im, the adjoint). */                             \
+    static void colmap_##SUF(const cgeom *g, T *bigg, T *col, bool tr,     \
+                             bool add)                                     \
     {                                                                        \
         int64_t CBg = g->CB / g->G, kp = PLANE(g->K), sp = PLANE(g->S);      \
         int64_t bp = PLANE(g->B), R = CBg * kp;                              \
@@ -50,7 +56,7 @@ typedef struct cgeom {
             for (k0 = 0; k0 < g->K[0]; k0++)                                 \
                 for (k1 = 0; k1 < g->K[1]; k1++)                             \
                     for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
-                        const T *src = bigg + bl * bp;                       \
+                        T *big = bigg + bl * bp;                             \
                         int64_t o = 0;                                       \
                         for (o0 = 0; o0 < g->S[0]; o0++) {                   \
                             int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
@@ -63,48 +69,26 @@ typedef struct cgeom {
                                 for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
                                     int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
                                                  k2 * g->dl[2];              \
-                                    T v = ok1 && i2 >= 0 && i2 < g->B[2]     \
-                                              ? src[(i0 * g->B[1] + i1) *    \
-                                                        g->B[2] +            \
-                                                    i2]                      \
-                                              : (T)0;                        \
-                                    col[tr ? o * R + r : r * sp + o] = v;    \
+                                    bool in = ok1 && i2 >= 0 && i2 < g->B[2];\
+                                    int64_t b = (i0 * g->B[1] + i1) *        \
+                                                    g->B[2] + i2;            \
+                                    T *cv = col + (tr ? o * R + r            \
+                                                      : r * sp + o);         \
+                                    if (add) {                               \
+                                        if (in)                              \
+                                            big[b] += *cv;                   \
+                                    } else {                                 \
+                                        *cv = in ? big[b] : (T)0;            \
+                                    }                                        \
                                 }                                            \
                             }                                                \
                         }                                                    \
                     }                                                        \
     }                                                                        \
                                                                              \
-    /* bigg += col (R x sp) scattered back: the adjoint of im2col. */        \
-    static void col2im_##SUF(const cgeom *g, T *bigg, const T *col)          \
+    static void im2col_##SUF(const cgeom *g, const T *bigg, T *col, bool tr) \
     {                                                                        \
-        int64_t CBg = g->CB / g->G, sp = PLANE(g->S), bp = PLANE(g->B);      \
-        int64_t bl, k0, k1, k2, o0, o1, o2, r = 0;                           \
-        for (bl = 0; bl < CBg; bl++)                                         \
-            for (k0 = 0; k0 < g->K[0]; k0++)                                 \
-                for (k1 = 0; k1 < g->K[1]; k1++)                             \
-                    for (k2 = 0; k2 < g->K[2]; k2++, r++) {                  \
-                        T *dst = bigg + bl * bp;                             \
-                        const T *cr = col + r * sp;                          \
-                        int64_t o = 0;                                       \
-                        for (o0 = 0; o0 < g->S[0]; o0++) {                   \
-                            int64_t i0 = o0 * g->st[0] - g->pd[0] +          \
-                                         k0 * g->dl[0];                      \
-                            bool ok0 = i0 >= 0 && i0 < g->B[0];              \
-                            for (o1 = 0; o1 < g->S[1]; o1++) {               \
-                                int64_t i1 = o1 * g->st[1] - g->pd[1] +      \
-                                             k1 * g->dl[1];                  \
-                                bool ok1 = ok0 && i1 >= 0 && i1 < g->B[1];   \
-                                for (o2 = 0; o2 < g->S[2]; o2++, o++) {      \
-                                    int64_t i2 = o2 * g->st[2] - g->pd[2] +  \
-                                                 k2 * g->dl[2];              \
-                                    if (ok1 && i2 >= 0 && i2 < g->B[2])      \
-                                        dst[(i0 * g->B[1] + i1) * g->B[2] +  \
-                                            i2] += cr[o];                    \
-                                }                                            \
-                            }                                                \
-                        }                                                    \
-                    }                                                        \
+        colmap_##SUF(g, (T *)bigg, col, tr, false);                          \
     }                                                                        \
                                                                              \
     /* kind 0 gather (out = small), 1 scatter (out = big), 2 wgrad (out =    \
@@ -143,7 +127,7 @@ typedef struct cgeom {
                     memset(col, 0, (size_t)(R * sp) * sizeof *col);          \
                     GEMM((size_t)R, (size_t)CSg, (size_t)sp, wt, in1 + sg,   \
                          col);                                               \
-                    col2im_##SUF(g, out + bg, col);                          \
+                    colmap_##SUF(g, out + bg, col, false, true);                          \
                 } else {                                                     \
                     im2col_##SUF(g, in2 + bg, col, true);                    \
                     GEMM((size_t)CSg, (size_t)sp, (size_t)R, in1 + sg, col,  \
@@ -342,6 +326,71 @@ static sc_status run_wgrad(sc__kernel_call *c, sc__ctype ct, const cgeom *g,
     return run_mm(c, ct, g, 2, gw, small, big);
 }
 
+/* The bf16 weight gradient of a plain (not transposed) convolution in
+ * PyTorch's CPU order, oneDNN's AMX backward-weights kernel as torch 2.13
+ * runs it: per batch element, per row of the output (its last spatial
+ * dim, W positions), the row is cut into ceil(W / 32) chunks of equal
+ * even length (the last one shorter); in a chunk the products at even and
+ * at odd offsets are summed in float in two separate running sums, and
+ * the gradient element adds (even + odd) at the end of the chunk.  small
+ * and big are float (bf16 values), gw float, zeroed by the caller. */
+static sc_status wgrad_bf16(sc__kernel_call *c, const cgeom *g, float *gw,
+                            const float *small, const float *big)
+{
+    int64_t CSg = g->CS / g->G, CBg = g->CB / g->G;
+    int64_t sp = PLANE(g->S), bp = PLANE(g->B), R = CBg * PLANE(g->K);
+    int64_t W = g->S[2], rows = W > 0 ? sp / W : 0;
+    int64_t nchunk = (W + 31) / 32, len, n, grp, a, r, row, s, o;
+    float *col = sc__malloc((size_t)(R * sp > 0 ? R * sp : 1) * sizeof *col);
+    if (!col)
+        return sc__error_nomem(c->err);
+    len = nchunk > 0 ? (W + nchunk - 1) / nchunk : 0;
+    len += len % 2;
+    for (grp = 0; grp < g->G; grp++)
+        for (n = 0; n < g->N; n++) {
+            const float *sg = small + (n * g->CS + grp * CSg) * sp;
+            im2col_f32(g, big + (n * g->CB + grp * CBg) * bp, col, false);
+            for (a = 0; a < CSg; a++)
+                for (r = 0; r < R; r++) {
+                    float *dst = gw + (grp * CSg + a) * R + r;
+                    const float *sa = sg + a * sp, *cr = col + r * sp;
+                    for (row = 0; row < rows; row++)
+                        for (s = 0; s < W; s += len) {
+                            float even = 0.0f, odd = 0.0f;
+                            int64_t end = s + len < W ? s + len : W;
+                            for (o = row * W + s; o < row * W + end; o++) {
+                                float p = sa[o] * cr[o];
+                                if ((o - row * W - s) % 2 == 0)
+                                    even += p;
+                                else
+                                    odd += p;
+                            }
+                            *dst += even + odd;
+                        }
+                }
+        }
+    sc__free(col);
+    return SC_OK;
+}
+
+/* The bf16 bias gradient of a plain convolution in PyTorch's CPU order
+ * (the same oneDNN kernel): one float sum per channel, over the rows of
+ * the output (every spatial dim but the last) in row-major order, in a
+ * row over the batch, then over the row's W positions. */
+static void bgrad_bf16(double *gb, const float *go, size_t N, size_t C,
+                       size_t plane, size_t W)
+{
+    size_t c, n, row, k;
+    for (c = 0; c < C; c++) {
+        float sum = 0.0f;
+        for (row = 0; W > 0 && row < plane / W; row++)
+            for (n = 0; n < N; n++)
+                for (k = 0; k < W; k++)
+                    sum += go[(n * C + c) * plane + row * W + k];
+        gb[c] = sum;
+    }
+}
+
 static sc_status zbuf(sc__kernel_call *c, size_t n, sc__ctype ct, void **out)
 {
     *out = sc__calloc(n ? n : 1, sc__ctype_size(ct));
@@ -473,6 +522,8 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         SC_CHECK(zbuf(call, nw, ct, &gw));
         if (a.transposed)
             SC_CHECK(run_wgrad(call, ct, &a.g, gw, bx, bgo));
+        else if (a.x->dtype == SC_DTYPE_BF16)
+            SC_CHECK(wgrad_bf16(call, &a.g, gw, bgo, bx));
         else
             SC_CHECK(run_wgrad(call, ct, &a.g, gw, bgo, bx));
         SC_CHECK(sc__new(a.w->dtype, a.w->ndim, a.w->sizes, &outs[1],
@@ -484,13 +535,18 @@ sc_status sc__kernel_convolution_backward(sc__kernel_call *call)
         if (go->sizes[0] == 0 || C == 0)
             plane = 0;
         SC_CHECK(zbuf(call, (size_t)C, SC__CT_F64, (void **)&gb));
-        for (c = 0; c < (size_t)C; c++)
-            for (i = 0; i < (size_t)go->sizes[0]; i++)
-                for (k = 0; k < plane; k++) {
-                    size_t e = (i * (size_t)C + c) * plane + k;
-                    gb[c] += ct == SC__CT_F32 ? (double)((float *)bgo)[e]
-                                              : ((double *)bgo)[e];
-                }
+        if (a.x->dtype == SC_DTYPE_BF16 && !a.transposed)
+            bgrad_bf16(gb, bgo, (size_t)go->sizes[0], (size_t)C, plane,
+                       (size_t)go->sizes[go->ndim - 1]);
+        else
+            for (c = 0; c < (size_t)C; c++)
+                for (i = 0; i < (size_t)go->sizes[0]; i++)
+                    for (k = 0; k < plane; k++) {
+                        size_t e = (i * (size_t)C + c) * plane + k;
+                        gb[c] += ct == SC__CT_F32
+                                     ? (double)((float *)bgo)[e]
+                                     : ((double *)bgo)[e];
+                    }
         SC_CHECK(sc__new(a.x->dtype, 1, &C, &outs[2], call->err));
         sc__scatter(outs[2], SC__CT_F64, gb);
     }

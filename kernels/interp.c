@@ -1267,34 +1267,6 @@ static sc_status run_getitem(interp *in, sc_node_id id, ival *res)
     return SC_OK;
 }
 
-/* _local_scalar_dense of a one-element floating tensor (`.item()` of a
- * float): a SymFloat, the element's value in double (an f32/f16/bf16
- * value is exact in double).  Integer and bool tensors go through the
- * kernel, which gives a SymInt. */
-static bool is_float_item(interp *in, sc_node_id id)
-{
-    const sc_value *a = sc_graph_node_arg(in->g, id, 0);
-    const ival *x;
-    if (sc_graph_node_arg_count(in->g, id) != 1 || !a ||
-        a->kind != SC_VALUE_NODE)
-        return false;
-    x = &in->vals[a->u.node];
-    return x->kind == IV_TENSOR && x->t && sc__dtype_is_float(x->t->dtype);
-}
-
-static sc_status run_float_item(interp *in, sc_node_id id, ival *res)
-{
-    const ival *x = &in->vals[sc_graph_node_arg(in->g, id, 0)->u.node];
-    if (sc_tensor_numel(x->t) != 1)
-        return sc__error_set(in->err, SC_ERR_INVALID,
-                             "node %s: _local_scalar_dense: a tensor with "
-                             "%zu elements cannot be converted to a Scalar",
-                             node_name(in, id), sc_tensor_numel(x->t));
-    res->kind = IV_FLOAT;
-    res->f = sc_tensor_item_double(x->t, 0);
-    return SC_OK;
-}
-
 /* The number of results a list-returning kernel may produce: bounded by
  * the largest size and list length among its arguments. */
 static size_t max_results(const sc__karg *args, size_t n, size_t meta_count)
@@ -1409,6 +1381,15 @@ static sc_status run_kernel(interp *in, sc_node_id id, const sc__op_info *info,
     } else if (call.nouts < 1 || !outs[0]) {
         sc__interp_free_tensors(outs, call.nouts);
         res->kind = IV_NONE;
+    } else if ((info->rets[0].type.base == SC_TYPE_SYMFLOAT ||
+                info->rets[0].type.base == SC_TYPE_FLOAT ||
+                info->rets[0].type.base == SC_TYPE_SCALAR) &&
+               outs[0]->ndim == 0 && sc__dtype_is_float(outs[0]->dtype)) {
+        /* a SymFloat (torch.sym_float, `.item()` of a float tensor): the
+         * kernel's 0-d float64 tensor, held as a Python float */
+        res->f = sc_tensor_item_double(outs[0], 0);
+        res->kind = IV_FLOAT;
+        sc__interp_free_tensors(outs, call.nouts);
     } else if (info->rets[0].type.base == SC_TYPE_SYMINT ||
                info->rets[0].type.base == SC_TYPE_INT ||
                (info->rets[0].type.base == SC_TYPE_SCALAR &&
@@ -1560,8 +1541,6 @@ static sc_status run_node(interp *in, sc_node_id id)
     info = sc__op_get((sc__op)op);
     if (op == SC_OP_GETITEM) {
         status = run_getitem(in, id, &res);
-    } else if (op == SC_OP__LOCAL_SCALAR_DENSE && is_float_item(in, id)) {
-        status = run_float_item(in, id, &res);
     } else if (info->kernel == SC_KERNEL_NONE_ || info->kernel < 0 ||
                info->kernel >= SC_KERNEL_COUNT_ ||
                !sc__kernel_fns[info->kernel]) {

@@ -66,16 +66,90 @@ static sc_status planes_of(sc__kernel_call *c, const sc_tensor *x,
     return SC_OK;
 }
 
+/* The two kernels' buffers: in gathered in the compute
+ * type ct, and a zeroed output of nout elements. */
+static sc_status pool_buffers(sc__kernel_call *c, const sc_tensor *in,
+                              sc__ctype ct, size_t nout, void **bin,
+                              void **bout)
+{
+    SC_TRY(sc__gather(in, in->ndim, in->sizes, ct, bin, c->err));
+    *bout = sc__calloc(nout + 1, sc__ctype_size(ct));
+    if (!*bout)
+        return sc__error_nomem(c->err);
+    return SC_OK;
+}
+
+/* The result: buffer bo (compute type ct) as a tensor of sizes in self's
+ * layout, handed to the call. */
+static sc_status pool_result(sc__kernel_call *c, const sc_tensor *self,
+                             const int64_t *sizes, sc__ctype ct,
+                             const void *bo)
+{
+    sc_tensor *r = NULL;
+    SC_TRY(new_like_layout(self, self->dtype, self->ndim, sizes, &r,
+                           c->err));
+    sc__scatter(r, ct, bo);
+    return sc__out(c, r);
+}
+
+/* Every output cell (p, i, j) of planes of H x W inputs pooled to oh x
+ * ow, in row-major order, with its window [h0, h1) x [w0, w1).  Forward
+ * (back false): dst[cell] = the window of src summed row by row, divided
+ * by its height, then by its width.  Backward: src[cell] divided so, added
+ * to every input of the window in dst. */
+#define DEFINE_POOL_CELLS(SUF, T)                                            \
+    static void pool_cells_##SUF(bool back, int64_t planes, int64_t H,       \
+                                 int64_t W, int64_t oh, int64_t ow,          \
+                                 const T *src, T *dst)                       \
+    {                                                                        \
+        int64_t p, i, j, h, w;                                               \
+        for (p = 0; p < planes; p++)                                         \
+            for (i = 0; i < oh; i++) {                                       \
+                int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);\
+                for (j = 0; j < ow; j++) {                                   \
+                    int64_t w0 = start_index(j, W, ow);                      \
+                    int64_t w1 = end_index(j, W, ow);                        \
+                    size_t at = (size_t)((p * oh + i) * ow + j);             \
+                    if (back) {                                              \
+                        T *out = dst + p * H * W;                            \
+                        T dg = src[at] / (T)(h1 - h0) / (T)(w1 - w0);        \
+                        for (h = h0; h < h1; h++)                            \
+                            for (w = w0; w < w1; w++)                        \
+                                out[h * W + w] += dg;                        \
+                    } else {                                                 \
+                        const T *in = src + p * H * W;                       \
+                        T s = 0;                                             \
+                        for (h = h0; h < h1; h++)                            \
+                            for (w = w0; w < w1; w++)                        \
+                                s += in[h * W + w];                          \
+                        dst[at] = s / (T)(h1 - h0) / (T)(w1 - w0);           \
+                    }                                                        \
+                }                                                            \
+            }                                                                \
+    }
+DEFINE_POOL_CELLS(f32, float)
+DEFINE_POOL_CELLS(f64, double)
+#undef DEFINE_POOL_CELLS
+
+static void pool_cells(sc__ctype ct, bool back, int64_t planes, int64_t H,
+                       int64_t W, int64_t oh, int64_t ow, const void *src,
+                       void *dst)
+{
+    if (ct == SC__CT_F64)
+        pool_cells_f64(back, planes, H, W, oh, ow, src, dst);
+    else
+        pool_cells_f32(back, planes, H, W, oh, ow, src, dst);
+}
+
 /* _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) */
 sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
 {
     const sc_tensor *x;
     const int64_t *os;
     size_t n;
-    int64_t planes, H, W, oh, ow, p, i, j, h, w, sizes[4];
+    int64_t planes, H, W, oh, ow, sizes[4];
     sc__ctype ct;
     void *bx = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_SELF, &x));
@@ -92,43 +166,10 @@ sc_status sc__kernel_adaptive_avg_pool2d(sc__kernel_call *call)
     sizes[x->ndim - 2] = oh;
     sizes[x->ndim - 1] = ow;
     ct = sc__ctype_of(x->dtype);
-    SC_CHECK(sc__gather(x, x->ndim, x->sizes, ct, &bx, call->err));
-    bo = sc__calloc((size_t)(planes * oh * ow) + 1, sc__ctype_size(ct));
-    if (!bo) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
-    for (p = 0; p < planes; p++)
-        for (i = 0; i < oh; i++) {
-            int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
-            for (j = 0; j < ow; j++) {
-                int64_t w0 = start_index(j, W, ow), w1 = end_index(j, W, ow);
-                size_t at = (size_t)((p * oh + i) * ow + j);
-                if (ct == SC__CT_F64) {
-                    const double *in = (const double *)bx + p * H * W;
-                    double s = 0;
-                    for (h = h0; h < h1; h++)
-                        for (w = w0; w < w1; w++)
-                            s += in[h * W + w];
-                    ((double *)bo)[at] = s / (double)(h1 - h0) /
-                                         (double)(w1 - w0);
-                } else {
-                    const float *in = (const float *)bx + p * H * W;
-                    float s = 0;
-                    for (h = h0; h < h1; h++)
-                        for (w = w0; w < w1; w++)
-                            s += in[h * W + w];
-                    ((float *)bo)[at] = s / (float)(h1 - h0) /
-                                        (float)(w1 - w0);
-                }
-            }
-        }
-    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    SC_CHECK(pool_buffers(call, x, ct, (size_t)(planes * oh * ow), &bx, &bo));
+    pool_cells(ct, false, planes, H, W, oh, ow, bx, bo);
+    status = pool_result(call, x, sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(bx);
     sc__free(bo);
     return status;
@@ -138,11 +179,10 @@ fail:
 sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
 {
     const sc_tensor *g, *x;
-    int64_t planes, H, W, oh, ow, p, i, j, h, w;
+    int64_t planes, H, W, oh, ow;
     size_t k;
     sc__ctype ct;
     void *bg = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_ADAPTIVE_AVG_POOL2D_BACKWARD_GRAD_OUTPUT,
@@ -162,41 +202,10 @@ sc_status sc__kernel_adaptive_avg_pool2d_backward(sc__kernel_call *call)
     oh = g->sizes[g->ndim - 2];
     ow = g->sizes[g->ndim - 1];
     ct = sc__ctype_of(x->dtype);
-    SC_CHECK(sc__gather(g, g->ndim, g->sizes, ct, &bg, call->err));
-    bo = sc__calloc((size_t)(planes * H * W) + 1, sc__ctype_size(ct));
-    if (!bo) {
-        status = sc__error_nomem(call->err);
-        goto fail;
-    }
-    for (p = 0; p < planes; p++)
-        for (i = 0; i < oh; i++) {
-            int64_t h0 = start_index(i, H, oh), h1 = end_index(i, H, oh);
-            for (j = 0; j < ow; j++) {
-                int64_t w0 = start_index(j, W, ow), w1 = end_index(j, W, ow);
-                size_t at = (size_t)((p * oh + i) * ow + j);
-                if (ct == SC__CT_F64) {
-                    double *out = (double *)bo + p * H * W;
-                    double dg = ((const double *)bg)[at] / (double)(h1 - h0) /
-                                (double)(w1 - w0);
-                    for (h = h0; h < h1; h++)
-                        for (w = w0; w < w1; w++)
-                            out[h * W + w] += dg;
-                } else {
-                    float *out = (float *)bo + p * H * W;
-                    float dg = ((const float *)bg)[at] / (float)(h1 - h0) /
-                               (float)(w1 - w0);
-                    for (h = h0; h < h1; h++)
-                        for (w = w0; w < w1; w++)
-                            out[h * W + w] += dg;
-                }
-            }
-        }
-    SC_CHECK(new_like_layout(x, x->dtype, x->ndim, x->sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    SC_CHECK(pool_buffers(call, g, ct, (size_t)(planes * H * W), &bg, &bo));
+    pool_cells(ct, true, planes, H, W, oh, ow, bg, bo);
+    status = pool_result(call, x, x->sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(bg);
     sc__free(bo);
     return status;

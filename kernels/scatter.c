@@ -62,23 +62,49 @@ static sc_status index_values(sc__kernel_call *c, const char *op,
     return SC_OK;
 }
 
+/* The result of a kernel of this file: buffer b (compute type ct) as a
+ * new contiguous tensor of dtype d and sizes, handed to the call. */
+static sc_status result_of(sc__kernel_call *c, sc_dtype d, size_t ndim,
+                           const int64_t *sizes, sc__ctype ct, const void *b)
+{
+    sc_tensor *r = NULL;
+    SC_TRY(sc__new(d, ndim, sizes, &r, c->err));
+    sc__scatter(r, ct, b);
+    return sc__out(c, r);
+}
+
+/* The (self, dim, index) of index_select and index_add at those argument
+ * indices: self, dim wrapped (*d), self's sizes split there, and the
+ * index's values (*iv, n of them, each in [0, len); the caller frees). */
+static sc_status index_dim_args(sc__kernel_call *c, const char *op,
+                                size_t self, size_t dim, size_t index,
+                                const sc_tensor **x, size_t *d,
+                                int64_t *outer, int64_t *len, int64_t *inner,
+                                int64_t **iv, size_t *n)
+{
+    const sc_tensor *ix;
+    int64_t dm;
+    SC_TRY(sc__arg_tensor(c, self, x));
+    SC_TRY(sc__arg_int(c, dim, &dm));
+    SC_TRY(sc__arg_tensor(c, index, &ix));
+    SC_TRY(sc__wrap_dim(dm, (*x)->ndim, d, c->err));
+    split_at(*x, *d, outer, len, inner);
+    return index_values(c, op, ix, *len, iv, n);
+}
+
 /* index_select(Tensor self, int dim, Tensor index) */
 sc_status sc__kernel_index_select(sc__kernel_call *call)
 {
-    const sc_tensor *x, *ix;
-    int64_t dim, outer, len, inner, sizes[SC_TENSOR_MAX_DIMS], *iv = NULL, o;
+    const sc_tensor *x;
+    int64_t outer, len, inner, sizes[SC_TENSOR_MAX_DIMS], *iv = NULL, o;
     size_t d, n, i, es;
     sc__ctype ct;
     char *bx = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
-    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_SELECT_SELF, &x));
-    SC_TRY(sc__arg_int(call, SC_KARG_INDEX_SELECT_DIM, &dim));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_SELECT_INDEX, &ix));
-    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
-    split_at(x, d, &outer, &len, &inner);
-    SC_TRY(index_values(call, "index_select", ix, len, &iv, &n));
+    SC_TRY(index_dim_args(call, "index_select", SC_KARG_INDEX_SELECT_SELF,
+                          SC_KARG_INDEX_SELECT_DIM, SC_KARG_INDEX_SELECT_INDEX,
+                          &x, &d, &outer, &len, &inner, &iv, &n));
     if (x->ndim == 0 && n != 1) {
         sc__free(iv);
         return sc__error_set(call->err, SC_ERR_SHAPE,
@@ -101,12 +127,8 @@ sc_status sc__kernel_index_select(sc__kernel_call *call)
             memcpy(bo + ((size_t)o * n + i) * (size_t)inner * es,
                    bx + ((size_t)(o * len + iv[i]) * (size_t)inner) * es,
                    (size_t)inner * es);
-    SC_CHECK(sc__new(x->dtype, x->ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = result_of(call, x->dtype, x->ndim, sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(iv);
     sc__free(bx);
     sc__free(bo);
@@ -150,28 +172,26 @@ static void add_into(char *acc, size_t at, const char *src, size_t from,
  * indexed positions of dim, in index order. */
 sc_status sc__kernel_index_add(sc__kernel_call *call)
 {
-    const sc_tensor *x, *ix, *src;
-    int64_t dim, outer, len, inner, *iv = NULL, o, j;
+    const sc_tensor *x, *src;
+    int64_t outer, len, inner, *iv = NULL, o, j;
     double alpha = 1;
     size_t d, n, i;
     sc__ctype ct;
     char *bs = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
-    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_SELF, &x));
-    SC_TRY(sc__arg_int(call, SC_KARG_INDEX_ADD_DIM, &dim));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_INDEX, &ix));
     SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_ADD_SOURCE, &src));
     SC_TRY(sc__arg_double(call, SC_KARG_INDEX_ADD_ALPHA, &alpha));
-    if (src->dtype != x->dtype)
+    SC_TRY(index_dim_args(call, "index_add", SC_KARG_INDEX_ADD_SELF,
+                          SC_KARG_INDEX_ADD_DIM, SC_KARG_INDEX_ADD_INDEX, &x,
+                          &d, &outer, &len, &inner, &iv, &n));
+    if (src->dtype != x->dtype) {
+        sc__free(iv);
         return sc__error_set(call->err, SC_ERR_TYPE,
                              "index_add(): self (%s) and source (%s) must "
                              "have the same scalar type",
                              sc_dtype_code(x->dtype), sc_dtype_code(src->dtype));
-    SC_TRY(sc__wrap_dim(dim, x->ndim, &d, call->err));
-    split_at(x, d, &outer, &len, &inner);
-    SC_TRY(index_values(call, "index_add", ix, len, &iv, &n));
+    }
     if (sc_tensor_numel(src) != (size_t)(outer * inner) * n ||
         (src->ndim == x->ndim && x->ndim && src->sizes[d] != (int64_t)n)) {
         sc__free(iv);
@@ -189,12 +209,8 @@ sc_status sc__kernel_index_add(sc__kernel_call *call)
                 add_into(bo, (size_t)((o * len + iv[i]) * inner + j), bs,
                          ((size_t)o * n + i) * (size_t)inner + (size_t)j, ct,
                          x->dtype, alpha);
-    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = result_of(call, x->dtype, x->ndim, x->sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(iv);
     sc__free(bs);
     sc__free(bo);
@@ -212,7 +228,6 @@ sc_status sc__kernel_masked_scatter(sc__kernel_call *call)
     sc__ctype ct;
     char *bx = NULL, *bsrc = NULL;
     int64_t *bm = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_MASKED_SCATTER_SELF, &x));
@@ -248,12 +263,8 @@ sc_status sc__kernel_masked_scatter(sc__kernel_call *call)
         memcpy(bx + i * es, bsrc + next * es, es);
         next++;
     }
-    SC_CHECK(sc__new(x->dtype, ndim, sizes, &r, call->err));
-    sc__scatter(r, ct, bx);
-    status = sc__out(call, r);
-    r = NULL;
+    status = result_of(call, x->dtype, ndim, sizes, ct, bx);
 fail:
-    sc_tensor_free(r);
     sc__free(bx);
     sc__free(bm);
     sc__free(bsrc);
@@ -273,7 +284,6 @@ static sc_status scatter_run(sc__kernel_call *c, const sc_tensor *x,
     size_t d, n, i, k, es;
     sc__ctype ct = sc__ctype_of(x->dtype);
     char *bo = NULL, *bs = NULL, vbuf[8];
-    sc_tensor *r = NULL;
     sc_status status;
 
     if (ix->dtype != SC_DTYPE_I64)
@@ -341,12 +351,8 @@ static sc_status scatter_run(sc__kernel_call *c, const sc_tensor *x,
             memcpy(bo + at * es, vbuf, es);
         }
     }
-    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, c->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(c, r);
-    r = NULL;
+    status = result_of(c, x->dtype, x->ndim, x->sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(bo);
     sc__free(bs);
     sc__free(iv);
@@ -366,28 +372,34 @@ sc_status sc__kernel_scatter_value(sc__kernel_call *call)
     return scatter_run(call, x, dim, ix, NULL, v, false);
 }
 
+/* The (Tensor self, int dim, Tensor index, Tensor src) kernels at those
+ * argument indices: src's elements written (add false) or added. */
+static sc_status scatter_tensor(sc__kernel_call *c, size_t self, size_t dim,
+                                size_t index, size_t src, bool add)
+{
+    const sc_tensor *x, *ix, *s;
+    int64_t d;
+    SC_TRY(sc__arg_tensor(c, self, &x));
+    SC_TRY(sc__arg_int(c, dim, &d));
+    SC_TRY(sc__arg_tensor(c, index, &ix));
+    SC_TRY(sc__arg_tensor(c, src, &s));
+    return scatter_run(c, x, d, ix, s, 0, add);
+}
+
 /* scatter.src(Tensor self, int dim, Tensor index, Tensor src) */
 sc_status sc__kernel_scatter_src(sc__kernel_call *call)
 {
-    const sc_tensor *x, *ix, *src;
-    int64_t dim;
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SELF, &x));
-    SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_SRC_DIM, &dim));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_INDEX, &ix));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_SRC_SRC, &src));
-    return scatter_run(call, x, dim, ix, src, 0, false);
+    return scatter_tensor(call, SC_KARG_SCATTER_SRC_SELF,
+                          SC_KARG_SCATTER_SRC_DIM, SC_KARG_SCATTER_SRC_INDEX,
+                          SC_KARG_SCATTER_SRC_SRC, false);
 }
 
 /* scatter_add(Tensor self, int dim, Tensor index, Tensor src) */
 sc_status sc__kernel_scatter_add(sc__kernel_call *call)
 {
-    const sc_tensor *x, *ix, *src;
-    int64_t dim;
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_SELF, &x));
-    SC_TRY(sc__arg_int(call, SC_KARG_SCATTER_ADD_DIM, &dim));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_INDEX, &ix));
-    SC_TRY(sc__arg_tensor(call, SC_KARG_SCATTER_ADD_SRC, &src));
-    return scatter_run(call, x, dim, ix, src, 0, true);
+    return scatter_tensor(call, SC_KARG_SCATTER_ADD_SELF,
+                          SC_KARG_SCATTER_ADD_DIM, SC_KARG_SCATTER_ADD_INDEX,
+                          SC_KARG_SCATTER_ADD_SRC, true);
 }
 
 /* ---- Advanced indexing: index.Tensor, index_put ------------------------- */
@@ -533,7 +545,6 @@ sc_status sc__kernel_index_tensor(sc__kernel_call *call)
     adv_map m;
     sc__ctype ct;
     char *bx = NULL, *bo = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_TENSOR_SELF, &x));
@@ -549,12 +560,8 @@ sc_status sc__kernel_index_tensor(sc__kernel_call *call)
     }
     for (i = 0; i < m.n; i++)
         memcpy(bo + i * es, bx + m.offset[i] * es, es);
-    SC_CHECK(sc__new(x->dtype, m.ndim, m.sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = result_of(call, x->dtype, m.ndim, m.sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(m.offset);
     sc__free(bx);
     sc__free(bo);
@@ -574,7 +581,6 @@ sc_status sc__kernel_index_put(sc__kernel_call *call)
     adv_map m;
     sc__ctype ct;
     char *bo = NULL, *bv = NULL;
-    sc_tensor *r = NULL;
     sc_status status;
 
     SC_TRY(sc__arg_tensor(call, SC_KARG_INDEX_PUT_SELF, &x));
@@ -597,12 +603,8 @@ sc_status sc__kernel_index_put(sc__kernel_call *call)
         else
             memcpy(bo + m.offset[i] * es, bv + i * es, es);
     }
-    SC_CHECK(sc__new(x->dtype, x->ndim, x->sizes, &r, call->err));
-    sc__scatter(r, ct, bo);
-    status = sc__out(call, r);
-    r = NULL;
+    status = result_of(call, x->dtype, x->ndim, x->sizes, ct, bo);
 fail:
-    sc_tensor_free(r);
     sc__free(m.offset);
     sc__free(bo);
     sc__free(bv);

@@ -1,10 +1,11 @@
 /* symcut — kernels: the symbolic-integer ops (sym_size, sym_numel,
- * sym_stride, the Python integer operators, torch.sym_max/sym_min) and
- * getitem, evaluated on
- * concrete values.
+ * sym_stride, the Python integer operators, torch.sym_max/sym_min,
+ * torch.sym_float/sym_int/sym_ite/sym_sqrt/sym_sum) and getitem,
+ * evaluated on concrete values.
  *
  * A kernel returns tensors only, so a SymInt result is a 0-d int64 tensor
- * (read it back with sc_tensor_item_int64), a SymBool a 0-d bool tensor;
+ * (read it back with sc_tensor_item_int64), a SymBool a 0-d bool tensor,
+ * a SymFloat a 0-d float64 tensor;
  * SymInt arguments arrive as INT.
  * getitem takes the tuple or list as a TENSORS argument and returns an
  * alias of one element (NULL for a None element). */
@@ -157,6 +158,111 @@ sc_status sc__kernel_sym_neg(sc__kernel_call *call)
     return out_int(call, -a);
 }
 
+/* ---- torch.sym_float, sym_int, sym_ite, sym_sqrt, sym_sum ---------------- */
+
+static sc_status symbool_arg(sc__kernel_call *c, size_t i, bool *v);
+
+/* A SymFloat result: a 0-d float64 tensor (a Python float). */
+static sc_status out_float(sc__kernel_call *c, double v)
+{
+    sc_tensor *t = NULL;
+    SC_TRY(sc_tensor_new(SC_DTYPE_F64, 0, NULL, &t, c->err));
+    *(double *)sc_tensor_data(t) = v;
+    return sc__out(c, t);
+}
+
+/* A number argument: an int, a float, or a 0-d tensor (another symbolic
+ * kernel's result); *is_float says which kind of Python number it is, and
+ * an integer's exact value is in *i. */
+static sc_status num_arg(sc__kernel_call *c, size_t i, double *v,
+                         int64_t *iv, bool *is_float)
+{
+    if (i < c->nargs && c->args[i].kind == SC__KARG_TENSOR) {
+        const sc_tensor *t = c->args[i].u.t;
+        if (!t || t->ndim != 0 || t->dtype == SC_DTYPE_B8)
+            return sc__error_set(c->err, SC_ERR_TYPE,
+                                 "argument %zu must be a number, not a "
+                                 "tensor", i);
+        *is_float = sc__dtype_is_float(t->dtype);
+        *v = sc_tensor_item_double(t, 0);
+        *iv = *is_float ? 0 : sc_tensor_item_int64(t, 0);
+        return SC_OK;
+    }
+    *is_float = i < c->nargs && c->args[i].kind == SC__KARG_FLOAT;
+    if (*is_float)
+        return sc__arg_double(c, i, v);
+    SC_TRY(sym_arg(c, i, iv));
+    *v = (double)*iv;
+    return SC_OK;
+}
+
+/* torch.sym_float(a): a as a Python float. */
+sc_status sc__kernel_torch_sym_float(sc__kernel_call *call)
+{
+    double v;
+    int64_t i;
+    bool f;
+    SC_TRY(num_arg(call, SC_KARG_TORCH_SYM_FLOAT_SELF, &v, &i, &f));
+    return out_float(call, v);
+}
+
+/* torch.sym_int(a): an int stays itself, a float is truncated toward
+ * zero (math.trunc); NaN, inf and floats beyond int64 are errors. */
+sc_status sc__kernel_torch_sym_int(sc__kernel_call *call)
+{
+    double v;
+    int64_t i;
+    bool f;
+    SC_TRY(num_arg(call, SC_KARG_TORCH_SYM_INT_SELF, &v, &i, &f));
+    if (!f)
+        return out_int(call, i);
+    if (!(v > -0x1p63 && v < 0x1p63))
+        return sc__error_set(call->err, SC_ERR_OVERFLOW,
+                             "sym_int: %g has no int64 value", v);
+    return out_int(call, (int64_t)v);
+}
+
+/* torch.sym_ite(b, t, f): t if b else f. */
+sc_status sc__kernel_torch_sym_ite(sc__kernel_call *call)
+{
+    bool b;
+    int64_t t, f;
+    SC_TRY(symbool_arg(call, SC_KARG_TORCH_SYM_ITE_B, &b));
+    SC_TRY(sym_arg(call, SC_KARG_TORCH_SYM_ITE_T, &t));
+    SC_TRY(sym_arg(call, SC_KARG_TORCH_SYM_ITE_F, &f));
+    return out_int(call, b ? t : f);
+}
+
+/* torch._sym_sqrt(a) (torch.sym_sqrt): math.sqrt, a float; a negative
+ * operand is an error, as Python's math domain error. */
+sc_status sc__kernel_torch_sym_sqrt(sc__kernel_call *call)
+{
+    double v;
+    int64_t i;
+    bool f;
+    SC_TRY(num_arg(call, SC_KARG_TORCH_SYM_SQRT_SELF, &v, &i, &f));
+    if (v < 0)
+        return sc__error_set(call->err, SC_ERR_INVALID,
+                             "sym_sqrt: math domain error (%g)", v);
+    return out_float(call, sqrt(v));
+}
+
+/* torch.sym_sum(args): the sum of a list of SymInts; SC_ERR_OVERFLOW
+ * beyond int64. */
+sc_status sc__kernel_torch_sym_sum(sc__kernel_call *call)
+{
+    const int64_t *v;
+    size_t n, k;
+    int64_t r = 0;
+    SC_TRY(sc__arg_ints(call, SC_KARG_TORCH_SYM_SUM_ARGS, &n, &v));
+    for (k = 0; k < n; k++)
+        if (__builtin_add_overflow(r, v[k], &r))
+            return sc__error_set(call->err, SC_ERR_OVERFLOW,
+                                 "symbolic integer arithmetic overflows "
+                                 "int64");
+    return out_int(call, r);
+}
+
 /* A SymBool result: a 0-d bool tensor. */
 static sc_status out_bool(sc__kernel_call *c, bool v)
 {
@@ -264,7 +370,9 @@ sc_status sc__kernel_getitem(sc__kernel_call *call)
 }
 
 /* _local_scalar_dense(Tensor self) -> Scalar: the value of a one-element
- * integer or bool tensor (`.item()`), as a SymInt. */
+ * tensor (`.item()`): of an integer or bool tensor a SymInt (0-d int64),
+ * of a floating one a SymFloat (0-d float64; an f32/f16/bf16 value is
+ * exact in double). */
 sc_status sc__kernel_local_scalar_dense(sc__kernel_call *call)
 {
     const sc_tensor *x;
@@ -274,10 +382,12 @@ sc_status sc__kernel_local_scalar_dense(sc__kernel_call *call)
                              "_local_scalar_dense: a tensor with %zu "
                              "elements cannot be converted to a Scalar",
                              sc_tensor_numel(x));
+    if (sc__dtype_is_float(x->dtype))
+        return out_float(call, sc_tensor_item_double(x, 0));
     if (!sc__dtype_is_integral(x->dtype, true))
         return sc__error_set(call->err, SC_ERR_UNSUPPORTED,
                              "_local_scalar_dense: the value of a %s tensor "
-                             "(a SymFloat) is not supported",
+                             "is not supported",
                              sc_dtype_code(x->dtype));
     return out_int(call, sc_tensor_item_int64(x, 0));
 }

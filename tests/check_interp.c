@@ -1168,6 +1168,312 @@ START_TEST(test_batch_norm_bf16_stats)
 }
 END_TEST
 
+/* A bf16 convolution weight gradient in PyTorch's CPU order: a row of 40
+ * output positions is summed in two chunks of 20, each as two float sums
+ * (even and odd offsets) added at the chunk's end.  go holds 2^25 at 0,
+ * -2^25 at 1 and 1 at position k: the 1 is lost in the first chunk (the
+ * even and odd sums hold 2^25 and -2^25 while it is added) and kept in
+ * the second; a running sum over the row would keep it for every k >= 2.
+ * The expected values are torch 2.13's (convolution_backward of the same
+ * bf16 tensors on the CPU). */
+static const char conv_bf16_graph[] =
+    "def forward(self, x: \"f32[1, 1, 1, 40][40, 40, 40, 1]cpu\", "
+    "w: \"f32[1, 1, 1, 3][3, 3, 3, 1]cpu\", "
+    "go: \"f32[1, 1, 1, 40][40, 40, 40, 1]cpu\"):\n"
+    "    xb: \"bf16[1, 1, 1, 40][40, 40, 40, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(x, dtype = torch.bfloat16)\n"
+    "    wb: \"bf16[1, 1, 1, 3][3, 3, 3, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(w, dtype = torch.bfloat16)\n"
+    "    gob: \"bf16[1, 1, 1, 40][40, 40, 40, 1]cpu\" = "
+    "torch.ops.aten._to_copy.default(go, dtype = torch.bfloat16)\n"
+    "    cb = torch.ops.aten.convolution_backward.default(gob, xb, wb, [1], "
+    "[1, 1], [0, 1], [1, 1], False, [0, 0], 1, [False, True, True])\n"
+    "    gw: \"bf16[1, 1, 1, 3][3, 3, 3, 1]cpu\" = cb[1]\n"
+    "    gb: \"bf16[1][1]cpu\" = cb[2]\n"
+    "    return (gw, gb)\n";
+
+START_TEST(test_conv_bf16_weight_gradient_order)
+{
+    static const struct {
+        int k;
+        float gw[3];
+    } cases[] = {
+        {2, {-0x1p25f, 0.0f, 0.0f}},  {19, {-0x1p25f, 0.0f, 0.0f}},
+        {20, {-0x1p25f, 1.0f, 1.0f}}, {21, {-0x1p25f, 1.0f, 1.0f}},
+        {39, {-0x1p25f, 1.0f, 0.0f}},
+    };
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, conv_bf16_graph);
+    int64_t xs[4] = {1, 1, 1, 40}, ws[4] = {1, 1, 1, 3};
+    size_t c, i;
+
+    for (c = 0; c < ARRAY_SIZE(cases); c++) {
+        sc_tensor *in[3], **outs = NULL;
+        sc_error err;
+        float *x, *go;
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, xs, &in[0], &err) == SC_OK);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, ws, &in[1], &err) == SC_OK);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 4, xs, &in[2], &err) == SC_OK);
+        x = sc_tensor_data(in[0]);
+        go = sc_tensor_data(in[2]);
+        for (i = 0; i < 40; i++) {
+            x[i] = 1.0f;
+            go[i] = 0.0f;
+        }
+        memset(sc_tensor_data(in[1]), 0, 3 * sizeof(float));
+        go[0] = 0x1p25f;
+        go[1] = -0x1p25f;
+        go[cases[c].k] = 1.0f;
+        ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK, "%s",
+                      err.message);
+        ck_assert_int_eq(outs[0]->dtype, SC_DTYPE_BF16);
+        for (i = 0; i < 3; i++) {
+            float v = sc_bf16_to_f32(
+                ((const uint16_t *)sc_tensor_data(outs[0]))[i]);
+            ck_assert_msg(v == cases[c].gw[i],
+                          "k %d: grad_weight[%zu] is %g, torch %g",
+                          cases[c].k, i, (double)v,
+                          (double)cases[c].gw[i]);
+        }
+        ck_assert(sc_bf16_to_f32(
+                      ((const uint16_t *)sc_tensor_data(outs[1]))[0]) ==
+                  1.0f);
+        free_tensors(outs, 2);
+        for (i = 0; i < 3; i++)
+            sc_tensor_free(in[i]);
+    }
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* ---- torch.sym_float, sym_int, sym_ite, sym_sqrt, sym_sum -------------------- */
+
+/* Graphs as torch 2.13's make_fx printed them (tracing_mode="symbolic"),
+ * except that a node whose annotation names a SymFloat (`Sym(ToFloat(
+ * s75))`, `Sym(OpaqueUnaryFn_sqrt(...))`, `Sym(TruncToInt(...))`) or a
+ * Piecewise has it dropped: symcut's expressions have no floats and no
+ * conditionals, so such an annotation does not read (its node reads
+ * unannotated, as in a `.code` graph).  Each runs at n = x_1.size(0) in
+ * {6, 3, 1}: out is x_1 * n (sym_float), x_1 * sqrt(n) (torch.sym_sqrt,
+ * the function FX prints as torch._sym_sqrt), a zeros vector of length
+ * max(n, 4) (sym_ite of n > 4), n + 4 + 3 (sym_sum of a list), or n
+ * again (sym_int of a SymInt); the annotated SymInt results are the
+ * rules' (the read checks them) and every text re-prints stably. */
+typedef struct sym_fn_case {
+    const char *name;
+    const char *text;
+    int want; /* 0: x * n, 1: x * sqrt(n), 2: length max(n, 4),
+                 3: length n + 7, 4: length n */
+} sym_fn_case;
+
+static const sym_fn_case sym_fn_cases[] = {
+    {"sym_float",
+     "def forward(self, x_1: \"f32[s75, s96]\"):\n"
+     "    sym_size_int: \"Sym(s75)\" = torch.ops.aten.sym_size.int(x_1, 0)\n"
+     "    sym_float = torch.sym_float(sym_size_int);  sym_size_int = None\n"
+     "    mul: \"f32[s75, s96]\" = torch.ops.aten.mul.Tensor(x_1, "
+     "sym_float);  x_1 = sym_float = None\n"
+     "    return mul\n",
+     0},
+    {"sym_sqrt",
+     "def forward(self, x_1: \"f32[s75, s96]\"):\n"
+     "    sym_size_int: \"Sym(s75)\" = torch.ops.aten.sym_size.int(x_1, 0)\n"
+     "    sym_float = torch.sym_float(sym_size_int);  sym_size_int = None\n"
+     "    _sym_sqrt = torch.sym_sqrt(sym_float);  sym_float = None\n"
+     "    mul: \"f32[s75, s96]\" = torch.ops.aten.mul.Tensor(x_1, "
+     "_sym_sqrt);  x_1 = _sym_sqrt = None\n"
+     "    return mul\n",
+     1},
+    {"sym_ite",
+     "def forward(self, x_1: \"f32[s75, s96]\"):\n"
+     "    sym_size_int: \"Sym(s75)\" = torch.ops.aten.sym_size.int(x_1, 0)\n"
+     "    gt: \"Sym(s75 > 4)\" = sym_size_int > 4\n"
+     "    sym_ite = torch.sym_ite(gt, sym_size_int, 4);  gt = "
+     "sym_size_int = None\n"
+     "    new_zeros = torch.ops.aten.new_zeros.default(x_1, [sym_ite], "
+     "pin_memory = False);  x_1 = sym_ite = None\n"
+     "    return new_zeros\n",
+     2},
+    {"sym_sum",
+     "def forward(self, x_1: \"f32[s75, s96]\"):\n"
+     "    sym_size_int: \"Sym(s75)\" = torch.ops.aten.sym_size.int(x_1, 0)\n"
+     "    sym_size_int_1: \"Sym(s96)\" = torch.ops.aten.sym_size.int(x_1, "
+     "1)\n"
+     "    sym_sum: \"Sym(s75 + s96 + 3)\" = torch.sym_sum((sym_size_int, "
+     "sym_size_int_1, 3));  sym_size_int = sym_size_int_1 = None\n"
+     "    new_zeros: \"f32[s75 + s96 + 3]\" = "
+     "torch.ops.aten.new_zeros.default(x_1, [sym_sum], pin_memory = "
+     "False);  x_1 = sym_sum = None\n"
+     "    return new_zeros\n",
+     3},
+    {"sym_int",
+     "def forward(self, x_1: \"f32[s75, s96]\"):\n"
+     "    sym_size_int: \"Sym(s75)\" = torch.ops.aten.sym_size.int(x_1, 0)\n"
+     "    sym_int: \"Sym(s75)\" = torch.sym_int(sym_size_int);  "
+     "sym_size_int = None\n"
+     "    new_zeros: \"f32[s75]\" = torch.ops.aten.new_zeros.default(x_1, "
+     "[sym_int], pin_memory = False);  x_1 = sym_int = None\n"
+     "    return new_zeros\n",
+     4},
+};
+
+START_TEST(test_torch_sym_fn)
+{
+    static const int64_t ns[3] = {6, 3, 1};
+    const sym_fn_case *tc = &sym_fn_cases[_i];
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx, tc->text), *g2;
+    char *text = NULL, *text2 = NULL;
+    sc_error err;
+    size_t k, i;
+
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k),
+                          "%s: %s is not in the op table", tc->name,
+                          sc_graph_node_target(g, (sc_node_id)k));
+    ck_assert_int_eq(sc_graph_write_text(g, NULL, &text, NULL, &err), SC_OK);
+    ck_assert_msg(strstr(text, "torch.sym_") != NULL, "%s", text);
+    g2 = text_graph(ctx, text);
+    ck_assert_int_eq(sc_graph_write_text(g2, NULL, &text2, NULL, &err),
+                     SC_OK);
+    ck_assert_str_eq(text, text2);
+    for (k = 0; k < 3; k++) {
+        int64_t sizes[2] = {ns[k], 4}, len;
+        sc_tensor *in[1] = {NULL}, **outs = NULL;
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 2, sizes, &in[0], &err) ==
+                  SC_OK);
+        for (i = 0; i < (size_t)(ns[k] * 4); i++)
+            ((float *)sc_tensor_data(in[0]))[i] = 0.375f * (float)i - 1.25f;
+        ck_assert_msg(run(g, in, NULL, &outs, NULL, &err) == SC_OK,
+                      "%s, n %lld: %s", tc->name, (long long)ns[k],
+                      err.message);
+        if (tc->want <= 1) {
+            float s = tc->want == 0 ? (float)ns[k]
+                                    : (float)sqrt((double)ns[k]);
+            ck_assert_int_eq(outs[0]->dtype, SC_DTYPE_F32);
+            for (i = 0; i < (size_t)(ns[k] * 4); i++)
+                ck_assert(((const float *)sc_tensor_data(outs[0]))[i] ==
+                          (0.375f * (float)i - 1.25f) * s);
+        } else {
+            len = tc->want == 2   ? (ns[k] > 4 ? ns[k] : 4)
+                  : tc->want == 3 ? ns[k] + 7
+                                  : ns[k];
+            ck_assert_int_eq(outs[0]->ndim, 1);
+            ck_assert_int_eq(outs[0]->sizes[0], len);
+        }
+        free_tensors(outs, 1);
+        sc_tensor_free(in[0]);
+    }
+    free(text);
+    free(text2);
+    sc_graph_free(g2);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
+/* The SymFloat kernels' results and their errors, on constants: the 0-d
+ * float64 a Python float is, truncation toward zero, math's domain
+ * error, and no int64 for a huge float. */
+START_TEST(test_torch_sym_fn_values)
+{
+    static const struct {
+        const char *expr; /* the call */
+        sc_status st;
+        sc_dtype dt;
+        double want;
+        const char *msg;
+    } cases[] = {
+        {"torch.sym_float(7)", SC_OK, SC_DTYPE_F64, 7.0, NULL},
+        {"torch.sym_sqrt(2)", SC_OK, SC_DTYPE_F64, 1.4142135623730951, NULL},
+        {"torch.sym_int(-2.75)", SC_OK, SC_DTYPE_I64, -2.0, NULL},
+        {"torch.sym_int(2.75)", SC_OK, SC_DTYPE_I64, 2.0, NULL},
+        {"torch.sym_ite(False, 5, 9)", SC_OK, SC_DTYPE_I64, 9.0, NULL},
+        {"torch.sym_sum([])", SC_OK, SC_DTYPE_I64, 0.0, NULL},
+        {"torch.sym_sqrt(-4)", SC_ERR_INVALID, SC_DTYPE_F64, 0,
+         "math domain error"},
+        {"torch.sym_sum([9223372036854775807, 1])", SC_ERR_OVERFLOW,
+         SC_DTYPE_I64, 0, "overflows"},
+    };
+    size_t k;
+
+    for (k = 0; k < ARRAY_SIZE(cases); k++) {
+        char text[512];
+        sc_ctx *ctx = sc_ctx_new();
+        sc_graph *g;
+        sc_tensor *in[1] = {NULL}, **outs = NULL;
+        int64_t two = 2;
+        sc_error err;
+        sc_status st;
+        snprintf(text, sizeof text,
+                 "def forward(self, x_1: \"f32[2]\"):\n"
+                 "    r = %s\n"
+                 "    return (r,)\n",
+                 cases[k].expr);
+        g = text_graph(ctx, text);
+        ck_assert(sc_tensor_new(SC_DTYPE_F32, 1, &two, &in[0], &err) ==
+                  SC_OK);
+        st = run(g, in, NULL, &outs, NULL, &err);
+        ck_assert_msg(st == cases[k].st, "%s: status %d (%s)",
+                      cases[k].expr, (int)st, err.message);
+        if (st == SC_OK) {
+            ck_assert_int_eq(outs[0]->dtype, cases[k].dt);
+            ck_assert_int_eq(outs[0]->ndim, 0);
+            ck_assert_msg(sc_tensor_item_double(outs[0], 0) == cases[k].want,
+                          "%s: %.17g", cases[k].expr,
+                          sc_tensor_item_double(outs[0], 0));
+        } else {
+            ck_assert_msg(strstr(err.message, cases[k].msg) &&
+                              strstr(err.message, "node r"),
+                          "%s: %s", cases[k].expr, err.message);
+        }
+        free_tensors(outs, 1);
+        sc_tensor_free(in[0]);
+        sc_graph_free(g);
+        sc_ctx_free(ctx);
+    }
+}
+END_TEST
+
+/* Bad calls are read errors at the call's line and column. */
+START_TEST(test_torch_sym_fn_bad_input)
+{
+    static const struct {
+        const char *line;
+        const char *msg;
+    } cases[] = {
+        {"    r = torch.sym_sum([x_1, 1])", "must be SymInt[]"},
+        {"    r = torch.sym_ite(x_1, 2, 3)", "must be SymBool"},
+        {"    r = torch.sym_ite(True, 2)", "sym_ite"},
+        {"    r = torch.sym_float()", "sym_float"},
+        {"    r = torch.sym_int(1, 2)", "sym_int"},
+    };
+    size_t k;
+
+    for (k = 0; k < ARRAY_SIZE(cases); k++) {
+        char text[512];
+        sc_ctx *ctx = sc_ctx_new();
+        sc_graph *g = NULL;
+        sc_error err;
+        snprintf(text, sizeof text,
+                 "def forward(self, x_1: \"f32[2]\"):\n%s\n"
+                 "    return (r,)\n",
+                 cases[k].line);
+        ck_assert_msg(sc_graph_read_text(ctx, text, strlen(text), "t.py",
+                                         NULL, &g, &err) != SC_OK,
+                      "%s read", cases[k].line);
+        ck_assert_ptr_null(g);
+        ck_assert_msg(strstr(err.message, cases[k].msg) != NULL, "%s: %s",
+                      cases[k].line, err.message);
+        ck_assert_msg(err.line == 2 && err.column == 5, "%s: at %d:%d",
+                      cases[k].line, (int)err.line, (int)err.column);
+        sc_ctx_free(ctx);
+    }
+}
+END_TEST
+
 /* ---- Random ops ----------------------------------------------------------------- */
 
 START_TEST(test_random_keyed_by_name)
@@ -1518,6 +1824,11 @@ Suite *interp_suite(void)
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_layout_follows_metadata);
     tcase_add_test(tc, test_batch_norm_bf16_stats);
+    tcase_add_test(tc, test_conv_bf16_weight_gradient_order);
+    tcase_add_loop_test(tc, test_torch_sym_fn, 0,
+                        (int)ARRAY_SIZE(sym_fn_cases));
+    tcase_add_test(tc, test_torch_sym_fn_values);
+    tcase_add_test(tc, test_torch_sym_fn_bad_input);
     tcase_add_test(tc, test_validate_pass);
     tcase_add_test(tc, test_validate_mismatch);
     tcase_add_test(tc, test_validate_dynamic_sizes);
