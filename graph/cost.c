@@ -211,6 +211,8 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP_ONES_LIKE:
     case SC_OP_FULL_LIKE:
     case SC_OP_NEW_ZEROS:
+    case SC_OP_NEW_ONES:
+    case SC_OP_NEW_FULL:
     case SC_OP_ZEROS:
     case SC_OP_ONES:
     case SC_OP_FULL:

@@ -39,9 +39,11 @@ int sc__graph_lookup_op(const char *target)
         snprintf(buf, sizeof buf, "%s", target + 10);
         op = sc__op_find(buf);
     } else if (strncmp(target, "operator.", 9) == 0 ||
-               strncmp(target, "torch.sym_", 10) == 0) {
-        /* Python operators and torch's SymInt/SymBool functions
-         * (torch.sym_not, torch.sym_max, torch.sym_min) */
+               strncmp(target, "torch.sym_", 10) == 0 ||
+               strncmp(target, "torch._sym_", 11) == 0) {
+        /* Python operators and torch's SymInt/SymBool/SymFloat functions
+         * (torch.sym_not, torch.sym_max, ...; FX prints some by their
+         * private names, torch._sym_sqrt) */
         op = sc__op_find_python_target(target);
     }
     return op == SC_OP_INVALID_ ? SC_OP_UNKNOWN : (int)op;

@@ -338,8 +338,10 @@ sc_status sc__kernel_full_like(sc__kernel_call *call)
     return like(call, a, true, 0);
 }
 
-/* new_zeros / new_empty(Tensor self, SymInt[] size, *, dtype, layout,
- * device, pin_memory): contiguous, self's dtype by default. */
+/* new_zeros / new_ones / new_empty / new_full(Tensor self, SymInt[] size,
+ * [Scalar fill_value,] *, dtype, layout, device, pin_memory): contiguous,
+ * self's dtype by default (new_full's fill value does not change it).
+ * `fill` is the fill argument's index, or SIZE_MAX for `constant`. */
 static sc_status new_factory(sc__kernel_call *c, factory_args a,
                              double constant)
 {
@@ -352,28 +354,44 @@ static sc_status new_factory(sc__kernel_call *c, factory_args a,
 
     SC_TRY(sc__arg_tensor(c, a.self, &x));
     SC_TRY(sc__arg_ints(c, a.size, &n, &sizes));
+    if (a.fill != SIZE_MAX) {
+        SC_TRY(get_fill(c, a.fill, &v));
+    } else {
+        v.kind = SC__KARG_FLOAT;
+        v.f = constant;
+        v.i = (int64_t)constant;
+    }
     SC_TRY(sc__arg_dtype(c, a.dtype, x->dtype, &d));
     SC_TRY(sc__arg_factory_opts(c, a.layout, a.device, a.pin_memory));
     SC_TRY(new_in_format(c, d, n, sizes, MF_CONTIGUOUS, NULL, &t));
-    v.kind = SC__KARG_FLOAT;
-    v.f = constant;
-    v.i = (int64_t)constant;
-    return finish(c, t, constant == 0 ? NULL : &v);
+    return finish(c, t, a.fill == SIZE_MAX && constant == 0 ? NULL : &v);
 }
 
-/* The arguments of the new_* op of kernel K. */
+/* The arguments of the new_* op of kernel K (no fill argument). */
 #define NEW_ARGS(K)                                                          \
     ((factory_args){.self = SC_KARG_##K##_SELF, .size = SC_KARG_##K##_SIZE,  \
-                    FACTORY_ARGS(K)})
+                    .fill = SIZE_MAX, FACTORY_ARGS(K)})
 
 sc_status sc__kernel_new_zeros(sc__kernel_call *call)
 {
     return new_factory(call, NEW_ARGS(NEW_ZEROS), 0);
 }
 
+sc_status sc__kernel_new_ones(sc__kernel_call *call)
+{
+    return new_factory(call, NEW_ARGS(NEW_ONES), 1);
+}
+
 sc_status sc__kernel_new_empty(sc__kernel_call *call)
 {
     return new_factory(call, NEW_ARGS(NEW_EMPTY), 0);
+}
+
+sc_status sc__kernel_new_full(sc__kernel_call *call)
+{
+    factory_args a = NEW_ARGS(NEW_FULL);
+    a.fill = SC_KARG_NEW_FULL_FILL_VALUE;
+    return new_factory(call, a, 0);
 }
 
 /* scalar_tensor(Scalar s, *, dtype, layout, device, pin_memory): a 0-d
