@@ -66,11 +66,6 @@ def test_sym_functions(symcut, tmp_path):
     for fn in FUNCTIONS:
         text = graph_text(fn)
         assert 'torch.sym_' in text or 'torch._sym_' in text, text
-        if 'torch._sym_sqrt' in text:
-            # FX prints the function's own name, torch._sym_sqrt; symcut
-            # knows it as torch.sym_sqrt (the name torch exports) until the
-            # op lookup takes torch._sym_* targets (see doc/interp.md)
-            text = text.replace('torch._sym_sqrt', 'torch.sym_sqrt')
         # make_fx records sym_int of a SymFloat as math.trunc (printed
         # `math_trunc(...)`, a target symcut's op lookup does not take);
         # Dynamo's graphs print the call itself, torch.sym_int(...)
