@@ -704,6 +704,44 @@ START_TEST(test_shapeenv_sizes_capped_at_int64)
 }
 END_TEST
 
+/* The ranges take a division as defined; a recording question whose
+ * expression divides by a backed expression that may be 0 also guards it
+ * nonzero (at 0 the traced program raises, so the guard set must reject
+ * those sizes); statically known questions record nothing, and a divisor
+ * known nonzero or with unbacked symbols gets no guard. */
+START_TEST(test_shapeenv_zero_divisor_guarded)
+{
+    fixture f;
+    mpz_t v;
+    fx_init(&f, NULL);
+    mpz_init(v);
+    backed(&f, 2, "x", SC_ENV_NO_SPECIALIZE_01);  /* s0 in [0, inf] */
+    backed(&f, 3, "y", 0);                        /* s1 in [2, inf] */
+    backed(&f, 4, "z", SC_ENV_NO_SPECIALIZE_01);  /* s2 in [0, inf] */
+    unbacked(&f, true);                           /* u0 */
+    ck_assert_int_eq(known(&f, "16 // s2 <= 16"), SC_TRI_TRUE);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    ck_assert(guard(&f, "16 // s0 <= 16"));       /* decided by the ranges */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert(guard(&f, "Mod(s1, s0) >= 0"));     /* s0 >= 1 is known now */
+    ck_assert(guard(&f, "16 // s1 <= 8"));        /* s1 >= 2 */
+    {
+        bool b = false;
+        ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "Mod(s1, u0 + 1) >= 0"),
+                                         false, &b, &f.err), SC_OK);
+        ck_assert(b);                             /* unbacked: no guard */
+    }
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert_int_eq(sc_env_guard_int(f.env, P(&f, "Mod(3, s2)"), v, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(mpz_get_si(v), 3);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
+    expect_guards(&f, "1 <= x; 2 <= y; 1 <= z; 3 <= Mod(3, z)");
+    mpz_clear(v);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_shapeenv_hint_by_range)
 {
     fixture f;
@@ -2529,6 +2567,7 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_shapeenv_one_value_range_is_constant);
     tcase_add_test(tc, test_shapeenv_integer_input);
     tcase_add_test(tc, test_shapeenv_sizes_capped_at_int64);
+    tcase_add_test(tc, test_shapeenv_zero_divisor_guarded);
     tcase_add_test(tc, test_shapeenv_hint_by_range);
     tcase_add_test(tc, test_shapeenv_assert_sum_refines_ranges);
     tcase_add_test(tc, test_guard_int);
