@@ -110,6 +110,87 @@ static sc_status record_undecided_guard(sc_env *env, sc_expr *g,
     return sc__env_learn_undecided(env, g, err);
 }
 
+/* ---- Divisors that may be 0 ---------------------------------------------
+ * A division by 0 raises in Python (and in PyTorch's FloorDiv, CeilDiv
+ * and Mod), so the traced program could compute the question's
+ * expression only at sizes where its divisors are not 0; the ranges
+ * take every division as defined.  An answer the ranges give therefore
+ * holds only where the divisors are not 0: every recording question also
+ * guards each divisor of its expression that has only backed symbols and
+ * may be 0 (`Ne(s0, 0)` for `16 // s0` with 0/1 specialization off), so
+ * that the guard set rejects the sizes where the program raises.  Those
+ * with unbacked symbols cannot be checked on the inputs and are left to
+ * the division itself at run time. */
+
+#define DIVISORS_MAX 16     /* divisors looked at per question */
+#define DIVISOR_NODES_MAX 4096 /* nodes visited per question */
+
+typedef struct divisors {
+    sc_expr *d[DIVISORS_MAX];
+    size_t n, visited;
+} divisors;
+
+static void collect_divisors(sc_expr *e, divisors *dv)
+{
+    size_t i, n;
+    sc_expr_kind k;
+
+    if (dv->n == DIVISORS_MAX || ++dv->visited > DIVISOR_NODES_MAX)
+        return;
+    k = sc_expr_node_kind(e);
+    if (k == SC_EXPR_INT || k == SC_EXPR_SYMBOL)
+        return;
+    n = sc_expr_arg_count(e);
+    if ((k == SC_EXPR_FLOORDIV || k == SC_EXPR_CEILDIV || k == SC_EXPR_MOD) &&
+        n == 2 && !sc_expr_is_int(sc_expr_arg(e, 1))) {
+        sc_expr *d = sc_expr_arg(e, 1);
+        for (i = 0; i < dv->n && dv->d[i] != d; i++)
+            ;
+        if (i == dv->n)
+            dv->d[dv->n++] = d;
+    }
+    for (i = 0; i < n; i++)
+        collect_divisors(sc_expr_arg(e, i), dv);
+}
+
+static sc_status record_guard(sc_env *env, sc_expr *g, sc_error *err);
+
+/* Guard Ne(d, 0) for every divisor d of e with only backed symbols that
+ * what is known does not already make nonzero (and that is not 0 at the
+ * hints, where the traced program computed it). */
+static sc_status guard_divisors(sc_env *env, sc_expr *e, sc_error *err)
+{
+    SC__TMP_SAVE(env);
+    sc_status status = SC_OK;
+    mpz_ptr v = sc__tz(env);
+    divisors dv;
+    size_t i, nunbacked;
+    sc_error e2;
+
+    dv.n = dv.visited = 0;
+    collect_divisors(e, &dv);
+    for (i = 0; i < dv.n; i++) {
+        sc_expr *ne;
+        sc_tri t;
+
+        SC_CHECK(sc__env_check_symbols(env, dv.d[i], &nunbacked, err));
+        if (nunbacked > 0)
+            continue;
+        sc_error_init(&e2);
+        if (sc_expr_eval(env->ctx, dv.d[i], env->hints, v, &e2) != SC_OK ||
+            mpz_sgn(v) == 0)
+            continue;
+        ne = sc_expr_ne(env->ctx, dv.d[i], sc_expr_int_si(env->ctx, 0));
+        SC_CHECK(sc__env_built(env, ne, err));
+        SC_CHECK(sc__env_known(env, ne, false, &ne, &t, err));
+        if (t == SC_TRI_UNKNOWN)
+            SC_CHECK(record_guard(env, ne, err));
+    }
+fail:
+    SC__TMP_RESTORE(env);
+    return status;
+}
+
 static sc_status eval_hint_bool(sc_env *env, sc_expr *s, bool *out,
                                 sc_error *err)
 {
@@ -179,9 +260,10 @@ static sc_status guard_impl(sc_env *env, sc_expr *cond, bool *out, sc_error *err
     if (t != SC_TRI_UNKNOWN) {
         SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
-        return SC_OK;
+        return guard_divisors(env, cond, err);
     }
-    return guard_rewritten(env, s, out, err);
+    SC_TRY(guard_rewritten(env, s, out, err));
+    return guard_divisors(env, cond, err);
 }
 
 sc_status sc_env_guard(sc_env *env, sc_expr *cond, bool *out, sc_error *err)
@@ -205,14 +287,15 @@ static sc_status guard_or_impl(sc_env *env, sc_expr *cond, bool dflt, bool *out,
     if (t != SC_TRI_UNKNOWN) {
         SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
-        return SC_OK;
+        return guard_divisors(env, cond, err);
     }
     SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0) {
         *out = dflt;
         return SC_OK;
     }
-    return guard_rewritten(env, s, out, err);
+    SC_TRY(guard_rewritten(env, s, out, err));
+    return guard_divisors(env, cond, err);
 }
 
 sc_status sc_env_guard_or(sc_env *env, sc_expr *cond, bool dflt, bool *out,
@@ -235,7 +318,7 @@ static sc_status size_oblivious_impl(sc_env *env, sc_expr *cond, bool *out,
     if (t != SC_TRI_UNKNOWN) {
         SC_TRY(static_at_hints(env, cond, t == SC_TRI_TRUE, err));
         *out = t == SC_TRI_TRUE;
-        return SC_OK;
+        return guard_divisors(env, cond, err);
     }
     return sc_env_guard(env, cond, out, err);
 }
@@ -260,10 +343,13 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
 
     SC_TRY(own_symbols(env, cond, err));
     SC_TRY(sc__env_known(env, cond, false, &s, &t, err));
-    if (t == SC_TRI_TRUE) /* and not false at the hints (then no value of
-                           * the unbacked symbols satisfies what is known
-                           * there: the traced program failed before) */
-        return static_at_hints(env, cond, true, err);
+    if (t == SC_TRI_TRUE) { /* and not false at the hints (then no value
+                             * of the unbacked symbols satisfies what is
+                             * known there: the traced program failed
+                             * before) */
+        SC_TRY(static_at_hints(env, cond, true, err));
+        return guard_divisors(env, cond, err);
+    }
     if (t == SC_TRI_FALSE) {
         char *text = sc_expr_to_str(env->ctx, cond);
         status = sc__error_set(err, SC_ERR_CONTRADICTION,
@@ -288,7 +374,8 @@ static sc_status assert_impl(sc_env *env, sc_expr *cond, sc_error *err)
             free(text);
             return status;
         }
-        return record_undecided_guard(env, s, err);
+        SC_TRY(record_undecided_guard(env, s, err));
+        return guard_divisors(env, cond, err);
     }
     if (!sc__exprvec_push(&env->asserts, s))
         return sc__error_nomem(err);
@@ -352,17 +439,18 @@ static sc_status guard_int_impl(sc_env *env, sc_expr *e, mpz_ptr out,
     SC_TRY(int_constant(env, s, &c, err));
     if (c) {
         sc_expr_value_mpz(c, out);
-        return SC_OK;
+        return guard_divisors(env, e, err);
     }
     SC_TRY(sc__env_check_symbols(env, s, &nunbacked, err));
     if (nunbacked > 0)
         return data_dependent(env, "extract specialized integer from", s,
                               err);
     SC_TRY(sc_expr_eval(env->ctx, s, env->hints, out, err));
-    return record_guard(env,
+    SC_TRY(record_guard(env,
                         sc_expr_eq(env->ctx, s,
                                    sc_expr_int_mpz(env->ctx, out)),
-                        err);
+                        err));
+    return guard_divisors(env, e, err);
 }
 
 sc_status sc_env_guard_int(sc_env *env, sc_expr *e, mpz_ptr out,
@@ -391,6 +479,8 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
         if (!sc_expr_value_si(c, out))
             status = sc__error_set(err, SC_ERR_OVERFLOW,
                                    "the value does not fit in int64_t");
+        else
+            status = guard_divisors(env, e, err);
         goto fail;
     }
     SC_CHECK(sc__env_check_symbols(env, s, &nunbacked, err));
@@ -408,6 +498,7 @@ static sc_status guard_int_si_impl(sc_env *env, sc_expr *e, int64_t *out,
         goto fail;
     }
     SC_CHECK(record_guard(env, sc_expr_eq(env->ctx, s, ve), err));
+    SC_CHECK(guard_divisors(env, e, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;

@@ -39,11 +39,13 @@ sc_status sc_env_new(sc_ctx *ctx, const sc_env_options *opts, sc_env **out,
     sc__gmap_init(&env->memo);
     env->bounds = sc_bounds_new(ctx);
     env->obl_bounds = sc_bounds_new(ctx);
+    env->cap_bounds = sc_bounds_new(ctx);
+    env->cap_obl_bounds = sc_bounds_new(ctx);
     env->repl = sc_symmap_new(ctx);
     env->hints = sc_symmap_new(ctx);
     env->scratch = sc_symmap_new(ctx);
-    if (!env->bounds || !env->obl_bounds || !env->repl || !env->hints ||
-        !env->scratch) {
+    if (!env->bounds || !env->obl_bounds || !env->cap_bounds ||
+        !env->cap_obl_bounds || !env->repl || !env->hints || !env->scratch) {
         sc_env_free(env);
         return sc__error_nomem(err);
     }
@@ -80,6 +82,8 @@ void sc_env_free(sc_env *env)
     sc__gmap_destroy(&env->or_of);
     sc_bounds_free(env->bounds);
     sc_bounds_free(env->obl_bounds);
+    sc_bounds_free(env->cap_bounds);
+    sc_bounds_free(env->cap_obl_bounds);
     sc_symmap_free(env->repl);
     sc_symmap_free(env->hints);
     sc_symmap_free(env->scratch);
@@ -202,16 +206,41 @@ const sc_range *sc__env_sym_range(const sc_env *env, const sc__env_sym *s)
     return sc_bounds_get(env->bounds, s->sym);
 }
 
+/* Whether the backed size s has a range r that passes INT64_MAX above
+ * while leaving a value at or below it (then its capped range differs). */
+static bool size_cappable(const sc__env_sym *s, const sc_range *r)
+{
+    if (!s->backed || !s->size_like)
+        return false;
+    if (!r->lo_inf && mpz_cmp_si(r->lo, INT64_MAX) > 0)
+        return false; /* the cap would leave nothing: never applied */
+    return r->hi_inf || mpz_cmp_si(r->hi, INT64_MAX) > 0;
+}
+
 sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
                             sc_error *err)
 {
     SC__TMP_SAVE(env);
     sc_status status = SC_OK;
-    sc_range *obl = sc__tr(env);
+    sc_range *obl = sc__tr(env), *cap = sc__tr(env);
+    const sc_range *old = sc_bounds_get(env->bounds, s->sym);
+    bool was = old && size_cappable(s, old), is = size_cappable(s, r);
 
     SC_CHECK(sc_bounds_set(env->bounds, s->sym, r, err));
+    /* The capped copies: a backed size is an int64_t dimension in PyTorch
+     * (sc__env_known asks them when the plain bounds leave a question
+     * open). */
+    sc_range_set(cap, r);
+    if (is) {
+        mpz_set_si(cap->hi, INT64_MAX);
+        cap->hi_inf = false;
+    }
+    SC_CHECK(sc_bounds_set(env->cap_bounds, s->sym, cap, err));
+    if (was != is)
+        env->ncapped += is ? 1 : (size_t)-1;
     if (!s->size_like || s->backed) {
         SC_CHECK(sc_bounds_set(env->obl_bounds, s->sym, r, err));
+        SC_CHECK(sc_bounds_set(env->cap_obl_bounds, s->sym, cap, err));
         goto fail;
     }
     /* Size-oblivious: a size-like unbacked symbol is assumed >= 2, unless
@@ -224,6 +253,7 @@ sc_status sc__env_set_range(sc_env *env, sc__env_sym *s, const sc_range *r,
         }
     }
     SC_CHECK(sc_bounds_set(env->obl_bounds, s->sym, obl, err));
+    SC_CHECK(sc_bounds_set(env->cap_obl_bounds, s->sym, obl, err));
 fail:
     SC__TMP_RESTORE(env);
     return status;

@@ -108,6 +108,9 @@ struct sc_env {
 
     sc_bounds *bounds;      /* the ranges of the symbols */
     sc_bounds *obl_bounds;  /* the same, size-like unbacked ones >= 2 */
+    sc_bounds *cap_bounds;  /* bounds, every backed size <= INT64_MAX */
+    sc_bounds *cap_obl_bounds; /* obl_bounds, the same cap */
+    size_t ncapped;         /* backed sizes whose range passes INT64_MAX */
     sc_symmap *repl;        /* replacements */
     size_t nrepl;
     sc_symmap *hints;       /* backed symbol -> hint */

@@ -1484,6 +1484,26 @@ sc_status sc__env_decide(sc_env *env, sc_expr *s, const sc_bounds *bounds,
     }
 }
 
+/* Whether s mentions a backed size whose range passes INT64_MAX (in b). */
+static bool has_capped(const sc_env *env, const sc_expr *s,
+                       const sc_bounds *b)
+{
+    sc_expr *syms[16];
+    size_t n = sc_expr_free_symbols(s, syms, 16), i;
+
+    if (n > 16)
+        return true; /* not listed: asking again is still sound */
+    for (i = 0; i < n; i++) {
+        const sc__env_sym *x = sc__env_sym_of(env, syms[i]);
+        const sc_range *r = sc_bounds_get(b, syms[i]);
+        if (x && r && x->backed && x->size_like &&
+            (r->hi_inf || mpz_cmp_si(r->hi, INT64_MAX) > 0) &&
+            (r->lo_inf || mpz_cmp_si(r->lo, INT64_MAX) <= 0))
+            return true;
+    }
+    return false;
+}
+
 sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
                         sc_expr **simplified, sc_tri *out, sc_error *err)
 {
@@ -1498,6 +1518,17 @@ sc_status sc__env_known(sc_env *env, sc_expr *cond, bool oblivious,
     SC_TRY(sc__env_rewrite(env, cond, b, &s, err));
     SC_TRY(sc__env_check_symbols(env, s, NULL, err));
     SC_TRY(sc__env_decide(env, s, b, out, err));
+    /* Left open: ask again with every backed size capped at INT64_MAX
+     * (a tensor dimension is an int64_t), when a size of s is unbounded
+     * above.  Sound: the cap leaves out only sizes no tensor has.  It
+     * decides what numbers beyond int64_t take part in (an integer input
+     * near 2**64 against a size), as PyTorch's value ranges do, which
+     * make such a product infinite. */
+    if (*out == SC_TRI_UNKNOWN && env->ncapped > 0 && has_capped(env, s, b))
+        SC_TRY(sc__env_decide(env, s,
+                              oblivious ? env->cap_obl_bounds
+                                        : env->cap_bounds,
+                              out, err));
     if (simplified)
         *simplified = s;
     return SC_OK;

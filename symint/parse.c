@@ -3,10 +3,11 @@
  * A hand-written recursive-descent parser with Python's precedence, from
  * loosest to tightest:
  *     or  <  and  <  not  <  comparisons (chained)  <  |  <  &  <  + -
- *         <  * // %  <  unary - +  <  **  (right-associative)
- * where `&` and `|` are sympy's And and Or (as sympy prints them), between
- * booleans only: so `Eq(a, 4) & Ne(a, b)` is a conjunction, while in
- * `a == 4 & b` the `&` binds first, as in Python, and is an error.
+ *         <  * // %  <  unary - + ~  <  **  (right-associative)
+ * where `&`, `|` and `~` are sympy's And, Or and Not (as sympy prints
+ * them), on booleans only: so `Eq(a, 4) & ~Ne(a, b)` is a conjunction,
+ * while in `a == 4 & b` the `&` binds first, as in Python, and is an
+ * error, and so is `~a < 3` (the `~` takes `a` alone).
  * Primaries are decimal integers of any size, identifiers (symbols, True,
  * False), parenthesized expressions and calls of the known functions.
  * Nodes are built with the public constructors as soon as an operator is
@@ -38,6 +39,7 @@ typedef enum tok_kind {
     T_NOT,
     T_AMP,
     T_PIPE,
+    T_TILDE,
     T_LPAREN,
     T_RPAREN,
     T_COMMA,
@@ -313,6 +315,7 @@ static void advance(parser *P)
     case '%': t->kind = T_PERCENT; p++; break;
     case '&': t->kind = T_AMP; p++; break;
     case '|': t->kind = T_PIPE; p++; break;
+    case '~': t->kind = T_TILDE; p++; break;
     case '*':
         if (p[1] == '*') { t->kind = T_POW; p += 2; }
         else { t->kind = T_STAR; p++; }
@@ -725,13 +728,29 @@ static sc_expr *parse_power(parser *P)
     return make_pow(P, x, y, &op, &at);
 }
 
+/* The error of `~` (at at) with an integer operand. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold))
+#endif
+static sc_expr *tilde_fail(parser *P, const char *at)
+{
+    return fail_at(P, SC_ERR_PARSE, at,
+                   "'~' negates a boolean (sympy's Not): its operand is an "
+                   "integer (integer bitwise not is not supported; '~' binds "
+                   "tighter than every binary operator but '**', so write "
+                   "~(a < b))");
+}
+
+/* ('-' | '+' | '~') unary, or a power.  `~` is sympy's Not, at the level
+ * of unary minus as in Python (`~Eq(a, 1) & b` is `(~Eq(a, 1)) & b`,
+ * `~x**2` negates `x**2`); its operand must be a boolean. */
 static sc_expr *parse_unary(parser *P)
 {
     tok_kind kind = P->tok.kind;
     const char *at;
     sc_expr *x;
 
-    if (kind != T_MINUS && kind != T_PLUS)
+    if (kind != T_MINUS && kind != T_PLUS && kind != T_TILDE)
         return parse_power(P);
     at = P->tok.start;
     if (!enter_at(P, at))
@@ -743,6 +762,11 @@ static sc_expr *parse_unary(parser *P)
     P->depth--;
     if (kind == T_MINUS)
         return check_at(P, sc_expr_neg(P->ctx, x), at);
+    if (kind == T_TILDE) {
+        if (!x->is_bool)
+            return tilde_fail(P, at);
+        return check_at(P, sc_expr_not(P->ctx, x), at);
+    }
     if (x->is_bool)
         return fail_at(P, SC_ERR_TYPE, at,
                        "unary '+' needs an integer operand");

@@ -658,6 +658,90 @@ START_TEST(test_shapeenv_integer_input)
 }
 END_TEST
 
+/* A size is an int64_t dimension: a question that only the cap at
+ * INT64_MAX decides is decided, with no guard; ranges and guard sets
+ * still show sizes unbounded above, and integer inputs are not capped. */
+START_TEST(test_shapeenv_sizes_capped_at_int64)
+{
+    fixture f;
+    sc_expr *n = NULL, *u = NULL;
+    mpz_t h;
+    sc_range r;
+    fx_init(&f, NULL);
+    mpz_init_set_str(h, "18446744073709551619", 10); /* 2**64 + 3 */
+    sc_range_init(&r);
+    mpz_set_str(r.lo, "18446744073709551617", 10);
+    mpz_set_str(r.hi, "18446744073709551645", 10);
+    r.lo_inf = r.hi_inf = false;
+    ck_assert_int_eq(sc_env_create_backed(f.env, h, "n", NULL, &r,
+                                          SC_ENV_INTEGER, &n, &f.err), SC_OK);
+    backed(&f, 5, "x", 0);                      /* s1 */
+    u = unbacked(&f, false);                    /* u0 */
+    (void)u;
+    /* s0**2 >= 2**128 and 4*s1 < 2**65: the quotient is >= 2**63 */
+    ck_assert_int_eq(known(&f, "Eq(s0*s0 // s1 // 4, Mod(u0, 2))"),
+                     SC_TRI_FALSE);
+    ck_assert(!guard(&f, "Eq(s0*s0 // s1 // 4, Mod(u0, 2))"));
+    ck_assert_int_eq(known(&f, "s1 < s0"), SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s1 <= 9223372036854775807"), SC_TRI_TRUE);
+    /* near misses: one more than INT64_MAX is possible for a sum, and an
+     * integer input is not capped */
+    ck_assert_int_eq(known(&f, "s1 + 1 <= 9223372036854775807"),
+                     SC_TRI_UNKNOWN);
+    backed(&f, 5, "m", SC_ENV_INTEGER);         /* s2 */
+    ck_assert_int_eq(known(&f, "s2 <= 9223372036854775807"), SC_TRI_UNKNOWN);
+    ck_assert_int_eq(known(&f, "s1*s1 <= 85070591730234615847396907784232501249"),
+                     SC_TRI_TRUE);
+    ck_assert_int_eq(known(&f, "s1*s1 <= 85070591730234615847396907784232501248"),
+                     SC_TRI_UNKNOWN);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    expect_range(&f, "s1", "[2, inf]");
+    expect_guards(&f, "18446744073709551617 <= n <= 18446744073709551645; "
+                      "2 <= x");
+    mpz_clear(h);
+    sc_range_clear(&r);
+    fx_done(&f);
+}
+END_TEST
+
+/* The ranges take a division as defined; a recording question whose
+ * expression divides by a backed expression that may be 0 also guards it
+ * nonzero (at 0 the traced program raises, so the guard set must reject
+ * those sizes); statically known questions record nothing, and a divisor
+ * known nonzero or with unbacked symbols gets no guard. */
+START_TEST(test_shapeenv_zero_divisor_guarded)
+{
+    fixture f;
+    mpz_t v;
+    fx_init(&f, NULL);
+    mpz_init(v);
+    backed(&f, 2, "x", SC_ENV_NO_SPECIALIZE_01);  /* s0 in [0, inf] */
+    backed(&f, 3, "y", 0);                        /* s1 in [2, inf] */
+    backed(&f, 4, "z", SC_ENV_NO_SPECIALIZE_01);  /* s2 in [0, inf] */
+    unbacked(&f, true);                           /* u0 */
+    ck_assert_int_eq(known(&f, "16 // s2 <= 16"), SC_TRI_TRUE);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 0);
+    ck_assert(guard(&f, "16 // s0 <= 16"));       /* decided by the ranges */
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert(guard(&f, "Mod(s1, s0) >= 0"));     /* s0 >= 1 is known now */
+    ck_assert(guard(&f, "16 // s1 <= 8"));        /* s1 >= 2 */
+    {
+        bool b = false;
+        ck_assert_int_eq(sc_env_guard_or(f.env, P(&f, "Mod(s1, u0 + 1) >= 0"),
+                                         false, &b, &f.err), SC_OK);
+        ck_assert(b);                             /* unbacked: no guard */
+    }
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 1);
+    ck_assert_int_eq(sc_env_guard_int(f.env, P(&f, "Mod(3, s2)"), v, &f.err),
+                     SC_OK);
+    ck_assert_int_eq(mpz_get_si(v), 3);
+    ck_assert_uint_eq(sc_env_guard_count(f.env), 3);
+    expect_guards(&f, "1 <= x; 2 <= y; 1 <= z; 3 <= Mod(3, z)");
+    mpz_clear(v);
+    fx_done(&f);
+}
+END_TEST
+
 START_TEST(test_shapeenv_hint_by_range)
 {
     fixture f;
@@ -2482,6 +2566,8 @@ Suite *guards_suite(void)
     tcase_add_test(tc, test_shapeenv_failed_check_records_negation);
     tcase_add_test(tc, test_shapeenv_one_value_range_is_constant);
     tcase_add_test(tc, test_shapeenv_integer_input);
+    tcase_add_test(tc, test_shapeenv_sizes_capped_at_int64);
+    tcase_add_test(tc, test_shapeenv_zero_divisor_guarded);
     tcase_add_test(tc, test_shapeenv_hint_by_range);
     tcase_add_test(tc, test_shapeenv_assert_sum_refines_ranges);
     tcase_add_test(tc, test_guard_int);

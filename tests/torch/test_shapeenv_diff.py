@@ -9,7 +9,7 @@ mismatch fails with the seed and the script.
 By default the test runs the regression seeds listed in
 tools/shapeenv/ci-seeds.txt: seeds that had mismatches once (or were
 measured clean) and are clean now, SYMCUT_CASES scripts each (default 250:
-seven seeds, about five minutes on the shared CI machine).  These
+seven seeds, 0.5 to 1.8 minutes a seed on the shared machine).  These
 seeds are regressions, not a proof: a random seed can still find
 mismatches (tools/shapeenv/README.md gives the last measured rate).  SYMCUT_SEED=N runs the single seed N instead (printed), which is
 how a random seed is tried or a failure replayed.

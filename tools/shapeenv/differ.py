@@ -7,6 +7,11 @@ the outputs by script line and classifies every answer:
 
   same        the two answers are equal (an error on both sides counts as
               equal when both are the same kind of error)
+  more-guarded
+              symcut rewrote the question to backed symbols only and
+              guarded on that, where PyTorch answered without a guard
+              (a data-dependent error, or the default of
+              guard_or_false/true, which may equal symcut's answer)
   more        symcut decides more: PyTorch has no answer (a data-dependent
               error, the default of guard_or_false/true, `unknown`, a wider
               range, a non-constant simplification) and symcut's answer is
@@ -36,7 +41,10 @@ the outputs by script line and classifies every answer:
               false at the hints for every value of its unbacked symbols
               on a box, or a guard whose value at the hints is the
               opposite of what symcut's `known` proves): PyTorch answers
-              from the hints, symcut gives an error (a contradiction)
+              from the hints, symcut gives an error (a contradiction), or
+              symcut's `known` answers from that assertion where PyTorch
+              does not know; or such a `check` itself, which PyTorch
+              rejects while tracing and symcut defers to run time
   error-where-torch-dde
               PyTorch raises a data-dependent error, symcut another error
               (a contradiction with what it learned): an error on both
@@ -370,26 +378,30 @@ def assert_impossible_at_hints(script_lines, n, hints, unbacked, size_like):
     that assertion at these sizes."""
     for line in script_lines[:n - 1]:
         c, r = command_of(line)
-        if c != "check":
-            continue
-        names = [x for x in sorted(set(ast_names(r))) if x in unbacked]
-        if len(names) > 2:
-            continue
-        boxes = [range(0, 25) if x in size_like else range(-12, 13)
-                 for x in names]
-        grid = [()] if not names else [(a,) for a in boxes[0]] \
-            if len(names) == 1 else [(a, b) for a in boxes[0]
-                                     for b in boxes[1]]
-        vals = set()
-        for v in grid:
-            x = py_eval(r, dict(hints, **dict(zip(names, v))))
-            if x is None:
-                vals = None
-                break
-            vals.add(bool(x))
-        if vals == {False}:
+        if c == "check" and impossible_at_hints(r, hints, unbacked,
+                                                size_like):
             return True
     return False
+
+
+def impossible_at_hints(r, hints, unbacked, size_like):
+    """Is the assertion r false at the hints for every value of its
+    unbacked symbols on the box of assert_impossible_at_hints?"""
+    names = [x for x in sorted(set(ast_names(r))) if x in unbacked]
+    if len(names) > 2:
+        return False
+    boxes = [range(0, 25) if x in size_like else range(-12, 13)
+             for x in names]
+    grid = [()] if not names else [(a,) for a in boxes[0]] \
+        if len(names) == 1 else [(a, b) for a in boxes[0]
+                                 for b in boxes[1]]
+    vals = set()
+    for v in grid:
+        x = py_eval(r, dict(hints, **dict(zip(names, v))))
+        if x is None:
+            return False
+        vals.add(bool(x))
+    return vals == {False}
 
 
 def zero_no01(test_args, no01_sources):
@@ -603,6 +615,18 @@ def compare(script, symcut, res):
                 # takes that size as positive.
                 res.add("torch-positive-assumption", cmd)
                 guards_diverged = True
+            elif tk == "failed" and S == "ok" and \
+                    set(ast_names(rest)) & unbacked_names and \
+                    impossible_at_hints(rest, hints, unbacked_names,
+                                        size_like_names):
+                # The assertion cannot hold at the hints for any value of
+                # its unbacked symbols: PyTorch rejects it while tracing
+                # (its ranges, sizes taken positive, decide it false),
+                # symcut defers it to run time, where it fails.
+                res.add("assert-contradicts-hints", cmd, "%s\n  torch: %s\n"
+                        "  symcut: ok (deferred; false at the hints for every "
+                        "value of its unbacked symbols)" % (where, T))
+                guards_diverged = True
             elif T == "ok" and sk == "failed" and \
                     backed_rewrite(symcut, lines, n, rest, hints, "False",
                                    cmd):
@@ -688,7 +712,19 @@ def compare(script, symcut, res):
             continue
         if cmd in ("or_false", "or_true"):
             dflt = "True" if cmd == "or_true" else "False"
-            if T == S:
+            if T == S and T == dflt and \
+                    set(ast_names(rest)) & unbacked_names and \
+                    known_at(symcut, lines, n, rest) != S and \
+                    backed_rewrite(symcut, lines, n, rest, hints, S, cmd):
+                # The same answer, but PyTorch's is its default (unbacked
+                # symbols, nothing recorded) while symcut rewrote the
+                # question to backed symbols only and guarded on that: its
+                # guard set has a guard PyTorch's lacks.
+                res.add("more-guarded", cmd, "%s\n  torch: %s (default)\n"
+                        "  symcut: %s (guarded on its backed rewrite)"
+                        % (where, T, S))
+                guards_diverged = True
+            elif T == S:
                 res.add("same", cmd)
             elif T == dflt and S in ("True", "False") and not tk:
                 v = known_at(symcut, lines, n, rest)
@@ -710,7 +746,18 @@ def compare(script, symcut, res):
                 res.add("same", cmd)
             elif T == "unknown" and S in ("True", "False"):
                 backed = py_eval(rest, hints)
-                if backed is not None and bool(backed) != (S == "True"):
+                if backed is not None and bool(backed) != (S == "True") and \
+                        assert_impossible_at_hints(lines, n, hints,
+                                                   unbacked_names,
+                                                   size_like_names):
+                    # An earlier runtime assertion cannot hold at the
+                    # hints; symcut's `known` answers from what it
+                    # implies (the opposite of the hint value), PyTorch
+                    # does not know.  The environments differ from here.
+                    res.add("assert-contradicts-hints", cmd, "%s\n  torch: "
+                            "unknown\n  symcut: %s" % (where, S))
+                    guards_diverged = True
+                elif backed is not None and bool(backed) != (S == "True"):
                     mismatch("symcut's answer is false at the hints")
                 else:
                     res.add("more", cmd, "%s\n  torch: unknown\n  symcut: %s"

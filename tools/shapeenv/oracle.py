@@ -269,8 +269,14 @@ def evaluate(text, names):
                 return -_int(v)
             if isinstance(n.op, ast.UAdd):
                 return _int(v)
-            if isinstance(n.op, ast.Not):
+            if isinstance(n.op, (ast.Not, ast.Invert)):
+                # `~` is sympy's Not, as sympy prints it (booleans only)
                 return _not(_bool(v))
+        if isinstance(n, ast.BinOp) and isinstance(n.op,
+                                                   (ast.BitAnd, ast.BitOr)):
+            # `&` and `|`: sympy's And and Or (booleans only)
+            a, b = _bool(ev(n.left)), _bool(ev(n.right))
+            return (_and if isinstance(n.op, ast.BitAnd) else _or)(a, b)
         if isinstance(n, ast.BinOp):
             a, b = _int(ev(n.left)), _int(ev(n.right))
             op = type(n.op)

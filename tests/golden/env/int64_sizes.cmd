@@ -1,0 +1,1 @@
+"$SYMCUT" env int64_sizes.env

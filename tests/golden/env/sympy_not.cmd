@@ -1,0 +1,1 @@
+"$SYMCUT" env sympy_not.env
