@@ -852,6 +852,15 @@ static sc_status value_int(interp *in, sc_node_id user, const sc_value *v,
     }
 }
 
+/* Does node id's kernel read a Python number at a Tensor argument
+ * itself?  The pointwise ops do (sc__pw_get_operand). */
+static bool takes_numbers(const interp *in, sc_node_id id)
+{
+    int op = sc__graph_node_op(in->g, id);
+    return op >= 0 && op < (int)SC_OP_COUNT_ &&
+           sc__op_get((sc__op)op)->cls == SC_CLASS_POINTWISE;
+}
+
 static sc_status to_karg(interp *in, sc_node_id user, call_scratch *cs,
                          const sc__type *ty, const sc_value *v, sc__karg *out);
 
@@ -1082,7 +1091,12 @@ static sc_status to_karg(interp *in, sc_node_id user, call_scratch *cs,
     case SC_VALUE_FLOAT:
         out->kind = SC__KARG_FLOAT;
         out->u.f = v->u.f.value;
-        if (ty && !ty->is_list && ty->base == SC_TYPE_TENSOR)
+        /* The pointwise kernels take a Python float where the schema
+         * says Tensor, as PyTorch's wrapped numbers: promoted as a number
+         * and exact in the computation (an f64 tensor times 0.1 is
+         * multiplied by the double 0.1, not by 0.1f). */
+        if (ty && !ty->is_list && ty->base == SC_TYPE_TENSOR &&
+            !takes_numbers(in, user))
             goto number_tensor;
         return SC_OK;
     case SC_VALUE_BOOL:

@@ -649,6 +649,43 @@ fail:
 
 /* op on the operands at argument indices a and b, scaled by the Scalar
  * argument `alpha` (SC__PW_NO_ALPHA: none). */
+/* The value of v in dtype d (f16 or bf16). */
+static double round_to(sc_dtype d, double v)
+{
+    return d == SC_DTYPE_BF16 ? sc_bf16_to_f32(sc_f32_to_bf16((float)v))
+                              : sc_f16_to_f32(sc_f32_to_f16((float)v));
+}
+
+/* add, sub and rsub of an f16/bf16 result take their scalar operand (a
+ * Python number, or a 0-d tensor of another dtype) and alpha in the
+ * result's dtype before computing in float, as PyTorch's CPU kernels do
+ * (x_bf16 + 0.7 adds bf16(0.7) = 0.69921875); mul and div keep the
+ * scalar in float. */
+static sc_status round_add_scalars(sc__kernel_call *c, sc__pw_operand *o,
+                                   double *alpha)
+{
+    sc_dtype rd;
+    size_t k;
+    SC_TRY(sc__pw_result_dtype(2, o, &rd, c->err));
+    if (rd != SC_DTYPE_BF16 && rd != SC_DTYPE_F16)
+        return SC_OK;
+    for (k = 0; k < 2; k++) {
+        if (o[k].t && o[k].t->ndim == 0 && o[k].t->dtype != rd &&
+            o[1 - k].t && o[1 - k].t->ndim > 0) {
+            o[k].f = sc_tensor_item_double(o[k].t, 0);
+            o[k].t = NULL;
+            o[k].kind = SC_OPERAND_FLOAT;
+        }
+        if (!o[k].t && o[k].kind != SC_OPERAND_BOOL) {
+            o[k].f = round_to(rd, o[k].f);
+            o[k].i = sc__sat_i64(o[k].f);
+            o[k].kind = SC_OPERAND_FLOAT;
+        }
+    }
+    *alpha = round_to(rd, *alpha);
+    return SC_OK;
+}
+
 sc_status sc__pw_binary_kernel(sc__kernel_call *c, sc__pw_binop op,
                                size_t a, size_t b, size_t alpha_arg)
 {
@@ -661,6 +698,8 @@ sc_status sc__pw_binary_kernel(sc__kernel_call *c, sc__pw_binop op,
     if (o[0].t == NULL && o[1].t == NULL)
         return sc__error_set(c->err, SC_ERR_TYPE,
                              "at least one sc__pw_operand must be a tensor");
+    if (op == B_ADD || op == B_SUB || op == B_RSUB)
+        SC_TRY(round_add_scalars(c, o, &alpha));
     return sc__pw_run_binary(c, op, o, alpha, 0, false);
 }
 

@@ -8,9 +8,9 @@ input) bit for bit.  The annotations of nodes whose value is a SymFloat or
 a Piecewise (`Sym(ToFloat(s75))`, `Sym(OpaqueUnaryFn_sqrt(...))`,
 `Sym(TruncToInt(...))`, `Piecewise`) are dropped before: symcut's
 expressions have no floats or conditionals, so those annotations do not
-read (doc/interp.md, SymFloats); torch._sym_sqrt is spelled
-torch.sym_sqrt and make_fx's math_trunc torch.sym_int (Dynamo's
-spelling), as noted below; every other line is torch's.
+read (doc/interp.md, SymFloats); make_fx's math_trunc is spelled
+torch.sym_int (Dynamo's spelling), as noted below; every other line is
+torch's.
 
 SYMCUT_SEED (default 3) seeds the inputs; printed.
 """
