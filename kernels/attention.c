@@ -405,6 +405,14 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
     }
 }
 
+/* c[i] += scale * x[i] for i < n (the product rounded, then the sum). */
+static void add_scaled(float *c, const float *x, size_t n, float scale)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        c[i] = c[i] + x[i] * scale;
+}
+
 /* The backward of (b, h): grad_out g and out o ([L, Ev] of (b, h)), lse
  * (L) added into dq (L x E), dk (S x E), dv (S x Ev), zeroed.  Work: kt
  * (E x S), vt (Ev x S), p, dp, t (qb x kvb each) and ds (qb). */
@@ -412,7 +420,7 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                           const float *g, const float *o, const float *lse,
                           float *dq, float *dk, float *dv, float *kt,
                           float *vt, float *p, float *dp, float *t,
-                          float *dsum)
+                          float *dsum, float *acc)
 {
     size_t bh = (size_t)(b * a->H + h);
     const float *q = a->qf + bh * a->L * a->E;
@@ -426,10 +434,10 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
         int64_t qb = a->L - m < qs ? a->L - m : qs;
         int64_t nkeys = a->causal && m + qb < a->S ? m + qb : a->S;
         for (r = 0; r < qb; r++) {
-            float acc = 0;
+            float d = 0;
             for (j = 0; j < a->Ev; j++)
-                acc += g[(m + r) * a->Ev + j] * o[(m + r) * a->Ev + j];
-            dsum[r] = acc;
+                d += g[(m + r) * a->Ev + j] * o[(m + r) * a->Ev + j];
+            dsum[r] = d;
         }
         for (n = 0; n < nkeys; n += ks) {
             int64_t kb = nkeys - n < ks ? nkeys - n : ks;
@@ -454,16 +462,21 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
             for (r = 0; r < qb; r++)
                 for (j = 0; j < kb; j++) {
                     float d = p[r * kb + j] * (dp[r * kb + j] - dsum[r]);
-                    dp[r * kb + j] = round_to(a->dt, d * scale);
+                    dp[r * kb + j] = round_to(a->dt, d);
                 }
-            /* dq += ds k; dk += ds^T q */
+            /* dq += scale (ds k); dk += scale (ds^T q): the products
+               first, then scaled and added */
+            memset(acc, 0, (size_t)(qb * a->E) * sizeof *acc);
             sc__gemm_f32_ld((size_t)qb, (size_t)kb, (size_t)a->E, dp,
-                            (size_t)kb, k + n * a->E, (size_t)a->E,
-                            dq + m * a->E, (size_t)a->E);
+                            (size_t)kb, k + n * a->E, (size_t)a->E, acc,
+                            (size_t)a->E);
+            add_scaled(dq + m * a->E, acc, (size_t)(qb * a->E), scale);
             transpose_f32((size_t)qb, (size_t)kb, dp, (size_t)kb, t);
+            memset(acc, 0, (size_t)(kb * a->E) * sizeof *acc);
             sc__gemm_f32_ld((size_t)kb, (size_t)qb, (size_t)a->E, t,
-                            (size_t)qb, q + m * a->E, (size_t)a->E,
-                            dk + n * a->E, (size_t)a->E);
+                            (size_t)qb, q + m * a->E, (size_t)a->E, acc,
+                            (size_t)a->E);
+            add_scaled(dk + n * a->E, acc, (size_t)(kb * a->E), scale);
         }
     }
 }
@@ -527,7 +540,7 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     const sc_tensor *gt, *ot, *lt;
     float *g = NULL, *o = NULL, *lse = NULL, *dq = NULL, *dk = NULL,
           *dv = NULL, *kt = NULL, *vt = NULL, *p = NULL, *dp = NULL,
-          *t = NULL, *dsum = NULL;
+          *t = NULL, *dsum = NULL, *acc = NULL;
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     int64_t b, h, i, sz[4];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
@@ -565,7 +578,9 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     dp = sc__calloc((size_t)(qs * ks) + 1, sizeof *dp);
     t = sc__calloc((size_t)(qs * ks) + 1, sizeof *t);
     dsum = sc__calloc((size_t)qs + 1, sizeof *dsum);
-    if (!dq || !dk || !dv || !kt || !vt || !p || !dp || !t || !dsum) {
+    acc = sc__calloc((size_t)((qs > ks ? qs : ks) * a->E) + 1, sizeof *acc);
+    if (!dq || !dk || !dv || !kt || !vt || !p || !dp || !t || !dsum ||
+        !acc) {
         status = sc__error_nomem(call->err);
         goto fail;
     }
@@ -575,7 +590,8 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
             flash_bwd_f32(a, b, h, g + bh * a->L * a->Ev,
                           o + bh * a->L * a->Ev, lse + bh * a->L,
                           dq + bh * a->L * a->E, dk + bh * a->S * a->E,
-                          dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum);
+                          dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum,
+                          acc);
         }
     sz[0] = a->B;
     sz[1] = a->H;
@@ -605,6 +621,7 @@ fail:
     sc__free(dp);
     sc__free(t);
     sc__free(dsum);
+    sc__free(acc);
     return status;
 }
 
