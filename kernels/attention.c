@@ -456,29 +456,45 @@ static void fma_chain(size_t n, size_t k, size_t m, const float *a,
 /* c (n x m, rows ldc apart) = alpha A b (+ c when beta1), A(i, l) =
  * a[i * ars + l * acs], as the BLAS under PyTorch's attention computes it:
  * k in one chunk up to 384, else two (the first of (k + 1) / 2); each
- * chunk a fresh fused chain (fma_chain), times alpha unless alpha is 1,
+ * chunk a fresh fused chain (fma_chain), times alpha unless alpha is 1
+ * (for m over 32, b's elements are multiplied by alpha instead, before
+ * the products),
  * added to c in chunk order (the first chunk written when not beta1).
- * tmp: room for n x m floats. */
-static void blas_f32(size_t n, size_t k, size_t m, float alpha,
-                     const float *a, size_t ars, size_t acs, const float *b,
-                     size_t ldb, bool beta1, float *c, size_t ldc,
-                     float *tmp)
+ * Only the products of l < keff are formed: the caller knows that A's
+ * entries from keff on are zero and b's rows finite, so that leaving them
+ * out changes no bit (every chain starts at +0).  tmp: room for n x m
+ * floats and, after them, keff x m. */
+static void blas_f32(size_t n, size_t k, size_t keff, size_t m,
+                     float alpha, const float *a, size_t ars, size_t acs,
+                     const float *b, size_t ldb, bool beta1, float *c,
+                     size_t ldc, float *tmp)
 {
-    size_t half = k > 384 ? (k + 1) / 2 : k, lo = 0, len, i, j;
+    size_t half = k > 384 ? (k + 1) / 2 : k, lo = 0, len, i, j, run;
     bool add = beta1;
+    if (alpha != 1 && m > 32) {
+        /* wide results: b's elements scaled by alpha first */
+        float *bs = tmp + n * m;
+        for (i = 0; i < keff; i++)
+            for (j = 0; j < m; j++)
+                bs[i * m + j] = b[i * ldb + j] * alpha;
+        b = bs;
+        ldb = m;
+        alpha = 1;
+    }
     if (k == 0 && !beta1)
         for (i = 0; i < n; i++)
             memset(c + i * ldc, 0, m * sizeof *c);
     for (; lo < k; lo += len) {
         len = lo == 0 ? half : k - lo;
+        run = keff <= lo ? 0 : keff - lo < len ? keff - lo : len;
         if (!add && alpha == 1) {
             for (i = 0; i < n; i++)
                 memset(c + i * ldc, 0, m * sizeof *c);
-            fma_chain(n, len, m, a + lo * acs, ars, acs, b + lo * ldb, ldb, c,
+            fma_chain(n, run, m, a + lo * acs, ars, acs, b + lo * ldb, ldb, c,
                       ldc);
         } else {
             memset(tmp, 0, n * m * sizeof *tmp);
-            fma_chain(n, len, m, a + lo * acs, ars, acs, b + lo * ldb, ldb,
+            fma_chain(n, run, m, a + lo * acs, ars, acs, b + lo * ldb, ldb,
                       tmp, m);
             for (i = 0; i < n; i++)
                 for (j = 0; j < m; j++) {
@@ -622,7 +638,7 @@ static float dot_lanes(const float *x, const float *y, size_t n)
  * qk (qb x kvb), mx and sum (qb), tmp (blas_f32's). */
 static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
                           float *lse, float *kt, float *qk, float *mx,
-                          float *sum, float *tmp)
+                          float *sum, float *tmp, bool skip)
 {
     size_t bh = (size_t)(b * a->H + h);
     const float *q = a->qf + bh * a->L * a->E;
@@ -640,9 +656,11 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
             mx[r] = -INFINITY, sum[r] = 0;
         for (n = 0; n < nkeys; n += ks) {
             int64_t kb = a->S - n < ks ? a->S - n : ks;
-            blas_f32((size_t)qb, (size_t)a->E, (size_t)kb, 1, q + m * a->E,
-                     (size_t)a->E, 1, kt + n, (size_t)a->S, false, qk,
-                     (size_t)kb, tmp);
+            /* the scores of keys from nk on are all masked: not formed */
+            int64_t nk = skip && nkeys - n < kb ? nkeys - n : kb;
+            blas_f32((size_t)qb, (size_t)a->E, (size_t)a->E, (size_t)nk, 1,
+                     q + m * a->E, (size_t)a->E, 1, kt + n, (size_t)a->S,
+                     false, qk, (size_t)kb, tmp);
             for (r = 0; r < qb; r++) {
                 float *row = qk + r * kb, bmax = -INFINITY, f;
                 const float *mrow = mask_row_f32(a, b, h, m + r);
@@ -676,8 +694,8 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
                             dst[r * a->Ev + j] = dst[r * a->Ev + j] * e;
                 }
             }
-            blas_f32((size_t)qb, (size_t)kb, (size_t)a->Ev, 1, qk, (size_t)kb,
-                     1, v + n * a->Ev, (size_t)a->Ev, n > 0, dst,
+            blas_f32((size_t)qb, (size_t)kb, (size_t)nk, (size_t)a->Ev, 1, qk,
+                     (size_t)kb, 1, v + n * a->Ev, (size_t)a->Ev, n > 0, dst,
                      (size_t)a->Ev, tmp);
         }
         for (r = 0; r < qb; r++) {
@@ -703,7 +721,7 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                           const float *g, const float *o, const float *lse,
                           float *dq, float *dk, float *dv, float *kt,
                           float *vt, float *p, float *dp, float *pr,
-                          float *dsum, float *tmp)
+                          float *dsum, float *tmp, bool skip)
 {
     size_t bh = (size_t)(b * a->H + h);
     const float *q = a->qf + bh * a->L * a->E;
@@ -723,10 +741,13 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
         for (n = 0; n < nkeys; n += ks) {
             int64_t kb = a->S - n < ks ? a->S - n : ks;
             const float *pv = reduced ? pr : p;
+            /* keys from nk on are masked for every row of the block:
+               their probabilities are 0, their products not formed */
+            int64_t nk = skip && nkeys - n < kb ? nkeys - n : kb;
             /* p = exp(scale q k^T + mask - lse) */
-            blas_f32((size_t)qb, (size_t)a->E, (size_t)kb, scale,
-                     q + m * a->E, (size_t)a->E, 1, kt + n, (size_t)a->S,
-                     false, p, (size_t)kb, tmp);
+            blas_f32((size_t)qb, (size_t)a->E, (size_t)a->E, (size_t)nk,
+                     scale, q + m * a->E, (size_t)a->E, 1, kt + n,
+                     (size_t)a->S, false, p, (size_t)kb, tmp);
             for (r = 0; r < qb; r++) {
                 float l = lse[m + r], *row = p + r * kb;
                 const float *mrow = mask_row_f32(a, b, h, m + r);
@@ -738,46 +759,60 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                          j++)
                         row[j] = -INFINITY;
                 for (j = 0; j < kb; j++) {
-                    row[j] = l == -INFINITY ? 0 : exp_u10(row[j] - l);
+                    row[j] = l == -INFINITY || j >= nk ? 0
+                                                       : exp_u10(row[j] - l);
                     if (reduced)
                         pr[r * kb + j] = round_to(a->dt, row[j]);
                 }
             }
             /* dv += p^T g */
-            blas_f32((size_t)kb, (size_t)qb, (size_t)a->Ev, 1, pv, 1,
-                     (size_t)kb, g + m * a->Ev, (size_t)a->Ev, true,
+            blas_f32((size_t)nk, (size_t)qb, (size_t)qb, (size_t)a->Ev, 1, pv,
+                     1, (size_t)kb, g + m * a->Ev, (size_t)a->Ev, true,
                      dv + n * a->Ev, (size_t)a->Ev, tmp);
             /* dp = g v^T; ds = p (dp - dsum), rounded to the input type */
-            blas_f32((size_t)qb, (size_t)a->Ev, (size_t)kb, 1, g + m * a->Ev,
-                     (size_t)a->Ev, 1, vt + n, (size_t)a->S, false, dp,
-                     (size_t)kb, tmp);
+            blas_f32((size_t)qb, (size_t)a->Ev, (size_t)a->Ev, (size_t)nk, 1,
+                     g + m * a->Ev, (size_t)a->Ev, 1, vt + n, (size_t)a->S,
+                     false, dp, (size_t)kb, tmp);
             for (r = 0; r < qb; r++)
-                for (j = 0; j < kb; j++) {
+                for (j = 0; j < nk; j++) {
                     float d = p[r * kb + j] * (dp[r * kb + j] - dsum[r]);
                     dp[r * kb + j] = round_to(a->dt, d);
                 }
             /* dq += scale ds k; dk += scale ds^T q */
-            blas_f32((size_t)qb, (size_t)kb, (size_t)a->E, scale, dp,
-                     (size_t)kb, 1, k + n * a->E, (size_t)a->E, true,
+            blas_f32((size_t)qb, (size_t)kb, (size_t)nk, (size_t)a->E, scale,
+                     dp, (size_t)kb, 1, k + n * a->E, (size_t)a->E, true,
                      dq + m * a->E, (size_t)a->E, tmp);
-            blas_f32((size_t)kb, (size_t)qb, (size_t)a->E, scale, dp, 1,
-                     (size_t)kb, q + m * a->E, (size_t)a->E, true,
+            blas_f32((size_t)nk, (size_t)qb, (size_t)qb, (size_t)a->E, scale,
+                     dp, 1, (size_t)kb, q + m * a->E, (size_t)a->E, true,
                      dk + n * a->E, (size_t)a->E, tmp);
         }
     }
 }
 
-/* Room for blas_f32's chunk results: the largest of its n x m. */
+/* Whether every x[i], i < n, is finite (then a product with 0 is 0). */
+static bool all_finite(const float *x, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return false;
+    return true;
+}
+
+/* Room for blas_f32's chunk results and scaled b: twice the largest of
+ * its n x m and k x m. */
 static size_t tmp_size(const attn *a)
 {
     int64_t r = q_block(a->L) > kv_block(a->S) ? q_block(a->L)
                                                 : kv_block(a->S);
     int64_t c = kv_block(a->S);
+    if (a->E > r)
+        r = a->E;
     if (a->E > c)
         c = a->E;
     if (a->Ev > c)
         c = a->Ev;
-    return (size_t)(r * c) + 1;
+    return 2 * (size_t)(r * c) + 1;
 }
 
 /* _scaled_dot_product_flash_attention_for_cpu on the float32 path. */
@@ -790,6 +825,7 @@ static sc_status sdpa_flash_f32(sc__kernel_call *call, attn *a,
     int64_t b, h, osz[4], lsz[3];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
     size_t qperm[4];
+    bool skip;
     sc_status status;
 
     o = sc__calloc((size_t)(a->B * a->H * a->L * a->Ev) + 1, sizeof *o);
@@ -803,11 +839,12 @@ static sc_status sdpa_flash_f32(sc__kernel_call *call, attn *a,
         status = sc__error_nomem(call->err);
         goto fail;
     }
+    skip = a->causal && all_finite(a->vf, (size_t)(a->B * a->H * a->S * a->Ev));
     for (b = 0; b < a->B; b++)
         for (h = 0; h < a->H; h++) {
             size_t bh = (size_t)(b * a->H + h);
             flash_fwd_f32(a, b, h, o + bh * a->L * a->Ev, lse + bh * a->L,
-                          kt, qk, mx, sum, tmp);
+                          kt, qk, mx, sum, tmp, skip);
         }
     osz[0] = a->B;
     osz[1] = a->H;
@@ -845,6 +882,8 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     int64_t b, h, i, sz[4];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
+    size_t n;
+    bool skip;
     sc_status status;
 
     SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_GRAD_OUT,
@@ -885,6 +924,11 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
         status = sc__error_nomem(call->err);
         goto fail;
     }
+    n = (size_t)(a->B * a->H);
+    skip = a->causal && all_finite(a->qf, n * (size_t)(a->L * a->E)) &&
+           all_finite(a->kf, n * (size_t)(a->S * a->E)) &&
+           all_finite(a->vf, n * (size_t)(a->S * a->Ev)) &&
+           all_finite(g, n * (size_t)(a->L * a->Ev));
     for (b = 0; b < a->B; b++)
         for (h = 0; h < a->H; h++) {
             size_t bh = (size_t)(b * a->H + h);
@@ -892,7 +936,7 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
                           o + bh * a->L * a->Ev, lse + bh * a->L,
                           dq + bh * a->L * a->E, dk + bh * a->S * a->E,
                           dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum,
-                          tmp);
+                          tmp, skip);
         }
     sz[0] = a->B;
     sz[1] = a->H;
