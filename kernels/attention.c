@@ -456,14 +456,12 @@ static void fma_chain(size_t n, size_t k, size_t m, const float *a,
 /* c (n x m, rows ldc apart) = alpha A b (+ c when beta1), A(i, l) =
  * a[i * ars + l * acs], as the BLAS under PyTorch's attention computes it:
  * k in one chunk up to 384, else two (the first of (k + 1) / 2); each
- * chunk a fresh fused chain (fma_chain), times alpha unless alpha is 1
- * (for m over 32, b's elements are multiplied by alpha instead, before
- * the products),
+ * chunk a fresh fused chain (fma_chain), times alpha unless alpha is 1,
  * added to c in chunk order (the first chunk written when not beta1).
  * Only the products of l < keff are formed: the caller knows that A's
  * entries from keff on are zero and b's rows finite, so that leaving them
  * out changes no bit (every chain starts at +0).  tmp: room for n x m
- * floats and, after them, keff x m. */
+ * floats. */
 static void blas_f32(size_t n, size_t k, size_t keff, size_t m,
                      float alpha, const float *a, size_t ars, size_t acs,
                      const float *b, size_t ldb, bool beta1, float *c,
@@ -471,16 +469,6 @@ static void blas_f32(size_t n, size_t k, size_t keff, size_t m,
 {
     size_t half = k > 384 ? (k + 1) / 2 : k, lo = 0, len, i, j, run;
     bool add = beta1;
-    if (alpha != 1 && m > 32) {
-        /* wide results: b's elements scaled by alpha first */
-        float *bs = tmp + n * m;
-        for (i = 0; i < keff; i++)
-            for (j = 0; j < m; j++)
-                bs[i * m + j] = b[i * ldb + j] * alpha;
-        b = bs;
-        ldb = m;
-        alpha = 1;
-    }
     if (k == 0 && !beta1)
         for (i = 0; i < n; i++)
             memset(c + i * ldc, 0, m * sizeof *c);
@@ -720,7 +708,8 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
 static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                           const float *g, const float *o, const float *lse,
                           float *dq, float *dk, float *dv, float *kt,
-                          float *vt, float *p, float *dp, float *pr,
+                          float *kts, float *vt, float *p, float *dp,
+                          float *pr,
                           float *dsum, float *tmp, bool skip)
 {
     size_t bh = (size_t)(b * a->H + h);
@@ -730,6 +719,8 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
     float scale = (float)a->scale;
     bool reduced = a->dt != SC_DTYPE_F32;
     transpose_f32((size_t)a->S, (size_t)a->E, k, (size_t)a->E, kt);
+    for (j = 0; j < a->E * a->S; j++)
+        kts[j] = kt[j] * scale;
     transpose_f32((size_t)a->S, (size_t)a->Ev, a->vf + bh * a->S * a->Ev,
                   (size_t)a->Ev, vt);
     for (m = 0; m < a->L; m += qs) {
@@ -744,10 +735,12 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
             /* keys from nk on are masked for every row of the block:
                their probabilities are 0, their products not formed */
             int64_t nk = skip && nkeys - n < kb ? nkeys - n : kb;
-            /* p = exp(scale q k^T + mask - lse) */
+            /* p = exp(scale q k^T + mask - lse); for key blocks over 32
+               the BLAS scales K first, else the products */
             blas_f32((size_t)qb, (size_t)a->E, (size_t)a->E, (size_t)nk,
-                     scale, q + m * a->E, (size_t)a->E, 1, kt + n,
-                     (size_t)a->S, false, p, (size_t)kb, tmp);
+                     kb > 32 ? 1 : scale, q + m * a->E, (size_t)a->E, 1,
+                     (kb > 32 ? kts : kt) + n, (size_t)a->S, false, p,
+                     (size_t)kb, tmp);
             for (r = 0; r < qb; r++) {
                 float l = lse[m + r], *row = p + r * kb;
                 const float *mrow = mask_row_f32(a, b, h, m + r);
@@ -799,8 +792,7 @@ static bool all_finite(const float *x, size_t n)
     return true;
 }
 
-/* Room for blas_f32's chunk results and scaled b: twice the largest of
- * its n x m and k x m. */
+/* Room for blas_f32's chunk results: the largest of its n x m. */
 static size_t tmp_size(const attn *a)
 {
     int64_t r = q_block(a->L) > kv_block(a->S) ? q_block(a->L)
@@ -812,7 +804,7 @@ static size_t tmp_size(const attn *a)
         c = a->E;
     if (a->Ev > c)
         c = a->Ev;
-    return 2 * (size_t)(r * c) + 1;
+    return (size_t)(r * c) + 1;
 }
 
 /* _scaled_dot_product_flash_attention_for_cpu on the float32 path. */
@@ -878,7 +870,7 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     const sc_tensor *gt, *ot, *lt;
     float *g = NULL, *o = NULL, *lse = NULL, *dq = NULL, *dk = NULL,
           *dv = NULL, *kt = NULL, *vt = NULL, *p = NULL, *dp = NULL,
-          *t = NULL, *dsum = NULL, *tmp = NULL;
+          *t = NULL, *dsum = NULL, *tmp = NULL, *kts = NULL;
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     int64_t b, h, i, sz[4];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
@@ -913,14 +905,15 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     dk = sc__calloc((size_t)(a->B * a->H * a->S * a->E) + 1, sizeof *dk);
     dv = sc__calloc((size_t)(a->B * a->H * a->S * a->Ev) + 1, sizeof *dv);
     kt = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kt);
+    kts = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kts);
     vt = sc__calloc((size_t)(a->Ev * a->S) + 1, sizeof *vt);
     p = sc__calloc((size_t)(qs * ks) + 1, sizeof *p);
     dp = sc__calloc((size_t)(qs * ks) + 1, sizeof *dp);
     t = sc__calloc((size_t)(qs * ks) + 1, sizeof *t);
     dsum = sc__calloc((size_t)qs + 1, sizeof *dsum);
     tmp = sc__calloc(tmp_size(a), sizeof *tmp);
-    if (!dq || !dk || !dv || !kt || !vt || !p || !dp || !t || !dsum ||
-        !tmp) {
+    if (!dq || !dk || !dv || !kt || !kts || !vt || !p || !dp || !t ||
+        !dsum || !tmp) {
         status = sc__error_nomem(call->err);
         goto fail;
     }
@@ -935,8 +928,8 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
             flash_bwd_f32(a, b, h, g + bh * a->L * a->Ev,
                           o + bh * a->L * a->Ev, lse + bh * a->L,
                           dq + bh * a->L * a->E, dk + bh * a->S * a->E,
-                          dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum,
-                          tmp, skip);
+                          dv + bh * a->S * a->Ev, kt, kts, vt, p, dp, t,
+                          dsum, tmp, skip);
         }
     sz[0] = a->B;
     sz[1] = a->H;
@@ -961,6 +954,7 @@ fail:
     sc__free(dk);
     sc__free(dv);
     sc__free(kt);
+    sc__free(kts);
     sc__free(vt);
     sc__free(p);
     sc__free(dp);
