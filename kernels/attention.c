@@ -657,9 +657,9 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
                          j++)
                         row[j] = -INFINITY;
                 for (j = 0; j < kb; j++) {
-                    row[j] = row[j] * scale;
-                    if (mrow)
-                        row[j] = row[j] + mrow[n + j];
+                    /* with a mask, scale and mask in one fused step */
+                    row[j] = mrow ? fmaf(row[j], scale, mrow[n + j])
+                                  : row[j] * scale;
                     if (row[j] > bmax)
                         bmax = row[j];
                 }

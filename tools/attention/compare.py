@@ -3,7 +3,7 @@
 
     /work/venv/bin/python tools/attention/compare.py [--symcut build/symcut]
         [--seed N] [--cases N] [--dtype float32|bfloat16] [--shape B,H,L,S,E,Ev]
-        [--causal 0|1] [--mask none|float|bool] [--scale X] [--verbose]
+        [--causal 0|1] [--mask none|float] [--scale X]
 
 Each case draws q, k, v, grad_out (randn) and writes one graph text that
 runs _scaled_dot_product_flash_attention_for_cpu and its backward (on the
@@ -42,13 +42,12 @@ def graph_text(shape, dt, causal, mask, scale):
            ("go", [B, H, L, Ev])]
     if mask != "none":
         ins.append(("m", [L, S]))
-    sig = ", ".join("%s: %s" % (n, ann("b8" if n == "m" and mask == "bool"
-                                       else "f32", s)) for n, s in ins)
+    sig = ", ".join("%s: %s" % (n, ann("f32", s)) for n, s in ins)
     lines = ["class f(torch.nn.Module):",
              "    def forward(self, %s):" % sig]
     x = {}
     for n, _ in ins:
-        if dt == torch.float32 or (n == "m" and mask == "bool"):
+        if dt == torch.float32:
             x[n] = n
         else:
             lines.append("        %s_c = torch.ops.aten._to_copy.default(%s, "
@@ -84,8 +83,7 @@ def torch_run(inputs, dt, causal, mask, scale):
     q, k, v, go = [inputs[n].to(dt) for n in ("q", "k", "v", "go")]
     kw = {}
     if mask != "none":
-        kw["attn_mask"] = inputs["m"] if mask == "bool" else \
-            inputs["m"].to(dt)
+        kw["attn_mask"] = inputs["m"].to(dt)
     if scale is not None:
         kw["scale"] = scale
     o, lse = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(
@@ -103,9 +101,6 @@ def run_case(symcut, shape, dt, causal, mask, scale, gen):
               "go": torch.randn(B, H, L, Ev, generator=gen)}
     if mask == "float":
         inputs["m"] = torch.randn(L, S, generator=gen)
-    elif mask == "bool":
-        inputs["m"] = torch.rand(L, S, generator=gen) > 0.2
-        inputs["m"][:, 0] = True
     want = torch_run(inputs, dt, causal, mask, scale)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "g.txt")
@@ -151,7 +146,6 @@ def main():
     ap.add_argument("--causal", type=int)
     ap.add_argument("--mask")
     ap.add_argument("--scale", type=float)
-    ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(1)
     dt = getattr(torch, args.dtype)
@@ -164,7 +158,7 @@ def main():
             else random_shape(rng)
         causal = bool(args.causal) if args.causal is not None \
             else bool(rng.random() < 0.5)
-        mask = args.mask or str(rng.choice(["none", "none", "float", "bool"]))
+        mask = args.mask or str(rng.choice(["none", "float"]))
         diffs, sizes = run_case(args.symcut, shape, dt, causal, mask,
                                 args.scale, gen)
         flag = "" if sum(diffs) == 0 else "  DIFFERS"
