@@ -18,6 +18,24 @@
 #define ATTN_AVX2 1
 #include <immintrin.h>
 #endif
+/* The row loops full of fmaf: compiled also for x86-64-v3 (AVX2 + FMA),
+ * picked at load time, where fmaf is one instruction rather than a call
+ * (the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ATTN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef ATTN_CLONES
+#define ATTN_CLONES
+#endif
+/* The exponentials, inlined into those clones. */
+#if defined(__GNUC__)
+#define ATTN_INLINE __attribute__((always_inline)) inline
+#else
+#define ATTN_INLINE
+#endif
 
 #include "kernels/kernels-internal.h"
 
@@ -440,11 +458,69 @@ fma_chain_avx2(size_t n, size_t k, size_t m, const float *a, size_t ars,
 }
 #endif
 
+#ifdef ATTN_AVX2
+/* fma_chain_c with AVX-512: tiles of 4 rows by 32 columns of c (the same
+ * chains); the columns beyond the last whole tile through
+ * fma_chain_avx2. */
+__attribute__((target("avx512f"))) static void
+fma_chain_avx512(size_t n, size_t k, size_t m, const float *a, size_t ars,
+                 size_t acs, const float *b, size_t ldb, float *c,
+                 size_t ldc)
+{
+    size_t i = 0, j, l, mw = m / 32 * 32;
+    for (; i + 4 <= n; i += 4) {
+        const float *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars,
+                    *a3 = a2 + ars;
+        float *c0 = c + i * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc,
+              *c3 = c2 + ldc;
+        for (j = 0; j < mw; j += 32) {
+            __m512 x00 = _mm512_loadu_ps(c0 + j), x01 = _mm512_loadu_ps(c0 + j + 16);
+            __m512 x10 = _mm512_loadu_ps(c1 + j), x11 = _mm512_loadu_ps(c1 + j + 16);
+            __m512 x20 = _mm512_loadu_ps(c2 + j), x21 = _mm512_loadu_ps(c2 + j + 16);
+            __m512 x30 = _mm512_loadu_ps(c3 + j), x31 = _mm512_loadu_ps(c3 + j + 16);
+            for (l = 0; l < k; l++) {
+                __m512 b0 = _mm512_loadu_ps(b + l * ldb + j);
+                __m512 b1 = _mm512_loadu_ps(b + l * ldb + j + 16);
+                __m512 y = _mm512_set1_ps(a0[l * acs]);
+                x00 = _mm512_fmadd_ps(y, b0, x00);
+                x01 = _mm512_fmadd_ps(y, b1, x01);
+                y = _mm512_set1_ps(a1[l * acs]);
+                x10 = _mm512_fmadd_ps(y, b0, x10);
+                x11 = _mm512_fmadd_ps(y, b1, x11);
+                y = _mm512_set1_ps(a2[l * acs]);
+                x20 = _mm512_fmadd_ps(y, b0, x20);
+                x21 = _mm512_fmadd_ps(y, b1, x21);
+                y = _mm512_set1_ps(a3[l * acs]);
+                x30 = _mm512_fmadd_ps(y, b0, x30);
+                x31 = _mm512_fmadd_ps(y, b1, x31);
+            }
+            _mm512_storeu_ps(c0 + j, x00);
+            _mm512_storeu_ps(c0 + j + 16, x01);
+            _mm512_storeu_ps(c1 + j, x10);
+            _mm512_storeu_ps(c1 + j + 16, x11);
+            _mm512_storeu_ps(c2 + j, x20);
+            _mm512_storeu_ps(c2 + j + 16, x21);
+            _mm512_storeu_ps(c3 + j, x30);
+            _mm512_storeu_ps(c3 + j + 16, x31);
+        }
+    }
+    if (mw < m)
+        fma_chain_avx2(i, k, m - mw, a, ars, acs, b + mw, ldb, c + mw, ldc);
+    if (i < n)
+        fma_chain_avx2(n - i, k, m, a + i * ars, ars, acs, b, ldb,
+                       c + i * ldc, ldc);
+}
+#endif
+
 static void fma_chain(size_t n, size_t k, size_t m, const float *a,
                       size_t ars, size_t acs, const float *b, size_t ldb,
                       float *c, size_t ldc)
 {
 #ifdef ATTN_AVX2
+    if (__builtin_cpu_supports("avx512f")) {
+        fma_chain_avx512(n, k, m, a, ars, acs, b, ldb, c, ldc);
+        return;
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         fma_chain_avx2(n, k, m, a, ars, acs, b, ldb, c, ldc);
         return;
@@ -496,7 +572,7 @@ static void blas_f32(size_t n, size_t k, size_t keff, size_t m,
     }
 }
 
-static float f32_of_bits(uint32_t u)
+ATTN_INLINE static float f32_of_bits(uint32_t u)
 {
     float x;
     memcpy(&x, &u, sizeof x);
@@ -507,7 +583,7 @@ static float f32_of_bits(uint32_t u)
  * n = floor(x log2(e) + 1/2), r = x - n ln 2 (fused), a degree-5
  * polynomial in r (fused Horner steps), times 2^(n-1) (0 below ln
  * FLT_MIN) and 2. */
-static float exp_u20(float x)
+ATTN_INLINE static float exp_u20(float x)
 {
     const float lo = f32_of_bits(0xc2aeac50u), hi = f32_of_bits(0x42b17218u);
     const float log2e = f32_of_bits(0x3fb8aa3bu), ln2 = f32_of_bits(0x3f317218u);
@@ -528,7 +604,7 @@ static float exp_u20(float x)
 }
 
 /* 2^e for a float exponent e in [-126, 127]. */
-static float pow2i(int32_t e)
+ATTN_INLINE static float pow2i(int32_t e)
 {
     return f32_of_bits((uint32_t)(e + 127) << 23);
 }
@@ -537,7 +613,7 @@ static float pow2i(int32_t e)
  * steps (ln 2 split in a high and a low part), a degree-6 polynomial
  * 1 + s + s^2 u(s) (fused Horner steps), times 2^q as two powers of
  * two; 0 below -104, infinity above 100. */
-static float exp_u10(float x)
+ATTN_INLINE static float exp_u10(float x)
 {
     float s, u, qf;
     int32_t q;
@@ -578,7 +654,7 @@ static float lanes16_sum(const float *lanes)
 
 /* row[j] = exp(row[j] - mx) for j < n, as the forward computes them
  * (exp_u20 in whole vectors of 16, expf for the rest); their sum. */
-static float exp_sum_row(float *row, size_t n, float mx)
+ATTN_CLONES static float exp_sum_row(float *row, size_t n, float mx)
 {
     float acc[16] = {0}, s;
     size_t nv = n / 16 * 16, i, v;
@@ -595,6 +671,15 @@ static float exp_sum_row(float *row, size_t n, float mx)
         s = s + e;
     }
     return s;
+}
+
+/* row[j] = exp_u10(row[j] - l) for j < nk, 0 from nk to n (and all 0
+ * when l is -inf: a fully masked row). */
+ATTN_CLONES static void probs_row(float *row, size_t n, size_t nk, float l)
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        row[j] = l == -INFINITY || j >= nk ? 0 : exp_u10(row[j] - l);
 }
 
 /* sum_i x[i] y[i] as at::vec's map-reduce: products rounded; fewer than
@@ -751,12 +836,10 @@ static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                     for (j = m + r + 1 - n < 0 ? 0 : m + r + 1 - n; j < kb;
                          j++)
                         row[j] = -INFINITY;
-                for (j = 0; j < kb; j++) {
-                    row[j] = l == -INFINITY || j >= nk ? 0
-                                                       : exp_u10(row[j] - l);
-                    if (reduced)
+                probs_row(row, (size_t)kb, (size_t)nk, l);
+                if (reduced)
+                    for (j = 0; j < kb; j++)
                         pr[r * kb + j] = round_to(a->dt, row[j]);
-                }
             }
             /* dv += p^T g */
             blas_f32((size_t)nk, (size_t)qb, (size_t)qb, (size_t)a->Ev, 1, pv,
