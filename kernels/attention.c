@@ -2,8 +2,10 @@
  * the CPU (_scaled_dot_product_flash_attention_for_cpu and its backward)
  * and, with the same math, the memory-efficient attention
  * (_scaled_dot_product_efficient_attention and its backward, CUDA-only in
- * torch; an attn_bias added to the scores, its gradient dS),
- * computed in float64 per (batch, head):
+ * torch; an attn_bias added to the scores, its gradient dS).  Float64
+ * inputs (and the memory-efficient attention) are computed in float64
+ * per (batch, head); the flash attention on float32, bfloat16 and float16
+ * inputs takes the float32 path below, torch's blocked computation:
  *   S = Q K^T * scale (+ attn_mask; causal: key j > query i masked),
  *   lse = log(sum_j exp(S)), P = exp(S - lse), O = P V;
  *   dV = P^T dO, dP = dO V^T, dS = P * (dP - rowsum(dO * O)),
