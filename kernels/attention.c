@@ -2,8 +2,10 @@
  * the CPU (_scaled_dot_product_flash_attention_for_cpu and its backward)
  * and, with the same math, the memory-efficient attention
  * (_scaled_dot_product_efficient_attention and its backward, CUDA-only in
- * torch; an attn_bias added to the scores, its gradient dS),
- * computed in float64 per (batch, head):
+ * torch; an attn_bias added to the scores, its gradient dS).  Float64
+ * inputs (and the memory-efficient attention) are computed in float64
+ * per (batch, head); the flash attention on float32, bfloat16 and float16
+ * inputs takes the float32 path below, torch's blocked computation:
  *   S = Q K^T * scale (+ attn_mask; causal: key j > query i masked),
  *   lse = log(sum_j exp(S)), P = exp(S - lse), O = P V;
  *   dV = P^T dO, dP = dO V^T, dS = P * (dP - rowsum(dO * O)),
@@ -11,9 +13,32 @@
  * scale defaults to 1/sqrt(E).  A masked row (every key masked) gives 0
  * and lse -inf, as PyTorch's.  Dropout must be 0. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "kernels/gemm.h"
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ATTN_AVX2 1
+#include <immintrin.h>
+#endif
+/* The row loops full of fmaf: compiled also for x86-64-v3 (AVX2 + FMA),
+ * picked at load time, where fmaf is one instruction rather than a call
+ * (the same bits). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define ATTN_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef ATTN_CLONES
+#define ATTN_CLONES
+#endif
+/* The exponentials, inlined into those clones. */
+#if defined(__GNUC__)
+#define ATTN_INLINE __attribute__((always_inline)) inline
+#else
+#define ATTN_INLINE
+#endif
+
 #include "kernels/kernels-internal.h"
 
 typedef struct attn {
@@ -261,16 +286,31 @@ static void attn_backward(const attn *a, const double *g, const double *o,
         }
 }
 
-/* The float32 blocked path (float32, bfloat16 and float16 inputs), in
- * the blocks and order of PyTorch's CPU flash attention: queries in
- * blocks of 256 rows (sequences of 768 or more), 64 (192 or more) or 32,
- * keys in blocks of 512; the block products through sc__gemm_f32_ld; per
- * query row an online softmax over the key blocks (the block's scaled
- * scores and running maximum, exp(s - max) and its sum, the earlier sums
- * and output rescaled by exp(old max - new max)); for bfloat16 and
- * float16 inputs the probabilities rounded to that type before they
- * multiply V, as PyTorch's reduced-precision product does.  Every step is
- * a fixed sequence of float32 roundings, so results are deterministic. */
+/* The float32 path (float32, bfloat16 and float16 inputs) computes what
+ * PyTorch's CPU flash attention computes on x86-64 with AVX-512, operation
+ * for operation, so that its results are PyTorch's bits:
+ *
+ * - blocks: queries in blocks of 256 rows (sequences of 768 or more), 64
+ *   (192 or more) or 32, keys in blocks of 512;
+ * - every block product as its BLAS computes it (blas_f32 below): each
+ *   element a chain of fused multiply-adds in increasing k, a k of more
+ *   than 384 in two halves whose chains are added, alpha applied to each
+ *   chunk's result, which is then added to C (beta 1) or written;
+ * - the forward's exponentials: in whole vectors of 16 scores,
+ *   exp_u20 (at::vec's degree-5 polynomial after a log(2) range
+ *   reduction), their sums in 16 lanes added pairwise at the end
+ *   (lane i with lane i+8, i+4, i+2, i+1); the remaining scores with the
+ *   C library's expf, added one by one; the running sum updated with a
+ *   fused multiply-add;
+ * - the backward's exponentials with exp_u10 (Sleef's expf: Cody-Waite
+ *   reduction by log(2), degree-6 polynomial), the row sums of
+ *   dO * O as at::vec's map-reduce (16 lanes, then pairwise);
+ * - for bfloat16 and float16 inputs the probabilities and the score
+ *   gradients rounded to that type before they enter a product.
+ *
+ * Every step is a fixed sequence of float32 roundings, so the results are
+ * the same on every machine (the fused multiply-adds run as AVX2 FMA
+ * instructions where the CPU has them, else through fmaf). */
 
 static int64_t q_block(int64_t L)
 {
@@ -315,42 +355,371 @@ static void transpose_f32(size_t r, size_t c, const float *x, size_t ldx,
             t[j * r + i] = x[i * ldx + j];
 }
 
-/* The scores of query rows [m, m+qb) against keys [n, n+kb) of (b, h)
- * into qk (qb x kb): q k^T (kt: k transposed, E x S), causal entries
- * -inf, times scale, plus the mask. */
-static void block_scores_f32(const attn *a, int64_t b, int64_t h,
-                             const float *q, const float *kt, int64_t m,
-                             int64_t qb, int64_t n, int64_t kb, float *qk)
+/* The fused chains: c (n x m, rows ldc apart) takes, for l = 0 .. k-1 in
+ * turn, c[i][j] = fma(A(i, l), b[l][j], c[i][j]), where A(i, l) is
+ * a[i * ars + l * acs] and b's rows are ldb apart. */
+static void fma_chain_c(size_t n, size_t k, size_t m, const float *a,
+                        size_t ars, size_t acs, const float *b, size_t ldb,
+                        float *c, size_t ldc)
 {
-    int64_t r, j;
-    float scale = (float)a->scale;
-    memset(qk, 0, (size_t)(qb * kb) * sizeof *qk);
-    sc__gemm_f32_ld((size_t)qb, (size_t)a->E, (size_t)kb, q + m * a->E,
-                    (size_t)a->E, kt + n, (size_t)a->S, qk, (size_t)kb);
-    for (r = 0; r < qb; r++) {
-        float *row = qk + r * kb;
-        const float *mrow = mask_row_f32(a, b, h, m + r);
-        if (a->causal && n + kb - 1 > m + r)
-            for (j = m + r + 1 - n < 0 ? 0 : m + r + 1 - n; j < kb; j++)
-                row[j] = -INFINITY;
-        for (j = 0; j < kb; j++) {
-            row[j] = row[j] * scale;
-            if (mrow)
-                row[j] = row[j] + mrow[n + j];
+    size_t i, j, l;
+    for (i = 0; i < n; i++)
+        for (l = 0; l < k; l++) {
+            float x = a[i * ars + l * acs];
+            const float *brow = b + l * ldb;
+            float *crow = c + i * ldc;
+            for (j = 0; j < m; j++)
+                crow[j] = fmaf(x, brow[j], crow[j]);
+        }
+}
+
+#ifdef ATTN_AVX2
+/* fma_chain_c with AVX2 FMA instructions: 4 rows by 16 columns of c in
+ * registers, the same chains (each element's fused multiply-adds in
+ * increasing l). */
+__attribute__((target("avx2,fma"))) static void
+fma_chain_avx2(size_t n, size_t k, size_t m, const float *a, size_t ars,
+               size_t acs, const float *b, size_t ldb, float *c, size_t ldc)
+{
+    size_t i = 0, j, l, r;
+    for (; i + 4 <= n; i += 4) {
+        const float *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars,
+                    *a3 = a2 + ars;
+        float *c0 = c + i * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc,
+              *c3 = c2 + ldc;
+        for (j = 0; j + 16 <= m; j += 16) {
+            __m256 x00 = _mm256_loadu_ps(c0 + j), x01 = _mm256_loadu_ps(c0 + j + 8);
+            __m256 x10 = _mm256_loadu_ps(c1 + j), x11 = _mm256_loadu_ps(c1 + j + 8);
+            __m256 x20 = _mm256_loadu_ps(c2 + j), x21 = _mm256_loadu_ps(c2 + j + 8);
+            __m256 x30 = _mm256_loadu_ps(c3 + j), x31 = _mm256_loadu_ps(c3 + j + 8);
+            for (l = 0; l < k; l++) {
+                __m256 b0 = _mm256_loadu_ps(b + l * ldb + j);
+                __m256 b1 = _mm256_loadu_ps(b + l * ldb + j + 8);
+                __m256 y = _mm256_broadcast_ss(a0 + l * acs);
+                x00 = _mm256_fmadd_ps(y, b0, x00);
+                x01 = _mm256_fmadd_ps(y, b1, x01);
+                y = _mm256_broadcast_ss(a1 + l * acs);
+                x10 = _mm256_fmadd_ps(y, b0, x10);
+                x11 = _mm256_fmadd_ps(y, b1, x11);
+                y = _mm256_broadcast_ss(a2 + l * acs);
+                x20 = _mm256_fmadd_ps(y, b0, x20);
+                x21 = _mm256_fmadd_ps(y, b1, x21);
+                y = _mm256_broadcast_ss(a3 + l * acs);
+                x30 = _mm256_fmadd_ps(y, b0, x30);
+                x31 = _mm256_fmadd_ps(y, b1, x31);
+            }
+            _mm256_storeu_ps(c0 + j, x00);
+            _mm256_storeu_ps(c0 + j + 8, x01);
+            _mm256_storeu_ps(c1 + j, x10);
+            _mm256_storeu_ps(c1 + j + 8, x11);
+            _mm256_storeu_ps(c2 + j, x20);
+            _mm256_storeu_ps(c2 + j + 8, x21);
+            _mm256_storeu_ps(c3 + j, x30);
+            _mm256_storeu_ps(c3 + j + 8, x31);
+        }
+        for (; j + 8 <= m; j += 8) {
+            __m256 x0 = _mm256_loadu_ps(c0 + j), x1 = _mm256_loadu_ps(c1 + j);
+            __m256 x2 = _mm256_loadu_ps(c2 + j), x3 = _mm256_loadu_ps(c3 + j);
+            for (l = 0; l < k; l++) {
+                __m256 b0 = _mm256_loadu_ps(b + l * ldb + j);
+                x0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + l * acs), b0, x0);
+                x1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + l * acs), b0, x1);
+                x2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + l * acs), b0, x2);
+                x3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + l * acs), b0, x3);
+            }
+            _mm256_storeu_ps(c0 + j, x0);
+            _mm256_storeu_ps(c1 + j, x1);
+            _mm256_storeu_ps(c2 + j, x2);
+            _mm256_storeu_ps(c3 + j, x3);
+        }
+        for (; j < m; j++)
+            for (r = 0; r < 4; r++) {
+                float s = c[(i + r) * ldc + j];
+                for (l = 0; l < k; l++)
+                    s = fmaf(a[(i + r) * ars + l * acs], b[l * ldb + j], s);
+                c[(i + r) * ldc + j] = s;
+            }
+    }
+    for (; i < n; i++) {
+        const float *a0 = a + i * ars;
+        float *c0 = c + i * ldc;
+        for (j = 0; j + 8 <= m; j += 8) {
+            __m256 x0 = _mm256_loadu_ps(c0 + j);
+            for (l = 0; l < k; l++)
+                x0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + l * acs),
+                                     _mm256_loadu_ps(b + l * ldb + j), x0);
+            _mm256_storeu_ps(c0 + j, x0);
+        }
+        for (; j < m; j++) {
+            float s = c0[j];
+            for (l = 0; l < k; l++)
+                s = fmaf(a0[l * acs], b[l * ldb + j], s);
+            c0[j] = s;
         }
     }
 }
+#endif
+
+#ifdef ATTN_AVX2
+/* fma_chain_c with AVX-512: tiles of 4 rows by 32 columns of c (the same
+ * chains); the columns beyond the last whole tile through
+ * fma_chain_avx2. */
+__attribute__((target("avx512f"))) static void
+fma_chain_avx512(size_t n, size_t k, size_t m, const float *a, size_t ars,
+                 size_t acs, const float *b, size_t ldb, float *c,
+                 size_t ldc)
+{
+    size_t i = 0, j, l, mw = m / 32 * 32;
+    for (; i + 4 <= n; i += 4) {
+        const float *a0 = a + i * ars, *a1 = a0 + ars, *a2 = a1 + ars,
+                    *a3 = a2 + ars;
+        float *c0 = c + i * ldc, *c1 = c0 + ldc, *c2 = c1 + ldc,
+              *c3 = c2 + ldc;
+        for (j = 0; j < mw; j += 32) {
+            __m512 x00 = _mm512_loadu_ps(c0 + j), x01 = _mm512_loadu_ps(c0 + j + 16);
+            __m512 x10 = _mm512_loadu_ps(c1 + j), x11 = _mm512_loadu_ps(c1 + j + 16);
+            __m512 x20 = _mm512_loadu_ps(c2 + j), x21 = _mm512_loadu_ps(c2 + j + 16);
+            __m512 x30 = _mm512_loadu_ps(c3 + j), x31 = _mm512_loadu_ps(c3 + j + 16);
+            for (l = 0; l < k; l++) {
+                __m512 b0 = _mm512_loadu_ps(b + l * ldb + j);
+                __m512 b1 = _mm512_loadu_ps(b + l * ldb + j + 16);
+                __m512 y = _mm512_set1_ps(a0[l * acs]);
+                x00 = _mm512_fmadd_ps(y, b0, x00);
+                x01 = _mm512_fmadd_ps(y, b1, x01);
+                y = _mm512_set1_ps(a1[l * acs]);
+                x10 = _mm512_fmadd_ps(y, b0, x10);
+                x11 = _mm512_fmadd_ps(y, b1, x11);
+                y = _mm512_set1_ps(a2[l * acs]);
+                x20 = _mm512_fmadd_ps(y, b0, x20);
+                x21 = _mm512_fmadd_ps(y, b1, x21);
+                y = _mm512_set1_ps(a3[l * acs]);
+                x30 = _mm512_fmadd_ps(y, b0, x30);
+                x31 = _mm512_fmadd_ps(y, b1, x31);
+            }
+            _mm512_storeu_ps(c0 + j, x00);
+            _mm512_storeu_ps(c0 + j + 16, x01);
+            _mm512_storeu_ps(c1 + j, x10);
+            _mm512_storeu_ps(c1 + j + 16, x11);
+            _mm512_storeu_ps(c2 + j, x20);
+            _mm512_storeu_ps(c2 + j + 16, x21);
+            _mm512_storeu_ps(c3 + j, x30);
+            _mm512_storeu_ps(c3 + j + 16, x31);
+        }
+    }
+    if (mw < m)
+        fma_chain_avx2(i, k, m - mw, a, ars, acs, b + mw, ldb, c + mw, ldc);
+    if (i < n)
+        fma_chain_avx2(n - i, k, m, a + i * ars, ars, acs, b, ldb,
+                       c + i * ldc, ldc);
+}
+#endif
+
+static void fma_chain(size_t n, size_t k, size_t m, const float *a,
+                      size_t ars, size_t acs, const float *b, size_t ldb,
+                      float *c, size_t ldc)
+{
+#ifdef ATTN_AVX2
+    if (__builtin_cpu_supports("avx512f")) {
+        fma_chain_avx512(n, k, m, a, ars, acs, b, ldb, c, ldc);
+        return;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        fma_chain_avx2(n, k, m, a, ars, acs, b, ldb, c, ldc);
+        return;
+    }
+#endif
+    fma_chain_c(n, k, m, a, ars, acs, b, ldb, c, ldc);
+}
+
+/* c (n x m, rows ldc apart) = alpha A b (+ c when beta1), A(i, l) =
+ * a[i * ars + l * acs], as the BLAS under PyTorch's attention computes it:
+ * k in one chunk up to 384, else two (the first of (k + 1) / 2); each
+ * chunk a fresh fused chain (fma_chain), times alpha unless alpha is 1,
+ * added to c in chunk order (the first chunk written when not beta1).
+ * Only the products of l < keff are formed: the caller knows that A's
+ * entries from keff on are zero and b's rows finite, so that leaving them
+ * out changes no bit (every chain starts at +0).  tmp: room for n x m
+ * floats. */
+static void blas_f32(size_t n, size_t k, size_t keff, size_t m,
+                     float alpha, const float *a, size_t ars, size_t acs,
+                     const float *b, size_t ldb, bool beta1, float *c,
+                     size_t ldc, float *tmp)
+{
+    size_t half = k > 384 ? (k + 1) / 2 : k, lo = 0, len, i, j, run;
+    bool add = beta1;
+    if (k == 0 && !beta1)
+        for (i = 0; i < n; i++)
+            memset(c + i * ldc, 0, m * sizeof *c);
+    for (; lo < k; lo += len) {
+        len = lo == 0 ? half : k - lo;
+        run = keff <= lo ? 0 : keff - lo < len ? keff - lo : len;
+        if (!add && alpha == 1) {
+            for (i = 0; i < n; i++)
+                memset(c + i * ldc, 0, m * sizeof *c);
+            fma_chain(n, run, m, a + lo * acs, ars, acs, b + lo * ldb, ldb, c,
+                      ldc);
+        } else {
+            memset(tmp, 0, n * m * sizeof *tmp);
+            fma_chain(n, run, m, a + lo * acs, ars, acs, b + lo * ldb, ldb,
+                      tmp, m);
+            for (i = 0; i < n; i++)
+                for (j = 0; j < m; j++) {
+                    float p = tmp[i * m + j];
+                    if (alpha != 1)
+                        p = p * alpha;
+                    c[i * ldc + j] = add ? c[i * ldc + j] + p : p;
+                }
+        }
+        add = true;
+    }
+}
+
+ATTN_INLINE static float f32_of_bits(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* at::vec's exp_u20 on one lane: x clamped to [ln FLT_MIN, ln FLT_MAX],
+ * n = floor(x log2(e) + 1/2), r = x - n ln 2 (fused), a degree-5
+ * polynomial in r (fused Horner steps), times 2^(n-1) (0 below ln
+ * FLT_MIN) and 2. */
+ATTN_INLINE static float exp_u20(float x)
+{
+    const float lo = f32_of_bits(0xc2aeac50u), hi = f32_of_bits(0x42b17218u);
+    const float log2e = f32_of_bits(0x3fb8aa3bu), ln2 = f32_of_bits(0x3f317218u);
+    float s = x < hi ? x : hi, fx, r, y, p;
+    int32_t e;
+    s = s > lo ? s : lo;
+    fx = floorf(fmaf(s, log2e, 0.5f));
+    r = fmaf(-fx, ln2, s);
+    y = fmaf(r, 0.00828929059f, 0.0418978221f);
+    y = fmaf(r, y, 0.166676521f);
+    y = fmaf(r, y, 0.499991506f);
+    y = fmaf(r, y, 0.999999701f);
+    y = fmaf(r, y, 1.0f);
+    e = (int32_t)(fx - 1.0f) + 127;
+    p = x < lo ? 0.0f : f32_of_bits((uint32_t)e << 23);
+    y = y * p;
+    return y * 2.0f;
+}
+
+/* 2^e for a float exponent e in [-126, 127]. */
+ATTN_INLINE static float pow2i(int32_t e)
+{
+    return f32_of_bits((uint32_t)(e + 127) << 23);
+}
+
+/* Sleef's expf (1-ulp): q = rint(x / ln 2), s = x - q ln 2 in two fused
+ * steps (ln 2 split in a high and a low part), a degree-6 polynomial
+ * 1 + s + s^2 u(s) (fused Horner steps), times 2^q as two powers of
+ * two; 0 below -104, infinity above 100. */
+ATTN_INLINE static float exp_u10(float x)
+{
+    float s, u, qf;
+    int32_t q;
+    if (isnan(x))
+        return x;
+    if (x < -104.0f)
+        return 0.0f;
+    if (x > 100.0f)
+        return INFINITY;
+    qf = rintf(x * 1.442695040888963407359924681001892137426645954f);
+    q = (int32_t)qf;
+    s = fmaf(qf, -0.693145751953125f, x);
+    s = fmaf(qf, -1.428606765330187045e-06f, s);
+    u = 0.000198527617612853646278381f;
+    u = fmaf(u, s, 0.00139304355252534151077271f);
+    u = fmaf(u, s, 0.00833336077630519866943359f);
+    u = fmaf(u, s, 0.0416664853692054748535156f);
+    u = fmaf(u, s, 0.166666671633720397949219f);
+    u = fmaf(u, s, 0.5f);
+    u = 1.0f + fmaf(s * s, u, s);
+    return u * pow2i(q >> 1) * pow2i(q - (q >> 1));
+}
+
+/* v[0] after the pairwise sums of 16 lanes (lane i plus lane i^8, then
+ * i^4, i^2, i^1), as at::vec reduces a vector. */
+static float lanes16_sum(const float *lanes)
+{
+    float v[16], w[16];
+    int sh, i;
+    memcpy(v, lanes, sizeof v);
+    for (sh = 8; sh >= 1; sh /= 2) {
+        for (i = 0; i < 16; i++)
+            w[i] = v[i] + v[i ^ sh];
+        memcpy(v, w, sizeof v);
+    }
+    return v[0];
+}
+
+/* row[j] = exp(row[j] - mx) for j < n, as the forward computes them
+ * (exp_u20 in whole vectors of 16, expf for the rest); their sum. */
+ATTN_CLONES static float exp_sum_row(float *row, size_t n, float mx)
+{
+    float acc[16] = {0}, s;
+    size_t nv = n / 16 * 16, i, v;
+    for (i = 0; i < nv; i += 16)
+        for (v = 0; v < 16; v++) {
+            float e = exp_u20(row[i + v] - mx);
+            row[i + v] = e;
+            acc[v] = acc[v] + e;
+        }
+    s = nv > 0 ? lanes16_sum(acc) : 0.0f;
+    for (i = nv; i < n; i++) {
+        float e = expf(row[i] - mx);
+        row[i] = e;
+        s = s + e;
+    }
+    return s;
+}
+
+/* row[j] = exp_u10(row[j] - l) for j < nk, 0 from nk to n (and all 0
+ * when l is -inf: a fully masked row). */
+ATTN_CLONES static void probs_row(float *row, size_t n, size_t nk, float l)
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        row[j] = l == -INFINITY || j >= nk ? 0 : exp_u10(row[j] - l);
+}
+
+/* sum_i x[i] y[i] as at::vec's map-reduce: products rounded; fewer than
+ * 16 added in order, else in 16 lanes (the remainder into the first
+ * lanes) reduced pairwise. */
+static float dot_lanes(const float *x, const float *y, size_t n)
+{
+    float acc[16], s;
+    size_t i, d;
+    if (n == 0)
+        return 0;
+    if (n < 16) {
+        s = x[0] * y[0];
+        for (i = 1; i < n; i++)
+            s = s + x[i] * y[i];
+        return s;
+    }
+    for (i = 0; i < 16; i++)
+        acc[i] = x[i] * y[i];
+    for (d = 16; d + 16 <= n; d += 16)
+        for (i = 0; i < 16; i++)
+            acc[i] = acc[i] + x[d + i] * y[d + i];
+    for (i = 0; d + i < n; i++)
+        acc[i] = acc[i] + x[d + i] * y[d + i];
+    return lanes16_sum(acc);
+}
 
 /* The forward of (b, h) into o (L x Ev) and lse (L); work: kt (E x S),
- * qk (qb x kvb), mx and sum (qb). */
+ * qk (qb x kvb), mx and sum (qb), tmp (blas_f32's). */
 static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
                           float *lse, float *kt, float *qk, float *mx,
-                          float *sum)
+                          float *sum, float *tmp, bool skip)
 {
     size_t bh = (size_t)(b * a->H + h);
     const float *q = a->qf + bh * a->L * a->E;
     const float *v = a->vf + bh * a->S * a->Ev;
     int64_t qs = q_block(a->L), ks = kv_block(a->S), m, n, r, j;
+    float scale = (float)a->scale;
     transpose_f32((size_t)a->S, (size_t)a->E, a->kf + bh * a->S * a->E,
                   (size_t)a->E, kt);
     for (m = 0; m < a->L; m += qs) {
@@ -361,34 +730,48 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
         for (r = 0; r < qb; r++)
             mx[r] = -INFINITY, sum[r] = 0;
         for (n = 0; n < nkeys; n += ks) {
-            int64_t kb = nkeys - n < ks ? nkeys - n : ks;
-            block_scores_f32(a, b, h, q, kt, m, qb, n, kb, qk);
+            int64_t kb = a->S - n < ks ? a->S - n : ks;
+            /* the scores of keys from nk on are all masked: not formed */
+            int64_t nk = skip && nkeys - n < kb ? nkeys - n : kb;
+            blas_f32((size_t)qb, (size_t)a->E, (size_t)a->E, (size_t)nk, 1,
+                     q + m * a->E, (size_t)a->E, 1, kt + n, (size_t)a->S,
+                     false, qk, (size_t)kb, tmp);
             for (r = 0; r < qb; r++) {
-                float *row = qk + r * kb, bmax = -INFINITY, bsum = 0, f;
-                for (j = 0; j < kb; j++)
+                float *row = qk + r * kb, bmax = -INFINITY, f;
+                const float *mrow = mask_row_f32(a, b, h, m + r);
+                if (a->causal && n + kb - 1 > m + r)
+                    for (j = m + r + 1 - n < 0 ? 0 : m + r + 1 - n; j < kb;
+                         j++)
+                        row[j] = -INFINITY;
+                for (j = 0; j < kb; j++) {
+                    /* with a mask, scale and mask in one fused step */
+                    row[j] = mrow ? fmaf(row[j], scale, mrow[n + j])
+                                  : row[j] * scale;
                     if (row[j] > bmax)
                         bmax = row[j];
+                }
                 if (mx[r] > bmax)
                     bmax = mx[r];
                 if (bmax == -INFINITY) {
                     memset(row, 0, (size_t)kb * sizeof *row);
                     continue;
                 }
-                for (j = 0; j < kb; j++) {
-                    row[j] = expf(row[j] - bmax);
-                    bsum += row[j];
-                    row[j] = round_to(a->dt, row[j]);
+                f = exp_sum_row(row, (size_t)kb, bmax);
+                if (a->dt != SC_DTYPE_F32)
+                    for (j = 0; j < kb; j++)
+                        row[j] = round_to(a->dt, row[j]);
+                {
+                    float e = expf(mx[r] - bmax);
+                    sum[r] = fmaf(e, sum[r], f);
+                    mx[r] = bmax;
+                    if (n > 0)
+                        for (j = 0; j < a->Ev; j++)
+                            dst[r * a->Ev + j] = dst[r * a->Ev + j] * e;
                 }
-                f = expf(mx[r] - bmax);
-                sum[r] = sum[r] * f + bsum;
-                mx[r] = bmax;
-                if (n > 0)
-                    for (j = 0; j < a->Ev; j++)
-                        dst[r * a->Ev + j] *= f;
             }
-            sc__gemm_f32_ld((size_t)qb, (size_t)kb, (size_t)a->Ev, qk,
-                            (size_t)kb, v + n * a->Ev, (size_t)a->Ev, dst,
-                            (size_t)a->Ev);
+            blas_f32((size_t)qb, (size_t)kb, (size_t)nk, (size_t)a->Ev, 1, qk,
+                     (size_t)kb, 1, v + n * a->Ev, (size_t)a->Ev, n > 0, dst,
+                     (size_t)a->Ev, tmp);
         }
         for (r = 0; r < qb; r++) {
             float rec;
@@ -407,65 +790,106 @@ static void flash_fwd_f32(const attn *a, int64_t b, int64_t h, float *o,
 
 /* The backward of (b, h): grad_out g and out o ([L, Ev] of (b, h)), lse
  * (L) added into dq (L x E), dk (S x E), dv (S x Ev), zeroed.  Work: kt
- * (E x S), vt (Ev x S), p, dp, t (qb x kvb each) and ds (qb). */
+ * (E x S), vt (Ev x S), p, dp, pr (qb x kvb each), dsum (qb), tmp
+ * (blas_f32's). */
 static void flash_bwd_f32(const attn *a, int64_t b, int64_t h,
                           const float *g, const float *o, const float *lse,
                           float *dq, float *dk, float *dv, float *kt,
-                          float *vt, float *p, float *dp, float *t,
-                          float *dsum)
+                          float *kts, float *vt, float *p, float *dp,
+                          float *pr,
+                          float *dsum, float *tmp, bool skip)
 {
     size_t bh = (size_t)(b * a->H + h);
     const float *q = a->qf + bh * a->L * a->E;
     const float *k = a->kf + bh * a->S * a->E;
     int64_t qs = q_block(a->L), ks = kv_block(a->S), m, n, r, j;
     float scale = (float)a->scale;
+    bool reduced = a->dt != SC_DTYPE_F32;
     transpose_f32((size_t)a->S, (size_t)a->E, k, (size_t)a->E, kt);
+    for (j = 0; j < a->E * a->S; j++)
+        kts[j] = kt[j] * scale;
     transpose_f32((size_t)a->S, (size_t)a->Ev, a->vf + bh * a->S * a->Ev,
                   (size_t)a->Ev, vt);
     for (m = 0; m < a->L; m += qs) {
         int64_t qb = a->L - m < qs ? a->L - m : qs;
         int64_t nkeys = a->causal && m + qb < a->S ? m + qb : a->S;
-        for (r = 0; r < qb; r++) {
-            float acc = 0;
-            for (j = 0; j < a->Ev; j++)
-                acc += g[(m + r) * a->Ev + j] * o[(m + r) * a->Ev + j];
-            dsum[r] = acc;
-        }
+        for (r = 0; r < qb; r++)
+            dsum[r] = dot_lanes(g + (m + r) * a->Ev, o + (m + r) * a->Ev,
+                                (size_t)a->Ev);
         for (n = 0; n < nkeys; n += ks) {
-            int64_t kb = nkeys - n < ks ? nkeys - n : ks;
-            block_scores_f32(a, b, h, q, kt, m, qb, n, kb, p);
+            int64_t kb = a->S - n < ks ? a->S - n : ks;
+            const float *pv = reduced ? pr : p;
+            /* keys from nk on are masked for every row of the block:
+               their probabilities are 0, their products not formed */
+            int64_t nk = skip && nkeys - n < kb ? nkeys - n : kb;
+            /* p = exp(scale q k^T + mask - lse); for key blocks over 32
+               the BLAS scales K first, else the products */
+            blas_f32((size_t)qb, (size_t)a->E, (size_t)a->E, (size_t)nk,
+                     kb > 32 ? 1 : scale, q + m * a->E, (size_t)a->E, 1,
+                     (kb > 32 ? kts : kt) + n, (size_t)a->S, false, p,
+                     (size_t)kb, tmp);
             for (r = 0; r < qb; r++) {
                 float l = lse[m + r], *row = p + r * kb;
-                for (j = 0; j < kb; j++)
-                    row[j] = l == -INFINITY ? 0 : expf(row[j] - l);
+                const float *mrow = mask_row_f32(a, b, h, m + r);
+                if (mrow)
+                    for (j = 0; j < kb; j++)
+                        row[j] = row[j] + mrow[n + j];
+                if (a->causal && n + kb - 1 > m + r)
+                    for (j = m + r + 1 - n < 0 ? 0 : m + r + 1 - n; j < kb;
+                         j++)
+                        row[j] = -INFINITY;
+                probs_row(row, (size_t)kb, (size_t)nk, l);
+                if (reduced)
+                    for (j = 0; j < kb; j++)
+                        pr[r * kb + j] = round_to(a->dt, row[j]);
             }
             /* dv += p^T g */
+            blas_f32((size_t)nk, (size_t)qb, (size_t)qb, (size_t)a->Ev, 1, pv,
+                     1, (size_t)kb, g + m * a->Ev, (size_t)a->Ev, true,
+                     dv + n * a->Ev, (size_t)a->Ev, tmp);
+            /* dp = g v^T; ds = p (dp - dsum), rounded to the input type */
+            blas_f32((size_t)qb, (size_t)a->Ev, (size_t)a->Ev, (size_t)nk, 1,
+                     g + m * a->Ev, (size_t)a->Ev, 1, vt + n, (size_t)a->S,
+                     false, dp, (size_t)kb, tmp);
             for (r = 0; r < qb; r++)
-                for (j = 0; j < kb; j++)
-                    t[j * qb + r] = round_to(a->dt, p[r * kb + j]);
-            sc__gemm_f32_ld((size_t)kb, (size_t)qb, (size_t)a->Ev, t,
-                            (size_t)qb, g + m * a->Ev, (size_t)a->Ev,
-                            dv + n * a->Ev, (size_t)a->Ev);
-            /* dp = g v^T; ds = p (dp - dsum) scale */
-            memset(dp, 0, (size_t)(qb * kb) * sizeof *dp);
-            sc__gemm_f32_ld((size_t)qb, (size_t)a->Ev, (size_t)kb,
-                            g + m * a->Ev, (size_t)a->Ev, vt + n,
-                            (size_t)a->S, dp, (size_t)kb);
-            for (r = 0; r < qb; r++)
-                for (j = 0; j < kb; j++) {
+                for (j = 0; j < nk; j++) {
                     float d = p[r * kb + j] * (dp[r * kb + j] - dsum[r]);
-                    dp[r * kb + j] = round_to(a->dt, d * scale);
+                    dp[r * kb + j] = round_to(a->dt, d);
                 }
-            /* dq += ds k; dk += ds^T q */
-            sc__gemm_f32_ld((size_t)qb, (size_t)kb, (size_t)a->E, dp,
-                            (size_t)kb, k + n * a->E, (size_t)a->E,
-                            dq + m * a->E, (size_t)a->E);
-            transpose_f32((size_t)qb, (size_t)kb, dp, (size_t)kb, t);
-            sc__gemm_f32_ld((size_t)kb, (size_t)qb, (size_t)a->E, t,
-                            (size_t)qb, q + m * a->E, (size_t)a->E,
-                            dk + n * a->E, (size_t)a->E);
+            /* dq += scale ds k; dk += scale ds^T q */
+            blas_f32((size_t)qb, (size_t)kb, (size_t)nk, (size_t)a->E, scale,
+                     dp, (size_t)kb, 1, k + n * a->E, (size_t)a->E, true,
+                     dq + m * a->E, (size_t)a->E, tmp);
+            blas_f32((size_t)nk, (size_t)qb, (size_t)qb, (size_t)a->E, scale,
+                     dp, 1, (size_t)kb, q + m * a->E, (size_t)a->E, true,
+                     dk + n * a->E, (size_t)a->E, tmp);
         }
     }
+}
+
+/* Whether every x[i], i < n, is finite (then a product with 0 is 0). */
+static bool all_finite(const float *x, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return false;
+    return true;
+}
+
+/* Room for blas_f32's chunk results: the largest of its n x m. */
+static size_t tmp_size(const attn *a)
+{
+    int64_t r = q_block(a->L) > kv_block(a->S) ? q_block(a->L)
+                                                : kv_block(a->S);
+    int64_t c = kv_block(a->S);
+    if (a->E > r)
+        r = a->E;
+    if (a->E > c)
+        c = a->E;
+    if (a->Ev > c)
+        c = a->Ev;
+    return (size_t)(r * c) + 1;
 }
 
 /* _scaled_dot_product_flash_attention_for_cpu on the float32 path. */
@@ -473,11 +897,12 @@ static sc_status sdpa_flash_f32(sc__kernel_call *call, attn *a,
                                 const sc_tensor *qt)
 {
     float *o = NULL, *lse = NULL, *kt = NULL, *qk = NULL, *mx = NULL,
-          *sum = NULL;
+          *sum = NULL, *tmp = NULL;
     sc_tensor *outs[2] = {NULL, NULL};
     int64_t b, h, osz[4], lsz[3];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
     size_t qperm[4];
+    bool skip;
     sc_status status;
 
     o = sc__calloc((size_t)(a->B * a->H * a->L * a->Ev) + 1, sizeof *o);
@@ -486,15 +911,17 @@ static sc_status sdpa_flash_f32(sc__kernel_call *call, attn *a,
     qk = sc__calloc((size_t)(qs * ks) + 1, sizeof *qk);
     mx = sc__calloc((size_t)qs + 1, sizeof *mx);
     sum = sc__calloc((size_t)qs + 1, sizeof *sum);
-    if (!o || !lse || !kt || !qk || !mx || !sum) {
+    tmp = sc__calloc(tmp_size(a), sizeof *tmp);
+    if (!o || !lse || !kt || !qk || !mx || !sum || !tmp) {
         status = sc__error_nomem(call->err);
         goto fail;
     }
+    skip = a->causal && all_finite(a->vf, (size_t)(a->B * a->H * a->S * a->Ev));
     for (b = 0; b < a->B; b++)
         for (h = 0; h < a->H; h++) {
             size_t bh = (size_t)(b * a->H + h);
             flash_fwd_f32(a, b, h, o + bh * a->L * a->Ev, lse + bh * a->L,
-                          kt, qk, mx, sum);
+                          kt, qk, mx, sum, tmp, skip);
         }
     osz[0] = a->B;
     osz[1] = a->H;
@@ -516,6 +943,7 @@ fail:
     sc__free(qk);
     sc__free(mx);
     sc__free(sum);
+    sc__free(tmp);
     return status;
 }
 
@@ -527,10 +955,12 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     const sc_tensor *gt, *ot, *lt;
     float *g = NULL, *o = NULL, *lse = NULL, *dq = NULL, *dk = NULL,
           *dv = NULL, *kt = NULL, *vt = NULL, *p = NULL, *dp = NULL,
-          *t = NULL, *dsum = NULL;
+          *t = NULL, *dsum = NULL, *tmp = NULL, *kts = NULL;
     sc_tensor *outs[3] = {NULL, NULL, NULL};
     int64_t b, h, i, sz[4];
     int64_t qs = q_block(a->L), ks = kv_block(a->S);
+    size_t n;
+    bool skip;
     sc_status status;
 
     SC_CHECK(gather4(call, SC_KARG_SDPA_FLASH_CPU_BACKWARD_GRAD_OUT,
@@ -560,22 +990,31 @@ static sc_status sdpa_flash_bwd_f32(sc__kernel_call *call, attn *a,
     dk = sc__calloc((size_t)(a->B * a->H * a->S * a->E) + 1, sizeof *dk);
     dv = sc__calloc((size_t)(a->B * a->H * a->S * a->Ev) + 1, sizeof *dv);
     kt = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kt);
+    kts = sc__calloc((size_t)(a->E * a->S) + 1, sizeof *kts);
     vt = sc__calloc((size_t)(a->Ev * a->S) + 1, sizeof *vt);
     p = sc__calloc((size_t)(qs * ks) + 1, sizeof *p);
     dp = sc__calloc((size_t)(qs * ks) + 1, sizeof *dp);
     t = sc__calloc((size_t)(qs * ks) + 1, sizeof *t);
     dsum = sc__calloc((size_t)qs + 1, sizeof *dsum);
-    if (!dq || !dk || !dv || !kt || !vt || !p || !dp || !t || !dsum) {
+    tmp = sc__calloc(tmp_size(a), sizeof *tmp);
+    if (!dq || !dk || !dv || !kt || !kts || !vt || !p || !dp || !t ||
+        !dsum || !tmp) {
         status = sc__error_nomem(call->err);
         goto fail;
     }
+    n = (size_t)(a->B * a->H);
+    skip = a->causal && all_finite(a->qf, n * (size_t)(a->L * a->E)) &&
+           all_finite(a->kf, n * (size_t)(a->S * a->E)) &&
+           all_finite(a->vf, n * (size_t)(a->S * a->Ev)) &&
+           all_finite(g, n * (size_t)(a->L * a->Ev));
     for (b = 0; b < a->B; b++)
         for (h = 0; h < a->H; h++) {
             size_t bh = (size_t)(b * a->H + h);
             flash_bwd_f32(a, b, h, g + bh * a->L * a->Ev,
                           o + bh * a->L * a->Ev, lse + bh * a->L,
                           dq + bh * a->L * a->E, dk + bh * a->S * a->E,
-                          dv + bh * a->S * a->Ev, kt, vt, p, dp, t, dsum);
+                          dv + bh * a->S * a->Ev, kt, kts, vt, p, dp, t,
+                          dsum, tmp, skip);
         }
     sz[0] = a->B;
     sz[1] = a->H;
@@ -600,11 +1039,13 @@ fail:
     sc__free(dk);
     sc__free(dv);
     sc__free(kt);
+    sc__free(kts);
     sc__free(vt);
     sc__free(p);
     sc__free(dp);
     sc__free(t);
     sc__free(dsum);
+    sc__free(tmp);
     return status;
 }
 

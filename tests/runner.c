@@ -28,6 +28,7 @@ Suite *hints_suite(void);
 Suite *builder_names_suite(void);
 Suite *prims_suite(void);
 Suite *gemm_suite(void);
+Suite *attention_suite(void);
 
 int main(void)
 {
@@ -58,6 +59,7 @@ int main(void)
     srunner_add_suite(sr, builder_names_suite());
     srunner_add_suite(sr, prims_suite());
     srunner_add_suite(sr, gemm_suite());
+    srunner_add_suite(sr, attention_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
