@@ -1,7 +1,8 @@
 /* symcut — kernels: the float32 and float64 matrix products under mm,
- * bmm, addmm, attention and convolution.  Included by kernels/matmul.c,
- * kernels/attention.c, kernels/conv.c (and by bench/bench_kernels.c and
- * tests/check_gemm.c).  Not installed.
+ * bmm, addmm and convolution.  Included by kernels/matmul.c,
+ * kernels/conv.c (and by bench/bench_kernels.c and tests/check_gemm.c).
+ * Not installed.  (kernels/attention.c computes its block products with
+ * its own fused chains, in torch's order.)
  *
  * The summation contract, the same for every entry point, every size,
  * every blocking and every machine: each element of c is updated as a

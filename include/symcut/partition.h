@@ -433,7 +433,8 @@ sc_graph *sc_partition_take_backward(sc_partition *p);
  * Its memory is the bytes of its saved tensors at the hints
  * (sc_partition_saved_bytes of the partition that saves it); its
  * recompute cost the sum of sc_node_cost_eval (.cost) over the nodes the
- * backward computes that the forward computes too.  The lower convex hull
+ * backward computes that the forward computes too (a node only the
+ * backward needs costs nothing).  The lower convex hull
  * is exact (parametric min cut, every breakpoint); a budget between two
  * hull vertices is solved by GLPK's branch and cut, warm-started by the
  * hull vertex within the budget, with the hull's Lagrangian bound.  Under
