@@ -662,6 +662,16 @@ static bool is_batch_norm_stat_input(const sc_graph *g, sc_node_id id)
     return true;
 }
 
+/* Is e one of PyTorch's float symbols (`zf0`, `zuf0`: the value of a
+ * SymFloat placeholder, a saved `.item()` of a float tensor)? */
+static bool is_float_symbol(const sc_expr *e)
+{
+    const char *name = e && sc_expr_is_symbol(e) ? sc_expr_symbol_name(e)
+                                                 : NULL;
+    return name && (strncmp(name, "zf", 2) == 0 ||
+                    strncmp(name, "zuf", 3) == 0);
+}
+
 static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
 {
     const sc_graph *g = in->g;
@@ -684,6 +694,9 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                                  "input %s (placeholder %zu) is missing",
                                  node_name(in, id), i);
         if (r.kind == SC_RESULT_SYMINT) {
+            if (t->ndim == 0 && sc__dtype_is_float(t->dtype) &&
+                is_float_symbol(r.expr))
+                continue; /* a SymFloat: its value, no size to bind */
             if (t->ndim != 0 || sc__dtype_is_float(t->dtype))
                 return sc__error_set(in->err, SC_ERR_TYPE,
                                      "input %s is a SymInt: give a 0-d "
@@ -718,6 +731,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
                 const sc_tensor *t = inputs[i];
                 sc_node_id id = (sc_node_id)i;
                 sc_graph_node_result(g, id, &r);
+                if (r.kind == SC_RESULT_SYMINT && is_float_symbol(r.expr))
+                    continue;
                 if (r.kind == SC_RESULT_SYMINT && r.expr) {
                     int64_t v = sc_tensor_item_int64(t, 0);
                     if (round == 0 && !sc_expr_is_symbol(r.expr))
@@ -745,6 +760,8 @@ static sc_status bind_inputs(interp *in, sc_tensor *const inputs[])
         const sc_tensor *t = inputs[i];
         sc_node_id id = (sc_node_id)i;
         sc_graph_node_result(g, id, &r);
+        if (r.kind == SC_RESULT_SYMINT && is_float_symbol(r.expr))
+            continue;
         if (r.kind == SC_RESULT_SYMINT && r.expr) {
             if (!all_bound(in, r.expr))
                 goto unbound;
