@@ -1238,6 +1238,7 @@ sc_status sc_graph_set_hint(sc_graph *g, sc_expr *symbol, int64_t value,
         return sc__error_set(err, SC_ERR_INVALID,
                              "the hint of %s must not be negative (%lld)",
                              sc_expr_symbol_name(symbol), (long long)value);
+    g->hint_epoch++;
     if (g->env && sc_env_has_symbol(g->env, symbol))
         SC_TRY(sc_env_set_hint(g->env, symbol, value, err));
     h = hint_entry(g, symbol);

@@ -27,6 +27,7 @@ Suite *report_suite(void);
 Suite *hints_suite(void);
 Suite *builder_names_suite(void);
 Suite *write_stream_suite(void);
+Suite *shape_memo_suite(void);
 
 int main(void)
 {
@@ -56,6 +57,7 @@ int main(void)
     srunner_add_suite(sr, hints_suite());
     srunner_add_suite(sr, builder_names_suite());
     srunner_add_suite(sr, write_stream_suite());
+    srunner_add_suite(sr, shape_memo_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
