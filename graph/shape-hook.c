@@ -228,14 +228,18 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 #define MEMO_SLOTS 1024   /* direct-mapped */
 #define MEMO_KEY_MAX 128  /* words */
 
+typedef struct env_mark {
+    const sc_env *env;
+    size_t symbols, guards, asserts, hint_epoch;
+} env_mark;
+
 typedef struct memo_entry {
     uint64_t *block; /* sc__malloc: the key's words, then the result's dims */
     size_t nkey;
     sc_result res;   /* its dims in block */
-    /* symbolic: valid only in this state of the environment */
-    bool symbolic;
-    const sc_env *env;
-    size_t symbols, guards, asserts, hint_epoch;
+    /* NULL, or (a symbolic result) the state of the environment it holds
+     * in, in block */
+    const struct env_mark *made;
 } memo_entry;
 
 struct sc__shape_memo {
@@ -378,20 +382,20 @@ static void key_value(memo_key *k, const sc_graph *g, const sc_value *v,
     }
 }
 
-/* The key of node id's call; k->ok false when it has none. */
-static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
+/* Append the key of node id's call (depth 0: the node checked; 1: the
+ * tuple a getitem reads, whose rule getitem's runs). */
+static void key_call(memo_key *k, const sc_graph *g, sc_node_id id,
+                     int depth)
 {
     const sc__node *n = &g->nodes[id];
     size_t i, j, len;
 
-    k->n = 0;
-    k->symbolic = false;
-    k->allow_symbolic = g->env != NULL;
-    k->ok = n->kind == SC_NODE_CALL && n->op != SC_OP_UNKNOWN;
-    if (!k->ok)
+    if (n->kind != SC_NODE_CALL || n->op == SC_OP_UNKNOWN) {
+        k->ok = false;
         return;
+    }
     kput(k, (uint64_t)(uint16_t)n->op | (uint64_t)n->npos << 16 |
-                (uint64_t)n->nargs << 32);
+                (uint64_t)n->nargs << 32 | (uint64_t)depth << 48);
     for (i = n->npos; i < n->nargs && k->ok; i++) {
         const char *kw = n->kwnames ? n->kwnames[i - n->npos] : NULL;
         uint64_t w = 0;
@@ -409,10 +413,32 @@ static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
             }
         }
     }
-    for (i = 0; i < n->nargs && k->ok; i++)
-        key_value(k, g, &n->args[i], 0);
+    for (i = 0; i < n->nargs && k->ok; i++) {
+        const sc_value *v = &n->args[i];
+        /* getitem(t, i): its result is element i of t's rule, so t's
+         * call (its own inputs) stands for t */
+        if (depth == 0 && i == 0 && n->op == SC_OP_GETITEM &&
+            v->kind == SC_VALUE_NODE && v->u.node >= 0 &&
+            (size_t)v->u.node < g->nnodes && v->u.node != id &&
+            g->nodes[v->u.node].rkind == SC_RESULT_TUPLE) {
+            kput(k, 0x7475706c65ull); /* "tuple": not a value kind */
+            key_call(k, g, v->u.node, 1);
+            continue;
+        }
+        key_value(k, g, v, 0);
+    }
     if (k->ok)
         key_node(k, g, id, true);
+}
+
+/* The key of node id's call; k->ok false when it has none. */
+static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
+{
+    k->n = 0;
+    k->symbolic = false;
+    k->allow_symbolic = g->env != NULL;
+    k->ok = true;
+    key_call(k, g, id, 0);
 }
 
 static size_t memo_slot(const memo_key *k)
@@ -460,10 +486,6 @@ static int result_kind(const sc_result *r, bool symbolic)
     return kind == 2 && !symbolic ? 0 : kind;
 }
 
-typedef struct {
-    const sc_env *env;
-    size_t symbols, guards, asserts, hint_epoch;
-} env_mark;
 
 static void env_mark_of(const sc_graph *g, env_mark *m)
 {
@@ -490,10 +512,12 @@ static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r,
     size_t nd = 0;
     uint64_t *block;
     sc_expr **dims;
+    env_mark *made;
 
     if (r->kind == SC_RESULT_TENSOR)
         nd = r->tensor.ndim * (r->tensor.has_strides ? 2 : 1);
-    block = sc__malloc(k->n * sizeof *block + nd * sizeof *dims + 1);
+    block = sc__malloc(k->n * sizeof *block + nd * sizeof *dims +
+                       (symbolic ? sizeof *made : 0) + 1);
     if (!block)
         return;
     memcpy(block, k->w, k->n * sizeof *block);
@@ -501,12 +525,13 @@ static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r,
     e->block = block;
     e->nkey = k->n;
     e->res = *r;
-    e->symbolic = symbolic;
-    e->env = m->env;
-    e->symbols = m->symbols;
-    e->guards = m->guards;
-    e->asserts = m->asserts;
-    e->hint_epoch = m->hint_epoch;
+    e->made = NULL;
+    if (symbolic) {
+        made = (env_mark *)(void *)((char *)block + k->n * sizeof *block +
+                                    nd * sizeof *dims);
+        *made = *m;
+        e->made = made;
+    }
     if (r->kind == SC_RESULT_TENSOR) {
         dims = (sc_expr **)(void *)(block + k->n);
         if (r->tensor.ndim)
@@ -536,18 +561,22 @@ static sc_status infer_memo(sc_graph *g, sc_node_id id, sc_result *out,
         if (k.ok && (g->shape_memo ||
                      (g->shape_memo = sc__calloc(1, sizeof *g->shape_memo)))) {
             e = &g->shape_memo->e[memo_slot(&k)];
-            env_mark_of(g, &before);
             if (e->block && e->nkey == k.n &&
                 memcmp(e->block, k.w, k.n * sizeof k.w[0]) == 0) {
-                env_mark made = {e->env, e->symbols, e->guards, e->asserts,
-                                 e->hint_epoch};
-                if (!e->symbolic || env_same(&made, &before)) {
+                if (!e->made) {
+                    *out = e->res;
+                    return SC_OK;
+                }
+                env_mark_of(g, &before);
+                if (env_same(e->made, &before)) {
                     *out = e->res;
                     return SC_OK;
                 }
             }
         }
     }
+    if (e)
+        env_mark_of(g, &before);
     st = sc__shape_infer(g, id, out, err);
     if (e && st == SC_OK &&
         (kind = result_kind(out, k.allow_symbolic)) != 0) {
