@@ -665,10 +665,14 @@ sc_status cli_write_graph(const char *path, const sc_graph *g,
 
     memset(&f, 0, sizeof f);
     f.fd = -1;
+    sc_error_init(err);
     if (!is_stdout(path)) {
         f.path = path;
-        sc_error_init(err);
-        SC_TRY(resolve_output(&f, err));
+        st = resolve_output(&f, err);
+        if (st != SC_OK) {
+            free(f.target); /* set for a directory */
+            return st;
+        }
     }
     if (is_stdout(path) || f.through) {
         /* written through: the whole text first, so that a failure
