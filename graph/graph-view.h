@@ -126,6 +126,8 @@ struct sc_graph {
     /* advanced by every sc_graph_set_hint: the memo's symbolic results
      * hold for the hints they were made with */
     size_t hint_epoch;
+    /* nodes[0 .. prefaulted) populated (graph/builder.c) */
+    size_t prefaulted;
 };
 
 /* Free a graph's memo of shape results (NULL: nothing). */
