@@ -3,11 +3,13 @@
 # bench/bench_build.sh and bench/bench_scale.sh do not have: `symcut
 # joint` and `symcut partition --forward` of a forward graph with
 # symbolic sizes (a residual MLP on a batch s0 whose layers flatten to
-# [16*s0] and back, so the backward materializes sym_size nodes), `symcut
+# [16*s0] and back, so the backward materializes sym_size nodes) and
+# `symcut partition --fw --bw` of that joint, `symcut
 # random --forward` (the draw alone, static and --symbolic), and the cost
 # of --progress (the same joint with the line form of the progress
 # reports into a file).  Prints wall, user and system seconds and peak
-# RSS per run.
+# RSS per run, then the read and write rates of the symbolic joints
+# (bench/bench_scale, when built beside SYMCUT).
 #
 # usage: sh bench/bench_builders.sh [SYMCUT [SIZES...]]
 #   SYMCUT  the symcut binary (default ./symcut, run from the build tree)
@@ -18,6 +20,7 @@
 # waiting for a core.
 set -eu
 symcut=${1:-./symcut}
+joints=
 [ $# -gt 0 ] && shift
 sizes=${*:-10000 100000 1000000}
 tmp=${BENCH_TMP:-$(mktemp -d)}
@@ -76,7 +79,10 @@ for n in $sizes; do
     mlp_forward_sym "$n" >"$tmp/sym$n.txt"
     mlp_forward "$n" >"$tmp/mlp$n.txt"
     run "joint (symbolic mlp)" "$n" "$symcut" joint "$tmp/sym$n.txt" \
-        -o "$tmp/joint.txt"
+        -o "$tmp/symjoint$n.txt"
+    run "partition --fw --bw (sym)" "$n" "$symcut" partition \
+        "$tmp/symjoint$n.txt" --fw "$tmp/fw.txt" --bw "$tmp/bw.txt" \
+        -o "$tmp/report.txt"
     run "partition --forward (sym)" "$n" "$symcut" partition --forward \
         "$tmp/sym$n.txt" --fw "$tmp/fw.txt" --bw "$tmp/bw.txt" \
         -o "$tmp/report.txt"
@@ -91,4 +97,13 @@ for n in $sizes; do
     run "random (joint)" "$n" "$symcut" random --nodes "$n" \
         -o "$tmp/random.txt"
     rm -f "$tmp/sym$n.txt" "$tmp/mlp$n.txt"
+    joints="$joints $tmp/symjoint$n.txt"
 done
+# the reader's and the writer's rates on the symbolic joints, when
+# bench/bench_scale is built beside symcut (`make bench`)
+scale=$(dirname "$symcut")/bench/bench_scale
+if [ -x "$scale" ]; then
+    echo
+    # shellcheck disable=SC2086
+    "$scale" $joints
+fi

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "cli/write-graph.h"
 
 static const struct {
     const char *name;
@@ -178,8 +179,7 @@ int cli_cmd_random(int argc, char **argv)
     sc_ctx *ctx = NULL;
     sc_graph *fwd = NULL, *joint = NULL;
     sc_error err;
-    char *text = NULL;
-    size_t len = 0, k;
+    size_t k;
     char *excluded[MAX_EXCLUDED + 1];
     size_t nexcl = 0;
     int rc = parse_args(argc, argv, &a);
@@ -228,9 +228,8 @@ int cli_cmd_random(int argc, char **argv)
     }
     cli_progress_phase(a.forward ? "printing the forward graph"
                                  : "printing the joint graph");
-    if (sc_graph_write_text(a.forward ? fwd : joint, NULL, &text, &len,
-                            &err) != SC_OK ||
-        cli_write_file(a.out_path, text, len, &err) != SC_OK) {
+    if (cli_write_graph(a.out_path, a.forward ? fwd : joint, NULL, &err) !=
+        SC_OK) {
         cli_report(&err);
         goto done;
     }
@@ -238,7 +237,6 @@ int cli_cmd_random(int argc, char **argv)
 done:
     for (k = 0; k < nexcl; k++)
         free(excluded[k]);
-    free(text);
     sc_graph_free(joint);
     sc_graph_free(fwd);
     sc_ctx_free(ctx);

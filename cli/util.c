@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "cli/progress.h"
+#include "cli/write-graph.h"
 
 /* ---- Verbosity ---------------------------------------------------------- */
 
@@ -474,10 +475,10 @@ static bool write_all(int fd, const char *data, size_t len)
     return true;
 }
 
-/* Write data to a new temporary file beside f->target with f->mode; f->tmp
- * receives its name.  Nothing is left behind on failure. */
-static sc_status stage_file(out_file *f, const char *data, size_t len,
-                            sc_error *err)
+/* Create a new temporary file beside f->target with f->mode, open for
+ * writing in *fd; f->tmp receives its name.  Nothing is left behind on
+ * failure. */
+static sc_status create_staged(out_file *f, int *out_fd, sc_error *err)
 {
     int fd = -1, tries, e;
 
@@ -500,7 +501,27 @@ static sc_status stage_file(out_file *f, const char *data, size_t len,
         return io_error(err, "cannot create a file beside '%s': %s", f->path,
                         e);
     }
-    if (fchmod(fd, f->mode) != 0 || !write_all(fd, data, len)) {
+    if (fchmod(fd, f->mode) != 0) {
+        e = errno;
+        close(fd);
+        unlink(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
+        return io_error(err, "cannot write '%s': %s", f->path, e);
+    }
+    *out_fd = fd;
+    return SC_OK;
+}
+
+/* Write data to a new temporary file beside f->target (create_staged).
+ * Nothing is left behind on failure. */
+static sc_status stage_file(out_file *f, const char *data, size_t len,
+                            sc_error *err)
+{
+    int fd = -1, e;
+
+    SC_TRY(create_staged(f, &fd, err));
+    if (!write_all(fd, data, len)) {
         e = errno;
         close(fd);
         goto fail;
@@ -629,6 +650,81 @@ fail:
     }
     free(f);
     return status;
+}
+
+sc_status cli_write_graph(const char *path, const sc_graph *g,
+                          const sc_graph_write_options *opts, sc_error *err)
+{
+    out_file f;
+    FILE *fp = NULL;
+    int fd = -1, e = 0;
+    off_t size = 0;
+    sc_status st;
+    char *text = NULL;
+    size_t len = 0;
+
+    memset(&f, 0, sizeof f);
+    f.fd = -1;
+    sc_error_init(err);
+    if (!is_stdout(path)) {
+        f.path = path;
+        st = resolve_output(&f, err);
+        if (st != SC_OK) {
+            free(f.target); /* set for a directory */
+            return st;
+        }
+    }
+    if (is_stdout(path) || f.through) {
+        /* written through: the whole text first, so that a failure
+         * leaves nothing half-written there */
+        free(f.target);
+        SC_TRY(sc_graph_write_text(g, opts, &text, &len, err));
+        st = cli_write_file(path, text, len, err);
+        free(text);
+        return st;
+    }
+    cli_progress_done();
+    st = create_staged(&f, &fd, err);
+    if (st != SC_OK) {
+        free(f.target);
+        return st;
+    }
+    fp = fdopen(fd, "w");
+    if (!fp) {
+        e = errno;
+        close(fd);
+        goto io_fail;
+    }
+    st = sc_graph_write_stream(g, opts, fp, err);
+    if (st == SC_ERR_IO)
+        e = errno ? errno : EIO;
+    size = st == SC_OK ? ftello(fp) : 0;
+    if (fclose(fp) != 0 && st == SC_OK) {
+        e = errno;
+        st = SC_ERR_IO;
+    }
+    if (st == SC_OK && rename(f.tmp, f.target) != 0) {
+        e = errno;
+        st = SC_ERR_IO;
+    }
+    if (st == SC_ERR_IO)
+        goto io_fail;
+    if (st != SC_OK)
+        goto fail;
+    free(f.tmp);
+    free(f.target);
+    if (cli_verbosity() > 0) {
+        cli_phasef("computed 1 output: %lld bytes", (long long)size);
+        cli_phasef("wrote %s", path);
+    }
+    return SC_OK;
+io_fail:
+    st = io_error(err, "cannot write '%s': %s", path, e);
+fail:
+    unlink(f.tmp);
+    free(f.tmp);
+    free(f.target);
+    return st;
 }
 
 /* Split "a=b,c=d" items; calls fn(name, value) for each.  The text is

@@ -123,6 +123,11 @@ struct sc_graph {
     /* the shape rules' constant results, by their inputs
      * (graph/shape-hook.c); NULL until the first */
     struct sc__shape_memo *shape_memo;
+    /* advanced by every sc_graph_set_hint: the memo's symbolic results
+     * hold for the hints they were made with */
+    size_t hint_epoch;
+    /* nodes[0 .. prefaulted) populated (graph/builder.c) */
+    size_t prefaulted;
 };
 
 /* Free a graph's memo of shape results (NULL: nothing). */

@@ -2262,6 +2262,21 @@ void sc_graph_read_options_init(sc_graph_read_options *opts)
     opts->num_fwd_outputs = -1;
 }
 
+/* Whether some '#' of [p, end) is followed by spaces and "symcut:", as
+ * every directive's is (most texts have a '#' or two: memchr finds them
+ * at memory speed). */
+static bool may_hold_directive(const char *p, const char *end)
+{
+    while (p < end && (p = memchr(p, '#', (size_t)(end - p))) != NULL) {
+        p++;
+        while (p < end && is_space(*p))
+            p++;
+        if (end - p >= 7 && memcmp(p, "symcut:", 7) == 0)
+            return true;
+    }
+    return false;
+}
+
 /* `# symcut:` directives, from every full-line comment of the text (so
  * that hints are known before the first shape rule runs), then the
  * caller's hints, which win. */
@@ -2271,8 +2286,8 @@ static sc_status scan_directives(reader *r)
     int line = 1;
     size_t i;
 
-    /* no line can hold a directive without these bytes */
-    if (!memmem(p, (size_t)(end - p), "symcut:", 7))
+    /* no line can hold a directive otherwise */
+    if (!may_hold_directive(p, end))
         p = end;
     while (p < end) {
         eol = memchr(p, '\n', (size_t)(end - p));

@@ -208,24 +208,38 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 
 /* ---- The memo of constant results ---------------------------------------------- */
 
-/* Most nodes of a graph with static sizes repeat one of a few calls: the
- * same op on inputs of the same shapes.  A rule's result is kept, keyed
- * by everything the rule can read: the op, the arguments (node arguments
- * by their metadata), the keyword names, and the node's own annotation
- * (rules of data-dependent ops read it).  Only results that cannot
- * depend on the shape environment are kept: every input size, stride and
- * SymInt an integer constant, the result too, and the environment left
- * as it was (no symbol, guard or runtime assertion added).  A node whose
- * argument is a tuple or has no metadata is not kept (getitem's rule
- * reads the tuple's own inputs).  Expressions are interned: keys hold
- * their addresses. */
+/* Most nodes of a graph repeat one of a few calls: the same op on inputs
+ * of the same shapes.  A rule's result is kept, keyed by everything the
+ * rule can read: the op, the arguments (node arguments by their
+ * metadata), the keyword names, and the node's own annotation (rules of
+ * data-dependent ops read it).  Expressions are interned: keys hold their
+ * addresses.  A result is kept only when the rule left the shape
+ * environment as it was (no symbol, guard or runtime assertion added).
+ * When every input size, stride and SymInt is an integer constant, and
+ * the result too, the result cannot depend on the environment: it is
+ * used whenever the key matches.  Otherwise (symbolic sizes, in a graph
+ * with an environment) the rule's result depends on what the environment
+ * knows, so the entry also holds the environment's state when it was
+ * made (its symbol, guard and runtime-assertion counts, which only grow,
+ * and the graph's hint epoch, which sc_graph_set_hint advances) and is
+ * used only while that state is unchanged.  A node whose argument is a
+ * tuple or has no metadata is not kept (getitem's rule reads the tuple's
+ * own inputs), nor a SymBool result. */
 #define MEMO_SLOTS 1024   /* direct-mapped */
 #define MEMO_KEY_MAX 128  /* words */
+
+typedef struct env_mark {
+    const sc_env *env;
+    size_t symbols, guards, asserts, hint_epoch;
+} env_mark;
 
 typedef struct memo_entry {
     uint64_t *block; /* sc__malloc: the key's words, then the result's dims */
     size_t nkey;
     sc_result res;   /* its dims in block */
+    /* NULL, or (a symbolic result) the state of the environment it holds
+     * in, in block */
+    const struct env_mark *made;
 } memo_entry;
 
 struct sc__shape_memo {
@@ -246,6 +260,8 @@ typedef struct {
     uint64_t w[MEMO_KEY_MAX];
     size_t n;
     bool ok;
+    bool allow_symbolic; /* the graph has an environment */
+    bool symbolic;       /* an expression of the key is not a constant */
 } memo_key;
 
 static void kput(memo_key *k, uint64_t v)
@@ -258,10 +274,18 @@ static void kput(memo_key *k, uint64_t v)
 
 static void key_expr(memo_key *k, const sc_expr *e)
 {
-    if (e && sc_expr_is_int(e))
-        kput(k, (uint64_t)(uintptr_t)e);
-    else
+    if (!e) {
         k->ok = false;
+        return;
+    }
+    if (!sc_expr_is_int(e)) {
+        if (!k->allow_symbolic) {
+            k->ok = false;
+            return;
+        }
+        k->symbolic = true;
+    }
+    kput(k, (uint64_t)(uintptr_t)e);
 }
 
 /* Node id's metadata; own: the node checked (no metadata, or a tuple,
@@ -358,18 +382,20 @@ static void key_value(memo_key *k, const sc_graph *g, const sc_value *v,
     }
 }
 
-/* The key of node id's call; k->ok false when it has none. */
-static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
+/* Append the key of node id's call (depth 0: the node checked; 1: the
+ * tuple a getitem reads, whose rule getitem's runs). */
+static void key_call(memo_key *k, const sc_graph *g, sc_node_id id,
+                     int depth)
 {
     const sc__node *n = &g->nodes[id];
     size_t i, j, len;
 
-    k->n = 0;
-    k->ok = n->kind == SC_NODE_CALL && n->op != SC_OP_UNKNOWN;
-    if (!k->ok)
+    if (n->kind != SC_NODE_CALL || n->op == SC_OP_UNKNOWN) {
+        k->ok = false;
         return;
+    }
     kput(k, (uint64_t)(uint16_t)n->op | (uint64_t)n->npos << 16 |
-                (uint64_t)n->nargs << 32);
+                (uint64_t)n->nargs << 32 | (uint64_t)depth << 48);
     for (i = n->npos; i < n->nargs && k->ok; i++) {
         const char *kw = n->kwnames ? n->kwnames[i - n->npos] : NULL;
         uint64_t w = 0;
@@ -387,10 +413,32 @@ static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
             }
         }
     }
-    for (i = 0; i < n->nargs && k->ok; i++)
-        key_value(k, g, &n->args[i], 0);
+    for (i = 0; i < n->nargs && k->ok; i++) {
+        const sc_value *v = &n->args[i];
+        /* getitem(t, i): its result is element i of t's rule, so t's
+         * call (its own inputs) stands for t */
+        if (depth == 0 && i == 0 && n->op == SC_OP_GETITEM &&
+            v->kind == SC_VALUE_NODE && v->u.node >= 0 &&
+            (size_t)v->u.node < g->nnodes && v->u.node != id &&
+            g->nodes[v->u.node].rkind == SC_RESULT_TUPLE) {
+            kput(k, 0x7475706c65ull); /* "tuple": not a value kind */
+            key_call(k, g, v->u.node, 1);
+            continue;
+        }
+        key_value(k, g, v, 0);
+    }
     if (k->ok)
         key_node(k, g, id, true);
+}
+
+/* The key of node id's call; k->ok false when it has none. */
+static void memo_key_of(memo_key *k, const sc_graph *g, sc_node_id id)
+{
+    k->n = 0;
+    k->symbolic = false;
+    k->allow_symbolic = g->env != NULL;
+    k->ok = true;
+    key_call(k, g, id, 0);
 }
 
 static size_t memo_slot(const memo_key *k)
@@ -402,35 +450,42 @@ static size_t memo_slot(const memo_key *k)
     return (size_t)(h >> 40) & (MEMO_SLOTS - 1);
 }
 
-/* Is the result r made of integer constants only? */
-static bool constant_result(const sc_result *r)
+/* Can the result r be kept: 1 made of integer constants only, 2 with a
+ * symbolic expression (kept only when symbolic is allowed), 0 not (a
+ * missing expression, a SymBool). */
+static int result_kind(const sc_result *r, bool symbolic)
 {
     size_t i;
+    int kind = 1;
     switch (r->kind) {
     case SC_RESULT_TENSOR:
         if (r->tensor.ndim > 4096 || (r->tensor.ndim && !r->tensor.sizes) ||
             (r->tensor.has_strides && r->tensor.ndim && !r->tensor.strides))
-            return false;
-        for (i = 0; i < r->tensor.ndim; i++)
-            if (!r->tensor.sizes[i] || !sc_expr_is_int(r->tensor.sizes[i]) ||
+            return 0;
+        for (i = 0; i < r->tensor.ndim; i++) {
+            if (!r->tensor.sizes[i] ||
+                (r->tensor.has_strides && !r->tensor.strides[i]))
+                return 0;
+            if (!sc_expr_is_int(r->tensor.sizes[i]) ||
                 (r->tensor.has_strides &&
-                 (!r->tensor.strides[i] ||
-                  !sc_expr_is_int(r->tensor.strides[i]))))
-                return false;
-        return true;
+                 !sc_expr_is_int(r->tensor.strides[i])))
+                kind = 2;
+        }
+        break;
     case SC_RESULT_SYMINT:
-        return r->expr && sc_expr_is_int(r->expr);
+        if (!r->expr)
+            return 0;
+        if (!sc_expr_is_int(r->expr))
+            kind = 2;
+        break;
     case SC_RESULT_SYMBOOL:
-        return false;
+        return 0;
     default:
-        return true;
+        break;
     }
+    return kind == 2 && !symbolic ? 0 : kind;
 }
 
-typedef struct {
-    const sc_env *env;
-    size_t symbols, guards, asserts;
-} env_mark;
 
 static void env_mark_of(const sc_graph *g, env_mark *m)
 {
@@ -438,19 +493,31 @@ static void env_mark_of(const sc_graph *g, env_mark *m)
     m->symbols = g->env ? sc_env_symbol_count(g->env) : 0;
     m->guards = g->env ? sc_env_guard_count(g->env) : 0;
     m->asserts = g->env ? sc_env_runtime_assert_count(g->env) : 0;
+    m->hint_epoch = g->hint_epoch;
 }
 
-/* Keep result r (of the call with key k) in entry e, when memory allows
- * (the memo is only a shortcut). */
-static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r)
+static bool env_same(const env_mark *a, const env_mark *b)
+{
+    return a->env == b->env && a->symbols == b->symbols &&
+           a->guards == b->guards && a->asserts == b->asserts &&
+           a->hint_epoch == b->hint_epoch;
+}
+
+/* Keep result r (of the call with key k, made in environment state m;
+ * symbolic: it depends on that state) in entry e, when memory allows (the
+ * memo is only a shortcut). */
+static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r,
+                       bool symbolic, const env_mark *m)
 {
     size_t nd = 0;
     uint64_t *block;
     sc_expr **dims;
+    env_mark *made;
 
     if (r->kind == SC_RESULT_TENSOR)
         nd = r->tensor.ndim * (r->tensor.has_strides ? 2 : 1);
-    block = sc__malloc(k->n * sizeof *block + nd * sizeof *dims + 1);
+    block = sc__malloc(k->n * sizeof *block + nd * sizeof *dims +
+                       (symbolic ? sizeof *made : 0) + 1);
     if (!block)
         return;
     memcpy(block, k->w, k->n * sizeof *block);
@@ -458,6 +525,13 @@ static void memo_store(memo_entry *e, const memo_key *k, const sc_result *r)
     e->block = block;
     e->nkey = k->n;
     e->res = *r;
+    e->made = NULL;
+    if (symbolic) {
+        made = (env_mark *)(void *)((char *)block + k->n * sizeof *block +
+                                    nd * sizeof *dims);
+        *made = *m;
+        e->made = made;
+    }
     if (r->kind == SC_RESULT_TENSOR) {
         dims = (sc_expr **)(void *)(block + k->n);
         if (r->tensor.ndim)
@@ -480,6 +554,7 @@ static sc_status infer_memo(sc_graph *g, sc_node_id id, sc_result *out,
     memo_entry *e = NULL;
     env_mark before, after;
     sc_status st;
+    int kind;
 
     if (id >= 0 && (size_t)id < g->nnodes) {
         memo_key_of(&k, g, id);
@@ -488,19 +563,26 @@ static sc_status infer_memo(sc_graph *g, sc_node_id id, sc_result *out,
             e = &g->shape_memo->e[memo_slot(&k)];
             if (e->block && e->nkey == k.n &&
                 memcmp(e->block, k.w, k.n * sizeof k.w[0]) == 0) {
-                *out = e->res;
-                return SC_OK;
+                if (!e->made) {
+                    *out = e->res;
+                    return SC_OK;
+                }
+                env_mark_of(g, &before);
+                if (env_same(e->made, &before)) {
+                    *out = e->res;
+                    return SC_OK;
+                }
             }
         }
     }
     if (e)
         env_mark_of(g, &before);
     st = sc__shape_infer(g, id, out, err);
-    if (e && st == SC_OK && constant_result(out)) {
+    if (e && st == SC_OK &&
+        (kind = result_kind(out, k.allow_symbolic)) != 0) {
         env_mark_of(g, &after);
-        if (before.env == after.env && before.symbols == after.symbols &&
-            before.guards == after.guards && before.asserts == after.asserts)
-            memo_store(e, &k, out);
+        if (env_same(&before, &after))
+            memo_store(e, &k, out, k.symbolic || kind == 2, &before);
     }
     return st;
 }

@@ -505,9 +505,33 @@ static void put_subgraphs(sc__buf *b, const sc_graph *g)
     }
 }
 
+/* Where the text goes when it is not kept whole: b is handed to flush
+ * and emptied each time it holds SINK_CHUNK bytes at the end of a
+ * statement, so that a large graph's text never sits in memory at once
+ * (its pages would be touched once for nothing: about 110 bytes a node). */
+#define SINK_CHUNK ((size_t)1 << 20)
+
+typedef struct text_sink {
+    bool (*flush)(void *user, const char *data, size_t len);
+    void *user;
+    bool failed; /* flush returned false: nothing more is written */
+} text_sink;
+
+static void sink_drain(sc__buf *b, text_sink *sink)
+{
+    if (!b->failed && !sink->failed && b->len &&
+        !sink->flush(sink->user, b->data, b->len))
+        sink->failed = true;
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+/* The text of g into b, or through sink (NULL: all of it into b; else
+ * what is left in b at the end is the caller's to drain). */
 static sc_status write_text(const sc_graph *g,
                             const sc_graph_write_options *opts, sc__buf *b,
-                            sc_error *err)
+                            text_sink *sink, sc_error *err)
 {
     liveness lv;
     size_t i, j;
@@ -564,8 +588,11 @@ static sc_status write_text(const sc_graph *g,
         put_s(b, ind);
         put_s(b, "# No stacktrace found for following nodes\n");
     }
-    for (i = g->nplaceholders; i < g->nnodes && !b->failed; i++) {
+    for (i = g->nplaceholders;
+         i < g->nnodes && !b->failed && !(sink && sink->failed); i++) {
         const sc__node *n = &g->nodes[i];
+        if (sink && b->len >= SINK_CHUNK)
+            sink_drain(b, sink);
         put_comments(b, &comments, i, ind);
         put_s(b, ind);
         put_s(b, n->name);
@@ -631,7 +658,7 @@ sc_status sc_graph_write_text(const sc_graph *g,
     if (opts->class_name && !*opts->class_name)
         return sc__error_set(err, SC_ERR_INVALID, "empty class name");
     sc__buf_init(&b);
-    SC_CHECK(write_text(g, opts, &b, err));
+    SC_CHECK(write_text(g, opts, &b, NULL, err));
     n = b.len;
     *out = sc__buf_take(&b);
     if (!*out)
@@ -644,17 +671,40 @@ fail:
     return status;
 }
 
+static bool flush_stream(void *user, const char *data, size_t len)
+{
+    return fwrite(data, 1, len, (FILE *)user) == len;
+}
+
 sc_status sc_graph_write_stream(const sc_graph *g,
                                 const sc_graph_write_options *opts,
                                 FILE *stream, sc_error *err)
 {
-    char *text;
-    size_t n;
-    SC_TRY(sc_graph_write_text(g, opts, &text, &n, err));
-    if (fwrite(text, 1, n, stream) != n || fflush(stream) != 0) {
-        free(text);
-        return sc__error_set(err, SC_ERR_IO, "cannot write the graph");
+    sc_graph_write_options defaults;
+    text_sink sink = {flush_stream, stream, false};
+    sc__buf b;
+    sc_status status;
+
+    if (!opts) {
+        sc_graph_write_options_init(&defaults);
+        opts = &defaults;
     }
-    free(text);
+    if (opts->class_name && !*opts->class_name)
+        return sc__error_set(err, SC_ERR_INVALID, "empty class name");
+    sc__buf_init(&b);
+    SC_CHECK(write_text(g, opts, &b, &sink, err));
+    sink_drain(&b, &sink);
+    if (b.failed) {
+        status = sc__error_nomem(err);
+        goto fail;
+    }
+    if (sink.failed || fflush(stream) != 0) {
+        status = sc__error_set(err, SC_ERR_IO, "cannot write the graph");
+        goto fail;
+    }
+    sc__buf_free(&b);
     return SC_OK;
+fail:
+    sc__buf_free(&b);
+    return status;
 }

@@ -29,6 +29,8 @@ Suite *builder_names_suite(void);
 Suite *prims_suite(void);
 Suite *gemm_suite(void);
 Suite *attention_suite(void);
+Suite *write_stream_suite(void);
+Suite *shape_memo_suite(void);
 
 int main(void)
 {
@@ -60,6 +62,8 @@ int main(void)
     srunner_add_suite(sr, prims_suite());
     srunner_add_suite(sr, gemm_suite());
     srunner_add_suite(sr, attention_suite());
+    srunner_add_suite(sr, write_stream_suite());
+    srunner_add_suite(sr, shape_memo_suite());
     srunner_run_all(sr, CK_NORMAL);
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
