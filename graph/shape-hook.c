@@ -230,7 +230,7 @@ sc_status sc__shape_infer(sc_graph *g, sc_node_id id, sc_result *out,
 
 typedef struct env_mark {
     const sc_env *env;
-    size_t symbols, guards, asserts, hint_epoch;
+    size_t symbols, guards, asserts, hints, hint_epoch;
 } env_mark;
 
 typedef struct memo_entry {
@@ -493,6 +493,7 @@ static void env_mark_of(const sc_graph *g, env_mark *m)
     m->symbols = g->env ? sc_env_symbol_count(g->env) : 0;
     m->guards = g->env ? sc_env_guard_count(g->env) : 0;
     m->asserts = g->env ? sc_env_runtime_assert_count(g->env) : 0;
+    m->hints = g->env ? sc_env_hint_change_count(g->env) : 0;
     m->hint_epoch = g->hint_epoch;
 }
 
@@ -500,7 +501,7 @@ static bool env_same(const env_mark *a, const env_mark *b)
 {
     return a->env == b->env && a->symbols == b->symbols &&
            a->guards == b->guards && a->asserts == b->asserts &&
-           a->hint_epoch == b->hint_epoch;
+           a->hints == b->hints && a->hint_epoch == b->hint_epoch;
 }
 
 /* Keep result r (of the call with key k, made in environment state m;

@@ -717,10 +717,12 @@ sc_status sc_env_set_hint(sc_env *env, sc_expr *sym, int64_t value,
                              sc_expr_symbol_name(sym));
     if (!s->backed) {
         s->value = v;
+        env->hint_changes++;
         return SC_OK;
     }
     SC_TRY(sc_symmap_set(env->hints, sym, v, err));
     s->hint = v;
+    env->hint_changes++;
     for (i = 0; i < env->nsources; i++)
         if (env->sources[i].expr == sym)
             env->sources[i].hint = v;
@@ -751,6 +753,11 @@ sc_expr *sc_env_source_hint(const sc_env *env, size_t i)
 }
 
 size_t sc_env_guard_count(const sc_env *env) { return env->guards.n; }
+
+size_t sc_env_hint_change_count(const sc_env *env)
+{
+    return env->hint_changes;
+}
 
 sc_expr *sc_env_guard_at(const sc_env *env, size_t i)
 {

@@ -110,6 +110,7 @@ struct sc_env {
     sc_bounds *obl_bounds;  /* the same, size-like unbacked ones >= 2 */
     sc_bounds *cap_bounds;  /* bounds, every backed size <= INT64_MAX */
     sc_bounds *cap_obl_bounds; /* obl_bounds, the same cap */
+    size_t hint_changes;    /* sc_env_set_hint's changes (a cache key) */
     size_t ncapped;         /* backed sizes whose range passes INT64_MAX */
     sc_symmap *repl;        /* replacements */
     size_t nrepl;

@@ -57,7 +57,9 @@ START_TEST(test_env_set_hint_backed)
     twice = sc_expr_mul(ctx, s, sc_expr_int_si(ctx, 2));
     ck_assert_int_eq(env_hint_of(env, twice), 16);
 
+    ck_assert_uint_eq(sc_env_hint_change_count(env), 0);
     ck_assert_int_eq(sc_env_set_hint(env, s, 12, &err), SC_OK);
+    ck_assert_uint_eq(sc_env_hint_change_count(env), 1);
     ck_assert(sc_env_symbol_hint(env, s, &h));
     ck_assert_int_eq(h, 12);
     ck_assert_int_eq(env_hint_of(env, twice), 24);
@@ -68,6 +70,7 @@ START_TEST(test_env_set_hint_backed)
     /* outside the range [2, +inf): refused, the hint unchanged */
     ck_assert_int_eq(sc_env_set_hint(env, s, 1, &err), SC_ERR_INVALID);
     ck_assert_ptr_nonnull(strstr(err.message, "outside its range"));
+    ck_assert_uint_eq(sc_env_hint_change_count(env), 1);
     ck_assert(sc_env_symbol_hint(env, s, &h));
     ck_assert_int_eq(h, 12);
 

@@ -268,6 +268,11 @@ sc_expr *sc_env_guard_at(const sc_env *env, size_t i);
 size_t sc_env_runtime_assert_count(const sc_env *env);
 sc_expr *sc_env_runtime_assert(const sc_env *env, size_t i);
 
+/* How many times sc_env_set_hint has changed a hint or an example value.
+ * With the symbol, guard and assertion counts it tells a cache of answers
+ * (the graph's shape-rule memo) whether the environment has moved. */
+size_t sc_env_hint_change_count(const sc_env *env);
+
 /* ---- The guard set ------------------------------------------------------------ */
 
 /* The minimal guard set of an environment, over its sources.  Caller-owned,

@@ -350,6 +350,7 @@ _PROTOS = {
     "sc_env_guard_count": (c_size_t, [V]),
     "sc_env_guard_at": (V, [V, c_size_t]),
     "sc_env_runtime_assert_count": (c_size_t, [V]),
+    "sc_env_hint_change_count": (c_size_t, [V]),
     "sc_env_runtime_assert": (V, [V, c_size_t]),
     "sc_env_produce_guards": (c_int, [V, P(V), E]),
     "sc_guard_set_free": (None, [V]),
