@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/load.h"
 #include "cli/progress.h"
+#include "cli/write-graph.h"
 
 static void usage(FILE *out)
 {
@@ -206,8 +207,6 @@ int cli_cmd_joint(int argc, char **argv)
     sc_ctx *ctx = sc_ctx_new();
     sc_graph *fwd = NULL, *joint = NULL;
     cli_load load;
-    char *text = NULL;
-    size_t len = 0;
     sc_error err;
     int rc;
 
@@ -226,14 +225,12 @@ int cli_cmd_joint(int argc, char **argv)
         goto done;
     rc = CLI_EXIT_INPUT;
     cli_progress_phase("printing the joint graph");
-    if (sc_graph_write_text(joint, NULL, &text, &len, &err) != SC_OK ||
-        cli_write_file(a.out_path, text, len, &err) != SC_OK) {
+    if (cli_write_graph(a.out_path, joint, NULL, &err) != SC_OK) {
         cli_report(&err);
         goto done;
     }
     rc = CLI_EXIT_OK;
 done:
-    free(text);
     cli_hints_free(&a.hints);
     cli_reading_free(&a.reading);
     sc_graph_free(joint);
