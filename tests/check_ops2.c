@@ -33,50 +33,6 @@
 
 Suite *ops2_suite(void);
 
-static char *data_path(const char *name, const char *suffix)
-{
-    const char *top = getenv("top_srcdir");
-    size_t n = strlen(top ? top : ".") + strlen(name) + strlen(suffix) + 32;
-    char *p = malloc(n);
-    ck_assert_ptr_nonnull(p);
-    snprintf(p, n, "%s/tests/data/ops2/%s%s", top ? top : ".", name, suffix);
-    return p;
-}
-
-static sc_tensor *load_npy(const char *name, const char *file)
-{
-    char rel[256], *p;
-    sc_tensor *t = NULL;
-    sc_error err;
-    snprintf(rel, sizeof rel, ".data/%s.npy", file);
-    p = data_path(name, rel);
-    ck_assert_msg(sc_npy_read(p, &t, &err) == SC_OK, "%s: %s", p,
-                  err.message);
-    free(p);
-    return t;
-}
-
-/* Do a and b hold the same values (same shape; compared as float64,
- * which holds every f32 and every i32 exactly): bit for bit when rtol is
- * 0, else |a - b| <= rtol * |b|? */
-static bool same_values(const sc_tensor *a, const sc_tensor *b, double rtol,
-                        size_t *at)
-{
-    size_t n, i;
-    if (!sc_tensor_same_shape(a, b))
-        return false;
-    n = sc_tensor_numel(a);
-    for (i = 0; i < n; i++) {
-        double x = sc_tensor_item_double(a, i), y = sc_tensor_item_double(b, i);
-        if (rtol > 0 ? !(fabs(x - y) <= rtol * fabs(y))
-                     : memcmp(&x, &y, sizeof x) != 0) {
-            *at = i;
-            return false;
-        }
-    }
-    return true;
-}
-
 /* ---- torch's graphs and data ----------------------------------------------- */
 
 static const struct {
@@ -111,52 +67,10 @@ START_TEST(test_torch_case)
 {
     const char *name = torch_cases[_i].name;
     sc_ctx *ctx = sc_ctx_new();
-    sc_graph *g = NULL;
-    sc_error err;
-    char *path = data_path(name, ".txt");
-    sc_tensor **in, **out;
-    size_t np, no, k, at = 0;
-    bool seen = false;
+    sc_graph *g = sc_test_torch_case(ctx, "ops2", name, torch_cases[_i].rtol);
 
-    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
-                  "%s: %s", path, err.message);
-    for (k = 0; k < sc_graph_node_count(g); k++) {
-        const char *t;
-        if (sc_graph_node_kind(g, (sc_node_id)k) != SC_NODE_CALL)
-            continue;
-        t = sc_graph_node_target(g, (sc_node_id)k);
-        ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k) != NULL,
-                      "%s: %s is not in the op table", name, t);
-        seen = seen || strcmp(t, torch_cases[_i].op) == 0;
-    }
-    ck_assert_msg(seen, "%s: no %s node", name, torch_cases[_i].op);
-    np = sc_graph_placeholder_count(g);
-    no = sc_graph_output_count(g);
-    in = calloc(np + 1, sizeof *in);
-    out = calloc(no + 1, sizeof *out);
-    ck_assert(in && out);
-    for (k = 0; k < np; k++)
-        in[k] = load_npy(name, sc_graph_node_name(g, (sc_node_id)k));
-    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK,
-                  "%s: %s", name, err.message);
-    for (k = 0; k < no; k++) {
-        char file[32];
-        sc_tensor *want;
-        snprintf(file, sizeof file, "out_%zu", k);
-        want = load_npy(name, file);
-        ck_assert_msg(same_values(out[k], want, torch_cases[_i].rtol, &at),
-                      "%s: output %zu differs from torch's at element %zu: "
-                      "%.9g, torch %.9g", name, k, at,
-                      sc_tensor_item_double(out[k], at),
-                      sc_tensor_item_double(want, at));
-        sc_tensor_free(want);
-        sc_tensor_free(out[k]);
-    }
-    for (k = 0; k < np; k++)
-        sc_tensor_free(in[k]);
-    free(in);
-    free(out);
-    free(path);
+    ck_assert_msg(sc_test_graph_has_target(g, torch_cases[_i].op),
+                  "%s: no %s node", name, torch_cases[_i].op);
     sc_graph_free(g);
     sc_ctx_free(ctx);
 }

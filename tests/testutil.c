@@ -1,4 +1,6 @@
 /* symcut tests — shared helpers. */
+#include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +98,118 @@ size_t sc_test_num_bindings(const sc_graph *j, const sc_graph *fw,
             n++;
     }
     return n;
+}
+
+char *sc_test_data_path(const char *dir, const char *name,
+                        const char *suffix)
+{
+    const char *top = getenv("top_srcdir");
+    size_t n = strlen(top ? top : ".") + strlen(dir) + strlen(name) +
+               strlen(suffix) + 32;
+    char *p = malloc(n);
+    if (!p)
+        abort();
+    snprintf(p, n, "%s/tests/data/%s/%s%s", top ? top : ".", dir, name,
+             suffix);
+    return p;
+}
+
+sc_tensor *sc_test_load_npy(const char *dir, const char *name,
+                            const char *file)
+{
+    char rel[256], *p;
+    sc_tensor *t = NULL;
+    sc_error err;
+    snprintf(rel, sizeof rel, ".data/%s.npy", file);
+    p = sc_test_data_path(dir, name, rel);
+    if (sc_npy_read(p, &t, &err) != SC_OK) {
+        fprintf(stderr, "%s: %s\n", p, err.message);
+        abort();
+    }
+    free(p);
+    return t;
+}
+
+/* Do a and b hold the same values (see sc_test_torch_case)?  *at: the
+ * first element that differs. */
+static bool torch_same(const sc_tensor *a, const sc_tensor *b, double rtol,
+                       size_t *at)
+{
+    size_t n, i;
+    if (!sc_tensor_same_shape(a, b) || (rtol == 0 && a->dtype != b->dtype))
+        return false;
+    n = sc_tensor_numel(a);
+    for (i = 0; i < n; i++) {
+        bool same;
+        if (rtol == 0 && a->dtype == SC_DTYPE_I64) {
+            same = sc_tensor_item_int64(a, i) == sc_tensor_item_int64(b, i);
+        } else {
+            double x = sc_tensor_item_double(a, i);
+            double y = sc_tensor_item_double(b, i);
+            same = rtol > 0 ? fabs(x - y) <= rtol * fabs(y)
+                            : memcmp(&x, &y, sizeof x) == 0;
+        }
+        if (!same) {
+            *at = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+bool sc_test_graph_has_target(const sc_graph *g, const char *target)
+{
+    size_t k;
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL &&
+            strcmp(sc_graph_node_target(g, (sc_node_id)k), target) == 0)
+            return true;
+    return false;
+}
+
+sc_graph *sc_test_torch_case(sc_ctx *ctx, const char *dir, const char *name,
+                             double rtol)
+{
+    sc_graph *g = NULL;
+    sc_error err;
+    char *path = sc_test_data_path(dir, name, ".txt");
+    sc_tensor **in, **out;
+    size_t np, no, k, at = 0;
+
+    ck_assert_msg(sc_graph_read_file(ctx, path, NULL, &g, &err) == SC_OK,
+                  "%s: %s", path, err.message);
+    for (k = 0; k < sc_graph_node_count(g); k++)
+        if (sc_graph_node_kind(g, (sc_node_id)k) == SC_NODE_CALL)
+            ck_assert_msg(sc_graph_node_class(g, (sc_node_id)k) != NULL,
+                          "%s: %s is not in the op table", name,
+                          sc_graph_node_target(g, (sc_node_id)k));
+    np = sc_graph_placeholder_count(g);
+    no = sc_graph_output_count(g);
+    in = calloc(np + 1, sizeof *in);
+    out = calloc(no + 1, sizeof *out);
+    ck_assert(in && out);
+    for (k = 0; k < np; k++)
+        in[k] = sc_test_load_npy(dir, name,
+                                 sc_graph_node_name(g, (sc_node_id)k));
+    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK,
+                  "%s: %s", name, err.message);
+    for (k = 0; k < no; k++) {
+        char file[32];
+        sc_tensor *want;
+        snprintf(file, sizeof file, "out_%zu", k);
+        want = sc_test_load_npy(dir, name, file);
+        ck_assert_msg(torch_same(out[k], want, rtol, &at),
+                      "%s: output %zu differs from torch's at element %zu: "
+                      "%.9g, torch %.9g", name, k, at,
+                      sc_tensor_item_double(out[k], at),
+                      sc_tensor_item_double(want, at));
+        sc_tensor_free(want);
+        sc_tensor_free(out[k]);
+    }
+    for (k = 0; k < np; k++)
+        sc_tensor_free(in[k]);
+    free(in);
+    free(out);
+    free(path);
+    return g;
 }
