@@ -1936,16 +1936,18 @@ static const torch_joint_case torch_joints[] = {
     /* the variance's gradient is expanded before it is scaled (torch
      * broadcasts the unsqueezed one) */
     {"tests/data/autodiff-2.13/var_mean_dim.joint.txt", true, NULL,
-     "expand.default", ""},
+     "div.Scalar expand.default", ""},
     /* and restored one dim at a time: torch expands the 0-d one directly
      * and takes mean.default of every dim where symcut has mean.dim */
     {"tests/data/autodiff-2.13/var_mean_all.joint.txt", true, NULL,
-     "expand.default mean.dim unsqueeze.default unsqueeze.default "
+     "div.Scalar expand.default mean.dim unsqueeze.default "
+     "unsqueeze.default "
      "unsqueeze.default unsqueeze.default",
      "mean.default"},
     /* the mean's gradient is undefined: symcut reads zeros for it */
     {"tests/data/autodiff-2.13/var_mean_var_only.joint.txt", true, NULL,
-     "add.Tensor div.Scalar expand.default expand.default zeros.default", ""},
+     "add.Tensor div.Scalar div.Scalar expand.default expand.default "
+     "zeros.default", ""},
     {"tests/data/autodiff-2.13/masked_scatter.joint.txt", true, NULL, "",
      ""},
     {"tests/data/autodiff-2.13/index_put.joint.txt", false, NULL,
@@ -2107,8 +2109,8 @@ END_TEST
 
 /* The new formulas on symbolic sizes: the joint reads back, passes
  * gradcheck, and partitions and validates at the hints and at s0 = 5
- * (s1 = 6).  (var_mean's scale is a number computed by the transform:
- * symbolic reduced sizes are unsupported, see doc/autodiff.md.) */
+ * (s1 = 6).  var_mean over a symbolic dim (and over all of them): its
+ * variance scale divides by the SymInt N - correction. */
 static const char *const symbolic_formulas[] = {
     "# symcut: hint s0=3 s1=5\n"
     "def forward(self, x: \"f32[s0, 4]\", c: \"f32[s0, 4]\", s: \"f32[s0, s1]\"):\n"
@@ -2128,6 +2130,24 @@ static const char *const symbolic_formulas[] = {
     "    bn = torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-05)\n"
     "    o = operator.getitem(bn, 0)\n"
     "    return o\n",
+    "# symcut: hint s0=3\n"
+    "def forward(self, x: \"f32[3, s0]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x, [1], correction = 1)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
+    "# symcut: hint s0=2 s1=4\n"
+    "def forward(self, x: \"f32[s0, 3, s1]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x, [0, 2], correction = 0, keepdim = True)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
+    "# symcut: hint s0=3 s1=2\n"
+    "def forward(self, x: \"f32[s0, s1]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
 };
 
 START_TEST(test_symbolic_formulas)
