@@ -69,6 +69,7 @@ sc__cost_formula sc__op_cost_formula(sc__op op)
     case SC_OP__LOCAL_SCALAR_DENSE:
         return SC__COST_COPY;
     case SC_OP_MASKED_SCATTER:
+    case SC_OP_MASKED_SCATTER_BACKWARD:
     case SC_OP_PRIMS_CONVERT_ELEMENT_TYPE:
     case SC_OP_PRIMS_DEVICE_PUT:
     case SC_OP_SCATTER_VALUE:

@@ -1,5 +1,5 @@
 /* symcut — shape rules of indexing ops: index_select, index_add,
- * masked_scatter (and the rules of the ops that read or write a tensor
+ * masked_scatter, masked_scatter_backward (and the rules of the ops that read or write a tensor
  * through an index tensor).  Results are contiguous, as PyTorch's meta
  * functions allocate them. */
 #include <config.h>
@@ -117,6 +117,29 @@ sc_status sc__shape_masked_scatter(struct sc__shape_call *c)
                                mask.sizes, &n, &bc));
     SC_TRY(sc__shape_outputs(c, 1));
     return sc__shape_set_tensor(c, 0, self.dtype, n, bc, NULL, &self);
+}
+
+/* masked_scatter_backward(grad_output, mask, sizes): sizes, contiguous,
+ * grad_output's dtype (torch's meta: grad_output.new_empty(sizes)); mask
+ * bool and broadcastable with grad_output, as masked_select needs.  That
+ * the true elements fit in sizes is known only when it runs. */
+sc_status sc__shape_masked_scatter_backward(struct sc__shape_call *c)
+{
+    sc_tensor_meta go, mask;
+    sc_expr **sizes, **bc;
+    size_t n, nb;
+    bool present;
+
+    SC_TRY(sc__shape_get_tensor(c, "grad_output", &go));
+    SC_TRY(sc__shape_get_tensor(c, "mask", &mask));
+    SC_TRY(sc__shape_get_symint_list(c, "sizes", &sizes, &n, &present));
+    if (mask.dtype != SC_DTYPE_B8)
+        return sc__shape_fail(c, SC_ERR_SHAPE,
+                              "masked_select: expected BoolTensor for mask");
+    SC_TRY(sc__shape_broadcast(c, go.ndim, go.sizes, mask.ndim, mask.sizes,
+                               &nb, &bc));
+    SC_TRY(sc__shape_outputs(c, 1));
+    return sc__shape_set_tensor(c, 0, go.dtype, n, sizes, NULL, &go);
 }
 
 /* scatter.value(self, dim, index, value) and scatter.src(self, dim, index,

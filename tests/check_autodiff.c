@@ -1206,6 +1206,57 @@ START_TEST(test_as_strided_joint)
 }
 END_TEST
 
+/* masked_scatter_backward's kernel: grad_output's elements where the
+ * broadcast mask is true, row-major, then zeros, as sizes (the values
+ * torch 2.13's aten.masked_scatter_backward gives, exactly); more true
+ * elements than sizes hold is an error naming both counts. */
+START_TEST(test_masked_scatter_backward_kernel)
+{
+    static const double expect[8] = {-0.5, 0.5, 1.0, 2.0, 0, 0, 0, 0};
+    static const int64_t s23[2] = {2, 3}, s3[1] = {3};
+    sc_ctx *ctx = sc_ctx_new();
+    sc_graph *g = text_graph(ctx,
+        "def forward(self, g: \"f32[2, 3][3, 1]cpu\", m: \"b8[3][1]cpu\"):\n"
+        "    o = torch.ops.aten.masked_scatter_backward.default(g, m, [2, 4])\n"
+        "    return [o]\n");
+    sc_graph *bad = text_graph(ctx,
+        "def forward(self, g: \"f32[2, 3][3, 1]cpu\", m: \"b8[3][1]cpu\"):\n"
+        "    o = torch.ops.aten.masked_scatter_backward.default(g, m, [3])\n"
+        "    return [o]\n");
+    sc_tensor *in[2], *out[1] = {NULL};
+    sc_error err;
+    size_t i;
+
+    ck_assert(sc_tensor_new(SC_DTYPE_F32, 2, s23, &in[0], &err) == SC_OK);
+    ck_assert(sc_tensor_new(SC_DTYPE_B8, 1, s3, &in[1], &err) == SC_OK);
+    for (i = 0; i < 6; i++)
+        ((float *)sc_tensor_data(in[0]))[i] = (float)(i + 1) * 0.5f - 1.0f;
+    ((unsigned char *)sc_tensor_data(in[1]))[0] = 1;
+    ((unsigned char *)sc_tensor_data(in[1]))[1] = 0;
+    ((unsigned char *)sc_tensor_data(in[1]))[2] = 1;
+    ck_assert_msg(sc_interp_run(g, in, NULL, out, NULL, &err) == SC_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(out[0]->dtype, SC_DTYPE_F32);
+    ck_assert_uint_eq(out[0]->ndim, 2);
+    ck_assert_int_eq(out[0]->sizes[0], 2);
+    ck_assert_int_eq(out[0]->sizes[1], 4);
+    for (i = 0; i < 8; i++)
+        ck_assert_double_eq(sc_tensor_item_double(out[0], i), expect[i]);
+    sc_tensor_free(out[0]);
+    out[0] = NULL;
+    ck_assert_int_eq(sc_interp_run(bad, in, NULL, out, NULL, &err),
+                     SC_ERR_SHAPE);
+    ck_assert_msg(strstr(err.message, "selects 4 elements, more than the 3")
+                      != NULL, "%s", err.message);
+    ck_assert_ptr_null(out[0]);
+    sc_tensor_free(in[0]);
+    sc_tensor_free(in[1]);
+    sc_graph_free(bad);
+    sc_graph_free(g);
+    sc_ctx_free(ctx);
+}
+END_TEST
+
 /* A list-returning op appended through the builder with no metadata keeps
  * its inferred result: a tuple of as many elements as the rule gives
  * (unbind: the size of dim; split: the number of pieces). */
@@ -1885,21 +1936,20 @@ static const torch_joint_case torch_joints[] = {
     /* the variance's gradient is expanded before it is scaled (torch
      * broadcasts the unsqueezed one) */
     {"tests/data/autodiff-2.13/var_mean_dim.joint.txt", true, NULL,
-     "expand.default", ""},
+     "div.Scalar expand.default", ""},
     /* and restored one dim at a time: torch expands the 0-d one directly
      * and takes mean.default of every dim where symcut has mean.dim */
     {"tests/data/autodiff-2.13/var_mean_all.joint.txt", true, NULL,
-     "expand.default mean.dim unsqueeze.default unsqueeze.default "
+     "div.Scalar expand.default mean.dim unsqueeze.default "
+     "unsqueeze.default "
      "unsqueeze.default unsqueeze.default",
      "mean.default"},
     /* the mean's gradient is undefined: symcut reads zeros for it */
     {"tests/data/autodiff-2.13/var_mean_var_only.joint.txt", true, NULL,
-     "add.Tensor div.Scalar expand.default expand.default zeros.default", ""},
-    /* masked_scatter_backward has no kernel here: masked_select, padded */
-    {"tests/data/autodiff-2.13/masked_scatter.joint.txt", true, NULL,
-     "add constant_pad_nd.default masked_select.default "
-     "masked_select.default mul sym_size.int view.default",
-     "masked_scatter_backward.default"},
+     "add.Tensor div.Scalar div.Scalar expand.default expand.default "
+     "zeros.default", ""},
+    {"tests/data/autodiff-2.13/masked_scatter.joint.txt", true, NULL, "",
+     ""},
     {"tests/data/autodiff-2.13/index_put.joint.txt", false, NULL,
      "new_zeros.default", "zeros.default"},
     /* accumulating: torch passes the gradient through, symcut adds zeros */
@@ -2059,8 +2109,8 @@ END_TEST
 
 /* The new formulas on symbolic sizes: the joint reads back, passes
  * gradcheck, and partitions and validates at the hints and at s0 = 5
- * (s1 = 6).  (var_mean's scale is a number computed by the transform:
- * symbolic reduced sizes are unsupported, see doc/autodiff.md.) */
+ * (s1 = 6).  var_mean over a symbolic dim (and over all of them): its
+ * variance scale divides by the SymInt N - correction. */
 static const char *const symbolic_formulas[] = {
     "# symcut: hint s0=3 s1=5\n"
     "def forward(self, x: \"f32[s0, 4]\", c: \"f32[s0, 4]\", s: \"f32[s0, s1]\"):\n"
@@ -2080,6 +2130,24 @@ static const char *const symbolic_formulas[] = {
     "    bn = torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-05)\n"
     "    o = operator.getitem(bn, 0)\n"
     "    return o\n",
+    "# symcut: hint s0=3\n"
+    "def forward(self, x: \"f32[3, s0]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x, [1], correction = 1)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
+    "# symcut: hint s0=2 s1=4\n"
+    "def forward(self, x: \"f32[s0, 3, s1]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x, [0, 2], correction = 0, keepdim = True)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
+    "# symcut: hint s0=3 s1=2\n"
+    "def forward(self, x: \"f32[s0, s1]\"):\n"
+    "    vm = torch.ops.aten.var_mean.correction(x)\n"
+    "    v = operator.getitem(vm, 0)\n"
+    "    m = operator.getitem(vm, 1)\n"
+    "    return (v, m)\n",
 };
 
 START_TEST(test_symbolic_formulas)
@@ -2327,6 +2395,7 @@ Suite *autodiff_suite(void)
     tcase_add_test(tc, test_out_of_memory);
     tcase_add_test(tc, test_as_strided_backward_kernel);
     tcase_add_test(tc, test_as_strided_joint);
+    tcase_add_test(tc, test_masked_scatter_backward_kernel);
     tcase_add_test(tc, test_builder_tuple_count);
     tcase_add_test(tc, test_symint_sym_size_nodes);
     tcase_add_test(tc, test_symint_composite);

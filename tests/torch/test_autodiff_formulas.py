@@ -11,11 +11,14 @@ accumulation; masked_select with make_fx only):
 - make_fx's forward graph of the op, differentiated by `symcut joint`
   (the primals torch does not differentiate given to --no-grad), run by
   `symcut run --inputs --expect` on the case's inputs and random tangents,
-  gives torch's outputs and torch.autograd's gradients (rtol 1e-4).
+  gives torch's outputs and torch.autograd's gradients (rtol 1e-4);
+- var_mean.correction traced by make_fx with symbolic sizes: symcut's
+  joint, run at other sizes than the trace's, gives the same.
 
 The tangents are drawn from SYMCUT_SEED (printed).
 """
 import importlib.util
+import re
 import sys
 
 import numpy as np
@@ -119,3 +122,52 @@ def test_gradients_match_torch(name, tmp_path, symcut):
     r = symcut("run", joint, "--inputs", inputs, "--expect", expect,
                "--rtol", "1e-4", "--atol", "1e-5")
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# var_mean.correction traced by make_fx with symbolic sizes (the
+# dynamic=True graph); symcut's joint of it, run at sizes other than the
+# trace's, gives torch's outputs and torch.autograd's gradients.
+VAR_MEAN_SYMBOLIC = [
+    ("dim1", [1], 1, False, (3, 5), (4, 7)),
+    ("dims02_keepdim_c0", [0, 2], 0, True, (2, 3, 4), (5, 3, 6)),
+    ("all_default", None, None, False, (3, 2), (6, 5)),
+]
+
+
+@pytest.mark.parametrize("case", VAR_MEAN_SYMBOLIC, ids=lambda c: c[0])
+def test_var_mean_symbolic(case, tmp_path, symcut):
+    seed = seed_from_env(1234)
+    print("SYMCUT_SEED=%d" % seed)
+    _, dim, corr, keepdim, trace_shape, run_shape = case
+
+    def fn(x):
+        return torch.ops.aten.var_mean.correction(
+            x, dim, correction=corr, keepdim=keepdim)
+
+    g = torch.Generator().manual_seed(seed)
+    gm = make_fx(fn, tracing_mode="symbolic")(
+        torch.randn(trace_shape, generator=g))
+    text = gm.print_readable(print_output=False, include_stride=True,
+                             include_device=True)
+    assert re.search(r'x_1: "f32\[s\d+', text), text  # symbolic sizes
+    fwd, joint = tmp_path / "fwd.txt", tmp_path / "joint.txt"
+    fwd.write_text(text)
+    r = symcut("joint", fwd, "-o", joint)
+    assert r.returncode == 0, r.stderr
+
+    x = torch.randn(run_shape, generator=g).requires_grad_(True)
+    outs = list(fn(x))
+    tangents = [torch.randn(o.shape, generator=g) for o in outs]
+    (gx,) = torch.autograd.grad(outs, [x], tangents)
+    inputs, expect = tmp_path / "in", tmp_path / "expect"
+    inputs.mkdir()
+    expect.mkdir()
+    np.save(inputs / "primals_1.npy", x.detach().numpy())
+    for k, t in enumerate(tangents):
+        np.save(inputs / ("tangents_%d.npy" % (k + 1)), t.numpy())
+    for k, o in enumerate(outs + [gx]):
+        np.save(expect / ("out_%d.npy" % k), o.detach().numpy())
+    r = symcut("run", joint, "--inputs", inputs, "--expect", expect,
+               "--rtol", "1e-4", "--atol", "1e-5")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "sizes: " in r.stdout, r.stdout
