@@ -481,60 +481,36 @@ sc_status sc__gather(const sc_tensor *t, size_t ndim, const int64_t *sizes,
     /* one row at a time: rows of the compute type's own dtype read one
        step apart are copied (memcpy when the step is 1), the others
        converted element by element */
+#define GATHER_ROW(T, DT, LOAD)                                              \
+    do {                                                                     \
+        T *o = (T *)buf + k * len;                                           \
+        const T *f = (const T *)src;                                         \
+        if (t->dtype != (DT))                                                \
+            for (q = 0; q < len; q++)                                        \
+                o[q] = LOAD(src + (int64_t)q * r.step * (int64_t)isz,        \
+                            t->dtype);                                       \
+        else if (r.step == 1)                                                \
+            memcpy(o, f, len * sizeof *o);                                   \
+        else                                                                 \
+            for (q = 0; q < len; q++)                                        \
+                o[q] = f[(int64_t)q * r.step];                               \
+    } while (0)
     for (k = 0; k < r.nrows; k++, sc__iter_next(&r.it)) {
         const unsigned char *src = base + r.it.pos;
         size_t len = r.len;
         switch (ct) {
-        case SC__CT_F32: {
-            float *o = (float *)buf + k * len;
-            const float *f = (const float *)src;
-            if (t->dtype != SC_DTYPE_F32)
-                for (q = 0; q < len; q++)
-                    o[q] = sc__load_f32(src + (int64_t)q * r.step *
-                                                  (int64_t)isz,
-                                        t->dtype);
-            else if (r.step == 1)
-                memcpy(o, f, len * sizeof *o);
-            else if (r.step == 0)
-                for (q = 0; q < len; q++)
-                    o[q] = f[0];
-            else
-                for (q = 0; q < len; q++)
-                    o[q] = f[(int64_t)q * r.step];
+        case SC__CT_F32:
+            GATHER_ROW(float, SC_DTYPE_F32, sc__load_f32);
             break;
-        }
-        case SC__CT_F64: {
-            double *o = (double *)buf + k * len;
-            const double *f = (const double *)src;
-            if (t->dtype != SC_DTYPE_F64)
-                for (q = 0; q < len; q++)
-                    o[q] = sc__load_f64(src + (int64_t)q * r.step *
-                                                  (int64_t)isz,
-                                        t->dtype);
-            else if (r.step == 1)
-                memcpy(o, f, len * sizeof *o);
-            else
-                for (q = 0; q < len; q++)
-                    o[q] = f[(int64_t)q * r.step];
+        case SC__CT_F64:
+            GATHER_ROW(double, SC_DTYPE_F64, sc__load_f64);
             break;
-        }
-        case SC__CT_I64: {
-            int64_t *o = (int64_t *)buf + k * len;
-            const int64_t *f = (const int64_t *)src;
-            if (t->dtype != SC_DTYPE_I64)
-                for (q = 0; q < len; q++)
-                    o[q] = sc__load_i64(src + (int64_t)q * r.step *
-                                                  (int64_t)isz,
-                                        t->dtype);
-            else if (r.step == 1)
-                memcpy(o, f, len * sizeof *o);
-            else
-                for (q = 0; q < len; q++)
-                    o[q] = f[(int64_t)q * r.step];
+        case SC__CT_I64:
+            GATHER_ROW(int64_t, SC_DTYPE_I64, sc__load_i64);
             break;
-        }
         }
     }
+#undef GATHER_ROW
     *out = buf;
     return SC_OK;
 }
